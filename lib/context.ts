@@ -1,0 +1,28 @@
+import type { ResolvedOptions } from './options.js';
+import type { AvatarService } from './services/avatars.js';
+import type { CiService } from './services/ci.js';
+import type { CredentialService } from './services/credentials.js';
+import type { GitBackend } from './services/git-backend.js';
+import type { IssueService } from './services/issues.js';
+import type { PullService } from './services/pulls.js';
+import type { RepositoryService } from './services/repos.js';
+import type { SocialService } from './services/social.js';
+import type { UserService } from './services/users.js';
+import type { Store } from './store/database.js';
+
+/** Everything one host instance owns; passed down explicitly so several hosts can run in one process. */
+export interface AppContext {
+  readonly options: ResolvedOptions;
+  readonly store: Store;
+  readonly git: GitBackend;
+  readonly users: UserService;
+  readonly credentials: CredentialService;
+  readonly repos: RepositoryService;
+  readonly issues: IssueService;
+  readonly pulls: PullService;
+  readonly social: SocialService;
+  readonly avatars: AvatarService;
+  readonly ci: CiService;
+  /** Base URL for links (no trailing slash); known once the server listens. */
+  baseUrl(): string;
+}

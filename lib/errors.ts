@@ -1,0 +1,48 @@
+/** The kinds of failure a service may report; the HTTP layer maps each to one status. */
+export type ErrorKind =
+  | 'invalid'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'too_large'
+  | 'unsupported'
+  | 'unavailable';
+
+/** HTTP status for each error kind: the one mapping used by the whole app. */
+export const STATUS_BY_KIND: Readonly<Record<ErrorKind, number>> = Object.freeze({
+  invalid: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  unsupported: 415,
+  unavailable: 503,
+});
+
+/** An expected failure with a message that is safe to show to the client. */
+export class RepoHostError extends Error {
+  readonly kind: ErrorKind;
+  constructor(kind: ErrorKind, message: string) {
+    super(message);
+    this.name = 'RepoHostError';
+    this.kind = kind;
+  }
+  get status(): number {
+    return STATUS_BY_KIND[this.kind];
+  }
+}
+
+export const invalid = (message: string) => new RepoHostError('invalid', message);
+export const unauthorized = (message = 'Unauthorized') => new RepoHostError('unauthorized', message);
+export const forbidden = (message = 'Forbidden') => new RepoHostError('forbidden', message);
+export const notFound = (message = 'Not found') => new RepoHostError('not_found', message);
+export const conflict = (message: string) => new RepoHostError('conflict', message);
+export const tooLarge = (message: string) => new RepoHostError('too_large', message);
+export const unsupported = (message: string) => new RepoHostError('unsupported', message);
+export const unavailable = (message: string) => new RepoHostError('unavailable', message);
+
+export function isRepoHostError(error: unknown): error is RepoHostError {
+  return error instanceof RepoHostError;
+}

@@ -1,0 +1,60 @@
+import { H3, HTTPError, type H3Event } from 'h3';
+import type { AppContext } from '../context.js';
+import { isRepoHostError } from '../errors.js';
+import { currentUser } from './auth.js';
+import { notFoundView } from './pages/views.js';
+import { mountAvatarRoutes } from './routes/api/avatar.js';
+import { mountCiRoutes } from './routes/api/ci.js';
+import { mountIssueRoutes } from './routes/api/issues.js';
+import { mountPullRoutes } from './routes/api/pulls.js';
+import { mountRepoRoutes } from './routes/api/repos.js';
+import { mountTreeRoutes } from './routes/api/tree.js';
+import { mountUserRoutes } from './routes/api/users.js';
+import { mountGitRoutes } from './routes/git.js';
+import { mountWebRoutes } from './routes/web.js';
+
+export interface ErrorBody {
+  success: false;
+  message: string;
+}
+
+/** The one place where failures become HTTP responses: `{ success: false, message }` with the mapped status. */
+export function errorResponse(error: unknown): { status: number; body: ErrorBody } {
+  const cause = isRepoHostError(error) ? error : error instanceof HTTPError && isRepoHostError(error.cause) ? error.cause : undefined;
+  if (cause) return { status: cause.status, body: { success: false, message: cause.message } };
+  if (error instanceof HTTPError && !error.unhandled && error.status < 500) {
+    // h3's own client errors: unknown route (404), wrong method (405), malformed body (400).
+    const message = error.status === 404 ? 'Not found' : error.message || 'Bad request';
+    return { status: error.status, body: { success: false, message } };
+  }
+  return { status: 500, body: { success: false, message: 'Internal server error' } };
+}
+
+function wantsHtml(event: H3Event): boolean {
+  return !event.url.pathname.startsWith('/api/') && event.req.method === 'GET' && (event.req.headers.get('accept') ?? '').includes('text/html');
+}
+
+/** Builds the h3 app of one host: JSON API, web forms and pages, git smart HTTP. */
+export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
+  const app = new H3({
+    onError: async (error, event) => {
+      const { status, body } = errorResponse(error);
+      if (status >= 500) log(`repohost: ${event.req.method} ${event.url.pathname} failed: ${(error.cause as Error)?.stack ?? error.stack}`);
+      if (status === 404 && wantsHtml(event)) {
+        const viewer = await currentUser(ctx, event).catch(() => undefined);
+        return new Response(notFoundView(viewer), { status, headers: { 'content-type': 'text/html; charset=utf-8' } });
+      }
+      return Response.json(body, { status, headers: { 'cache-control': 'no-store' } });
+    },
+  });
+  mountUserRoutes(app, ctx);
+  mountRepoRoutes(app, ctx);
+  mountIssueRoutes(app, ctx);
+  mountPullRoutes(app, ctx);
+  mountTreeRoutes(app, ctx);
+  mountAvatarRoutes(app, ctx);
+  mountCiRoutes(app, ctx);
+  mountGitRoutes(app, ctx);
+  mountWebRoutes(app, ctx);
+  return app;
+}

@@ -1,0 +1,109 @@
+import type { ApiTokenRow } from '../../store/queries/credentials.js';
+import type { RepositoryRow } from '../../store/queries/repositories.js';
+import type { FileEntry } from '../../services/git-backend.js';
+import { html, page, type PageUser } from './html.js';
+
+const errorBox = (error?: string) => (error ? html`<p class="error" role="alert">${error}</p>` : '');
+
+export function registerView(user: PageUser | undefined, error?: string, values: { username?: string; email?: string } = {}): string {
+  return page(
+    'Register',
+    user,
+    html`<h1>Create an account</h1>${errorBox(error)}
+<form class="card" method="post" action="/register">
+<label>Username <input name="username" autocomplete="username" required value="${values.username ?? ''}"></label>
+<label>Email <input name="email" type="email" autocomplete="email" required value="${values.email ?? ''}"></label>
+<label>Password <input name="password" type="password" autocomplete="new-password" required minlength="6"></label>
+<button type="submit">Register</button></form>
+<p>Already have an account? <a href="/login">Sign in</a>.</p>`,
+  );
+}
+
+export function loginView(user: PageUser | undefined, error?: string, username = ''): string {
+  return page(
+    'Sign in',
+    user,
+    html`<h1>Sign in</h1>${errorBox(error)}
+<form class="card" method="post" action="/login">
+<label>Username <input name="username" autocomplete="username" required value="${username}"></label>
+<label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+<button type="submit">Sign in</button></form>
+<p>New here? <a href="/register">Create an account</a>.</p>`,
+  );
+}
+
+export function newRepositoryView(user: PageUser, error?: string, values: { name?: string; description?: string } = {}): string {
+  return page(
+    'New repository',
+    user,
+    html`<h1>New repository</h1>${errorBox(error)}
+<form class="card" method="post" action="/new">
+<label>Name <input name="name" required value="${values.name ?? ''}"></label>
+<label>Description <input name="description" value="${values.description ?? ''}"></label>
+<label>Import from URL (optional) <input name="clone_url" placeholder="https://example.com/project.git"></label>
+<label>Visibility <select name="repo_visibility"><option value="public">Public</option><option value="private">Private</option></select></label>
+<button type="submit">Create repository</button></form>`,
+  );
+}
+
+export function apiTokensView(user: PageUser, tokens: ApiTokenRow[], newToken?: string, error?: string): string {
+  const fresh = newToken
+    ? html`<div class="notice" role="status"><p>Your new token (copy it now, it will not be shown again):</p>
+<p><code id="new-token">${newToken}</code></p></div>`
+    : '';
+  const rows = tokens.map((token) => html`<tr><td>${token.name}</td><td><code>…${token.last_eight}</code></td><td>${token.created_at}</td></tr>`);
+  return page(
+    'API tokens',
+    user,
+    html`<h1>API tokens</h1>${errorBox(error)}${fresh}
+<form class="card" method="post" action="/${user.username}/settings/api-tokens">
+<label>Token name <input name="name" required></label><button type="submit">Generate token</button></form>
+<h2>Your tokens</h2>
+${tokens.length ? html`<table><thead><tr><th>Name</th><th>Ends with</th><th>Created</th></tr></thead><tbody>${rows}</tbody></table>` : html`<p>No tokens yet.</p>`}`,
+  );
+}
+
+function repoList(repos: RepositoryRow[]) {
+  if (repos.length === 0) return html`<p>No repositories yet.</p>`;
+  return html`<ul class="repos">${repos.map(
+    (repo) => html`<li><a href="/${repo.owner_name}/${repo.name}">${repo.owner_name}/${repo.name}</a>${repo.is_private ? ' (private)' : ''}
+${repo.description ? html` — ${repo.description}` : ''}</li>`,
+  )}</ul>`;
+}
+
+export function homeView(user: PageUser | undefined, repos: RepositoryRow[]): string {
+  if (!user) {
+    return page('Home', user, html`<h1>repohost</h1><p>A small git forge. <a href="/register">Register</a> or <a href="/login">sign in</a>.</p>`);
+  }
+  return page('Home', user, html`<h1>Signed in as ${user.username}</h1><h2>Your repositories</h2>${repoList(repos)}<p><a href="/new">New repository</a></p>`);
+}
+
+export function userView(viewer: PageUser | undefined, owner: { username: string; full_name: string; avatar: string }, repos: RepositoryRow[]): string {
+  return page(
+    owner.username,
+    viewer,
+    html`<h1><img src="${owner.avatar}" alt="" width="48" height="48"> ${owner.username}</h1>
+${owner.full_name ? html`<p>${owner.full_name}</p>` : ''}<h2>Repositories</h2>${repoList(repos)}`,
+  );
+}
+
+export function repositoryView(
+  viewer: PageUser | undefined,
+  repo: RepositoryRow,
+  details: { cloneUrl: string; branch: string; files: FileEntry[]; stars: number; issues: number },
+): string {
+  const files = details.files.map((file) => html`<tr><td>${file.name}</td><td>${file.last_msg}</td><td>${file.last_time}</td></tr>`);
+  return page(
+    `${repo.owner_name}/${repo.name}`,
+    viewer,
+    html`<h1><a href="/${repo.owner_name}">${repo.owner_name}</a> / ${repo.name}${repo.is_private ? ' (private)' : ''}</h1>
+${repo.description ? html`<p>${repo.description}</p>` : ''}
+<p>Clone: <code id="clone-url">${details.cloneUrl}</code></p>
+<p>${details.stars} stars · ${details.issues} issues · default branch <code>${details.branch}</code></p>
+${details.files.length ? html`<table><thead><tr><th>Name</th><th>Last commit</th><th>When</th></tr></thead><tbody>${files}</tbody></table>` : html`<p>This repository is empty. Push to it with <code>git push ${details.cloneUrl} main</code>.</p>`}`,
+  );
+}
+
+export function notFoundView(viewer: PageUser | undefined): string {
+  return page('Not found', viewer, html`<h1>Not found</h1><p>There is nothing here, or you may not see it.</p>`);
+}

@@ -1,0 +1,80 @@
+import type { IncomingMessage } from 'node:http';
+import { Writable } from 'node:stream';
+import formidable, { errors as formidableErrors } from 'formidable';
+import type { H3, H3Event } from 'h3';
+import type { AppContext } from '../../../context.js';
+import { invalid, tooLarge, unsupported } from '../../../errors.js';
+import { requireUserOrNotFound } from '../../auth.js';
+
+interface Upload {
+  bytes: Buffer;
+  mimetype: string | null;
+}
+
+/**
+ * Parses a multipart body with one `file` part, held in memory (bounded by the size limit) so a rejected
+ * upload never touches the disk.
+ */
+async function readAvatarUpload(event: H3Event, maxBytes: number): Promise<Upload> {
+  const req = event.runtime?.node?.req;
+  if (!req) throw unsupported('avatar upload needs a Node.js server');
+  const type = req.headers['content-type'] ?? '';
+  if (!/^multipart\/form-data/i.test(type)) throw unsupported('avatar upload must be multipart/form-data with a file part named "file"');
+  const buffers = new Map<string, Buffer[]>();
+  const form = formidable({
+    maxFiles: 1,
+    maxFields: 10,
+    maxFileSize: maxBytes,
+    maxTotalFileSize: maxBytes,
+    maxFieldsSize: 64 * 1024,
+    allowEmptyFiles: true,
+    minFileSize: 0,
+    filter: (part) => part.name === 'file',
+    fileWriteStreamHandler: (file) => {
+      const chunks: Buffer[] = [];
+      buffers.set((file as unknown as { newFilename: string }).newFilename, chunks);
+      return new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          chunks.push(chunk);
+          done();
+        },
+      });
+    },
+  });
+  let files: formidable.Files;
+  try {
+    [, files] = await form.parse(req as IncomingMessage);
+  } catch (error) {
+    const code = (error as { code?: number }).code;
+    if (code === formidableErrors.biggerThanMaxFileSize || code === formidableErrors.biggerThanTotalMaxFileSize) {
+      throw tooLarge(`avatar must be at most ${maxBytes} bytes`);
+    }
+    if (code === formidableErrors.maxFilesExceeded) throw invalid('send exactly one file part named "file"');
+    throw invalid('malformed multipart body');
+  }
+  const file = files.file?.[0];
+  if (!file) throw invalid('a file part named "file" is required');
+  return { bytes: Buffer.concat(buffers.get(file.newFilename) ?? []), mimetype: file.mimetype };
+}
+
+export function mountAvatarRoutes(app: H3, ctx: AppContext): void {
+  app.post('/api/v1/users/avatar', async (event) => {
+    const user = await requireUserOrNotFound(ctx, event);
+    const upload = await readAvatarUpload(event, ctx.options.maxAvatarBytes);
+    await ctx.avatars.replace(user, upload.bytes, upload.mimetype);
+    const updated = ctx.users.byId(user.id)!;
+    return { success: true, ...ctx.users.summary(updated) };
+  });
+
+  app.get('/avatars/:file', async (event) => {
+    const { bytes, type } = await ctx.avatars.read(event.context.params?.file ?? '');
+    return new Response(new Uint8Array(bytes), {
+      headers: {
+        'content-type': type.contentType,
+        'cache-control': 'public, max-age=300',
+        'x-content-type-options': 'nosniff',
+        'content-security-policy': "default-src 'none'",
+      },
+    });
+  });
+}

@@ -1,0 +1,172 @@
+import { deleteCookie, getCookie, setCookie, type H3, type H3Event } from 'h3';
+import type { AppContext } from '../../context.js';
+import { isRepoHostError, notFound, unauthorized } from '../../errors.js';
+import type { UserRow } from '../../store/queries/users.js';
+import { currentUser, SESSION_COOKIE } from '../auth.js';
+import { apiTokensView, homeView, loginView, newRepositoryView, registerView, repositoryView, userView } from '../pages/views.js';
+import { pathParam, queryString, readForm, type FormFields } from '../validate.js';
+
+const SESSION_MAX_AGE = 30 * 86_400;
+
+function htmlResponse(markup: string, status = 200): Response {
+  return new Response(markup, {
+    status,
+    headers: { 'content-type': 'text/html; charset=utf-8', 'x-frame-options': 'DENY', 'x-content-type-options': 'nosniff' },
+  });
+}
+
+function redirectTo(location: string): Response {
+  return new Response(null, { status: 303, headers: { location } });
+}
+
+const wantsNoRedirect = (form: FormFields) => form.no_redirect === '1' || form.no_redirect === 1 || form.no_redirect === true;
+
+/**
+ * Runs a form action. With `no_redirect=1` (scripts) errors propagate as JSON; otherwise (browsers) an expected
+ * error re-renders the form with its message and status.
+ */
+async function formAction(form: FormFields, action: () => Promise<Response>, renderError: (message: string) => string): Promise<Response> {
+  try {
+    return await action();
+  } catch (error) {
+    if (wantsNoRedirect(form) || !isRepoHostError(error)) throw error;
+    return htmlResponse(renderError(error.message), error.status);
+  }
+}
+
+function startSessionCookie(event: H3Event, token: string): void {
+  setCookie(event, SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', path: '/', maxAge: SESSION_MAX_AGE });
+}
+
+/** Signs the user in: a session cookie and either `200` (no_redirect=1) or a redirect home. */
+async function signIn(ctx: AppContext, event: H3Event, user: UserRow, form: FormFields): Promise<Response> {
+  startSessionCookie(event, await ctx.credentials.startSession(user.id));
+  if (wantsNoRedirect(form)) {
+    return Response.json({ success: true, user: ctx.users.summary(user) }, { headers: event.res.headers });
+  }
+  return new Response(null, { status: 303, headers: mergeHeaders(event, { location: '/' }) });
+}
+
+/** A new Response carrying the headers (cookies) already set on the event. */
+function mergeHeaders(event: H3Event, extra: Record<string, string>): Headers {
+  const headers = new Headers(event.res.headers);
+  for (const [name, value] of Object.entries(extra)) headers.set(name, value);
+  return headers;
+}
+
+async function signedInOrLogin(ctx: AppContext, event: H3Event): Promise<UserRow | Response> {
+  return (await currentUser(ctx, event)) ?? redirectTo('/login');
+}
+
+export function mountWebRoutes(app: H3, ctx: AppContext): void {
+  app.get('/', async (event) => {
+    const user = await currentUser(ctx, event);
+    return htmlResponse(homeView(user, user ? ctx.repos.listOfOwner(user, user) : []));
+  });
+
+  app.get('/register', async (event) => htmlResponse(registerView(await currentUser(ctx, event))));
+  app.post('/register', async (event) => {
+    const form = await readForm(event, ctx.options.maxBodyBytes);
+    return formAction(
+      form,
+      async () => {
+        const user = await ctx.users.register({ username: form.username, password: form.password, email: form.email, fullName: form.full_name });
+        return signIn(ctx, event, user, form);
+      },
+      (message) => registerView(undefined, message, { username: String(form.username ?? ''), email: String(form.email ?? '') }),
+    );
+  });
+
+  app.get('/login', async (event) => htmlResponse(loginView(await currentUser(ctx, event))));
+  app.post('/login', async (event) => {
+    const form = await readForm(event, ctx.options.maxBodyBytes);
+    return formAction(
+      form,
+      async () => {
+        const username = typeof form.username === 'string' ? form.username : '';
+        const password = typeof form.password === 'string' ? form.password : '';
+        const user = username && password ? await ctx.users.authenticate(username, password) : undefined;
+        if (!user) throw unauthorized('Wrong username or password');
+        return signIn(ctx, event, user, form);
+      },
+      (message) => loginView(undefined, message, String(form.username ?? '')),
+    );
+  });
+
+  app.post('/logout', async (event) => {
+    const form = await readForm(event, ctx.options.maxBodyBytes);
+    const session = getCookie(event, SESSION_COOKIE);
+    if (session) await ctx.credentials.endSession(session);
+    deleteCookie(event, SESSION_COOKIE, { path: '/' });
+    if (wantsNoRedirect(form)) return Response.json({ success: true }, { headers: event.res.headers });
+    return new Response(null, { status: 303, headers: mergeHeaders(event, { location: '/' }) });
+  });
+
+  app.get('/new', async (event) => {
+    const user = await signedInOrLogin(ctx, event);
+    return user instanceof Response ? user : htmlResponse(newRepositoryView(user));
+  });
+  app.post('/new', async (event) => {
+    const form = await readForm(event, ctx.options.maxBodyBytes);
+    const user = await currentUser(ctx, event);
+    if (!user) {
+      if (wantsNoRedirect(form)) throw unauthorized('Unauthorized');
+      return redirectTo('/login');
+    }
+    return formAction(
+      form,
+      async () => {
+        const repo = await ctx.repos.create(user, { name: form.name, description: form.description, visibility: form.repo_visibility, cloneUrl: form.clone_url });
+        if (wantsNoRedirect(form)) return new Response('ok', { headers: { 'content-type': 'text/plain; charset=utf-8' } });
+        return redirectTo(`/${repo.owner_name}/${repo.name}`);
+      },
+      (message) => newRepositoryView(user, message, { name: String(form.name ?? ''), description: String(form.description ?? '') }),
+    );
+  });
+
+  app.get('/:username/settings/api-tokens', async (event) => {
+    const user = await signedInOrLogin(ctx, event);
+    if (user instanceof Response) return user;
+    if (user.username.toLowerCase() !== pathParam(event, 'username').toLowerCase()) throw notFound('Not found');
+    return htmlResponse(apiTokensView(user, ctx.credentials.apiTokens(user.id), queryString(event, 'new_token')));
+  });
+  app.post('/:username/settings/api-tokens', async (event) => {
+    const form = await readForm(event, ctx.options.maxBodyBytes);
+    const user = await currentUser(ctx, event);
+    if (!user) {
+      if (wantsNoRedirect(form)) throw unauthorized('Unauthorized');
+      return redirectTo('/login');
+    }
+    if (user.username.toLowerCase() !== pathParam(event, 'username').toLowerCase()) throw notFound('Not found');
+    return formAction(
+      form,
+      async () => {
+        const { token } = await ctx.credentials.createApiToken(user.id, form.name);
+        // The plain token travels once, in the redirect; the page shows it and it is never stored.
+        return redirectTo(`/${user.username}/settings/api-tokens?new_token=${token}`);
+      },
+      (message) => apiTokensView(user, ctx.credentials.apiTokens(user.id), undefined, message),
+    );
+  });
+
+  app.get('/:username', async (event) => {
+    const viewer = await currentUser(ctx, event);
+    const owner = ctx.users.requireByName(pathParam(event, 'username'));
+    return htmlResponse(userView(viewer, ctx.users.summary(owner), ctx.repos.listOfOwner(viewer, owner)));
+  });
+
+  app.get('/:owner/:repo', async (event) => {
+    const viewer = await currentUser(ctx, event);
+    const repo = ctx.repos.visibleByName(viewer, pathParam(event, 'owner'), pathParam(event, 'repo'));
+    const files = await ctx.repos.listFiles(repo, repo.default_branch).catch(() => []);
+    return htmlResponse(
+      repositoryView(viewer, repo, {
+        cloneUrl: ctx.repos.summary(repo).clone_url,
+        branch: repo.default_branch,
+        files,
+        stars: ctx.social.stars(repo),
+        issues: ctx.issues.count(repo),
+      }),
+    );
+  });
+}

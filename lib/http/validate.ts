@@ -1,0 +1,76 @@
+import { getQuery, getRequestHeader, getRouterParam, type H3Event } from 'h3';
+import { invalid, notFound, tooLarge, unsupported } from '../errors.js';
+
+/** Reads the request body as text, refusing more than `limit` bytes without buffering past it. */
+export async function readLimitedText(event: H3Event, limit: number): Promise<string> {
+  const declared = Number(getRequestHeader(event, 'content-length') ?? NaN);
+  if (declared > limit) throw tooLarge(`request body must be at most ${limit} bytes`);
+  const body = event.req.body;
+  if (!body) return '';
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(`request body must be at most ${limit} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export type FormFields = Record<string, unknown>;
+
+/**
+ * Reads a form body: `application/x-www-form-urlencoded` (the spec's forms) or a JSON object (what scripts send).
+ * An empty body is an empty form.
+ */
+export async function readForm(event: H3Event, limit: number): Promise<FormFields> {
+  const text = await readLimitedText(event, limit);
+  const type = (getRequestHeader(event, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (text.length === 0) return {};
+  if (type === 'application/json') return parseJsonObject(text, 'request body must be a JSON object');
+  if (type === 'application/x-www-form-urlencoded' || type === '') {
+    const fields: FormFields = {};
+    for (const [key, value] of new URLSearchParams(text)) if (!(key in fields)) fields[key] = value;
+    return fields;
+  }
+  throw unsupported('request body must be application/x-www-form-urlencoded or application/json');
+}
+
+/** Parses text as a JSON object, or throws `invalid(message)`. */
+export function parseJsonObject(text: string, message: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw invalid(message);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalid(message);
+  return value as Record<string, unknown>;
+}
+
+/** A decoded path segment; a missing one is a route that does not exist. */
+export function pathParam(event: H3Event, name: string): string {
+  const value = getRouterParam(event, name, { decode: true });
+  if (value === undefined || value === '') throw notFound('Not found');
+  return value;
+}
+
+/** A decimal id path segment; anything else cannot name a record, so it is not found. */
+export function idParam(event: H3Event, name: string): number {
+  const raw = pathParam(event, name);
+  if (!/^\d{1,15}$/.test(raw)) throw notFound('Not found');
+  return Number(raw);
+}
+
+/** A single string query parameter (the first when repeated), or undefined. */
+export function queryString(event: H3Event, name: string): string | undefined {
+  const value = getQuery(event)[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' ? first : undefined;
+}

@@ -1,0 +1,109 @@
+import { dirname, join, resolve, basename } from 'node:path';
+
+/** Options accepted by `createRepoHost`. */
+export interface RepoHostOptions {
+  /**
+   * TCP port to listen on; 0 picks a free port.
+   * @default 0
+   */
+  port?: number;
+  /**
+   * Interface to bind.
+   * @default '127.0.0.1'
+   */
+  host?: string;
+  /**
+   * Database file, or ':memory:' for a throwaway instance whose data lives in a temp dir removed on close.
+   * @default ':memory:'
+   */
+  dbPath?: string;
+  /**
+   * Folder for git repositories and avatars.
+   * @default `<dbPath without extension>-data` beside the database file (a temp dir for ':memory:')
+   */
+  dataDir?: string;
+  /**
+   * bcrypt cost for passwords; tests may lower it.
+   * @default 10
+   */
+  bcryptCost?: number;
+  /**
+   * Largest accepted avatar upload, in bytes.
+   * @default 1048576 (1 MiB)
+   */
+  maxAvatarBytes?: number;
+  /**
+   * Largest accepted form or JSON request body, in bytes (git transfers are not limited by this).
+   * @default 1048576 (1 MiB)
+   */
+  maxBodyBytes?: number;
+  /**
+   * Allow `/new` imports (clone_url) from loopback, private and link-local addresses. Test harnesses enable it.
+   * @default false
+   */
+  allowLocalImport?: boolean;
+  /**
+   * Write-log size in bytes after which a snapshot of the database is written and the log restarted.
+   * @default 67108864 (64 MiB)
+   */
+  snapshotThresholdBytes?: number;
+  /**
+   * Public base URL used in links (e.g. avatar URLs); defaults to the listening URL.
+   * @default undefined
+   */
+  publicUrl?: string;
+  /**
+   * Fail instead of silently taking another port when `port` is busy. Always true for a non-zero port.
+   * @default true
+   */
+  strictPort?: boolean;
+}
+
+/** Options after defaults are applied; frozen. */
+export interface ResolvedOptions {
+  readonly port: number;
+  readonly host: string;
+  readonly dbPath: string;
+  readonly inMemory: boolean;
+  readonly dataDir: string;
+  readonly bcryptCost: number;
+  readonly maxAvatarBytes: number;
+  readonly maxBodyBytes: number;
+  readonly allowLocalImport: boolean;
+  readonly snapshotThresholdBytes: number;
+  readonly publicUrl: string | undefined;
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number, min = 1): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min) throw new TypeError(`repohost: option ${name} must be an integer >= ${min}`);
+  return value;
+}
+
+/**
+ * Applies defaults once. `tempDir` is the folder used for ':memory:' instances.
+ */
+export function resolveOptions(options: RepoHostOptions, tempDir: () => string): ResolvedOptions {
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TypeError('repohost: option port must be an integer from 0 to 65535');
+  const requestedDb = options.dbPath ?? ':memory:';
+  const inMemory = requestedDb === ':memory:';
+  const root = inMemory ? tempDir() : undefined;
+  const dbPath = root ? join(root, 'repohost.db') : resolve(requestedDb);
+  const defaultData = join(dirname(dbPath), `${basename(dbPath).replace(/\.[^.]*$/, '')}-data`);
+  const bcryptCost = positiveInteger('bcryptCost', options.bcryptCost, 10, 4);
+  if (bcryptCost > 31) throw new TypeError('repohost: option bcryptCost must be at most 31');
+  return Object.freeze({
+    port,
+    host: options.host ?? '127.0.0.1',
+    dbPath,
+    inMemory,
+    dataDir: options.dataDir ? resolve(options.dataDir) : defaultData,
+    bcryptCost,
+    maxAvatarBytes: positiveInteger('maxAvatarBytes', options.maxAvatarBytes, 1024 * 1024),
+    maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes, 1024 * 1024),
+    allowLocalImport: options.allowLocalImport ?? false,
+    snapshotThresholdBytes: positiveInteger('snapshotThresholdBytes', options.snapshotThresholdBytes, 64 * 1024 * 1024, 1024),
+    publicUrl: options.publicUrl?.replace(/\/+$/, ''),
+  });
+}

@@ -1,0 +1,70 @@
+import type { AppContext } from '../context.js';
+import type { RepositorySummary } from './repos.js';
+import type { UserSummary } from './users.js';
+
+export interface AdminUserInput {
+  username: string;
+  email: string;
+  password: string;
+  fullName?: string;
+  admin?: boolean;
+}
+
+export interface AdminRepoInput {
+  owner: string;
+  name: string;
+  description?: string;
+  private?: boolean;
+  /** Import all branches and tags from this git URL. */
+  cloneUrl?: string;
+}
+
+/** Administrative operations shared by the `createRepoHost` handle and the command line. */
+export interface AdminOperations {
+  createUser(input: AdminUserInput): Promise<UserSummary>;
+  listUsers(): UserSummary[];
+  setPassword(username: string, password: string): Promise<void>;
+  /** Mints an API token and returns the plain value (shown only here). */
+  createToken(username: string, name?: string): Promise<string>;
+  listTokens(username: string): Array<{ id: number; name: string; last_eight: string; created_at: string }>;
+  revokeToken(username: string, idOrName: string): Promise<void>;
+  createRepo(input: AdminRepoInput): Promise<RepositorySummary>;
+}
+
+export function createAdminOperations(ctx: AppContext): AdminOperations {
+  return {
+    async createUser(input) {
+      const user = await ctx.users.register({
+        username: input.username,
+        email: input.email,
+        password: input.password,
+        fullName: input.fullName,
+        isAdmin: input.admin ?? false,
+      });
+      return ctx.users.summary(user);
+    },
+    listUsers: () => ctx.users.list().map((user) => ctx.users.summary(user)),
+    setPassword: (username, password) => ctx.users.setPassword(username, password),
+    async createToken(username, name) {
+      const user = ctx.users.requireByName(username);
+      const label = name ?? `token-${new Date().toISOString()}`;
+      return (await ctx.credentials.createApiToken(user.id, label)).token;
+    },
+    listTokens(username) {
+      return ctx.credentials.apiTokens(ctx.users.requireByName(username).id).map(({ id, name, last_eight, created_at }) => ({ id, name, last_eight, created_at }));
+    },
+    async revokeToken(username, idOrName) {
+      await ctx.credentials.revokeApiToken(ctx.users.requireByName(username).id, idOrName);
+    },
+    async createRepo(input) {
+      const owner = ctx.users.requireByName(input.owner);
+      const repo = await ctx.repos.create(owner, {
+        name: input.name,
+        description: input.description,
+        visibility: input.private ? 'private' : 'public',
+        cloneUrl: input.cloneUrl,
+      });
+      return ctx.repos.summary(repo);
+    },
+  };
+}

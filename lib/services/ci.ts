@@ -1,0 +1,47 @@
+import { invalid, notFound } from '../errors.js';
+import type { Store } from '../store/database.js';
+import { ciRunsOfRepository, recordCiReport, type CiRunRow } from '../store/queries/ci-runs.js';
+import { repositoryById, type RepositoryRow } from '../store/queries/repositories.js';
+import { canSee, type Viewer } from './repos.js';
+
+const FIELDS = ['run_id', 'repo_id', 'commit_hash', 'branch', 'status'] as const;
+const LIMITS: Record<(typeof FIELDS)[number], number> = { run_id: 128, repo_id: 20, commit_hash: 64, branch: 255, status: 32 };
+// The spec names `running`; other values follow common CI vocabularies (queued, success, failure, cancelled...).
+const STATUS_PATTERN = /^[a-z][a-z_-]*$/;
+const COMMIT_PATTERN = /^[0-9a-f]{4,64}$/i;
+
+/** Status reports from an external CI runner. */
+export class CiService {
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => string,
+  ) {}
+
+  /**
+   * Validates and records a report. Reports for a private repository are accepted only from its owner, and
+   * are otherwise answered like an unknown repository.
+   */
+  async report(viewer: Viewer, body: unknown): Promise<CiRunRow> {
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalid('Invalid request body');
+    const record = body as Record<string, unknown>;
+    const values = {} as Record<(typeof FIELDS)[number], string>;
+    for (const field of FIELDS) {
+      const value = record[field];
+      if (typeof value !== 'string' || value.trim() === '') throw invalid(`${field} is required and must be a non-empty string`);
+      if (value.length > LIMITS[field]) throw invalid(`${field} must be at most ${LIMITS[field]} characters`);
+      values[field] = value.trim();
+    }
+    if (!/^\d+$/.test(values.repo_id)) throw invalid('repo_id must be a repository id in decimal');
+    if (!COMMIT_PATTERN.test(values.commit_hash)) throw invalid('commit_hash must be a hexadecimal commit id');
+    if (!STATUS_PATTERN.test(values.status)) throw invalid('status must be a lowercase word such as running, success or failure');
+    const repo = repositoryById(this.store, Number(values.repo_id));
+    if (!repo || !canSee(viewer, repo)) throw notFound('Repository not found');
+    const report = { repoId: repo.id, runId: values.run_id, commitHash: values.commit_hash.toLowerCase(), branch: values.branch, status: values.status };
+    const now = this.now();
+    return this.store.write((tx) => recordCiReport(tx, report, now));
+  }
+
+  runs(repo: RepositoryRow): CiRunRow[] {
+    return ciRunsOfRepository(this.store, repo.id);
+  }
+}

@@ -1,0 +1,86 @@
+import { conflict, invalid, notFound } from '../errors.js';
+import type { Store } from '../store/database.js';
+import {
+  apiTokenByHash,
+  apiTokenByName,
+  apiTokensOfUser,
+  deleteApiToken,
+  deleteExpiredSessions,
+  deleteSessionByHash,
+  insertApiToken,
+  insertSession,
+  sessionByHash,
+  type ApiTokenRow,
+} from '../store/queries/credentials.js';
+import { userById, type UserRow } from '../store/queries/users.js';
+import { digestsEqual, hashToken, newToken } from './secrets.js';
+
+const SESSION_DAYS = 30;
+const MAX_TOKEN_LABEL = 100;
+
+/** Sessions (cookie `token`) and personal API tokens (bearer); both stored only as SHA-256 hashes. */
+export class CredentialService {
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => Date,
+  ) {}
+
+  /** Starts a session and returns the plain session token (shown once, in the cookie). */
+  async startSession(userId: number): Promise<string> {
+    const token = newToken();
+    const now = this.now();
+    const expiresAt = new Date(now.getTime() + SESSION_DAYS * 86_400_000).toISOString();
+    await this.store.write((tx) => {
+      deleteExpiredSessions(tx, now.toISOString());
+      insertSession(tx, { userId, tokenHash: hashToken(token), now: now.toISOString(), expiresAt });
+    });
+    return token;
+  }
+
+  async endSession(token: string): Promise<void> {
+    await this.store.write((tx) => deleteSessionByHash(tx, hashToken(token)));
+  }
+
+  userOfSession(token: string): UserRow | undefined {
+    const tokenHash = hashToken(token);
+    const session = sessionByHash(this.store, tokenHash);
+    if (!session || !digestsEqual(session.token_hash, tokenHash)) return undefined;
+    if (session.expires_at <= this.now().toISOString()) return undefined;
+    return userById(this.store, session.user_id);
+  }
+
+  userOfApiToken(token: string): UserRow | undefined {
+    const tokenHash = hashToken(token);
+    const row = apiTokenByHash(this.store, tokenHash);
+    if (!row || !digestsEqual(row.token_hash, tokenHash)) return undefined;
+    return userById(this.store, row.user_id);
+  }
+
+  /** Creates an API token; the plain value is returned once and never stored. */
+  async createApiToken(userId: number, label: unknown): Promise<{ token: string; row: ApiTokenRow }> {
+    if (typeof label !== 'string' || label.trim().length === 0) throw invalid('token name is required');
+    const name = label.trim();
+    if (name.length > MAX_TOKEN_LABEL) throw invalid(`token name must be at most ${MAX_TOKEN_LABEL} characters`);
+    const token = newToken();
+    const now = this.now().toISOString();
+    const row = await this.store.write((tx) => {
+      if (apiTokenByName(tx, userId, name)) throw conflict(`a token named '${name}' already exists`);
+      return insertApiToken(tx, { userId, name, tokenHash: hashToken(token), lastEight: token.slice(-8), now });
+    });
+    return { token, row };
+  }
+
+  apiTokens(userId: number): ApiTokenRow[] {
+    return apiTokensOfUser(this.store, userId);
+  }
+
+  /** Revokes by numeric id or by label. */
+  async revokeApiToken(userId: number, idOrLabel: string): Promise<ApiTokenRow> {
+    const row = /^\d+$/.test(idOrLabel)
+      ? this.apiTokens(userId).find((token) => token.id === Number(idOrLabel))
+      : apiTokenByName(this.store, userId, idOrLabel);
+    if (!row) throw notFound('Token not found');
+    await this.store.write((tx) => deleteApiToken(tx, userId, row.id));
+    return row;
+  }
+}

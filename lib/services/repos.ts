@@ -1,0 +1,174 @@
+import { conflict, invalid, notFound } from '../errors.js';
+import type { Store } from '../store/database.js';
+import {
+  branchesOf,
+  deleteBranch,
+  insertRepository,
+  repositoriesOfOwner,
+  repositoryById,
+  repositoryByName,
+  setDefaultBranch,
+  upsertBranch,
+  type RepositoryRow,
+} from '../store/queries/repositories.js';
+import type { UserRow } from '../store/queries/users.js';
+import type { FileEntry, GitBackend, RefChange } from './git-backend.js';
+import { isPlausibleName, validateRepositoryName } from './names.js';
+import { optionalText } from './text-fields.js';
+
+/** The repository summary of the API (spec §2), with a few Gitea-style extras. */
+export interface RepositorySummary {
+  id: number;
+  name: string;
+  user_name: string;
+  full_name: string;
+  description: string;
+  private: boolean;
+  default_branch: string;
+  clone_url: string;
+}
+
+export interface NewRepository {
+  name: unknown;
+  description?: unknown;
+  visibility?: unknown;
+  cloneUrl?: unknown;
+}
+
+/** Who is asking: undefined for anonymous callers. */
+export type Viewer = UserRow | undefined;
+
+const MAX_DESCRIPTION = 2048;
+const ZERO_SHA = /^0+$/;
+const BRANCH_PREFIX = 'refs/heads/';
+
+export function canSee(viewer: Viewer, repo: RepositoryRow): boolean {
+  return repo.is_private === 0 || viewer?.id === repo.owner_id;
+}
+
+function parseVisibility(value: unknown): boolean {
+  if (value === undefined || value === null || value === '' || value === 'public') return false;
+  if (value === 'private') return true;
+  throw invalid("repo_visibility must be 'public' or 'private'");
+}
+
+export class RepositoryService {
+  /** Names being created right now, so two concurrent creations of one name cannot both touch the disk. */
+  private readonly creating = new Set<string>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly git: GitBackend,
+    private readonly baseUrl: () => string,
+    private readonly now: () => string,
+  ) {}
+
+  async create(owner: UserRow, input: NewRepository): Promise<RepositoryRow> {
+    const name = validateRepositoryName(input.name);
+    const description = optionalText('description', input.description, MAX_DESCRIPTION);
+    const isPrivate = parseVisibility(input.visibility);
+    const cloneUrl = optionalText('clone_url', input.cloneUrl, 2048);
+    const key = `${owner.id}/${name.toLowerCase()}`;
+    if (this.creating.has(key) || repositoryByName(this.store, owner.id, name)) throw conflict('repository already exists');
+    this.creating.add(key);
+    try {
+      if (cloneUrl.trim()) await this.git.importFrom(owner.username, name, cloneUrl.trim());
+      else await this.git.create(owner.username, name);
+      try {
+        const refs = await this.git.refsOf(owner.username, name);
+        const now = this.now();
+        const id = await this.store.write((tx) => {
+          const branches = branchRefs(refs);
+          const defaultBranch = branches.has('main') || branches.size === 0 ? 'main' : [...branches.keys()][0]!;
+          const repoId = insertRepository(tx, { ownerId: owner.id, name, description, isPrivate, defaultBranch, now });
+          for (const [branch, sha] of branches) upsertBranch(tx, repoId, branch, sha, now);
+          return repoId;
+        });
+        return repositoryById(this.store, id)!;
+      } catch (error) {
+        await this.git.remove(owner.username, name).catch(() => undefined);
+        throw error;
+      }
+    } finally {
+      this.creating.delete(key);
+    }
+  }
+
+  /** The repository if the viewer may see it; otherwise not found, so private repositories do not leak. */
+  visibleByName(viewer: Viewer, ownerName: string, repoName: string): RepositoryRow {
+    const repo = this.findByName(ownerName, repoName);
+    if (!repo || !canSee(viewer, repo)) throw notFound('Not found');
+    return repo;
+  }
+
+  visibleById(viewer: Viewer, id: number): RepositoryRow {
+    const repo = Number.isSafeInteger(id) ? repositoryById(this.store, id) : undefined;
+    if (!repo || !canSee(viewer, repo)) throw notFound('Not found');
+    return repo;
+  }
+
+  findByName(ownerName: string, repoName: string): RepositoryRow | undefined {
+    if (!isPlausibleName(ownerName) || !isPlausibleName(repoName)) return undefined;
+    const owner = this.store.get<{ id: number }>('SELECT id FROM users WHERE username_lower = ?', [ownerName.toLowerCase()]);
+    return owner ? repositoryByName(this.store, owner.id, repoName) : undefined;
+  }
+
+  listOfOwner(viewer: Viewer, owner: UserRow): RepositoryRow[] {
+    return repositoriesOfOwner(this.store, owner.id, viewer?.id === owner.id);
+  }
+
+  summary(repo: RepositoryRow): RepositorySummary {
+    return {
+      id: repo.id,
+      name: repo.name,
+      user_name: repo.owner_name,
+      full_name: `${repo.owner_name}/${repo.name}`,
+      description: repo.description,
+      private: repo.is_private === 1,
+      default_branch: repo.default_branch,
+      clone_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}.git`,
+    };
+  }
+
+  countBranches(repo: RepositoryRow): Promise<number> {
+    return this.git.countBranches(repo.owner_name, repo.name);
+  }
+
+  countCommits(repo: RepositoryRow, branch: string): Promise<number> {
+    return this.git.countCommits(repo.owner_name, repo.name, branch);
+  }
+
+  listFiles(repo: RepositoryRow, branch: string, path?: string): Promise<FileEntry[]> {
+    return this.git.listFiles(repo.owner_name, repo.name, branch, path);
+  }
+
+  branches(repo: RepositoryRow): Array<{ name: string; commit_sha: string }> {
+    return branchesOf(this.store, repo.id);
+  }
+
+  /** Records what a push changed: branches created, moved and deleted, and the default branch. */
+  async recordPush(repo: RepositoryRow, changes: readonly RefChange[]): Promise<void> {
+    const branchChanges = changes.filter((change) => change.ref.startsWith(BRANCH_PREFIX));
+    if (branchChanges.length === 0) return;
+    const now = this.now();
+    await this.store.write((tx) => {
+      for (const change of branchChanges) {
+        const branch = change.ref.slice(BRANCH_PREFIX.length);
+        if (ZERO_SHA.test(change.after)) deleteBranch(tx, repo.id, branch);
+        else upsertBranch(tx, repo.id, branch, change.after, now);
+      }
+      const remaining = branchesOf(tx, repo.id).map((branch) => branch.name);
+      if (remaining.length > 0 && !remaining.includes(repo.default_branch)) {
+        const firstPushed = branchChanges.find((change) => !ZERO_SHA.test(change.after));
+        const next = firstPushed ? firstPushed.ref.slice(BRANCH_PREFIX.length) : remaining[0]!;
+        setDefaultBranch(tx, repo.id, next, now);
+      }
+    });
+  }
+}
+
+function branchRefs(refs: Map<string, string>): Map<string, string> {
+  const branches = new Map<string, string>();
+  for (const [ref, sha] of refs) if (ref.startsWith(BRANCH_PREFIX)) branches.set(ref.slice(BRANCH_PREFIX.length), sha);
+  return branches;
+}

@@ -1,0 +1,35 @@
+import type { Store } from '../store/database.js';
+import type { RepositoryRow } from '../store/queries/repositories.js';
+import { countToggles, flipToggle, type ToggleTable } from '../store/queries/toggles.js';
+import type { UserRow } from '../store/queries/users.js';
+
+/** Stars and watches: per-user toggles on a repository. */
+export class SocialService {
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => string,
+  ) {}
+
+  /** Flips the star and returns whether the repository is now starred. */
+  toggleStar(user: UserRow, repo: RepositoryRow): Promise<boolean> {
+    return this.toggle('stars', user, repo);
+  }
+
+  /** Flips the watch and returns whether the repository is now watched. */
+  toggleWatch(user: UserRow, repo: RepositoryRow): Promise<boolean> {
+    return this.toggle('watches', user, repo);
+  }
+
+  stars(repo: RepositoryRow): number {
+    return countToggles(this.store, 'stars', repo.id);
+  }
+
+  watchers(repo: RepositoryRow): number {
+    return countToggles(this.store, 'watches', repo.id);
+  }
+
+  private toggle(table: ToggleTable, user: UserRow, repo: RepositoryRow): Promise<boolean> {
+    const now = this.now();
+    return this.store.write((tx) => flipToggle(tx, table, user.id, repo.id, now));
+  }
+}

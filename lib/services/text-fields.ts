@@ -1,0 +1,17 @@
+import { invalid } from '../errors.js';
+
+/** A required, non-blank text field of at most `maxLength` characters (surrounding white space trimmed). */
+export function requiredText(field: string, value: unknown, maxLength: number): string {
+  if (typeof value !== 'string' || value.trim().length === 0) throw invalid(`${field} is required`);
+  const text = value.trim();
+  if (text.length > maxLength) throw invalid(`${field} must be at most ${maxLength} characters`);
+  return text;
+}
+
+/** An optional text field: absent means empty. */
+export function optionalText(field: string, value: unknown, maxLength: number): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value !== 'string') throw invalid(`${field} must be a string`);
+  if (value.length > maxLength) throw invalid(`${field} must be at most ${maxLength} characters`);
+  return value;
+}

@@ -1,0 +1,95 @@
+import { conflict, invalid, notFound } from '../errors.js';
+import type { Store } from '../store/database.js';
+import { insertUser, listUsers, setPasswordHash, userByName, userById, type UserRow } from '../store/queries/users.js';
+import { validateUsername } from './names.js';
+import { optionalText } from './text-fields.js';
+import { decoyPasswordHash, hashPassword, passwordMatches } from './secrets.js';
+
+/** The user summary of the API (spec §2). */
+export interface UserSummary {
+  id: number;
+  username: string;
+  full_name: string;
+  avatar: string;
+}
+
+export interface NewUser {
+  username: unknown;
+  password: unknown;
+  email: unknown;
+  fullName?: unknown;
+  isAdmin?: boolean;
+}
+
+const MIN_PASSWORD = 6;
+const MAX_PASSWORD = 72; // bcrypt ignores bytes past 72
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+$/;
+
+export function validatePassword(password: unknown): string {
+  if (typeof password !== 'string' || password.length === 0) throw invalid('password is required');
+  if (password.length < MIN_PASSWORD) throw invalid(`password must be at least ${MIN_PASSWORD} characters`);
+  if (Buffer.byteLength(password) > MAX_PASSWORD) throw invalid(`password must be at most ${MAX_PASSWORD} bytes`);
+  return password;
+}
+
+export class UserService {
+  constructor(
+    private readonly store: Store,
+    private readonly bcryptCost: number,
+    private readonly avatarUrl: (user: UserRow) => string,
+    private readonly now: () => string,
+  ) {}
+
+  async register(input: NewUser): Promise<UserRow> {
+    const username = validateUsername(input.username);
+    const password = validatePassword(input.password);
+    if (typeof input.email !== 'string' || !EMAIL_PATTERN.test(input.email) || input.email.length > 254) {
+      throw invalid('email must be a valid address');
+    }
+    const email = input.email;
+    const fullName = optionalText('full_name', input.fullName, 100);
+    if (userByName(this.store, username)) throw conflict('username is already taken');
+    const passwordHash = await hashPassword(password, this.bcryptCost);
+    const now = this.now();
+    return this.store.write((tx) => {
+      // Checked again inside the transaction: another registration may have won while bcrypt ran.
+      if (userByName(tx, username)) throw conflict('username is already taken');
+      return insertUser(tx, { username, email, fullName, passwordHash, isAdmin: input.isAdmin ?? false, now });
+    });
+  }
+
+  byName(username: string): UserRow | undefined {
+    return userByName(this.store, username);
+  }
+
+  byId(id: number): UserRow | undefined {
+    return userById(this.store, id);
+  }
+
+  requireByName(username: string): UserRow {
+    const user = this.byName(username);
+    if (!user) throw notFound('User not found');
+    return user;
+  }
+
+  list(): UserRow[] {
+    return listUsers(this.store);
+  }
+
+  /** The user when the password is right; undefined otherwise, taking as long either way. */
+  async authenticate(username: string, password: string): Promise<UserRow | undefined> {
+    const user = this.byName(username);
+    const matches = await passwordMatches(password, user?.password_hash ?? (await decoyPasswordHash(this.bcryptCost)));
+    return user && matches ? user : undefined;
+  }
+
+  async setPassword(username: string, password: unknown): Promise<void> {
+    const user = this.requireByName(username);
+    const passwordHash = await hashPassword(validatePassword(password), this.bcryptCost);
+    await this.store.write((tx) => setPasswordHash(tx, user.id, passwordHash));
+  }
+
+  summary(user: UserRow): UserSummary {
+    return { id: user.id, username: user.username, full_name: user.full_name, avatar: this.avatarUrl(user) };
+  }
+}

@@ -1,0 +1,271 @@
+import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { Database } from 'sql.js';
+import { unavailable } from '../errors.js';
+import { runMigrations } from './migrations.js';
+import { loadSqlJs, looksLikeSqlite, StatementRunner, type Row } from './sqlite.js';
+import { readLog, WriteLog, type LogRecord, type SqlParam } from './write-log.js';
+
+/** Executes statements inside one write transaction; every change is recorded for the write log. */
+export interface WriteTx {
+  all<T = Row>(sql: string, params?: readonly SqlParam[]): T[];
+  get<T = Row>(sql: string, params?: readonly SqlParam[]): T | undefined;
+  /** A statement that changes data; it is logged with its parameters and replayed on recovery. */
+  run<T = Row>(sql: string, params?: readonly SqlParam[]): { rows: T[]; changes: number };
+}
+
+/** Read access to the current committed state. */
+export interface ReadTx {
+  all<T = Row>(sql: string, params?: readonly SqlParam[]): T[];
+  get<T = Row>(sql: string, params?: readonly SqlParam[]): T | undefined;
+}
+
+export interface OpenDatabaseOptions {
+  /** Log size after which a snapshot is taken and the log restarted. */
+  snapshotThresholdBytes: number;
+}
+
+const META_TABLE = 'repohost_meta';
+const LOG_SEQ_KEY = 'log_seq';
+
+/** Files of one database: the snapshot and its write logs, named `<db>.wal.<first seq>`. */
+class DatabaseFiles {
+  readonly dir: string;
+  readonly base: string;
+  constructor(readonly dbPath: string) {
+    this.dir = dirname(dbPath);
+    this.base = basename(dbPath);
+  }
+  logPath(firstSeq: number): string {
+    return join(this.dir, `${this.base}.wal.${String(firstSeq).padStart(12, '0')}`);
+  }
+  async logs(): Promise<Array<{ path: string; firstSeq: number }>> {
+    const prefix = `${this.base}.wal.`;
+    const names = (await readdir(this.dir)).filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)));
+    return names
+      .map((name) => ({ path: join(this.dir, name), firstSeq: Number(name.slice(prefix.length)) }))
+      .sort((a, b) => a.firstSeq - b.firstSeq);
+  }
+  get tempPath(): string {
+    return `${this.dbPath}.snapshot-tmp`;
+  }
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readSnapshot(dbPath: string): Promise<Uint8Array | undefined> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(dbPath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  if (bytes.length === 0) return undefined;
+  if (!looksLikeSqlite(bytes)) throw new Error(`${dbPath} is not a repohost database (no SQLite header); refusing to touch it`);
+  return bytes;
+}
+
+/**
+ * The sql.js database with durability: an in-memory SQLite whose committed write transactions are appended
+ * to a checksummed log (fsync'd, group commit) before they are acknowledged, and replayed on open after the
+ * last snapshot. Snapshots are written atomically when the log grows past a threshold and on close.
+ */
+export class Store implements ReadTx {
+  private seq: number;
+  private closed = false;
+  private failure: unknown;
+  private snapshotting: Promise<void> | undefined;
+  private snapshotSeq: number;
+
+  private constructor(
+    private readonly files: DatabaseFiles,
+    private readonly db: Database,
+    private readonly runner: StatementRunner,
+    private log: WriteLog,
+    seq: number,
+    private readonly options: OpenDatabaseOptions,
+    snapshotSeq: number,
+    private hasSnapshotFile: boolean,
+  ) {
+    this.seq = seq;
+    this.snapshotSeq = snapshotSeq;
+  }
+
+  /** Opens (or creates) the database at `dbPath`, replays its log and applies pending migrations. */
+  static async open(dbPath: string, options: OpenDatabaseOptions): Promise<Store> {
+    const files = new DatabaseFiles(dbPath);
+    await mkdir(files.dir, { recursive: true });
+    const snapshot = await readSnapshot(dbPath);
+    const SQL = await loadSqlJs();
+    let db: Database;
+    try {
+      db = new SQL.Database(snapshot);
+      db.exec('PRAGMA foreign_keys = ON');
+      db.exec(`CREATE TABLE IF NOT EXISTS ${META_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+    } catch (error) {
+      throw new Error(`${dbPath} cannot be opened as a database: ${(error as Error).message}`);
+    }
+    const runner = new StatementRunner(db);
+    try {
+      const snapshotSeq = Number(runner.all<{ value: string }>(`SELECT value FROM ${META_TABLE} WHERE key = ?`, [LOG_SEQ_KEY])[0]?.value ?? 0);
+      const { seq, log } = await replayLogs(files, runner, snapshotSeq);
+      const store = new Store(files, db, runner, log, seq, options, snapshotSeq, snapshot !== undefined);
+      await runMigrations(store);
+      await store.snapshot();
+      return store;
+    } catch (error) {
+      runner.freeAll();
+      db.close();
+      throw error;
+    }
+  }
+
+  all<T = Row>(sql: string, params: readonly SqlParam[] = []): T[] {
+    this.assertOpen();
+    return this.runner.all<T>(sql, params);
+  }
+
+  get<T = Row>(sql: string, params: readonly SqlParam[] = []): T | undefined {
+    return this.all<T>(sql, params)[0];
+  }
+
+  /**
+   * Runs `work` as one transaction and resolves once it is durable. `work` must be synchronous, so no other
+   * request interleaves with it; random values and timestamps must be passed in as parameters so replay is exact.
+   */
+  async write<T>(work: (tx: WriteTx) => T): Promise<T> {
+    this.assertOpen();
+    if (this.failure) throw unavailable('Storage is unavailable after a write failure; restart the server');
+    const statements: LogRecord['statements'] = [];
+    const runner = this.runner;
+    const tx: WriteTx = {
+      all: <T>(sql: string, params: readonly SqlParam[] = []) => runner.all<T>(sql, params),
+      get: <T>(sql: string, params: readonly SqlParam[] = []) => runner.all<T>(sql, params)[0],
+      run: <T>(sql: string, params: readonly SqlParam[] = []) => {
+        const result = runner.run<T>(sql, params);
+        statements.push([sql, [...params]]);
+        return result;
+      },
+    };
+    this.db.exec('BEGIN');
+    let result: T;
+    try {
+      result = work(tx);
+      if (result instanceof Promise) throw new Error('Store.write work must be synchronous');
+      this.db.exec('COMMIT');
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw error;
+    }
+    if (statements.length === 0) return result;
+    this.seq += 1;
+    try {
+      await this.log.append({ seq: this.seq, statements });
+    } catch (error) {
+      // Memory is now ahead of disk; refuse further writes rather than acknowledge what may be lost.
+      this.failure = error;
+      throw unavailable('The change could not be written to disk');
+    }
+    if (this.log.bytes >= this.options.snapshotThresholdBytes) void this.snapshot().catch(() => undefined);
+    return result;
+  }
+
+  /** Writes the whole database atomically and starts a fresh log; old logs are removed once it is durable. */
+  snapshot(): Promise<void> {
+    this.snapshotting ??= this.writeSnapshot().finally(() => {
+      this.snapshotting = undefined;
+    });
+    return this.snapshotting;
+  }
+
+  private async writeSnapshot(): Promise<void> {
+    if (this.seq === this.snapshotSeq && this.hasSnapshotFile) return;
+    const nextPath = this.files.logPath(this.seq + 1);
+    // The current log already starts after the last record when it is still empty: keep it.
+    const nextLog = nextPath === this.log.path ? this.log : await WriteLog.open(nextPath);
+    // From here to the log swap nothing awaits, so no write lands between the export and the new log.
+    const seq = this.seq;
+    this.runner.run(`INSERT INTO ${META_TABLE} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, [LOG_SEQ_KEY, String(seq)]);
+    const bytes = this.db.export();
+    const oldLog = this.log;
+    this.log = nextLog;
+    this.snapshotSeq = seq;
+    if (oldLog !== nextLog) await oldLog.close();
+    const temp = this.files.tempPath;
+    const handle = await open(temp, 'w');
+    try {
+      await handle.writeFile(bytes);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, this.files.dbPath);
+    await fsyncDir(this.files.dir);
+    this.hasSnapshotFile = true;
+    for (const log of await this.files.logs()) {
+      if (log.path !== this.log.path && log.firstSeq <= seq) await rm(log.path, { force: true });
+    }
+  }
+
+  /** Size of the database in bytes (page count × page size). */
+  sizeBytes(): number {
+    const row = this.runner.all<{ size: number }>('SELECT page_count * page_size AS size FROM pragma_page_count(), pragma_page_size()')[0];
+    return row?.size ?? 0;
+  }
+
+  /** Flushes, snapshots and closes. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    if (this.snapshotting) await this.snapshotting.catch(() => undefined);
+    await this.log.drain().catch(() => undefined);
+    if (!this.failure) await this.snapshot();
+    this.closed = true;
+    await this.log.close();
+    this.runner.freeAll();
+    this.db.close();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw unavailable('The database is closed');
+  }
+}
+
+async function replayLogs(files: DatabaseFiles, runner: StatementRunner, snapshotSeq: number): Promise<{ seq: number; log: WriteLog }> {
+  const logs = await files.logs();
+  let seq = snapshotSeq;
+  let validBytesOfLast: number | undefined;
+  for (const [index, log] of logs.entries()) {
+    const isLast = index === logs.length - 1;
+    const parsed = await readLog(log.path);
+    if (parsed.tornTail && !isLast) throw new Error(`write log ${log.path} is damaged before the newest log; refusing to start`);
+    for (const record of parsed.records) {
+      if (record.seq <= seq) continue;
+      if (record.seq !== seq + 1) throw new Error(`write log ${log.path} is missing records ${seq + 1}..${record.seq - 1}; refusing to start`);
+      applyRecord(runner, record, log.path);
+      seq = record.seq;
+    }
+    if (isLast) validBytesOfLast = parsed.validBytes;
+  }
+  const last = logs.at(-1);
+  const log = last ? await WriteLog.open(last.path, validBytesOfLast) : await WriteLog.open(files.logPath(seq + 1));
+  return { seq, log };
+}
+
+function applyRecord(runner: StatementRunner, record: LogRecord, path: string): void {
+  runner.db.exec('BEGIN');
+  try {
+    for (const [sql, params] of record.statements) runner.run(sql, params);
+    runner.db.exec('COMMIT');
+  } catch (error) {
+    runner.db.exec('ROLLBACK');
+    throw new Error(`write log ${path}: record ${record.seq} does not replay: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,153 @@
+import type { Store } from './database.js';
+
+/**
+ * Numbered schema migrations. Each runs once, in order, in its own logged transaction; never edit a
+ * released migration, add a new one. SQL stays in the subset shared by SQLite and PostgreSQL where that is free.
+ */
+export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly string[] }> = [
+  {
+    version: 1,
+    statements: [
+      `CREATE TABLE users (
+        id INTEGER PRIMARY KEY,
+        username TEXT NOT NULL,
+        username_lower TEXT NOT NULL UNIQUE,
+        email TEXT NOT NULL,
+        full_name TEXT NOT NULL DEFAULT '',
+        password_hash TEXT NOT NULL,
+        is_admin INTEGER NOT NULL DEFAULT 0,
+        avatar_file TEXT,
+        created_at TEXT NOT NULL
+      )`,
+      `CREATE TABLE sessions (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        token_hash TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+      )`,
+      `CREATE TABLE api_tokens (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        last_eight TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        UNIQUE (user_id, name)
+      )`,
+      `CREATE TABLE repositories (
+        id INTEGER PRIMARY KEY,
+        owner_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        name_lower TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        is_private INTEGER NOT NULL DEFAULT 0,
+        default_branch TEXT NOT NULL DEFAULT 'main',
+        next_number INTEGER NOT NULL DEFAULT 1,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (owner_id, name_lower)
+      )`,
+      `CREATE TABLE branches (
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        commit_sha TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (repo_id, name)
+      )`,
+      `CREATE TABLE issues (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,
+        author_id INTEGER NOT NULL REFERENCES users(id),
+        title TEXT NOT NULL,
+        body TEXT NOT NULL DEFAULT '',
+        status TEXT NOT NULL DEFAULT 'open',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (repo_id, number)
+      )`,
+      `CREATE TABLE pull_requests (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,
+        author_id INTEGER NOT NULL REFERENCES users(id),
+        title TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        status TEXT NOT NULL DEFAULT 'open',
+        head_branch TEXT NOT NULL,
+        base_branch TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (repo_id, number)
+      )`,
+      `CREATE TABLE pull_comments (
+        id INTEGER PRIMARY KEY,
+        pull_id INTEGER NOT NULL REFERENCES pull_requests(id) ON DELETE CASCADE,
+        author_id INTEGER NOT NULL REFERENCES users(id),
+        text TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      )`,
+      `CREATE TABLE stars (
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (user_id, repo_id)
+      )`,
+      `CREATE TABLE watches (
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (user_id, repo_id)
+      )`,
+      `CREATE TABLE ci_runs (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        run_id TEXT NOT NULL,
+        commit_hash TEXT NOT NULL,
+        branch TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (repo_id, run_id)
+      )`,
+      `CREATE TABLE ci_run_events (
+        id INTEGER PRIMARY KEY,
+        ci_run_id INTEGER NOT NULL REFERENCES ci_runs(id) ON DELETE CASCADE,
+        status TEXT NOT NULL,
+        commit_hash TEXT NOT NULL,
+        branch TEXT NOT NULL,
+        received_at TEXT NOT NULL
+      )`,
+      'CREATE INDEX issues_by_repo ON issues (repo_id, number)',
+      'CREATE INDEX pulls_by_repo ON pull_requests (repo_id, number)',
+      'CREATE INDEX comments_by_pull ON pull_comments (pull_id, id)',
+      'CREATE INDEX repositories_by_owner ON repositories (owner_id, name_lower)',
+      'CREATE INDEX sessions_by_user ON sessions (user_id)',
+      'CREATE INDEX tokens_by_user ON api_tokens (user_id)',
+    ],
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
+
+/** Brings the schema to the newest version; a database newer than this code is refused. */
+export async function runMigrations(store: Store): Promise<void> {
+  const exists = store.get<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'");
+  let current = exists ? (store.get<{ version: number }>('SELECT version FROM schema_version')?.version ?? 0) : 0;
+  if (current > SCHEMA_VERSION) {
+    throw new Error(`the database has schema version ${current}, newer than this repohost (${SCHEMA_VERSION}); upgrade repohost`);
+  }
+  for (const migration of MIGRATIONS) {
+    if (migration.version <= current) continue;
+    await store.write((tx) => {
+      if (current === 0) {
+        tx.run('CREATE TABLE schema_version (version INTEGER NOT NULL)');
+        tx.run('INSERT INTO schema_version (version) VALUES (0)');
+      }
+      for (const statement of migration.statements) tx.run(statement);
+      tx.run('UPDATE schema_version SET version = ?', [migration.version]);
+    });
+    current = migration.version;
+  }
+}

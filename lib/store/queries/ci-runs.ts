@@ -1,0 +1,50 @@
+import type { ReadTx, WriteTx } from '../database.js';
+
+export interface CiRunRow {
+  id: number;
+  repo_id: number;
+  run_id: string;
+  commit_hash: string;
+  branch: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CiReport {
+  repoId: number;
+  runId: string;
+  commitHash: string;
+  branch: string;
+  status: string;
+}
+
+/** Keeps the latest status per (repository, run) and appends the report to the run's history. */
+export function recordCiReport(tx: WriteTx, report: CiReport, now: string): CiRunRow {
+  const run = tx.run<CiRunRow>(
+    `INSERT INTO ci_runs (repo_id, run_id, commit_hash, branch, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (repo_id, run_id) DO UPDATE SET commit_hash = excluded.commit_hash, branch = excluded.branch,
+       status = excluded.status, updated_at = excluded.updated_at
+     RETURNING id, repo_id, run_id, commit_hash, branch, status, created_at, updated_at`,
+    [report.repoId, report.runId, report.commitHash, report.branch, report.status, now, now],
+  ).rows[0]!;
+  tx.run('INSERT INTO ci_run_events (ci_run_id, status, commit_hash, branch, received_at) VALUES (?, ?, ?, ?, ?)', [
+    run.id,
+    report.status,
+    report.commitHash,
+    report.branch,
+    now,
+  ]);
+  return run;
+}
+
+export function ciRunsOfRepository(db: ReadTx, repoId: number): CiRunRow[] {
+  return db.all<CiRunRow>(
+    'SELECT id, repo_id, run_id, commit_hash, branch, status, created_at, updated_at FROM ci_runs WHERE repo_id = ? ORDER BY id',
+    [repoId],
+  );
+}
+
+export function ciRunHistory(db: ReadTx, ciRunId: number): Array<{ status: string; received_at: string }> {
+  return db.all('SELECT status, received_at FROM ci_run_events WHERE ci_run_id = ? ORDER BY id', [ciRunId]);
+}

@@ -1,0 +1,78 @@
+import type { ReadTx, WriteTx } from '../database.js';
+
+export interface RepositoryRow {
+  id: number;
+  owner_id: number;
+  owner_name: string;
+  name: string;
+  description: string;
+  is_private: number;
+  default_branch: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const SELECT = `SELECT r.id, r.owner_id, u.username AS owner_name, r.name, r.description, r.is_private, r.default_branch,
+  r.created_at, r.updated_at FROM repositories r JOIN users u ON u.id = r.owner_id`;
+
+export function repositoryById(db: ReadTx, id: number): RepositoryRow | undefined {
+  return db.get<RepositoryRow>(`${SELECT} WHERE r.id = ?`, [id]);
+}
+
+/** Names are unique per owner regardless of case. */
+export function repositoryByName(db: ReadTx, ownerId: number, name: string): RepositoryRow | undefined {
+  return db.get<RepositoryRow>(`${SELECT} WHERE r.owner_id = ? AND r.name_lower = ?`, [ownerId, name.toLowerCase()]);
+}
+
+export function repositoriesOfOwner(db: ReadTx, ownerId: number, includePrivate: boolean): RepositoryRow[] {
+  return db.all<RepositoryRow>(`${SELECT} WHERE r.owner_id = ? AND (r.is_private = 0 OR ?) ORDER BY r.name_lower`, [
+    ownerId,
+    includePrivate ? 1 : 0,
+  ]);
+}
+
+export function insertRepository(
+  tx: WriteTx,
+  repo: { ownerId: number; name: string; description: string; isPrivate: boolean; defaultBranch: string; now: string },
+): number {
+  return tx.run<{ id: number }>(
+    `INSERT INTO repositories (owner_id, name, name_lower, description, is_private, default_branch, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    [repo.ownerId, repo.name, repo.name.toLowerCase(), repo.description, repo.isPrivate ? 1 : 0, repo.defaultBranch, repo.now, repo.now],
+  ).rows[0]!.id;
+}
+
+export function deleteRepository(tx: WriteTx, id: number): void {
+  tx.run('DELETE FROM repositories WHERE id = ?', [id]);
+}
+
+export function setDefaultBranch(tx: WriteTx, id: number, branch: string, now: string): void {
+  tx.run('UPDATE repositories SET default_branch = ?, updated_at = ? WHERE id = ?', [branch, now, id]);
+}
+
+/** Issues and pull requests share one number sequence per repository, as on GitHub and Gitea. */
+export function takeNextNumber(tx: WriteTx, repoId: number): number {
+  return tx.run<{ number: number }>('UPDATE repositories SET next_number = next_number + 1 WHERE id = ? RETURNING next_number - 1 AS number', [repoId])
+    .rows[0]!.number;
+}
+
+export interface BranchRow {
+  name: string;
+  commit_sha: string;
+}
+
+export function branchesOf(db: ReadTx, repoId: number): BranchRow[] {
+  return db.all<BranchRow>('SELECT name, commit_sha FROM branches WHERE repo_id = ? ORDER BY name', [repoId]);
+}
+
+export function upsertBranch(tx: WriteTx, repoId: number, name: string, commitSha: string, now: string): void {
+  tx.run(
+    `INSERT INTO branches (repo_id, name, commit_sha, updated_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (repo_id, name) DO UPDATE SET commit_sha = excluded.commit_sha, updated_at = excluded.updated_at`,
+    [repoId, name, commitSha, now],
+  );
+}
+
+export function deleteBranch(tx: WriteTx, repoId: number, name: string): void {
+  tx.run('DELETE FROM branches WHERE repo_id = ? AND name = ?', [repoId, name]);
+}

@@ -1,0 +1,16 @@
+import type { WriteTx, ReadTx } from '../database.js';
+
+/** Stars and watches: one row per (user, repository) while the toggle is on. */
+export type ToggleTable = 'stars' | 'watches';
+
+/** Flips the toggle and returns whether it is now on. */
+export function flipToggle(tx: WriteTx, table: ToggleTable, userId: number, repoId: number, now: string): boolean {
+  const removed = tx.run(`DELETE FROM ${table} WHERE user_id = ? AND repo_id = ?`, [userId, repoId]).changes;
+  if (removed > 0) return false;
+  tx.run(`INSERT INTO ${table} (user_id, repo_id, created_at) VALUES (?, ?, ?)`, [userId, repoId, now]);
+  return true;
+}
+
+export function countToggles(db: ReadTx, table: ToggleTable, repoId: number): number {
+  return db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE repo_id = ?`, [repoId])!.n;
+}

@@ -1,0 +1,57 @@
+import initSqlJs, { type Database, type SqlJsStatic, type Statement } from 'sql.js';
+import type { SqlParam } from './write-log.js';
+
+export type Row = Record<string, string | number | null | Uint8Array>;
+
+let engine: Promise<SqlJsStatic> | undefined;
+
+/** Loads the sql.js WebAssembly module once per process. */
+export function loadSqlJs(): Promise<SqlJsStatic> {
+  engine ??= initSqlJs();
+  return engine;
+}
+
+const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
+
+export function looksLikeSqlite(bytes: Uint8Array): boolean {
+  return bytes.length >= SQLITE_MAGIC.length && Buffer.from(bytes.subarray(0, SQLITE_MAGIC.length)).equals(SQLITE_MAGIC);
+}
+
+/** Runs statements on one sql.js database through a cache of prepared statements. */
+export class StatementRunner {
+  private readonly cache = new Map<string, Statement>();
+
+  constructor(readonly db: Database) {}
+
+  private statement(sql: string): Statement {
+    let statement = this.cache.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.cache.set(sql, statement);
+    }
+    return statement;
+  }
+
+  all<T = Row>(sql: string, params: readonly SqlParam[] = []): T[] {
+    const statement = this.statement(sql);
+    try {
+      statement.bind(params as SqlParam[]);
+      const rows: T[] = [];
+      while (statement.step()) rows.push(statement.getAsObject() as T);
+      return rows;
+    } finally {
+      statement.reset();
+    }
+  }
+
+  /** Runs a statement, returning its rows (for RETURNING clauses) and the number of rows it changed. */
+  run<T = Row>(sql: string, params: readonly SqlParam[] = []): { rows: T[]; changes: number } {
+    const rows = this.all<T>(sql, params);
+    return { rows, changes: this.db.getRowsModified() };
+  }
+
+  freeAll(): void {
+    for (const statement of this.cache.values()) statement.free();
+    this.cache.clear();
+  }
+}
