@@ -1,0 +1,32 @@
+/** A small least-recently-used map: reading an entry refreshes it, the oldest is dropped past `limit`. */
+export class LruCache<K, V> {
+  readonly #map = new Map<K, V>();
+  readonly #limit: number;
+  constructor(limit: number) {
+    this.#limit = Math.max(1, limit);
+  }
+  get(key: K): V | undefined {
+    const value = this.#map.get(key);
+    if (value === undefined) return undefined;
+    this.#map.delete(key);
+    this.#map.set(key, value);
+    return value;
+  }
+  has(key: K): boolean {
+    return this.#map.has(key);
+  }
+  set(key: K, value: V): void {
+    this.#map.delete(key);
+    this.#map.set(key, value);
+    if (this.#map.size > this.#limit) {
+      const oldest = this.#map.keys().next();
+      if (!oldest.done) this.#map.delete(oldest.value);
+    }
+  }
+  get size(): number {
+    return this.#map.size;
+  }
+  clear(): void {
+    this.#map.clear();
+  }
+}

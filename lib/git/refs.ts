@@ -1,0 +1,34 @@
+import { runGit } from './run-git.js';
+
+/** The id git uses for "no object" in ref updates (SHA-1 width; SHA-256 repositories use 64 zeros). */
+export const ZERO_ID = '0'.repeat(40);
+
+/** A ref that a push created (before = zero id), moved, or deleted (after = zero id). */
+export interface RefChange {
+  ref: string;
+  before: string;
+  after: string;
+}
+
+/** Every ref of the repository with the object it points to. */
+export async function readRefs(gitDir: string): Promise<Map<string, string>> {
+  const { stdout } = await runGit(['for-each-ref', '--format=%(objectname) %(refname)'], { gitDir });
+  const refs = new Map<string, string>();
+  for (const line of stdout.toString('utf8').split('\n')) {
+    const space = line.indexOf(' ');
+    if (space > 0) refs.set(line.slice(space + 1), line.slice(0, space));
+  }
+  return refs;
+}
+
+/** The refs that differ between two snapshots, sorted by name. */
+export function diffRefs(before: Map<string, string>, after: Map<string, string>): RefChange[] {
+  const zero = (sample: string | undefined) => '0'.repeat(sample?.length ?? ZERO_ID.length);
+  const changes: RefChange[] = [];
+  for (const [ref, old] of before) {
+    const now = after.get(ref);
+    if (now !== old) changes.push({ ref, before: old, after: now ?? zero(old) });
+  }
+  for (const [ref, now] of after) if (!before.has(ref)) changes.push({ ref, before: zero(now), after: now });
+  return changes.sort((a, b) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
+}

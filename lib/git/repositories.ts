@@ -1,0 +1,264 @@
+import { access, mkdir, rename, rm } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { conflict, invalid, notFound } from '../errors.js';
+import { checkImportSource } from './import-guard.js';
+import { LruCache } from './lru.js';
+import { Maintenance } from './maintenance.js';
+import { isSafeBranchName, normaliseTreePath, repositoryPath } from './names.js';
+import { readRefs, type RefChange } from './refs.js';
+import { isGitError, runGit } from './run-git.js';
+import { serveSmartHttp, type SmartHttpRequest } from './smart-http.js';
+import { TreeListing, type FileEntry } from './tree-listing.js';
+
+export type { FileEntry } from './tree-listing.js';
+export type { RefChange } from './refs.js';
+
+export interface GitRepositoriesOptions {
+  /** Folder holding `<owner>/<name>.git` bare repositories. */
+  root: string;
+  /** Let imports reach loopback, private and link-local addresses (test harnesses). */
+  allowLocalImport: boolean;
+  /**
+   * Quiet time after a push before the commit-graph (with Bloom filters) is rewritten.
+   * @default 1000
+   */
+  maintenanceDelayMs?: number;
+  /**
+   * Folder listings kept in memory (each keyed by commit and folder).
+   * @default 512
+   */
+  listingCacheSize?: number;
+  /**
+   * Time limit of an import, in milliseconds.
+   * @default 600000
+   */
+  importTimeoutMs?: number;
+}
+
+/** Options for serving one smart-HTTP request. */
+export interface ServeGitOptions {
+  /** Told which refs a push changed, after HEAD was fixed up and before the client sees the end of the response. */
+  onPushed?: (changes: RefChange[]) => void | Promise<void>;
+}
+
+/**
+ * The bare repositories on disk and every git operation the host needs: lifecycle, counts,
+ * listings (cached by commit), refs, import and smart HTTP. One instance per host; no global state.
+ */
+export class GitRepositories {
+  readonly root: string;
+  readonly allowLocalImport: boolean;
+  readonly #listing: TreeListing;
+  readonly #counts = new LruCache<string, number>(4096);
+  readonly #maintenance: Maintenance;
+  readonly #importTimeoutMs: number;
+
+  constructor(options: GitRepositoriesOptions) {
+    this.root = resolve(options.root);
+    this.allowLocalImport = options.allowLocalImport;
+    this.#listing = new TreeListing(options.listingCacheSize ?? 512);
+    this.#maintenance = new Maintenance(options.maintenanceDelayMs ?? 1000);
+    this.#importTimeoutMs = options.importTimeoutMs ?? 600_000;
+  }
+
+  /** `<root>/<owner>/<name>.git`; throws `invalid` for a name that could leave the root. */
+  pathOf(owner: string, name: string): string {
+    return repositoryPath(this.root, owner, name);
+  }
+
+  /** True when the bare repository exists on disk. */
+  async exists(owner: string, name: string): Promise<boolean> {
+    try {
+      await access(`${this.pathOf(owner, name)}/HEAD`);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async #existing(owner: string, name: string): Promise<string> {
+    const path = this.pathOf(owner, name);
+    try {
+      await access(`${path}/HEAD`);
+    } catch {
+      throw notFound('repository not found');
+    }
+    return path;
+  }
+
+  /** Creates an empty bare repository whose HEAD is `refs/heads/main`. */
+  async create(owner: string, name: string): Promise<void> {
+    const path = this.pathOf(owner, name);
+    if (await this.exists(owner, name)) throw conflict('repository already exists');
+    await mkdir(dirname(path), { recursive: true });
+    try {
+      await runGit(['init', '--bare', '--quiet', '--template=', path], { cwd: dirname(path) });
+      await runGit(['symbolic-ref', 'HEAD', 'refs/heads/main'], { gitDir: path });
+    } catch (error) {
+      await rm(path, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  /** Deletes the repository folder (no error when it is already gone). */
+  async remove(owner: string, name: string): Promise<void> {
+    const path = this.pathOf(owner, name);
+    await this.#maintenance.forget(path);
+    await rm(path, { recursive: true, force: true });
+  }
+
+  /** Renames the repository folder; `conflict` when the new name is taken. */
+  async rename(owner: string, oldName: string, newName: string): Promise<void> {
+    const from = await this.#existing(owner, oldName);
+    const to = this.pathOf(owner, newName);
+    if (from === to) return;
+    if (await this.exists(owner, newName)) throw conflict('repository already exists');
+    await this.#maintenance.forget(from);
+    await rename(from, to);
+  }
+
+  /**
+   * Creates the repository from `url` with all its branches and tags (HEAD as on the remote,
+   * or fixed up like after a push). Only http(s)/git URLs, no redirects, no local addresses unless
+   * allowed. On failure nothing is left behind and an `invalid` error tells why.
+   */
+  async importFrom(owner: string, name: string, url: string): Promise<void> {
+    const path = this.pathOf(owner, name);
+    const source = await checkImportSource(url, this.allowLocalImport);
+    if (await this.exists(owner, name)) throw conflict('repository already exists');
+    await mkdir(dirname(path), { recursive: true });
+    try {
+      await runGit([...source.gitConfig, 'clone', '--bare', '--quiet', '--no-local', '--template=', '--', source.url, path], {
+        cwd: dirname(path),
+        timeoutMs: this.#importTimeoutMs,
+        env: { GIT_ALLOW_PROTOCOL: 'http:https:git' },
+      });
+      await runGit(['config', '--unset-all', 'remote.origin.url'], { gitDir: path }).catch(() => {});
+      await runGit(['config', '--remove-section', 'remote.origin'], { gitDir: path }).catch(() => {});
+      await this.#fixHead(path, []);
+    } catch (error) {
+      await rm(path, { recursive: true, force: true });
+      if (isGitError(error)) {
+        const reason = error.timedOut ? 'timed out' : (error.stderr.trim().split('\n').pop() ?? '').replace(/^fatal: /, '').slice(0, 200);
+        throw invalid(`import from clone_url failed${reason ? `: ${reason}` : ''}`);
+      }
+      throw error;
+    }
+    this.#maintenance.schedule(path);
+  }
+
+  /** Number of branches (`refs/heads/*`). */
+  async countBranches(owner: string, name: string): Promise<number> {
+    const path = await this.#existing(owner, name);
+    const { stdout } = await runGit(['for-each-ref', '--format=x', 'refs/heads/'], { gitDir: path });
+    return stdout.length / 2;
+  }
+
+  /** Commits reachable from the branch; 0 for an unknown branch or an empty repository. */
+  async countCommits(owner: string, name: string, branch: string): Promise<number> {
+    const path = await this.#existing(owner, name);
+    const commit = await this.#resolveBranch(path, branch);
+    if (!commit) return 0;
+    const cached = this.#counts.get(commit);
+    if (cached !== undefined) return cached;
+    const { stdout } = await runGit(['rev-list', '--count', commit], { gitDir: path });
+    const count = Number.parseInt(stdout.toString('utf8'), 10) || 0;
+    this.#counts.set(commit, count);
+    return count;
+  }
+
+  /**
+   * Entries of `path` ('' = top level) on the branch, each with its last commit (see TreeListing).
+   * Empty repository: []. Unknown branch of a non-empty one: `not_found` "branch not found".
+   */
+  async listFiles(owner: string, name: string, branch: string, path = ''): Promise<FileEntry[]> {
+    const gitDir = await this.#existing(owner, name);
+    const folder = normaliseTreePath(path);
+    const commit = await this.#resolveBranch(gitDir, branch);
+    if (!commit) {
+      if (!(await this.#hasBranches(gitDir))) return [];
+      throw notFound('branch not found');
+    }
+    if (folder === null) throw notFound('path not found');
+    return this.#listing.list(gitDir, commit, folder);
+  }
+
+  /** Every ref (branches, tags, ...) with the id it points to; snapshot for diffing a push. */
+  async refsOf(owner: string, name: string): Promise<Map<string, string>> {
+    return readRefs(await this.#existing(owner, name));
+  }
+
+  /** Branch names, sorted. */
+  async branches(owner: string, name: string): Promise<string[]> {
+    const path = await this.#existing(owner, name);
+    const { stdout } = await runGit(['for-each-ref', '--format=%(refname:strip=2)', 'refs/heads/'], { gitDir: path });
+    return stdout.toString('utf8').split('\n').filter(Boolean);
+  }
+
+  /** The branch HEAD points to (the default branch), e.g. `main`, even before it exists. */
+  async headBranch(owner: string, name: string): Promise<string> {
+    const path = await this.#existing(owner, name);
+    const { stdout } = await runGit(['symbolic-ref', '--short', '-q', 'HEAD'], { gitDir: path }).catch(() => ({ stdout: Buffer.from('main') }));
+    return stdout.toString('utf8').trim() || 'main';
+  }
+
+  /**
+   * Bookkeeping after refs changed outside git's own transport (the HTTP route calls it through
+   * `serveHttp`): HEAD moves to the first pushed branch when its branch does not exist, and
+   * commit-graph upkeep is scheduled.
+   */
+  async afterPush(owner: string, name: string, changes: RefChange[]): Promise<void> {
+    const path = await this.#existing(owner, name);
+    await this.#fixHead(path, changes);
+    this.#maintenance.schedule(path);
+  }
+
+  /** Serves one smart-HTTP request for the repository (authorisation is the caller's job). */
+  async serveHttp(owner: string, name: string, request: SmartHttpRequest, options: ServeGitOptions = {}): Promise<Response> {
+    const path = await this.#existing(owner, name);
+    return serveSmartHttp(path, request, {
+      onPushed: async (changes) => {
+        await this.#fixHead(path, changes).catch(() => {});
+        this.#maintenance.schedule(path);
+        await options.onPushed?.(changes);
+      },
+    });
+  }
+
+  /** Runs pending background upkeep now and waits for it (tests and benchmarks). */
+  async whenIdle(): Promise<void> {
+    await this.#maintenance.flush();
+  }
+
+  /** Stops background upkeep (waiting for running jobs to stop); no child is left behind. */
+  async close(): Promise<void> {
+    await this.#maintenance.close();
+  }
+
+  async #resolveBranch(gitDir: string, branch: string): Promise<string | null> {
+    if (!isSafeBranchName(branch)) return null;
+    try {
+      const { stdout } = await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], { gitDir });
+      const id = stdout.toString('utf8').trim();
+      return id || null;
+    } catch (error) {
+      if (isGitError(error) && error.code !== null) return null;
+      throw error;
+    }
+  }
+
+  async #hasBranches(gitDir: string): Promise<boolean> {
+    const { stdout } = await runGit(['for-each-ref', '--count=1', '--format=x', 'refs/heads/'], { gitDir });
+    return stdout.length > 0;
+  }
+
+  async #fixHead(gitDir: string, changes: RefChange[]): Promise<void> {
+    const { stdout } = await runGit(['symbolic-ref', '-q', 'HEAD'], { gitDir }).catch(() => ({ stdout: Buffer.alloc(0) }));
+    const head = stdout.toString('utf8').trim();
+    const refs = await readRefs(gitDir);
+    if (head && refs.has(head)) return;
+    const pushed = changes.find((change) => change.ref.startsWith('refs/heads/') && refs.has(change.ref));
+    const target = pushed?.ref ?? (refs.has('refs/heads/main') ? 'refs/heads/main' : [...refs.keys()].find((ref) => ref.startsWith('refs/heads/')));
+    if (target && target !== head) await runGit(['symbolic-ref', 'HEAD', target], { gitDir });
+  }
+}

@@ -1,0 +1,137 @@
+import { PassThrough, Readable, pipeline, type Transform } from 'node:stream';
+import { createGunzip, createInflate } from 'node:zlib';
+import { diffRefs, readRefs, type RefChange } from './refs.js';
+import { spawnGit } from './run-git.js';
+
+/** The two git services smart HTTP serves. */
+export type GitService = 'git-upload-pack' | 'git-receive-pack';
+
+/** What `serveSmartHttp` needs from an HTTP request (a web Request fits, plus the sub-path). */
+export interface SmartHttpRequest {
+  method: string;
+  /** Path below the repository: `info/refs`, `git-upload-pack` or `git-receive-pack`. */
+  action: string;
+  /** The `service` query parameter (info/refs only). */
+  service?: string | null;
+  headers: { get(name: string): string | null };
+  /** Request body; a web stream or a Node stream (a Node IncomingMessage avoids one conversion). */
+  body?: ReadableStream<Uint8Array> | Readable | null;
+  /** Aborts when the client goes away: the git child is then stopped. */
+  signal?: AbortSignal;
+}
+
+export interface SmartHttpOptions {
+  /** Called once after a successful receive-pack with the refs it changed, before the response ends. */
+  onPushed?: (changes: RefChange[]) => void | Promise<void>;
+}
+
+const SERVICES: readonly string[] = ['git-upload-pack', 'git-receive-pack'];
+const SAFE_GIT_PROTOCOL = /^[0-9a-zA-Z]+=[0-9a-zA-Z]+(?::[0-9a-zA-Z]+=[0-9a-zA-Z]+)*$/;
+
+/** Headers every git response carries: proxies must never cache refs or packs. */
+export const NO_CACHE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'Cache-Control': 'no-cache, max-age=0, must-revalidate',
+  Pragma: 'no-cache',
+  Expires: 'Fri, 01 Jan 1980 00:00:00 GMT',
+});
+
+/**
+ * The service a request asks for (so the route can decide which credentials it needs), or null
+ * when it is not a smart-HTTP request we serve.
+ */
+export function requestedService(action: string, service: string | null | undefined): GitService | null {
+  const name = action === 'info/refs' ? service : action;
+  return name && SERVICES.includes(name) ? (name as GitService) : null;
+}
+
+function plain(status: number, message: string, extra: Record<string, string> = {}): Response {
+  return new Response(`${message}\n`, { status, headers: { 'Content-Type': 'text/plain; charset=utf-8', ...NO_CACHE_HEADERS, ...extra } });
+}
+
+function pktLine(text: string): string {
+  return (text.length + 4).toString(16).padStart(4, '0') + text;
+}
+
+/**
+ * Serves git smart HTTP for one repository by running `git upload-pack` / `git receive-pack`
+ * with `--stateless-rpc`, streaming both ways with backpressure (the request body, decompressed
+ * when gzip/deflate encoded, is piped into the child; the child's stdout is the response body).
+ * Authorisation is the caller's job. Protocol v2 is passed through `GIT_PROTOCOL` (upload-pack only:
+ * git has no v2 push).
+ */
+export async function serveSmartHttp(gitDir: string, request: SmartHttpRequest, options: SmartHttpOptions = {}): Promise<Response> {
+  const service = requestedService(request.action, request.service);
+  if (request.action === 'info/refs') {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return plain(405, 'Method not allowed', { Allow: 'GET' });
+    if (!service) return plain(403, 'Only the smart HTTP protocol is supported; please upgrade your git client');
+  } else {
+    if (!service) return plain(404, 'Not found');
+    if (request.method !== 'POST') return plain(405, 'Method not allowed', { Allow: 'POST' });
+    const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type !== `application/x-${service}-request`) return plain(415, `Content-Type must be application/x-${service}-request`);
+  }
+  let decoder: Transform | undefined;
+  if (request.action !== 'info/refs') {
+    const encoding = (request.headers.get('content-encoding') ?? '').trim().toLowerCase();
+    if (encoding === 'gzip' || encoding === 'x-gzip') decoder = createGunzip();
+    else if (encoding === 'deflate') decoder = createInflate();
+    else if (encoding !== '' && encoding !== 'identity') return plain(415, 'Unsupported Content-Encoding');
+  }
+  const protocolHeader = (request.headers.get('git-protocol') ?? '').trim();
+  const protocol = service === 'git-upload-pack' && SAFE_GIT_PROTOCOL.test(protocolHeader) ? protocolHeader : undefined;
+  const command = service === 'git-upload-pack' ? 'upload-pack' : 'receive-pack';
+  const config =
+    service === 'git-receive-pack'
+      ? ['-c', 'receive.denyDeletes=false', '-c', 'receive.denyNonFastForwards=false', '-c', 'receive.autogc=false']
+      : ['-c', 'uploadpack.allowFilter=true'];
+  const env = { GIT_PROTOCOL: protocol };
+
+  if (request.action === 'info/refs') {
+    const child = spawnGit([...config, command, '--stateless-rpc', '--advertise-refs', '.'], { gitDir, env, signal: request.signal });
+    child.stdin.end();
+    const out = new PassThrough();
+    const v2 = !!protocol && /(?:^|:)version=2(?::|$)/.test(protocol);
+    if (!v2) out.write(`${pktLine(`# service=${service}\n`)}0000`);
+    child.stdout.pipe(out, { end: false });
+    child.done.then(
+      () => out.end(),
+      (error: Error) => out.destroy(error),
+    );
+    out.on('close', () => child.kill('SIGTERM'));
+    return new Response(request.method === 'HEAD' ? null : (Readable.toWeb(out) as ReadableStream), {
+      status: 200,
+      headers: { 'Content-Type': `application/x-${service}-advertisement`, ...NO_CACHE_HEADERS },
+    });
+  }
+
+  const before = service === 'git-receive-pack' ? await readRefs(gitDir) : undefined;
+  const child = spawnGit([...config, command, '--stateless-rpc', '.'], { gitDir, env, signal: request.signal });
+  const body = request.body ? (request.body instanceof Readable ? request.body : Readable.fromWeb(request.body as import('node:stream/web').ReadableStream)) : Readable.from([]);
+  const stages: NodeJS.ReadableStream[] = decoder ? [body, decoder] : [body];
+  pipeline([...stages, child.stdin] as unknown as [Readable, NodeJS.WritableStream], (error) => {
+    // A client that disconnects, or a corrupt gzip body: stop git rather than let it wait for input.
+    if (error) child.kill('SIGTERM');
+  });
+  let out: Readable = child.stdout;
+  if (before) {
+    const pass = new PassThrough();
+    child.stdout.pipe(pass, { end: false });
+    child.done.then(
+      async () => {
+        try {
+          const changes = diffRefs(before, await readRefs(gitDir));
+          if (changes.length > 0) await options.onPushed?.(changes);
+        } finally {
+          pass.end();
+        }
+      },
+      () => pass.end(),
+    ).catch(() => pass.end());
+    pass.on('close', () => child.kill('SIGTERM'));
+    out = pass;
+  }
+  return new Response(Readable.toWeb(out) as ReadableStream, {
+    status: 200,
+    headers: { 'Content-Type': `application/x-${service}-result`, ...NO_CACHE_HEADERS },
+  });
+}

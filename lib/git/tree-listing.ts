@@ -1,0 +1,287 @@
+import { StringDecoder } from 'node:string_decoder';
+import { notFound } from '../errors.js';
+import { LruCache } from './lru.js';
+import { isGitError, runGit, spawnGit, type GitChild } from './run-git.js';
+
+/** One entry of a folder listing; every field is a string (spec: File entry). */
+export interface FileEntry {
+  name: string;
+  /** Subject of the newest commit on the branch that touched the entry. */
+  last_msg: string;
+  /** Full id of that commit. */
+  last_hash: string;
+  /** Its committer time, ISO 8601 UTC. */
+  last_time: string;
+  /** Size in bytes for files, "0" for folders and submodules. */
+  size: string;
+}
+
+interface CommitInfo {
+  hash: string;
+  time: string;
+  msg: string;
+}
+
+interface WalkCommit {
+  info: CommitInfo;
+  parents: string[];
+  /** Entries changed against each non-identical parent, in parent order (git prints no block for an empty diff). */
+  blocks: Set<string>[];
+}
+
+const OID = '[0-9a-f]{40}(?:[0-9a-f]{24})?';
+const HEADER_RE = new RegExp(`^\\x01(${OID})((?: ${OID})*)\\x02(\\d+)\\x02(.*)$`, 's');
+const LITERAL = { GIT_LITERAL_PATHSPECS: '1' };
+
+const isoTime = (seconds: string) => new Date(Number(seconds) * 1000).toISOString().replace('.000Z', 'Z');
+
+/**
+ * Folder listings with the last commit per entry, computed in one history walk and cached by
+ * (commit, folder) forever, since they never change for a given commit id.
+ *
+ * "Last commit" means exactly what `git log -1 <commit> -- <entry>` prints: history is followed with
+ * git's default simplification per entry (at a merge, the first parent the entry is unchanged
+ * against; a merge unchanged against no parent is itself the answer). All entries are followed
+ * at once over `git log --full-history --parents -m` of the folder, grouped by the commit they
+ * have reached, and the walk stops as soon as every entry is answered or meets a cached listing.
+ */
+export class TreeListing {
+  readonly #cache: LruCache<string, Map<string, FileEntry>>;
+
+  constructor(cacheSize = 512) {
+    this.#cache = new LruCache(cacheSize);
+  }
+
+  /** Lists `folder` ('' for the top level) at `commit` (a full commit id) of the repository at `gitDir`. */
+  async list(gitDir: string, commit: string, folder: string): Promise<FileEntry[]> {
+    const key = `${commit}\0${folder}`;
+    const cached = this.#cache.get(key);
+    if (cached) return [...cached.values()].map((entry) => ({ ...entry }));
+    const items = await this.#tree(gitDir, commit, folder);
+    const answers = await this.#walk(gitDir, commit, folder, items.map((item) => item.name));
+    const entries = new Map<string, FileEntry>();
+    for (const item of items) {
+      const info = answers.get(item.name);
+      entries.set(item.name, {
+        name: item.name,
+        last_msg: info?.msg ?? '',
+        last_hash: info?.hash ?? '',
+        last_time: info?.time ?? '',
+        size: item.size,
+      });
+    }
+    this.#cache.set(key, entries);
+    return [...entries.values()].map((entry) => ({ ...entry }));
+  }
+
+  async #tree(gitDir: string, commit: string, folder: string): Promise<{ name: string; size: string }[]> {
+    const treeish = folder ? `${commit}:${folder}` : `${commit}^{tree}`;
+    let stdout: Buffer;
+    try {
+      ({ stdout } = await runGit(['ls-tree', '-z', '-l', treeish], { gitDir }));
+    } catch (error) {
+      if (isGitError(error) && error.code === 128) throw notFound('path not found');
+      throw error;
+    }
+    const items: { name: string; size: string }[] = [];
+    for (const record of stdout.toString('utf8').split('\0')) {
+      const tab = record.indexOf('\t');
+      if (tab < 0) continue;
+      const [, type, , size] = record.slice(0, tab).split(/ +/);
+      items.push({ name: record.slice(tab + 1), size: type === 'blob' && size && /^\d+$/.test(size) ? size : '0' });
+    }
+    return items;
+  }
+
+  async #walk(gitDir: string, tip: string, folder: string, names: string[]): Promise<Map<string, CommitInfo>> {
+    const total = names.length;
+    const answers = new Map<string, CommitInfo>();
+    if (total === 0) return answers;
+    const prefix = folder ? `${folder}/` : '';
+    const commits = new Map<string, WalkCommit>();
+    const parked = new Map<string, Set<string>>();
+    const expected = new Set<string>([tip]);
+    let objectIds: ObjectIds | undefined;
+
+    const resolve = (entry: string, info: CommitInfo) => {
+      if (!answers.has(entry)) answers.set(entry, info);
+    };
+    const park = (commit: string, entries: Set<string>) => {
+      const group = parked.get(commit);
+      if (group) for (const entry of entries) group.add(entry);
+      else parked.set(commit, entries);
+    };
+    const step = async (start: string, startEntries: Set<string>) => {
+      const work: [string, Set<string>][] = [[start, startEntries]];
+      while (work.length > 0) {
+        const [commit, entries] = work.pop()!;
+        const hit = this.#cache.get(`${commit}\0${folder}`);
+        if (hit) {
+          for (const entry of [...entries]) {
+            const known = hit.get(entry);
+            if (known?.last_hash) {
+              resolve(entry, { hash: known.last_hash, time: known.last_time, msg: known.last_msg });
+              entries.delete(entry);
+            }
+          }
+          if (entries.size === 0) continue;
+        }
+        const data = commits.get(commit);
+        if (!data) {
+          park(commit, entries);
+          continue;
+        }
+        const { parents, blocks, info } = data;
+        if (parents.length <= 1) {
+          const changed = new Set<string>();
+          for (const block of blocks) for (const entry of block) changed.add(entry);
+          const rest = new Set<string>();
+          for (const entry of entries) {
+            if (parents.length === 0 || changed.has(entry)) resolve(entry, info);
+            else rest.add(entry);
+          }
+          if (rest.size > 0) work.push([parents[0]!, rest]);
+          continue;
+        }
+        let perParent: Set<string>[];
+        if (blocks.length === parents.length) perParent = blocks;
+        else if (blocks.length === 0) perParent = parents.map(() => new Set());
+        else {
+          objectIds ??= new ObjectIds(gitDir);
+          perParent = await matchBlocks(objectIds, commit, parents, blocks, folder);
+        }
+        const groups = new Map<number, Set<string>>();
+        for (const entry of entries) {
+          const index = perParent.findIndex((changed) => !changed.has(entry));
+          if (index < 0) resolve(entry, info);
+          else {
+            const group = groups.get(index) ?? new Set<string>();
+            group.add(entry);
+            groups.set(index, group);
+          }
+        }
+        for (const [index, group] of groups) work.push([parents[index]!, group]);
+      }
+    };
+
+    await step(tip, new Set(names));
+    if (answers.size >= total) return answers;
+
+    const args = ['log', '--full-history', '--parents', '-m', '--no-renames', '--name-only', '-z', '--no-decorate', '--no-color', '--format=%x01%H %P%x02%ct%x02%s', tip];
+    if (folder) args.push('--', folder);
+    const child: GitChild = spawnGit(args, { gitDir, env: LITERAL });
+    child.stdin.end();
+    const decoder = new StringDecoder('utf8');
+    let rest = '';
+    let current: WalkCommit | undefined;
+    let currentHash = '';
+    const finish = async () => {
+      if (!current) return;
+      const commit = current;
+      const hash = currentHash;
+      current = undefined;
+      commits.set(hash, commit);
+      const waiting = parked.get(hash);
+      if (waiting) {
+        parked.delete(hash);
+        await step(hash, waiting);
+      }
+    };
+    try {
+      for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+        rest += decoder.write(chunk);
+        const tokens = rest.split('\0');
+        rest = tokens.pop() ?? '';
+        for (const token of tokens) {
+          const header = token.charCodeAt(0) === 1 ? HEADER_RE.exec(token) : null;
+          if (header && (expected.has(header[1]!) || header[1] === currentHash)) {
+            if (header[1] === currentHash && current) continue; // -m repeats the header per parent
+            await finish();
+            currentHash = header[1]!;
+            const parents = header[2] ? header[2].trim().split(' ') : [];
+            for (const parent of parents) expected.add(parent);
+            current = { info: { hash: currentHash, time: isoTime(header[3]!), msg: header[4]! }, parents, blocks: [] };
+            continue;
+          }
+          if (!current) continue;
+          let path = token;
+          if (path.startsWith('\n')) {
+            path = path.slice(1);
+            current.blocks.push(new Set());
+          }
+          const block = current.blocks[current.blocks.length - 1];
+          if (!block || !path.startsWith(prefix)) continue;
+          const relative = path.slice(prefix.length);
+          const slash = relative.indexOf('/');
+          block.add(slash < 0 ? relative : relative.slice(0, slash));
+        }
+        if (answers.size >= total) break;
+      }
+      if (answers.size < total) await finish();
+    } finally {
+      child.kill('SIGKILL');
+      objectIds?.close();
+      await child.done.catch(() => {});
+    }
+    // Should not happen; kept so that a surprise in git's output degrades to slow, not wrong.
+    for (const [commit, entries] of parked) {
+      for (const entry of entries) {
+        if (answers.has(entry)) continue;
+        const { stdout } = await runGit(['log', '-1', '--format=%H%x02%ct%x02%s', commit, '--', `${prefix}${entry}`], { gitDir, env: LITERAL });
+        const [hash, time, msg] = stdout.toString('utf8').trimEnd().split('\x02');
+        if (hash) resolve(entry, { hash, time: isoTime(time ?? '0'), msg: msg ?? '' });
+      }
+    }
+    return answers;
+  }
+}
+
+/**
+ * git prints no -m block for a parent the merge is identical to (within the folder), so blocks
+ * are matched to parents by comparing the folder's tree id in the merge and in each parent.
+ */
+async function matchBlocks(ids: ObjectIds, commit: string, parents: string[], blocks: Set<string>[], folder: string): Promise<Set<string>[]> {
+  const spec = (c: string) => (folder ? `${c}:${folder}` : `${c}^{tree}`);
+  const own = await ids.lookup(spec(commit));
+  const result: Set<string>[] = [];
+  let next = 0;
+  for (const parent of parents) {
+    const id = await ids.lookup(spec(parent));
+    if (id === own && id !== '') result.push(new Set());
+    else result.push(blocks[next++] ?? new Set());
+  }
+  return result;
+}
+
+/** A `git cat-file --batch-check` child answering object ids one line at a time. */
+class ObjectIds {
+  readonly #child: GitChild;
+  readonly #waiting: ((line: string) => void)[] = [];
+  #buffer = '';
+  constructor(gitDir: string) {
+    this.#child = spawnGit(['cat-file', '--batch-check=%(objectname)'], { gitDir });
+    this.#child.stdin.on('error', () => {});
+    this.#child.stdout.setEncoding('utf8');
+    this.#child.stdout.on('data', (text: string) => {
+      this.#buffer += text;
+      let newline: number;
+      while ((newline = this.#buffer.indexOf('\n')) >= 0) {
+        const line = this.#buffer.slice(0, newline);
+        this.#buffer = this.#buffer.slice(newline + 1);
+        this.#waiting.shift()?.(line);
+      }
+    });
+    this.#child.done.catch(() => {}).finally(() => {
+      for (const waiter of this.#waiting.splice(0)) waiter('');
+    });
+  }
+  lookup(spec: string): Promise<string> {
+    return new Promise((resolve) => {
+      this.#waiting.push((line) => resolve(/^[0-9a-f]{40,64}$/.test(line) ? line : ''));
+      this.#child.stdin.write(`${spec}\n`);
+    });
+  }
+  close(): void {
+    this.#child.stdin.end();
+  }
+}
