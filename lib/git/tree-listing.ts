@@ -30,7 +30,7 @@ interface WalkCommit {
 }
 
 const OID = '[0-9a-f]{40}(?:[0-9a-f]{24})?';
-const HEADER_RE = new RegExp(`^\\x01(${OID})((?: ${OID})*)\\x02(\\d+)\\x02(.*)$`, 's');
+const HEADER_RE = new RegExp(`^\\x01(${OID})((?: ${OID})*) ?\\x02(\\d+)\\x02(.*)$`, 's');
 const LITERAL = { GIT_LITERAL_PATHSPECS: '1' };
 
 const isoTime = (seconds: string) => new Date(Number(seconds) * 1000).toISOString().replace('.000Z', 'Z');
