@@ -4,7 +4,7 @@ import type { Database } from 'sql.js';
 import { unavailable } from '../errors.js';
 import { runMigrations } from './migrations.js';
 import { loadSqlJs, looksLikeSqlite, StatementRunner, type Row } from './sqlite.js';
-import { readLog, WriteLog, type LogRecord, type SqlParam } from './write-log.js';
+import { fsyncDir, readLog, WriteLog, type LogRecord, type ParsedLog, type SqlParam } from './write-log.js';
 
 /** Executes statements inside one write transaction; every change is recorded for the write log. */
 export interface WriteTx {
@@ -48,15 +48,6 @@ class DatabaseFiles {
   }
   get tempPath(): string {
     return `${this.dbPath}.snapshot-tmp`;
-  }
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
 
@@ -162,7 +153,12 @@ export class Store implements ReadTx {
       if (result instanceof Promise) throw new Error('Store.write work must be synchronous');
       this.db.exec('COMMIT');
     } catch (error) {
-      this.db.exec('ROLLBACK');
+      // SQLite may already have rolled back on its own (e.g. after SQLITE_FULL); keep the original error.
+      try {
+        this.db.exec('ROLLBACK');
+      } catch {
+        /* no transaction left to roll back */
+      }
       throw error;
     }
     if (statements.length === 0) return result;
@@ -198,16 +194,27 @@ export class Store implements ReadTx {
     const oldLog = this.log;
     this.log = nextLog;
     this.snapshotSeq = seq;
-    if (oldLog !== nextLog) await oldLog.close();
-    const temp = this.files.tempPath;
-    const handle = await open(temp, 'w');
-    try {
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
+    if (oldLog !== nextLog) {
+      // Records still flushing to the old log come before any in the new one: the new log waits for them.
+      const oldClosed = oldLog.close();
+      nextLog.follow(oldClosed);
+      await oldClosed;
     }
-    await rename(temp, this.files.dbPath);
+    const temp = this.files.tempPath;
+    try {
+      const handle = await open(temp, 'w');
+      try {
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, this.files.dbPath);
+    } catch (error) {
+      // The old snapshot and the logs still hold everything; only the partial copy goes.
+      await rm(temp, { force: true }).catch(() => undefined);
+      throw error;
+    }
     await fsyncDir(this.files.dir);
     this.hasSnapshotFile = true;
     for (const log of await this.files.logs()) {
@@ -228,9 +235,12 @@ export class Store implements ReadTx {
     await this.log.drain().catch(() => undefined);
     if (!this.failure) await this.snapshot();
     this.closed = true;
-    await this.log.close();
-    this.runner.freeAll();
-    this.db.close();
+    try {
+      await this.log.close();
+    } finally {
+      this.runner.freeAll();
+      this.db.close();
+    }
   }
 
   private assertOpen(): void {
@@ -240,22 +250,32 @@ export class Store implements ReadTx {
 
 async function replayLogs(files: DatabaseFiles, runner: StatementRunner, snapshotSeq: number): Promise<{ seq: number; log: WriteLog }> {
   const logs = await files.logs();
+  // Parse everything first: a corrupt log must stop startup before anything is applied or touched.
+  const parsed: ParsedLog[] = [];
+  for (const log of logs) parsed.push(await readLog(log.path));
+  const torn = parsed.findIndex((log) => log.tornTail);
+  if (torn !== -1) {
+    // A torn tail is only legitimate in the newest log holding data: a crash while a snapshot was swapping
+    // logs can leave an empty newer log, which never receives a byte before the older one is complete.
+    const later = logs.slice(torn + 1).find((_log, index) => parsed[torn + 1 + index]!.totalBytes > 0);
+    if (later) throw new Error(`write log ${logs[torn]!.path} is damaged before its tail (${later.path} follows it); refusing to start`);
+  }
   let seq = snapshotSeq;
-  let validBytesOfLast: number | undefined;
   for (const [index, log] of logs.entries()) {
-    const isLast = index === logs.length - 1;
-    const parsed = await readLog(log.path);
-    if (parsed.tornTail && !isLast) throw new Error(`write log ${log.path} is damaged before the newest log; refusing to start`);
-    for (const record of parsed.records) {
+    for (const record of parsed[index]!.records) {
       if (record.seq <= seq) continue;
       if (record.seq !== seq + 1) throw new Error(`write log ${log.path} is missing records ${seq + 1}..${record.seq - 1}; refusing to start`);
       applyRecord(runner, record, log.path);
       seq = record.seq;
     }
-    if (isLast) validBytesOfLast = parsed.validBytes;
   }
-  const last = logs.at(-1);
-  const log = last ? await WriteLog.open(last.path, validBytesOfLast) : await WriteLog.open(files.logPath(seq + 1));
+  if (torn !== -1 && torn < logs.length - 1) {
+    for (const empty of logs.slice(torn + 1)) await rm(empty.path, { force: true });
+    await fsyncDir(files.dir);
+  }
+  const lastIndex = torn === -1 ? logs.length - 1 : torn;
+  const last = logs[lastIndex];
+  const log = last ? await WriteLog.open(last.path, parsed[lastIndex]!.validBytes) : await WriteLog.open(files.logPath(seq + 1));
   return { seq, log };
 }
 

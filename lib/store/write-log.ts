@@ -1,4 +1,5 @@
 import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { crc32 } from './crc32.js';
 
 /** One committed write transaction: its sequence number and the statements it ran, with bound parameters. */
@@ -8,29 +9,81 @@ export interface LogRecord {
 }
 export type SqlParam = string | number | null | Uint8Array;
 
-// Record framing: u32 payload length, u32 CRC-32 of the payload, then the JSON payload.
-const HEADER_BYTES = 8;
+// Record framing (little-endian u32s): magic, CRC-32 of everything after it, payload length, offset of the
+// frame inside its group-commit batch, then the JSON payload. The magic lets recovery look past a damaged
+// frame; the batch offset tells a torn final batch (expected after a crash) from damage before the tail.
+const MAGIC = Buffer.from('RHL1', 'latin1');
+const HEADER_BYTES = 16;
 const MAGIC_BLOB = '$b64';
 
-export function encodeRecord(record: LogRecord): Buffer {
+function encodePayload(record: LogRecord): Buffer {
   const json = JSON.stringify(record, (_key, value: unknown) =>
     value instanceof Uint8Array ? { [MAGIC_BLOB]: Buffer.from(value).toString('base64') } : value,
   );
-  const payload = Buffer.from(json, 'utf8');
-  const frame = Buffer.allocUnsafe(HEADER_BYTES + payload.length);
-  frame.writeUInt32LE(payload.length, 0);
-  frame.writeUInt32LE(crc32(payload), 4);
-  payload.copy(frame, HEADER_BYTES);
-  return frame;
+  return Buffer.from(json, 'utf8');
+}
+
+/** Frames payloads as one batch (one write, one fsync). */
+export function encodeBatch(payloads: readonly Buffer[]): Buffer {
+  const total = payloads.reduce((sum, payload) => sum + HEADER_BYTES + payload.length, 0);
+  const batch = Buffer.allocUnsafe(total);
+  let offset = 0;
+  for (const payload of payloads) {
+    MAGIC.copy(batch, offset);
+    batch.writeUInt32LE(payload.length, offset + 8);
+    batch.writeUInt32LE(offset, offset + 12);
+    payload.copy(batch, offset + HEADER_BYTES);
+    const end = offset + HEADER_BYTES + payload.length;
+    batch.writeUInt32LE(crc32(batch.subarray(offset + 8, end)), offset + 4);
+    offset = end;
+  }
+  return batch;
+}
+
+export function encodeRecord(record: LogRecord): Buffer {
+  return encodeBatch([encodePayload(record)]);
 }
 
 function decodePayload(payload: Buffer): LogRecord {
-  return JSON.parse(payload.toString('utf8'), (_key, value: unknown) => {
+  const record = JSON.parse(payload.toString('utf8'), (_key, value: unknown) => {
     if (value && typeof value === 'object' && MAGIC_BLOB in value) {
       return new Uint8Array(Buffer.from((value as Record<string, string>)[MAGIC_BLOB]!, 'base64'));
     }
     return value;
   }) as LogRecord;
+  if (!Number.isSafeInteger(record.seq) || !Array.isArray(record.statements)) throw new Error('not a log record');
+  return record;
+}
+
+interface Frame {
+  record: LogRecord;
+  end: number;
+  /** Where the frame's batch starts in the file. */
+  batchStart: number;
+}
+
+function frameAt(bytes: Buffer, offset: number): Frame | undefined {
+  if (bytes.length - offset < HEADER_BYTES || !bytes.subarray(offset, offset + 4).equals(MAGIC)) return undefined;
+  const end = offset + HEADER_BYTES + bytes.readUInt32LE(offset + 8);
+  if (end > bytes.length || crc32(bytes.subarray(offset + 8, end)) !== bytes.readUInt32LE(offset + 4)) return undefined;
+  try {
+    return { record: decodePayload(bytes.subarray(offset + HEADER_BYTES, end)), end, batchStart: offset - bytes.readUInt32LE(offset + 12) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * True when a whole batch starts after `damaged`: that batch was written (and fsync'd) after the damaged one,
+ * so the damage is not a torn final write. Frames of the torn batch itself may survive out of order after a
+ * power cut; they start their batch at or before the damage and do not count.
+ */
+function laterBatchAfter(bytes: Buffer, damaged: number): boolean {
+  for (let at = bytes.indexOf(MAGIC, damaged + 1); at !== -1; at = bytes.indexOf(MAGIC, at + 1)) {
+    const frame = frameAt(bytes, at);
+    if (frame && frame.batchStart > damaged) return true;
+  }
+  return false;
 }
 
 export interface ParsedLog {
@@ -38,41 +91,42 @@ export interface ParsedLog {
   /** Byte length of the valid prefix; anything after it is a torn tail. */
   validBytes: number;
   tornTail: boolean;
+  totalBytes: number;
 }
 
 /**
- * Parses a log file. A damaged record that reaches the end of the file is a torn write (the process died
- * mid-append) and is reported as `tornTail`; a damaged record with more data after it is corruption and throws.
+ * Parses a log file. Damage in the final batch is a torn write (the process died mid-append; none of it was
+ * acknowledged) and is reported as `tornTail`; damage followed by a later batch is corruption and throws.
  */
 export function parseLog(bytes: Buffer, fileName: string): ParsedLog {
   const records: LogRecord[] = [];
   let offset = 0;
   while (offset < bytes.length) {
-    const remaining = bytes.length - offset;
-    const length = remaining >= HEADER_BYTES ? bytes.readUInt32LE(offset) : Infinity;
-    const end = offset + HEADER_BYTES + length;
-    if (end > bytes.length) return { records, validBytes: offset, tornTail: true };
-    const payload = bytes.subarray(offset + HEADER_BYTES, end);
-    let record: LogRecord | undefined;
-    if (crc32(payload) === bytes.readUInt32LE(offset + 4)) {
-      try {
-        record = decodePayload(payload);
-      } catch {
-        record = undefined;
+    const frame = frameAt(bytes, offset);
+    if (!frame) {
+      if (laterBatchAfter(bytes, offset)) {
+        throw new Error(`write log ${fileName} is corrupt at byte ${offset} (a damaged record is followed by later records); refusing to start`);
       }
+      return { records, validBytes: offset, tornTail: true, totalBytes: bytes.length };
     }
-    if (!record) {
-      if (end === bytes.length) return { records, validBytes: offset, tornTail: true };
-      throw new Error(`write log ${fileName} is corrupt at byte ${offset} (a damaged record is followed by more data)`);
-    }
-    records.push(record);
-    offset = end;
+    records.push(frame.record);
+    offset = frame.end;
   }
-  return { records, validBytes: offset, tornTail: false };
+  return { records, validBytes: offset, tornTail: false, totalBytes: bytes.length };
 }
 
 export async function readLog(path: string): Promise<ParsedLog> {
   return parseLog(await readFile(path), path);
+}
+
+/** fsync a folder so a created, renamed or removed entry in it survives a power cut. */
+export async function fsyncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 /**
@@ -83,6 +137,8 @@ export class WriteLog {
   private waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
   private flushing: Promise<void> | undefined;
   private failure: unknown;
+  /** The previous log's close: nothing is written here before it, so a later record is never durable before an earlier one. */
+  private predecessor: Promise<void> | undefined;
   bytes: number;
 
   private constructor(
@@ -95,8 +151,18 @@ export class WriteLog {
 
   /** Opens (creating if needed) for appending, first cutting the file to `validBytes` to drop a torn tail. */
   static async open(path: string, validBytes?: number): Promise<WriteLog> {
-    const file = await open(path, 'a+');
+    let file: FileHandle;
+    let created = true;
     try {
+      file = await open(path, 'ax');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      file = await open(path, 'a');
+      created = false;
+    }
+    try {
+      // A new file's name must be durable before records in it are acknowledged.
+      if (created) await fsyncDir(dirname(path));
       const { size } = await file.stat();
       if (validBytes !== undefined && validBytes < size) {
         await file.truncate(validBytes);
@@ -109,20 +175,34 @@ export class WriteLog {
     }
   }
 
+  /** Holds this log's writes until `previous` (the prior log's close) has settled; its failure fails them. */
+  follow(previous: Promise<void>): void {
+    this.predecessor = previous;
+    previous.catch(() => undefined);
+  }
+
   /** Appends a record; resolves once it is on disk. */
   append(record: LogRecord): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
-    const frame = encodeRecord(record);
-    this.pending.push(frame);
-    this.bytes += frame.length;
+    const payload = encodePayload(record);
+    this.pending.push(payload);
+    this.bytes += HEADER_BYTES + payload.length;
     const durable = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
     this.flushing ??= this.flushLoop();
     return durable;
   }
 
   private async flushLoop(): Promise<void> {
+    if (this.predecessor) {
+      try {
+        await this.predecessor;
+        this.predecessor = undefined;
+      } catch (error) {
+        this.fail(error, []);
+      }
+    }
     while (this.pending.length > 0) {
-      const batch = Buffer.concat(this.pending);
+      const batch = encodeBatch(this.pending);
       const waiters = this.waiters;
       this.pending = [];
       this.waiters = [];
@@ -131,14 +211,18 @@ export class WriteLog {
         await this.file.datasync();
         for (const waiter of waiters) waiter.resolve();
       } catch (error) {
-        // After a failed write the file's tail is unknown: refuse everything from now on.
-        this.failure = error;
-        for (const waiter of [...waiters, ...this.waiters]) waiter.reject(error);
-        this.waiters = [];
-        this.pending = [];
+        this.fail(error, waiters);
       }
     }
     this.flushing = undefined;
+  }
+
+  /** After a failed write the file's tail is unknown: refuse everything from now on. */
+  private fail(error: unknown, inFlight: WriteLog['waiters']): void {
+    this.failure = error;
+    for (const waiter of [...inFlight, ...this.waiters]) waiter.reject(error);
+    this.waiters = [];
+    this.pending = [];
   }
 
   /** Waits for every appended record to be durable. */
@@ -149,5 +233,6 @@ export class WriteLog {
   async close(): Promise<void> {
     await this.drain();
     await this.file.close();
+    if (this.failure) throw this.failure;
   }
 }
