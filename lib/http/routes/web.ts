@@ -15,6 +15,7 @@ function htmlResponse(markup: string, status = 200): Response {
   });
 }
 
+// Cookies set on the event (setCookie) are merged by h3 into whatever Response a handler returns.
 function redirectTo(location: string): Response {
   return new Response(null, { status: 303, headers: { location } });
 }
@@ -42,16 +43,9 @@ function startSessionCookie(event: H3Event, token: string): void {
 async function signIn(ctx: AppContext, event: H3Event, user: UserRow, form: FormFields): Promise<Response> {
   startSessionCookie(event, await ctx.credentials.startSession(user.id));
   if (wantsNoRedirect(form)) {
-    return Response.json({ success: true, user: ctx.users.summary(user) }, { headers: event.res.headers });
+    return Response.json({ success: true, user: ctx.users.summary(user) });
   }
-  return new Response(null, { status: 303, headers: mergeHeaders(event, { location: '/' }) });
-}
-
-/** A new Response carrying the headers (cookies) already set on the event. */
-function mergeHeaders(event: H3Event, extra: Record<string, string>): Headers {
-  const headers = new Headers(event.res.headers);
-  for (const [name, value] of Object.entries(extra)) headers.set(name, value);
-  return headers;
+  return redirectTo('/');
 }
 
 async function signedInOrLogin(ctx: AppContext, event: H3Event): Promise<UserRow | Response> {
@@ -98,8 +92,8 @@ export function mountWebRoutes(app: H3, ctx: AppContext): void {
     const session = getCookie(event, SESSION_COOKIE);
     if (session) await ctx.credentials.endSession(session);
     deleteCookie(event, SESSION_COOKIE, { path: '/' });
-    if (wantsNoRedirect(form)) return Response.json({ success: true }, { headers: event.res.headers });
-    return new Response(null, { status: 303, headers: mergeHeaders(event, { location: '/' }) });
+    if (wantsNoRedirect(form)) return Response.json({ success: true });
+    return redirectTo('/');
   });
 
   app.get('/new', async (event) => {

@@ -6,6 +6,11 @@ import type { AppContext } from '../../../context.js';
 import { invalid, tooLarge, unsupported } from '../../../errors.js';
 import { requireUserOrNotFound } from '../../auth.js';
 
+/** Shown for users who have not uploaded an avatar. */
+const DEFAULT_AVATAR =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64" viewBox="0 0 64 64"><rect width="64" height="64" fill="#d0d7de"/>' +
+  '<circle cx="32" cy="24" r="12" fill="#8c959f"/><rect x="12" y="42" width="40" height="22" rx="11" fill="#8c959f"/></svg>';
+
 interface Upload {
   bytes: Buffer;
   mimetype: string | null;
@@ -65,6 +70,8 @@ export function mountAvatarRoutes(app: H3, ctx: AppContext): void {
     const updated = ctx.users.byId(user.id)!;
     return { success: true, ...ctx.users.summary(updated) };
   });
+
+  app.get('/avatars/default.svg', () => new Response(DEFAULT_AVATAR, { headers: { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400' } }));
 
   app.get('/avatars/:file', async (event) => {
     const { bytes, type } = await ctx.avatars.read(event.context.params?.file ?? '');

@@ -1,0 +1,12 @@
+// Serve a persistent forge from your own code (what `repohost serve` does, minus the command line).
+// Run after `npm install`: node examples/serve-from-code.mjs   then open the printed URL.
+import { createRepoHost } from 'repohost';
+
+const host = await createRepoHost({ port: Number(process.env.PORT ?? 3000), dbPath: './example-data/repohost.db' });
+console.log(`repohost listening on ${host.url}`);
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, async () => {
+    await host.close();
+    process.exit(0);
+  });
+}
