@@ -1,18 +1,7 @@
-/** One entry of a folder listing on a branch; every value is a string, as the API returns it. */
-export interface FileEntry {
-  name: string;
-  last_msg: string;
-  last_hash: string;
-  last_time: string;
-  size: string;
-}
+import type { FileEntry } from '../git/tree-listing.js';
+import type { RefChange } from '../git/refs.js';
 
-/** A change to one ref reported after a push; `before`/`after` are all zeros for creations/deletions. */
-export interface RefChange {
-  ref: string;
-  before: string;
-  after: string;
-}
+export type { FileEntry, RefChange };
 
 /** What the services need from git storage (implemented by `GitRepositories` in lib/git). */
 export interface GitBackend {

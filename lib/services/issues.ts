@@ -5,17 +5,8 @@ import { takeNextNumber, type RepositoryRow } from '../store/queries/repositorie
 import type { UserRow } from '../store/queries/users.js';
 import { optionalText, requiredText } from './text-fields.js';
 
-/** The issue summary of the API (spec §2). */
-export interface IssueSummary {
-  id: number;
-  number: number;
-  repo_id: number;
-  title: string;
-  body: string;
-  author: string;
-  status: string;
-  created_at: string;
-}
+/** The issue summary of the API (spec §2); the stored row already has its shape, with a few extras. */
+export type IssueSummary = IssueRow;
 
 export const MAX_TITLE = 255;
 export const MAX_BODY = 65_535;

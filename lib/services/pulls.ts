@@ -6,19 +6,8 @@ import type { UserRow } from '../store/queries/users.js';
 import { MAX_BODY, MAX_TITLE } from './issues.js';
 import { optionalText, requiredText } from './text-fields.js';
 
-/** The pull request summary of the API (spec §2), with Gitea-style extras. */
-export interface PullSummary {
-  id: number;
-  number: number;
-  repo_id: number;
-  title: string;
-  description: string;
-  status: string;
-  head: string;
-  base: string;
-  author: string;
-  created_at: string;
-}
+/** The pull request summary of the API (spec §2); the stored row already has its shape, with a few extras. */
+export type PullSummary = PullRow;
 
 export interface NewPull {
   title: unknown;
