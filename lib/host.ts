@@ -1,9 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { H3 } from 'h3';
 import { toNodeHandler } from 'h3/node';
 import { listen, type Listener } from 'listhen';
+import { startAdminChannel, type AdminChannel } from './admin/channel-server.js';
 import type { AppContext } from './context.js';
 import { GitRepositories } from './git/repositories.js';
 import { createApp } from './http/app.js';
@@ -18,6 +19,7 @@ import { RepositoryService } from './services/repos.js';
 import { SocialService } from './services/social.js';
 import { UserService } from './services/users.js';
 import { Store } from './store/database.js';
+import { acquireLock, type DatabaseLock } from './store/lock.js';
 
 /** A running repohost instance. */
 export interface RepoHost {
@@ -61,6 +63,66 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
   };
 }
 
+/** A host without an HTTP listener: the locked database, the services and the admin operations. */
+export interface HostCore {
+  readonly options: ResolvedOptions;
+  readonly ctx: AppContext;
+  readonly admin: AdminOperations;
+  /** Sets the base URL used in links once it is known. */
+  setBaseUrl(url: string): void;
+  /** Flushes and closes the database, then releases its lock (and removes the temp dir of ':memory:'). */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the database under its single-writer lock and builds the services. `createRepoHost` listens on top
+ * of it; the command line uses it alone to run admin operations when no server holds the database.
+ */
+export async function openHostCore(input: RepoHostOptions = {}): Promise<HostCore> {
+  const tempRoot = (input.dbPath ?? ':memory:') === ':memory:' ? await mkdtemp(join(tmpdir(), 'repohost-')) : undefined;
+  let lock: DatabaseLock | undefined;
+  let store: Store | undefined;
+  let ctx: AppContext | undefined;
+  try {
+    const options = resolveOptions(input, () => tempRoot!);
+    await mkdir(dirname(options.dbPath), { recursive: true });
+    // The lock comes first: a second process must not even read a log that its owner is appending to.
+    lock = await acquireLock(options.dbPath);
+    store = await Store.open(options.dbPath, { snapshotThresholdBytes: options.snapshotThresholdBytes });
+    let baseUrl = options.publicUrl ?? '';
+    ctx = buildContext(options, store, () => baseUrl);
+    const [openStore, openCtx, openLock] = [store, ctx, lock];
+    let closing: Promise<void> | undefined;
+    return {
+      options,
+      ctx,
+      admin: createAdminOperations(ctx),
+      setBaseUrl: (url) => {
+        baseUrl = options.publicUrl ?? url;
+      },
+      close: () =>
+        (closing ??= (async () => {
+          try {
+            await openCtx.git.close();
+            await openStore.close();
+          } finally {
+            await openLock.release();
+            if (tempRoot) await rm(tempRoot, { recursive: true, force: true });
+          }
+        })()),
+    };
+  } catch (error) {
+    await ctx?.git.close().catch(() => undefined);
+    await store?.close().catch(() => undefined);
+    await lock?.release().catch(() => undefined);
+    if (tempRoot) await rm(tempRoot, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** How long `close()` lets in-flight requests and git transfers finish before cutting their connections. */
+const CLOSE_GRACE_MS = 30_000;
+
 /**
  * Starts a repohost server. Resolves once it accepts connections.
  *
@@ -71,43 +133,58 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
  * await host.close();
  */
 export async function createRepoHost(input: RepoHostOptions = {}): Promise<RepoHost> {
-  const tempRoot = (input.dbPath ?? ':memory:') === ':memory:' ? await mkdtemp(join(tmpdir(), 'repohost-')) : undefined;
-  const options = resolveOptions(input, () => tempRoot!);
-  let store: Store | undefined;
-  let ctx: AppContext | undefined;
+  const core = await openHostCore(input);
+  const { options, ctx } = core;
+  let listener: Listener | undefined;
+  let channel: AdminChannel | undefined;
   try {
-    store = await Store.open(options.dbPath, { snapshotThresholdBytes: options.snapshotThresholdBytes });
-    let baseUrl = options.publicUrl ?? '';
-    ctx = buildContext(options, store, () => baseUrl);
     const app = createApp(ctx, (message) => process.stderr.write(`${message}\n`));
-    const listener = await listenStrict(app, options);
+    listener = await listenStrict(app, options);
     const port = listener.address.port;
     const host = options.host.includes(':') ? `[${options.host}]` : options.host;
     const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`;
-    baseUrl = options.publicUrl ?? url;
-    const openStore = store;
-    const openCtx = ctx;
+    core.setBaseUrl(url);
+    // Admin commands run while we serve reach the database through us (a ':memory:' one is ours alone).
+    if (!options.inMemory) channel = await startAdminChannel(options.dbPath, core.admin);
+    const [openListener, openChannel] = [listener, channel];
     let closing: Promise<void> | undefined;
     return {
       url,
       port,
       app,
-      admin: createAdminOperations(ctx),
+      admin: core.admin,
       options,
       close: () =>
         (closing ??= (async () => {
-          await listener.close();
-          await openCtx.git.close();
-          await openStore.close();
-          if (tempRoot) await rm(tempRoot, { recursive: true, force: true });
+          try {
+            await closeListener(openListener);
+            await openChannel?.close();
+          } finally {
+            await core.close();
+          }
         })()),
     };
   } catch (error) {
-    await ctx?.git.close().catch(() => undefined);
-    await store?.close().catch(() => undefined);
-    if (tempRoot) await rm(tempRoot, { recursive: true, force: true });
+    await channel?.close().catch(() => undefined);
+    await listener?.close().catch(() => undefined);
+    await core.close().catch(() => undefined);
     throw error;
   }
+}
+
+/** Stops accepting, lets in-flight requests finish for a bounded time, then cuts what is left. */
+async function closeListener(listener: Listener): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const graceOver = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), CLOSE_GRACE_MS);
+    timer.unref();
+  });
+  const closed = listener.close();
+  if ((await Promise.race([closed, graceOver])) === 'timeout') {
+    listener.server.closeAllConnections();
+    await closed;
+  }
+  clearTimeout(timer);
 }
 
 /** Listens on exactly the requested port: listhen would quietly pick another one when it is busy. */

@@ -1,3 +1,4 @@
+import { seedRepository } from '../admin/seed.js';
 import type { AppContext } from '../context.js';
 import type { RepositorySummary } from './repos.js';
 import type { UserSummary } from './users.js';
@@ -19,16 +20,43 @@ export interface AdminRepoInput {
   cloneUrl?: string;
 }
 
+export interface AdminUserListing extends UserSummary {
+  email: string;
+  admin: boolean;
+  created_at: string;
+}
+
+export interface AdminSeedInput {
+  owner: string;
+  name: string;
+  /** A folder (committed as one commit of its files), or a git URL or repository path (all branches and tags imported). */
+  from?: string;
+  /** Used only when the repository is created. */
+  private?: boolean;
+  description?: string;
+}
+
+export interface SeedResult {
+  repository: RepositorySummary;
+  /** False when the repository already existed. */
+  created: boolean;
+  /** Refs the seed created or moved. */
+  refsUpdated: string[];
+}
+
 /** Administrative operations shared by the `createRepoHost` handle and the command line. */
 export interface AdminOperations {
   createUser(input: AdminUserInput): Promise<UserSummary>;
-  listUsers(): UserSummary[];
+  /** Every user: the public summary plus what only an administrator sees. */
+  listUsers(): AdminUserListing[];
   setPassword(username: string, password: string): Promise<void>;
   /** Mints an API token and returns the plain value (shown only here). */
   createToken(username: string, name?: string): Promise<string>;
   listTokens(username: string): Array<{ id: number; name: string; last_eight: string; created_at: string }>;
   revokeToken(username: string, idOrName: string): Promise<void>;
   createRepo(input: AdminRepoInput): Promise<RepositorySummary>;
+  /** Creates the repository if missing and fills it (see AdminSeedInput.from; no source: a README commit). */
+  seedRepo(input: AdminSeedInput): Promise<SeedResult>;
 }
 
 export function createAdminOperations(ctx: AppContext): AdminOperations {
@@ -43,7 +71,8 @@ export function createAdminOperations(ctx: AppContext): AdminOperations {
       });
       return ctx.users.summary(user);
     },
-    listUsers: () => ctx.users.list().map((user) => ctx.users.summary(user)),
+    listUsers: () =>
+      ctx.users.list().map((user) => ({ ...ctx.users.summary(user), email: user.email, admin: user.is_admin === 1, created_at: user.created_at })),
     setPassword: (username, password) => ctx.users.setPassword(username, password),
     async createToken(username, name) {
       const user = ctx.users.requireByName(username);
@@ -66,5 +95,6 @@ export function createAdminOperations(ctx: AppContext): AdminOperations {
       });
       return ctx.repos.summary(repo);
     },
+    seedRepo: (input) => seedRepository(ctx, input),
   };
 }

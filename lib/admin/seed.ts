@@ -1,0 +1,95 @@
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { AppContext } from '../context.js';
+import { invalid, unsupported } from '../errors.js';
+import { diffRefs } from '../git/refs.js';
+import { GitRepositories } from '../git/repositories.js';
+import { isGitError, runGit } from '../git/run-git.js';
+import type { AdminSeedInput, SeedResult } from '../services/admin.js';
+
+const SEED_AUTHOR = { GIT_AUTHOR_NAME: 'repohost', GIT_AUTHOR_EMAIL: 'repohost@localhost', GIT_COMMITTER_NAME: 'repohost', GIT_COMMITTER_EMAIL: 'repohost@localhost' };
+const IMPORT_TIMEOUT_MS = 600_000;
+
+async function isDirectory(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
+}
+
+/** A folder that is a git repository (with a work tree or bare) is imported, not committed as files. */
+async function isGitRepository(dir: string): Promise<boolean> {
+  if (await stat(join(dir, '.git')).catch(() => undefined)) return true;
+  return (await isDirectory(join(dir, 'objects'))) && (await stat(join(dir, 'HEAD')).catch(() => undefined)) !== undefined;
+}
+
+const looksLikeGitUrl = (from: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(from) || /^[^/\s]+@[^/\s]+:/.test(from);
+
+/**
+ * Commits the files of `dir` (its .gitignore honoured) as one commit on `branch`, straight into the bare
+ * repository through a temporary index: no clone, no push, and the ref moves only if nobody moved it meanwhile.
+ */
+async function commitFolder(gitDir: string, dir: string, branch: string, message: string): Promise<void> {
+  const scratch = await mkdtemp(join(tmpdir(), 'repohost-seed-'));
+  try {
+    const env = { ...SEED_AUTHOR, GIT_WORK_TREE: dir, GIT_INDEX_FILE: join(scratch, 'index') };
+    await runGit(['add', '--all', '.'], { gitDir, cwd: dir, env });
+    const tree = (await runGit(['write-tree'], { gitDir, cwd: dir, env })).stdout.toString('utf8').trim();
+    const ref = `refs/heads/${branch}`;
+    const parent = (await runGit(['rev-parse', '-q', '--verify', `${ref}^{commit}`], { gitDir }).catch(() => undefined))?.stdout.toString('utf8').trim();
+    const commit = (await runGit(['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message], { gitDir, env })).stdout.toString('utf8').trim();
+    await runGit(['update-ref', '-m', 'repohost seed', ref, commit, parent ?? ''], { gitDir });
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+async function importAll(gitDir: string, source: string): Promise<void> {
+  // No '+': an existing branch only moves forward; the import never rewrites history that is already here.
+  await runGit(['fetch', '--quiet', '--update-head-ok', '--', source, 'refs/heads/*:refs/heads/*', 'refs/tags/*:refs/tags/*'], {
+    gitDir,
+    timeoutMs: IMPORT_TIMEOUT_MS,
+  });
+}
+
+/**
+ * Creates the repository if missing and fills it: from a folder as one commit of its files, from a git URL or
+ * repository path as an import of all branches and tags, or with no source a README commit. The branches are
+ * then recorded like after a push.
+ */
+export async function seedRepository(ctx: AppContext, input: AdminSeedInput): Promise<SeedResult> {
+  const git = ctx.git;
+  if (!(git instanceof GitRepositories)) throw unsupported('seeding needs the git storage of a repohost host');
+  const owner = ctx.users.requireByName(input.owner);
+  let repo = ctx.repos.findByName(owner.username, input.name);
+  const created = !repo;
+  repo ??= await ctx.repos.create(owner, { name: input.name, description: input.description, visibility: input.private ? 'private' : 'public' });
+  const gitDir = git.pathOf(repo.owner_name, repo.name);
+  const before = await git.refsOf(repo.owner_name, repo.name);
+  const branch = await git.headBranch(repo.owner_name, repo.name);
+  try {
+    if (input.from === undefined || input.from === '') {
+      const scratch = await mkdtemp(join(tmpdir(), 'repohost-readme-'));
+      try {
+        const about = repo.description || 'Seeded by repohost.';
+        await writeFile(join(scratch, 'README.md'), `# ${repo.name}\n\n${about}\n`);
+        await commitFolder(gitDir, scratch, branch, 'Initial commit');
+      } finally {
+        await rm(scratch, { recursive: true, force: true });
+      }
+    } else if (looksLikeGitUrl(input.from)) {
+      await importAll(gitDir, input.from);
+    } else {
+      const dir = resolve(input.from);
+      if (!(await isDirectory(dir))) throw invalid(`--from ${input.from}: not a directory or git URL`);
+      if (await isGitRepository(dir)) await importAll(gitDir, dir);
+      else await commitFolder(gitDir, dir, branch, 'Initial commit');
+    }
+  } catch (error) {
+    if (isGitError(error)) throw invalid(`seeding ${repo.owner_name}/${repo.name} failed: ${(error.stderr.trim().split('\n').pop() ?? error.message).replace(/^(fatal|error): /, '')}`);
+    throw error;
+  }
+  const changes = diffRefs(before, await git.refsOf(repo.owner_name, repo.name));
+  await git.afterPush(repo.owner_name, repo.name, changes);
+  await ctx.repos.recordPush(repo, changes);
+  const current = ctx.repos.findByName(owner.username, repo.name)!;
+  return { repository: ctx.repos.summary(current), created, refsUpdated: changes.map((change) => change.ref) };
+}

@@ -1,0 +1,162 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
+import { withAdmin } from '../admin/run.js';
+import type { AsyncAdminOperations } from '../admin/protocol.js';
+import { errorLine, paint, readStdin, table, UsageError, useColour, type CliIO } from './output.js';
+import { serve } from './serve.js';
+
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+interface DbFlags {
+  db: string;
+  data?: string;
+}
+
+function dbOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--db <file>', 'database file').env('REPOHOST_DB').default('./data.db'))
+    .addOption(new Option('--data <dir>', 'folder for repositories and avatars (default: beside the database)').env('REPOHOST_DATA'));
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) throw new UsageError(`invalid port ${JSON.stringify(value)}: expected 0-65535`);
+  return port;
+}
+
+function parseRepoName(value: string): { owner: string; name: string } {
+  const match = /^([^/\s]+)\/([^/\s]+)$/.exec(value);
+  if (!match) throw new UsageError(`expected <owner>/<name>, got ${JSON.stringify(value)}`);
+  return { owner: match[1]!, name: match[2]!.replace(/\.git$/, '') };
+}
+
+/** Builds the commander program; actions report their exit code through `exit`. */
+function buildProgram(io: CliIO, exit: (code: number) => void): Command {
+  const colour = useColour(io.stderr, io.env);
+  const admin = <T>(flags: DbFlags, work: (ops: AsyncAdminOperations) => Promise<T>) =>
+    withAdmin({ dbPath: resolve(flags.db), dataDir: flags.data }, work);
+  const aligned = io.stdout.isTTY === true;
+
+  const program = new Command('repohost')
+    .description('A small git forge: serve it, and manage its users, tokens and repositories.')
+    .version(VERSION, '-V, --version')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      outputError: (text, write) => write(paint(colour, 31, text.trimEnd().split('\n')[0]!) + '\n'),
+    });
+
+  const serveCommand = program
+    .command('serve')
+    .description('run the server (stop with Ctrl-C or SIGTERM)')
+    .addOption(new Option('--port <port>', 'TCP port; busy is an error, 0 picks a free one').env('REPOHOST_PORT').default('3000'))
+    .addOption(new Option('--host [host]', 'interface to bind; --host alone means all interfaces (0.0.0.0)').env('REPOHOST_HOST').default('127.0.0.1'))
+    .option('--allow-local-import', 'allow imports from loopback and private addresses', false);
+  dbOptions(serveCommand).action(async (flags: DbFlags & { port: string; host: string | true; allowLocalImport: boolean }) => {
+    exit(
+      await serve(
+        { port: parsePort(flags.port), host: flags.host === true ? '0.0.0.0' : flags.host, db: flags.db, data: flags.data, allowLocalImport: flags.allowLocalImport },
+        io,
+      ),
+    );
+  });
+
+  const user = program.command('user').description('manage users');
+  dbOptions(
+    user
+      .command('add <username>')
+      .description('create a user')
+      .requiredOption('--email <email>', 'e-mail address')
+      .option('--password <password>', 'password (visible in the process list; prefer --password-stdin)')
+      .option('--password-stdin', 'read the password from standard input')
+      .option('--full-name <name>', 'full name')
+      .option('--admin', 'make the user an administrator', false),
+  ).action(async (username: string, flags: DbFlags & { email: string; password?: string; passwordStdin?: boolean; fullName?: string; admin: boolean }) => {
+    if (flags.password !== undefined && flags.passwordStdin) throw new UsageError('give either --password or --password-stdin, not both');
+    if (flags.password === undefined && !flags.passwordStdin) throw new UsageError('a password is required: --password <password> or --password-stdin');
+    const password = flags.password ?? (await readStdin(io.stdin));
+    const created = await admin(flags, (ops) => ops.createUser({ username, email: flags.email, password, fullName: flags.fullName, admin: flags.admin }));
+    io.stdout.write(`created user ${created.username}\n`);
+  });
+  dbOptions(user.command('list').description('list users').option('--json', 'print JSON')).action(async (flags: DbFlags & { json?: boolean }) => {
+    const users = await admin(flags, (ops) => ops.listUsers());
+    if (flags.json) return void io.stdout.write(`${JSON.stringify(users, null, 2)}\n`);
+    const rows = users.map((u) => [u.username, u.email, u.full_name, u.admin ? 'admin' : '']);
+    io.stdout.write(table(aligned ? [['USERNAME', 'EMAIL', 'FULL NAME', 'ROLE'], ...rows] : rows, aligned));
+  });
+  dbOptions(user.command('passwd <username>').description("set a user's password, read from standard input")).action(async (username: string, flags: DbFlags) => {
+    const password = await readStdin(io.stdin);
+    await admin(flags, (ops) => ops.setPassword(username, password));
+    io.stdout.write(`password of ${username} changed\n`);
+  });
+
+  const token = program.command('token').description('manage API tokens');
+  dbOptions(token.command('create <username>').description('mint an API token; prints only the token').option('--name <label>', 'label of the token')).action(
+    async (username: string, flags: DbFlags & { name?: string }) => {
+      io.stdout.write(`${await admin(flags, (ops) => ops.createToken(username, flags.name))}\n`);
+    },
+  );
+  dbOptions(token.command('list <username>').description("list a user's API tokens").option('--json', 'print JSON')).action(
+    async (username: string, flags: DbFlags & { json?: boolean }) => {
+      const tokens = await admin(flags, (ops) => ops.listTokens(username));
+      if (flags.json) return void io.stdout.write(`${JSON.stringify(tokens, null, 2)}\n`);
+      const rows = tokens.map((t) => [String(t.id), t.name, `…${t.last_eight}`, t.created_at]);
+      io.stdout.write(table(aligned ? [['ID', 'NAME', 'TOKEN', 'CREATED'], ...rows] : rows, aligned));
+    },
+  );
+  dbOptions(token.command('revoke <username> <id-or-label>').description('revoke an API token by id or label')).action(
+    async (username: string, idOrLabel: string, flags: DbFlags) => {
+      await admin(flags, (ops) => ops.revokeToken(username, idOrLabel));
+      io.stdout.write(`revoked token ${idOrLabel} of ${username}\n`);
+    },
+  );
+
+  const repo = program.command('repo').description('manage repositories');
+  dbOptions(
+    repo
+      .command('create <owner/name>')
+      .description('create an empty repository')
+      .option('--private', 'visible only to its owner', false)
+      .option('--description <text>', 'description'),
+  ).action(async (fullName: string, flags: DbFlags & { private: boolean; description?: string }) => {
+    const { owner, name } = parseRepoName(fullName);
+    const created = await admin(flags, (ops) => ops.createRepo({ owner, name, private: flags.private, description: flags.description }));
+    io.stdout.write(`created repository ${created.full_name}\n`);
+  });
+  dbOptions(
+    repo
+      .command('seed <owner/name>')
+      .description('create the repository if missing and fill it: from a folder (one commit), a git URL or path (all branches and tags), or a README')
+      .option('--from <dir|git-url>', 'folder or git repository to fill it from')
+      .option('--private', 'visible only to its owner (when created)', false)
+      .option('--description <text>', 'description (when created)'),
+  ).action(async (fullName: string, flags: DbFlags & { from?: string; private: boolean; description?: string }) => {
+    const { owner, name } = parseRepoName(fullName);
+    // A folder is resolved here: a running server has its own working directory.
+    const from = flags.from === undefined || /^[a-z][a-z0-9+.-]*:\/\/|^[^/\s]+@[^/\s]+:/i.test(flags.from) ? flags.from : resolve(flags.from);
+    const result = await admin(flags, (ops) => ops.seedRepo({ owner, name, from, private: flags.private, description: flags.description }));
+    const refs = result.refsUpdated.length ? result.refsUpdated.join(', ') : 'nothing new';
+    io.stdout.write(`${result.created ? 'created and seeded' : 'seeded'} ${result.repository.full_name}: ${refs}\n`);
+  });
+
+  return program;
+}
+
+/** Runs the command line; resolves with the process exit code (0 success, 1 failure, 2 usage). */
+export async function run(argv: readonly string[] = process.argv, io: CliIO = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env }): Promise<number> {
+  let code = 0;
+  const program = buildProgram(io, (value) => {
+    code = value;
+  });
+  const colour = useColour(io.stderr, io.env);
+  try {
+    await program.parseAsync(argv as string[]);
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2; // commander already printed it
+    io.stderr.write(`${paint(colour, 31, 'error:')} ${errorLine(error)}\n`);
+    return error instanceof UsageError ? 2 : 1;
+  }
+}
