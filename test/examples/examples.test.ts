@@ -1,0 +1,39 @@
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { http, tempDir } from '../helpers/host.js';
+
+const examples = fileURLToPath(new URL('../../examples/', import.meta.url));
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
+});
+
+describe('examples (run against the built package)', () => {
+  it('embed-in-test-harness pushes with git and lists the pushed file', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [`${examples}embed-in-test-harness.mjs`], { timeout: 60_000 });
+    expect(stdout).toContain("files on main: [ 'README.md (first commit)' ]");
+  });
+
+  it('serve-from-code serves until SIGTERM, then exits 0 and leaves its database behind', async () => {
+    const dir = await tempDir();
+    cleanups.push(dir.cleanup);
+    const child = spawn(process.execPath, [`${examples}serve-from-code.mjs`], { cwd: dir.path, env: { ...process.env, PORT: '0' } });
+    const url = await new Promise<string>((resolve, reject) => {
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const match = /listening on (http:\/\/\S+)/.exec(output);
+        if (match) resolve(match[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${output}`)));
+    });
+    expect((await http(`${url}/`)).status).toBe(200);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(existsSync(`${dir.path}/example-data/repohost.db`)).toBe(true);
+  });
+});
