@@ -37,6 +37,8 @@ function wantsHtml(event: H3Event): boolean {
 /** Builds the h3 app of one host: JSON API, web forms and pages, git smart HTTP. */
 export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   const app = new H3({
+    // h3 would print every thrown service error (a 404 is one) with its stack; onError logs the real failures.
+    silent: true,
     onError: async (error, event) => {
       const { status, body } = errorResponse(error);
       if (status >= 500) log(`repohost: ${event.req.method} ${event.url.pathname} failed: ${(error.cause as Error)?.stack ?? error.stack}`);

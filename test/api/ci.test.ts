@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RepoHost } from '../../lib/index.js';
+import { http, startHost } from '../helpers/host.js';
+import { expectError, newRepo, newUser, type TestUser } from '../helpers/api.js';
+
+describe('POST /api/v1/ci/status (spec §4.1 endpoint 18)', () => {
+  let host: RepoHost;
+  let alice: TestUser;
+  let repo: { id: number };
+
+  const report = (fields: Record<string, unknown> = {}) => ({
+    run_id: 'run-1',
+    repo_id: String(repo.id),
+    commit_hash: '0123456789abcdef0123456789abcdef01234567',
+    branch: 'main',
+    status: 'running',
+    ...fields,
+  });
+  const post = (body: unknown) => http(`${host.url}/api/v1/ci/status`, { json: body });
+  const postRaw = (body: string, contentType = 'application/json') =>
+    http(`${host.url}/api/v1/ci/status`, { method: 'POST', headers: { 'content-type': contentType }, body });
+  const runs = async () => (await http(`${host.url}/api/v1/repos/alice/project/ci/runs`)).json;
+
+  beforeAll(async () => {
+    host = await startHost();
+    alice = await newUser(host, 'alice');
+    repo = await newRepo(host, alice, 'project');
+  });
+  afterAll(() => host?.close());
+
+  it('accepts a report without credentials: 200, success true', async () => {
+    const result = await post(report());
+    expect(result.status).toBe(200);
+    expect(result.json.success).toBe(true);
+    expect(String(result.headers['content-type'])).toMatch(/^application\/json/);
+  });
+
+  it('keeps one run per run_id with its latest status', async () => {
+    expect((await post(report({ run_id: 'run-2', status: 'running' }))).status).toBe(200);
+    expect((await post(report({ run_id: 'run-2', status: 'success' }))).status).toBe(200);
+    const list = await runs();
+    const run2 = list.filter((run: { run_id: string }) => run.run_id === 'run-2');
+    expect(run2).toHaveLength(1);
+    expect(run2[0]).toMatchObject({ status: 'success', branch: 'main' });
+  });
+
+  it.each(['{not json', '', 'null', '[]', '"running"', '42', 'true', '{"run_id": "x",}'])(
+    'answers a body containing Invalid request body (400) to %j',
+    async (body) => {
+      const result = await postRaw(body);
+      expect(result.text).toContain('Invalid request body');
+      expectError(result, 400, 'Invalid request body');
+    },
+  );
+
+  it.each(['run_id', 'repo_id', 'commit_hash', 'branch', 'status'])('answers 400 when %s is missing, empty or not a string', async (field) => {
+    const without = report();
+    delete (without as Record<string, unknown>)[field];
+    expectError(await post(without), 400, field);
+    expectError(await post(report({ [field]: '' })), 400, field);
+    expectError(await post(report({ [field]: '   ' })), 400, field);
+    expectError(await post(report({ [field]: 7 })), 400, field);
+    expectError(await post(report({ [field]: null })), 400, field);
+    expectError(await post(report({ [field]: ['main'] })), 400, field);
+  });
+
+  it('answers 400 to a repo_id that is not a decimal id (a number instead of a string included)', async () => {
+    expectError(await post(report({ repo_id: repo.id })), 400, 'repo_id');
+    expectError(await post(report({ repo_id: 'abc' })), 400, 'repo_id');
+    expectError(await post(report({ repo_id: '-1' })), 400, 'repo_id');
+    expectError(await post(report({ repo_id: '1.5' })), 400, 'repo_id');
+  });
+
+  it('answers 404 to an unknown repository and records nothing', async () => {
+    const before = (await runs()).length;
+    expectError(await post(report({ repo_id: '987654', run_id: 'ghost' })), 404);
+    expectError(await post(report({ repo_id: '99999999999999999999', run_id: 'ghost' })), 404);
+    expect((await runs()).length).toBe(before);
+  });
+
+  it('answers 400 to a commit hash that is not hexadecimal and to a malformed status', async () => {
+    expectError(await post(report({ commit_hash: 'not-a-hash' })), 400, 'commit_hash');
+    expectError(await post(report({ status: 'RUNNING; DROP TABLE' })), 400, 'status');
+  });
+
+  it('answers 400 to over-long fields', async () => {
+    expectError(await post(report({ run_id: 'r'.repeat(10_000) })), 400, 'run_id');
+    expectError(await post(report({ branch: 'b'.repeat(10_000) })), 400, 'branch');
+  });
+
+  it('answers 413 to a huge body', async () => {
+    expectError(await postRaw(JSON.stringify(report({ padding: 'x'.repeat(2 * 1024 * 1024) }))), 413);
+  });
+
+  it('ignores unknown extra fields', async () => {
+    const result = await post(report({ run_id: 'extra', extra: { nested: true } }));
+    expect(result.status).toBe(200);
+  });
+});

@@ -1,0 +1,52 @@
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { RepoHost } from '../../lib/index.js';
+import { tempDir } from './host.js';
+
+const run = promisify(execFile);
+
+/** Runs the real `git` executable with no user or system configuration and no prompts. */
+export async function git(cwd: string, args: string[], home: string): Promise<string> {
+  const { stdout } = await run('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'init.defaultBranch=main', ...args], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0', LANG: 'C' },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return stdout.trim();
+}
+
+export interface SeededBranches {
+  /** Commit ids of the pushed branches. */
+  main: string;
+  feature: string;
+}
+
+/**
+ * Pushes two branches to `owner/repo` over smart HTTP with the real git CLI, authenticated with HTTP Basic
+ * (username + API token): `main` with one commit (README.md) and `feature` one commit ahead (feature.txt).
+ */
+export async function pushTwoBranches(host: RepoHost, owner: string, token: string, repo: string): Promise<SeededBranches> {
+  const work = await tempDir('repohost-push-');
+  try {
+    const dir = work.path;
+    await git(dir, ['init', '-q', '.'], dir);
+    await writeFile(join(dir, 'README.md'), `# ${repo}\n`);
+    await git(dir, ['add', 'README.md'], dir);
+    await git(dir, ['commit', '-q', '-m', 'Initial commit'], dir);
+    const main = await git(dir, ['rev-parse', 'HEAD'], dir);
+    await git(dir, ['checkout', '-q', '-b', 'feature'], dir);
+    await writeFile(join(dir, 'feature.txt'), 'a feature\n');
+    await git(dir, ['add', 'feature.txt'], dir);
+    await git(dir, ['commit', '-q', '-m', 'Add a feature'], dir);
+    const feature = await git(dir, ['rev-parse', 'HEAD'], dir);
+    const remote = new URL(`${host.url}/${owner}/${repo}.git`);
+    remote.username = owner;
+    remote.password = token;
+    await git(dir, ['push', '-q', remote.toString(), 'main', 'feature'], dir);
+    return { main, feature };
+  } finally {
+    await work.cleanup();
+  }
+}
