@@ -13,16 +13,21 @@ function cookieAttributes(line: string): Map<string, string> {
   return attributes;
 }
 
-/** Spec §5 / issue 2: the session cookie is `token`, HttpOnly, SameSite=Lax, Path=/. */
+/** Spec §5 / issue 2: the session cookie is `token`, HttpOnly, SameSite=Lax, Path=/, set exactly once. */
 function expectSessionCookie(result: HttpResult): string {
-  const line = tokenCookie(result);
-  expect(line, 'a token cookie is set').toBeDefined();
-  const value = /^token=([^;]*)/.exec(line!)![1]!;
-  const attributes = cookieAttributes(line!);
-  expect(attributes.has('httponly')).toBe(true);
-  expect(attributes.get('samesite')?.toLowerCase()).toBe('lax');
-  expect(attributes.get('path')).toBe('/');
+  const lines = setCookies(result).filter((line) => line.startsWith('token='));
+  expect(lines, 'exactly one token cookie is set').toHaveLength(1);
+  const line = lines[0]!;
+  const value = /^token=([^;]*)/.exec(line)![1]!;
+  expectCookieRules(line);
   return value;
+}
+
+function expectCookieRules(line: string): void {
+  const attributes = cookieAttributes(line);
+  expect(attributes.has('httponly'), line).toBe(true);
+  expect(attributes.get('samesite')?.toLowerCase(), line).toBe('lax');
+  expect(attributes.get('path'), line).toBe('/');
 }
 
 const me = (headers: Record<string, string>) => http(`${BASE.url}/api/v1/me`, { headers });
@@ -160,8 +165,8 @@ describe('supporting form endpoints (spec §4.2) and sessions (spec §5)', () =>
       const line = tokenCookie(result);
       expect(line).toBeDefined();
       expect(line).toMatch(/^token=;/);
+      expectCookieRules(line!);
       const attributes = cookieAttributes(line!);
-      expect(attributes.get('path')).toBe('/');
       expect(attributes.get('max-age') === '0' || new Date(attributes.get('expires') ?? '').getTime() < Date.now()).toBe(true);
       expectError(await me(cookie(token)), 401);
     });
@@ -172,7 +177,10 @@ describe('supporting form endpoints (spec §4.2) and sessions (spec §5)', () =>
       const result = await http(`${host.url}/logout`, { method: 'POST', headers: cookie(first) });
       expect(result.status).toBe(303);
       expect(result.headers.location).toBe('/');
-      expect(setCookies(result).some((line) => line.startsWith('token=;'))).toBe(true);
+      const cleared = setCookies(result).filter((line) => line.startsWith('token='));
+      expect(cleared).toHaveLength(1);
+      expect(cleared[0]).toMatch(/^token=;/);
+      expectCookieRules(cleared[0]!);
       expectError(await me(cookie(first)), 401);
       expect((await me(cookie(second))).status).toBe(200);
     });

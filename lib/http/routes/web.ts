@@ -91,7 +91,8 @@ export function mountWebRoutes(app: H3, ctx: AppContext): void {
     const form = await readForm(event, ctx.options.maxBodyBytes);
     const session = getCookie(event, SESSION_COOKIE);
     if (session) await ctx.credentials.endSession(session);
-    deleteCookie(event, SESSION_COOKIE, { path: '/' });
+    // The clearing cookie carries the same attributes as the session cookie it replaces.
+    deleteCookie(event, SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', path: '/' });
     if (wantsNoRedirect(form)) return Response.json({ success: true });
     return redirectTo('/');
   });
