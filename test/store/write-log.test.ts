@@ -1,0 +1,108 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Store } from '../../lib/store/database.js';
+import { acquireLock, DatabaseLockedError, lockPathOf } from '../../lib/store/lock.js';
+import { encodeBatch, parseLog, type LogRecord } from '../../lib/store/write-log.js';
+import { tempDir } from '../helpers/host.js';
+
+const record = (seq: number): LogRecord => ({ seq, statements: [['INSERT INTO t (v) VALUES (?)', [`value ${seq}`]]] });
+const batch = (...seqs: number[]) => encodeBatch(seqs.map((seq) => Buffer.from(JSON.stringify(record(seq)))));
+
+describe('write log framing', () => {
+  it('reads back batches record by record', () => {
+    const parsed = parseLog(Buffer.concat([batch(1, 2), batch(3)]), 'log');
+    expect(parsed.records.map((r) => r.seq)).toEqual([1, 2, 3]);
+    expect(parsed.tornTail).toBe(false);
+  });
+
+  it('treats damage in the final batch as a torn write, even when later frames of that batch survived', () => {
+    const last = batch(3, 4, 5);
+    last.fill(0, 0, 40); // a power cut kept the end of the write but not its start
+    const bytes = Buffer.concat([batch(1, 2), last]);
+    const parsed = parseLog(bytes, 'log');
+    expect(parsed.records.map((r) => r.seq)).toEqual([1, 2]);
+    expect(parsed.tornTail).toBe(true);
+    expect(parsed.validBytes).toBe(batch(1, 2).length);
+  });
+
+  it('refuses damage that a later batch follows', () => {
+    const middle = batch(3, 4);
+    middle[middle.length - 3] ^= 0xff; // the last record of a batch that was followed by another one
+    expect(() => parseLog(Buffer.concat([batch(1, 2), middle, batch(5)]), 'log')).toThrow(/corrupt at byte/);
+  });
+
+  it('refuses a damaged length field instead of reading it as a tail', () => {
+    const bytes = Buffer.concat([batch(1), batch(2), batch(3)]);
+    bytes.writeUInt32LE(0xffffff, 8);
+    expect(() => parseLog(bytes, 'log')).toThrow(/corrupt at byte 0/);
+  });
+});
+
+describe('store', () => {
+  let dir: { path: string; cleanup: () => Promise<void> };
+  beforeEach(async () => {
+    dir = await tempDir('repohost-store-');
+  });
+  afterEach(() => dir.cleanup());
+
+  it('replays the log after a crash-like stop and never loses a snapshot taken while writes were flushing', async () => {
+    const path = join(dir.path, 'db.sqlite');
+    const store = await Store.open(path, { snapshotThresholdBytes: 2048 });
+    await store.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)'));
+    // Many concurrent writers: snapshots (and log swaps) happen while batches are in flight.
+    await Promise.all(Array.from({ length: 500 }, (_, i) => store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [`v${i}`]))));
+    // Copy the files as they are now (like a kill), without close()'s final snapshot.
+    const copy = join(dir.path, 'copy');
+    spawnSync('cp', ['-r', dir.path, copy]);
+    await store.close();
+    for (const base of [path, join(copy, 'db.sqlite')]) {
+      const reopened = await Store.open(base, { snapshotThresholdBytes: 2048 });
+      expect(reopened.get<{ n: number }>('SELECT count(*) AS n FROM t')?.n).toBe(500);
+      await reopened.close();
+    }
+  });
+
+  it('rolls back a failing or asynchronous transaction, logs nothing for it, and keeps later writes', async () => {
+    const path = join(dir.path, 'db.sqlite');
+    const store = await Store.open(path, { snapshotThresholdBytes: 1 << 20 });
+    await store.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)'));
+    await expect(store.write(() => Promise.resolve(1) as unknown as number)).rejects.toThrow(/synchronous/);
+    await expect(store.write((tx) => tx.run('INSERT INTO missing VALUES (1)'))).rejects.toThrow();
+    await store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', ['kept']));
+    await store.close();
+    const reopened = await Store.open(path, { snapshotThresholdBytes: 1 << 20 });
+    expect(reopened.all('SELECT v FROM t')).toEqual([{ v: 'kept' }]);
+    await reopened.close();
+  });
+});
+
+describe('single-writer lock', () => {
+  let dir: { path: string; cleanup: () => Promise<void> };
+  beforeEach(async () => {
+    dir = await tempDir('repohost-lock-');
+  });
+  afterEach(() => dir.cleanup());
+
+  it('refuses a second holder, frees on release, and takes over a lock whose process is gone', async () => {
+    const db = join(dir.path, 'x.db');
+    const lock = await acquireLock(db);
+    await expect(acquireLock(db)).rejects.toBeInstanceOf(DatabaseLockedError);
+    await expect(acquireLock(db)).rejects.toThrow(`pid ${process.pid}`);
+    await lock.release();
+    expect(existsSync(lockPathOf(db))).toBe(false);
+
+    // A pid that no longer runs: a finished child's.
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
+    await writeFile(lockPathOf(db), JSON.stringify({ pid: Number(gone), host: (await import('node:os')).hostname() }));
+    const taken = await acquireLock(db);
+    expect(JSON.parse(await readFile(lockPathOf(db), 'utf8')).pid).toBe(process.pid);
+    await taken.release();
+
+    // Our own pid in a lock we do not hold (pids repeat across restarts in containers): stale too.
+    await writeFile(lockPathOf(db), JSON.stringify({ pid: process.pid }));
+    await (await acquireLock(db)).release();
+  });
+});
