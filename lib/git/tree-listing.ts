@@ -48,8 +48,15 @@ const isoTime = (seconds: string) => new Date(Number(seconds) * 1000).toISOStrin
 export class TreeListing {
   readonly #cache: LruCache<string, Map<string, FileEntry>>;
 
-  constructor(cacheSize = 512) {
+  readonly #narrowAfter: number;
+
+  /**
+   * @param cacheSize listings kept (LRU)
+   * @param narrowAfter commits a walk phase reads before it may restart narrowed to the unanswered entries
+   */
+  constructor(cacheSize = 512, narrowAfter = 16) {
     this.#cache = new LruCache(cacheSize);
+    this.#narrowAfter = narrowAfter;
   }
 
   /** Lists `folder` ('' for the top level) at `commit` (a full commit id) of the repository at `gitDir`. */
@@ -62,6 +69,7 @@ export class TreeListing {
     const entries = new Map<string, FileEntry>();
     for (const item of items) {
       const info = answers.get(item.name);
+      if (info && /^\d+$/.test(info.time)) info.time = isoTime(info.time);
       entries.set(item.name, {
         name: item.name,
         last_msg: info?.msg ?? '',
@@ -111,7 +119,7 @@ export class TreeListing {
       if (group) for (const entry of entries) group.add(entry);
       else parked.set(commit, entries);
     };
-    const step = async (start: string, startEntries: Set<string>) => {
+    const step = async (start: string, startEntries: Set<string>, narrowedPhase = false) => {
       const work: [string, Set<string>][] = [[start, startEntries]];
       while (work.length > 0) {
         const [commit, entries] = work.pop()!;
@@ -148,7 +156,9 @@ export class TreeListing {
         else if (blocks.length === 0) perParent = parents.map(() => new Set());
         else {
           objectIds ??= new ObjectIds(gitDir);
-          perParent = await matchBlocks(objectIds, commit, parents, blocks, folder);
+          perParent = narrowedPhase
+            ? await compareEntries(objectIds, commit, parents, entries, prefix)
+            : await matchBlocks(objectIds, commit, parents, blocks, folder);
         }
         const groups = new Map<number, Set<string>>();
         for (const entry of entries) {
@@ -165,64 +175,86 @@ export class TreeListing {
     };
 
     await step(tip, new Set(names));
-    if (answers.size >= total) return answers;
 
-    const args = ['log', '--full-history', '--parents', '-m', '--no-renames', '--name-only', '-z', '--no-decorate', '--no-color', '--format=%x01%H %P%x02%ct%x02%s', tip];
-    if (folder) args.push('--', folder);
-    const child: GitChild = spawnGit(args, { gitDir, env: LITERAL });
-    child.stdin.end();
-    const decoder = new StringDecoder('utf8');
-    let rest = '';
-    let current: WalkCommit | undefined;
-    let currentHash = '';
-    const finish = async () => {
-      if (!current) return;
-      const commit = current;
-      const hash = currentHash;
-      current = undefined;
-      commits.set(hash, commit);
-      const waiting = parked.get(hash);
-      if (waiting) {
-        parked.delete(hash);
-        await step(hash, waiting);
-      }
-    };
-    try {
-      for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
-        rest += decoder.write(chunk);
-        const tokens = rest.split('\0');
-        rest = tokens.pop() ?? '';
-        for (const token of tokens) {
-          const header = token.charCodeAt(0) === 1 ? HEADER_RE.exec(token) : null;
-          if (header && (expected.has(header[1]!) || header[1] === currentHash)) {
-            if (header[1] === currentHash && current) continue; // -m repeats the header per parent
-            await finish();
-            currentHash = header[1]!;
-            const parents = header[2] ? header[2].trim().split(' ') : [];
-            for (const parent of parents) expected.add(parent);
-            current = { info: { hash: currentHash, time: isoTime(header[3]!), msg: header[4]! }, parents, blocks: [] };
-            continue;
-          }
-          if (!current) continue;
-          let path = token;
-          if (path.startsWith('\n')) {
-            path = path.slice(1);
-            current.blocks.push(new Set());
-          }
-          const block = current.blocks[current.blocks.length - 1];
-          if (!block || !path.startsWith(prefix)) continue;
-          const relative = path.slice(prefix.length);
-          const slash = relative.indexOf('/');
-          block.add(slash < 0 ? relative : relative.slice(0, slash));
+    // Walk in phases: the first over the whole folder; once most entries are answered, restart from
+    // where the rest stand with a pathspec of just those entries, so git prunes (with Bloom filters,
+    // skips) everything else instead of printing every change of the folder.
+    let narrowed: string[] | null = null;
+    let tips = [tip];
+    while (answers.size < total && parked.size > 0) {
+      const unresolvedAtStart = total - answers.size;
+      commits.clear();
+      expected.clear();
+      for (const commit of tips) expected.add(commit);
+      const args = ['log', '--full-history', '--parents', '-m', '--no-renames', '--name-only', '-z', '--no-decorate', '--no-color', '--format=%x01%H %P%x02%ct%x02%s', ...tips, '--'];
+      if (narrowed) args.push(...narrowed.map((entry) => `${prefix}${entry}`));
+      else if (folder) args.push(folder);
+      const phase = { narrowed: narrowed !== null };
+      const child: GitChild = spawnGit(args, { gitDir, env: LITERAL });
+      child.stdin.end();
+      const decoder = new StringDecoder('utf8');
+      let rest = '';
+      let current: WalkCommit | undefined;
+      let currentHash = '';
+      let seen = 0;
+      let narrow = false;
+      const finish = async () => {
+        if (!current) return;
+        const commit = current;
+        const hash = currentHash;
+        current = undefined;
+        seen += 1;
+        commits.set(hash, commit);
+        const waiting = parked.get(hash);
+        if (waiting) {
+          parked.delete(hash);
+          await step(hash, waiting, phase.narrowed);
         }
-        if (answers.size >= total) break;
+        const remaining = total - answers.size;
+        if (seen >= this.#narrowAfter && remaining > 0 && remaining <= 256 && remaining < unresolvedAtStart && (!phase.narrowed || remaining * 2 <= unresolvedAtStart)) narrow = true;
+      };
+      try {
+        chunks: for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+          rest += decoder.write(chunk);
+          const tokens = rest.split('\0');
+          rest = tokens.pop() ?? '';
+          for (const token of tokens) {
+            const header = token.charCodeAt(0) === 1 ? HEADER_RE.exec(token) : null;
+            if (header && (expected.has(header[1]!) || header[1] === currentHash)) {
+              if (header[1] === currentHash && current) continue; // -m repeats the header per parent
+              await finish();
+              if (narrow || answers.size >= total) break chunks;
+              currentHash = header[1]!;
+              const parents = header[2] ? header[2].trim().split(' ') : [];
+              for (const parent of parents) expected.add(parent);
+              current = { info: { hash: currentHash, time: header[3]!, msg: header[4]! }, parents, blocks: [] };
+              continue;
+            }
+            if (!current) continue;
+            let path = token;
+            if (path.charCodeAt(0) === 10) {
+              path = path.slice(1);
+              current.blocks.push(new Set());
+            }
+            const block = current.blocks[current.blocks.length - 1];
+            if (!block || !path.startsWith(prefix)) continue;
+            const slash = path.indexOf('/', prefix.length);
+            block.add(slash < 0 ? path.slice(prefix.length) : path.slice(prefix.length, slash));
+          }
+        }
+        if (!narrow && answers.size < total) await finish();
+      } finally {
+        child.kill('SIGKILL');
+        await child.done.catch(() => {});
       }
-      if (answers.size < total) await finish();
-    } finally {
-      child.kill('SIGKILL');
-      objectIds?.close();
-      await child.done.catch(() => {});
+      if (!narrow) break;
+      const pending = new Set<string>();
+      for (const group of parked.values()) for (const entry of group) pending.add(entry);
+      narrowed = [...pending];
+      tips = [...parked.keys()];
     }
+    objectIds?.close();
+
     // Should not happen; kept so that a surprise in git's output degrades to slow, not wrong.
     for (const [commit, entries] of parked) {
       for (const entry of entries) {
@@ -249,6 +281,21 @@ async function matchBlocks(ids: ObjectIds, commit: string, parents: string[], bl
     const id = await ids.lookup(spec(parent));
     if (id === own && id !== '') result.push(new Set());
     else result.push(blocks[next++] ?? new Set());
+  }
+  return result;
+}
+
+/**
+ * In a narrowed phase the pathspec is a set of entries, so a missing -m block means "no change to
+ * those entries": compare each carried entry's object id in the merge and in each parent instead.
+ */
+async function compareEntries(ids: ObjectIds, commit: string, parents: string[], entries: Set<string>, prefix: string): Promise<Set<string>[]> {
+  const result: Set<string>[] = parents.map(() => new Set());
+  for (const entry of entries) {
+    const own = await ids.lookup(`${commit}:${prefix}${entry}`);
+    for (const [index, parent] of parents.entries()) {
+      if ((await ids.lookup(`${parent}:${prefix}${entry}`)) !== own || own === '') result[index]!.add(entry);
+    }
   }
   return result;
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitRepositories } from '../../lib/git/repositories.js';
 import { isLocalAddress } from '../../lib/git/import-guard.js';
+import { TreeListing } from '../../lib/git/tree-listing.js';
 import { buildTrickyHistory, sh } from './fixtures.js';
 
 let temp: string;
@@ -103,6 +104,19 @@ describe('GitRepositories', () => {
       }
     }
     for (const [index] of commits.entries()) await sh(bare, ['update-ref', '-d', `refs/heads/at/${index}`]);
+  });
+
+  it('gives the same answers when every walk narrows as early as it can, without a cache', async () => {
+    const commits = (await sh(work, ['rev-list', '--all'])).split('\n');
+    const bare = repos.pathOf('alice', 'tricky');
+    for (const commit of commits) {
+      for (const folder of ['', 'src', 'src/lib', 'docs']) {
+        const exists = await sh(work, ['cat-file', '-t', `${commit}:${folder}`]).catch(() => '');
+        if (exists !== 'tree') continue;
+        const eager = await new TreeListing(1, 1).list(bare, commit, folder);
+        expect(eager, `${commit}:${folder}`).toEqual(await expected(work, commit, folder));
+      }
+    }
   });
 
   it('answers not found for an unknown branch or path of a non-empty repository', async () => {

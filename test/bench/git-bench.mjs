@@ -1,0 +1,210 @@
+// Git benchmark: repohost's smart HTTP and file listing against plain git on the same machine, same run.
+// Run with `npm run bench:git` (builds first). Options: BENCH_COMMITS (default 20000), BENCH_RUNS (default 3).
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createRepoHost } from '../../dist/index.js';
+
+const COMMITS = Number(process.env.BENCH_COMMITS ?? 20_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const MODULES = 20; // src/mNN/sNN/fNN.txt: 20 x 10 x 10 = 2,000 files
+const FILES = MODULES * 10 * 10;
+
+const env = { PATH: process.env.PATH ?? '', HOME: tmpdir(), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', LANG: 'C' };
+
+/** Runs git; resolves with stdout byte count (output is discarded, as a client would write it to disk). */
+function git(args, { cwd, input } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let bytes = 0;
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (bytes += chunk.length));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(bytes) : reject(new Error(`git ${args.join(' ')}: ${code}\n${stderr}`))));
+    if (input) {
+      (async () => {
+        for await (const piece of input) if (!child.stdin.write(piece)) await new Promise((r) => child.stdin.once('drain', r));
+        child.stdin.end();
+      })().catch(reject);
+    } else child.stdin.end();
+  });
+}
+
+async function timed(fn) {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const ms = (value) => `${value.toFixed(1)} ms`;
+
+/** A deterministic fast-import stream: one commit adding 2,000 files, then small edits, a merge every 200 commits. */
+function* fastImport() {
+  let seed = 42;
+  const random = (n) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+  const path = (i) => `src/m${String(Math.floor(i / 100)).padStart(2, '0')}/s${Math.floor(i / 10) % 10}/f${i % 10}.txt`;
+  const body = (i, version) => `file ${i} version ${version}\n${'lorem ipsum dolor sit amet '.repeat(4 + (i % 7))}\n`;
+  const data = (text) => `data ${Buffer.byteLength(text)}\n${text}\n`;
+  let time = 1_600_000_000;
+  let mark = 0;
+  const commit = (ref, message, changes, from, merge) => {
+    mark += 1;
+    time += 60;
+    let out = `commit ${ref}\nmark :${mark}\ncommitter Bench <bench@example.com> ${time} +0000\n${data(message)}`;
+    if (from) out += `from :${from}\n`;
+    if (merge) out += `merge :${merge}\n`;
+    for (const [file, text] of changes) out += `M 100644 inline ${file}\n${data(text)}`;
+    return out;
+  };
+  const initial = [['README.md', '# bench\n'], ['LICENSE', 'MIT\n']];
+  for (let i = 0; i < FILES; i++) initial.push([path(i), body(i, 0)]);
+  yield commit('refs/heads/main', 'Initial import', initial);
+  let main = mark;
+  let made = 1;
+  while (made < COMMITS) {
+    if (made % 200 === 199 && made + 4 <= COMMITS) {
+      // A side branch of three commits merged back (no-ff): exercises -m blocks in the walk.
+      let side = main;
+      for (let k = 0; k < 3; k++) {
+        const i = random(FILES);
+        yield commit('refs/heads/side', `side change ${made} ${k}`, [[path(i), body(i, made)]], side);
+        side = mark;
+        made += 1;
+      }
+      const i = random(FILES);
+      yield commit('refs/heads/main', `main change ${made}`, [[path(i), body(i, made)]], main);
+      main = mark;
+      yield commit('refs/heads/main', `Merge side ${made}`, [], main, side);
+      main = mark;
+      made += 2;
+      continue;
+    }
+    const changes = [];
+    for (let n = 1 + random(3); n > 0; n--) {
+      const i = random(FILES);
+      changes.push([path(i), body(i, made)]);
+    }
+    if (made % 1000 === 0) changes.push(['README.md', `# bench\nrevision ${made}\n`]);
+    yield commit('refs/heads/main', `change ${made}`, changes, main);
+    main = mark;
+    made += 1;
+  }
+  yield 'done\n';
+}
+
+async function waitFor(path, timeoutMs) {
+  const until = Date.now() + timeoutMs;
+  while (!existsSync(path) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+  return existsSync(path);
+}
+
+async function main() {
+  const temp = await mkdtemp(join(tmpdir(), 'repohost-bench-'));
+  const source = join(temp, 'source.git');
+  const hosts = [];
+  try {
+    console.log(`building a synthetic repository: ${COMMITS} commits, ${FILES} files in nested folders ...`);
+    const built = await timed(async () => {
+      await git(['init', '-q', '--bare', '-b', 'main', source]);
+      await git(['--git-dir', source, 'fast-import', '--quiet'], { input: fastImport() });
+      await git(['--git-dir', source, 'repack', '-adq']);
+      await git(['--git-dir', source, 'branch', '-D', 'side']);
+    });
+    const count = (await new Promise((resolve) => {
+      const child = spawn('git', ['--git-dir', source, 'rev-list', '--count', 'main'], { env });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.on('close', () => resolve(out.trim()));
+    }));
+    console.log(`  built in ${ms(built)}; main has ${count} commits`);
+
+    const host = await createRepoHost({ port: 0, dbPath: ':memory:', bcryptCost: 4, allowLocalImport: true });
+    hosts.push(host);
+    await host.admin.createUser({ username: 'bench', email: 'bench@example.com', password: 'password123' });
+    const token = await host.admin.createToken('bench');
+    const authed = (name) => {
+      const url = new URL(`${host.url}/bench/${name}.git`);
+      url.username = 'bench';
+      url.password = token;
+      return url.toString();
+    };
+
+    // Push: the same history to a fresh local bare repository vs a fresh repohost repository.
+    const pushLocal = [];
+    const pushHost = [];
+    for (let run = 0; run < RUNS; run++) {
+      const local = join(temp, `push-${run}.git`);
+      await git(['init', '-q', '--bare', local]);
+      pushLocal.push(await timed(() => git(['--git-dir', source, 'push', '-q', local, 'main'])));
+      await host.admin.createRepo({ owner: 'bench', name: `push-${run}` });
+      pushHost.push(await timed(() => git(['--git-dir', source, 'push', '-q', authed(`push-${run}`), 'main'])));
+    }
+
+    // Clone: the same bare repository with --no-local vs through repohost (both --bare: transport, not checkout).
+    const repoDir = join(host.options.dataDir, 'repositories', 'bench', 'push-0.git');
+    await waitFor(join(repoDir, 'objects', 'info', 'commit-graph'), 120_000);
+    const cloneLocal = [];
+    const cloneHost = [];
+    for (let run = 0; run < RUNS; run++) {
+      const a = join(temp, `clone-local-${run}.git`);
+      const b = join(temp, `clone-host-${run}.git`);
+      cloneLocal.push(await timed(() => git(['clone', '-q', '--bare', '--no-local', repoDir, a])));
+      cloneHost.push(await timed(() => git(['clone', '-q', '--bare', `${host.url}/bench/push-0.git`, b])));
+      await rm(a, { recursive: true, force: true });
+      await rm(b, { recursive: true, force: true });
+    }
+
+    // Listing vs one `git log --name-only` walk of the branch.
+    const walks = [];
+    for (let run = 0; run < RUNS; run++) walks.push(await timed(() => git(['--git-dir', repoDir, 'log', '--name-only', '--format=%H %s', 'main'])));
+    const repo = await (await fetch(`${host.url}/api/v1/repos/bench/push-0`)).json();
+    const list = async (branch, path) => {
+      const query = new URLSearchParams({ branch, ...(path ? { path } : {}) });
+      const response = await fetch(`${host.url}/api/v1/repos/${repo.id}/tree/files?${query}`);
+      const body = await response.json();
+      if (!body.success) throw new Error(`listing failed: ${JSON.stringify(body)}`);
+      return body.result;
+    };
+    // Cold listings: each branch points to a different commit, so nothing is cached yet.
+    const coldTop = [];
+    const coldSub = [];
+    for (let run = 0; run < RUNS; run++) {
+      const branch = `cold-${run}`;
+      await git(['--git-dir', repoDir, 'branch', branch, `main~${run * 7}`]);
+      coldTop.push(await timed(() => list(branch, '')));
+      coldSub.push(await timed(() => list(branch, 'src/m07/s3')));
+    }
+    const entries = await list('main', '');
+    const warm = [];
+    for (let run = 0; run < 20; run++) warm.push(await timed(() => list('main', '')));
+    const warmSub = [];
+    await list('main', 'src/m07/s3');
+    for (let run = 0; run < 20; run++) warmSub.push(await timed(() => list('main', 'src/m07/s3')));
+
+    const row = (label, value, base, target) => {
+      const ratio = base ? ` = ${(value / base).toFixed(2)}x` : '';
+      console.log(`  ${label.padEnd(46)} ${ms(value).padStart(11)}${ratio}${target ? `   (target ${target})` : ''}`);
+    };
+    console.log(`\nresults (median of ${RUNS} runs; git ${(await new Promise((r) => { const c = spawn('git', ['--version'], { env }); let o = ''; c.stdout.on('data', (d) => (o += d)); c.on('close', () => r(o.trim())); }))}, node ${process.version})`);
+    row('push: git push to a local bare repository', median(pushLocal));
+    row('push: git push through repohost', median(pushHost), median(pushLocal), '<= 1.1x');
+    row('clone: git clone --bare --no-local', median(cloneLocal));
+    row('clone: git clone --bare through repohost', median(cloneHost), median(cloneLocal), '<= 1.1x');
+    row('walk: git log --name-only main', median(walks));
+    row(`listing cold, top level (${entries.length} entries)`, median(coldTop), median(walks), '<= 2x');
+    row('listing cold, src/m07/s3 (10 entries)', median(coldSub), median(walks));
+    row('listing warm, top level (HTTP round trip)', median(warm), undefined, '<= 50 ms');
+    row('listing warm, src/m07/s3 (HTTP round trip)', median(warmSub), undefined, '<= 50 ms');
+  } finally {
+    for (const host of hosts) await host.close();
+    if (process.env.BENCH_KEEP) console.log(`kept ${temp}`);
+    else await rm(temp, { recursive: true, force: true });
+  }
+}
+
+await main();
