@@ -46,7 +46,9 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
         const viewer = await currentUser(ctx, event).catch(() => undefined);
         return new Response(notFoundView(viewer), { status, headers: { 'content-type': 'text/html; charset=utf-8' } });
       }
-      return Response.json(body, { status, headers: { 'cache-control': 'no-store' } });
+      // After a 413 the rest of the body is unread: close the connection instead of reading it for keep-alive.
+      const headers: Record<string, string> = status === 413 ? { 'cache-control': 'no-store', connection: 'close' } : { 'cache-control': 'no-store' };
+      return Response.json(body, { status, headers });
     },
   });
   mountUserRoutes(app, ctx);

@@ -15,7 +15,9 @@ export async function readLimitedText(event: H3Event, limit: number): Promise<st
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      await reader.cancel().catch(() => undefined);
+      // Stop reading but leave the request alone: cancelling destroys the socket under the pending response
+      // (listhen's shutdown hook then throws on it, outside any handler). The 413 closes the connection.
+      reader.releaseLock();
       throw tooLarge(`request body must be at most ${limit} bytes`);
     }
     chunks.push(value);
@@ -54,9 +56,18 @@ export function parseJsonObject(text: string, message: string): Record<string, u
   return value as Record<string, unknown>;
 }
 
-/** A decoded path segment; a missing one is a route that does not exist. */
+/**
+ * A fully decoded path segment (`%2F` included: h3's own decoding keeps separators encoded, which would
+ * make a branch such as `topic/x` unreachable); a missing or badly encoded one is a route that does not exist.
+ */
 export function pathParam(event: H3Event, name: string): string {
-  const value = getRouterParam(event, name, { decode: true });
+  const raw = getRouterParam(event, name);
+  let value: string | undefined;
+  try {
+    value = raw === undefined ? undefined : decodeURIComponent(raw);
+  } catch {
+    throw notFound('Not found');
+  }
   if (value === undefined || value === '') throw notFound('Not found');
   return value;
 }

@@ -1,9 +1,11 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
 import { bearer, cookie, http, startHost } from '../helpers/host.js';
-import { expectError, expectShape, getBytes, jpegBytes, newUser, pngBytes, uploadAvatar, USER_SUMMARY, type MultipartPart, type TestUser } from '../helpers/api.js';
+import { expectError, expectShape, getBytes, jpegBytes, multipart, newUser, pngBytes, uploadAvatar, USER_SUMMARY, type MultipartPart, type TestUser } from '../helpers/api.js';
 
 const MAX_AVATAR = 4096;
 
@@ -69,6 +71,23 @@ describe('POST /api/v1/users/avatar (spec §4.1 endpoint 17)', () => {
       const huge = Buffer.concat([pngBytes(), Buffer.alloc(3 * 1024 * 1024)]);
       expectError(await uploadAvatar(host, bearer(alice.token), png(huge)), 413);
       expect(await avatarFiles()).toEqual(before);
+    });
+
+    it('answers 413 to an oversized upload streamed without a length, and keeps serving', async () => {
+      const before = await avatarFiles();
+      const { body, contentType } = multipart(png(Buffer.concat([pngBytes(), Buffer.alloc(2 * 1024 * 1024)])));
+      async function* chunks() {
+        for (let offset = 0; offset < body.length; offset += 64 * 1024) yield body.subarray(offset, offset + 64 * 1024);
+      }
+      const response = await request(`${host.url}/api/v1/users/avatar`, {
+        method: 'POST',
+        headers: { ...bearer(alice.token), 'content-type': contentType },
+        body: Readable.from(chunks()),
+      });
+      expect(response.statusCode).toBe(413);
+      expect(JSON.parse(await response.body.text())).toMatchObject({ success: false });
+      expect(await avatarFiles()).toEqual(before);
+      expect((await http(`${host.url}/api/v1/me`, { headers: bearer(alice.token) })).status).toBe(200);
     });
 
     it('answers 400 when the file part named file is missing', async () => {

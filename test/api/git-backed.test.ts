@@ -18,7 +18,7 @@ describe('counts and file listings (spec §4.1 endpoints 13-15)', () => {
     bob = await newUser(host, 'bob');
     empty = await newRepo(host, alice, 'empty');
     pushed = await newRepo(host, alice, 'pushed');
-    commits = await pushTwoBranches(host, 'alice', alice.token, 'pushed');
+    commits = await pushTwoBranches(host, 'alice', alice.token, 'pushed', ['topic/nested', 'ünï-branch']);
   });
   afterAll(() => host?.close());
 
@@ -34,7 +34,7 @@ describe('counts and file listings (spec §4.1 endpoints 13-15)', () => {
       for (const headers of [cookie(alice.session), cookie(bob.session), bearer(bob.token)]) {
         const result = await http(`${host.url}/api/v1/alice/pushed/branches/count`, { headers });
         expect(result.status).toBe(200);
-        expect(result.json).toEqual({ success: true, result: 2 });
+        expect(result.json).toEqual({ success: true, result: 4 });
       }
     });
 
@@ -60,6 +60,15 @@ describe('counts and file listings (spec §4.1 endpoints 13-15)', () => {
       const feature = await http(`${host.url}/api/v1/alice/pushed/feature/commits/count`, { headers: bearer(alice.token) });
       expect(main.json).toEqual({ success: true, result: 1 });
       expect(feature.json).toEqual({ success: true, result: 2 });
+    });
+
+    it('takes a branch name with a slash or non-ASCII letters as one percent-encoded segment', async () => {
+      for (const branch of ['topic/nested', 'ünï-branch']) {
+        const result = await http(`${host.url}/api/v1/alice/pushed/${encodeURIComponent(branch)}/commits/count`, { headers: cookie(alice.session) });
+        expect(result.json, branch).toEqual({ success: true, result: 1 });
+        const files = await http(`${host.url}/api/v1/repos/${pushed.id}/tree/files?branch=${encodeURIComponent(branch)}`);
+        expect(files.json.result.map((entry: { name: string }) => entry.name), branch).toEqual(['README.md']);
+      }
     });
 
     it('answers 0 for an unknown branch of a repository with commits', async () => {
@@ -101,6 +110,23 @@ describe('counts and file listings (spec §4.1 endpoints 13-15)', () => {
       expect(byName['README.md']).toMatchObject({ last_msg: 'Initial commit', last_hash: commits.main, size: String('# pushed\n'.length) });
       const main = await http(`${host.url}/api/v1/repos/${pushed.id}/tree/files?branch=main`);
       expect(main.json.result.map((entry: { name: string }) => entry.name)).toEqual(['README.md']);
+    });
+
+    it('answers 404 for a branch that does not exist in a repository with commits', async () => {
+      // Chosen where the spec is silent: an empty repository lists nothing on any branch (success, []),
+      // but a repository with branches answers 404 `branch not found` for a name that is none of them.
+      expectError(await http(`${host.url}/api/v1/repos/${pushed.id}/tree/files?branch=nope`), 404, 'not found');
+      const inEmpty = await http(`${host.url}/api/v1/repos/${empty.id}/tree/files?branch=nope`);
+      expect(inEmpty.json).toEqual({ success: true, result: [] });
+    });
+
+    it('never answers 500 for hostile folder paths, and never lists outside the tree', async () => {
+      for (const path of ['..', '../..', '/etc', '%2e%2e', 'README.md/..', 'a\u0000b', 'feature.txt', 'x'.repeat(5000)]) {
+        const result = await http(`${host.url}/api/v1/repos/${pushed.id}/tree/files?branch=feature&path=${encodeURIComponent(path)}`);
+        expect(result.status, path).toBeLessThan(500);
+        expect(typeof result.json?.success, path).toBe('boolean');
+        expect(result.text, path).not.toContain('passwd');
+      }
     });
 
     it('is the same for the owner, another user and an anonymous caller', async () => {

@@ -25,9 +25,10 @@ export interface SeededBranches {
 
 /**
  * Pushes two branches to `owner/repo` over smart HTTP with the real git CLI, authenticated with HTTP Basic
- * (username + API token): `main` with one commit (README.md) and `feature` one commit ahead (feature.txt).
+ * (username + API token): `main` with one commit (README.md) and `feature` one commit ahead (feature.txt);
+ * `extraBranchesAtMain` are pushed too, pointing at `main`.
  */
-export async function pushTwoBranches(host: RepoHost, owner: string, token: string, repo: string): Promise<SeededBranches> {
+export async function pushTwoBranches(host: RepoHost, owner: string, token: string, repo: string, extraBranchesAtMain: string[] = []): Promise<SeededBranches> {
   const work = await tempDir('repohost-push-');
   try {
     const dir = work.path;
@@ -36,6 +37,7 @@ export async function pushTwoBranches(host: RepoHost, owner: string, token: stri
     await git(dir, ['add', 'README.md'], dir);
     await git(dir, ['commit', '-q', '-m', 'Initial commit'], dir);
     const main = await git(dir, ['rev-parse', 'HEAD'], dir);
+    for (const branch of extraBranchesAtMain) await git(dir, ['branch', branch], dir);
     await git(dir, ['checkout', '-q', '-b', 'feature'], dir);
     await writeFile(join(dir, 'feature.txt'), 'a feature\n');
     await git(dir, ['add', 'feature.txt'], dir);
@@ -44,7 +46,7 @@ export async function pushTwoBranches(host: RepoHost, owner: string, token: stri
     const remote = new URL(`${host.url}/${owner}/${repo}.git`);
     remote.username = owner;
     remote.password = token;
-    await git(dir, ['push', '-q', remote.toString(), 'main', 'feature'], dir);
+    await git(dir, ['push', '-q', remote.toString(), 'main', 'feature', ...extraBranchesAtMain], dir);
     return { main, feature };
   } finally {
     await work.cleanup();
