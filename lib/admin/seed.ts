@@ -42,12 +42,15 @@ async function commitFolder(gitDir: string, dir: string, branch: string, message
   }
 }
 
-async function importAll(gitDir: string, source: string): Promise<void> {
+/** Fetches every branch and tag; returns the branch the source's HEAD names, if it tells. */
+async function importAll(gitDir: string, source: string): Promise<string | undefined> {
   // No '+': an existing branch only moves forward; the import never rewrites history that is already here.
   await runGit(['fetch', '--quiet', '--update-head-ok', '--', source, 'refs/heads/*:refs/heads/*', 'refs/tags/*:refs/tags/*'], {
     gitDir,
     timeoutMs: IMPORT_TIMEOUT_MS,
   });
+  const remoteHead = await runGit(['ls-remote', '--symref', '--', source, 'HEAD'], { gitDir, timeoutMs: IMPORT_TIMEOUT_MS }).catch(() => undefined);
+  return /^ref: (refs\/heads\/\S+)\tHEAD$/m.exec(remoteHead?.stdout.toString('utf8') ?? '')?.[1];
 }
 
 /**
@@ -65,6 +68,7 @@ export async function seedRepository(ctx: AppContext, input: AdminSeedInput): Pr
   const gitDir = git.pathOf(repo.owner_name, repo.name);
   const before = await git.refsOf(repo.owner_name, repo.name);
   const branch = await git.headBranch(repo.owner_name, repo.name);
+  let sourceHead: string | undefined;
   try {
     if (input.from === undefined || input.from === '') {
       const scratch = await mkdtemp(join(tmpdir(), 'repohost-readme-'));
@@ -76,11 +80,11 @@ export async function seedRepository(ctx: AppContext, input: AdminSeedInput): Pr
         await rm(scratch, { recursive: true, force: true });
       }
     } else if (looksLikeGitUrl(input.from)) {
-      await importAll(gitDir, input.from);
+      sourceHead = await importAll(gitDir, input.from);
     } else {
       const dir = resolve(input.from);
       if (!(await isDirectory(dir))) throw invalid(`--from ${input.from}: not a directory or git URL`);
-      if (await isGitRepository(dir)) await importAll(gitDir, dir);
+      if (await isGitRepository(dir)) sourceHead = await importAll(gitDir, dir);
       else await commitFolder(gitDir, dir, branch, 'Initial commit');
     }
   } catch (error) {
@@ -88,6 +92,10 @@ export async function seedRepository(ctx: AppContext, input: AdminSeedInput): Pr
     throw error;
   }
   const changes = diffRefs(before, await git.refsOf(repo.owner_name, repo.name));
+  // Into a repository without branches the source's default branch goes first: HEAD and the recorded
+  // default branch both follow the first branch of a push.
+  const hadBranches = [...before.keys()].some((ref) => ref.startsWith('refs/heads/'));
+  if (!hadBranches && sourceHead) changes.sort((a, b) => Number(b.ref === sourceHead) - Number(a.ref === sourceHead));
   await git.afterPush(repo.owner_name, repo.name, changes);
   await ctx.repos.recordPush(repo, changes);
   const current = ctx.repos.findByName(owner.username, repo.name)!;
