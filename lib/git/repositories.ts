@@ -1,4 +1,4 @@
-import { access, mkdir, rename, rm } from 'node:fs/promises';
+import { access, mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { conflict, invalid, notFound } from '../errors.js';
 import { checkImportSource } from './import-guard.js';
@@ -217,8 +217,8 @@ export class GitRepositories {
   async serveHttp(owner: string, name: string, request: SmartHttpRequest, options: ServeGitOptions = {}): Promise<Response> {
     const path = await this.#existing(owner, name);
     return serveSmartHttp(path, request, {
-      onPushed: async (changes) => {
-        await this.#fixHead(path, changes).catch(() => {});
+      onPushed: async (changes, refsAfter) => {
+        await this.#fixHead(path, changes, refsAfter).catch(() => {});
         this.#maintenance.schedule(path);
         await options.onPushed?.(changes);
       },
@@ -252,10 +252,11 @@ export class GitRepositories {
     return stdout.length > 0;
   }
 
-  async #fixHead(gitDir: string, changes: RefChange[]): Promise<void> {
-    const { stdout } = await runGit(['symbolic-ref', '-q', 'HEAD'], { gitDir }).catch(() => ({ stdout: Buffer.alloc(0) }));
-    const head = stdout.toString('utf8').trim();
-    const refs = await readRefs(gitDir);
+  async #fixHead(gitDir: string, changes: RefChange[], knownRefs?: Map<string, string>): Promise<void> {
+    // HEAD of a bare repository we created is always a symbolic ref file; reading it saves a git run per push.
+    const headFile = await readFile(`${gitDir}/HEAD`, 'utf8').catch(() => '');
+    const head = /^ref: (\S+)\s*$/.exec(headFile)?.[1] ?? '';
+    const refs = knownRefs ?? (await readRefs(gitDir));
     if (head && refs.has(head)) return;
     const pushed = changes.find((change) => change.ref.startsWith('refs/heads/') && refs.has(change.ref));
     const target = pushed?.ref ?? (refs.has('refs/heads/main') ? 'refs/heads/main' : [...refs.keys()].find((ref) => ref.startsWith('refs/heads/')));

@@ -22,7 +22,7 @@ export interface SmartHttpRequest {
 
 export interface SmartHttpOptions {
   /** Called once after a successful receive-pack with the refs it changed, before the response ends. */
-  onPushed?: (changes: RefChange[]) => void | Promise<void>;
+  onPushed?: (changes: RefChange[], refsAfter: Map<string, string>) => void | Promise<void>;
 }
 
 const SERVICES: readonly string[] = ['git-upload-pack', 'git-receive-pack'];
@@ -119,8 +119,9 @@ export async function serveSmartHttp(gitDir: string, request: SmartHttpRequest, 
     child.done.then(
       async () => {
         try {
-          const changes = diffRefs(before, await readRefs(gitDir));
-          if (changes.length > 0) await options.onPushed?.(changes);
+          const after = await readRefs(gitDir);
+          const changes = diffRefs(before, after);
+          if (changes.length > 0) await options.onPushed?.(changes, after);
         } finally {
           pass.end();
         }

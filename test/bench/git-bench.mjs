@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { createRepoHost } from '../../dist/index.js';
 
 const COMMITS = Number(process.env.BENCH_COMMITS ?? 20_000);
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const MODULES = 20; // src/mNN/sNN/fNN.txt: 20 x 10 x 10 = 2,000 files
 const FILES = MODULES * 10 * 10;
 
@@ -140,9 +140,15 @@ async function main() {
     for (let run = 0; run < RUNS; run++) {
       const local = join(temp, `push-${run}.git`);
       await git(['init', '-q', '--bare', local]);
-      pushLocal.push(await timed(() => git(['--git-dir', source, 'push', '-q', local, 'main'])));
       await host.admin.createRepo({ owner: 'bench', name: `push-${run}` });
-      pushHost.push(await timed(() => git(['--git-dir', source, 'push', '-q', authed(`push-${run}`), 'main'])));
+      const pushes = [
+        async () => pushLocal.push(await timed(() => git(['--git-dir', source, 'push', '-q', local, 'main']))),
+        async () => pushHost.push(await timed(() => git(['--git-dir', source, 'push', '-q', authed(`push-${run}`), 'main']))),
+      ];
+      // Alternate which goes first, and let the host's background commit-graph job finish before the next
+      // measurement so neither side pays for it.
+      for (const push of run % 2 ? pushes.reverse() : pushes) await push();
+      await waitFor(join(host.options.dataDir, 'repositories', 'bench', `push-${run}.git`, 'objects', 'info', 'commit-graph'), 120_000);
     }
 
     // Clone: the same bare repository with --no-local vs through repohost (both --bare: transport, not checkout).
@@ -153,8 +159,11 @@ async function main() {
     for (let run = 0; run < RUNS; run++) {
       const a = join(temp, `clone-local-${run}.git`);
       const b = join(temp, `clone-host-${run}.git`);
-      cloneLocal.push(await timed(() => git(['clone', '-q', '--bare', '--no-local', repoDir, a])));
-      cloneHost.push(await timed(() => git(['clone', '-q', '--bare', `${host.url}/bench/push-0.git`, b])));
+      const clones = [
+        async () => cloneLocal.push(await timed(() => git(['clone', '-q', '--bare', '--no-local', repoDir, a]))),
+        async () => cloneHost.push(await timed(() => git(['clone', '-q', '--bare', `${host.url}/bench/push-0.git`, b]))),
+      ];
+      for (const clone of run % 2 ? clones.reverse() : clones) await clone();
       await rm(a, { recursive: true, force: true });
       await rm(b, { recursive: true, force: true });
     }
