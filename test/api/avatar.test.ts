@@ -125,9 +125,12 @@ describe('POST /api/v1/users/avatar (spec §4.1 endpoint 17)', () => {
       const bytes = pngBytes(3);
       const result = await uploadAvatar(host, bearer(alice.token), png(bytes));
       expect(result.status).toBe(200);
+      // Chosen where the spec is silent: success true plus the updated user summary.
       expect(result.json.success).toBe(true);
+      expectShape(result.json, USER_SUMMARY);
       const summary = await me(alice);
       expectShape(summary, USER_SUMMARY);
+      expect(result.json.avatar).toBe(summary.avatar);
       const image = await http(summary.avatar);
       expect(image.status).toBe(200);
       expect(String(image.headers['content-type'])).toBe('image/png');

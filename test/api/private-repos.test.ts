@@ -71,6 +71,8 @@ describe('private repositories are hidden (404) from everybody but their owner',
       json: () => ({ run_id: 'probe', repo_id: String(hidden.id), commit_hash: 'abcdef0', branch: 'main', status: 'running' }),
     },
     { name: 'repository web page', method: 'GET', path: () => `/alice/hidden` },
+    { name: 'branch list (extra)', method: 'GET', path: () => `${base()}/branches` },
+    { name: 'CI runs (extra)', method: 'GET', path: () => `${base()}/ci/runs` },
   ];
 
   const send = (call: Call, headers: Record<string, string>): Promise<HttpResult> =>
