@@ -3,7 +3,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { notFound, tooLarge, unsupported } from '../errors.js';
 import type { Store } from '../store/database.js';
-import { setAvatarFile, type UserRow } from '../store/queries/users.js';
+import { setAvatarFile, userById, type UserRow } from '../store/queries/users.js';
 
 export interface ImageType {
   extension: string;
@@ -52,15 +52,22 @@ export class AvatarService {
     const fileName = `${user.id}-${randomBytes(8).toString('hex')}.${type.extension}`;
     const temp = join(this.dir, `.${fileName}.tmp`);
     await writeFile(temp, bytes);
+    let previous: string | null | undefined;
     try {
       await rename(temp, join(this.dir, fileName));
-      await this.store.write((tx) => setAvatarFile(tx, user.id, fileName));
+      // The file replaced is the one current when this write commits, not the one the request started with:
+      // with concurrent uploads, the latter would leave every other upload's file behind.
+      previous = await this.store.write((tx) => {
+        const current = userById(tx, user.id)?.avatar_file;
+        setAvatarFile(tx, user.id, fileName);
+        return current;
+      });
     } catch (error) {
       await rm(temp, { force: true });
       await rm(join(this.dir, fileName), { force: true });
       throw error;
     }
-    if (user.avatar_file && AVATAR_FILE.test(user.avatar_file)) await rm(join(this.dir, user.avatar_file), { force: true });
+    if (previous && AVATAR_FILE.test(previous)) await rm(join(this.dir, previous), { force: true });
     return fileName;
   }
 

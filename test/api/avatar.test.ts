@@ -172,6 +172,17 @@ describe('POST /api/v1/users/avatar (spec §4.1 endpoint 17)', () => {
       expect(avatar).not.toContain('evil');
       expect((await getBytes(avatar)).bytes).toEqual(bytes);
       expect(await avatarFiles()).toHaveLength(2);
+      expect((await avatarFiles()).some((name) => name.includes('evil'))).toBe(false);
+    });
+
+    it('keeps exactly one file per user when uploads race', async () => {
+      const carol = await newUser(host, 'carol');
+      const others = (await avatarFiles()).length;
+      const uploads = await Promise.all(Array.from({ length: 6 }, (_, i) => uploadAvatar(host, bearer(carol.token), png(pngBytes(10 + i)))));
+      for (const upload of uploads) expect(upload.status).toBe(200);
+      expect(await avatarFiles()).toHaveLength(others + 1);
+      const image = await getBytes((await me(carol)).avatar);
+      expect(image.status).toBe(200);
     });
 
     it('accepts an image exactly at the size limit', async () => {
