@@ -90,6 +90,39 @@ describe('counts and file listings (spec §4.1 endpoints 13-15)', () => {
     });
   });
 
+  describe('POST /new with a clone_url', () => {
+    it('imports every branch of a public repository; counts and listings then answer for it', async () => {
+      const result = await http(`${host.url}/new`, {
+        headers: cookie(bob.session),
+        form: { name: 'imported', description: 'copy', clone_url: `${host.url}/alice/pushed.git`, repo_visibility: 'public', no_redirect: '1' },
+      });
+      expect(result.status).toBe(200);
+      expect(result.text).toBe('ok');
+      const repo = await http(`${host.url}/api/v1/repos/bob/imported`);
+      expect(repo.json).toMatchObject({ name: 'imported', user_name: 'bob' });
+      expect((await http(`${host.url}/api/v1/bob/imported/branches/count`, { headers: cookie(bob.session) })).json).toEqual({ success: true, result: 4 });
+      expect((await http(`${host.url}/api/v1/bob/imported/feature/commits/count`, { headers: cookie(bob.session) })).json).toEqual({ success: true, result: 2 });
+      const files = await http(`${host.url}/api/v1/repos/${repo.json.id}/tree/files?branch=feature`);
+      expect(files.json.result.map((entry: { name: string }) => entry.name).sort()).toEqual(['README.md', 'feature.txt']);
+      const pull = await http(`${host.url}/api/v1/repos/bob/imported/pulls`, { headers: bearer(bob.token), form: { title: 'from import', head: 'feature', base: 'main' } });
+      expect(pull.status).toBe(200);
+    });
+
+    it('answers 4xx and creates nothing when the source cannot be cloned', async () => {
+      await newRepo(host, alice, 'private-source', 'private');
+      for (const clone_url of [`${host.url}/alice/private-source.git`, `${host.url}/alice/never.git`, 'http://127.0.0.1:1/none.git']) {
+        const result = await http(`${host.url}/new`, { headers: cookie(bob.session), form: { name: 'failed-import', clone_url, no_redirect: '1' } });
+        expect(result.status, clone_url).toBeGreaterThanOrEqual(400);
+        expect(result.status, clone_url).toBeLessThan(500);
+        expect(result.json).toMatchObject({ success: false });
+        expect((await http(`${host.url}/api/v1/repos/bob/failed-import`, { headers: cookie(bob.session) })).status).toBe(404);
+      }
+      // The name is free again after a failed import.
+      const retry = await http(`${host.url}/new`, { headers: cookie(bob.session), form: { name: 'failed-import', no_redirect: '1' } });
+      expect(retry.text).toBe('ok');
+    });
+  });
+
   describe('GET /api/v1/repos/:repo_id_str/tree/files', () => {
     it('answers success true and an empty list for a repository without commits', async () => {
       const result = await http(`${host.url}/api/v1/repos/${empty.id}/tree/files?branch=main`);

@@ -44,6 +44,11 @@ describe('unknown routes and hostile input', () => {
       expect(Object.keys(result.json).sort()).toEqual(['message', 'success']);
     });
 
+    it('answers JSON under /api/ even to a browser asking for HTML', async () => {
+      const result = await http(`${host.url}/api/v1/nope`, { headers: { accept: 'text/html,application/xhtml+xml' } });
+      expectError(result, 404);
+    });
+
     it('answers wrong methods on known paths with a 4xx JSON error', async () => {
       for (const [method, path] of [
         ['DELETE', '/api/v1/me'],

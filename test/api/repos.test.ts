@@ -58,6 +58,23 @@ describe('repositories API (spec §4.1 endpoints 4, 11, 12)', () => {
       expect(result.json).toMatchObject({ id: project.id, user_name: 'alice' });
     });
 
+    it('finds a repository whatever the case of its name and answers with the stored spelling', async () => {
+      const { id } = await newRepo(host, alice, 'CamelCase');
+      const result = await http(`${host.url}/api/v1/repos/alice/camelcase`);
+      expect(result.status).toBe(200);
+      expect(result.json).toMatchObject({ id, name: 'CamelCase', user_name: 'alice' });
+    });
+
+    it('handles names with dots, dashes and underscores on every name-based endpoint', async () => {
+      const { id } = await newRepo(host, alice, 'my.repo_x-1');
+      expect((await http(`${host.url}/api/v1/repos/alice/my.repo_x-1`)).json.id).toBe(id);
+      expect((await http(`${host.url}/api/v1/repos/alice/my.repo_x-1/issues`, { headers: bearer(bob.token), form: { title: 'dotted' } })).status).toBe(200);
+      expect((await http(`${host.url}/api/v1/repos/alice/my.repo_x-1/issues`)).json).toHaveLength(1);
+      expect((await http(`${host.url}/api/v1/alice/my.repo_x-1/issues/count`, { headers: cookie(bob.session) })).json).toEqual({ success: true, result: 1 });
+      expect((await http(`${host.url}/api/v1/alice/my.repo_x-1/branches/count`, { headers: cookie(bob.session) })).json).toEqual({ success: true, result: 0 });
+      expect((await http(`${host.url}/api/v1/repos/${id}/tree/files?branch=main`)).json).toEqual({ success: true, result: [] });
+    });
+
     it('does not find a repository under another owner', async () => {
       expectError(await http(`${host.url}/api/v1/repos/bob/project`), 404);
     });

@@ -67,6 +67,24 @@ describe('users API (spec §4.1 endpoints 1-3)', () => {
       expectError(await http(`${host.url}/api/v1/me`, { headers: cookie(alice.token) }), 401);
     });
 
+    it('stops accepting an API token once it is revoked, and other tokens keep working', async () => {
+      const doomed = await host.admin.createToken('bob', 'doomed');
+      const kept = await host.admin.createToken('bob', 'kept');
+      expect((await http(`${host.url}/api/v1/me`, { headers: bearer(doomed) })).json.username).toBe('bob');
+      await host.admin.revokeToken('bob', 'doomed');
+      expectError(await http(`${host.url}/api/v1/me`, { headers: bearer(doomed) }), 401);
+      expect((await http(`${host.url}/api/v1/me`, { headers: bearer(kept) })).json.username).toBe('bob');
+      expect((await http(`${host.url}/api/v1/me`, { headers: bearer(bob.token) })).json.username).toBe('bob');
+    });
+
+    it('accepts HTTP Basic with the username and an API token or the password (what git sends)', async () => {
+      const basic = (user: string, secret: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}` });
+      expect((await http(`${host.url}/api/v1/me`, { headers: basic('alice', alice.token) })).json.username).toBe('alice');
+      expect((await http(`${host.url}/api/v1/me`, { headers: basic('alice', 'password123') })).json.username).toBe('alice');
+      expectError(await http(`${host.url}/api/v1/me`, { headers: basic('bob', alice.token) }), 401);
+      expectError(await http(`${host.url}/api/v1/me`, { headers: basic('alice', 'wrong-password') }), 401);
+    });
+
     it('accepts the lower-case bearer scheme', async () => {
       const result = await http(`${host.url}/api/v1/me`, { headers: { authorization: `bearer ${alice.token}` } });
       expect(result.status).toBe(200);
