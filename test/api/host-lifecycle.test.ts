@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createRepoHost, type RepoHost } from '../../lib/index.js';
 import { bearer, cookie, http, tempDir } from '../helpers/host.js';
@@ -151,6 +153,41 @@ describe('createRepoHost lifecycle', () => {
     expect(after.TCPSocketWrap ?? 0).toBeLessThanOrEqual(before.TCPSocketWrap ?? 0);
     expect(after.Timeout ?? 0).toBeLessThanOrEqual(before.Timeout ?? 0);
     await listenOn(host.port);
+  });
+
+  it('close() lets an in-flight request finish, and its write is on disk for the next open', async () => {
+    const dbPath = join(dir.path, 'inflight.db');
+    const host = await createRepoHost({ ...options, dbPath });
+    const alice = await newUser(host, 'alice');
+    await newRepo(host, alice, 'project');
+    let release!: () => void;
+    const halfway = new Promise<void>((resolve) => (release = resolve));
+    async function* slowBody() {
+      yield Buffer.from('title=slow');
+      release();
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      yield Buffer.from('ly%20sent&body=done');
+    }
+    const pending = request(`${host.url}/api/v1/repos/alice/project/issues`, {
+      method: 'POST',
+      headers: { ...bearer(alice.token), 'content-type': 'application/x-www-form-urlencoded' },
+      body: Readable.from(slowBody()),
+    });
+    await halfway;
+    // Give the server time to parse the request head: from then on the request is in flight.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const closing = host.close();
+    const response = await pending;
+    expect(response.statusCode).toBe(200);
+    expect(JSON.parse(await response.body.text())).toMatchObject({ title: 'slowly sent', body: 'done' });
+    await closing;
+    await listenOn(host.port);
+    const reopened = await createRepoHost({ ...options, dbPath });
+    try {
+      expect((await http(`${reopened.url}/api/v1/repos/alice/project/issues`)).json.map((issue: { title: string }) => issue.title)).toEqual(['slowly sent']);
+    } finally {
+      await reopened.close();
+    }
   });
 
   it('refuses connections after close', async () => {

@@ -93,6 +93,19 @@ describe('unknown routes and hostile input', () => {
       expect(JSON.parse(text)).toMatchObject({ success: false });
     });
 
+    it('honours the maxBodyBytes option', async () => {
+      const small = await startHost({ maxBodyBytes: 1024 });
+      try {
+        const user = await newUser(small, 'tiny');
+        await newRepo(small, user, 'r');
+        const url = `${small.url}/api/v1/repos/tiny/r/issues`;
+        expect((await http(url, { headers: bearer(user.token), form: { title: 't', body: 'b'.repeat(900) } })).status).toBe(200);
+        expectError(await http(url, { headers: bearer(user.token), form: { title: 't', body: 'b'.repeat(1100) } }), 413);
+      } finally {
+        await small.close();
+      }
+    });
+
     it('the server still answers after huge bodies', async () => {
       expect((await http(`${host.url}/api/v1/me`, { headers: bearer(alice.token) })).status).toBe(200);
     });
