@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, rm } from 'node:fs/promises';
+import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 
 /** Where a running server tells admin commands how to reach it: `<db>.admin`, readable only by its owner. */
 export function channelFilePath(dbPath: string): string {
@@ -27,8 +27,14 @@ export async function writeChannelFile(dbPath: string, info: ChannelInfo): Promi
   await rename(temp, path);
 }
 
+/**
+ * Reads the channel file of a running server. A file not owned by us or readable by others is ignored: in a
+ * shared folder someone else could plant one to collect the passwords that `user add` sends.
+ */
 export async function readChannelFile(dbPath: string): Promise<ChannelInfo | undefined> {
   try {
+    const { uid, mode } = await stat(channelFilePath(dbPath));
+    if ((mode & 0o077) !== 0 || (process.getuid && uid !== process.getuid())) return undefined;
     const info = JSON.parse(await readFile(channelFilePath(dbPath), 'utf8')) as Partial<ChannelInfo>;
     if (typeof info.url === 'string' && typeof info.secret === 'string' && typeof info.pid === 'number') return info as ChannelInfo;
   } catch (error) {

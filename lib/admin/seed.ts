@@ -10,6 +10,8 @@ import type { AdminSeedInput, SeedResult } from '../services/admin.js';
 
 const SEED_AUTHOR = { GIT_AUTHOR_NAME: 'repohost', GIT_AUTHOR_EMAIL: 'repohost@localhost', GIT_COMMITTER_NAME: 'repohost', GIT_COMMITTER_EMAIL: 'repohost@localhost' };
 const IMPORT_TIMEOUT_MS = 600_000;
+// Transports a seed may use; never ext:: or fd:: (they run commands).
+const SOURCE_PROTOCOLS = { GIT_ALLOW_PROTOCOL: 'file:git:http:https:ssh' };
 
 async function isDirectory(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
@@ -48,8 +50,11 @@ async function importAll(gitDir: string, source: string): Promise<string | undef
   await runGit(['fetch', '--quiet', '--update-head-ok', '--', source, 'refs/heads/*:refs/heads/*', 'refs/tags/*:refs/tags/*'], {
     gitDir,
     timeoutMs: IMPORT_TIMEOUT_MS,
+    env: SOURCE_PROTOCOLS,
   });
-  const remoteHead = await runGit(['ls-remote', '--symref', '--', source, 'HEAD'], { gitDir, timeoutMs: IMPORT_TIMEOUT_MS }).catch(() => undefined);
+  const remoteHead = await runGit(['ls-remote', '--symref', '--', source, 'HEAD'], { gitDir, timeoutMs: IMPORT_TIMEOUT_MS, env: SOURCE_PROTOCOLS }).catch(
+    () => undefined,
+  );
   return /^ref: (refs\/heads\/\S+)\tHEAD$/m.exec(remoteHead?.stdout.toString('utf8') ?? '')?.[1];
 }
 

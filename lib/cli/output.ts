@@ -24,7 +24,22 @@ export function errorLine(error: unknown): string {
   return message.replace(/\s*\n\s*/g, ' ').trim() || 'unknown error';
 }
 
-/** Reads stdin to the end (for --password-stdin); one trailing newline is dropped. */
+/**
+ * Reads a password from stdin: the whole input when piped (one trailing newline dropped), or one line
+ * after a prompt on a terminal.
+ */
+export async function readPassword(io: CliIO, prompt: string): Promise<string> {
+  if (!io.stdin.isTTY) return readStdin(io.stdin);
+  const { createInterface } = await import('node:readline/promises');
+  const lines = createInterface({ input: io.stdin, output: io.stderr, terminal: false });
+  try {
+    return await lines.question(prompt);
+  } finally {
+    lines.close();
+  }
+}
+
+/** Reads stdin to the end; one trailing newline is dropped. */
 export async function readStdin(stdin: NodeJS.ReadableStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stdin as AsyncIterable<Buffer | string>) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));

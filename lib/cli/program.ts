@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { withAdmin } from '../admin/run.js';
 import type { AsyncAdminOperations } from '../admin/protocol.js';
-import { errorLine, paint, readStdin, table, UsageError, useColour, type CliIO } from './output.js';
+import { errorLine, paint, readPassword, table, UsageError, useColour, type CliIO } from './output.js';
 import { serve } from './serve.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -76,7 +76,7 @@ function buildProgram(io: CliIO, exit: (code: number) => void): Command {
   ).action(async (username: string, flags: DbFlags & { email: string; password?: string; passwordStdin?: boolean; fullName?: string; admin: boolean }) => {
     if (flags.password !== undefined && flags.passwordStdin) throw new UsageError('give either --password or --password-stdin, not both');
     if (flags.password === undefined && !flags.passwordStdin) throw new UsageError('a password is required: --password <password> or --password-stdin');
-    const password = flags.password ?? (await readStdin(io.stdin));
+    const password = flags.password ?? (await readPassword(io, 'Password: '));
     const created = await admin(flags, (ops) => ops.createUser({ username, email: flags.email, password, fullName: flags.fullName, admin: flags.admin }));
     io.stdout.write(`created user ${created.username}\n`);
   });
@@ -87,7 +87,7 @@ function buildProgram(io: CliIO, exit: (code: number) => void): Command {
     io.stdout.write(table(aligned ? [['USERNAME', 'EMAIL', 'FULL NAME', 'ROLE'], ...rows] : rows, aligned));
   });
   dbOptions(user.command('passwd <username>').description("set a user's password, read from standard input")).action(async (username: string, flags: DbFlags) => {
-    const password = await readStdin(io.stdin);
+    const password = await readPassword(io, `New password for ${username}: `);
     await admin(flags, (ops) => ops.setPassword(username, password));
     io.stdout.write(`password of ${username} changed\n`);
   });

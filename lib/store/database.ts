@@ -75,6 +75,8 @@ export class Store implements ReadTx {
   private failure: unknown;
   private snapshotting: Promise<void> | undefined;
   private snapshotSeq: number;
+  /** The newest record's durability (never rejects). */
+  private lastAppend: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly files: DatabaseFiles,
@@ -161,10 +163,18 @@ export class Store implements ReadTx {
       }
       throw error;
     }
-    if (statements.length === 0) return result;
+    if (statements.length === 0) {
+      // Nothing to log, but what the work read may come from writes still on their way to disk: answer
+      // only once those are durable too (records become durable in order, so the last one suffices).
+      await this.lastAppend;
+      if (this.failure) throw unavailable('The change could not be written to disk');
+      return result;
+    }
     this.seq += 1;
+    const durable = this.log.append({ seq: this.seq, statements });
+    this.lastAppend = durable.catch(() => undefined);
     try {
-      await this.log.append({ seq: this.seq, statements });
+      await durable;
     } catch (error) {
       // Memory is now ahead of disk; refuse further writes rather than acknowledge what may be lost.
       this.failure = error;

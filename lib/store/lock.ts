@@ -8,7 +8,7 @@ export class DatabaseLockedError extends Error {
     readonly dbPath: string,
     readonly pid: number,
   ) {
-    super(`database ${dbPath} is in use by another repohost process (pid ${pid}); stop it first or use its admin commands`);
+    super(`database ${dbPath} is in use by another repohost process (pid ${pid}); stop it first (if pid ${pid} is not repohost, remove ${lockPathOf(dbPath)})`);
     this.name = 'DatabaseLockedError';
   }
 }

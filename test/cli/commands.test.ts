@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/host.js';
-import { call, runCli, startCliServer } from './processes.js';
+import { BIN, call, runCli, startCliServer } from './processes.js';
 
 const ANSI = /\u001b\[/;
 let dir: { path: string; cleanup: () => Promise<void> };
@@ -41,6 +41,18 @@ describe('repohost (no server running: the command opens the database itself)', 
     expectFailure(await runCli(['serve', '--port', 'eighty', ...db]), 2, /invalid port "eighty"/);
     const bare = await runCli(['user']);
     expect(bare.code).toBe(2);
+  });
+
+  // `script` gives the command a terminal; without one (the other tests) nothing is ever coloured.
+  it.skipIf(spawnSync('script', ['--version']).status !== 0)('colours errors only on a terminal and never with NO_COLOR', () => {
+    const onTerminal = (env: Record<string, string | undefined>) =>
+      spawnSync('script', ['-qec', `"${process.execPath}" "${BIN}" launch`, '/dev/null'], { env: { ...process.env, ...env } }).stdout.toString();
+    const coloured = onTerminal({ NO_COLOR: undefined });
+    expect(coloured).toContain('unknown command');
+    expect(coloured).toMatch(ANSI);
+    const plain = onTerminal({ NO_COLOR: '1' });
+    expect(plain).toContain('unknown command');
+    expect(plain).not.toMatch(ANSI);
   });
 
   it('adds users (password from an option or stdin) and lists them', async () => {

@@ -50,7 +50,7 @@ describe('repohost serve', () => {
     const first = await serve();
     const second = await runCli(['serve', '--port', '0', '--db', dbFile]);
     expect(second.code).toBe(1);
-    expect(second.stderr).toBe(`error: database ${dbFile} is in use by another repohost process (pid ${first.child.pid}); stop it first or use its admin commands\n`);
+    expect(second.stderr).toBe(`error: database ${dbFile} is in use by another repohost process (pid ${first.child.pid}); stop it first (if pid ${first.child.pid} is not repohost, remove ${dbFile}.lock)\n`);
     // The first one is unaffected.
     expect((await call(`${first.url}/`)).status).toBe(200);
   });

@@ -30,7 +30,8 @@ describe('write log framing', () => {
 
   it('refuses damage that a later batch follows', () => {
     const middle = batch(3, 4);
-    middle[middle.length - 3] ^= 0xff; // the last record of a batch that was followed by another one
+    const at = middle.length - 3; // inside the last record of a batch that was followed by another one
+    middle[at] = middle[at]! ^ 0xff;
     expect(() => parseLog(Buffer.concat([batch(1, 2), middle, batch(5)]), 'log')).toThrow(/corrupt at byte/);
   });
 
