@@ -53,6 +53,11 @@ describe('POST /api/v1/ci/status (spec §4.1 endpoint 18)', () => {
     },
   );
 
+  it('answers Invalid request body to a form-encoded report', async () => {
+    const form = new URLSearchParams({ run_id: 'r', repo_id: String(repo.id), commit_hash: 'abcd', branch: 'main', status: 'running' }).toString();
+    expectError(await postRaw(form, 'application/x-www-form-urlencoded'), 400, 'Invalid request body');
+  });
+
   it.each(['run_id', 'repo_id', 'commit_hash', 'branch', 'status'])('answers 400 when %s is missing, empty or not a string', async (field) => {
     const without = report();
     delete (without as Record<string, unknown>)[field];
