@@ -2,23 +2,16 @@ import { openHostCore } from '../host.js';
 import type { RepoHostOptions } from '../options.js';
 import { DatabaseLockedError, lockHolder } from '../store/lock.js';
 import { ChannelUnreachableError, remoteAdmin } from './channel-client.js';
-import { readChannelFile, type ChannelInfo } from './channel-file.js';
+import { readChannelFile } from './channel-file.js';
 import { ADMIN_OPERATION_NAMES, type AsyncAdminOperations } from './protocol.js';
 
-/** How long to wait for a server that holds the lock to publish its admin channel (it may be starting). */
-const CHANNEL_WAIT_MS = 5_000;
+/**
+ * How long to keep trying when the database is locked but nobody answers for it yet: a server that is
+ * still starting (its channel file comes after the lock), or another command that holds it for a moment.
+ */
+const LOCKED_WAIT_MS = 10_000;
 
-async function waitForChannel(dbPath: string, holder: number): Promise<ChannelInfo> {
-  const deadline = Date.now() + CHANNEL_WAIT_MS;
-  for (;;) {
-    const channel = await readChannelFile(dbPath);
-    if (channel && channel.pid === holder) return channel;
-    if (Date.now() > deadline || (await lockHolder(dbPath)) !== holder) {
-      throw new DatabaseLockedError(dbPath, holder);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Runs admin work against the database at `options.dbPath`: through the running server that holds it (so
@@ -26,8 +19,10 @@ async function waitForChannel(dbPath: string, holder: number): Promise<ChannelIn
  * same lock. Both paths call the one implementation in services/admin.ts.
  */
 export async function withAdmin<T>(options: RepoHostOptions & { dbPath: string }, work: (admin: AsyncAdminOperations) => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    let holder: number;
+  const deadline = Date.now() + LOCKED_WAIT_MS;
+  let reachedServer = false;
+  for (;;) {
+    let locked: DatabaseLockedError;
     try {
       const core = await openHostCore(options);
       try {
@@ -40,14 +35,21 @@ export async function withAdmin<T>(options: RepoHostOptions & { dbPath: string }
       }
     } catch (error) {
       if (!(error instanceof DatabaseLockedError)) throw error;
-      holder = error.pid;
+      locked = error;
     }
-    const channel = await waitForChannel(options.dbPath, holder);
-    try {
-      return await work(remoteAdmin(channel));
-    } catch (error) {
-      // The server stopped between our look at its files and the call: the database may be free now.
-      if (!(error instanceof ChannelUnreachableError) || attempt > 0 || (await lockHolder(options.dbPath)) === holder) throw error;
+    const channel = await readChannelFile(options.dbPath);
+    if (channel && channel.pid === locked.pid) {
+      try {
+        return await work(remoteAdmin(channel));
+      } catch (error) {
+        // The server stopped between our look at its files and the call: the database may be free now.
+        // Only once, and only when it is really gone, so a call the server may have carried out is not repeated blindly.
+        if (!(error instanceof ChannelUnreachableError) || reachedServer || (await lockHolder(options.dbPath)) === locked.pid) throw error;
+        reachedServer = true;
+        continue;
+      }
     }
+    if (Date.now() > deadline) throw locked;
+    await sleep(100);
   }
 }

@@ -100,6 +100,23 @@ describe('repohost serve', () => {
     expect((await call(`${third.url}/api/v1/me`, { token: erinToken })).json).toMatchObject({ username: 'erin' });
   });
 
+  it('waits for a lock held for a moment by another process, then opens the database itself', async () => {
+    const { spawn } = await import('node:child_process');
+    const { hostname } = await import('node:os');
+    const { writeFile, rm } = await import('node:fs/promises');
+    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    try {
+      await writeFile(`${dbFile}.lock`, JSON.stringify({ pid: holder.pid, host: hostname() }));
+      const started = Date.now();
+      const pending = runCli(['user', 'list', '--db', dbFile]);
+      setTimeout(() => void rm(`${dbFile}.lock`), 800);
+      expect(await pending).toMatchObject({ code: 0, stdout: '' });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(800);
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  });
+
   it('refuses admin calls without the secret', async () => {
     await serve();
     const channel = JSON.parse(await readFile(`${dbFile}.admin`, 'utf8')) as { url: string; secret: string };
