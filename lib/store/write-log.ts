@@ -207,7 +207,11 @@ export class WriteLog {
       this.pending = [];
       this.waiters = [];
       try {
-        await this.file.write(batch);
+        // A write may be short (a nearly full disk takes what fits and reports no error): loop until all of
+        // the batch is written, or fail on the error that follows.
+        for (let written = 0; written < batch.length; ) {
+          written += (await this.file.write(batch, written, batch.length - written)).bytesWritten;
+        }
         await this.file.datasync();
         for (const waiter of waiters) waiter.resolve();
       } catch (error) {

@@ -1,0 +1,79 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, runCli, startFixtureServer, type ServerProcess } from '../cli/processes.js';
+
+// A real full disk needs a small filesystem: a 4 MB tmpfs, which only root may mount. Skipped otherwise.
+const mountPoint = mkdtempSync(join(tmpdir(), 'repohost-full-'));
+const dataDir = mkdtempSync(join(tmpdir(), 'repohost-full-data-'));
+const canMount = process.getuid?.() === 0 && spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mountPoint]).status === 0;
+if (!canMount) for (const dir of [mountPoint, dataDir]) rmSync(dir, { recursive: true, force: true });
+
+describe.skipIf(!canMount)('a full disk', () => {
+  let servers: ServerProcess[] = [];
+  beforeAll(() => {
+    servers = [];
+  });
+  afterAll(async () => {
+    for (const server of servers) if (server.child.exitCode === null && server.child.signalCode === null) await server.kill('SIGKILL');
+    spawnSync('umount', [mountPoint]);
+    rmSync(mountPoint, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('refuses writes it cannot make durable (503), keeps every acknowledged one, and opens again once there is room', async () => {
+    const dbPath = join(mountPoint, 'forge.db');
+    const start = async () => {
+      const server = await startFixtureServer({ port: 0, dbPath, dataDir });
+      servers.push(server);
+      return server;
+    };
+    const server = await start();
+    const db = ['--db', dbPath];
+    expect((await runCli(['user', 'add', 'alice', '--email', 'a@example.com', '--password', 'password123', ...db])).code).toBe(0);
+    const token = (await runCli(['token', 'create', 'alice', ...db])).stdout.trim();
+    expect((await runCli(['repo', 'create', 'alice/full', ...db])).code).toBe(0);
+    // Fill the disk but for a little room (the database takes ~150 KB; its next snapshot would not fit).
+    const df = spawnSync('df', ['-B1', '--output=avail', mountPoint]).stdout.toString().trim().split('\n').pop()!;
+    const filler = join(mountPoint, 'filler');
+    await writeFile(filler, Buffer.alloc(Number(df) - 200 * 1024));
+
+    const acked: string[] = [];
+    const refused: string[] = [];
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, client) => {
+        for (let i = 0; refused.length === 0 || i < 5; i++) {
+          const title = `client ${client} issue ${i}`;
+          const result = await call(`${server.url}/api/v1/repos/alice/full/issues`, { token, form: { title, body: 'x'.repeat(4000) } });
+          if (result.status === 200) acked.push(title);
+          else {
+            expect(result.status).toBe(503);
+            refused.push(result.json.message);
+          }
+          if (i > 2000) throw new Error('the disk never filled');
+        }
+      }),
+    );
+    expect(acked.length).toBeGreaterThan(10);
+    expect(refused[0]).toMatch(/could not be written to disk|Storage is unavailable/);
+    // Reads still work; writes stay refused (memory may be ahead of disk until a restart).
+    expect((await call(`${server.url}/api/v1/repos/alice/full`)).status).toBe(200);
+    expect((await call(`${server.url}/api/v1/repos/alice/full/issues`, { token, form: { title: 'later' } })).status).toBe(503);
+    await server.kill('SIGKILL');
+
+    // Still full: startup (which snapshots after replay) fails with the reason, and leaves no partial snapshot.
+    const refusedStart = await runCli(['serve', '--port', '0', ...db, '--data', dataDir]);
+    expect(refusedStart.code).toBe(1);
+    expect(refusedStart.stderr).toMatch(/^error: .*(ENOSPC|no space)/);
+    expect(existsSync(`${dbPath}.snapshot-tmp`)).toBe(false);
+
+    await rm(filler);
+    const again = await start();
+    const titles = ((await call(`${again.url}/api/v1/repos/alice/full/issues`)).json as Array<{ title: string }>).map((issue) => issue.title);
+    expect(titles).toEqual(expect.arrayContaining(acked));
+    expect((await call(`${again.url}/api/v1/repos/alice/full/issues`, { token, form: { title: 'after' } })).status).toBe(200);
+  });
+});
