@@ -40,6 +40,38 @@ describe('repohost serve', () => {
     expect(existsSync(`${dbFile}.admin`)).toBe(false);
   });
 
+  it('on SIGTERM lets an in-flight request finish, keeps its write, and only then exits 0', async () => {
+    const server = await serve();
+    const db = ['--db', dbFile];
+    expect((await runCli(['user', 'add', 'fay', '--email', 'fay@example.com', '--password', 'password123', ...db])).code).toBe(0);
+    const token = (await runCli(['token', 'create', 'fay', ...db])).stdout.trim();
+    expect((await runCli(['repo', 'create', 'fay/slow', ...db])).code).toBe(0);
+    const { request } = await import('node:http');
+    const body = new URLSearchParams({ title: 'sent slowly', body: 'y'.repeat(2000) }).toString();
+    const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(`${server.url}/api/v1/repos/fay/slow/issues`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(body.length) },
+      });
+      req.on('response', (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', reject);
+      req.write(body.slice(0, 100));
+      // The rest arrives well after the server was told to stop.
+      setTimeout(() => req.end(body.slice(100)), 700);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const exited = server.kill('SIGTERM');
+    const response = await answered;
+    expect(response.status).toBe(200);
+    expect(await exited).toBe(0);
+    const again = await serve();
+    expect((await call(`${again.url}/api/v1/repos/fay/slow/issues`)).json).toMatchObject([{ title: 'sent slowly' }]);
+  });
+
   it('exits 0 on SIGINT and binds all interfaces with a bare --host', async () => {
     const server = await serve(['--db', dbFile, '--host']);
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:/);
