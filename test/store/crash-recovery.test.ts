@@ -105,12 +105,16 @@ describe('durability under SIGKILL', () => {
     const tempSnapshot = `${dbPath()}.snapshot-tmp`;
     const acked = await createIssuesUntilKilled(server, token, () => existsSync(tempSnapshot));
     expect(acked.length).toBeGreaterThan(0);
+    const interrupted = [existsSync(tempSnapshot)];
     const again = await start(options);
     await expectAllPresent(again.url, acked);
     expect(existsSync(tempSnapshot)).toBe(false);
 
     // Second round: kill while logs are being swapped (two logs on disk: the snapshot has not finished).
     const more = await createIssuesUntilKilled(again, token, () => logFiles().length >= 2);
+    interrupted.push(logFiles().length >= 2);
+    // The kills did land inside snapshots (files of an unfinished one were still there).
+    expect(interrupted).toContain(true);
     const third = await start(options);
     await expectAllPresent(third.url, [...acked, ...more]);
   });
