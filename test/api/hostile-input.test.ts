@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import type { RepoHost } from '../../lib/index.js';
@@ -91,6 +92,24 @@ describe('unknown routes and hostile input', () => {
       const text = await response.body.text();
       expect(response.statusCode).toBe(413);
       expect(JSON.parse(text)).toMatchObject({ success: false });
+    });
+
+    it.each([
+      ['/api/v1/repos/alice/project/issues', 401],
+      ['/api/v1/users/avatar', 404],
+      ['/api/v1/nope', 404],
+    ] as const)('%s refused before reading a huge streamed body (%i), and keeps serving', async (path, status) => {
+      async function* chunks() {
+        for (let i = 0; i < 48; i++) yield Buffer.alloc(64 * 1024, 0x61);
+      }
+      const response = await request(`${host.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: Readable.from(chunks()),
+      });
+      expect(response.statusCode).toBe(status);
+      await response.body.text();
+      expect((await http(`${host.url}/api/v1/me`, { headers: bearer(alice.token) })).status).toBe(200);
     });
 
     it('honours the maxBodyBytes option', async () => {
@@ -196,6 +215,36 @@ describe('unknown routes and hostile input', () => {
         const result = await http(`${host.url}/new`, { headers: cookie(alice.session), form: { name, no_redirect: '1' } });
         expectError(result, 400);
       }
+    });
+  });
+
+  describe('git endpoints fed garbage', () => {
+    it.each([
+      ['git-upload-pack', 'gzip', () => Buffer.from('definitely not gzip'.repeat(1000))],
+      ['git-upload-pack', 'deflate', () => Buffer.from('nope'.repeat(100_000))],
+      ['git-receive-pack', 'gzip', () => Buffer.concat([gzipSync(Buffer.from('0000')).subarray(0, 10), Buffer.alloc(500_000, 1)])],
+      ['git-upload-pack', '', () => Buffer.alloc(3_000_000, 0x41)],
+      ['git-receive-pack', '', () => Buffer.alloc(3_000_000, 0x41)],
+    ] as const)('%s with a %j body of garbage: no 5xx, no crash, and the server keeps serving', async (service, encoding, body) => {
+      const basic = { authorization: `Basic ${Buffer.from(`alice:${alice.token}`).toString('base64')}` };
+      const headers: Record<string, string> = { ...basic, 'content-type': `application/x-${service}-request` };
+      if (encoding) headers['content-encoding'] = encoding;
+      // git may stop reading and close the connection early: a reset is an acceptable answer to garbage, a 5xx is not.
+      const outcome = await request(`${host.url}/alice/project.git/${service}`, { method: 'POST', headers, body: body() }).then(
+        async (response) => {
+          await response.body.text().catch(() => '');
+          return response.statusCode;
+        },
+        (error: Error & { code?: string }) => error.code ?? error.message,
+      );
+      if (typeof outcome === 'number') expect(outcome).toBeLessThan(500);
+      else expect(outcome).toMatch(/ECONNRESET|EPIPE|UND_ERR_SOCKET/);
+      // A pooled connection the server closed may fail once; the server itself must answer.
+      let status = 0;
+      for (let attempt = 0; attempt < 3 && status !== 200; attempt++) {
+        status = await http(`${host.url}/api/v1/me`, { headers: bearer(alice.token) }).then((result) => result.status, () => 0);
+      }
+      expect(status).toBe(200);
     });
   });
 
