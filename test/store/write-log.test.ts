@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Store } from '../../lib/store/database.js';
 import { acquireLock, DatabaseLockedError, lockPathOf } from '../../lib/store/lock.js';
-import { encodeBatch, parseLog, type LogRecord } from '../../lib/store/write-log.js';
+import { encodeBatch, parseLog, WriteLog, type LogRecord } from '../../lib/store/write-log.js';
 import { tempDir } from '../helpers/host.js';
 
 const record = (seq: number): LogRecord => ({ seq, statements: [['INSERT INTO t (v) VALUES (?)', [`value ${seq}`]]] });
@@ -39,6 +39,36 @@ describe('write log framing', () => {
     const bytes = Buffer.concat([batch(1), batch(2), batch(3)]);
     bytes.writeUInt32LE(0xffffff, 8);
     expect(() => parseLog(bytes, 'log')).toThrow(/corrupt at byte 0/);
+  });
+});
+
+describe('log swap ordering', () => {
+  let dir: { path: string; cleanup: () => Promise<void> };
+  beforeEach(async () => {
+    dir = await tempDir('repohost-swap-');
+  });
+  afterEach(() => dir.cleanup());
+
+  it('writes nothing to a new log before the previous one is closed, and fails its records if that close fails', async () => {
+    let finishPrevious!: () => void;
+    const next = await WriteLog.open(join(dir.path, 'next'));
+    next.follow(new Promise<void>((resolve) => (finishPrevious = resolve)));
+    let durable = false;
+    const appended = next.append(record(2)).then(() => (durable = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(durable).toBe(false);
+    expect((await readFile(join(dir.path, 'next'))).length).toBe(0);
+    finishPrevious();
+    await appended;
+    expect(parseLog(await readFile(join(dir.path, 'next')), 'next').records.map((r) => r.seq)).toEqual([2]);
+    await next.close();
+
+    const failing = await WriteLog.open(join(dir.path, 'failing'));
+    failing.follow(Promise.reject(new Error('previous log failed')));
+    await expect(failing.append(record(3))).rejects.toThrow('previous log failed');
+    await expect(failing.append(record(4))).rejects.toThrow('previous log failed');
+    expect((await readFile(join(dir.path, 'failing'))).length).toBe(0);
+    await failing.close().catch(() => undefined);
   });
 });
 
