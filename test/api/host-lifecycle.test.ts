@@ -190,6 +190,18 @@ describe('createRepoHost lifecycle', () => {
     }
   });
 
+  it('uses publicUrl for the links it hands out', async () => {
+    const host = await createRepoHost({ ...options, publicUrl: 'https://forge.example.com/' });
+    try {
+      const alice = await newUser(host, 'alice');
+      await newRepo(host, alice, 'linked');
+      expect((await http(`${host.url}/api/v1/users/alice`)).json.avatar).toMatch(/^https:\/\/forge\.example\.com\/avatars\//);
+      expect((await http(`${host.url}/api/v1/repos/alice/linked`)).json.clone_url).toBe('https://forge.example.com/alice/linked.git');
+    } finally {
+      await host.close();
+    }
+  });
+
   it('refuses connections after close', async () => {
     const host = await createRepoHost({ ...options });
     await host.close();

@@ -98,6 +98,16 @@ describe('supporting form endpoints (spec §4.2) and sessions (spec §5)', () =>
       expectError(await http(`${host.url}/register`, { form: { username, password: 'password123', email: 'x@example.com', no_redirect: '1' } }), 400);
     });
 
+    it('stores an optional full_name, shown in the user summary', async () => {
+      const result = await http(`${host.url}/register`, { form: { username: 'named', password: 'password123', email: 'n@example.com', full_name: 'Named Person ✓', no_redirect: '1' } });
+      expect(result.status).toBe(200);
+      expect((await http(`${host.url}/api/v1/users/named`)).json.full_name).toBe('Named Person ✓');
+    });
+
+    it('refuses a password longer than bcrypt can use (72 bytes)', async () => {
+      expectError(await http(`${host.url}/register`, { form: { username: 'longpass', password: 'p'.repeat(73), email: 'l@example.com', no_redirect: '1' } }), 400, 'password');
+    });
+
     it('accepts letters, digits, -, _ and . in usernames', async () => {
       const result = await http(`${host.url}/register`, { form: { username: 'a.b-c_d9', password: 'password123', email: 'x@example.com', no_redirect: '1' } });
       expect(result.status).toBe(200);
