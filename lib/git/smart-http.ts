@@ -48,6 +48,17 @@ function plain(status: number, message: string, extra: Record<string, string> = 
   return new Response(`${message}\n`, { status, headers: { 'Content-Type': 'text/plain; charset=utf-8', ...NO_CACHE_HEADERS, ...extra } });
 }
 
+async function readSmall(body: SmartHttpRequest['body'], limit: number): Promise<string | null> {
+  if (!body) return '';
+  const stream = body instanceof Readable ? body : Readable.fromWeb(body as import('node:stream/web').ReadableStream);
+  let text = '';
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    text += Buffer.from(chunk).toString('latin1');
+    if (text.length > limit) return null;
+  }
+  return text;
+}
+
 function pktLine(text: string): string {
   return (text.length + 4).toString(16).padStart(4, '0') + text;
 }
@@ -104,6 +115,13 @@ export async function serveSmartHttp(gitDir: string, request: SmartHttpRequest, 
     });
   }
 
+  if (service === 'git-receive-pack' && !decoder && request.headers.get('content-length') === '4') {
+    // git probes with a lone flush packet before a large push (to settle authentication first);
+    // receive-pack would read it and print nothing, so answer without running anything.
+    const bytes = await readSmall(request.body, 4);
+    if (bytes === '0000') return new Response(null, { status: 200, headers: { 'Content-Type': `application/x-${service}-result`, ...NO_CACHE_HEADERS } });
+    return plain(400, 'Bad request');
+  }
   const before = service === 'git-receive-pack' ? await readRefs(gitDir) : undefined;
   const child = spawnGit([...config, command, '--stateless-rpc', '.'], { gitDir, env, signal: request.signal });
   const body = request.body ? (request.body instanceof Readable ? request.body : Readable.fromWeb(request.body as import('node:stream/web').ReadableStream)) : Readable.from([]);

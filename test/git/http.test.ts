@@ -122,6 +122,18 @@ describe('git smart HTTP', () => {
     expect(post.status).toBe(401);
   });
 
+  it("answers git's pre-push probe (a lone flush packet) without running receive-pack", async () => {
+    const authorization = `Basic ${Buffer.from(`alice:${alice.token}`).toString('base64')}`;
+    const probe = await http(`${host.url}/alice/project.git/git-receive-pack`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/x-git-receive-pack-request' },
+      body: '0000',
+    });
+    expect(probe.status).toBe(200);
+    expect(probe.headers['content-type']).toBe('application/x-git-receive-pack-result');
+    expect(probe.text).toBe('');
+  });
+
   for (const version of ['0', '2']) {
     it(`clones and fetches with protocol v${version}, with and without .git`, async () => {
       const dir = join(temp, `clone-v${version}`);
