@@ -1,8 +1,8 @@
+import type { GitRepositories } from './git/repositories.js';
 import type { ResolvedOptions } from './options.js';
 import type { AvatarService } from './services/avatars.js';
 import type { CiService } from './services/ci.js';
 import type { CredentialService } from './services/credentials.js';
-import type { GitBackend } from './services/git-backend.js';
 import type { IssueService } from './services/issues.js';
 import type { PullService } from './services/pulls.js';
 import type { RepositoryService } from './services/repos.js';
@@ -14,7 +14,7 @@ import type { Store } from './store/database.js';
 export interface AppContext {
   readonly options: ResolvedOptions;
   readonly store: Store;
-  readonly git: GitBackend;
+  readonly git: GitRepositories;
   readonly users: UserService;
   readonly credentials: CredentialService;
   readonly repos: RepositoryService;

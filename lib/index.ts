@@ -1,6 +1,7 @@
 export { createRepoHost, PortInUseError, type RepoHost } from './host.js';
 export type { RepoHostOptions, ResolvedOptions } from './options.js';
-export type { AdminOperations, AdminUserInput, AdminRepoInput } from './services/admin.js';
+export type { AdminOperations, AdminUserInput, AdminRepoInput, AdminSeedInput, AdminUserListing, SeedResult } from './services/admin.js';
+export { DatabaseLockedError } from './store/lock.js';
 export type { UserSummary } from './services/users.js';
 export type { RepositorySummary } from './services/repos.js';
 export type { IssueSummary } from './services/issues.js';

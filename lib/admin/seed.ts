@@ -2,9 +2,8 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { AppContext } from '../context.js';
-import { invalid, unsupported } from '../errors.js';
+import { invalid } from '../errors.js';
 import { diffRefs } from '../git/refs.js';
-import { GitRepositories } from '../git/repositories.js';
 import { isGitError, runGit } from '../git/run-git.js';
 import type { AdminSeedInput, SeedResult } from '../services/admin.js';
 
@@ -65,7 +64,6 @@ async function importAll(gitDir: string, source: string): Promise<string | undef
  */
 export async function seedRepository(ctx: AppContext, input: AdminSeedInput): Promise<SeedResult> {
   const git = ctx.git;
-  if (!(git instanceof GitRepositories)) throw unsupported('seeding needs the git storage of a repohost host');
   const owner = ctx.users.requireByName(input.owner);
   let repo = ctx.repos.findByName(owner.username, input.name);
   const created = !repo;
