@@ -165,7 +165,7 @@ describe('createRepoHost lifecycle', () => {
     async function* slowBody() {
       yield Buffer.from('title=slow');
       release();
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
       yield Buffer.from('ly%20sent&body=done');
     }
     const pending = request(`${host.url}/api/v1/repos/alice/project/issues`, {
@@ -174,8 +174,8 @@ describe('createRepoHost lifecycle', () => {
       body: Readable.from(slowBody()),
     });
     await halfway;
-    // Give the server time to parse the request head: from then on the request is in flight.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Give the server time to parse the request head (generously, for loaded CI machines): from then on the request is in flight.
+    await new Promise((resolve) => setTimeout(resolve, 500));
     const closing = host.close();
     const response = await pending;
     expect(response.statusCode).toBe(200);
