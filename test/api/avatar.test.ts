@@ -154,24 +154,45 @@ describe('POST /api/v1/users/avatar (spec §4.1 endpoint 17)', () => {
       expect((await avatarFiles()).length).toBe(1);
     });
 
+    it.each([
+      ['GIF', 'image/gif', Buffer.concat([Buffer.from('GIF89a', 'latin1'), Buffer.from([1, 0, 1, 0, 0, 0, 0, 0x3b])])],
+      ['WebP', 'image/webp', Buffer.concat([Buffer.from('RIFF', 'latin1'), Buffer.from([12, 0, 0, 0]), Buffer.from('WEBPVP8 ', 'latin1'), Buffer.alloc(4)])],
+    ])('accepts a %s image and serves it with its type', async (_kind, contentType, bytes) => {
+      const dave = await newUser(host, `dave-${contentType.slice(6)}`);
+      const result = await uploadAvatar(host, bearer(dave.token), [{ name: 'file', filename: 'x', contentType, data: bytes }]);
+      expect(result.status).toBe(200);
+      const image = await getBytes((await me(dave)).avatar);
+      expect(image).toMatchObject({ status: 200, contentType });
+      expect(image.bytes).toEqual(bytes);
+    });
+
+    it('trusts the bytes over the declared image type', async () => {
+      const erin = await newUser(host, 'erin');
+      const bytes = pngBytes(2);
+      expect((await uploadAvatar(host, bearer(erin.token), [{ name: 'file', filename: 'a.jpg', contentType: 'image/jpeg', data: bytes }])).status).toBe(200);
+      expect((await getBytes((await me(erin)).avatar)).contentType).toBe('image/png');
+    });
+
     it('keeps users’ avatars apart', async () => {
       const bytes = pngBytes(7);
+      const before = (await avatarFiles()).length;
       expect((await uploadAvatar(host, bearer(bob.token), png(bytes))).status).toBe(200);
       const bobAvatar = (await me(bob)).avatar;
       const aliceAvatar = (await me(alice)).avatar;
       expect(bobAvatar).not.toBe(aliceAvatar);
       expect((await getBytes(bobAvatar)).bytes).toEqual(bytes);
-      expect(await avatarFiles()).toHaveLength(2);
+      expect(await avatarFiles()).toHaveLength(before + 1);
     });
 
     it('ignores the client file name: a traversal name stays inside the avatars folder', async () => {
       const bytes = pngBytes(5);
+      const before = (await avatarFiles()).length;
       const result = await uploadAvatar(host, bearer(bob.token), png(bytes, { filename: '../../../../evil.png' }));
       expect(result.status).toBe(200);
       const avatar = (await me(bob)).avatar;
       expect(avatar).not.toContain('evil');
       expect((await getBytes(avatar)).bytes).toEqual(bytes);
-      expect(await avatarFiles()).toHaveLength(2);
+      expect(await avatarFiles()).toHaveLength(before);
       expect((await avatarFiles()).some((name) => name.includes('evil'))).toBe(false);
     });
 
