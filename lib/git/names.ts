@@ -5,14 +5,14 @@ const NAME_RE = /^[A-Za-z0-9_.-]{1,100}$/;
 
 /**
  * True when `name` is safe as one path segment under the repositories folder: letters, digits,
- * `-`, `_`, `.`, at most 100 characters, no leading dot, no `..`, no `.git` suffix (it would clash
- * with the `<name>.git` folder naming), and not a Windows device-ish trailing dot.
+ * `-`, `_`, `.`, at most 100 characters, no leading dot or dash, no `..`, no `.git` suffix (it would
+ * clash with the `<name>.git` folder naming).
  */
 export function isSafeName(name: string): boolean {
   return (
     NAME_RE.test(name) &&
     !name.startsWith('.') &&
-    !name.endsWith('.') &&
+    !name.startsWith('-') &&
     !name.includes('..') &&
     !name.toLowerCase().endsWith('.git')
   );

@@ -97,6 +97,9 @@ export async function serveSmartHttp(gitDir: string, request: SmartHttpRequest, 
       : ['-c', 'uploadpack.allowFilter=true'];
   const env = { GIT_PROTOCOL: protocol };
 
+  if (request.action === 'info/refs' && request.method === 'HEAD') {
+    return new Response(null, { status: 200, headers: { 'Content-Type': `application/x-${service}-advertisement`, ...NO_CACHE_HEADERS } });
+  }
   if (request.action === 'info/refs') {
     const child = spawnGit([...config, command, '--stateless-rpc', '--advertise-refs', '.'], { gitDir, env, signal: request.signal });
     child.stdin.end();
@@ -109,7 +112,7 @@ export async function serveSmartHttp(gitDir: string, request: SmartHttpRequest, 
       (error: Error) => out.destroy(error),
     );
     out.on('close', () => child.kill('SIGTERM'));
-    return new Response(request.method === 'HEAD' ? null : (Readable.toWeb(out) as ReadableStream), {
+    return new Response(Readable.toWeb(out) as ReadableStream, {
       status: 200,
       headers: { 'Content-Type': `application/x-${service}-advertisement`, ...NO_CACHE_HEADERS },
     });
