@@ -141,6 +141,12 @@ describe('counts and file listings (spec §4.1 endpoints 13-15)', () => {
       expect(Object.keys(byName).sort()).toEqual(['README.md', 'feature.txt']);
       expect(byName['feature.txt']).toMatchObject({ last_msg: 'Add a feature', last_hash: commits.feature, size: '10' });
       expect(byName['README.md']).toMatchObject({ last_msg: 'Initial commit', last_hash: commits.main, size: String('# pushed\n'.length) });
+      // Chosen where the spec is silent: last_time is ISO 8601 UTC to the second, size a decimal byte count.
+      for (const entry of result.json.result) {
+        expect(entry.last_time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+        expect(Math.abs(Date.parse(entry.last_time) - Date.now())).toBeLessThan(10 * 60_000);
+        expect(entry.size).toMatch(/^\d+$/);
+      }
       const main = await http(`${host.url}/api/v1/repos/${pushed.id}/tree/files?branch=main`);
       expect(main.json.result.map((entry: { name: string }) => entry.name)).toEqual(['README.md']);
     });
