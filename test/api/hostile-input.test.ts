@@ -91,6 +91,8 @@ describe('unknown routes and hostile input', () => {
       });
       const text = await response.body.text();
       expect(response.statusCode).toBe(413);
+      // The rest of the body is never read: the connection is closed rather than kept alive.
+      expect(response.headers.connection).toBe('close');
       expect(JSON.parse(text)).toMatchObject({ success: false });
     });
 
