@@ -7,7 +7,7 @@ import { Maintenance } from './maintenance.js';
 import { isSafeBranchName, normaliseTreePath, repositoryPath } from './names.js';
 import { readRefs, type RefChange } from './refs.js';
 import { isGitError, runGit } from './run-git.js';
-import { serveSmartHttp, type SmartHttpRequest } from './smart-http.js';
+import { handleSmartHttp, toWebResponse, type GitHttpResult, type SmartHttpRequest } from './smart-http.js';
 import { TreeListing, type FileEntry } from './tree-listing.js';
 
 export type { FileEntry } from './tree-listing.js';
@@ -215,8 +215,13 @@ export class GitRepositories {
 
   /** Serves one smart-HTTP request for the repository (authorisation is the caller's job). */
   async serveHttp(owner: string, name: string, request: SmartHttpRequest, options: ServeGitOptions = {}): Promise<Response> {
+    return toWebResponse(await this.serveHttpStream(owner, name, request, options));
+  }
+
+  /** Like `serveHttp`, with the body left a Node stream (for piping straight into a Node response). */
+  async serveHttpStream(owner: string, name: string, request: SmartHttpRequest, options: ServeGitOptions = {}): Promise<GitHttpResult> {
     const path = await this.#existing(owner, name);
-    return serveSmartHttp(path, request, {
+    return handleSmartHttp(path, request, {
       onPushed: async (changes, refsAfter) => {
         await this.#fixHead(path, changes, refsAfter).catch(() => {});
         this.#maintenance.schedule(path);

@@ -44,8 +44,21 @@ export function requestedService(action: string, service: string | null | undefi
   return name && SERVICES.includes(name) ? (name as GitService) : null;
 }
 
-function plain(status: number, message: string, extra: Record<string, string> = {}): Response {
-  return new Response(`${message}\n`, { status, headers: { 'Content-Type': 'text/plain; charset=utf-8', ...NO_CACHE_HEADERS, ...extra } });
+/** A smart-HTTP answer before it becomes a web Response: the body is a Node stream (or text). */
+export interface GitHttpResult {
+  status: number;
+  headers: Record<string, string>;
+  body: Readable | string | null;
+}
+
+function plain(status: number, message: string, extra: Record<string, string> = {}): GitHttpResult {
+  return { status, headers: { 'Content-Type': 'text/plain; charset=utf-8', ...NO_CACHE_HEADERS, ...extra }, body: `${message}\n` };
+}
+
+/** Turns a result into a web Response (the child's stdout through `Readable.toWeb`). */
+export function toWebResponse(result: GitHttpResult): Response {
+  const body = result.body instanceof Readable ? (Readable.toWeb(result.body) as ReadableStream) : result.body;
+  return new Response(body, { status: result.status, headers: result.headers });
 }
 
 async function readSmall(body: SmartHttpRequest['body'], limit: number): Promise<string | null> {
@@ -71,6 +84,14 @@ function pktLine(text: string): string {
  * git has no v2 push).
  */
 export async function serveSmartHttp(gitDir: string, request: SmartHttpRequest, options: SmartHttpOptions = {}): Promise<Response> {
+  return toWebResponse(await handleSmartHttp(gitDir, request, options));
+}
+
+/**
+ * Like `serveSmartHttp` but leaves the body a Node stream, so a Node server can pipe the child's
+ * stdout straight into the socket (h3 on Node does that for an `HTTPResponse` with a Node stream).
+ */
+export async function handleSmartHttp(gitDir: string, request: SmartHttpRequest, options: SmartHttpOptions = {}): Promise<GitHttpResult> {
   const service = requestedService(request.action, request.service);
   if (request.action === 'info/refs') {
     if (request.method !== 'GET' && request.method !== 'HEAD') return plain(405, 'Method not allowed', { Allow: 'GET' });
@@ -98,7 +119,7 @@ export async function serveSmartHttp(gitDir: string, request: SmartHttpRequest, 
   const env = { GIT_PROTOCOL: protocol };
 
   if (request.action === 'info/refs' && request.method === 'HEAD') {
-    return new Response(null, { status: 200, headers: { 'Content-Type': `application/x-${service}-advertisement`, ...NO_CACHE_HEADERS } });
+    return { status: 200, headers: { 'Content-Type': `application/x-${service}-advertisement`, ...NO_CACHE_HEADERS }, body: null };
   }
   if (request.action === 'info/refs') {
     const child = spawnGit([...config, command, '--stateless-rpc', '--advertise-refs', '.'], { gitDir, env, signal: request.signal });
@@ -112,17 +133,14 @@ export async function serveSmartHttp(gitDir: string, request: SmartHttpRequest, 
       (error: Error) => out.destroy(error),
     );
     out.on('close', () => child.kill('SIGTERM'));
-    return new Response(Readable.toWeb(out) as ReadableStream, {
-      status: 200,
-      headers: { 'Content-Type': `application/x-${service}-advertisement`, ...NO_CACHE_HEADERS },
-    });
+    return { status: 200, headers: { 'Content-Type': `application/x-${service}-advertisement`, ...NO_CACHE_HEADERS }, body: out };
   }
 
   if (service === 'git-receive-pack' && !decoder && request.headers.get('content-length') === '4') {
     // git probes with a lone flush packet before a large push (to settle authentication first);
     // receive-pack would read it and print nothing, so answer without running anything.
     const bytes = await readSmall(request.body, 4);
-    if (bytes === '0000') return new Response(null, { status: 200, headers: { 'Content-Type': `application/x-${service}-result`, ...NO_CACHE_HEADERS } });
+    if (bytes === '0000') return { status: 200, headers: { 'Content-Type': `application/x-${service}-result`, ...NO_CACHE_HEADERS }, body: null };
     return plain(400, 'Bad request');
   }
   const before = service === 'git-receive-pack' ? await readRefs(gitDir) : undefined;
@@ -152,8 +170,5 @@ export async function serveSmartHttp(gitDir: string, request: SmartHttpRequest, 
     pass.on('close', () => child.kill('SIGTERM'));
     out = pass;
   }
-  return new Response(Readable.toWeb(out) as ReadableStream, {
-    status: 200,
-    headers: { 'Content-Type': `application/x-${service}-result`, ...NO_CACHE_HEADERS },
-  });
+  return { status: 200, headers: { 'Content-Type': `application/x-${service}-result`, ...NO_CACHE_HEADERS }, body: out };
 }

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import { getQuery, getRequestHeader, type H3, type H3Event } from 'h3';
+import { getQuery, getRequestHeader, HTTPResponse, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../../context.js';
 import { GitRepositories } from '../../git/repositories.js';
-import { NO_CACHE_HEADERS, requestedService } from '../../git/smart-http.js';
+import { NO_CACHE_HEADERS, requestedService, toWebResponse } from '../../git/smart-http.js';
 import { currentUser } from '../auth.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="repohost"' };
@@ -45,7 +45,7 @@ export function mountGitRoutes(app: H3, ctx: AppContext): void {
       return textResponse(401, 'Authentication failed', CHALLENGE);
     }
     const nodeRequest = (event.runtime?.node?.req as IncomingMessage | undefined) ?? undefined;
-    return git.serveHttp(
+    const result = await git.serveHttpStream(
       repo!.owner_name,
       repo!.name,
       {
@@ -58,6 +58,9 @@ export function mountGitRoutes(app: H3, ctx: AppContext): void {
       },
       { onPushed: (changes) => ctx.repos.recordPush(repo!, changes) },
     );
+    // On Node, h3 pipes a Node stream body straight into the socket: no web-stream hop per chunk.
+    if (nodeRequest) return new HTTPResponse(result.body as unknown as BodyInit, { status: result.status, headers: result.headers });
+    return toWebResponse(result);
   };
   for (const [path, action] of [
     ['info/refs', 'info/refs'],
