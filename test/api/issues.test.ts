@@ -140,8 +140,7 @@ describe('issues API (spec §4.1 endpoints 5-7, 16)', () => {
 
   describe('GET /api/v1/:username/:repo_name/issues/count', () => {
     it('answers a Count result, at least 1 after an issue was created, with the session cookie', async () => {
-      const { id } = await newRepo(host, alice, 'counted');
-      void id;
+      await newRepo(host, alice, 'counted');
       const zero = await http(`${host.url}/api/v1/alice/counted/issues/count`, { headers: cookie(alice.session) });
       expect(zero.status).toBe(200);
       expectShape(zero.json, { success: 'boolean', result: 'integer' });

@@ -30,15 +30,14 @@ function expectCookieRules(line: string): void {
   expect(attributes.get('path'), line).toBe('/');
 }
 
-const me = (headers: Record<string, string>) => http(`${BASE.url}/api/v1/me`, { headers });
-const BASE = { url: '' };
 
 describe('supporting form endpoints (spec §4.2) and sessions (spec §5)', () => {
   let host: RepoHost;
 
+  const me = (headers: Record<string, string>) => http(`${host.url}/api/v1/me`, { headers });
+
   beforeAll(async () => {
     host = await startHost();
-    BASE.url = host.url;
   });
   afterAll(() => host?.close());
 
