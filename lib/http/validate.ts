@@ -15,8 +15,8 @@ export async function readLimitedText(event: H3Event, limit: number): Promise<st
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      // Stop reading but leave the request alone: cancelling destroys the socket under the pending response
-      // (listhen's shutdown hook then throws on it, outside any handler). The 413 closes the connection.
+      // Stop reading but leave the request stream alone (cancelling destroys it mid-body, see keepRequestSocket
+      // in app.ts); the 413 response closes the connection, so the rest of the body is never read.
       reader.releaseLock();
       throw tooLarge(`request body must be at most ${limit} bytes`);
     }
