@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRepoHost, type RepoHost } from '../../lib/index.js';
+import { createRepoHost, DatabaseLockedError } from '../../lib/index.js';
 import { bearer, cookie, http, tempDir } from '../helpers/host.js';
 import { newRepo, newUser } from '../helpers/api.js';
 
@@ -118,6 +118,22 @@ describe('createRepoHost lifecycle', () => {
     } finally {
       await third.close();
     }
+  });
+
+  it('refuses a second host on a database file that is open, and the first keeps working', async () => {
+    const dbPath = join(dir.path, 'owned.db');
+    const first = await createRepoHost({ ...options, dbPath });
+    try {
+      await newUser(first, 'alice');
+      await expect(createRepoHost({ ...options, dbPath })).rejects.toBeInstanceOf(DatabaseLockedError);
+      expect((await http(`${first.url}/api/v1/users/alice`)).status).toBe(200);
+    } finally {
+      await first.close();
+    }
+    // Once closed, the file opens again.
+    const again = await createRepoHost({ ...options, dbPath });
+    expect((await http(`${again.url}/api/v1/users/alice`)).status).toBe(200);
+    await again.close();
   });
 
   it('keeps the data folder beside the file by default, and honours dataDir', async () => {
