@@ -32,6 +32,8 @@ interface WalkCommit {
 const OID = '[0-9a-f]{40}(?:[0-9a-f]{24})?';
 const HEADER_RE = new RegExp(`^\\x01(${OID})((?: ${OID})*) ?\\x02(\\d+)\\x02(.*)$`, 's');
 const LITERAL = { GIT_LITERAL_PATHSPECS: '1' };
+/** A walk phase longer than this is stopped (the listing then fails rather than hold a request forever). */
+const WALK_TIMEOUT_MS = 120_000;
 
 const isoTime = (seconds: string) => new Date(Number(seconds) * 1000).toISOString().replace('.000Z', 'Z');
 
@@ -49,6 +51,9 @@ export class TreeListing {
   readonly #cache: LruCache<string, Map<string, FileEntry>>;
 
   readonly #narrowAfter: number;
+  readonly #inFlight = new Map<string, Promise<Map<string, FileEntry>>>();
+  /** Entries answered by the slow per-entry fallback (expected to stay 0; tests check it). */
+  fallbacks = 0;
 
   /**
    * @param cacheSize listings kept (LRU)
@@ -64,6 +69,16 @@ export class TreeListing {
     const key = `${commit}\0${folder}`;
     const cached = this.#cache.get(key);
     if (cached) return [...cached.values()].map((entry) => ({ ...entry }));
+    // Concurrent cold requests for one listing share a single walk.
+    let running = this.#inFlight.get(key);
+    if (!running) {
+      running = this.#compute(gitDir, commit, folder, key).finally(() => this.#inFlight.delete(key));
+      this.#inFlight.set(key, running);
+    }
+    return [...(await running).values()].map((entry) => ({ ...entry }));
+  }
+
+  async #compute(gitDir: string, commit: string, folder: string, key: string): Promise<Map<string, FileEntry>> {
     const items = await this.#tree(gitDir, commit, folder);
     const answers = await this.#walk(gitDir, commit, folder, items.map((item) => item.name));
     const entries = new Map<string, FileEntry>();
@@ -79,7 +94,7 @@ export class TreeListing {
       });
     }
     this.#cache.set(key, entries);
-    return [...entries.values()].map((entry) => ({ ...entry }));
+    return entries;
   }
 
   async #tree(gitDir: string, commit: string, folder: string): Promise<{ name: string; size: string }[]> {
@@ -181,84 +196,100 @@ export class TreeListing {
     // skips) everything else instead of printing every change of the folder.
     let narrowed: string[] | null = null;
     let tips = [tip];
-    while (answers.size < total && parked.size > 0) {
-      const unresolvedAtStart = total - answers.size;
-      commits.clear();
-      expected.clear();
-      for (const commit of tips) expected.add(commit);
-      const args = ['log', '--full-history', '--parents', '-m', '--no-renames', '--name-only', '-z', '--no-decorate', '--no-color', '--format=%x01%H %P%x02%ct%x02%s', ...tips, '--'];
-      if (narrowed) args.push(...narrowed.map((entry) => `${prefix}${entry}`));
-      else if (folder) args.push(folder);
-      const phase = { narrowed: narrowed !== null };
-      const child: GitChild = spawnGit(args, { gitDir, env: LITERAL });
-      child.stdin.end();
-      const decoder = new StringDecoder('utf8');
-      let rest = '';
-      let current: WalkCommit | undefined;
-      let currentHash = '';
-      let seen = 0;
-      let narrow = false;
-      const finish = async () => {
-        if (!current) return;
-        const commit = current;
-        const hash = currentHash;
-        current = undefined;
-        seen += 1;
-        commits.set(hash, commit);
-        const waiting = parked.get(hash);
-        if (waiting) {
-          parked.delete(hash);
-          await step(hash, waiting, phase.narrowed);
-        }
-        const remaining = total - answers.size;
-        if (seen >= this.#narrowAfter && remaining > 0 && remaining <= 256 && remaining < unresolvedAtStart && (!phase.narrowed || remaining * 2 <= unresolvedAtStart)) narrow = true;
-      };
-      try {
-        chunks: for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
-          rest += decoder.write(chunk);
-          const tokens = rest.split('\0');
-          rest = tokens.pop() ?? '';
-          for (const token of tokens) {
-            const header = token.charCodeAt(0) === 1 ? HEADER_RE.exec(token) : null;
-            if (header && (expected.has(header[1]!) || header[1] === currentHash)) {
-              if (header[1] === currentHash && current) continue; // -m repeats the header per parent
-              await finish();
-              if (narrow || answers.size >= total) break chunks;
-              currentHash = header[1]!;
-              const parents = header[2] ? header[2].trim().split(' ') : [];
-              for (const parent of parents) expected.add(parent);
-              current = { info: { hash: currentHash, time: header[3]!, msg: header[4]! }, parents, blocks: [] };
-              continue;
-            }
-            if (!current) continue;
-            let path = token;
-            if (path.charCodeAt(0) === 10) {
-              path = path.slice(1);
-              current.blocks.push(new Set());
-            }
-            const block = current.blocks[current.blocks.length - 1];
-            if (!block || !path.startsWith(prefix)) continue;
-            const slash = path.indexOf('/', prefix.length);
-            block.add(slash < 0 ? path.slice(prefix.length) : path.slice(prefix.length, slash));
+    try {
+      while (answers.size < total && parked.size > 0) {
+        const unresolvedAtStart = total - answers.size;
+        commits.clear();
+        expected.clear();
+        for (const commit of tips) expected.add(commit);
+        const args = ['log', '--full-history', '--parents', '-m', '--no-renames', '--name-only', '-z', '--no-decorate', '--no-color', '--format=%x01%H %P%x02%ct%x02%s', ...tips, '--'];
+        if (narrowed) args.push(...narrowed.map((entry) => `${prefix}${entry}`));
+        else if (folder) args.push(folder);
+        const phase = { narrowed: narrowed !== null };
+        const child: GitChild = spawnGit(args, { gitDir, env: LITERAL, timeoutMs: WALK_TIMEOUT_MS });
+        child.stdin.end();
+        const decoder = new StringDecoder('utf8');
+        let rest = '';
+        let current: WalkCommit | undefined;
+        let currentHash = '';
+        let seen = 0;
+        let narrow = false;
+        const finish = async () => {
+          if (!current) return;
+          const commit = current;
+          const hash = currentHash;
+          current = undefined;
+          seen += 1;
+          commits.set(hash, commit);
+          const waiting = parked.get(hash);
+          if (waiting) {
+            parked.delete(hash);
+            await step(hash, waiting, phase.narrowed);
           }
+          const remaining = total - answers.size;
+          // Only from a single commit: a narrowed walk does not print a start commit that leaves the
+        // pathspec alone, but then its first commit is the one the group moves to (see below).
+        if (seen >= this.#narrowAfter && parked.size === 1 && remaining > 0 && remaining <= 256 && remaining < unresolvedAtStart && (!phase.narrowed || remaining * 2 <= unresolvedAtStart)) narrow = true;
+        };
+        try {
+          chunks: for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+            rest += decoder.write(chunk);
+            const tokens = rest.split('\0');
+            rest = tokens.pop() ?? '';
+            for (const token of tokens) {
+              const header = token.charCodeAt(0) === 1 ? HEADER_RE.exec(token) : null;
+              if (header && seen === 0 && !current && parked.size === 1 && !expected.has(header[1]!)) {
+                // The start commit left the pathspec alone, so git skipped it; with a single start
+                // and nothing else queued, the first commit printed is the next one on its
+                // single-parent chain: the group continues there.
+                const [start, group] = [...parked][0]!;
+                parked.delete(start);
+                park(header[1]!, group);
+                expected.add(header[1]!);
+              }
+              if (header && (expected.has(header[1]!) || header[1] === currentHash)) {
+                if (header[1] === currentHash && current) continue; // -m repeats the header per parent
+                await finish();
+                if (narrow || answers.size >= total) break chunks;
+                currentHash = header[1]!;
+                const parents = header[2] ? header[2].trim().split(' ') : [];
+                for (const parent of parents) expected.add(parent);
+                current = { info: { hash: currentHash, time: header[3]!, msg: header[4]! }, parents, blocks: [] };
+                continue;
+              }
+              if (!current) continue;
+              let path = token;
+              if (path.charCodeAt(0) === 10) {
+                path = path.slice(1);
+                current.blocks.push(new Set());
+              }
+              const block = current.blocks[current.blocks.length - 1];
+              if (!block || !path.startsWith(prefix)) continue;
+              const slash = path.indexOf('/', prefix.length);
+              block.add(slash < 0 ? path.slice(prefix.length) : path.slice(prefix.length, slash));
+            }
+          }
+          if (!narrow && answers.size < total) await finish();
+        } finally {
+          child.kill('SIGKILL');
+          const failure = await child.done.then(() => undefined, (error: unknown) => error);
+          if (isGitError(failure) && failure.timedOut) throw failure;
         }
-        if (!narrow && answers.size < total) await finish();
-      } finally {
-        child.kill('SIGKILL');
-        await child.done.catch(() => {});
+        if (!narrow) break;
+        const pending = new Set<string>();
+        for (const group of parked.values()) for (const entry of group) pending.add(entry);
+        narrowed = [...pending];
+        tips = [...parked.keys()];
       }
-      if (!narrow) break;
-      const pending = new Set<string>();
-      for (const group of parked.values()) for (const entry of group) pending.add(entry);
-      narrowed = [...pending];
-      tips = [...parked.keys()];
+    } finally {
+      objectIds?.close();
     }
-    objectIds?.close();
 
     // Should not happen; kept so that a surprise in git's output degrades to slow, not wrong.
     for (const [commit, entries] of parked) {
       for (const entry of entries) {
         if (answers.has(entry)) continue;
+        this.fallbacks += 1;
         const { stdout } = await runGit(['log', '-1', '--format=%H%x02%ct%x02%s', commit, '--', `${prefix}${entry}`], { gitDir, env: LITERAL });
         const [hash, time, msg] = stdout.toString('utf8').trimEnd().split('\x02');
         if (hash) resolve(entry, { hash, time: isoTime(time ?? '0'), msg: msg ?? '' });

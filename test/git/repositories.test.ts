@@ -106,15 +106,20 @@ describe('GitRepositories', () => {
     for (const [index] of commits.entries()) await sh(bare, ['update-ref', '-d', `refs/heads/at/${index}`]);
   });
 
-  it('gives the same answers when every walk narrows as early as it can, without a cache', async () => {
+  it('gives the same answers, without a cache, whether walks narrow early or not, never falling back to one git log per entry', async () => {
     const commits = (await sh(work, ['rev-list', '--all'])).split('\n');
     const bare = repos.pathOf('alice', 'tricky');
     for (const commit of commits) {
       for (const folder of ['', 'src', 'src/lib', 'docs']) {
         const exists = await sh(work, ['cat-file', '-t', `${commit}:${folder}`]).catch(() => '');
         if (exists !== 'tree') continue;
-        const eager = await new TreeListing(1, 1).list(bare, commit, folder);
+        const listing = new TreeListing(1, 1);
+        const eager = await listing.list(bare, commit, folder);
         expect(eager, `${commit}:${folder}`).toEqual(await expected(work, commit, folder));
+        expect(listing.fallbacks).toBe(0);
+        const plain = new TreeListing(1);
+        expect(await plain.list(bare, commit, folder)).toEqual(eager);
+        expect(plain.fallbacks).toBe(0);
       }
     }
   });
