@@ -107,6 +107,13 @@ describe('users API (spec §4.1 endpoints 1-3)', () => {
       expect(result.json.username).toBe('alice');
     });
 
+    it('builds links from the host’s own URL, never from the request’s Host header', async () => {
+      const honest = await http(`${host.url}/api/v1/users/bob`);
+      const forged = await http(`${host.url}/api/v1/users/bob`, { headers: { host: 'evil.example', 'x-forwarded-host': 'evil.example' } });
+      expect(forged.json.avatar).toBe(honest.json.avatar);
+      expect(forged.json.avatar.startsWith(host.url)).toBe(true);
+    });
+
     it('gives every user a distinct id', async () => {
       const a = await http(`${host.url}/api/v1/users/alice`);
       const b = await http(`${host.url}/api/v1/users/bob`);
