@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { request } from 'undici';
+import { FormData, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
 import { bearer, cookie, http, startHost } from '../helpers/host.js';
@@ -140,8 +140,22 @@ describe('POST /api/v1/users/avatar (spec §4.1 endpoint 17)', () => {
       expect((await avatarFiles()).length).toBe(1);
     });
 
+    it('accepts a FormData body built by undici (a Blob part named file)', async () => {
+      const frank = await newUser(host, 'frank');
+      const before = (await avatarFiles()).length;
+      const bytes = pngBytes(4);
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(bytes)], { type: 'image/png' }), 'avatar.png');
+      const response = await request(`${host.url}/api/v1/users/avatar`, { method: 'POST', headers: bearer(frank.token), body: form });
+      expect(response.statusCode).toBe(200);
+      expect(JSON.parse(await response.body.text())).toMatchObject({ success: true, username: 'frank' });
+      expect((await getBytes((await me(frank)).avatar)).bytes).toEqual(bytes);
+      expect(await avatarFiles()).toHaveLength(before + 1);
+    });
+
     it('accepts a JPEG with the session cookie and replaces the previous file', async () => {
       const previous = (await me(alice)).avatar;
+      const count = (await avatarFiles()).length;
       const bytes = jpegBytes();
       const result = await uploadAvatar(host, cookie(alice.session), [{ name: 'file', filename: 'me.jpg', contentType: 'image/jpeg', data: bytes }]);
       expect(result.status).toBe(200);
@@ -151,7 +165,7 @@ describe('POST /api/v1/users/avatar (spec §4.1 endpoint 17)', () => {
       expect(image).toMatchObject({ status: 200, contentType: 'image/jpeg' });
       expect(image.bytes).toEqual(bytes);
       expect((await getBytes(previous)).status).toBe(404);
-      expect((await avatarFiles()).length).toBe(1);
+      expect((await avatarFiles()).length).toBe(count);
     });
 
     it.each([
