@@ -155,18 +155,17 @@ export async function handleSmartHttp(gitDir: string, request: SmartHttpRequest,
   if (before) {
     const pass = new PassThrough();
     child.stdout.pipe(pass, { end: false });
-    child.done.then(
-      async () => {
-        try {
-          const after = await readRefs(gitDir);
-          const changes = diffRefs(before, after);
-          if (changes.length > 0) await options.onPushed?.(changes, after);
-        } finally {
-          pass.end();
-        }
-      },
-      () => pass.end(),
-    ).catch(() => pass.end());
+    // Diff the refs however receive-pack ended: a push cut short (client gone, killed) may still
+    // have moved some refs, and the caller's records must follow the disk.
+    child.done
+      .catch(() => undefined)
+      .then(async () => {
+        const after = await readRefs(gitDir);
+        const changes = diffRefs(before, after);
+        if (changes.length > 0) await options.onPushed?.(changes, after);
+      })
+      .catch(() => undefined)
+      .finally(() => pass.end());
     pass.on('close', () => child.kill('SIGTERM'));
     out = pass;
   }
