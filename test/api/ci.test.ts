@@ -83,9 +83,16 @@ describe('POST /api/v1/ci/status (spec §4.1 endpoint 18)', () => {
     expect((await runs()).length).toBe(before);
   });
 
-  it('answers 400 to a commit hash that is not hexadecimal and to a malformed status', async () => {
-    expectError(await post(report({ commit_hash: 'not-a-hash' })), 400, 'commit_hash');
+  it('answers 400 to a commit hash with spaces and to a malformed status', async () => {
+    expectError(await post(report({ commit_hash: 'abc def' })), 400, 'commit_hash');
     expectError(await post(report({ status: 'RUNNING; DROP TABLE' })), 400, 'status');
+  });
+
+  it('accepts placeholder commit ids and statuses of other CI vocabularies', async () => {
+    const response = await post(report({ commit_hash: 'commit-1', status: 'Passed', run_id: 'placeholder' }));
+    expect(response.status).toBe(200);
+    expect(response.json.success).toBe(true);
+    expect((await runs()).find((run: { run_id: string }) => run.run_id === 'placeholder')).toMatchObject({ commit_hash: 'commit-1', status: 'Passed' });
   });
 
   it('answers 400 to over-long fields', async () => {
