@@ -353,6 +353,22 @@ describe('git smart HTTP', () => {
     expect((await gitRun(temp, ['ls-remote', remote('alice', 'big')])).ok).toBe(true);
   });
 
+  it('leaves no git child behind when a host closes right after a push (background upkeep stopped)', async () => {
+    const other = await startHost();
+    const carol = await newUser(other, 'carol');
+    await newRepo(other, carol, 'quick');
+    const url = new URL(`${other.url}/carol/quick.git`);
+    url.username = 'carol';
+    url.password = carol.token;
+    expect((await gitRun(work.dir, ['push', '-q', url.toString(), 'main', 'feature'])).ok).toBe(true);
+    await other.close();
+    expect((await gitChildren()).filter((line) => /commit-graph|gc --auto|receive-pack/.test(line))).toEqual([]);
+    const head = await request(`${host.url}/alice/project.git/info/refs?service=git-upload-pack`, { method: 'HEAD' });
+    expect(head.statusCode).toBe(200);
+    expect(head.headers['content-type']).toBe('application/x-git-upload-pack-advertisement');
+    await head.body.dump();
+  });
+
   it('clones a large repository through a real git client killed halfway without harming the server', async () => {
     const child = spawn('git', ['clone', '-q', remote('alice', 'big'), join(temp, 'killed')], {
       env: { PATH: process.env.PATH ?? '', HOME: temp, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' },
