@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { H3 } from 'h3';
+import type { H3, NodeHandler } from 'h3';
 import { toNodeHandler } from 'h3/node';
 import { listen, type Listener } from 'listhen';
 import { startAdminChannel, type AdminChannel } from './admin/channel-server.js';
@@ -187,9 +187,25 @@ async function closeListener(listener: Listener): Promise<void> {
   clearTimeout(timer);
 }
 
+/**
+ * listhen's graceful shutdown (http-shutdown) sets `req.socket._isIdle` when each response finishes. Node clears
+ * `req.socket` when a request stream is destroyed through `pipeline` or a web-stream cancel (a handler that stops
+ * reading a body it refuses, git fed a corrupt body), and that hook then throws outside any handler, which would
+ * end the process. Put the socket back before the hook runs.
+ */
+function keepRequestSocket(handler: NodeHandler): NodeHandler {
+  return (req, res) => {
+    const socket = req.socket;
+    res.prependOnceListener('finish', () => {
+      if (!req.socket) (req as { socket: typeof socket }).socket = socket;
+    });
+    return handler(req, res);
+  };
+}
+
 /** Listens on exactly the requested port: listhen would quietly pick another one when it is busy. */
 async function listenStrict(app: H3, options: ResolvedOptions): Promise<Listener> {
-  const listener = await listen(toNodeHandler(app), {
+  const listener = await listen(keepRequestSocket(toNodeHandler(app)) as Parameters<typeof listen>[0], {
     port: options.port,
     hostname: options.host,
     showURL: false,

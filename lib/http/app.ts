@@ -34,22 +34,6 @@ function wantsHtml(event: H3Event): boolean {
   return !event.url.pathname.startsWith('/api/') && event.req.method === 'GET' && (event.req.headers.get('accept') ?? '').includes('text/html');
 }
 
-/**
- * listhen's graceful shutdown (http-shutdown) sets `req.socket._isIdle` when each response finishes. Node clears
- * `req.socket` when a request stream is destroyed through `pipeline` or a web-stream cancel (a handler that stops
- * reading a body it refuses, git fed a corrupt body), and that hook then throws outside any handler, which would
- * end the process. Put the socket back before the hook runs.
- */
-function keepRequestSocket(event: H3Event): void {
-  const node = event.runtime?.node;
-  if (!node?.req || !node.res) return;
-  const { req, res } = node;
-  const socket = req.socket;
-  res.prependOnceListener('finish', () => {
-    if (!req.socket) (req as { socket: typeof socket }).socket = socket;
-  });
-}
-
 /** Builds the h3 app of one host: JSON API, web forms and pages, git smart HTTP. */
 export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   const app = new H3({
@@ -66,10 +50,6 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
       const headers: Record<string, string> = status === 413 ? { 'cache-control': 'no-store', connection: 'close' } : { 'cache-control': 'no-store' };
       return Response.json(body, { status, headers });
     },
-  });
-  app.use((event, next) => {
-    keepRequestSocket(event);
-    return next();
   });
   mountUserRoutes(app, ctx);
   mountRepoRoutes(app, ctx);
