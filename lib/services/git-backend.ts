@@ -12,5 +12,7 @@ export interface GitBackend {
   countCommits(owner: string, name: string, branch: string): Promise<number>;
   listFiles(owner: string, name: string, branch: string, path?: string): Promise<FileEntry[]>;
   refsOf(owner: string, name: string): Promise<Map<string, string>>;
+  /** The branch HEAD points to (`main` for a new repository; the source's for an import). */
+  headBranch(owner: string, name: string): Promise<string>;
   close(): Promise<void>;
 }

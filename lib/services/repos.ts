@@ -76,10 +76,12 @@ export class RepositoryService {
       else await this.git.create(owner.username, name);
       try {
         const refs = await this.git.refsOf(owner.username, name);
+        const head = await this.git.headBranch(owner.username, name);
         const now = this.now();
         const id = await this.store.write((tx) => {
           const branches = branchRefs(refs);
-          const defaultBranch = branches.has('main') || branches.size === 0 ? 'main' : [...branches.keys()][0]!;
+          // An import keeps the source's default branch, as git clone does.
+          const defaultBranch = branches.has(head) || branches.size === 0 ? head : [...branches.keys()][0]!;
           const repoId = insertRepository(tx, { ownerId: owner.id, name, description, isPrivate, defaultBranch, now });
           for (const [branch, sha] of branches) upsertBranch(tx, repoId, branch, sha, now);
           return repoId;

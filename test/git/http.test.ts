@@ -304,6 +304,21 @@ describe('git smart HTTP', () => {
     expect((await http(`${host.url}/api/v1/repos/bob/broken`)).status).toBe(404);
   });
 
+  it('keeps the source default branch on import when it is not main', async () => {
+    await newRepo(host, alice, 'trunky');
+    expect((await gitRun(work.dir, ['push', '-q', remote('alice', 'trunky', 'alice', alice.token), 'feature:refs/heads/trunk'])).ok).toBe(true);
+    expect((await gitRun(work.dir, ['push', '-q', remote('alice', 'trunky', 'alice', alice.token), 'feature:refs/heads/alpha'])).ok).toBe(true);
+    expect((await http(`${host.url}/api/v1/repos/alice/trunky`)).json.default_branch).toBe('trunk');
+    const created = await http(`${host.url}/new`, {
+      headers: cookie(bob.session),
+      form: { name: 'trunk-copy', description: '', clone_url: `${host.url}/alice/trunky.git`, repo_visibility: 'public', no_redirect: '1' },
+    });
+    expect(created.status, created.text).toBe(200);
+    expect((await http(`${host.url}/api/v1/repos/bob/trunk-copy`)).json.default_branch).toBe('trunk');
+    const head = await gitRun(temp, ['ls-remote', '--symref', remote('bob', 'trunk-copy'), 'HEAD']);
+    expect(head.stdout).toContain('ref: refs/heads/trunk\tHEAD');
+  });
+
   it('refuses an import from a local address without the opt-in', async () => {
     const strict = await startHost({ allowLocalImport: false });
     try {

@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { getQuery, getRequestHeader, HTTPResponse, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../../context.js';
-import { GitRepositories } from '../../git/repositories.js';
 import { NO_CACHE_HEADERS, requestedService, toWebResponse } from '../../git/smart-http.js';
 import { currentUser } from '../auth.js';
 
@@ -21,7 +20,6 @@ function textResponse(status: number, message: string, headers: Record<string, s
  */
 export function mountGitRoutes(app: H3, ctx: AppContext): void {
   const git = ctx.git;
-  if (!(git instanceof GitRepositories)) throw new TypeError('repohost: git smart HTTP needs a GitRepositories backend');
   const handle = (action: string) => async (event: H3Event) => {
     const params = event.context.params ?? {};
     const owner = params.owner ?? '';
