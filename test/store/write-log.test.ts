@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -85,9 +85,12 @@ describe('store', () => {
     await store.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)'));
     // Many concurrent writers: snapshots (and log swaps) happen while batches are in flight.
     await Promise.all(Array.from({ length: 500 }, (_, i) => store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [`v${i}`]))));
-    // Copy the files as they are now (like a kill), without close()'s final snapshot.
+    // Copy the files as they are now (like a kill), without close()'s final snapshot. Synchronous reads hold the
+    // event loop so the store cannot move on mid-copy; `cp` is not used: on overlay file systems it can read
+    // freshly written data as holes and copy zeros.
     const copy = join(dir.path, 'copy');
-    spawnSync('cp', ['-r', dir.path, copy]);
+    mkdirSync(copy);
+    for (const name of readdirSync(dir.path)) if (name !== 'copy') writeFileSync(join(copy, name), readFileSync(join(dir.path, name)));
     await store.close();
     for (const base of [path, join(copy, 'db.sqlite')]) {
       const reopened = await Store.open(base, { snapshotThresholdBytes: 2048 });
