@@ -3,10 +3,11 @@
 import { createRepoHost } from 'repohost';
 
 const host = await createRepoHost({ port: Number(process.env.PORT ?? 3000), dbPath: './example-data/repohost.db' });
-console.log(`repohost listening on ${host.url}`);
+// Signal handlers before the URL is printed: whoever reads it may stop us at once.
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.once(signal, async () => {
-    await host.close();
+    await host.close(); // finishes in-flight requests, flushes the database, releases its lock
     process.exit(0);
   });
 }
+console.log(`repohost listening on ${host.url}`);

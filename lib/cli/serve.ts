@@ -15,37 +15,46 @@ export interface ServeFlags {
  * handlers; the library never does.
  */
 export async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
-  const host = await createRepoHost({
-    port: flags.port,
-    host: flags.host,
-    dbPath: flags.db,
-    dataDir: flags.data,
-    allowLocalImport: flags.allowLocalImport,
-  });
-  io.stdout.write(`repohost listening on ${host.url} (database ${host.options.dbPath})\n`);
-  return new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = (signal: NodeJS.Signals) => {
-      if (stopping) {
-        // A second signal: the operator does not want to wait. The lock is left stale and taken over next start.
-        io.stderr.write(`repohost: ${signal} again, exiting without waiting\n`);
-        process.exit(1);
-      }
-      stopping = true;
-      io.stderr.write(`repohost: ${signal} received, finishing requests and closing\n`);
-      host.close().then(
-        () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve(0);
-        },
-        (error: unknown) => {
-          io.stderr.write(`repohost: error while closing: ${(error as Error).message}\n`);
-          resolve(1);
-        },
-      );
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  // Handlers go in before the URL is printed: whoever reads the URL may signal at once, and a signal with no
+  // handler installed kills the process without closing anything.
+  let requested: NodeJS.Signals | undefined;
+  let onSignal: (signal: NodeJS.Signals) => void = (signal) => {
+    requested = signal;
+  };
+  const handler = (signal: NodeJS.Signals) => onSignal(signal);
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  try {
+    const host = await createRepoHost({
+      port: flags.port,
+      host: flags.host,
+      dbPath: flags.db,
+      dataDir: flags.data,
+      allowLocalImport: flags.allowLocalImport,
+    });
+    io.stdout.write(`repohost listening on ${host.url} (database ${host.options.dbPath})\n`);
+    return await new Promise<number>((resolve) => {
+      let stopping = false;
+      onSignal = (signal) => {
+        if (stopping) {
+          // A second signal: the operator does not want to wait. The lock is left stale and taken over next start.
+          io.stderr.write(`repohost: ${signal} again, exiting without waiting\n`);
+          process.exit(1);
+        }
+        stopping = true;
+        io.stderr.write(`repohost: ${signal} received, finishing requests and closing\n`);
+        host.close().then(
+          () => resolve(0),
+          (error: unknown) => {
+            io.stderr.write(`repohost: error while closing: ${(error as Error).message}\n`);
+            resolve(1);
+          },
+        );
+      };
+      if (requested) onSignal(requested);
+    });
+  } finally {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  }
 }
