@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { request } from 'undici';
+import { bearer, http, type HttpResult } from '../helpers/host.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/repohost', import.meta.url));
 export const FIXTURE_SERVER = fileURLToPath(new URL('../store/fixtures/serve-with.mjs', import.meta.url));
@@ -87,25 +87,7 @@ export function startFixtureServer(options: Record<string, unknown>): Promise<Se
   return spawnServer([FIXTURE_SERVER, JSON.stringify(options)]);
 }
 
-/** JSON request with undici; `form` sends urlencoded. */
-export async function call(
-  url: string,
-  init: { method?: string; token?: string; form?: Record<string, string> } = {},
-): Promise<{ status: number; json: any; text: string }> {
-  const headers: Record<string, string> = {};
-  if (init.token) headers.authorization = `Bearer ${init.token}`;
-  let body: string | undefined;
-  if (init.form) {
-    body = new URLSearchParams(init.form).toString();
-    headers['content-type'] = 'application/x-www-form-urlencoded';
-  }
-  const response = await request(url, { method: (init.method ?? (body ? 'POST' : 'GET')) as 'GET', headers, body });
-  const text = await response.body.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.statusCode, json, text };
+/** A request with undici (through the shared test helper); `token` is sent as a bearer token. */
+export function call(url: string, init: { method?: string; token?: string; form?: Record<string, string> } = {}): Promise<HttpResult> {
+  return http(url, { method: init.method, headers: init.token ? bearer(init.token) : {}, form: init.form });
 }
