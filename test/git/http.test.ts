@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -46,11 +46,21 @@ async function counts(user: TestUser, owner: string, repo: string, branch: strin
   return { branches: branches.json, commits: commits.json };
 }
 
-function gitChildren(): Promise<string[]> {
-  return exec('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)]).then(
+/** git processes started by this test process; with `dataDir`, only those working in that host's repositories. */
+async function gitChildren(dataDir?: string): Promise<string[]> {
+  const lines = await exec('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)]).then(
     ({ stdout }) => stdout.split('\n').filter((line) => /\bgit\b/.test(line)),
     () => [],
   );
+  if (!dataDir) return lines;
+  const mine = await Promise.all(
+    lines.map(async (line) => {
+      // The other hosts of this file run their own background upkeep: tell them apart by GIT_DIR.
+      const environ = await readFile(`/proc/${line.trim().split(/\s+/)[0]}/environ`, 'utf8').catch(() => '');
+      return environ.split('\0').some((entry) => entry.startsWith(`GIT_DIR=${dataDir}`));
+    }),
+  );
+  return lines.filter((_line, index) => mine[index]);
 }
 
 let work: WorkTree;
@@ -377,7 +387,7 @@ describe('git smart HTTP', () => {
     url.password = carol.token;
     expect((await gitRun(work.dir, ['push', '-q', url.toString(), 'main', 'feature'])).ok).toBe(true);
     await other.close();
-    expect((await gitChildren()).filter((line) => /commit-graph|gc --auto|receive-pack/.test(line))).toEqual([]);
+    expect((await gitChildren(other.options.dataDir)).filter((line) => /commit-graph|gc --auto|receive-pack/.test(line))).toEqual([]);
     const head = await request(`${host.url}/alice/project.git/info/refs?service=git-upload-pack`, { method: 'HEAD' });
     expect(head.statusCode).toBe(200);
     expect(head.headers['content-type']).toBe('application/x-git-upload-pack-advertisement');
