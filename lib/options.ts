@@ -52,11 +52,6 @@ export interface RepoHostOptions {
    * @default undefined
    */
   publicUrl?: string;
-  /**
-   * Fail instead of silently taking another port when `port` is busy. Always true for a non-zero port.
-   * @default true
-   */
-  strictPort?: boolean;
 }
 
 /** Options after defaults are applied; frozen. */
