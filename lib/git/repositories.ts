@@ -7,7 +7,7 @@ import { Maintenance } from './maintenance.js';
 import { isSafeBranchName, normaliseTreePath, repositoryPath } from './names.js';
 import { readRefs, type RefChange } from './refs.js';
 import { isGitError, runGit } from './run-git.js';
-import { handleSmartHttp, toWebResponse, type GitHttpResult, type SmartHttpRequest } from './smart-http.js';
+import { handleSmartHttp, type GitHttpResult, type SmartHttpRequest } from './smart-http.js';
 import { TreeListing, type FileEntry } from './tree-listing.js';
 
 export type { FileEntry } from './tree-listing.js';
@@ -204,7 +204,7 @@ export class GitRepositories {
 
   /**
    * Bookkeeping after refs changed outside git's own transport (the HTTP route calls it through
-   * `serveHttp`): HEAD moves to the first pushed branch when its branch does not exist, and
+   * `serveHttpStream`): HEAD moves to the first pushed branch when its branch does not exist, and
    * commit-graph upkeep is scheduled.
    */
   async afterPush(owner: string, name: string, changes: RefChange[]): Promise<void> {
@@ -213,12 +213,10 @@ export class GitRepositories {
     this.#maintenance.schedule(path);
   }
 
-  /** Serves one smart-HTTP request for the repository (authorisation is the caller's job). */
-  async serveHttp(owner: string, name: string, request: SmartHttpRequest, options: ServeGitOptions = {}): Promise<Response> {
-    return toWebResponse(await this.serveHttpStream(owner, name, request, options));
-  }
-
-  /** Like `serveHttp`, with the body left a Node stream (for piping straight into a Node response). */
+  /**
+   * Serves one smart-HTTP request for the repository (authorisation is the caller's job), with the body left a
+   * Node stream for piping straight into a Node response.
+   */
   async serveHttpStream(owner: string, name: string, request: SmartHttpRequest, options: ServeGitOptions = {}): Promise<GitHttpResult> {
     const path = await this.#existing(owner, name);
     return handleSmartHttp(path, request, {

@@ -6,7 +6,7 @@ import { spawnGit } from './run-git.js';
 /** The two git services smart HTTP serves. */
 export type GitService = 'git-upload-pack' | 'git-receive-pack';
 
-/** What `serveSmartHttp` needs from an HTTP request (a web Request fits, plus the sub-path). */
+/** What `handleSmartHttp` needs from an HTTP request (a web Request fits, plus the sub-path). */
 export interface SmartHttpRequest {
   method: string;
   /** Path below the repository: `info/refs`, `git-upload-pack` or `git-receive-pack`. */
@@ -79,17 +79,9 @@ function pktLine(text: string): string {
 /**
  * Serves git smart HTTP for one repository by running `git upload-pack` / `git receive-pack`
  * with `--stateless-rpc`, streaming both ways with backpressure (the request body, decompressed
- * when gzip/deflate encoded, is piped into the child; the child's stdout is the response body).
- * Authorisation is the caller's job. Protocol v2 is passed through `GIT_PROTOCOL` (upload-pack only:
- * git has no v2 push).
- */
-export async function serveSmartHttp(gitDir: string, request: SmartHttpRequest, options: SmartHttpOptions = {}): Promise<Response> {
-  return toWebResponse(await handleSmartHttp(gitDir, request, options));
-}
-
-/**
- * Like `serveSmartHttp` but leaves the body a Node stream, so a Node server can pipe the child's
- * stdout straight into the socket (h3 on Node does that for an `HTTPResponse` with a Node stream).
+ * when gzip/deflate encoded, is piped into the child; the child's stdout is the response body, left a
+ * Node stream so a Node server pipes it straight into the socket). Authorisation is the caller's job.
+ * Protocol v2 is passed through `GIT_PROTOCOL` (upload-pack only: git has no v2 push).
  */
 export async function handleSmartHttp(gitDir: string, request: SmartHttpRequest, options: SmartHttpOptions = {}): Promise<GitHttpResult> {
   const service = requestedService(request.action, request.service);

@@ -1,6 +1,6 @@
 import { invalid, notFound } from '../errors.js';
 import type { Store } from '../store/database.js';
-import { ciRunsOfRepository, recordCiReport, type CiRunRow } from '../store/queries/ci-runs.js';
+import { ciRunHistory, ciRunsOfRepository, recordCiReport, type CiRunRow } from '../store/queries/ci-runs.js';
 import { repositoryById, type RepositoryRow } from '../store/queries/repositories.js';
 import { canSee, type Viewer } from './repos.js';
 
@@ -42,7 +42,8 @@ export class CiService {
     return this.store.write((tx) => recordCiReport(tx, report, now));
   }
 
-  runs(repo: RepositoryRow): CiRunRow[] {
-    return ciRunsOfRepository(this.store, repo.id);
+  /** The repository's runs, each with its latest status and every status reported for it, oldest first. */
+  runs(repo: RepositoryRow): Array<CiRunRow & { history: Array<{ status: string; received_at: string }> }> {
+    return ciRunsOfRepository(this.store, repo.id).map((run) => ({ ...run, history: ciRunHistory(this.store, run.id) }));
   }
 }

@@ -7,6 +7,7 @@ export type { FileEntry, RefChange };
 export interface GitBackend {
   create(owner: string, name: string): Promise<void>;
   remove(owner: string, name: string): Promise<void>;
+  rename(owner: string, oldName: string, newName: string): Promise<void>;
   importFrom(owner: string, name: string, url: string): Promise<void>;
   countBranches(owner: string, name: string): Promise<number>;
   countCommits(owner: string, name: string, branch: string): Promise<number>;

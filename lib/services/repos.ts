@@ -1,12 +1,14 @@
-import { conflict, invalid, notFound } from '../errors.js';
+import { conflict, forbidden, invalid, notFound } from '../errors.js';
 import type { Store } from '../store/database.js';
 import {
   branchesOf,
   deleteBranch,
+  deleteRepository,
   insertRepository,
   repositoriesOfOwner,
   repositoryById,
   repositoryByName,
+  renameRepository,
   setDefaultBranch,
   upsertBranch,
   type RepositoryRow,
@@ -94,6 +96,38 @@ export class RepositoryService {
     } finally {
       this.creating.delete(key);
     }
+  }
+
+  /** Deletes a repository its owner names: the record first (durable), then its folder. */
+  async remove(viewer: Viewer, ownerName: string, repoName: string): Promise<void> {
+    const repo = this.ownedByViewer(viewer, ownerName, repoName);
+    await this.store.write((tx) => deleteRepository(tx, repo.id));
+    await this.git.remove(repo.owner_name, repo.name);
+  }
+
+  /** Renames a repository its owner names; the folder moves with the record. */
+  async rename(viewer: Viewer, ownerName: string, repoName: string, newName: unknown): Promise<RepositoryRow> {
+    const repo = this.ownedByViewer(viewer, ownerName, repoName);
+    const name = validateRepositoryName(newName);
+    if (name === repo.name) return repo;
+    const clash = repositoryByName(this.store, repo.owner_id, name);
+    if (clash && clash.id !== repo.id) throw conflict('repository already exists');
+    await this.git.rename(repo.owner_name, repo.name, name);
+    try {
+      const now = this.now();
+      await this.store.write((tx) => renameRepository(tx, repo.id, name, now));
+    } catch (error) {
+      await this.git.rename(repo.owner_name, name, repo.name).catch(() => undefined);
+      throw error;
+    }
+    return repositoryById(this.store, repo.id)!;
+  }
+
+  /** Only the owner may change a repository: others see 404 for a private one and 403 for a public one. */
+  private ownedByViewer(viewer: Viewer, ownerName: string, repoName: string): RepositoryRow {
+    const repo = this.visibleByName(viewer, ownerName, repoName);
+    if (viewer?.id !== repo.owner_id) throw forbidden('Only the owner may change this repository');
+    return repo;
   }
 
   /** The repository if the viewer may see it; otherwise not found, so private repositories do not leak. */

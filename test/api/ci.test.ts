@@ -35,13 +35,14 @@ describe('POST /api/v1/ci/status (spec §4.1 endpoint 18)', () => {
     expect(String(result.headers['content-type'])).toMatch(/^application\/json/);
   });
 
-  it('keeps one run per run_id with its latest status', async () => {
+  it('keeps one run per run_id with its latest status, and the history of its reports', async () => {
     expect((await post(report({ run_id: 'run-2', status: 'running' }))).status).toBe(200);
     expect((await post(report({ run_id: 'run-2', status: 'success' }))).status).toBe(200);
     const list = await runs();
     const run2 = list.filter((run: { run_id: string }) => run.run_id === 'run-2');
     expect(run2).toHaveLength(1);
     expect(run2[0]).toMatchObject({ status: 'success', branch: 'main' });
+    expect(run2[0].history.map((entry: { status: string }) => entry.status)).toEqual(['running', 'success']);
   });
 
   it.each(['{not json', '', 'null', '[]', '"running"', '42', 'true', '{"run_id": "x",}'])(

@@ -46,6 +46,10 @@ export function deleteRepository(tx: WriteTx, id: number): void {
   tx.run('DELETE FROM repositories WHERE id = ?', [id]);
 }
 
+export function renameRepository(tx: WriteTx, id: number, name: string, now: string): void {
+  tx.run('UPDATE repositories SET name = ?, name_lower = ?, updated_at = ? WHERE id = ?', [name, name.toLowerCase(), now, id]);
+}
+
 export function setDefaultBranch(tx: WriteTx, id: number, branch: string, now: string): void {
   tx.run('UPDATE repositories SET default_branch = ?, updated_at = ? WHERE id = ?', [branch, now, id]);
 }

@@ -1,11 +1,23 @@
 import type { H3 } from 'h3';
 import type { AppContext } from '../../../context.js';
-import { currentUser, requireUserOrNotFound } from '../../auth.js';
-import { idParam, pathParam } from '../../validate.js';
+import { currentUser, requireUser, requireUserOrNotFound } from '../../auth.js';
+import { idParam, pathParam, readForm } from '../../validate.js';
 import { repoFromPath } from './lookup.js';
 
 export function mountRepoRoutes(app: H3, ctx: AppContext): void {
   app.get('/api/v1/repos/:owner/:repo', async (event) => ctx.repos.summary(await repoFromPath(ctx, event)));
+
+  app.delete('/api/v1/repos/:owner/:repo', async (event) => {
+    const user = await requireUser(ctx, event);
+    await ctx.repos.remove(user, pathParam(event, 'owner'), pathParam(event, 'repo'));
+    return new Response(null, { status: 204 });
+  });
+
+  app.patch('/api/v1/repos/:owner/:repo', async (event) => {
+    const user = await requireUser(ctx, event);
+    const form = await readForm(event, ctx.options.maxBodyBytes);
+    return ctx.repos.summary(await ctx.repos.rename(user, pathParam(event, 'owner'), pathParam(event, 'repo'), form.name));
+  });
 
   app.post('/api/v1/repos/:repo_id/star', async (event) => {
     const user = await requireUserOrNotFound(ctx, event);
