@@ -63,6 +63,17 @@ async function gitChildren(dataDir?: string): Promise<string[]> {
   return lines.filter((_line, index) => mine[index]);
 }
 
+/** The upload-pack / pack-objects children still running after waiting up to 5 s for them to end. */
+async function transfersLeftAfterWaiting(): Promise<string[]> {
+  let left: string[] = [];
+  for (let i = 0; i < 50; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    left = (await gitChildren()).filter((line) => /upload-pack|pack-objects/.test(line));
+    if (left.length === 0) break;
+  }
+  return left;
+}
+
 let work: WorkTree;
 
 beforeAll(async () => {
@@ -368,13 +379,7 @@ describe('git smart HTTP', () => {
     await reader.next();
     controller.abort();
     await reader.return?.().catch(() => undefined);
-    let left: string[] = [];
-    for (let i = 0; i < 50; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      left = (await gitChildren()).filter((line) => /upload-pack|pack-objects/.test(line));
-      if (left.length === 0) break;
-    }
-    expect(left).toEqual([]);
+    expect(await transfersLeftAfterWaiting()).toEqual([]);
     expect((await gitRun(temp, ['ls-remote', remote('alice', 'big')])).ok).toBe(true);
   });
 
@@ -402,13 +407,7 @@ describe('git smart HTTP', () => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('close', resolve));
-    let left: string[] = [];
-    for (let i = 0; i < 50; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      left = (await gitChildren()).filter((line) => /upload-pack|pack-objects/.test(line));
-      if (left.length === 0) break;
-    }
-    expect(left).toEqual([]);
+    expect(await transfersLeftAfterWaiting()).toEqual([]);
     await writeFile(join(temp, 'marker'), 'still alive');
     expect((await http(`${host.url}/api/v1/repos/alice/big`)).status).toBe(200);
   });
