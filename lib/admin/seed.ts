@@ -95,12 +95,12 @@ export async function seedRepository(ctx: AppContext, input: AdminSeedInput): Pr
     throw error;
   }
   const changes = diffRefs(before, await git.refsOf(repo.owner_name, repo.name));
-  // Into a repository without branches the source's default branch goes first: HEAD and the recorded
-  // default branch both follow the first branch of a push.
+  // Into a repository without branches the source's default branch goes first: HEAD (and with it the recorded
+  // default branch) follows the first branch of a push.
   const hadBranches = [...before.keys()].some((ref) => ref.startsWith('refs/heads/'));
   if (!hadBranches && sourceHead) changes.sort((a, b) => Number(b.ref === sourceHead) - Number(a.ref === sourceHead));
-  await git.afterPush(repo.owner_name, repo.name, changes);
-  await ctx.repos.recordPush(repo, changes);
+  const headBranch = await git.afterPush(repo.owner_name, repo.name, changes);
+  await ctx.repos.recordPush(repo, changes, headBranch);
   const current = ctx.repos.findByName(owner.username, repo.name)!;
   return { repository: ctx.repos.summary(current), created, refsUpdated: changes.map((change) => change.ref) };
 }

@@ -12,9 +12,6 @@ export class LruCache<K, V> {
     this.#map.set(key, value);
     return value;
   }
-  has(key: K): boolean {
-    return this.#map.has(key);
-  }
   set(key: K, value: V): void {
     this.#map.delete(key);
     this.#map.set(key, value);
@@ -22,11 +19,5 @@ export class LruCache<K, V> {
       const oldest = this.#map.keys().next();
       if (!oldest.done) this.#map.delete(oldest.value);
     }
-  }
-  get size(): number {
-    return this.#map.size;
-  }
-  clear(): void {
-    this.#map.clear();
   }
 }

@@ -11,6 +11,8 @@ import { handleSmartHttp, type GitHttpResult, type SmartHttpRequest } from './sm
 import { TreeListing, type FileEntry } from './tree-listing.js';
 
 export type { FileEntry } from './tree-listing.js';
+
+const BRANCH_PREFIX = 'refs/heads/';
 export type { RefChange } from './refs.js';
 
 export interface GitRepositoriesOptions {
@@ -37,8 +39,11 @@ export interface GitRepositoriesOptions {
 
 /** Options for serving one smart-HTTP request. */
 export interface ServeGitOptions {
-  /** Told which refs a push changed, after HEAD was fixed up and before the client sees the end of the response. */
-  onPushed?: (changes: RefChange[]) => void | Promise<void>;
+  /**
+   * Told which refs a push changed and the branch HEAD now names, after HEAD was fixed up and before the client
+   * sees the end of the response.
+   */
+  onPushed?: (changes: RefChange[], headBranch: string) => void | Promise<void>;
 }
 
 /**
@@ -188,13 +193,6 @@ export class GitRepositories {
     return readRefs(await this.#existing(owner, name));
   }
 
-  /** Branch names, sorted. */
-  async branches(owner: string, name: string): Promise<string[]> {
-    const path = await this.#existing(owner, name);
-    const { stdout } = await runGit(['for-each-ref', '--format=%(refname:strip=2)', 'refs/heads/'], { gitDir: path });
-    return stdout.toString('utf8').split('\n').filter(Boolean);
-  }
-
   /** The branch HEAD points to (the default branch), e.g. `main`, even before it exists. */
   async headBranch(owner: string, name: string): Promise<string> {
     const path = await this.#existing(owner, name);
@@ -205,12 +203,13 @@ export class GitRepositories {
   /**
    * Bookkeeping after refs changed outside git's own transport (the HTTP route calls it through
    * `serveHttpStream`): HEAD moves to the first pushed branch when its branch does not exist, and
-   * commit-graph upkeep is scheduled.
+   * commit-graph upkeep is scheduled. Returns the branch HEAD names (the default branch).
    */
-  async afterPush(owner: string, name: string, changes: RefChange[]): Promise<void> {
+  async afterPush(owner: string, name: string, changes: RefChange[]): Promise<string> {
     const path = await this.#existing(owner, name);
-    await this.#fixHead(path, changes);
+    const head = await this.#fixHead(path, changes);
     this.#maintenance.schedule(path);
+    return head;
   }
 
   /**
@@ -221,9 +220,9 @@ export class GitRepositories {
     const path = await this.#existing(owner, name);
     return handleSmartHttp(path, request, {
       onPushed: async (changes, refsAfter) => {
-        await this.#fixHead(path, changes, refsAfter).catch(() => {});
+        const head = await this.#fixHead(path, changes, refsAfter).catch(() => this.headBranch(owner, name));
         this.#maintenance.schedule(path);
-        await options.onPushed?.(changes);
+        await options.onPushed?.(changes, head);
       },
     });
   }
@@ -255,14 +254,18 @@ export class GitRepositories {
     return stdout.length > 0;
   }
 
-  async #fixHead(gitDir: string, changes: RefChange[], knownRefs?: Map<string, string>): Promise<void> {
+  /** Points HEAD at an existing branch when its own is gone or unborn; returns the branch HEAD then names. */
+  async #fixHead(gitDir: string, changes: RefChange[], knownRefs?: Map<string, string>): Promise<string> {
     // HEAD of a bare repository we created is always a symbolic ref file; reading it saves a git run per push.
     const headFile = await readFile(`${gitDir}/HEAD`, 'utf8').catch(() => '');
     const head = /^ref: (\S+)\s*$/.exec(headFile)?.[1] ?? '';
     const refs = knownRefs ?? (await readRefs(gitDir));
-    if (head && refs.has(head)) return;
-    const pushed = changes.find((change) => change.ref.startsWith('refs/heads/') && refs.has(change.ref));
-    const target = pushed?.ref ?? (refs.has('refs/heads/main') ? 'refs/heads/main' : [...refs.keys()].find((ref) => ref.startsWith('refs/heads/')));
-    if (target && target !== head) await runGit(['symbolic-ref', 'HEAD', target], { gitDir });
+    let target = head;
+    if (!head || !refs.has(head)) {
+      const pushed = changes.find((change) => change.ref.startsWith(BRANCH_PREFIX) && refs.has(change.ref));
+      target = pushed?.ref ?? (refs.has(`${BRANCH_PREFIX}main`) ? `${BRANCH_PREFIX}main` : ([...refs.keys()].find((ref) => ref.startsWith(BRANCH_PREFIX)) ?? head));
+      if (target && target !== head) await runGit(['symbolic-ref', 'HEAD', target], { gitDir });
+    }
+    return target.startsWith(BRANCH_PREFIX) ? target.slice(BRANCH_PREFIX.length) : 'main';
   }
 }

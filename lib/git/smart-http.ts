@@ -29,7 +29,7 @@ const SERVICES: readonly string[] = ['git-upload-pack', 'git-receive-pack'];
 const SAFE_GIT_PROTOCOL = /^[0-9a-zA-Z]+=[0-9a-zA-Z]+(?::[0-9a-zA-Z]+=[0-9a-zA-Z]+)*$/;
 
 /** Headers every git response carries: proxies must never cache refs or packs. */
-export const NO_CACHE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+const NO_CACHE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Cache-Control': 'no-cache, max-age=0, must-revalidate',
   Pragma: 'no-cache',
   Expires: 'Fri, 01 Jan 1980 00:00:00 GMT',
@@ -51,7 +51,8 @@ export interface GitHttpResult {
   body: Readable | string | null;
 }
 
-function plain(status: number, message: string, extra: Record<string, string> = {}): GitHttpResult {
+/** A short text answer with the no-cache headers (errors, refusals). */
+export function plain(status: number, message: string, extra: Record<string, string> = {}): GitHttpResult {
   return { status, headers: { 'Content-Type': 'text/plain; charset=utf-8', ...NO_CACHE_HEADERS, ...extra }, body: `${message}\n` };
 }
 

@@ -229,8 +229,8 @@ export class TreeListing {
           }
           const remaining = total - answers.size;
           // Only from a single commit: a narrowed walk does not print a start commit that leaves the
-        // pathspec alone, but then its first commit is the one the group moves to (see below).
-        if (seen >= this.#narrowAfter && parked.size === 1 && remaining > 0 && remaining <= 256 && remaining < unresolvedAtStart && (!phase.narrowed || remaining * 2 <= unresolvedAtStart)) narrow = true;
+          // pathspec alone, but then its first commit is the one the group moves to (see below).
+          if (seen >= this.#narrowAfter && parked.size === 1 && remaining > 0 && remaining <= 256 && remaining < unresolvedAtStart && (!phase.narrowed || remaining * 2 <= unresolvedAtStart)) narrow = true;
         };
         try {
           chunks: for await (const chunk of child.stdout as AsyncIterable<Buffer>) {

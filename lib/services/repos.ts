@@ -81,11 +81,9 @@ export class RepositoryService {
         const head = await this.git.headBranch(owner.username, name);
         const now = this.now();
         const id = await this.store.write((tx) => {
-          const branches = branchRefs(refs);
-          // An import keeps the source's default branch, as git clone does.
-          const defaultBranch = branches.has(head) || branches.size === 0 ? head : [...branches.keys()][0]!;
-          const repoId = insertRepository(tx, { ownerId: owner.id, name, description, isPrivate, defaultBranch, now });
-          for (const [branch, sha] of branches) upsertBranch(tx, repoId, branch, sha, now);
+          // HEAD is the default branch: `main` for a new repository, the source's for an import (as git clone does).
+          const repoId = insertRepository(tx, { ownerId: owner.id, name, description, isPrivate, defaultBranch: head, now });
+          for (const [branch, sha] of branchRefs(refs)) upsertBranch(tx, repoId, branch, sha, now);
           return repoId;
         });
         return repositoryById(this.store, id)!;
@@ -182,10 +180,10 @@ export class RepositoryService {
     return branchesOf(this.store, repo.id);
   }
 
-  /** Records what a push changed: branches created, moved and deleted, and the default branch. */
-  async recordPush(repo: RepositoryRow, changes: readonly RefChange[]): Promise<void> {
+  /** Records what a push changed: branches created, moved and deleted, and the default branch (git's HEAD). */
+  async recordPush(repo: RepositoryRow, changes: readonly RefChange[], headBranch: string): Promise<void> {
     const branchChanges = changes.filter((change) => change.ref.startsWith(BRANCH_PREFIX));
-    if (branchChanges.length === 0) return;
+    if (branchChanges.length === 0 && headBranch === repo.default_branch) return;
     const now = this.now();
     await this.store.write((tx) => {
       for (const change of branchChanges) {
@@ -193,12 +191,7 @@ export class RepositoryService {
         if (ZERO_SHA.test(change.after)) deleteBranch(tx, repo.id, branch);
         else upsertBranch(tx, repo.id, branch, change.after, now);
       }
-      const remaining = branchesOf(tx, repo.id).map((branch) => branch.name);
-      if (remaining.length > 0 && !remaining.includes(repo.default_branch)) {
-        const firstPushed = branchChanges.find((change) => !ZERO_SHA.test(change.after));
-        const next = firstPushed ? firstPushed.ref.slice(BRANCH_PREFIX.length) : remaining[0]!;
-        setDefaultBranch(tx, repo.id, next, now);
-      }
+      if (headBranch !== repo.default_branch) setDefaultBranch(tx, repo.id, headBranch, now);
     });
   }
 }

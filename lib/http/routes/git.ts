@@ -1,14 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import { getQuery, getRequestHeader, HTTPResponse, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../../context.js';
-import { NO_CACHE_HEADERS, requestedService, toWebResponse } from '../../git/smart-http.js';
+import { plain, requestedService, toWebResponse } from '../../git/smart-http.js';
 import { currentUser } from '../auth.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="repohost"' };
 
-function textResponse(status: number, message: string, headers: Record<string, string> = {}): Response {
-  return new Response(`${message}\n`, { status, headers: { 'Content-Type': 'text/plain; charset=utf-8', ...NO_CACHE_HEADERS, ...headers } });
-}
+const textResponse = (status: number, message: string, headers: Record<string, string> = {}) => toWebResponse(plain(status, message, headers));
 
 /**
  * Git smart HTTP at `/{owner}/{repo}.git/...` and `/{owner}/{repo}/...`: `info/refs`,
@@ -54,7 +52,7 @@ export function mountGitRoutes(app: H3, ctx: AppContext): void {
         body: nodeRequest ?? event.req.body,
         signal: event.req.signal,
       },
-      { onPushed: (changes) => ctx.repos.recordPush(repo!, changes) },
+      { onPushed: (changes, headBranch) => ctx.repos.recordPush(repo!, changes, headBranch) },
     );
     // On Node, h3 pipes a Node stream body straight into the socket: no web-stream hop per chunk.
     if (nodeRequest) return new HTTPResponse(result.body as unknown as BodyInit, { status: result.status, headers: result.headers });
