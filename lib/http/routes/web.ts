@@ -48,8 +48,17 @@ async function signIn(ctx: AppContext, event: H3Event, user: UserRow, form: Form
   return redirectTo('/');
 }
 
-async function signedInOrLogin(ctx: AppContext, event: H3Event): Promise<UserRow | Response> {
-  return (await currentUser(ctx, event)) ?? redirectTo('/login');
+/** The signed-in user, or a redirect to the login page (for a form posted with `no_redirect=1`, a 401). */
+async function signedInOrLogin(ctx: AppContext, event: H3Event, form?: FormFields): Promise<UserRow | Response> {
+  const user = await currentUser(ctx, event);
+  if (user) return user;
+  if (form && wantsNoRedirect(form)) throw unauthorized('Unauthorized');
+  return redirectTo('/login');
+}
+
+/** Settings pages exist only for their own user: anyone else is told there is nothing here. */
+function assertOwnSettings(event: H3Event, user: UserRow): void {
+  if (user.username.toLowerCase() !== pathParam(event, 'username').toLowerCase()) throw notFound('Not found');
 }
 
 export function mountWebRoutes(app: H3, ctx: AppContext): void {
@@ -103,11 +112,8 @@ export function mountWebRoutes(app: H3, ctx: AppContext): void {
   });
   app.post('/new', async (event) => {
     const form = await readForm(event, ctx.options.maxBodyBytes);
-    const user = await currentUser(ctx, event);
-    if (!user) {
-      if (wantsNoRedirect(form)) throw unauthorized('Unauthorized');
-      return redirectTo('/login');
-    }
+    const user = await signedInOrLogin(ctx, event, form);
+    if (user instanceof Response) return user;
     return formAction(
       form,
       async () => {
@@ -122,17 +128,14 @@ export function mountWebRoutes(app: H3, ctx: AppContext): void {
   app.get('/:username/settings/api-tokens', async (event) => {
     const user = await signedInOrLogin(ctx, event);
     if (user instanceof Response) return user;
-    if (user.username.toLowerCase() !== pathParam(event, 'username').toLowerCase()) throw notFound('Not found');
+    assertOwnSettings(event, user);
     return htmlResponse(apiTokensView(user, ctx.credentials.apiTokens(user.id), queryString(event, 'new_token')));
   });
   app.post('/:username/settings/api-tokens', async (event) => {
     const form = await readForm(event, ctx.options.maxBodyBytes);
-    const user = await currentUser(ctx, event);
-    if (!user) {
-      if (wantsNoRedirect(form)) throw unauthorized('Unauthorized');
-      return redirectTo('/login');
-    }
-    if (user.username.toLowerCase() !== pathParam(event, 'username').toLowerCase()) throw notFound('Not found');
+    const user = await signedInOrLogin(ctx, event, form);
+    if (user instanceof Response) return user;
+    assertOwnSettings(event, user);
     return formAction(
       form,
       async () => {
@@ -153,7 +156,11 @@ export function mountWebRoutes(app: H3, ctx: AppContext): void {
   app.get('/:owner/:repo', async (event) => {
     const viewer = await currentUser(ctx, event);
     const repo = ctx.repos.visibleByName(viewer, pathParam(event, 'owner'), pathParam(event, 'repo'));
-    const files = await ctx.repos.listFiles(repo, repo.default_branch).catch(() => []);
+    // A default branch not pushed yet shows the empty-repository hint; real failures still surface.
+    const files = await ctx.repos.listFiles(repo, repo.default_branch).catch((error: unknown) => {
+      if (isRepoHostError(error)) return [];
+      throw error;
+    });
     return htmlResponse(
       repositoryView(viewer, repo, {
         cloneUrl: ctx.repos.summary(repo).clone_url,
