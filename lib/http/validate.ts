@@ -16,7 +16,7 @@ export async function readLimitedText(event: H3Event, limit: number): Promise<st
     size += value.byteLength;
     if (size > limit) {
       // Stop reading but leave the request stream alone (cancelling destroys it mid-body, see keepRequestSocket
-      // in app.ts); the 413 response closes the connection, so the rest of the body is never read.
+      // in host.ts); the 413 response closes the connection, so the rest of the body is never read.
       reader.releaseLock();
       throw tooLarge(`request body must be at most ${limit} bytes`);
     }

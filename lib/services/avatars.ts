@@ -47,7 +47,6 @@ export class AvatarService {
     if (!declaredType || !declaredType.toLowerCase().startsWith('image/')) throw unsupported('avatar must be an image (PNG, JPEG, GIF or WebP)');
     const type = sniffImage(bytes);
     if (!type) throw unsupported('avatar must be an image (PNG, JPEG, GIF or WebP)');
-    if (bytes.length === 0) throw unsupported('avatar file is empty');
     await mkdir(this.dir, { recursive: true });
     const fileName = `${user.id}-${randomBytes(8).toString('hex')}.${type.extension}`;
     const temp = join(this.dir, `.${fileName}.tmp`);
