@@ -12,8 +12,10 @@ import { resolveOptions, type RepoHostOptions, type ResolvedOptions } from './op
 import { createAdminOperations, type AdminOperations } from './services/admin.js';
 import { AvatarService } from './services/avatars.js';
 import { CiService } from './services/ci.js';
+import { CollaboratorService } from './services/collaborators.js';
 import { CredentialService } from './services/credentials.js';
 import { IssueService } from './services/issues.js';
+import { LabelService } from './services/labels.js';
 import { PullService } from './services/pulls.js';
 import { RepositoryService } from './services/repos.js';
 import { SocialService } from './services/social.js';
@@ -55,6 +57,8 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
     credentials: new CredentialService(store, () => new Date()),
     repos: new RepositoryService(store, git, baseUrl, nowIso),
     issues: new IssueService(store, nowIso),
+    labels: new LabelService(store, nowIso),
+    collaborators: new CollaboratorService(store, avatarUrl, nowIso),
     pulls: new PullService(store, nowIso),
     social: new SocialService(store, nowIso),
     avatars: new AvatarService(store, options.dataDir, options.maxAvatarBytes),

@@ -5,7 +5,9 @@ import { currentUser } from './auth.js';
 import { notFoundView } from './pages/views.js';
 import { mountAvatarRoutes } from './routes/api/avatar.js';
 import { mountCiRoutes } from './routes/api/ci.js';
+import { mountCollaboratorRoutes } from './routes/api/collaborators.js';
 import { mountIssueRoutes } from './routes/api/issues.js';
+import { mountLabelRoutes } from './routes/api/labels.js';
 import { mountPullRoutes } from './routes/api/pulls.js';
 import { mountRepoRoutes } from './routes/api/repos.js';
 import { mountTreeRoutes } from './routes/api/tree.js';
@@ -54,6 +56,8 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   mountUserRoutes(app, ctx);
   mountRepoRoutes(app, ctx);
   mountIssueRoutes(app, ctx);
+  mountLabelRoutes(app, ctx);
+  mountCollaboratorRoutes(app, ctx);
   mountPullRoutes(app, ctx);
   mountTreeRoutes(app, ctx);
   mountAvatarRoutes(app, ctx);

@@ -2,7 +2,7 @@ import { invalid, notFound } from '../errors.js';
 import type { Store } from '../store/database.js';
 import { ciRunHistory, ciRunsOfRepository, recordCiReport, type CiRunRow } from '../store/queries/ci-runs.js';
 import { repositoryById, type RepositoryRow } from '../store/queries/repositories.js';
-import { canSee, type Viewer } from './repos.js';
+import { accessLevel, requireAccess, type Viewer } from './permissions.js';
 
 const FIELDS = ['run_id', 'repo_id', 'commit_hash', 'branch', 'status'] as const;
 const LIMITS: Record<(typeof FIELDS)[number], number> = { run_id: 128, repo_id: 20, commit_hash: 64, branch: 255, status: 32 };
@@ -19,8 +19,8 @@ export class CiService {
   ) {}
 
   /**
-   * Validates and records a report. Reports for a private repository are accepted only from its owner, and
-   * are otherwise answered like an unknown repository.
+   * Validates and records a report. Reports for a private repository need write access; callers who cannot see
+   * it are answered like for an unknown repository.
    */
   async report(viewer: Viewer, body: unknown): Promise<CiRunRow> {
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalid('Invalid request body');
@@ -36,7 +36,9 @@ export class CiService {
     if (!COMMIT_PATTERN.test(values.commit_hash)) throw invalid('commit_hash must be a commit id without spaces');
     if (!STATUS_PATTERN.test(values.status)) throw invalid('status must be a single word such as running, success or failure');
     const repo = repositoryById(this.store, Number(values.repo_id));
-    if (!repo || !canSee(viewer, repo)) throw notFound('Repository not found');
+    if (!repo || accessLevel(this.store, viewer, repo) === 'none') throw notFound('Repository not found');
+    // Anyone may report on a public repository (the spec's callback needs no credentials); a private one needs write.
+    if (repo.is_private === 1) requireAccess(this.store, viewer, repo, 'write', 'Reporting CI status needs write access');
     const report = { repoId: repo.id, runId: values.run_id, commitHash: values.commit_hash, branch: values.branch, status: values.status };
     const now = this.now();
     return this.store.write((tx) => recordCiReport(tx, report, now));

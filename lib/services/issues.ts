@@ -1,24 +1,76 @@
-import { notFound } from '../errors.js';
-import type { Store } from '../store/database.js';
-import { countIssues, insertIssue, issueInRepository, issuesOfRepository, type IssueRow } from '../store/queries/issues.js';
+import { invalid, notFound } from '../errors.js';
+import type { Store, WriteTx } from '../store/database.js';
+import {
+  commentsOfIssue,
+  countFilteredIssues,
+  countIssueComments,
+  countIssues,
+  deleteIssueComment,
+  insertIssue,
+  insertIssueComment,
+  issueComment,
+  issueInRepository,
+  issueRecord,
+  issuesOfRepository,
+  setIssueStatus,
+  updateIssueComment,
+  updateIssueText,
+  type IssueCommentRow,
+  type IssueFilter,
+  type IssueRecord,
+  type IssueRow,
+} from '../store/queries/issues.js';
 import { takeNextNumber, type RepositoryRow } from '../store/queries/repositories.js';
 import type { UserRow } from '../store/queries/users.js';
+import { requireAccess, type Viewer } from './permissions.js';
 import { optionalText, requiredText } from './text-fields.js';
 
-/** The issue summary of the API (spec §2); the stored row already has its shape, with a few extras. */
+/** The issue summary of the API (spec §2): the stored row with its labels and a few extras. */
 export type IssueSummary = IssueRow;
+
+/** An issue comment of the API: `{ id, author, body, created_at, updated_at }`. */
+export type IssueComment = Omit<IssueCommentRow, 'author_id'>;
 
 export const MAX_TITLE = 255;
 export const MAX_BODY = 65_535;
 
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+export interface IssueChanges {
+  title?: unknown;
+  body?: unknown;
+  status?: unknown;
+}
+
+/** Parses the list filters of the issues endpoint; bad values are 400s. */
+export function parseIssueFilter(query: { status?: string; labels?: string; sort?: string; direction?: string }): IssueFilter {
+  const status = query.status ?? 'open';
+  if (status !== 'open' && status !== 'closed' && status !== 'all') throw invalid("status must be 'open', 'closed' or 'all'");
+  const sort = query.sort ?? 'created';
+  if (sort !== 'created' && sort !== 'updated') throw invalid("sort must be 'created' or 'updated'");
+  const direction = query.direction ?? 'desc';
+  if (direction !== 'asc' && direction !== 'desc') throw invalid("direction must be 'asc' or 'desc'");
+  const labels = [...new Set((query.labels ?? '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean))];
+  return { status: status === 'all' ? undefined : status, labels, sort, direction };
+}
+
+function parseStatus(value: unknown): 'open' | 'closed' {
+  if (value !== 'open' && value !== 'closed') throw invalid("status must be 'open' or 'closed'");
+  return value;
+}
+
+/** Issues and their conversation. Permissions: read to see, signed in to open and comment, author or write to edit. */
 export class IssueService {
   constructor(
     private readonly store: Store,
     private readonly now: () => string,
   ) {}
 
-  list(repo: RepositoryRow): IssueRow[] {
-    return issuesOfRepository(this.store, repo.id);
+  list(repo: RepositoryRow, filter: IssueFilter, page: Page): { items: IssueRow[]; total: number } {
+    return { items: issuesOfRepository(this.store, repo.id, filter, page), total: countFilteredIssues(this.store, repo.id, filter) };
   }
 
   get(repo: RepositoryRow, id: number): IssueRow {
@@ -32,6 +84,7 @@ export class IssueService {
   }
 
   async create(repo: RepositoryRow, author: UserRow, input: { title: unknown; body?: unknown }): Promise<IssueRow> {
+    requireAccess(this.store, author, repo, 'read');
     const title = requiredText('title', input.title, MAX_TITLE);
     const body = optionalText('body', input.body, MAX_BODY);
     const now = this.now();
@@ -39,12 +92,93 @@ export class IssueService {
       const number = takeNextNumber(tx, repo.id);
       return insertIssue(tx, { repoId: repo.id, number, authorId: author.id, title, body, now });
     });
-    return issueInRepository(this.store, repo.id, id)!;
+    return this.get(repo, id);
+  }
+
+  /** Edits title, body and status: the author may change their own issue, others need write. */
+  async update(repo: RepositoryRow, viewer: Viewer, id: number, changes: IssueChanges): Promise<IssueRow> {
+    const issue = this.editable(repo, viewer, id, 'Only the author or a collaborator with write access may change this issue');
+    const title = changes.title === undefined ? issue.title : requiredText('title', changes.title, MAX_TITLE);
+    const body = changes.body === undefined ? issue.body : optionalText('body', changes.body, MAX_BODY);
+    const status = changes.status === undefined ? undefined : parseStatus(changes.status);
+    const now = this.now();
+    await this.store.write((tx) => {
+      const current = this.recordIn(tx, repo, issue.id);
+      if (title !== current.title || body !== current.body) updateIssueText(tx, issue.id, { title, body }, now);
+      if (status && status !== current.status) setIssueStatus(tx, issue.id, status, viewer!.id, now);
+    });
+    return this.get(repo, issue.id);
+  }
+
+  comments(repo: RepositoryRow, issueId: number, page: Page): { items: IssueComment[]; total: number } {
+    const issue = this.get(repo, issueId);
+    return { items: commentsOfIssue(this.store, issue.id, page).map(publicComment), total: countIssueComments(this.store, issue.id) };
+  }
+
+  async comment(repo: RepositoryRow, issueId: number, author: UserRow, body: unknown): Promise<IssueComment> {
+    requireAccess(this.store, author, repo, 'read');
+    const issue = this.get(repo, issueId);
+    const text = requiredText('body', body, MAX_BODY);
+    const now = this.now();
+    const id = await this.store.write((tx) => {
+      this.recordIn(tx, repo, issue.id);
+      return insertIssueComment(tx, { issueId: issue.id, authorId: author.id, body: text, now });
+    });
+    return publicComment(issueComment(this.store, issue.id, id)!);
+  }
+
+  async editComment(repo: RepositoryRow, issueId: number, commentId: number, viewer: Viewer, body: unknown): Promise<IssueComment> {
+    const { issue, comment } = this.editableComment(repo, issueId, commentId, viewer);
+    const text = requiredText('body', body, MAX_BODY);
+    const now = this.now();
+    await this.store.write((tx) => {
+      if (!issueComment(tx, issue.id, comment.id)) throw notFound('Comment not found');
+      updateIssueComment(tx, comment.id, text, now);
+    });
+    return publicComment(issueComment(this.store, issue.id, comment.id)!);
+  }
+
+  async deleteComment(repo: RepositoryRow, issueId: number, commentId: number, viewer: Viewer): Promise<void> {
+    const { issue, comment } = this.editableComment(repo, issueId, commentId, viewer);
+    await this.store.write((tx) => deleteIssueComment(tx, issue.id, comment.id));
   }
 
   summary(issue: IssueRow): IssueSummary {
     return { ...issue };
   }
+
+  /** The issue if the viewer is its author (and may still see the repository) or has write access. */
+  private editable(repo: RepositoryRow, viewer: Viewer, id: number, message: string): IssueRecord {
+    requireAccess(this.store, viewer, repo, 'read');
+    const issue = Number.isSafeInteger(id) ? issueRecord(this.store, repo.id, id) : undefined;
+    if (!issue) throw notFound('Issue not found');
+    mayChange(this.store, repo, viewer, issue.author_id, message);
+    return issue;
+  }
+
+  private editableComment(repo: RepositoryRow, issueId: number, commentId: number, viewer: Viewer): { issue: IssueRow; comment: IssueCommentRow } {
+    requireAccess(this.store, viewer, repo, 'read');
+    const issue = this.get(repo, issueId);
+    const comment = Number.isSafeInteger(commentId) ? issueComment(this.store, issue.id, commentId) : undefined;
+    if (!comment) throw notFound('Comment not found');
+    mayChange(this.store, repo, viewer, comment.author_id, 'Only the author or a collaborator with write access may change this comment');
+    return { issue, comment };
+  }
+
+  /** Re-reads the issue inside a write: it may have been deleted (with its repository) meanwhile. */
+  private recordIn(tx: WriteTx, repo: RepositoryRow, id: number): IssueRecord {
+    const issue = issueRecord(tx, repo.id, id);
+    if (!issue) throw notFound('Issue not found');
+    return issue;
+  }
 }
 
+/** Authors may change what they wrote; anyone else needs write access. 401 for anonymous callers. */
+export function mayChange(store: Store, repo: RepositoryRow, viewer: Viewer, authorId: number, message: string): void {
+  if (viewer && viewer.id === authorId) return;
+  requireAccess(store, viewer, repo, 'write', message);
+}
 
+function publicComment({ author_id: _authorId, ...comment }: IssueCommentRow): IssueComment {
+  return comment;
+}

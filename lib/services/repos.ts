@@ -1,4 +1,4 @@
-import { conflict, forbidden, invalid, notFound } from '../errors.js';
+import { conflict, invalid, notFound } from '../errors.js';
 import type { Store } from '../store/database.js';
 import {
   branchesOf,
@@ -17,6 +17,7 @@ import type { UserRow } from '../store/queries/users.js';
 import type { FileEntry, GitBackend, RefChange } from './git-backend.js';
 import { isPlausibleName, validateRepositoryName } from './names.js';
 import { optionalText } from './text-fields.js';
+import { accessLevel, permissionFlags, requireAccess, type AccessLevel, type Viewer } from './permissions.js';
 
 /** The repository summary of the API (spec §2), with a few Gitea-style extras. */
 export interface RepositorySummary {
@@ -28,6 +29,8 @@ export interface RepositorySummary {
   private: boolean;
   default_branch: string;
   clone_url: string;
+  /** What the caller may do, as GitHub's `permissions`. */
+  permissions: { admin: boolean; push: boolean; pull: boolean };
 }
 
 export interface NewRepository {
@@ -37,16 +40,11 @@ export interface NewRepository {
   cloneUrl?: unknown;
 }
 
-/** Who is asking: undefined for anonymous callers. */
-export type Viewer = UserRow | undefined;
+export type { Viewer } from './permissions.js';
 
 const MAX_DESCRIPTION = 2048;
 const ZERO_SHA = /^0+$/;
 const BRANCH_PREFIX = 'refs/heads/';
-
-export function canSee(viewer: Viewer, repo: RepositoryRow): boolean {
-  return repo.is_private === 0 || viewer?.id === repo.owner_id;
-}
 
 function parseVisibility(value: unknown): boolean {
   if (value === undefined || value === null || value === '' || value === 'public') return false;
@@ -98,14 +96,14 @@ export class RepositoryService {
 
   /** Deletes a repository its owner names: the record first (durable), then its folder. */
   async remove(viewer: Viewer, ownerName: string, repoName: string): Promise<void> {
-    const repo = this.ownedByViewer(viewer, ownerName, repoName);
+    const repo = this.administeredBy(viewer, ownerName, repoName);
     await this.store.write((tx) => deleteRepository(tx, repo.id));
     await this.git.remove(repo.owner_name, repo.name);
   }
 
   /** Renames a repository its owner names; the folder moves with the record. */
   async rename(viewer: Viewer, ownerName: string, repoName: string, newName: unknown): Promise<RepositoryRow> {
-    const repo = this.ownedByViewer(viewer, ownerName, repoName);
+    const repo = this.administeredBy(viewer, ownerName, repoName);
     const name = validateRepositoryName(newName);
     if (name === repo.name) return repo;
     const clash = repositoryByName(this.store, repo.owner_id, name);
@@ -121,23 +119,28 @@ export class RepositoryService {
     return repositoryById(this.store, repo.id)!;
   }
 
-  /** Only the owner may change a repository: others see 404 for a private one and 403 for a public one. */
-  private ownedByViewer(viewer: Viewer, ownerName: string, repoName: string): RepositoryRow {
+  /** Settings need admin: others see 404 for a private repository they cannot read and 403 otherwise. */
+  private administeredBy(viewer: Viewer, ownerName: string, repoName: string): RepositoryRow {
     const repo = this.visibleByName(viewer, ownerName, repoName);
-    if (viewer?.id !== repo.owner_id) throw forbidden('Only the owner may change this repository');
+    requireAccess(this.store, viewer, repo, 'admin', 'Only admins may change this repository');
     return repo;
+  }
+
+  /** What the viewer may do with the repository (see permissions.ts). */
+  access(viewer: Viewer, repo: RepositoryRow): AccessLevel {
+    return accessLevel(this.store, viewer, repo);
   }
 
   /** The repository if the viewer may see it; otherwise not found, so private repositories do not leak. */
   visibleByName(viewer: Viewer, ownerName: string, repoName: string): RepositoryRow {
     const repo = this.findByName(ownerName, repoName);
-    if (!repo || !canSee(viewer, repo)) throw notFound('Not found');
+    if (!repo || this.access(viewer, repo) === 'none') throw notFound('Not found');
     return repo;
   }
 
   visibleById(viewer: Viewer, id: number): RepositoryRow {
     const repo = Number.isSafeInteger(id) ? repositoryById(this.store, id) : undefined;
-    if (!repo || !canSee(viewer, repo)) throw notFound('Not found');
+    if (!repo || this.access(viewer, repo) === 'none') throw notFound('Not found');
     return repo;
   }
 
@@ -148,10 +151,10 @@ export class RepositoryService {
   }
 
   listOfOwner(viewer: Viewer, owner: UserRow): RepositoryRow[] {
-    return repositoriesOfOwner(this.store, owner.id, viewer?.id === owner.id);
+    return repositoriesOfOwner(this.store, owner.id, viewer?.id);
   }
 
-  summary(repo: RepositoryRow): RepositorySummary {
+  summary(repo: RepositoryRow, viewer?: Viewer): RepositorySummary {
     return {
       id: repo.id,
       name: repo.name,
@@ -161,6 +164,7 @@ export class RepositoryService {
       private: repo.is_private === 1,
       default_branch: repo.default_branch,
       clone_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}.git`,
+      permissions: permissionFlags(this.access(viewer, repo)),
     };
   }
 

@@ -127,6 +127,49 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       'CREATE INDEX tokens_by_user ON api_tokens (user_id)',
     ],
   },
+  {
+    // Collaboration: collaborators, issue state and comments, labels; pull request comments become editable.
+    version: 2,
+    statements: [
+      `CREATE TABLE collaborators (
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        permission TEXT NOT NULL CHECK (permission IN ('read', 'write', 'admin')),
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (repo_id, user_id)
+      )`,
+      'CREATE INDEX collaborators_by_user ON collaborators (user_id, repo_id)',
+      'ALTER TABLE issues ADD COLUMN closed_at TEXT',
+      'ALTER TABLE issues ADD COLUMN closed_by INTEGER REFERENCES users(id)',
+      'ALTER TABLE issues ADD COLUMN comment_count INTEGER NOT NULL DEFAULT 0',
+      `CREATE TABLE issue_comments (
+        id INTEGER PRIMARY KEY,
+        issue_id INTEGER NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+        author_id INTEGER NOT NULL REFERENCES users(id),
+        body TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+      'CREATE INDEX issue_comments_by_issue ON issue_comments (issue_id, id)',
+      `CREATE TABLE labels (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        name_lower TEXT NOT NULL,
+        color TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        UNIQUE (repo_id, name_lower)
+      )`,
+      `CREATE TABLE issue_labels (
+        issue_id INTEGER NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+        label_id INTEGER NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+        PRIMARY KEY (issue_id, label_id)
+      )`,
+      'CREATE INDEX issue_labels_by_label ON issue_labels (label_id, issue_id)',
+      "ALTER TABLE pull_comments ADD COLUMN updated_at TEXT NOT NULL DEFAULT ''",
+      'UPDATE pull_comments SET updated_at = created_at',
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -60,7 +60,7 @@ describe('repository rename and delete (Gitea-style PATCH / DELETE /api/v1/repos
     expect((await http(`${host.url}/api/v1/repos/alice/guarded`, { method: 'DELETE' })).status).toBe(401);
     const stranger = await http(`${host.url}/api/v1/repos/alice/guarded`, { method: 'DELETE', headers: bearer(bob.token) });
     expect(stranger.status).toBe(403);
-    expect(stranger.json).toEqual({ success: false, message: 'Only the owner may change this repository' });
+    expect(stranger.json).toEqual({ success: false, message: 'Only admins may change this repository' });
     expect((await http(`${host.url}/api/v1/repos/alice/hidden`, { method: 'DELETE', headers: bearer(bob.token) })).status).toBe(404);
     expect((await http(`${host.url}/api/v1/repos/alice/hidden`, { method: 'PATCH', headers: bearer(bob.token), form: { name: 'x' } })).status).toBe(404);
     expect((await http(`${host.url}/api/v1/repos/alice/guarded`)).status).toBe(200);

@@ -27,13 +27,20 @@ describe('repositories API (spec §4.1 endpoints 4, 11, 12)', () => {
       expect(result.json).toMatchObject({ id: project.id, name: 'project', user_name: 'alice' });
     });
 
-    it('returns the same summary to the owner and to another authenticated user (cookie and token)', async () => {
+    it('returns the same summary to the owner and to another authenticated user (cookie and token), with their own permissions', async () => {
       const anonymous = await http(`${host.url}/api/v1/repos/alice/project`);
-      for (const headers of [cookie(alice.session), bearer(alice.token), cookie(bob.session), bearer(bob.token)]) {
+      expect(anonymous.json.permissions).toEqual({ admin: false, push: false, pull: true });
+      const cases = [
+        [cookie(alice.session), { admin: true, push: true, pull: true }],
+        [bearer(alice.token), { admin: true, push: true, pull: true }],
+        [cookie(bob.session), { admin: false, push: false, pull: true }],
+        [bearer(bob.token), { admin: false, push: false, pull: true }],
+      ] as const;
+      for (const [headers, permissions] of cases) {
         const result = await http(`${host.url}/api/v1/repos/alice/project`, { headers });
         expect(result.status).toBe(200);
         expectShape(result.json, REPO_SUMMARY);
-        expect(result.json).toEqual(anonymous.json);
+        expect(result.json).toEqual({ ...anonymous.json, permissions });
       }
     });
 

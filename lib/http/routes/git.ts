@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { getQuery, getRequestHeader, HTTPResponse, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../../context.js';
 import { plain, requestedService, toWebResponse } from '../../git/smart-http.js';
+import { atLeast } from '../../services/permissions.js';
 import { currentUser } from '../auth.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="repohost"' };
@@ -10,11 +11,11 @@ const textResponse = (status: number, message: string, headers: Record<string, s
 
 /**
  * Git smart HTTP at `/{owner}/{repo}.git/...` and `/{owner}/{repo}/...`: `info/refs`,
- * `git-upload-pack`, `git-receive-pack`. Public repositories are readable by anyone; private ones
- * and every push need the owner (HTTP Basic: username + API token or password). Without
+ * `git-upload-pack`, `git-receive-pack`. Fetching needs read access and pushing write access, as the one
+ * permission check (services/permissions.ts) says (HTTP Basic: username + API token or password). Without
  * credentials, where they would be needed, the answer is 401 with a Basic challenge (so git asks
- * for them); with credentials of someone else, 404 (existence does not leak). Unknown repositories
- * answer exactly like private ones.
+ * for them); with credentials of someone who cannot see the repository, 404 (existence does not leak); with
+ * read access only, a push is refused with 403. Unknown repositories answer exactly like private ones.
  */
 export function mountGitRoutes(app: H3, ctx: AppContext): void {
   const git = ctx.git;
@@ -28,17 +29,19 @@ export function mountGitRoutes(app: H3, ctx: AppContext): void {
       return textResponse(404, 'Not found');
     }
     const repo = ctx.repos.findByName(owner, name);
-    const ownerOnly = service === 'git-receive-pack' || !repo || repo.is_private === 1;
-    if (ownerOnly) {
-      const user = await currentUser(ctx, event);
-      if (!user) {
-        const message = getRequestHeader(event, 'authorization') ? 'Authentication failed' : 'Authentication required';
-        return textResponse(401, message, CHALLENGE);
-      }
-      if (!repo || repo.owner_id !== user.id) return textResponse(404, 'Repository not found');
-    } else if (getRequestHeader(event, 'authorization') && !(await currentUser(ctx, event))) {
+    const needed = service === 'git-receive-pack' ? 'write' : 'read';
+    const user = await currentUser(ctx, event);
+    if (getRequestHeader(event, 'authorization') && !user) {
       // Wrong credentials are refused even where none are needed, so a typo never passes unnoticed.
       return textResponse(401, 'Authentication failed', CHALLENGE);
+    }
+    const level = repo ? ctx.repos.access(user, repo) : 'none';
+    if (!atLeast(level, needed)) {
+      // Anonymous callers are asked for credentials (git only sends them after a challenge); a signed-in caller
+      // who cannot see the repository learns nothing about it, one who can read but not push is told so.
+      if (!user) return textResponse(401, 'Authentication required', CHALLENGE);
+      if (level === 'none') return textResponse(404, 'Repository not found');
+      return textResponse(403, `Permission denied: ${user.username} may not push to ${repo!.owner_name}/${repo!.name}`);
     }
     const nodeRequest = (event.runtime?.node?.req as IncomingMessage | undefined) ?? undefined;
     const result = await git.serveHttpStream(

@@ -1,25 +1,88 @@
 import type { ReadTx, WriteTx } from '../database.js';
+import { labelsOfIssues, type LabelRow } from './labels.js';
 
-export interface IssueRow {
+/** An issue as stored, with its author's and closer's names. */
+export interface IssueRecord {
   id: number;
   number: number;
   repo_id: number;
   title: string;
   body: string;
   author: string;
+  author_id: number;
   status: string;
   created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+  closed_by: string | null;
+  comments: number;
 }
 
-const SELECT = `SELECT i.id, i.number, i.repo_id, i.title, i.body, u.username AS author, i.status, i.created_at
-  FROM issues i JOIN users u ON u.id = i.author_id`;
+/** An issue with its labels: the issue summary of the API. */
+export interface IssueRow extends Omit<IssueRecord, 'author_id'> {
+  labels: LabelRow[];
+}
 
-export function issuesOfRepository(db: ReadTx, repoId: number): IssueRow[] {
-  return db.all<IssueRow>(`${SELECT} WHERE i.repo_id = ? ORDER BY i.number`, [repoId]);
+const SELECT = `SELECT i.id, i.number, i.repo_id, i.title, i.body, u.username AS author, i.author_id, i.status, i.created_at,
+  i.updated_at, i.closed_at, c.username AS closed_by, i.comment_count AS comments
+  FROM issues i JOIN users u ON u.id = i.author_id LEFT JOIN users c ON c.id = i.closed_by`;
+
+export interface IssueFilter {
+  /** `open`, `closed`, or undefined for all. */
+  status?: 'open' | 'closed';
+  /** Lower-cased label names that must all be on the issue. */
+  labels: readonly string[];
+  sort: 'created' | 'updated';
+  direction: 'asc' | 'desc';
+}
+
+function filterClause(repoId: number, filter: IssueFilter): { where: string; params: Array<string | number> } {
+  let where = 'i.repo_id = ?';
+  const params: Array<string | number> = [repoId];
+  if (filter.status) {
+    where += ' AND i.status = ?';
+    params.push(filter.status);
+  }
+  if (filter.labels.length > 0) {
+    // Every named label must be on the issue: count the matches among the issue's labels.
+    where += ` AND (SELECT COUNT(*) FROM issue_labels il JOIN labels l ON l.id = il.label_id
+      WHERE il.issue_id = i.id AND l.name_lower IN (SELECT value FROM json_each(?))) = ?`;
+    params.push(JSON.stringify(filter.labels), filter.labels.length);
+  }
+  return { where, params };
+}
+
+/** Attaches labels to issues with one query for the whole page. */
+function withLabels(db: ReadTx, records: IssueRecord[]): IssueRow[] {
+  const labels = labelsOfIssues(db, records.map((record) => record.id));
+  return records.map(({ author_id: _authorId, ...record }) => ({ ...record, labels: labels.get(record.id) ?? [] }));
+}
+
+export function issuesOfRepository(db: ReadTx, repoId: number, filter: IssueFilter, page: { limit: number; offset: number }): IssueRow[] {
+  const { where, params } = filterClause(repoId, filter);
+  const column = filter.sort === 'updated' ? 'i.updated_at' : 'i.created_at';
+  const direction = filter.direction === 'asc' ? 'ASC' : 'DESC';
+  const records = db.all<IssueRecord>(`${SELECT} WHERE ${where} ORDER BY ${column} ${direction}, i.id ${direction} LIMIT ? OFFSET ?`, [
+    ...params,
+    page.limit,
+    page.offset,
+  ]);
+  return withLabels(db, records);
+}
+
+export function countFilteredIssues(db: ReadTx, repoId: number, filter: IssueFilter): number {
+  const { where, params } = filterClause(repoId, filter);
+  return db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM issues i WHERE ${where}`, params)!.n;
+}
+
+/** The stored issue (with its author id, for permission checks). */
+export function issueRecord(db: ReadTx, repoId: number, id: number): IssueRecord | undefined {
+  return db.get<IssueRecord>(`${SELECT} WHERE i.repo_id = ? AND i.id = ?`, [repoId, id]);
 }
 
 export function issueInRepository(db: ReadTx, repoId: number, id: number): IssueRow | undefined {
-  return db.get<IssueRow>(`${SELECT} WHERE i.repo_id = ? AND i.id = ?`, [repoId, id]);
+  const record = issueRecord(db, repoId, id);
+  return record ? withLabels(db, [record])[0] : undefined;
 }
 
 export function countIssues(db: ReadTx, repoId: number): number {
@@ -32,4 +95,64 @@ export function insertIssue(tx: WriteTx, issue: { repoId: number; number: number
      VALUES (?, ?, ?, ?, ?, 'open', ?, ?) RETURNING id`,
     [issue.repoId, issue.number, issue.authorId, issue.title, issue.body, issue.now, issue.now],
   ).rows[0]!.id;
+}
+
+export function updateIssueText(tx: WriteTx, id: number, fields: { title: string; body: string }, now: string): void {
+  tx.run('UPDATE issues SET title = ?, body = ?, updated_at = ? WHERE id = ?', [fields.title, fields.body, now, id]);
+}
+
+/** Closing records when and by whom; reopening clears both. */
+export function setIssueStatus(tx: WriteTx, id: number, status: 'open' | 'closed', byUserId: number, now: string): void {
+  if (status === 'closed') {
+    tx.run(`UPDATE issues SET status = 'closed', closed_at = ?, closed_by = ?, updated_at = ? WHERE id = ?`, [now, byUserId, now, id]);
+  } else {
+    tx.run(`UPDATE issues SET status = 'open', closed_at = NULL, closed_by = NULL, updated_at = ? WHERE id = ?`, [now, id]);
+  }
+}
+
+export interface IssueCommentRow {
+  id: number;
+  author: string;
+  author_id: number;
+  body: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const COMMENT_SELECT = `SELECT c.id, u.username AS author, c.author_id, c.body, c.created_at, c.updated_at
+  FROM issue_comments c JOIN users u ON u.id = c.author_id`;
+
+export function commentsOfIssue(db: ReadTx, issueId: number, page: { limit: number; offset: number }): IssueCommentRow[] {
+  return db.all<IssueCommentRow>(`${COMMENT_SELECT} WHERE c.issue_id = ? ORDER BY c.id LIMIT ? OFFSET ?`, [issueId, page.limit, page.offset]);
+}
+
+export function issueComment(db: ReadTx, issueId: number, commentId: number): IssueCommentRow | undefined {
+  return db.get<IssueCommentRow>(`${COMMENT_SELECT} WHERE c.issue_id = ? AND c.id = ?`, [issueId, commentId]);
+}
+
+export function countIssueComments(db: ReadTx, issueId: number): number {
+  return db.get<{ n: number }>('SELECT comment_count AS n FROM issues WHERE id = ?', [issueId])?.n ?? 0;
+}
+
+/** Adds a comment and keeps the issue's comment count and updated time in step. */
+export function insertIssueComment(tx: WriteTx, comment: { issueId: number; authorId: number; body: string; now: string }): number {
+  const id = tx.run<{ id: number }>('INSERT INTO issue_comments (issue_id, author_id, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING id', [
+    comment.issueId,
+    comment.authorId,
+    comment.body,
+    comment.now,
+    comment.now,
+  ]).rows[0]!.id;
+  tx.run('UPDATE issues SET comment_count = comment_count + 1, updated_at = ? WHERE id = ?', [comment.now, comment.issueId]);
+  return id;
+}
+
+export function updateIssueComment(tx: WriteTx, commentId: number, body: string, now: string): void {
+  tx.run('UPDATE issue_comments SET body = ?, updated_at = ? WHERE id = ?', [body, now, commentId]);
+}
+
+export function deleteIssueComment(tx: WriteTx, issueId: number, commentId: number): void {
+  if (tx.run('DELETE FROM issue_comments WHERE id = ? AND issue_id = ?', [commentId, issueId]).changes > 0) {
+    tx.run('UPDATE issues SET comment_count = comment_count - 1 WHERE id = ?', [issueId]);
+  }
 }

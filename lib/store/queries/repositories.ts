@@ -24,11 +24,13 @@ export function repositoryByName(db: ReadTx, ownerId: number, name: string): Rep
   return db.get<RepositoryRow>(`${SELECT} WHERE r.owner_id = ? AND r.name_lower = ?`, [ownerId, name.toLowerCase()]);
 }
 
-export function repositoriesOfOwner(db: ReadTx, ownerId: number, includePrivate: boolean): RepositoryRow[] {
-  return db.all<RepositoryRow>(`${SELECT} WHERE r.owner_id = ? AND (r.is_private = 0 OR ?) ORDER BY r.name_lower`, [
-    ownerId,
-    includePrivate ? 1 : 0,
-  ]);
+/** The owner's repositories that `viewerId` may read: public ones, and private ones it owns or collaborates on. */
+export function repositoriesOfOwner(db: ReadTx, ownerId: number, viewerId: number | undefined): RepositoryRow[] {
+  return db.all<RepositoryRow>(
+    `${SELECT} WHERE r.owner_id = ? AND (r.is_private = 0 OR r.owner_id = ?
+      OR EXISTS (SELECT 1 FROM collaborators c WHERE c.repo_id = r.id AND c.user_id = ?)) ORDER BY r.name_lower`,
+    [ownerId, viewerId ?? 0, viewerId ?? 0],
+  );
 }
 
 export function insertRepository(

@@ -5,7 +5,7 @@ import { idParam, pathParam, readForm } from '../../validate.js';
 import { repoFromPath } from './lookup.js';
 
 export function mountRepoRoutes(app: H3, ctx: AppContext): void {
-  app.get('/api/v1/repos/:owner/:repo', async (event) => ctx.repos.summary(await repoFromPath(ctx, event)));
+  app.get('/api/v1/repos/:owner/:repo', async (event) => ctx.repos.summary(await repoFromPath(ctx, event), await currentUser(ctx, event)));
 
   app.delete('/api/v1/repos/:owner/:repo', async (event) => {
     const user = await requireUser(ctx, event);
@@ -16,7 +16,7 @@ export function mountRepoRoutes(app: H3, ctx: AppContext): void {
   app.patch('/api/v1/repos/:owner/:repo', async (event) => {
     const user = await requireUser(ctx, event);
     const form = await readForm(event, ctx.options.maxBodyBytes);
-    return ctx.repos.summary(await ctx.repos.rename(user, pathParam(event, 'owner'), pathParam(event, 'repo'), form.name));
+    return ctx.repos.summary(await ctx.repos.rename(user, pathParam(event, 'owner'), pathParam(event, 'repo'), form.name), user);
   });
 
   app.post('/api/v1/repos/:repo_id/star', async (event) => {

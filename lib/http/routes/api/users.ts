@@ -16,6 +16,7 @@ export function mountUserRoutes(app: H3, ctx: AppContext): void {
   app.get('/api/v1/users/:username/repos', async (event) => {
     const owner = ctx.users.byName(pathParam(event, 'username'));
     if (!owner) throw notFound('User not found');
-    return ctx.repos.listOfOwner(await currentUser(ctx, event), owner).map((repo) => ctx.repos.summary(repo));
+    const viewer = await currentUser(ctx, event);
+    return ctx.repos.listOfOwner(viewer, owner).map((repo) => ctx.repos.summary(repo, viewer));
   });
 }

@@ -1,0 +1,77 @@
+import { invalid, notFound } from '../errors.js';
+import type { Store } from '../store/database.js';
+import {
+  collaboratorsOf,
+  countCollaborators,
+  deleteCollaborator,
+  upsertCollaborator,
+  type CollaboratorPermission,
+  type CollaboratorRow,
+} from '../store/queries/collaborators.js';
+import { repositoryById, type RepositoryRow } from '../store/queries/repositories.js';
+import { userByName, type UserRow } from '../store/queries/users.js';
+import type { Page } from './issues.js';
+import { requireAccess, type Viewer } from './permissions.js';
+
+const PERMISSIONS: readonly string[] = ['read', 'write', 'admin'];
+
+/** A collaborator of the API: the user summary plus the permission granted. */
+export interface Collaborator {
+  id: number;
+  username: string;
+  full_name: string;
+  avatar: string;
+  permission: CollaboratorPermission;
+}
+
+/**
+ * Who besides the owner may read, write or administer a repository. Listing needs write access (as on GitHub);
+ * changing the list needs admin.
+ */
+export class CollaboratorService {
+  constructor(
+    private readonly store: Store,
+    private readonly avatarUrl: (user: { avatar_file: string | null; username: string }) => string,
+    private readonly now: () => string,
+  ) {}
+
+  list(repo: RepositoryRow, viewer: Viewer, page: Page): { items: Collaborator[]; total: number } {
+    requireAccess(this.store, viewer, repo, 'write', 'Listing collaborators needs write access');
+    return { items: collaboratorsOf(this.store, repo.id, page).map((row) => this.summary(row)), total: countCollaborators(this.store, repo.id) };
+  }
+
+  async set(repo: RepositoryRow, viewer: Viewer, username: string, permission: unknown): Promise<Collaborator> {
+    requireAccess(this.store, viewer, repo, 'admin', 'Only admins may change collaborators');
+    const granted = permission === undefined || permission === null || permission === '' ? 'write' : permission;
+    if (typeof granted !== 'string' || !PERMISSIONS.includes(granted)) throw invalid("permission must be 'read', 'write' or 'admin'");
+    const user = this.user(username);
+    if (user.id === repo.owner_id) throw invalid('the owner is always an admin of the repository');
+    const now = this.now();
+    await this.store.write((tx) => {
+      if (!repositoryById(tx, repo.id)) throw notFound('Not found');
+      upsertCollaborator(tx, repo.id, user.id, granted as CollaboratorPermission, now);
+    });
+    return { id: user.id, ...this.userSummary(user), permission: granted as CollaboratorPermission };
+  }
+
+  async remove(repo: RepositoryRow, viewer: Viewer, username: string): Promise<void> {
+    requireAccess(this.store, viewer, repo, 'admin', 'Only admins may change collaborators');
+    const user = this.user(username);
+    const removed = await this.store.write((tx) => deleteCollaborator(tx, repo.id, user.id));
+    if (!removed) throw notFound('Collaborator not found');
+  }
+
+  private user(username: string): UserRow {
+    const user = userByName(this.store, username);
+    if (!user) throw notFound('User not found');
+    return user;
+  }
+
+  private userSummary(user: { username: string; full_name: string; avatar_file: string | null }): Omit<Collaborator, 'id' | 'permission'> {
+    return { username: user.username, full_name: user.full_name, avatar: this.avatarUrl(user) };
+  }
+
+  private summary(row: CollaboratorRow): Collaborator {
+    return { id: row.user_id, ...this.userSummary(row), permission: row.permission };
+  }
+}

@@ -1,0 +1,46 @@
+import { forbidden, notFound, unauthorized } from '../errors.js';
+import type { ReadTx } from '../store/database.js';
+import { collaboratorPermission } from '../store/queries/collaborators.js';
+import type { RepositoryRow } from '../store/queries/repositories.js';
+import type { UserRow } from '../store/queries/users.js';
+
+/** What a caller may do with a repository, in increasing order. */
+export type AccessLevel = 'none' | 'read' | 'write' | 'admin';
+
+/** Who is asking: undefined for anonymous callers. */
+export type Viewer = UserRow | undefined;
+
+const RANK: Readonly<Record<AccessLevel, number>> = { none: 0, read: 1, write: 2, admin: 3 };
+
+export function atLeast(level: AccessLevel, needed: AccessLevel): boolean {
+  return RANK[level] >= RANK[needed];
+}
+
+/**
+ * The one answer to "what may this caller do with this repository" (Gitea's GetUserRepoPermission): the owner is
+ * admin, a collaborator has the permission granted, anyone (signed in or not) reads a public repository, and
+ * nobody else sees a private one. Every path (API, git transport, pages) asks this, never the row itself.
+ */
+export function accessLevel(db: ReadTx, viewer: Viewer, repo: RepositoryRow): AccessLevel {
+  if (viewer && viewer.id === repo.owner_id) return 'admin';
+  const granted = viewer ? collaboratorPermission(db, repo.id, viewer.id) : undefined;
+  if (granted) return granted;
+  return repo.is_private === 1 ? 'none' : 'read';
+}
+
+/** GitHub's `permissions` object of a repository for its caller. */
+export function permissionFlags(level: AccessLevel): { admin: boolean; push: boolean; pull: boolean } {
+  return { admin: atLeast(level, 'admin'), push: atLeast(level, 'write'), pull: atLeast(level, 'read') };
+}
+
+/**
+ * Throws unless the viewer has `needed` on the repository: 404 when it cannot even see it (private repositories
+ * never leak), 401 for an anonymous caller who could do more by signing in, 403 for a signed-in one who cannot.
+ */
+export function requireAccess(db: ReadTx, viewer: Viewer, repo: RepositoryRow, needed: AccessLevel, message = 'Forbidden'): AccessLevel {
+  const level = accessLevel(db, viewer, repo);
+  if (atLeast(level, needed)) return level;
+  if (level === 'none') throw notFound('Not found');
+  if (!viewer) throw unauthorized('Unauthorized');
+  throw forbidden(message);
+}

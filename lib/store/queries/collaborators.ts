@@ -1,0 +1,41 @@
+import type { ReadTx, WriteTx } from '../database.js';
+
+/** What a collaborator may do; the owner is always `admin` and has no row. */
+export type CollaboratorPermission = 'read' | 'write' | 'admin';
+
+export interface CollaboratorRow {
+  user_id: number;
+  username: string;
+  full_name: string;
+  avatar_file: string | null;
+  permission: CollaboratorPermission;
+  created_at: string;
+}
+
+const SELECT = `SELECT c.user_id, u.username, u.full_name, u.avatar_file, c.permission, c.created_at
+  FROM collaborators c JOIN users u ON u.id = c.user_id`;
+
+export function collaboratorPermission(db: ReadTx, repoId: number, userId: number): CollaboratorPermission | undefined {
+  return db.get<{ permission: CollaboratorPermission }>('SELECT permission FROM collaborators WHERE repo_id = ? AND user_id = ?', [repoId, userId])
+    ?.permission;
+}
+
+export function collaboratorsOf(db: ReadTx, repoId: number, page: { limit: number; offset: number }): CollaboratorRow[] {
+  return db.all<CollaboratorRow>(`${SELECT} WHERE c.repo_id = ? ORDER BY u.username_lower LIMIT ? OFFSET ?`, [repoId, page.limit, page.offset]);
+}
+
+export function countCollaborators(db: ReadTx, repoId: number): number {
+  return db.get<{ n: number }>('SELECT COUNT(*) AS n FROM collaborators WHERE repo_id = ?', [repoId])!.n;
+}
+
+export function upsertCollaborator(tx: WriteTx, repoId: number, userId: number, permission: CollaboratorPermission, now: string): void {
+  tx.run(
+    `INSERT INTO collaborators (repo_id, user_id, permission, created_at) VALUES (?, ?, ?, ?)
+     ON CONFLICT (repo_id, user_id) DO UPDATE SET permission = excluded.permission`,
+    [repoId, userId, permission, now],
+  );
+}
+
+export function deleteCollaborator(tx: WriteTx, repoId: number, userId: number): boolean {
+  return tx.run('DELETE FROM collaborators WHERE repo_id = ? AND user_id = ?', [repoId, userId]).changes > 0;
+}

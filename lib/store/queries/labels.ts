@@ -1,0 +1,84 @@
+import type { ReadTx, WriteTx } from '../database.js';
+
+export interface LabelRow {
+  id: number;
+  name: string;
+  color: string;
+  description: string;
+}
+
+const COLUMNS = 'id, name, color, description';
+
+export function labelsOfRepository(db: ReadTx, repoId: number, page: { limit: number; offset: number }): LabelRow[] {
+  return db.all<LabelRow>(`SELECT ${COLUMNS} FROM labels WHERE repo_id = ? ORDER BY name_lower LIMIT ? OFFSET ?`, [repoId, page.limit, page.offset]);
+}
+
+export function countLabels(db: ReadTx, repoId: number): number {
+  return db.get<{ n: number }>('SELECT COUNT(*) AS n FROM labels WHERE repo_id = ?', [repoId])!.n;
+}
+
+export function labelById(db: ReadTx, repoId: number, id: number): LabelRow | undefined {
+  return db.get<LabelRow>(`SELECT ${COLUMNS} FROM labels WHERE repo_id = ? AND id = ?`, [repoId, id]);
+}
+
+/** Labels are unique per repository regardless of case. */
+export function labelByName(db: ReadTx, repoId: number, name: string): LabelRow | undefined {
+  return db.get<LabelRow>(`SELECT ${COLUMNS} FROM labels WHERE repo_id = ? AND name_lower = ?`, [repoId, name.toLowerCase()]);
+}
+
+export function insertLabel(tx: WriteTx, repoId: number, label: Omit<LabelRow, 'id'>): LabelRow {
+  return tx.run<LabelRow>(`INSERT INTO labels (repo_id, name, name_lower, color, description) VALUES (?, ?, ?, ?, ?) RETURNING ${COLUMNS}`, [
+    repoId,
+    label.name,
+    label.name.toLowerCase(),
+    label.color,
+    label.description,
+  ]).rows[0]!;
+}
+
+export function updateLabel(tx: WriteTx, id: number, label: Omit<LabelRow, 'id'>): void {
+  tx.run('UPDATE labels SET name = ?, name_lower = ?, color = ?, description = ? WHERE id = ?', [
+    label.name,
+    label.name.toLowerCase(),
+    label.color,
+    label.description,
+    id,
+  ]);
+}
+
+export function deleteLabel(tx: WriteTx, id: number): void {
+  tx.run('DELETE FROM labels WHERE id = ?', [id]);
+}
+
+/** The labels of each issue, ordered by name, in one query for a whole page of issues. */
+export function labelsOfIssues(db: ReadTx, issueIds: readonly number[]): Map<number, LabelRow[]> {
+  const byIssue = new Map<number, LabelRow[]>();
+  if (issueIds.length === 0) return byIssue;
+  const rows = db.all<LabelRow & { issue_id: number }>(
+    `SELECT il.issue_id, l.id, l.name, l.color, l.description FROM issue_labels il JOIN labels l ON l.id = il.label_id
+     WHERE il.issue_id IN (SELECT value FROM json_each(?)) ORDER BY l.name_lower`,
+    [JSON.stringify(issueIds)],
+  );
+  for (const { issue_id: issueId, ...label } of rows) {
+    const list = byIssue.get(issueId) ?? [];
+    list.push(label);
+    byIssue.set(issueId, list);
+  }
+  return byIssue;
+}
+
+export function addIssueLabel(tx: WriteTx, issueId: number, labelId: number): void {
+  tx.run('INSERT INTO issue_labels (issue_id, label_id) VALUES (?, ?) ON CONFLICT DO NOTHING', [issueId, labelId]);
+}
+
+export function removeIssueLabel(tx: WriteTx, issueId: number, labelId: number): boolean {
+  return tx.run('DELETE FROM issue_labels WHERE issue_id = ? AND label_id = ?', [issueId, labelId]).changes > 0;
+}
+
+export function touchIssueForLabels(tx: WriteTx, issueId: number, now: string): void {
+  tx.run('UPDATE issues SET updated_at = ? WHERE id = ?', [now, issueId]);
+}
+
+export function clearIssueLabels(tx: WriteTx, issueId: number): void {
+  tx.run('DELETE FROM issue_labels WHERE issue_id = ?', [issueId]);
+}
