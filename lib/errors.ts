@@ -4,6 +4,7 @@ export type ErrorKind =
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
+  | 'not_allowed'
   | 'conflict'
   | 'too_large'
   | 'unsupported'
@@ -15,6 +16,7 @@ export const STATUS_BY_KIND: Readonly<Record<ErrorKind, number>> = Object.freeze
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  not_allowed: 405,
   conflict: 409,
   too_large: 413,
   unsupported: 415,
@@ -39,6 +41,8 @@ export const unauthorized = (message = 'Unauthorized') => new RepoHostError('una
 export const forbidden = (message = 'Forbidden') => new RepoHostError('forbidden', message);
 export const notFound = (message = 'Not found') => new RepoHostError('not_found', message);
 export const conflict = (message: string) => new RepoHostError('conflict', message);
+/** The action is understood but cannot be done to this resource in its state (a pull request that cannot merge). */
+export const notAllowed = (message: string) => new RepoHostError('not_allowed', message);
 export const tooLarge = (message: string) => new RepoHostError('too_large', message);
 export const unsupported = (message: string) => new RepoHostError('unsupported', message);
 export const unavailable = (message: string) => new RepoHostError('unavailable', message);

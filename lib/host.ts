@@ -59,7 +59,7 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
     issues: new IssueService(store, nowIso),
     labels: new LabelService(store, nowIso),
     collaborators: new CollaboratorService(store, avatarUrl, nowIso),
-    pulls: new PullService(store, nowIso),
+    pulls: new PullService(store, git, nowIso, (user) => `${user.username}@${options.noreplyEmailDomain}`),
     social: new SocialService(store, nowIso),
     avatars: new AvatarService(store, options.dataDir, options.maxAvatarBytes),
     ci: new CiService(store, nowIso),

@@ -52,6 +52,12 @@ export interface RepoHostOptions {
    * @default undefined
    */
   publicUrl?: string;
+  /**
+   * Domain of the committer address of commits the host makes for a user (merges): `<username>@<domain>`, since
+   * account e-mail addresses are private.
+   * @default 'users.noreply.repohost'
+   */
+  noreplyEmailDomain?: string;
 }
 
 /** Options after defaults are applied; frozen. */
@@ -67,11 +73,18 @@ export interface ResolvedOptions {
   readonly allowLocalImport: boolean;
   readonly snapshotThresholdBytes: number;
   readonly publicUrl: string | undefined;
+  readonly noreplyEmailDomain: string;
 }
 
 function positiveInteger(name: string, value: number | undefined, fallback: number, min = 1): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < min) throw new TypeError(`repohost: option ${name} must be an integer >= ${min}`);
+  return value;
+}
+
+function emailDomain(value: string | undefined): string {
+  if (value === undefined) return 'users.noreply.repohost';
+  if (!/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(value)) throw new TypeError('repohost: option noreplyEmailDomain must be a domain name');
   return value;
 }
 
@@ -100,5 +113,6 @@ export function resolveOptions(options: RepoHostOptions, tempDir: () => string):
     allowLocalImport: options.allowLocalImport ?? false,
     snapshotThresholdBytes: positiveInteger('snapshotThresholdBytes', options.snapshotThresholdBytes, 64 * 1024 * 1024, 1024),
     publicUrl: options.publicUrl?.replace(/\/+$/, ''),
+    noreplyEmailDomain: emailDomain(options.noreplyEmailDomain),
   });
 }

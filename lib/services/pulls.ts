@@ -1,13 +1,42 @@
-import { invalid, notFound } from '../errors.js';
-import type { Store } from '../store/database.js';
-import { commentsOfPull, insertComment, insertPull, pullInRepository, pullsOfRepository, type PullCommentRow, type PullRow } from '../store/queries/pulls.js';
-import { branchesOf, takeNextNumber, type RepositoryRow } from '../store/queries/repositories.js';
+import type { Readable } from 'node:stream';
+import { conflict, invalid, notAllowed, notFound } from '../errors.js';
+import type { ReadTx, Store, WriteTx } from '../store/database.js';
+import {
+  commentsOfPull,
+  countPulls,
+  deleteComment,
+  insertComment,
+  insertPull,
+  markPullMerged,
+  openPullJoining,
+  openPullsTouching,
+  pullComment,
+  pullInRepository,
+  pullsOfRepository,
+  setPullOpen,
+  setPullShas,
+  updateComment,
+  updatePull,
+  type PullCommentRow,
+  type PullListStatus,
+  type PullRow,
+} from '../store/queries/pulls.js';
+import { branchTip, deleteBranch, repositoryById, takeNextNumber, upsertBranch, type RepositoryRow } from '../store/queries/repositories.js';
 import type { UserRow } from '../store/queries/users.js';
-import { MAX_BODY, MAX_TITLE } from './issues.js';
+import type { ChangedFile, CommitSummary, MergeMethod, PullGit, RefChange } from './git-backend.js';
+import { MAX_BODY, MAX_TITLE, mayChange, type Page } from './issues.js';
+import { requireAccess, type Viewer } from './permissions.js';
 import { optionalText, requiredText } from './text-fields.js';
 
-/** The pull request summary of the API (spec §2); the stored row already has its shape, with a few extras. */
-export type PullSummary = PullRow;
+/** The pull request summary of the API: the spec's fields plus GitHub-like state. */
+export interface PullSummary extends Omit<PullRow, 'author_id'> {
+  /** True or false for an open pull request; null once merged or closed. */
+  mergeable: boolean | null;
+  merged: boolean;
+}
+
+/** A conversation comment: the spec's `{ id, author, text }` plus times. */
+export type PullComment = Omit<PullCommentRow, 'author_id'>;
 
 export interface NewPull {
   title: unknown;
@@ -16,14 +45,50 @@ export interface NewPull {
   base: unknown;
 }
 
+export interface PullChanges {
+  title?: unknown;
+  description?: unknown;
+  status?: unknown;
+  base?: unknown;
+}
+
+export interface MergeRequest {
+  method?: unknown;
+  title?: unknown;
+  message?: unknown;
+  headSha?: unknown;
+  deleteBranch?: unknown;
+}
+
+const METHODS: readonly MergeMethod[] = ['merge', 'squash', 'rebase', 'fast-forward'];
+const BRANCH_PREFIX = 'refs/heads/';
+
+/** Parses the list filter: `open` (default), `closed` (closed or merged), `merged` or `all`. */
+export function parsePullStatus(value: string | undefined): PullListStatus {
+  const status = value ?? 'open';
+  if (status === 'all') return undefined;
+  if (status !== 'open' && status !== 'closed' && status !== 'merged') throw invalid("status must be 'open', 'closed', 'merged' or 'all'");
+  return status;
+}
+
+function truthy(value: unknown): boolean {
+  return value === true || value === 'true' || value === '1' || value === 1;
+}
+
+/**
+ * Pull requests: opening, the conversation, what they change, and merging them in the bare repository. Reads
+ * of mergeability are computed from the real commits and cached by the (base, head) pair, so never stale.
+ */
 export class PullService {
   constructor(
     private readonly store: Store,
+    private readonly git: PullGit,
     private readonly now: () => string,
+    private readonly committerEmail: (user: UserRow) => string,
   ) {}
 
-  list(repo: RepositoryRow): PullRow[] {
-    return pullsOfRepository(this.store, repo.id);
+  list(repo: RepositoryRow, status: PullListStatus, page: Page): { items: PullRow[]; total: number } {
+    return { items: pullsOfRepository(this.store, repo.id, status, page), total: countPulls(this.store, repo.id, status) };
   }
 
   get(repo: RepositoryRow, id: number): PullRow {
@@ -32,37 +97,228 @@ export class PullService {
     return pull;
   }
 
-  /** Opens a pull request from `head` into `base`; both must be branches of the repository, as on GitHub. */
+  /** Opens a pull request from `head` into `base`: both must be branches of the repository, and not yet joined. */
   async create(repo: RepositoryRow, author: UserRow, input: NewPull): Promise<PullRow> {
+    requireAccess(this.store, author, repo, 'read');
     const title = requiredText('title', input.title, MAX_TITLE);
     const description = optionalText('description', input.description, MAX_BODY);
     const head = requiredText('head', input.head, 255);
     const base = requiredText('base', input.base, 255);
     if (head === base) throw invalid('head and base must be different branches');
-    const branches = new Set(branchesOf(this.store, repo.id).map((branch) => branch.name));
-    for (const [field, branch] of [['head', head], ['base', base]] as const) {
-      if (!branches.has(branch)) throw invalid(`${field} branch '${branch}' does not exist`);
-    }
     const now = this.now();
     const id = await this.store.write((tx) => {
+      if (!repositoryById(tx, repo.id)) throw notFound('Not found');
+      const tips = branchTips(tx, repo.id);
+      for (const [field, branch] of [['head', head], ['base', base]] as const) {
+        if (!tips.has(branch)) throw invalid(`${field} branch '${branch}' does not exist`);
+      }
+      if (openPullJoining(tx, repo.id, head, base)) throw conflict(`an open pull request already merges ${head} into ${base}`);
       const number = takeNextNumber(tx, repo.id);
-      return insertPull(tx, { repoId: repo.id, number, authorId: author.id, title, description, head, base, now });
+      return insertPull(tx, { repoId: repo.id, number, authorId: author.id, title, description, head, base, headSha: tips.get(head)!, baseSha: tips.get(base)!, now });
     });
-    return pullInRepository(this.store, repo.id, id)!;
+    return this.get(repo, id);
   }
 
-  comments(repo: RepositoryRow, pullId: number): PullCommentRow[] {
-    return commentsOfPull(this.store, this.get(repo, pullId).id);
+  /** Edits title, description, base and open/closed: the author or a collaborator with write access. */
+  async update(repo: RepositoryRow, viewer: Viewer, id: number, changes: PullChanges): Promise<PullRow> {
+    requireAccess(this.store, viewer, repo, 'read');
+    const pull = this.get(repo, id);
+    mayChange(this.store, repo, viewer, pull.author_id, 'Only the author or a collaborator with write access may change this pull request');
+    const title = changes.title === undefined ? pull.title : requiredText('title', changes.title, MAX_TITLE);
+    const description = changes.description === undefined ? pull.description : optionalText('description', changes.description, MAX_BODY);
+    const base = changes.base === undefined ? pull.base : requiredText('base', changes.base, 255);
+    const status = changes.status;
+    if (status !== undefined && status !== 'open' && status !== 'closed') throw invalid("status must be 'open' or 'closed' (merge through the merge endpoint)");
+    const now = this.now();
+    await this.store.write((tx) => {
+      const current = this.recordIn(tx, repo, pull.id);
+      const open = status === undefined ? current.status === 'open' : status === 'open';
+      if (current.status === 'merged' && (status !== undefined || base !== current.base)) throw conflict('a merged pull request cannot be changed');
+      const tips = branchTips(tx, repo.id);
+      if (base !== current.base) {
+        if (!tips.has(base)) throw invalid(`base branch '${base}' does not exist`);
+        if (base === current.head) throw invalid('head and base must be different branches');
+      }
+      if (open && (current.status !== 'open' || base !== current.base)) {
+        if (!tips.has(current.head)) throw conflict(`head branch '${current.head}' no longer exists`);
+        const other = openPullJoining(tx, repo.id, current.head, base);
+        if (other && other.id !== current.id) throw conflict(`an open pull request already merges ${current.head} into ${base}`);
+      }
+      updatePull(tx, current.id, { title, description, base, baseSha: tips.get(base) ?? current.base_sha }, now);
+      if (status !== undefined && (status === 'open') !== (current.status === 'open')) setPullOpen(tx, current.id, open, now);
+      if (open && current.status !== 'open') setPullShas(tx, current.id, tips.get(current.head)!, tips.get(base)!, now);
+    });
+    return this.get(repo, pull.id);
   }
 
-  async comment(repo: RepositoryRow, pullId: number, author: UserRow, text: unknown): Promise<PullCommentRow> {
+  /** The summary with mergeability computed from the commits the pull request joins now. */
+  async summary(repo: RepositoryRow, pull: PullRow): Promise<PullSummary> {
+    const { author_id: _authorId, ...fields } = pull;
+    return { ...fields, mergeable: await this.mergeable(repo, pull), merged: pull.status === 'merged' };
+  }
+
+  summaries(repo: RepositoryRow, pulls: readonly PullRow[]): Promise<PullSummary[]> {
+    return Promise.all(pulls.map((pull) => this.summary(repo, pull)));
+  }
+
+  commits(repo: RepositoryRow, id: number): Promise<CommitSummary[]> {
+    const pull = this.get(repo, id);
+    return this.git.commitsBetween(repo.owner_name, repo.name, pull.base_sha, pull.head_sha);
+  }
+
+  files(repo: RepositoryRow, id: number): Promise<ChangedFile[]> {
+    const pull = this.get(repo, id);
+    return this.git.changedFiles(repo.owner_name, repo.name, pull.base_sha, pull.head_sha);
+  }
+
+  /** The whole unified diff or the format-patch series, streamed from git. */
+  diff(repo: RepositoryRow, id: number, kind: 'diff' | 'patch'): Promise<Readable> {
+    const pull = this.get(repo, id);
+    return this.git.diffStream(repo.owner_name, repo.name, pull.base_sha, pull.head_sha, kind);
+  }
+
+  /**
+   * Merges with write access: the new commit is made in the bare repository and the base moves only if it still
+   * points where it did (a concurrent push wins cleanly). 405 when it cannot merge, 409 when head moved.
+   */
+  async merge(repo: RepositoryRow, viewer: Viewer, id: number, request: MergeRequest): Promise<{ sha: string }> {
+    requireAccess(this.store, viewer, repo, 'write', 'Merging needs write access');
+    const merger = viewer!;
+    const method = (request.method ?? 'merge') as MergeMethod;
+    if (!METHODS.includes(method)) throw invalid("method must be 'merge', 'squash', 'rebase' or 'fast-forward'");
+    const title = optionalText('title', request.title, MAX_TITLE);
+    const message = optionalText('message', request.message, MAX_BODY);
+    const pull = this.get(repo, id);
+    if (pull.status === 'merged') throw notAllowed('the pull request is already merged');
+    if (pull.status !== 'open') throw notAllowed('the pull request is closed');
+    const tips = branchTips(this.store, repo.id);
+    const headSha = tips.get(pull.head);
+    const baseSha = tips.get(pull.base);
+    if (!headSha) throw notAllowed(`head branch '${pull.head}' no longer exists`);
+    if (!baseSha) throw notAllowed(`base branch '${pull.base}' no longer exists`);
+    if (request.headSha !== undefined && request.headSha !== '' && request.headSha !== headSha) {
+      throw conflict('head branch was modified; review the new commits and try the merge again');
+    }
+    const now = this.now();
+    const identity = { name: merger.full_name || merger.username, email: this.committerEmail(merger), date: now };
+    const defaultTitle = method === 'squash' ? `${pull.title} (#${pull.number})` : `Merge pull request #${pull.number} from ${pull.head}`;
+    const result = await this.git.merge(repo.owner_name, repo.name, {
+      base: pull.base,
+      baseSha,
+      headSha,
+      method,
+      message: `${title || defaultTitle}\n\n${message || (method === 'squash' ? '' : pull.title)}`.trim() + '\n',
+      committer: identity,
+    });
+    const change = { ref: `${BRANCH_PREFIX}${pull.base}`, before: baseSha, after: result.sha };
+    await this.store.write((tx) => {
+      if (result.sha !== baseSha) upsertBranch(tx, repo.id, pull.base, result.sha, now);
+      markPullMerged(tx, pull.id, { byUserId: merger.id, sha: result.sha, headSha, baseSha, now });
+    });
+    await this.afterRefsMoved(repo, result.sha !== baseSha ? [change] : [], merger);
+    if (truthy(request.deleteBranch)) await this.deleteHeadBranch(repo, pull.head, headSha);
+    return result;
+  }
+
+  /**
+   * Follows refs that moved (a push, a merge): open pull requests get their new commits, and one whose head became
+   * reachable from its base was merged by hand and is marked so, as Gitea does.
+   */
+  async afterRefsMoved(repo: RepositoryRow, changes: readonly RefChange[], pusher: UserRow | undefined): Promise<void> {
+    const moved = changes.filter((change) => change.ref.startsWith(BRANCH_PREFIX)).map((change) => change.ref.slice(BRANCH_PREFIX.length));
+    if (moved.length === 0) return;
+    const pulls = openPullsTouching(this.store, repo.id, moved);
+    if (pulls.length === 0) return;
+    const tips = branchTips(this.store, repo.id);
+    const merged = new Set<number>();
+    for (const pull of pulls) {
+      const base = tips.get(pull.base);
+      const head = tips.get(pull.head) ?? pull.head_sha;
+      if (base && head && base !== pull.base_sha && (await this.git.isAncestor(repo.owner_name, repo.name, head, base))) merged.add(pull.id);
+    }
+    const now = this.now();
+    await this.store.write((tx) => {
+      for (const pull of pulls) {
+        const base = tips.get(pull.base) ?? pull.base_sha;
+        const head = tips.get(pull.head) ?? pull.head_sha;
+        if (merged.has(pull.id)) markPullMerged(tx, pull.id, { byUserId: pusher?.id ?? null, sha: base, headSha: head, baseSha: pull.base_sha, now });
+        else setPullShas(tx, pull.id, head, base, now);
+      }
+    });
+  }
+
+  comments(repo: RepositoryRow, pullId: number, page: Page): { items: PullComment[]; total: number } {
+    const pull = this.get(repo, pullId);
+    return { items: commentsOfPull(this.store, pull.id, page).map(publicComment), total: pull.comments };
+  }
+
+  async comment(repo: RepositoryRow, pullId: number, author: UserRow, text: unknown): Promise<PullComment> {
+    requireAccess(this.store, author, repo, 'read');
     const pull = this.get(repo, pullId);
     const body = requiredText('text', text, MAX_BODY);
     const now = this.now();
-    return this.store.write((tx) => insertComment(tx, { pullId: pull.id, authorId: author.id, text: body, now }));
+    const id = await this.store.write((tx) => {
+      this.recordIn(tx, repo, pull.id);
+      return insertComment(tx, { pullId: pull.id, authorId: author.id, text: body, now });
+    });
+    return publicComment(pullComment(this.store, pull.id, id)!);
   }
 
-  summary(pull: PullRow): PullSummary {
-    return { ...pull };
+  async editComment(repo: RepositoryRow, pullId: number, commentId: number, viewer: Viewer, text: unknown): Promise<PullComment> {
+    const { pull, comment } = this.editableComment(repo, pullId, commentId, viewer);
+    const body = requiredText('text', text, MAX_BODY);
+    const now = this.now();
+    await this.store.write((tx) => {
+      if (!pullComment(tx, pull.id, comment.id)) throw notFound('Comment not found');
+      updateComment(tx, comment.id, body, now);
+    });
+    return publicComment(pullComment(this.store, pull.id, comment.id)!);
   }
+
+  async deleteComment(repo: RepositoryRow, pullId: number, commentId: number, viewer: Viewer): Promise<void> {
+    const { pull, comment } = this.editableComment(repo, pullId, commentId, viewer);
+    await this.store.write((tx) => deleteComment(tx, pull.id, comment.id));
+  }
+
+  private async deleteHeadBranch(repo: RepositoryRow, branch: string, expectedSha: string): Promise<void> {
+    // Only if nobody pushed to it meanwhile; a refused delete leaves the branch as the pusher left it.
+    const deleted = await this.git.deleteBranch(repo.owner_name, repo.name, branch, expectedSha);
+    if (!deleted) return;
+    await this.store.write((tx) => deleteBranch(tx, repo.id, branch));
+    await this.afterRefsMoved(repo, [{ ref: `${BRANCH_PREFIX}${branch}`, before: expectedSha, after: '0'.repeat(expectedSha.length) }], undefined);
+  }
+
+  private async mergeable(repo: RepositoryRow, pull: PullRow): Promise<boolean | null> {
+    if (pull.status !== 'open') return null;
+    const tips = branchTips(this.store, repo.id);
+    const head = tips.get(pull.head);
+    const base = tips.get(pull.base);
+    // A deleted branch closes nothing, but there is nothing to merge until it is back.
+    if (!head || !base) return false;
+    return this.git.mergeable(repo.owner_name, repo.name, base, head);
+  }
+
+  private editableComment(repo: RepositoryRow, pullId: number, commentId: number, viewer: Viewer): { pull: PullRow; comment: PullCommentRow } {
+    requireAccess(this.store, viewer, repo, 'read');
+    const pull = this.get(repo, pullId);
+    const comment = Number.isSafeInteger(commentId) ? pullComment(this.store, pull.id, commentId) : undefined;
+    if (!comment) throw notFound('Comment not found');
+    mayChange(this.store, repo, viewer, comment.author_id, 'Only the author or a collaborator with write access may change this comment');
+    return { pull, comment };
+  }
+
+  private recordIn(tx: WriteTx, repo: RepositoryRow, id: number): PullRow {
+    const pull = pullInRepository(tx, repo.id, id);
+    if (!pull) throw notFound('Pull request not found');
+    return pull;
+  }
+}
+
+/** The commit each of the repository's branches points to, as recorded after the last ref change. */
+function branchTips(db: ReadTx, repoId: number): { get(branch: string): string | undefined; has(branch: string): boolean } {
+  return { get: (branch) => branchTip(db, repoId, branch), has: (branch) => branchTip(db, repoId, branch) !== undefined };
+}
+
+function publicComment({ author_id: _authorId, ...comment }: PullCommentRow): PullComment {
+  return comment;
 }

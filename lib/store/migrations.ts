@@ -168,6 +168,18 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       'CREATE INDEX issue_labels_by_label ON issue_labels (label_id, issue_id)',
       "ALTER TABLE pull_comments ADD COLUMN updated_at TEXT NOT NULL DEFAULT ''",
       'UPDATE pull_comments SET updated_at = created_at',
+      // Pull requests remember the commits they joined (frozen once merged or closed) and how they were merged.
+      "ALTER TABLE pull_requests ADD COLUMN head_sha TEXT NOT NULL DEFAULT ''",
+      "ALTER TABLE pull_requests ADD COLUMN base_sha TEXT NOT NULL DEFAULT ''",
+      'ALTER TABLE pull_requests ADD COLUMN merged_by INTEGER REFERENCES users(id)',
+      'ALTER TABLE pull_requests ADD COLUMN merged_at TEXT',
+      'ALTER TABLE pull_requests ADD COLUMN merge_commit_sha TEXT',
+      'ALTER TABLE pull_requests ADD COLUMN closed_at TEXT',
+      'ALTER TABLE pull_requests ADD COLUMN comment_count INTEGER NOT NULL DEFAULT 0',
+      'UPDATE pull_requests SET comment_count = (SELECT COUNT(*) FROM pull_comments c WHERE c.pull_id = pull_requests.id)',
+      `UPDATE pull_requests SET head_sha = COALESCE((SELECT commit_sha FROM branches b WHERE b.repo_id = pull_requests.repo_id AND b.name = pull_requests.head_branch), ''),
+        base_sha = COALESCE((SELECT commit_sha FROM branches b WHERE b.repo_id = pull_requests.repo_id AND b.name = pull_requests.base_branch), '')`,
+      "CREATE INDEX pulls_by_branch ON pull_requests (repo_id, status, head_branch, base_branch)",
     ],
   },
 ];

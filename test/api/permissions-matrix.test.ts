@@ -130,7 +130,7 @@ describe('one permission check for API and git: {anonymous, owner, read, write, 
     expect((await http(`${base}/stranger`, { method: 'DELETE', headers })).status).toBe(404);
     const list = await http(base, { headers });
     expect(list.status).toBe(200);
-    expect(list.json.map((c: { username: string }) => `${c.username}:${c.permission}`)).toEqual(['adminuser:admin', 'reader:read', 'writer:write']);
+    expect(list.json.map((c: { username: string; permission: string }) => `${c.username}:${c.permission}`)).toEqual(['adminuser:admin', 'reader:read', 'writer:write']);
     expect(list.headers['x-total-count']).toBe('3');
   });
 

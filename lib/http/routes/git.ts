@@ -55,7 +55,12 @@ export function mountGitRoutes(app: H3, ctx: AppContext): void {
         body: nodeRequest ?? event.req.body,
         signal: event.req.signal,
       },
-      { onPushed: (changes, headBranch) => ctx.repos.recordPush(repo!, changes, headBranch) },
+      {
+        onPushed: async (changes, headBranch) => {
+          await ctx.repos.recordPush(repo!, changes, headBranch);
+          await ctx.pulls.afterRefsMoved(repo!, changes, user);
+        },
+      },
     );
     // On Node, h3 pipes a Node stream body straight into the socket: no web-stream hop per chunk.
     if (nodeRequest) return new HTTPResponse(result.body as unknown as BodyInit, { status: result.status, headers: result.headers });

@@ -71,6 +71,10 @@ export function branchesOf(db: ReadTx, repoId: number): BranchRow[] {
   return db.all<BranchRow>('SELECT name, commit_sha FROM branches WHERE repo_id = ? ORDER BY name', [repoId]);
 }
 
+export function branchTip(db: ReadTx, repoId: number, name: string): string | undefined {
+  return db.get<{ commit_sha: string }>('SELECT commit_sha FROM branches WHERE repo_id = ? AND name = ?', [repoId, name])?.commit_sha;
+}
+
 export function upsertBranch(tx: WriteTx, repoId: number, name: string, commitSha: string, now: string): void {
   tx.run(
     `INSERT INTO branches (repo_id, name, commit_sha, updated_at) VALUES (?, ?, ?, ?)
