@@ -9,6 +9,7 @@ import type { LabelService } from './services/labels.js';
 import type { PullService } from './services/pulls.js';
 import type { RepositoryService } from './services/repos.js';
 import type { SocialService } from './services/social.js';
+import type { CommitStatusService } from './services/statuses.js';
 import type { UserService } from './services/users.js';
 import type { Store } from './store/database.js';
 
@@ -27,6 +28,7 @@ export interface AppContext {
   readonly social: SocialService;
   readonly avatars: AvatarService;
   readonly ci: CiService;
+  readonly statuses: CommitStatusService;
   /** Base URL for links (no trailing slash); known once the server listens. */
   baseUrl(): string;
 }

@@ -19,6 +19,7 @@ import { LabelService } from './services/labels.js';
 import { PullService } from './services/pulls.js';
 import { RepositoryService } from './services/repos.js';
 import { SocialService } from './services/social.js';
+import { CommitStatusService } from './services/statuses.js';
 import { UserService } from './services/users.js';
 import { Store } from './store/database.js';
 import { acquireLock, type DatabaseLock } from './store/lock.js';
@@ -49,6 +50,7 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
   const git = new GitRepositories({ root: join(options.dataDir, 'repositories'), allowLocalImport: options.allowLocalImport });
   const avatarUrl = (user: { avatar_file: string | null; username: string }) =>
     user.avatar_file ? `${baseUrl()}/avatars/${user.avatar_file}` : `${baseUrl()}/avatars/default.svg`;
+  const statuses = new CommitStatusService(store, git, nowIso);
   return {
     options,
     store,
@@ -59,10 +61,11 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
     issues: new IssueService(store, nowIso),
     labels: new LabelService(store, nowIso),
     collaborators: new CollaboratorService(store, avatarUrl, nowIso),
-    pulls: new PullService(store, git, nowIso, (user) => `${user.username}@${options.noreplyEmailDomain}`),
+    pulls: new PullService(store, git, nowIso, (user) => `${user.username}@${options.noreplyEmailDomain}`, statuses),
     social: new SocialService(store, nowIso),
     avatars: new AvatarService(store, options.dataDir, options.maxAvatarBytes),
-    ci: new CiService(store, nowIso),
+    ci: new CiService(store, git, statuses, nowIso),
+    statuses,
     baseUrl,
   };
 }

@@ -1,6 +1,9 @@
 import { access, mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { conflict, invalid, notFound } from '../errors.js';
+import type { Readable } from 'node:stream';
+import { conflict, invalid, notAllowed, notFound } from '../errors.js';
+import { changedFiles, commitsBetween, streamDiff, streamFormatPatch, type ChangedFile, type CommitSummary } from './diff.js';
+import { isAncestor, merge, MergeRefusedError, mergeTree, type MergeOptions } from './merge.js';
 import { checkImportSource } from './import-guard.js';
 import { LruCache } from './lru.js';
 import { Maintenance } from './maintenance.js';
@@ -55,6 +58,7 @@ export class GitRepositories {
   readonly allowLocalImport: boolean;
   readonly #listing: TreeListing;
   readonly #counts = new LruCache<string, number>(4096);
+  readonly #mergeable = new LruCache<string, boolean>(4096);
   readonly #maintenance: Maintenance;
   readonly #importTimeoutMs: number;
 
@@ -225,6 +229,85 @@ export class GitRepositories {
         await options.onPushed?.(changes, head);
       },
     });
+  }
+
+  commitsBetween(owner: string, name: string, base: string, head: string): Promise<CommitSummary[]> {
+    return this.#existing(owner, name).then((gitDir) => commitsBetween(gitDir, base, head));
+  }
+
+  changedFiles(owner: string, name: string, base: string, head: string): Promise<ChangedFile[]> {
+    return this.#existing(owner, name).then((gitDir) => changedFiles(gitDir, base, head));
+  }
+
+  async diffStream(owner: string, name: string, base: string, head: string, kind: 'diff' | 'patch'): Promise<Readable> {
+    const gitDir = await this.#existing(owner, name);
+    return kind === 'diff' ? streamDiff(gitDir, base, head) : streamFormatPatch(gitDir, base, head);
+  }
+
+  /** Whether head merges into base cleanly; cached by the pair of commit ids, which is all it depends on. */
+  async mergeable(owner: string, name: string, base: string, head: string): Promise<boolean> {
+    const gitDir = await this.#existing(owner, name);
+    const key = `${gitDir}\0${base}\0${head}`;
+    const cached = this.#mergeable.get(key);
+    if (cached !== undefined) return cached;
+    const clean = (await isAncestor(gitDir, head, base)) ? false : 'tree' in (await mergeTree(gitDir, base, head));
+    this.#mergeable.set(key, clean);
+    return clean;
+  }
+
+  /** Merges as `merge` in merge.ts does; refusals become 405 (cannot merge) or 409 (base moved meanwhile). */
+  async merge(owner: string, name: string, options: MergeOptions): Promise<{ sha: string }> {
+    const gitDir = await this.#existing(owner, name);
+    try {
+      return await merge(gitDir, options);
+    } catch (error) {
+      if (error instanceof MergeRefusedError) throw error.reason === 'base_moved' ? conflict(error.message) : notAllowed(error.message);
+      throw error;
+    } finally {
+      this.#maintenance.schedule(gitDir);
+    }
+  }
+
+  async isAncestor(owner: string, name: string, ancestor: string, descendant: string): Promise<boolean> {
+    return isAncestor(await this.#existing(owner, name), ancestor, descendant);
+  }
+
+  /** Deletes the branch if it still points at `expectedSha`; false when it moved or is gone. */
+  async deleteBranch(owner: string, name: string, branch: string, expectedSha: string): Promise<boolean> {
+    if (!isSafeBranchName(branch)) return false;
+    const gitDir = await this.#existing(owner, name);
+    try {
+      await runGit(['update-ref', '-d', `refs/heads/${branch}`, expectedSha], { gitDir });
+      return true;
+    } catch (error) {
+      if (isGitError(error)) return false;
+      throw error;
+    }
+  }
+
+  /** True when `sha` is a commit of the repository. */
+  async commitExists(owner: string, name: string, sha: string): Promise<boolean> {
+    if (!/^[0-9a-f]{40,64}$/.test(sha)) return false;
+    const gitDir = await this.#existing(owner, name);
+    return (await this.#verifyCommit(gitDir, sha)) === sha;
+  }
+
+  /** The commit a branch, tag or full commit id names (branches first, as git does), or undefined. */
+  async resolveCommit(owner: string, name: string, ref: string): Promise<string | undefined> {
+    const gitDir = await this.#existing(owner, name);
+    if (/^[0-9a-f]{40,64}$/.test(ref)) return (await this.#verifyCommit(gitDir, ref)) ?? undefined;
+    if (!isSafeBranchName(ref)) return undefined;
+    return (await this.#verifyCommit(gitDir, `refs/heads/${ref}`)) ?? (await this.#verifyCommit(gitDir, `refs/tags/${ref}`)) ?? undefined;
+  }
+
+  async #verifyCommit(gitDir: string, name: string): Promise<string | null> {
+    try {
+      const { stdout } = await runGit(['rev-parse', '--verify', '--quiet', `${name}^{commit}`], { gitDir });
+      return stdout.toString('utf8').trim() || null;
+    } catch (error) {
+      if (isGitError(error) && error.code !== null) return null;
+      throw error;
+    }
   }
 
   /** Runs pending background upkeep now and waits for it (tests and benchmarks). */

@@ -10,6 +10,7 @@ import { mountIssueRoutes } from './routes/api/issues.js';
 import { mountLabelRoutes } from './routes/api/labels.js';
 import { mountPullRoutes } from './routes/api/pulls.js';
 import { mountRepoRoutes } from './routes/api/repos.js';
+import { mountStatusRoutes } from './routes/api/statuses.js';
 import { mountTreeRoutes } from './routes/api/tree.js';
 import { mountUserRoutes } from './routes/api/users.js';
 import { mountGitRoutes } from './routes/git.js';
@@ -62,6 +63,7 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   mountTreeRoutes(app, ctx);
   mountAvatarRoutes(app, ctx);
   mountCiRoutes(app, ctx);
+  mountStatusRoutes(app, ctx);
   mountGitRoutes(app, ctx);
   mountWebRoutes(app, ctx);
   return app;

@@ -2,7 +2,10 @@ import { invalid, notFound } from '../errors.js';
 import type { Store } from '../store/database.js';
 import { ciRunHistory, ciRunsOfRepository, recordCiReport, type CiRunRow } from '../store/queries/ci-runs.js';
 import { repositoryById, type RepositoryRow } from '../store/queries/repositories.js';
+import type { StatusState } from '../store/queries/commit-statuses.js';
+import type { StatusGit } from './git-backend.js';
 import { accessLevel, requireAccess, type Viewer } from './permissions.js';
+import type { CommitStatusService } from './statuses.js';
 
 const FIELDS = ['run_id', 'repo_id', 'commit_hash', 'branch', 'status'] as const;
 const LIMITS: Record<(typeof FIELDS)[number], number> = { run_id: 128, repo_id: 20, commit_hash: 64, branch: 255, status: 32 };
@@ -11,10 +14,25 @@ const LIMITS: Record<(typeof FIELDS)[number], number> = { run_id: 128, repo_id: 
 const STATUS_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*$/;
 const COMMIT_PATTERN = /^[\x21-\x7e]+$/;
 
+const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+const STATUS_STATES: Readonly<Record<string, StatusState>> = { pending: 'pending', running: 'pending', success: 'success', error: 'error', failure: 'failure' };
+
+/**
+ * The commit status a CI report becomes: context `ci/<run_id>`; `running` is `pending`, the four status states
+ * are themselves, and any other word is an `error` whose description keeps the word.
+ */
+export function statusOfReport(runId: string, word: string): { state: StatusState; context: string; description: string } {
+  const state = STATUS_STATES[word.toLowerCase()];
+  const context = `ci/${runId}`.slice(0, 255);
+  return state ? { state, context, description: `CI run ${runId}: ${word}` } : { state: 'error', context, description: `CI run ${runId} reported '${word}'` };
+}
+
 /** Status reports from an external CI runner. */
 export class CiService {
   constructor(
     private readonly store: Store,
+    private readonly git: StatusGit,
+    private readonly statuses: CommitStatusService,
     private readonly now: () => string,
   ) {}
 
@@ -40,8 +58,15 @@ export class CiService {
     // Anyone may report on a public repository (the spec's callback needs no credentials); a private one needs write.
     if (repo.is_private === 1) requireAccess(this.store, viewer, repo, 'write', 'Reporting CI status needs write access');
     const report = { repoId: repo.id, runId: values.run_id, commitHash: values.commit_hash, branch: values.branch, status: values.status };
+    // A report on a real commit of the repository also shows as its commit status (placeholder ids do not).
+    const sha = values.commit_hash.toLowerCase();
+    const onCommit = FULL_SHA.test(sha) && (await this.git.commitExists(repo.owner_name, repo.name, sha));
     const now = this.now();
-    return this.store.write((tx) => recordCiReport(tx, report, now));
+    return this.store.write((tx) => {
+      const run = recordCiReport(tx, report, now);
+      if (onCommit) this.statuses.record(tx, { repoId: repo.id, sha, ...statusOfReport(values.run_id, values.status), targetUrl: null, creatorId: viewer?.id ?? null, now });
+      return run;
+    });
   }
 
   /** The repository's runs, each with its latest status and every status reported for it, oldest first. */

@@ -1,45 +1,10 @@
 import type { FileEntry } from '../git/tree-listing.js';
 import type { Readable } from 'node:stream';
+import type { ChangedFile, CommitSummary } from '../git/diff.js';
+import type { MergeMethod, MergeOptions } from '../git/merge.js';
 import type { RefChange } from '../git/refs.js';
 
-export type { FileEntry, RefChange };
-
-/** A commit of a pull request, oldest first. */
-export interface CommitSummary {
-  sha: string;
-  message: string;
-  author_name: string;
-  author_email: string;
-  authored_at: string;
-  committer_name: string;
-  committed_at: string;
-}
-
-/** One file a pull request changes, against the merge base, renames detected. */
-export interface ChangedFile {
-  filename: string;
-  status: 'added' | 'modified' | 'deleted' | 'renamed' | 'copied';
-  additions: number;
-  deletions: number;
-  changes: number;
-  previous_filename: string | null;
-  /** The unified diff of the file; absent for binary files and when larger than the bound (then `patch_omitted`). */
-  patch?: string;
-  patch_omitted?: boolean;
-}
-
-export type MergeMethod = 'merge' | 'squash' | 'rebase' | 'fast-forward';
-
-export interface MergeOptions {
-  base: string;
-  /** Where base must still point for the merge to land. */
-  baseSha: string;
-  headSha: string;
-  method: MergeMethod;
-  /** Message of the merge or squash commit. */
-  message: string;
-  committer: { name: string; email: string; date: string };
-}
+export type { ChangedFile, CommitSummary, FileEntry, MergeMethod, MergeOptions, RefChange };
 
 /** What pull requests need from git (implemented by `GitRepositories`). */
 export interface PullGit {
@@ -68,4 +33,11 @@ export interface GitBackend {
   /** The branch HEAD points to (`main` for a new repository; the source's for an import). */
   headBranch(owner: string, name: string): Promise<string>;
   close(): Promise<void>;
+}
+
+/** What commit statuses need from git (implemented by `GitRepositories`). */
+export interface StatusGit {
+  commitExists(owner: string, name: string, sha: string): Promise<boolean>;
+  /** The commit a branch, tag or commit id names, or undefined. */
+  resolveCommit(owner: string, name: string, ref: string): Promise<string | undefined>;
 }

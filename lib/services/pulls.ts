@@ -22,10 +22,12 @@ import {
   type PullRow,
 } from '../store/queries/pulls.js';
 import { branchTip, deleteBranch, repositoryById, takeNextNumber, upsertBranch, type RepositoryRow } from '../store/queries/repositories.js';
+import type { StatusState } from '../store/queries/commit-statuses.js';
 import type { UserRow } from '../store/queries/users.js';
 import type { ChangedFile, CommitSummary, MergeMethod, PullGit, RefChange } from './git-backend.js';
 import { MAX_BODY, MAX_TITLE, mayChange, type Page } from './issues.js';
 import { requireAccess, type Viewer } from './permissions.js';
+import type { CommitStatusService } from './statuses.js';
 import { optionalText, requiredText } from './text-fields.js';
 
 /** The pull request summary of the API: the spec's fields plus GitHub-like state. */
@@ -33,6 +35,8 @@ export interface PullSummary extends Omit<PullRow, 'author_id'> {
   /** True or false for an open pull request; null once merged or closed. */
   mergeable: boolean | null;
   merged: boolean;
+  /** The combined commit status of the head commit (see statuses.ts); `status` stays open/closed/merged. */
+  checks_state: StatusState;
 }
 
 /** A conversation comment: the spec's `{ id, author, text }` plus times. */
@@ -85,6 +89,7 @@ export class PullService {
     private readonly git: PullGit,
     private readonly now: () => string,
     private readonly committerEmail: (user: UserRow) => string,
+    private readonly statuses: CommitStatusService,
   ) {}
 
   list(repo: RepositoryRow, status: PullListStatus, page: Page): { items: PullRow[]; total: number } {
@@ -154,7 +159,12 @@ export class PullService {
   /** The summary with mergeability computed from the commits the pull request joins now. */
   async summary(repo: RepositoryRow, pull: PullRow): Promise<PullSummary> {
     const { author_id: _authorId, ...fields } = pull;
-    return { ...fields, mergeable: await this.mergeable(repo, pull), merged: pull.status === 'merged' };
+    return {
+      ...fields,
+      mergeable: await this.mergeable(repo, pull),
+      merged: pull.status === 'merged',
+      checks_state: this.statuses.combinedOf(repo, pull.head_sha).state,
+    };
   }
 
   summaries(repo: RepositoryRow, pulls: readonly PullRow[]): Promise<PullSummary[]> {

@@ -182,6 +182,26 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       "CREATE INDEX pulls_by_branch ON pull_requests (repo_id, status, head_branch, base_branch)",
     ],
   },
+  {
+    // Commit statuses reported by CI systems (and by the spec's CI callback).
+    version: 3,
+    statements: [
+      `CREATE TABLE commit_statuses (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        sha TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'success', 'error', 'failure')),
+        context TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        target_url TEXT,
+        creator_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+      'CREATE INDEX commit_statuses_by_sha ON commit_statuses (repo_id, sha, context, id)',
+      'CREATE INDEX commit_statuses_newest ON commit_statuses (repo_id, sha, id)',
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -1,0 +1,140 @@
+import type { Readable } from 'node:stream';
+import { runGit, spawnGit } from './run-git.js';
+
+/** A commit of a pull request, oldest first. */
+export interface CommitSummary {
+  sha: string;
+  message: string;
+  author_name: string;
+  author_email: string;
+  authored_at: string;
+  committer_name: string;
+  committed_at: string;
+}
+
+/** One file a pull request changes, against the merge base, renames detected. */
+export interface ChangedFile {
+  filename: string;
+  status: 'added' | 'modified' | 'deleted' | 'renamed' | 'copied';
+  additions: number;
+  deletions: number;
+  changes: number;
+  previous_filename: string | null;
+  /** The unified diff of the file; absent for binary files and when larger than the bound (then `patch_omitted`). */
+  patch?: string;
+  patch_omitted?: boolean;
+}
+
+/** Most commits a pull request lists (GitHub stops at 250 too). */
+export const MAX_LISTED_COMMITS = 250;
+/** A file's patch larger than this is left out (`patch_omitted`). */
+export const DEFAULT_MAX_PATCH_BYTES = 256 * 1024;
+
+const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+function checkIds(...ids: string[]): void {
+  for (const id of ids) if (!OBJECT_ID.test(id)) throw new TypeError(`not a commit id: ${id}`);
+}
+
+const iso = (date: string) => new Date(date).toISOString();
+
+/** The commits of `head` not in `base`, oldest first (at most MAX_LISTED_COMMITS, the oldest ones). */
+export async function commitsBetween(gitDir: string, base: string, head: string): Promise<CommitSummary[]> {
+  checkIds(base, head);
+  const { stdout } = await runGit(['log', '--reverse', '--topo-order', '--format=%H%x00%B%x00%an%x00%ae%x00%aI%x00%cn%x00%cI%x1e', `${base}..${head}`, '--'], { gitDir });
+  const commits: CommitSummary[] = [];
+  for (const record of stdout.toString('utf8').split('\x1e')) {
+    const fields = record.replace(/^\n/, '').split('\0');
+    if (fields.length < 7) continue;
+    const [sha, message, authorName, authorEmail, authoredAt, committerName, committedAt] = fields as [string, string, string, string, string, string, string];
+    commits.push({ sha, message: message.replace(/\n+$/, ''), author_name: authorName, author_email: authorEmail, authored_at: iso(authoredAt), committer_name: committerName, committed_at: iso(committedAt) });
+    if (commits.length === MAX_LISTED_COMMITS) break;
+  }
+  return commits;
+}
+
+const STATUS_NAMES: Readonly<Record<string, ChangedFile['status']>> = { A: 'added', M: 'modified', D: 'deleted', R: 'renamed', C: 'copied', T: 'modified' };
+
+/**
+ * What `head` changes against its merge base with `base` (`git diff base...head`), renames detected: per file its
+ * status, line counts and patch. Two git runs: `--raw --numstat` for the list, `--patch` for the texts; both list
+ * files in the same order, so the n-th patch belongs to the n-th file.
+ */
+export async function changedFiles(gitDir: string, base: string, head: string, options: { maxPatchBytes?: number } = {}): Promise<ChangedFile[]> {
+  checkIds(base, head);
+  const range = `${base}...${head}`;
+  const [listing, patches] = await Promise.all([
+    runGit(['diff', '-z', '-M', '--raw', '--numstat', range, '--'], { gitDir }),
+    runGit(['diff', '-M', '--patch', range, '--'], { gitDir }),
+  ]);
+  const files = parseRawNumstat(listing.stdout.toString('utf8'));
+  const texts = splitPatches(patches.stdout.toString('utf8'));
+  const limit = options.maxPatchBytes ?? DEFAULT_MAX_PATCH_BYTES;
+  files.forEach((file, index) => {
+    const text = texts[index];
+    if (file.binary || text === undefined) return;
+    const hunks = text.indexOf('\n@@');
+    if (hunks === -1) return;
+    const patch = text.slice(hunks + 1).replace(/\n$/, '');
+    if (Buffer.byteLength(patch) > limit) file.entry.patch_omitted = true;
+    else file.entry.patch = patch;
+  });
+  return files.map((file) => file.entry);
+}
+
+function parseRawNumstat(output: string): Array<{ entry: ChangedFile; binary: boolean }> {
+  const tokens = output.split('\0');
+  const files: Array<{ entry: ChangedFile; binary: boolean }> = [];
+  let at = 0;
+  // The raw part: ":<modes> <ids> <status>" then one path, or two for renames and copies.
+  while (at < tokens.length && tokens[at]!.startsWith(':')) {
+    const letter = tokens[at]!.split(' ').pop()!.charAt(0);
+    const twoPaths = letter === 'R' || letter === 'C';
+    const from = tokens[at + 1]!;
+    const to = twoPaths ? tokens[at + 2]! : from;
+    files.push({
+      entry: { filename: to, status: STATUS_NAMES[letter] ?? 'modified', additions: 0, deletions: 0, changes: 0, previous_filename: twoPaths ? from : null },
+      binary: false,
+    });
+    at += twoPaths ? 3 : 2;
+  }
+  // The numstat part, same order: "<added>\t<deleted>\t<path>" or, for renames, "<added>\t<deleted>\t" then two paths.
+  for (const file of files) {
+    const [added, deleted, path] = (tokens[at] ?? '').split('\t');
+    at += path === '' ? 3 : 1;
+    if (added === '-') {
+      file.binary = true;
+      continue;
+    }
+    file.entry.additions = Number(added) || 0;
+    file.entry.deletions = Number(deleted) || 0;
+    file.entry.changes = file.entry.additions + file.entry.deletions;
+  }
+  return files;
+}
+
+/** Splits a multi-file patch at each `diff --git` header. */
+function splitPatches(output: string): string[] {
+  const parts = output.split(/^(?=diff --git )/m);
+  return parts.filter((part) => part.startsWith('diff --git '));
+}
+
+/** The unified diff of `base...head` (what the pull request changes), streamed. */
+export function streamDiff(gitDir: string, base: string, head: string): Readable {
+  checkIds(base, head);
+  return streamed(spawnGit(['diff', '-M', `${base}...${head}`, '--'], { gitDir }));
+}
+
+/** The commits of `head` not in `base` as a format-patch mail series, streamed. */
+export function streamFormatPatch(gitDir: string, base: string, head: string): Readable {
+  checkIds(base, head);
+  return streamed(spawnGit(['format-patch', '--stdout', `${base}..${head}`, '--'], { gitDir }));
+}
+
+function streamed(child: ReturnType<typeof spawnGit>): Readable {
+  child.stdin.end();
+  // A reader that goes away stops git; git failing ends the stream with an error instead of a silent cut.
+  child.stdout.on('close', () => child.kill('SIGTERM'));
+  child.done.catch((error: Error) => child.stdout.destroy(error));
+  return child.stdout;
+}

@@ -1,0 +1,108 @@
+import { invalid, notFound } from '../errors.js';
+import type { Store, WriteTx } from '../store/database.js';
+import {
+  countStatusesOfCommit,
+  countStatusesOfContext,
+  insertCommitStatus,
+  latestStatusPerContext,
+  statusesOfCommit,
+  type CommitStatusRow,
+  type StatusState,
+} from '../store/queries/commit-statuses.js';
+import type { RepositoryRow } from '../store/queries/repositories.js';
+import type { StatusGit } from './git-backend.js';
+import type { Page } from './issues.js';
+import { requireAccess, type Viewer } from './permissions.js';
+import { optionalText } from './text-fields.js';
+
+const STATES: readonly StatusState[] = ['pending', 'success', 'error', 'failure'];
+const MAX_PER_CONTEXT = 1000;
+const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+export interface StatusInput {
+  state?: unknown;
+  context?: unknown;
+  description?: unknown;
+  target_url?: unknown;
+}
+
+export interface CombinedStatus {
+  state: StatusState;
+  sha: string;
+  total_count: number;
+  statuses: CommitStatusRow[];
+}
+
+/** The combined state: failure if any context failed or errored, pending if none or any pending, else success. */
+export function combineStates(states: readonly StatusState[]): StatusState {
+  if (states.some((state) => state === 'error' || state === 'failure')) return 'failure';
+  if (states.length === 0 || states.includes('pending')) return 'pending';
+  return 'success';
+}
+
+function parseTargetUrl(value: unknown): string | null {
+  const text = optionalText('target_url', value, 2048).trim();
+  if (!text) return null;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw invalid('target_url must be an http or https URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid('target_url must be an http or https URL');
+  return url.href;
+}
+
+/** Commit statuses: what CI systems report on commits, one state per context, the newest counting. */
+export class CommitStatusService {
+  constructor(
+    private readonly store: Store,
+    private readonly git: StatusGit,
+    private readonly now: () => string,
+  ) {}
+
+  /** Records a status on a full commit id of the repository (404 for anything else); needs write access. */
+  async create(repo: RepositoryRow, viewer: Viewer, sha: string, input: StatusInput): Promise<CommitStatusRow> {
+    requireAccess(this.store, viewer, repo, 'write', 'Posting commit statuses needs write access');
+    const state = input.state;
+    if (typeof state !== 'string' || !STATES.includes(state as StatusState)) throw invalid("state must be 'pending', 'success', 'error' or 'failure'");
+    const context = optionalText('context', input.context, 255).trim() || 'default';
+    const description = optionalText('description', input.description, 1024);
+    const targetUrl = parseTargetUrl(input.target_url);
+    if (!FULL_SHA.test(sha) || !(await this.git.commitExists(repo.owner_name, repo.name, sha))) throw notFound('Commit not found');
+    const now = this.now();
+    return this.store.write((tx) =>
+      this.record(tx, { repoId: repo.id, sha, state: state as StatusState, context, description, targetUrl, creatorId: viewer!.id, now }),
+    );
+  }
+
+  /** Records inside a caller's write (the CI callback); the per-context bound holds there too. */
+  record(tx: WriteTx, status: Parameters<typeof insertCommitStatus>[1]): CommitStatusRow {
+    if (countStatusesOfContext(tx, status.repoId, status.sha, status.context) >= MAX_PER_CONTEXT) {
+      throw invalid(`a commit has at most ${MAX_PER_CONTEXT} statuses per context`);
+    }
+    return insertCommitStatus(tx, status);
+  }
+
+  /** Every status of the commit `ref` names (branch, tag or commit id), newest first. */
+  async list(repo: RepositoryRow, ref: string, page: Page): Promise<{ items: CommitStatusRow[]; total: number }> {
+    const sha = await this.resolve(repo, ref);
+    return { items: statusesOfCommit(this.store, repo.id, sha, page), total: countStatusesOfCommit(this.store, repo.id, sha) };
+  }
+
+  async combined(repo: RepositoryRow, ref: string): Promise<CombinedStatus> {
+    return this.combinedOf(repo, await this.resolve(repo, ref));
+  }
+
+  /** The combined status of a known commit id (pull request heads). */
+  combinedOf(repo: RepositoryRow, sha: string): CombinedStatus {
+    const statuses = latestStatusPerContext(this.store, repo.id, sha);
+    return { state: combineStates(statuses.map((status) => status.state)), sha, total_count: statuses.length, statuses };
+  }
+
+  private async resolve(repo: RepositoryRow, ref: string): Promise<string> {
+    const sha = await this.git.resolveCommit(repo.owner_name, repo.name, ref);
+    if (!sha) throw notFound('Commit not found');
+    return sha;
+  }
+}

@@ -1,0 +1,59 @@
+import type { ReadTx, WriteTx } from '../database.js';
+
+export type StatusState = 'pending' | 'success' | 'error' | 'failure';
+
+export interface CommitStatusRow {
+  id: number;
+  sha: string;
+  state: StatusState;
+  context: string;
+  description: string;
+  target_url: string | null;
+  creator: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const SELECT = `SELECT s.id, s.sha, s.state, s.context, s.description, s.target_url, u.username AS creator, s.created_at, s.updated_at
+  FROM commit_statuses s LEFT JOIN users u ON u.id = s.creator_id`;
+
+export interface NewCommitStatus {
+  repoId: number;
+  sha: string;
+  state: StatusState;
+  context: string;
+  description: string;
+  targetUrl: string | null;
+  creatorId: number | null;
+  now: string;
+}
+
+export function insertCommitStatus(tx: WriteTx, status: NewCommitStatus): CommitStatusRow {
+  const id = tx.run<{ id: number }>(
+    `INSERT INTO commit_statuses (repo_id, sha, state, context, description, target_url, creator_id, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    [status.repoId, status.sha, status.state, status.context, status.description, status.targetUrl, status.creatorId, status.now, status.now],
+  ).rows[0]!.id;
+  return tx.get<CommitStatusRow>(`${SELECT} WHERE s.id = ?`, [id])!;
+}
+
+export function countStatusesOfContext(db: ReadTx, repoId: number, sha: string, context: string): number {
+  return db.get<{ n: number }>('SELECT COUNT(*) AS n FROM commit_statuses WHERE repo_id = ? AND sha = ? AND context = ?', [repoId, sha, context])!.n;
+}
+
+/** Every status of a commit, newest first. */
+export function statusesOfCommit(db: ReadTx, repoId: number, sha: string, page: { limit: number; offset: number }): CommitStatusRow[] {
+  return db.all<CommitStatusRow>(`${SELECT} WHERE s.repo_id = ? AND s.sha = ? ORDER BY s.id DESC LIMIT ? OFFSET ?`, [repoId, sha, page.limit, page.offset]);
+}
+
+export function countStatusesOfCommit(db: ReadTx, repoId: number, sha: string): number {
+  return db.get<{ n: number }>('SELECT COUNT(*) AS n FROM commit_statuses WHERE repo_id = ? AND sha = ?', [repoId, sha])!.n;
+}
+
+/** The newest status of each context of a commit, by context name. */
+export function latestStatusPerContext(db: ReadTx, repoId: number, sha: string): CommitStatusRow[] {
+  return db.all<CommitStatusRow>(
+    `${SELECT} WHERE s.id IN (SELECT MAX(id) FROM commit_statuses WHERE repo_id = ? AND sha = ? GROUP BY context) ORDER BY s.context`,
+    [repoId, sha],
+  );
+}
