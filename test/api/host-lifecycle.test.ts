@@ -114,7 +114,7 @@ describe('createRepoHost lifecycle', () => {
     const third = await createRepoHost({ ...options, dbPath });
     try {
       const titles = (await http(`${third.url}/api/v1/repos/alice/kept/issues`)).json.map((i: { title: string }) => i.title);
-      expect(titles).toEqual(['survives', 'after restart']);
+      expect(titles).toEqual(['after restart', 'survives']); // newest first
     } finally {
       await third.close();
     }

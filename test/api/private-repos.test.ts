@@ -8,7 +8,7 @@ interface Call {
   name: string;
   method: 'GET' | 'POST';
   path: () => string;
-  form?: Record<string, string>;
+  form?: Record<string, string> | (() => Record<string, string>);
   json?: () => unknown;
   /** The endpoint needs credentials and answers 401 (not 404) to a caller without valid ones. */
   challenges?: boolean;
@@ -21,6 +21,7 @@ describe('private repositories are hidden (404) from everybody but their owner',
   let hidden: { id: number };
   let issueId: number;
   let pullId: number;
+  let probes = 0;
 
   beforeAll(async () => {
     host = await startHost();
@@ -28,7 +29,7 @@ describe('private repositories are hidden (404) from everybody but their owner',
     bob = await newUser(host, 'bob');
     hidden = await newRepo(host, alice, 'hidden', 'private');
     await newRepo(host, alice, 'visible');
-    await pushTwoBranches(host, 'alice', alice.token, 'hidden');
+    await pushTwoBranches(host, 'alice', alice.token, 'hidden', Array.from({ length: 10 }, (_, n) => `probe-${n + 1}`));
     const issue = await http(`${host.url}/api/v1/repos/alice/hidden/issues`, { headers: bearer(alice.token), form: { title: 'secret issue' } });
     expect(issue.status).toBe(200);
     issueId = issue.json.id;
@@ -60,7 +61,8 @@ describe('private repositories are hidden (404) from everybody but their owner',
       name: 'pull request creation',
       method: 'POST',
       path: () => `${base()}/pulls`,
-      form: { title: 'probe', head: 'feature', base: 'main' },
+      // Each successful probe opens a pull request; only one may be open per pair of branches.
+      form: () => ({ title: 'probe', head: 'feature', base: `probe-${++probes}` }),
       challenges: true,
     },
     { name: 'comment creation', method: 'POST', path: () => `${base()}/pulls/${pullId}/comments`, form: { text: 'probe' }, challenges: true },
@@ -76,7 +78,7 @@ describe('private repositories are hidden (404) from everybody but their owner',
   ];
 
   const send = (call: Call, headers: Record<string, string>): Promise<HttpResult> =>
-    http(`${host.url}${call.path()}`, { method: call.method, headers, form: call.form, json: call.json?.() });
+    http(`${host.url}${call.path()}`, { method: call.method, headers, form: typeof call.form === 'function' ? call.form() : call.form, json: call.json?.() });
 
   const strangers: Array<[string, () => Record<string, string>, boolean]> = [
     ['an anonymous caller', () => ({}), false],
@@ -130,6 +132,6 @@ describe('private repositories are hidden (404) from everybody but their owner',
     const issues = await http(`${host.url}/api/v1/repos/alice/hidden/issues`, { headers: cookie(alice.session) });
     expect(issues.json.map((issue: { title: string }) => issue.title)).toContain('secret issue');
     const branches = await http(`${host.url}/api/v1/alice/hidden/branches/count`, { headers: cookie(alice.session) });
-    expect(branches.json).toEqual({ success: true, result: 2 });
+    expect(branches.json).toEqual({ success: true, result: 12 });
   });
 });

@@ -16,13 +16,15 @@ describe('pull requests API (spec §4.1 endpoints 8-10, and the creation endpoin
     bob = await newUser(host, 'bob');
     repo = await newRepo(host, alice, 'project');
     await newRepo(host, alice, 'empty');
-    await pushTwoBranches(host, 'alice', alice.token, 'project');
+    // Only one open pull request may join two branches: each test opens its own from feature into base-N.
+    await pushTwoBranches(host, 'alice', alice.token, 'project', Array.from({ length: 20 }, (_, n) => `base-${n + 1}`));
   });
   afterAll(() => host?.close());
 
   const pullsUrl = (name = 'project') => `${host.url}/api/v1/repos/alice/${name}/pulls`;
+  let bases = 0;
   const openPull = (headers: Record<string, string>, fields: Record<string, string> = {}) =>
-    http(pullsUrl(), { headers, form: { title: 'Add a feature', description: 'Please merge.', head: 'feature', base: 'main', ...fields } });
+    http(pullsUrl(), { headers, form: { title: 'Add a feature', description: 'Please merge.', head: 'feature', base: `base-${++bases}`, ...fields } });
 
   it('answers an empty array when there are no pull requests', async () => {
     const result = await http(pullsUrl('empty'));
