@@ -74,6 +74,9 @@ describe('one permission check for API and git: {anonymous, owner, read, write, 
           expect(summary.json.permissions).toEqual({ admin: level === 'admin', push: RANK[level] >= 2, pull: true });
         }
         expect((await http(`${base}/issues`, { headers })).status).toBe(expectedStatus(role, level, 'read', 200));
+        // pages follow the same check (a page never challenges: 404 for what the viewer cannot read)
+        const page = await http(`${host.url}/olivia/${visibility}`, { headers: { ...headers, accept: 'text/html' } });
+        expect(page.status).toBe(level === 'none' ? 404 : 200);
         const listed = await http(`${host.url}/api/v1/users/olivia/repos`, { headers });
         expect(listed.json.some((repo: { name: string }) => repo.name === visibility)).toBe(level !== 'none');
         // write: labels are managed with write access

@@ -317,6 +317,12 @@ describe('pull requests that merge (issue 8)', () => {
     expectError(await http(`${url}/pulls/${second.id}`, { method: 'PATCH', headers: bearer(reader.token), json: { title: 'x' } }), 403);
     expectError(await http(`${url}/pulls/${second.id}`, { method: 'PATCH', headers: bearer(owner.token), json: { status: 'merged' } }), 400);
     expect((await http(`${url}/pulls?status=closed`)).json.map((p: { id: number }) => p.id)).toEqual([pull.id]);
+    // a new base: it must exist, differ from head, and follow the base branch's commit
+    await clone.git('push', '-q', 'origin', 'main:stable');
+    const rebased = await http(`${url}/pulls/${second.id}`, { method: 'PATCH', headers: bearer(owner.token), json: { base: 'stable' } });
+    expect(rebased.json).toMatchObject({ base: 'stable', base_sha: await clone.git('rev-parse', 'main'), mergeable: true });
+    expectError(await http(`${url}/pulls/${second.id}`, { method: 'PATCH', headers: bearer(owner.token), json: { base: 'topic' } }), 400);
+    expectError(await http(`${url}/pulls/${second.id}`, { method: 'PATCH', headers: bearer(owner.token), json: { base: 'missing' } }), 400);
     expect((await http(`${url}/pulls?status=all`)).json.map((p: { id: number }) => p.id)).toEqual([second.id, pull.id]);
   });
 
