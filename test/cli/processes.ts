@@ -91,3 +91,16 @@ export function startFixtureServer(options: Record<string, unknown>): Promise<Se
 export function call(url: string, init: { method?: string; token?: string; form?: Record<string, string> } = {}): Promise<HttpResult> {
   return http(url, { method: init.method, headers: init.token ? bearer(init.token) : {}, form: init.form });
 }
+
+/** Every item of a paginated list endpoint (`page`/`limit`), open and closed alike, in the endpoint's order. */
+export async function listAll(url: string): Promise<unknown[]> {
+  const items: unknown[] = [];
+  for (let page = 1; ; page++) {
+    const separator = url.includes('?') ? '&' : '?';
+    const result = await call(`${url}${separator}status=all&limit=100&page=${page}`);
+    if (result.status !== 200) throw new Error(`${url}: ${result.status} ${result.text}`);
+    const batch = result.json as unknown[];
+    items.push(...batch);
+    if (batch.length < 100) return items;
+  }
+}

@@ -130,7 +130,8 @@ describe('git smart HTTP', () => {
     expect(wrong.stderr).toContain('Authentication failed');
     const other = await gitRun(work.dir, ['push', remote('alice', 'project', 'bob', bob.token), 'o1']);
     expect(other.ok).toBe(false);
-    expect(other.stderr).toMatch(/not found/i);
+    // bob can read the public repository but not push to it: refused as forbidden (issue 8), not hidden.
+    expect(other.stderr).toMatch(/Permission denied: bob may not push/);
     expect((await gitRun(temp, ['ls-remote', remote('alice', 'project')])).stdout).toBe(before.stdout);
     const challenge = await http(`${host.url}/alice/project.git/info/refs?service=git-receive-pack`);
     expect(challenge.status).toBe(401);

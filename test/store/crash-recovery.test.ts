@@ -3,7 +3,7 @@ import { appendFile, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/host.js';
-import { call, runCli, startFixtureServer, type ServerProcess } from '../cli/processes.js';
+import { call, listAll, runCli, startFixtureServer, type ServerProcess } from '../cli/processes.js';
 
 interface Acked {
   id: number;
@@ -71,8 +71,7 @@ async function createIssuesUntilKilled(server: ServerProcess, token: string, kil
 }
 
 async function expectAllPresent(url: string, acked: Acked[]): Promise<void> {
-  const list = await call(`${url}/api/v1/repos/alice/crash/issues`);
-  expect(list.status).toBe(200);
+  const list = { json: await listAll(`${url}/api/v1/repos/alice/crash/issues`) };
   const byId = new Map((list.json as Acked[]).map((issue) => [issue.id, issue]));
   const missing = acked.filter((issue) => byId.get(issue.id)?.title !== issue.title);
   expect(missing).toEqual([]);
@@ -204,7 +203,7 @@ describe('refusing damaged files', () => {
     // Restored, it opens with everything.
     await writeFile(log, bytes);
     const again = await start();
-    const list = await call(`${again.url}/api/v1/repos/alice/crash/issues`);
+    const list = { json: (await listAll(`${again.url}/api/v1/repos/alice/crash/issues`)) as Acked[] };
     expect(list.json.map((issue: Acked) => issue.title)).toEqual(expect.arrayContaining(['issue 0', 'issue 4']));
   });
 });

@@ -4,7 +4,7 @@ import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, runCli, startFixtureServer, type ServerProcess } from '../cli/processes.js';
+import { call, listAll, runCli, startFixtureServer, type ServerProcess } from '../cli/processes.js';
 
 // A real full disk needs a small filesystem: a 4 MB tmpfs, which only root may mount. Skipped otherwise.
 const mountPoint = mkdtempSync(join(tmpdir(), 'repohost-full-'));
@@ -72,7 +72,7 @@ describe.skipIf(!canMount)('a full disk', () => {
 
     await rm(filler);
     const again = await start();
-    const titles = ((await call(`${again.url}/api/v1/repos/alice/full/issues`)).json as Array<{ title: string }>).map((issue) => issue.title);
+    const titles = ((await listAll(`${again.url}/api/v1/repos/alice/full/issues`)) as Array<{ title: string }>).map((issue) => issue.title);
     expect(titles).toEqual(expect.arrayContaining(acked));
     expect((await call(`${again.url}/api/v1/repos/alice/full/issues`, { token, form: { title: 'after' } })).status).toBe(200);
   });
