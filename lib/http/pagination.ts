@@ -1,20 +1,55 @@
-import { type H3Event } from 'h3';
+import type { H3Event } from 'h3';
+import type { AppContext } from '../context.js';
 import { queryString } from './validate.js';
 
-// TEMPORARY (collab branch): replaced by the pagination module of issue 7 at merge.
-export interface PageRequest {
-  page: number;
-  limit: number;
-  offset: number;
+/** Items per page unless `limit` says otherwise, and the most one page may hold (as Gitea). */
+export const DEFAULT_PAGE_LIMIT = 30;
+export const MAX_PAGE_LIMIT = 100;
+
+/** One page of a list: what the store needs (`limit`, `offset`) and how to answer it (headers). */
+export interface Page {
+  readonly page: number;
+  readonly limit: number;
+  readonly offset: number;
+  /** Sets `X-Total-Count` and an RFC 8288 `Link` header (first, prev, next, last) and returns the items. */
+  respond<T>(total: number, items: T[]): T[];
 }
 
-export function readPage(event: H3Event): PageRequest {
-  const page = Math.max(1, Number.parseInt(queryString(event, 'page') ?? '1', 10) || 1);
-  const limit = Math.min(100, Math.max(1, Number.parseInt(queryString(event, 'limit') ?? '30', 10) || 30));
-  return { page, limit, offset: (page - 1) * limit };
+/** A positive integer query parameter; anything else (missing, 0, negative, not a number) is `fallback`. */
+function positive(value: string | undefined, fallback: number): number {
+  if (value === undefined || !/^\d{1,9}$/.test(value)) return fallback;
+  const number = Number(value);
+  return number >= 1 ? number : fallback;
 }
 
-export function pagedList<T>(event: H3Event, _page: PageRequest, total: number, items: T[]): T[] {
-  event.res.headers.set('x-total-count', String(total));
-  return items;
+/**
+ * The page a list request asks for: `page` from 1 and `limit` from 1 to 100 (default 30), read leniently like
+ * Gitea (a bad value means the default, a too large limit the maximum), so a list request never fails on paging.
+ * Links are absolute, built on the host's base URL (never the request's Host header).
+ */
+export function pageOf(ctx: AppContext, event: H3Event): Page {
+  const page = positive(queryString(event, 'page'), 1);
+  const limit = Math.min(positive(queryString(event, 'limit') ?? queryString(event, 'per_page'), DEFAULT_PAGE_LIMIT), MAX_PAGE_LIMIT);
+  return {
+    page,
+    limit,
+    offset: (page - 1) * limit,
+    respond<T>(total: number, items: T[]): T[] {
+      const headers = event.res.headers;
+      headers.set('x-total-count', String(total));
+      const last = Math.max(1, Math.ceil(total / limit));
+      const link = (target: number, rel: string) => {
+        const url = new URL(`${ctx.baseUrl()}${event.url.pathname}${event.url.search}`);
+        url.searchParams.set('page', String(target));
+        url.searchParams.set('limit', String(limit));
+        url.searchParams.delete('per_page');
+        return `<${url.href}>; rel="${rel}"`;
+      };
+      const links: string[] = [];
+      if (page < last) links.push(link(page + 1, 'next'), link(last, 'last'));
+      if (page > 1) links.push(link(1, 'first'), link(Math.min(page - 1, last), 'prev'));
+      if (links.length > 0) headers.set('link', links.join(', '));
+      return items;
+    },
+  };
 }

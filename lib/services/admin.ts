@@ -1,5 +1,6 @@
 import { seedRepository } from '../admin/seed.js';
 import type { AppContext } from '../context.js';
+import { tokenSummary } from './credentials.js';
 import type { RepositorySummary } from './repos.js';
 import type { UserSummary } from './users.js';
 
@@ -80,7 +81,14 @@ export function createAdminOperations(ctx: AppContext): AdminOperations {
       return (await ctx.credentials.createApiToken(user.id, label)).token;
     },
     listTokens(username) {
-      return ctx.credentials.apiTokens(ctx.users.requireByName(username).id).map(({ id, name, last_eight, created_at }) => ({ id, name, last_eight, created_at }));
+      const user = ctx.users.requireByName(username);
+      const tokens = [];
+      // The shell lists every token: walk the pages the API serves one at a time.
+      for (let offset = 0; ; offset += 100) {
+        const { items, total } = ctx.credentials.apiTokens(user.id, { limit: 100, offset });
+        tokens.push(...items.map(tokenSummary));
+        if (offset + 100 >= total) return tokens;
+      }
     },
     async revokeToken(username, idOrName) {
       await ctx.credentials.revokeApiToken(ctx.users.requireByName(username).id, idOrName);

@@ -1,6 +1,7 @@
 import { invalid, notFound } from '../errors.js';
 import type { Store } from '../store/database.js';
-import { ciRunHistory, ciRunsOfRepository, recordCiReport, type CiRunRow } from '../store/queries/ci-runs.js';
+import { ciRunHistory, ciRunsOfRepository, countCiRuns, recordCiReport, type CiRunRow } from '../store/queries/ci-runs.js';
+import type { PageWindow } from '../store/queries/page-window.js';
 import { repositoryById, type RepositoryRow } from '../store/queries/repositories.js';
 import type { StatusState } from '../store/queries/commit-statuses.js';
 import type { StatusGit } from './git-backend.js';
@@ -14,6 +15,8 @@ const LIMITS: Record<(typeof FIELDS)[number], number> = { run_id: 128, repo_id: 
 const STATUS_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*$/;
 const COMMIT_PATTERN = /^[\x21-\x7e]+$/;
 
+/** Reports of one run listed with it: the newest ones (a run may report thousands of times). */
+const MAX_HISTORY = 100;
 const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 const STATUS_STATES: Readonly<Record<string, StatusState>> = { pending: 'pending', running: 'pending', success: 'success', error: 'error', failure: 'failure' };
 
@@ -69,8 +72,9 @@ export class CiService {
     });
   }
 
-  /** The repository's runs, each with its latest status and every status reported for it, oldest first. */
-  runs(repo: RepositoryRow): Array<CiRunRow & { history: Array<{ status: string; received_at: string }> }> {
-    return ciRunsOfRepository(this.store, repo.id).map((run) => ({ ...run, history: ciRunHistory(this.store, run.id) }));
+  /** A page of the repository's runs, each with its latest status and its newest reports (oldest first). */
+  runs(repo: RepositoryRow, page: PageWindow): { items: Array<CiRunRow & { history: Array<{ status: string; received_at: string }> }>; total: number } {
+    const items = ciRunsOfRepository(this.store, repo.id, page).map((run) => ({ ...run, history: ciRunHistory(this.store, run.id, MAX_HISTORY) }));
+    return { items, total: countCiRuns(this.store, repo.id) };
   }
 }

@@ -10,7 +10,7 @@ import {
 } from '../store/queries/collaborators.js';
 import { repositoryById, type RepositoryRow } from '../store/queries/repositories.js';
 import { userByName, type UserRow } from '../store/queries/users.js';
-import type { Page } from './issues.js';
+import type { PageWindow } from '../store/queries/page-window.js';
 import { requireAccess, type Viewer } from './permissions.js';
 
 const PERMISSIONS: readonly string[] = ['read', 'write', 'admin'];
@@ -35,7 +35,7 @@ export class CollaboratorService {
     private readonly now: () => string,
   ) {}
 
-  list(repo: RepositoryRow, viewer: Viewer, page: Page): { items: Collaborator[]; total: number } {
+  list(repo: RepositoryRow, viewer: Viewer, page: PageWindow): { items: Collaborator[]; total: number } {
     requireAccess(this.store, viewer, repo, 'write', 'Listing collaborators needs write access');
     return { items: collaboratorsOf(this.store, repo.id, page).map((row) => this.summary(row)), total: countCollaborators(this.store, repo.id) };
   }

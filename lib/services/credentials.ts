@@ -2,8 +2,10 @@ import { conflict, invalid, notFound } from '../errors.js';
 import type { Store } from '../store/database.js';
 import {
   apiTokenByHash,
+  apiTokenById,
   apiTokenByName,
   apiTokensOfUser,
+  countApiTokens,
   deleteApiToken,
   deleteExpiredSessions,
   deleteSessionByHash,
@@ -12,11 +14,17 @@ import {
   sessionByHash,
   type ApiTokenRow,
 } from '../store/queries/credentials.js';
+import type { PageWindow } from '../store/queries/page-window.js';
 import { userById, type UserRow } from '../store/queries/users.js';
 import { digestsEqual, hashToken, newToken } from './secrets.js';
 
 const SESSION_DAYS = 30;
 const MAX_TOKEN_LABEL = 100;
+
+/** What is shown of an API token: never the token itself, only its last eight characters. */
+export function tokenSummary({ id, name, last_eight, created_at }: ApiTokenRow): { id: number; name: string; last_eight: string; created_at: string } {
+  return { id, name, last_eight, created_at };
+}
 
 /** Sessions (cookie `token`) and personal API tokens (bearer); both stored only as SHA-256 hashes. */
 export class CredentialService {
@@ -70,14 +78,14 @@ export class CredentialService {
     return { token, row };
   }
 
-  apiTokens(userId: number): ApiTokenRow[] {
-    return apiTokensOfUser(this.store, userId);
+  apiTokens(userId: number, page: PageWindow): { items: ApiTokenRow[]; total: number } {
+    return { items: apiTokensOfUser(this.store, userId, page), total: countApiTokens(this.store, userId) };
   }
 
   /** Revokes by numeric id or by label. */
   async revokeApiToken(userId: number, idOrLabel: string): Promise<ApiTokenRow> {
     const row = /^\d+$/.test(idOrLabel)
-      ? this.apiTokens(userId).find((token) => token.id === Number(idOrLabel))
+      ? apiTokenById(this.store, userId, Number(idOrLabel))
       : apiTokenByName(this.store, userId, idOrLabel);
     if (!row) throw notFound('Token not found');
     await this.store.write((tx) => deleteApiToken(tx, userId, row.id));

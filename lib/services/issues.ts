@@ -21,6 +21,7 @@ import {
   type IssueRow,
 } from '../store/queries/issues.js';
 import { takeNextNumber, type RepositoryRow } from '../store/queries/repositories.js';
+import type { PageWindow } from '../store/queries/page-window.js';
 import type { UserRow } from '../store/queries/users.js';
 import { requireAccess, type Viewer } from './permissions.js';
 import { optionalText, requiredText } from './text-fields.js';
@@ -33,11 +34,6 @@ export type IssueComment = Omit<IssueCommentRow, 'author_id'>;
 
 export const MAX_TITLE = 255;
 export const MAX_BODY = 65_535;
-
-export interface Page {
-  limit: number;
-  offset: number;
-}
 
 export interface IssueChanges {
   title?: unknown;
@@ -69,7 +65,7 @@ export class IssueService {
     private readonly now: () => string,
   ) {}
 
-  list(repo: RepositoryRow, filter: IssueFilter, page: Page): { items: IssueRow[]; total: number } {
+  list(repo: RepositoryRow, filter: IssueFilter, page: PageWindow): { items: IssueRow[]; total: number } {
     return { items: issuesOfRepository(this.store, repo.id, filter, page), total: countFilteredIssues(this.store, repo.id, filter) };
   }
 
@@ -110,7 +106,7 @@ export class IssueService {
     return this.get(repo, issue.id);
   }
 
-  comments(repo: RepositoryRow, issueId: number, page: Page): { items: IssueComment[]; total: number } {
+  comments(repo: RepositoryRow, issueId: number, page: PageWindow): { items: IssueComment[]; total: number } {
     const issue = this.get(repo, issueId);
     return { items: commentsOfIssue(this.store, issue.id, page).map(publicComment), total: countIssueComments(this.store, issue.id) };
   }

@@ -17,7 +17,7 @@ import {
 } from '../store/queries/labels.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import type { IssueRow } from '../store/queries/issues.js';
-import type { Page } from './issues.js';
+import type { PageWindow } from '../store/queries/page-window.js';
 import { requireAccess, type Viewer } from './permissions.js';
 import { optionalText, requiredText } from './text-fields.js';
 
@@ -52,7 +52,7 @@ export class LabelService {
     private readonly now: () => string,
   ) {}
 
-  list(repo: RepositoryRow, page: Page): { items: LabelRow[]; total: number } {
+  list(repo: RepositoryRow, page: PageWindow): { items: LabelRow[]; total: number } {
     return { items: labelsOfRepository(this.store, repo.id, page), total: countLabels(this.store, repo.id) };
   }
 

@@ -25,7 +25,8 @@ import { branchTip, deleteBranch, repositoryById, takeNextNumber, upsertBranch, 
 import type { StatusState } from '../store/queries/commit-statuses.js';
 import type { UserRow } from '../store/queries/users.js';
 import type { ChangedFile, CommitSummary, MergeMethod, PullGit, RefChange } from './git-backend.js';
-import { MAX_BODY, MAX_TITLE, mayChange, type Page } from './issues.js';
+import { MAX_BODY, MAX_TITLE, mayChange } from './issues.js';
+import type { PageWindow } from '../store/queries/page-window.js';
 import { requireAccess, type Viewer } from './permissions.js';
 import type { CommitStatusService } from './statuses.js';
 import { optionalText, requiredText } from './text-fields.js';
@@ -92,7 +93,7 @@ export class PullService {
     private readonly statuses: CommitStatusService,
   ) {}
 
-  list(repo: RepositoryRow, status: PullListStatus, page: Page): { items: PullRow[]; total: number } {
+  list(repo: RepositoryRow, status: PullListStatus, page: PageWindow): { items: PullRow[]; total: number } {
     return { items: pullsOfRepository(this.store, repo.id, status, page), total: countPulls(this.store, repo.id, status) };
   }
 
@@ -257,7 +258,7 @@ export class PullService {
     });
   }
 
-  comments(repo: RepositoryRow, pullId: number, page: Page): { items: PullComment[]; total: number } {
+  comments(repo: RepositoryRow, pullId: number, page: PageWindow): { items: PullComment[]; total: number } {
     const pull = this.get(repo, pullId);
     return { items: commentsOfPull(this.store, pull.id, page).map(publicComment), total: pull.comments };
   }

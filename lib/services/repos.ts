@@ -2,6 +2,8 @@ import { conflict, invalid, notFound } from '../errors.js';
 import type { Store } from '../store/database.js';
 import {
   branchesOf,
+  countBranchesOf,
+  countRepositoriesOfOwner,
   deleteBranch,
   deleteRepository,
   insertRepository,
@@ -13,6 +15,7 @@ import {
   upsertBranch,
   type RepositoryRow,
 } from '../store/queries/repositories.js';
+import type { PageWindow } from '../store/queries/page-window.js';
 import type { UserRow } from '../store/queries/users.js';
 import type { FileEntry, GitBackend, RefChange } from './git-backend.js';
 import { isPlausibleName, validateRepositoryName } from './names.js';
@@ -150,8 +153,9 @@ export class RepositoryService {
     return owner ? repositoryByName(this.store, owner.id, repoName) : undefined;
   }
 
-  listOfOwner(viewer: Viewer, owner: UserRow): RepositoryRow[] {
-    return repositoriesOfOwner(this.store, owner.id, viewer?.id);
+  /** The owner's repositories the viewer may read, a page at a time. */
+  listOfOwner(viewer: Viewer, owner: UserRow, page: PageWindow): { items: RepositoryRow[]; total: number } {
+    return { items: repositoriesOfOwner(this.store, owner.id, viewer?.id, page), total: countRepositoriesOfOwner(this.store, owner.id, viewer?.id) };
   }
 
   summary(repo: RepositoryRow, viewer?: Viewer): RepositorySummary {
@@ -180,8 +184,8 @@ export class RepositoryService {
     return this.git.listFiles(repo.owner_name, repo.name, branch, path);
   }
 
-  branches(repo: RepositoryRow): Array<{ name: string; commit_sha: string }> {
-    return branchesOf(this.store, repo.id);
+  branches(repo: RepositoryRow, page: PageWindow): { items: Array<{ name: string; commit_sha: string }>; total: number } {
+    return { items: branchesOf(this.store, repo.id, page), total: countBranchesOf(this.store, repo.id) };
   }
 
   /** Records what a push changed: branches created, moved and deleted, and the default branch (git's HEAD). */

@@ -11,7 +11,7 @@ import {
 } from '../store/queries/commit-statuses.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import type { StatusGit } from './git-backend.js';
-import type { Page } from './issues.js';
+import type { PageWindow } from '../store/queries/page-window.js';
 import { requireAccess, type Viewer } from './permissions.js';
 import { optionalText } from './text-fields.js';
 
@@ -85,7 +85,7 @@ export class CommitStatusService {
   }
 
   /** Every status of the commit `ref` names (branch, tag or commit id), newest first. */
-  async list(repo: RepositoryRow, ref: string, page: Page): Promise<{ items: CommitStatusRow[]; total: number }> {
+  async list(repo: RepositoryRow, ref: string, page: PageWindow): Promise<{ items: CommitStatusRow[]; total: number }> {
     const sha = await this.resolve(repo, ref);
     return { items: statusesOfCommit(this.store, repo.id, sha, page), total: countStatusesOfCommit(this.store, repo.id, sha) };
   }

@@ -202,6 +202,52 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       'CREATE INDEX commit_statuses_newest ON commit_statuses (repo_id, sha, id)',
     ],
   },
+  {
+    // Lists that page in O(limit): indexes in each list's order, and per-status counts of issues and pull requests
+    // kept by triggers (they fire on log replay too), so X-Total-Count costs no scan.
+    version: 4,
+    statements: [
+      'CREATE INDEX issues_by_status ON issues (repo_id, status, number)',
+      'CREATE INDEX issues_by_update ON issues (repo_id, updated_at, id)',
+      'CREATE INDEX issues_by_status_update ON issues (repo_id, status, updated_at, id)',
+      'CREATE INDEX pulls_by_status ON pull_requests (repo_id, status, number)',
+      'CREATE INDEX ci_runs_by_repo ON ci_runs (repo_id, id)',
+      'CREATE INDEX ci_run_events_by_run ON ci_run_events (ci_run_id, id)',
+      `CREATE TABLE list_counts (
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        PRIMARY KEY (repo_id, kind, status)
+      )`,
+      `CREATE TRIGGER issues_count_insert AFTER INSERT ON issues BEGIN
+        INSERT INTO list_counts (repo_id, kind, status, n) VALUES (NEW.repo_id, 'issue', NEW.status, 1)
+        ON CONFLICT (repo_id, kind, status) DO UPDATE SET n = n + 1;
+      END`,
+      `CREATE TRIGGER issues_count_status AFTER UPDATE OF status ON issues WHEN OLD.status != NEW.status BEGIN
+        UPDATE list_counts SET n = n - 1 WHERE repo_id = OLD.repo_id AND kind = 'issue' AND status = OLD.status;
+        INSERT INTO list_counts (repo_id, kind, status, n) VALUES (NEW.repo_id, 'issue', NEW.status, 1)
+        ON CONFLICT (repo_id, kind, status) DO UPDATE SET n = n + 1;
+      END`,
+      `CREATE TRIGGER issues_count_delete AFTER DELETE ON issues BEGIN
+        UPDATE list_counts SET n = n - 1 WHERE repo_id = OLD.repo_id AND kind = 'issue' AND status = OLD.status;
+      END`,
+      `INSERT INTO list_counts (repo_id, kind, status, n) SELECT repo_id, 'issue', status, COUNT(*) FROM issues GROUP BY repo_id, status`,
+      `CREATE TRIGGER pull_requests_count_insert AFTER INSERT ON pull_requests BEGIN
+        INSERT INTO list_counts (repo_id, kind, status, n) VALUES (NEW.repo_id, 'pull', NEW.status, 1)
+        ON CONFLICT (repo_id, kind, status) DO UPDATE SET n = n + 1;
+      END`,
+      `CREATE TRIGGER pull_requests_count_status AFTER UPDATE OF status ON pull_requests WHEN OLD.status != NEW.status BEGIN
+        UPDATE list_counts SET n = n - 1 WHERE repo_id = OLD.repo_id AND kind = 'pull' AND status = OLD.status;
+        INSERT INTO list_counts (repo_id, kind, status, n) VALUES (NEW.repo_id, 'pull', NEW.status, 1)
+        ON CONFLICT (repo_id, kind, status) DO UPDATE SET n = n + 1;
+      END`,
+      `CREATE TRIGGER pull_requests_count_delete AFTER DELETE ON pull_requests BEGIN
+        UPDATE list_counts SET n = n - 1 WHERE repo_id = OLD.repo_id AND kind = 'pull' AND status = OLD.status;
+      END`,
+      `INSERT INTO list_counts (repo_id, kind, status, n) SELECT repo_id, 'pull', status, COUNT(*) FROM pull_requests GROUP BY repo_id, status`,
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

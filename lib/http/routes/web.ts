@@ -1,6 +1,7 @@
 import { deleteCookie, getCookie, setCookie, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../../context.js';
 import { isRepoHostError, notFound, unauthorized } from '../../errors.js';
+import { FIRST_HUNDRED } from '../../store/queries/page-window.js';
 import type { UserRow } from '../../store/queries/users.js';
 import { currentUser, SESSION_COOKIE } from '../auth.js';
 import { apiTokensView, homeView, loginView, newRepositoryView, registerView, repositoryView, userView } from '../pages/views.js';
@@ -64,7 +65,7 @@ function assertOwnSettings(event: H3Event, user: UserRow): void {
 export function mountWebRoutes(app: H3, ctx: AppContext): void {
   app.get('/', async (event) => {
     const user = await currentUser(ctx, event);
-    return htmlResponse(homeView(user, user ? ctx.repos.listOfOwner(user, user) : []));
+    return htmlResponse(homeView(user, user ? ctx.repos.listOfOwner(user, user, FIRST_HUNDRED).items : []));
   });
 
   app.get('/register', async (event) => htmlResponse(registerView(await currentUser(ctx, event))));
@@ -129,7 +130,7 @@ export function mountWebRoutes(app: H3, ctx: AppContext): void {
     const user = await signedInOrLogin(ctx, event);
     if (user instanceof Response) return user;
     assertOwnSettings(event, user);
-    return htmlResponse(apiTokensView(user, ctx.credentials.apiTokens(user.id), queryString(event, 'new_token')));
+    return htmlResponse(apiTokensView(user, ctx.credentials.apiTokens(user.id, FIRST_HUNDRED).items, queryString(event, 'new_token')));
   });
   app.post('/:username/settings/api-tokens', async (event) => {
     const form = await readForm(event, ctx.options.maxBodyBytes);
@@ -143,14 +144,14 @@ export function mountWebRoutes(app: H3, ctx: AppContext): void {
         // The plain token travels once, in the redirect; the page shows it and it is never stored.
         return redirectTo(`/${user.username}/settings/api-tokens?new_token=${token}`);
       },
-      (message) => apiTokensView(user, ctx.credentials.apiTokens(user.id), undefined, message),
+      (message) => apiTokensView(user, ctx.credentials.apiTokens(user.id, FIRST_HUNDRED).items, undefined, message),
     );
   });
 
   app.get('/:username', async (event) => {
     const viewer = await currentUser(ctx, event);
     const owner = ctx.users.requireByName(pathParam(event, 'username'));
-    return htmlResponse(userView(viewer, ctx.users.summary(owner), ctx.repos.listOfOwner(viewer, owner)));
+    return htmlResponse(userView(viewer, ctx.users.summary(owner), ctx.repos.listOfOwner(viewer, owner, FIRST_HUNDRED).items));
   });
 
   app.get('/:owner/:repo', async (event) => {

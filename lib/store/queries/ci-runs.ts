@@ -1,4 +1,5 @@
 import type { ReadTx, WriteTx } from '../database.js';
+import type { PageWindow } from './page-window.js';
 
 export interface CiRunRow {
   id: number;
@@ -38,13 +39,21 @@ export function recordCiReport(tx: WriteTx, report: CiReport, now: string): CiRu
   return run;
 }
 
-export function ciRunsOfRepository(db: ReadTx, repoId: number): CiRunRow[] {
+export function ciRunsOfRepository(db: ReadTx, repoId: number, page: PageWindow): CiRunRow[] {
   return db.all<CiRunRow>(
-    'SELECT id, repo_id, run_id, commit_hash, branch, status, created_at, updated_at FROM ci_runs WHERE repo_id = ? ORDER BY id',
-    [repoId],
+    'SELECT id, repo_id, run_id, commit_hash, branch, status, created_at, updated_at FROM ci_runs WHERE repo_id = ? ORDER BY id LIMIT ? OFFSET ?',
+    [repoId, page.limit, page.offset],
   );
 }
 
-export function ciRunHistory(db: ReadTx, ciRunId: number): Array<{ status: string; received_at: string }> {
-  return db.all('SELECT status, received_at FROM ci_run_events WHERE ci_run_id = ? ORDER BY id', [ciRunId]);
+export function countCiRuns(db: ReadTx, repoId: number): number {
+  return db.get<{ n: number }>('SELECT COUNT(*) AS n FROM ci_runs WHERE repo_id = ?', [repoId])!.n;
+}
+
+/** The newest `limit` reports of a run, oldest first. */
+export function ciRunHistory(db: ReadTx, ciRunId: number, limit: number): Array<{ status: string; received_at: string }> {
+  return db.all(
+    'SELECT status, received_at FROM (SELECT id, status, received_at FROM ci_run_events WHERE ci_run_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id',
+    [ciRunId, limit],
+  );
 }

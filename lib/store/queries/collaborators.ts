@@ -1,4 +1,5 @@
 import type { ReadTx, WriteTx } from '../database.js';
+import type { PageWindow } from './page-window.js';
 
 /** What a collaborator may do; the owner is always `admin` and has no row. */
 export type CollaboratorPermission = 'read' | 'write' | 'admin';
@@ -20,7 +21,7 @@ export function collaboratorPermission(db: ReadTx, repoId: number, userId: numbe
     ?.permission;
 }
 
-export function collaboratorsOf(db: ReadTx, repoId: number, page: { limit: number; offset: number }): CollaboratorRow[] {
+export function collaboratorsOf(db: ReadTx, repoId: number, page: PageWindow): CollaboratorRow[] {
   return db.all<CollaboratorRow>(`${SELECT} WHERE c.repo_id = ? ORDER BY u.username_lower LIMIT ? OFFSET ?`, [repoId, page.limit, page.offset]);
 }
 

@@ -1,4 +1,5 @@
 import type { ReadTx, WriteTx } from '../database.js';
+import type { PageWindow } from './page-window.js';
 
 export type StatusState = 'pending' | 'success' | 'error' | 'failure';
 
@@ -42,7 +43,7 @@ export function countStatusesOfContext(db: ReadTx, repoId: number, sha: string, 
 }
 
 /** Every status of a commit, newest first. */
-export function statusesOfCommit(db: ReadTx, repoId: number, sha: string, page: { limit: number; offset: number }): CommitStatusRow[] {
+export function statusesOfCommit(db: ReadTx, repoId: number, sha: string, page: PageWindow): CommitStatusRow[] {
   return db.all<CommitStatusRow>(`${SELECT} WHERE s.repo_id = ? AND s.sha = ? ORDER BY s.id DESC LIMIT ? OFFSET ?`, [repoId, sha, page.limit, page.offset]);
 }
 

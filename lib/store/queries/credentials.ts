@@ -1,4 +1,5 @@
 import type { ReadTx, WriteTx } from '../database.js';
+import type { PageWindow } from './page-window.js';
 
 export interface SessionRow {
   id: number;
@@ -43,8 +44,16 @@ export function apiTokenByHash(db: ReadTx, tokenHash: string): ApiTokenRow | und
   return db.get<ApiTokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE token_hash = ?`, [tokenHash]);
 }
 
-export function apiTokensOfUser(db: ReadTx, userId: number): ApiTokenRow[] {
-  return db.all<ApiTokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE user_id = ? ORDER BY id`, [userId]);
+export function apiTokensOfUser(db: ReadTx, userId: number, page: PageWindow): ApiTokenRow[] {
+  return db.all<ApiTokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE user_id = ? ORDER BY id LIMIT ? OFFSET ?`, [userId, page.limit, page.offset]);
+}
+
+export function countApiTokens(db: ReadTx, userId: number): number {
+  return db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_tokens WHERE user_id = ?', [userId])!.n;
+}
+
+export function apiTokenById(db: ReadTx, userId: number, id: number): ApiTokenRow | undefined {
+  return db.get<ApiTokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE user_id = ? AND id = ?`, [userId, id]);
 }
 
 export function apiTokenByName(db: ReadTx, userId: number, name: string): ApiTokenRow | undefined {

@@ -1,4 +1,6 @@
 import type { ReadTx, WriteTx } from '../database.js';
+import type { PageWindow } from './page-window.js';
+import { keptCount } from './list-counts.js';
 import { labelsOfIssues, type LabelRow } from './labels.js';
 
 /** An issue as stored, with its author's and closer's names. */
@@ -58,11 +60,12 @@ function withLabels(db: ReadTx, records: IssueRecord[]): IssueRow[] {
   return records.map(({ author_id: _authorId, ...record }) => ({ ...record, labels: labels.get(record.id) ?? [] }));
 }
 
-export function issuesOfRepository(db: ReadTx, repoId: number, filter: IssueFilter, page: { limit: number; offset: number }): IssueRow[] {
+export function issuesOfRepository(db: ReadTx, repoId: number, filter: IssueFilter, page: PageWindow): IssueRow[] {
   const { where, params } = filterClause(repoId, filter);
-  const column = filter.sort === 'updated' ? 'i.updated_at' : 'i.created_at';
   const direction = filter.direction === 'asc' ? 'ASC' : 'DESC';
-  const records = db.all<IssueRecord>(`${SELECT} WHERE ${where} ORDER BY ${column} ${direction}, i.id ${direction} LIMIT ? OFFSET ?`, [
+  // Numbers grow with creation time: ordering by them walks the (repo_id[, status], number) indexes.
+  const order = filter.sort === 'updated' ? `i.updated_at ${direction}, i.id ${direction}` : `i.number ${direction}`;
+  const records = db.all<IssueRecord>(`${SELECT} WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, [
     ...params,
     page.limit,
     page.offset,
@@ -70,7 +73,9 @@ export function issuesOfRepository(db: ReadTx, repoId: number, filter: IssueFilt
   return withLabels(db, records);
 }
 
+/** How many issues the filter matches: from the kept counts unless labels are involved (then counted). */
 export function countFilteredIssues(db: ReadTx, repoId: number, filter: IssueFilter): number {
+  if (filter.labels.length === 0) return keptCount(db, repoId, 'issue', filter.status ? [filter.status] : undefined);
   const { where, params } = filterClause(repoId, filter);
   return db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM issues i WHERE ${where}`, params)!.n;
 }
@@ -86,7 +91,7 @@ export function issueInRepository(db: ReadTx, repoId: number, id: number): Issue
 }
 
 export function countIssues(db: ReadTx, repoId: number): number {
-  return db.get<{ n: number }>('SELECT COUNT(*) AS n FROM issues WHERE repo_id = ?', [repoId])!.n;
+  return keptCount(db, repoId, 'issue');
 }
 
 export function insertIssue(tx: WriteTx, issue: { repoId: number; number: number; authorId: number; title: string; body: string; now: string }): number {
@@ -122,7 +127,7 @@ export interface IssueCommentRow {
 const COMMENT_SELECT = `SELECT c.id, u.username AS author, c.author_id, c.body, c.created_at, c.updated_at
   FROM issue_comments c JOIN users u ON u.id = c.author_id`;
 
-export function commentsOfIssue(db: ReadTx, issueId: number, page: { limit: number; offset: number }): IssueCommentRow[] {
+export function commentsOfIssue(db: ReadTx, issueId: number, page: PageWindow): IssueCommentRow[] {
   return db.all<IssueCommentRow>(`${COMMENT_SELECT} WHERE c.issue_id = ? ORDER BY c.id LIMIT ? OFFSET ?`, [issueId, page.limit, page.offset]);
 }
 

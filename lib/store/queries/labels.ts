@@ -1,4 +1,5 @@
 import type { ReadTx, WriteTx } from '../database.js';
+import type { PageWindow } from './page-window.js';
 
 export interface LabelRow {
   id: number;
@@ -9,7 +10,7 @@ export interface LabelRow {
 
 const COLUMNS = 'id, name, color, description';
 
-export function labelsOfRepository(db: ReadTx, repoId: number, page: { limit: number; offset: number }): LabelRow[] {
+export function labelsOfRepository(db: ReadTx, repoId: number, page: PageWindow): LabelRow[] {
   return db.all<LabelRow>(`SELECT ${COLUMNS} FROM labels WHERE repo_id = ? ORDER BY name_lower LIMIT ? OFFSET ?`, [repoId, page.limit, page.offset]);
 }
 

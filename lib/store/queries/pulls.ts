@@ -1,4 +1,6 @@
 import type { ReadTx, WriteTx } from '../database.js';
+import { keptCount } from './list-counts.js';
+import type { PageWindow } from './page-window.js';
 
 export type PullStatus = 'open' | 'closed' | 'merged';
 
@@ -48,14 +50,13 @@ function statusClause(status: PullListStatus): { where: string; params: string[]
   return { where: ' AND p.status = ?', params: [status] };
 }
 
-export function pullsOfRepository(db: ReadTx, repoId: number, status: PullListStatus, page: { limit: number; offset: number }): PullRow[] {
+export function pullsOfRepository(db: ReadTx, repoId: number, status: PullListStatus, page: PageWindow): PullRow[] {
   const clause = statusClause(status);
-  return db.all<PullRow>(`${SELECT} WHERE p.repo_id = ?${clause.where} ORDER BY p.id DESC LIMIT ? OFFSET ?`, [repoId, ...clause.params, page.limit, page.offset]);
+  return db.all<PullRow>(`${SELECT} WHERE p.repo_id = ?${clause.where} ORDER BY p.number DESC LIMIT ? OFFSET ?`, [repoId, ...clause.params, page.limit, page.offset]);
 }
 
 export function countPulls(db: ReadTx, repoId: number, status: PullListStatus): number {
-  const clause = statusClause(status);
-  return db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM pull_requests p WHERE p.repo_id = ?${clause.where}`, [repoId, ...clause.params])!.n;
+  return keptCount(db, repoId, 'pull', status === undefined ? undefined : status === 'closed' ? ['closed', 'merged'] : [status]);
 }
 
 export function pullInRepository(db: ReadTx, repoId: number, id: number): PullRow | undefined {
@@ -117,7 +118,7 @@ export function markPullMerged(tx: WriteTx, id: number, merge: { byUserId: numbe
 
 const COMMENT_SELECT = 'SELECT c.id, u.username AS author, c.author_id, c.text, c.created_at, c.updated_at FROM pull_comments c JOIN users u ON u.id = c.author_id';
 
-export function commentsOfPull(db: ReadTx, pullId: number, page: { limit: number; offset: number }): PullCommentRow[] {
+export function commentsOfPull(db: ReadTx, pullId: number, page: PageWindow): PullCommentRow[] {
   return db.all<PullCommentRow>(`${COMMENT_SELECT} WHERE c.pull_id = ? ORDER BY c.id LIMIT ? OFFSET ?`, [pullId, page.limit, page.offset]);
 }
 

@@ -1,4 +1,5 @@
 import type { ReadTx, WriteTx } from '../database.js';
+import type { PageWindow } from './page-window.js';
 
 export interface RepositoryRow {
   id: number;
@@ -24,13 +25,16 @@ export function repositoryByName(db: ReadTx, ownerId: number, name: string): Rep
   return db.get<RepositoryRow>(`${SELECT} WHERE r.owner_id = ? AND r.name_lower = ?`, [ownerId, name.toLowerCase()]);
 }
 
+const READABLE_BY = `r.owner_id = ? AND (r.is_private = 0 OR r.owner_id = ?
+  OR EXISTS (SELECT 1 FROM collaborators c WHERE c.repo_id = r.id AND c.user_id = ?))`;
+
 /** The owner's repositories that `viewerId` may read: public ones, and private ones it owns or collaborates on. */
-export function repositoriesOfOwner(db: ReadTx, ownerId: number, viewerId: number | undefined): RepositoryRow[] {
-  return db.all<RepositoryRow>(
-    `${SELECT} WHERE r.owner_id = ? AND (r.is_private = 0 OR r.owner_id = ?
-      OR EXISTS (SELECT 1 FROM collaborators c WHERE c.repo_id = r.id AND c.user_id = ?)) ORDER BY r.name_lower`,
-    [ownerId, viewerId ?? 0, viewerId ?? 0],
-  );
+export function repositoriesOfOwner(db: ReadTx, ownerId: number, viewerId: number | undefined, page: PageWindow): RepositoryRow[] {
+  return db.all<RepositoryRow>(`${SELECT} WHERE ${READABLE_BY} ORDER BY r.name_lower LIMIT ? OFFSET ?`, [ownerId, viewerId ?? 0, viewerId ?? 0, page.limit, page.offset]);
+}
+
+export function countRepositoriesOfOwner(db: ReadTx, ownerId: number, viewerId: number | undefined): number {
+  return db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM repositories r WHERE ${READABLE_BY}`, [ownerId, viewerId ?? 0, viewerId ?? 0])!.n;
 }
 
 export function insertRepository(
@@ -67,8 +71,12 @@ export interface BranchRow {
   commit_sha: string;
 }
 
-export function branchesOf(db: ReadTx, repoId: number): BranchRow[] {
-  return db.all<BranchRow>('SELECT name, commit_sha FROM branches WHERE repo_id = ? ORDER BY name', [repoId]);
+export function branchesOf(db: ReadTx, repoId: number, page: PageWindow): BranchRow[] {
+  return db.all<BranchRow>('SELECT name, commit_sha FROM branches WHERE repo_id = ? ORDER BY name LIMIT ? OFFSET ?', [repoId, page.limit, page.offset]);
+}
+
+export function countBranchesOf(db: ReadTx, repoId: number): number {
+  return db.get<{ n: number }>('SELECT COUNT(*) AS n FROM branches WHERE repo_id = ?', [repoId])!.n;
 }
 
 export function branchTip(db: ReadTx, repoId: number, name: string): string | undefined {

@@ -1,7 +1,7 @@
 import type { H3 } from 'h3';
 import type { AppContext } from '../../../context.js';
 import { currentUser, requireUser } from '../../auth.js';
-import { pagedList, readPage } from '../../pagination.js';
+import { pageOf } from '../../pagination.js';
 import { pathParam, readForm } from '../../validate.js';
 import { repoFromPath } from './lookup.js';
 
@@ -9,9 +9,9 @@ import { repoFromPath } from './lookup.js';
 export function mountCollaboratorRoutes(app: H3, ctx: AppContext): void {
   app.get('/api/v1/repos/:owner/:repo/collaborators', async (event) => {
     const repo = await repoFromPath(ctx, event);
-    const page = readPage(event);
+    const page = pageOf(ctx, event);
     const { items, total } = ctx.collaborators.list(repo, await currentUser(ctx, event), page);
-    return pagedList(event, page, total, items);
+    return page.respond(total, items);
   });
 
   app.put('/api/v1/repos/:owner/:repo/collaborators/:username', async (event) => {

@@ -3,7 +3,7 @@ import type { AppContext } from '../../../context.js';
 import { parseIssueFilter } from '../../../services/issues.js';
 import { parseLabelNames } from '../../../services/labels.js';
 import { requireUser } from '../../auth.js';
-import { pagedList, readPage } from '../../pagination.js';
+import { pageOf } from '../../pagination.js';
 import { idParam, pathParam, queryString, readForm } from '../../validate.js';
 import { repoFromPath } from './lookup.js';
 
@@ -18,9 +18,9 @@ export function mountIssueRoutes(app: H3, ctx: AppContext): void {
       sort: queryString(event, 'sort'),
       direction: queryString(event, 'direction'),
     });
-    const page = readPage(event);
+    const page = pageOf(ctx, event);
     const { items, total } = ctx.issues.list(repo, filter, page);
-    return pagedList(event, page, total, items.map((issue) => ctx.issues.summary(issue)));
+    return page.respond(total, items.map((issue) => ctx.issues.summary(issue)));
   });
 
   app.post('/api/v1/repos/:owner/:repo/issues', async (event) => {
@@ -44,9 +44,9 @@ export function mountIssueRoutes(app: H3, ctx: AppContext): void {
 
   app.get(`${ISSUE}/comments`, async (event) => {
     const repo = await repoFromPath(ctx, event);
-    const page = readPage(event);
+    const page = pageOf(ctx, event);
     const { items, total } = ctx.issues.comments(repo, idParam(event, 'id'), page);
-    return pagedList(event, page, total, items);
+    return page.respond(total, items);
   });
 
   app.post(`${ISSUE}/comments`, async (event) => {

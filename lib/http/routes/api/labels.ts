@@ -1,7 +1,7 @@
 import type { H3 } from 'h3';
 import type { AppContext } from '../../../context.js';
 import { requireUser } from '../../auth.js';
-import { pagedList, readPage } from '../../pagination.js';
+import { pageOf } from '../../pagination.js';
 import { idParam, readForm } from '../../validate.js';
 import { repoFromPath } from './lookup.js';
 
@@ -9,9 +9,9 @@ import { repoFromPath } from './lookup.js';
 export function mountLabelRoutes(app: H3, ctx: AppContext): void {
   app.get('/api/v1/repos/:owner/:repo/labels', async (event) => {
     const repo = await repoFromPath(ctx, event);
-    const page = readPage(event);
+    const page = pageOf(ctx, event);
     const { items, total } = ctx.labels.list(repo, page);
-    return pagedList(event, page, total, items);
+    return page.respond(total, items);
   });
 
   app.post('/api/v1/repos/:owner/:repo/labels', async (event) => {

@@ -3,7 +3,7 @@ import type { AppContext } from '../../../context.js';
 import { notFound } from '../../../errors.js';
 import { parsePullStatus } from '../../../services/pulls.js';
 import { requireUser } from '../../auth.js';
-import { pagedList, readPage } from '../../pagination.js';
+import { pageOf } from '../../pagination.js';
 import { idParam, pathParam, queryString, readForm } from '../../validate.js';
 import { repoFromPath } from './lookup.js';
 
@@ -22,9 +22,9 @@ function pullTarget(event: H3Event): { id: number; kind: 'json' | 'diff' | 'patc
 export function mountPullRoutes(app: H3, ctx: AppContext): void {
   app.get('/api/v1/repos/:owner/:repo/pulls', async (event) => {
     const repo = await repoFromPath(ctx, event);
-    const page = readPage(event);
+    const page = pageOf(ctx, event);
     const { items, total } = ctx.pulls.list(repo, parsePullStatus(queryString(event, 'status') ?? queryString(event, 'state')), page);
-    return pagedList(event, page, total, await ctx.pulls.summaries(repo, items));
+    return page.respond(total, await ctx.pulls.summaries(repo, items));
   });
 
   app.post('/api/v1/repos/:owner/:repo/pulls', async (event) => {
@@ -77,9 +77,9 @@ export function mountPullRoutes(app: H3, ctx: AppContext): void {
 
   app.get(`${PULL}/comments`, async (event) => {
     const repo = await repoFromPath(ctx, event);
-    const page = readPage(event);
+    const page = pageOf(ctx, event);
     const { items, total } = ctx.pulls.comments(repo, idParam(event, 'id'), page);
-    return pagedList(event, page, total, items);
+    return page.respond(total, items);
   });
 
   app.post(`${PULL}/comments`, async (event) => {

@@ -1,6 +1,7 @@
 import type { H3 } from 'h3';
 import type { AppContext } from '../../../context.js';
 import { currentUser, requireUser, requireUserOrNotFound } from '../../auth.js';
+import { pageOf } from '../../pagination.js';
 import { idParam, pathParam, readForm } from '../../validate.js';
 import { repoFromPath } from './lookup.js';
 
@@ -50,11 +51,15 @@ export function mountRepoRoutes(app: H3, ctx: AppContext): void {
 
   app.get('/api/v1/repos/:owner/:repo/branches', async (event) => {
     const repo = await repoFromPath(ctx, event);
-    return ctx.repos.branches(repo).map((branch) => ({ name: branch.name, commit: branch.commit_sha }));
+    const page = pageOf(ctx, event);
+    const { items, total } = ctx.repos.branches(repo, page);
+    return page.respond(total, items.map((branch) => ({ name: branch.name, commit: branch.commit_sha })));
   });
 
   app.get('/api/v1/repos/:owner/:repo/ci/runs', async (event) => {
     const repo = ctx.repos.visibleByName(await currentUser(ctx, event), pathParam(event, 'owner'), pathParam(event, 'repo'));
-    return ctx.ci.runs(repo);
+    const page = pageOf(ctx, event);
+    const { items, total } = ctx.ci.runs(repo, page);
+    return page.respond(total, items);
   });
 }

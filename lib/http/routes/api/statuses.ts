@@ -1,7 +1,7 @@
 import type { H3 } from 'h3';
 import type { AppContext } from '../../../context.js';
 import { requireUser } from '../../auth.js';
-import { pagedList, readPage } from '../../pagination.js';
+import { pageOf } from '../../pagination.js';
 import { pathParam, readForm } from '../../validate.js';
 import { repoFromPath } from './lookup.js';
 
@@ -16,9 +16,9 @@ export function mountStatusRoutes(app: H3, ctx: AppContext): void {
 
   app.get('/api/v1/repos/:owner/:repo/commits/:ref/statuses', async (event) => {
     const repo = await repoFromPath(ctx, event);
-    const page = readPage(event);
+    const page = pageOf(ctx, event);
     const { items, total } = await ctx.statuses.list(repo, pathParam(event, 'ref'), page);
-    return pagedList(event, page, total, items);
+    return page.respond(total, items);
   });
 
   app.get('/api/v1/repos/:owner/:repo/commits/:ref/status', async (event) => {

@@ -2,6 +2,8 @@ import type { H3 } from 'h3';
 import type { AppContext } from '../../../context.js';
 import { notFound } from '../../../errors.js';
 import { currentUser, requireUser } from '../../auth.js';
+import { tokenSummary } from '../../../services/credentials.js';
+import { pageOf } from '../../pagination.js';
 import { pathParam } from '../../validate.js';
 
 export function mountUserRoutes(app: H3, ctx: AppContext): void {
@@ -13,10 +15,21 @@ export function mountUserRoutes(app: H3, ctx: AppContext): void {
     return ctx.users.summary(user);
   });
 
+  // A user's own API tokens (Gitea's path): names and last eight characters, never the secrets.
+  app.get('/api/v1/users/:username/tokens', async (event) => {
+    const user = await requireUser(ctx, event);
+    if (user.username.toLowerCase() !== pathParam(event, 'username').toLowerCase()) throw notFound('Not found');
+    const page = pageOf(ctx, event);
+    const { items, total } = ctx.credentials.apiTokens(user.id, page);
+    return page.respond(total, items.map(tokenSummary));
+  });
+
   app.get('/api/v1/users/:username/repos', async (event) => {
     const owner = ctx.users.byName(pathParam(event, 'username'));
     if (!owner) throw notFound('User not found');
     const viewer = await currentUser(ctx, event);
-    return ctx.repos.listOfOwner(viewer, owner).map((repo) => ctx.repos.summary(repo, viewer));
+    const page = pageOf(ctx, event);
+    const { items, total } = ctx.repos.listOfOwner(viewer, owner, page);
+    return page.respond(total, items.map((repo) => ctx.repos.summary(repo, viewer)));
   });
 }
