@@ -20,12 +20,13 @@ export function parseBasic(header: string | undefined): BasicCredentials | undef
 }
 
 /**
- * The user behind HTTP Basic credentials: the secret may be one of the user's API tokens (checked first: cheap)
- * or the password (bcrypt).
+ * The user behind HTTP Basic credentials. An API token is accepted in either field whatever the other holds, as
+ * Gitea does (tools written for GitHub and GitLab send `x-access-token:<token>`, `oauth2:<token>` or `<token>:`);
+ * tokens are checked first (cheap). Otherwise the secret is the password of the named user (bcrypt).
  */
 export async function userFromBasic(ctx: AppContext, credentials: BasicCredentials): Promise<UserRow | undefined> {
-  const tokenUser = ctx.credentials.userOfApiToken(credentials.secret);
-  if (tokenUser) return tokenUser.username.toLowerCase() === credentials.username.toLowerCase() ? tokenUser : undefined;
+  const tokenUser = ctx.credentials.userOfApiToken(credentials.secret) ?? ctx.credentials.userOfApiToken(credentials.username);
+  if (tokenUser) return tokenUser;
   if (credentials.secret.length === 0 || credentials.secret.length > 256) return undefined;
   return ctx.users.authenticate(credentials.username, credentials.secret);
 }

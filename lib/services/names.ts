@@ -20,18 +20,24 @@ function checkName(kind: string, name: unknown, maxLength: number): string {
   return name;
 }
 
+/**
+ * Names that are path segments of repository URLs: `<owner>/<name>.git` is the clone URL of `<name>`, so a name
+ * ending in `.git` (or `.wiki`) would be unreachable, or make its owner's repositories unreachable.
+ */
+function refuseUrlSuffix(kind: string, name: string): string {
+  const lower = name.toLowerCase();
+  if (lower.endsWith('.git') || lower.endsWith('.wiki')) throw invalid(`${kind} must not end in .git or .wiki`);
+  return name;
+}
+
 export function validateUsername(name: unknown): string {
-  const username = checkName('username', name, MAX_NAME_LENGTH);
+  const username = refuseUrlSuffix('username', checkName('username', name, MAX_NAME_LENGTH));
   if (RESERVED_USERNAMES.has(username.toLowerCase())) throw invalid(`username '${username}' is reserved`);
   return username;
 }
 
 export function validateRepositoryName(name: unknown): string {
-  const repoName = checkName('repository name', name, MAX_REPO_NAME_LENGTH);
-  const lower = repoName.toLowerCase();
-  // `<name>.git` is the clone URL of `<name>`; a repository literally named `x.git` would be unreachable.
-  if (lower.endsWith('.git') || lower.endsWith('.wiki')) throw invalid('repository name must not end in .git or .wiki');
-  return repoName;
+  return refuseUrlSuffix('repository name', checkName('repository name', name, MAX_REPO_NAME_LENGTH));
 }
 
 /** Name-shaped check for path segments of lookups: a name that could never exist is simply not found. */

@@ -1,9 +1,10 @@
 import { conflict, invalid, notFound } from '../errors.js';
 import type { Store } from '../store/database.js';
+import { deleteSessionsOfUser } from '../store/queries/credentials.js';
 import { insertUser, listUsers, setPasswordHash, userByName, userById, type UserRow } from '../store/queries/users.js';
 import { validateUsername } from './names.js';
 import { optionalText } from './text-fields.js';
-import { decoyPasswordHash, hashPassword, passwordMatches } from './secrets.js';
+import { decoyPasswordHash, hashPassword, hashToken, passwordMatches } from './secrets.js';
 
 /** The user summary of the API (spec §2). */
 export interface UserSummary {
@@ -83,10 +84,17 @@ export class UserService {
     return user && matches ? user : undefined;
   }
 
-  async setPassword(username: string, password: unknown): Promise<void> {
+  /**
+   * Sets a new password and ends the user's other sessions in the same write: whoever knew the old password is
+   * signed out. `keepSession` (the session making the change from the browser) stays signed in.
+   */
+  async setPassword(username: string, password: unknown, keepSession?: string): Promise<void> {
     const user = this.requireByName(username);
     const passwordHash = await hashPassword(validatePassword(password), this.bcryptCost);
-    await this.store.write((tx) => setPasswordHash(tx, user.id, passwordHash));
+    await this.store.write((tx) => {
+      setPasswordHash(tx, user.id, passwordHash);
+      deleteSessionsOfUser(tx, user.id, keepSession === undefined ? undefined : hashToken(keepSession));
+    });
   }
 
   summary(user: UserRow): UserSummary {

@@ -56,7 +56,7 @@ describe('POST /api/v1/ci/status (spec §4.1 endpoint 18)', () => {
 
   it('answers Invalid request body to a form-encoded report', async () => {
     const form = new URLSearchParams({ run_id: 'r', repo_id: String(repo.id), commit_hash: 'abcd', branch: 'main', status: 'running' }).toString();
-    expectError(await postRaw(form, 'application/x-www-form-urlencoded'), 400, 'Invalid request body');
+    expectError(await postRaw(form, 'application/x-www-form-urlencoded'), 415, 'Invalid request body');
   });
 
   it.each(['run_id', 'repo_id', 'commit_hash', 'branch', 'status'])('answers 400 when %s is missing, empty or not a string', async (field) => {
@@ -108,5 +108,14 @@ describe('POST /api/v1/ci/status (spec §4.1 endpoint 18)', () => {
   it('ignores unknown extra fields', async () => {
     const result = await post(report({ run_id: 'extra', extra: { nested: true } }));
     expect(result.status).toBe(200);
+  });
+
+  it('answers 415 to any body that is not application/json, so no page can post it cross-site (issue 7 point 13)', async () => {
+    const body = JSON.stringify(report());
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '']) {
+      const result = await http(`${host.url}/api/v1/ci/status`, { method: 'POST', headers: type ? { 'content-type': type } : {}, body });
+      expectError(result, 415, 'Invalid request body');
+    }
+    expect((await postRaw(body, 'application/json; charset=utf-8')).status).toBe(200);
   });
 });

@@ -34,6 +34,11 @@ export function deleteSessionByHash(tx: WriteTx, tokenHash: string): void {
   tx.run('DELETE FROM sessions WHERE token_hash = ?', [tokenHash]);
 }
 
+/** Ends every session of the user but the one whose hash is `keepHash` (if given). */
+export function deleteSessionsOfUser(tx: WriteTx, userId: number, keepHash?: string): void {
+  tx.run('DELETE FROM sessions WHERE user_id = ? AND token_hash != ?', [userId, keepHash ?? '']);
+}
+
 export function deleteExpiredSessions(tx: WriteTx, now: string): void {
   tx.run('DELETE FROM sessions WHERE expires_at <= ?', [now]);
 }
