@@ -1,35 +1,8 @@
 import { promises as dns } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { invalid } from '../errors.js';
+import { isLocalAddress } from '../net/address-guard.js';
 
-/** Addresses an import must not reach unless local imports are allowed (SSRF guard). */
-const LOCAL = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
-  ['172.16.0.0', 12], ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) LOCAL.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64],
-] as const) LOCAL.addSubnet(net, prefix, 'ipv6');
-
-/** True when `address` is loopback, private, link-local, multicast, reserved or unspecified. */
-export function isLocalAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return LOCAL.check(address, 'ipv4');
-  if (family !== 6) return true;
-  const lower = address.toLowerCase();
-  // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible and NAT64 forms carry an IPv4 address inside.
-  const embedded = /^(?:::ffff:|::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (embedded) return LOCAL.check(embedded[1]!, 'ipv4');
-  const mappedHex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (mappedHex) {
-    const high = parseInt(mappedHex[1]!, 16);
-    const low = parseInt(mappedHex[2]!, 16);
-    return LOCAL.check(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`, 'ipv4');
-  }
-  return LOCAL.check(address, 'ipv6');
-}
 
 /** A checked import source: the URL to give git and the `-c` options that pin it. */
 export interface ImportSource {

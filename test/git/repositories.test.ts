@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitRepositories } from '../../lib/git/repositories.js';
-import { isLocalAddress } from '../../lib/git/import-guard.js';
+import { isLocalAddress } from '../../lib/net/address-guard.js';
 import { TreeListing } from '../../lib/git/tree-listing.js';
 import { buildTrickyHistory, sh } from './fixtures.js';
 
