@@ -105,10 +105,12 @@ export async function handleSmartHttp(gitDir: string, request: SmartHttpRequest,
   const protocolHeader = (request.headers.get('git-protocol') ?? '').trim();
   const protocol = service === 'git-upload-pack' && SAFE_GIT_PROTOCOL.test(protocolHeader) ? protocolHeader : undefined;
   const command = service === 'git-upload-pack' ? 'upload-pack' : 'receive-pack';
+  // As Gitea: partial clone filters and wants by object id work over protocol v0 as they do over v2 (which
+  // accepts any want); pushes may carry options (`git push -o`), which later features read.
   const config =
     service === 'git-receive-pack'
-      ? ['-c', 'receive.denyDeletes=false', '-c', 'receive.denyNonFastForwards=false', '-c', 'receive.autogc=false']
-      : ['-c', 'uploadpack.allowFilter=true'];
+      ? ['-c', 'receive.denyDeletes=false', '-c', 'receive.denyNonFastForwards=false', '-c', 'receive.autogc=false', '-c', 'receive.advertisePushOptions=true']
+      : ['-c', 'uploadpack.allowFilter=true', '-c', 'uploadpack.allowAnySHA1InWant=true'];
   const env = { GIT_PROTOCOL: protocol };
 
   if (request.action === 'info/refs' && request.method === 'HEAD') {
