@@ -1,5 +1,5 @@
-import { access, mkdir, readFile, rename, rm } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { access, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { conflict, invalid, notAllowed, notFound } from '../errors.js';
 import { changedFiles, commitsBetween, streamDiff, streamFormatPatch, type ChangedFile, type CommitSummary } from './diff.js';
@@ -95,17 +95,35 @@ export class GitRepositories {
     return path;
   }
 
-  /** Creates an empty bare repository whose HEAD is `refs/heads/main`. */
+  /**
+   * Creates an empty bare repository whose HEAD is `refs/heads/main`. It is built in a fresh temporary folder and
+   * moved into place only where nothing is: a failure removes only what this call made, never a folder that
+   * another operation put at that path meanwhile.
+   */
   async create(owner: string, name: string): Promise<void> {
+    await this.#buildInPlace(owner, name, async (temp) => {
+      await runGit(['init', '--bare', '--quiet', '--template=', temp], { cwd: dirname(temp) });
+      await runGit(['symbolic-ref', 'HEAD', 'refs/heads/main'], { gitDir: temp });
+    });
+  }
+
+  /** Runs `build` on a new temporary folder beside the repository's path, then moves it there if that is free. */
+  async #buildInPlace(owner: string, name: string, build: (temp: string) => Promise<void>): Promise<void> {
     const path = this.pathOf(owner, name);
-    if (await this.exists(owner, name)) throw conflict('repository already exists');
     await mkdir(dirname(path), { recursive: true });
+    // Repository names never start with a dot, so the temporary folder can never be mistaken for one.
+    const temp = await mkdtemp(join(dirname(path), '.new-'));
     try {
-      await runGit(['init', '--bare', '--quiet', '--template=', path], { cwd: dirname(path) });
-      await runGit(['symbolic-ref', 'HEAD', 'refs/heads/main'], { gitDir: path });
-    } catch (error) {
-      await rm(path, { recursive: true, force: true });
-      throw error;
+      await build(temp);
+      try {
+        await rename(temp, path);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR') throw conflict('repository already exists');
+        throw error;
+      }
+    } finally {
+      await rm(temp, { recursive: true, force: true });
     }
   }
 
@@ -116,14 +134,19 @@ export class GitRepositories {
     await rm(path, { recursive: true, force: true });
   }
 
-  /** Renames the repository folder; `conflict` when the new name is taken. */
+  /** Renames the repository folder; `conflict` when the new name is taken (checked by the move itself). */
   async rename(owner: string, oldName: string, newName: string): Promise<void> {
     const from = await this.#existing(owner, oldName);
     const to = this.pathOf(owner, newName);
     if (from === to) return;
-    if (await this.exists(owner, newName)) throw conflict('repository already exists');
     await this.#maintenance.forget(from);
-    await rename(from, to);
+    try {
+      await rename(from, to);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR') throw conflict('repository already exists');
+      throw error;
+    }
   }
 
   /**
@@ -132,28 +155,28 @@ export class GitRepositories {
    * allowed. On failure nothing is left behind and an `invalid` error tells why.
    */
   async importFrom(owner: string, name: string, url: string): Promise<void> {
-    const path = this.pathOf(owner, name);
     const source = await checkImportSource(url, this.allowLocalImport);
-    if (await this.exists(owner, name)) throw conflict('repository already exists');
-    await mkdir(dirname(path), { recursive: true });
-    try {
-      await runGit([...source.gitConfig, 'clone', '--bare', '--quiet', '--no-local', '--template=', '--', source.url, path], {
-        cwd: dirname(path),
-        timeoutMs: this.#importTimeoutMs,
-        env: { GIT_ALLOW_PROTOCOL: 'http:https:git' },
-      });
-      await runGit(['config', '--unset-all', 'remote.origin.url'], { gitDir: path }).catch(() => {});
-      await runGit(['config', '--remove-section', 'remote.origin'], { gitDir: path }).catch(() => {});
-      await this.#fixHead(path, []);
-    } catch (error) {
-      await rm(path, { recursive: true, force: true });
-      if (isGitError(error)) {
-        const reason = error.timedOut ? 'timed out' : (error.stderr.trim().split('\n').pop() ?? '').replace(/^fatal: /, '').slice(0, 200);
-        throw invalid(`import from clone_url failed${reason ? `: ${reason}` : ''}`);
+    await this.#buildInPlace(owner, name, async (temp) => {
+      try {
+        // git clone wants to make the folder itself.
+        await rm(temp, { recursive: true });
+        await runGit([...source.gitConfig, 'clone', '--bare', '--quiet', '--no-local', '--template=', '--', source.url, temp], {
+          cwd: dirname(temp),
+          timeoutMs: this.#importTimeoutMs,
+          env: { GIT_ALLOW_PROTOCOL: 'http:https:git' },
+        });
+        await runGit(['config', '--unset-all', 'remote.origin.url'], { gitDir: temp }).catch(() => {});
+        await runGit(['config', '--remove-section', 'remote.origin'], { gitDir: temp }).catch(() => {});
+        await this.#fixHead(temp, []);
+      } catch (error) {
+        if (isGitError(error)) {
+          const reason = error.timedOut ? 'timed out' : (error.stderr.trim().split('\n').pop() ?? '').replace(/^fatal: /, '').slice(0, 200);
+          throw invalid(`import from clone_url failed${reason ? `: ${reason}` : ''}`);
+        }
+        throw error;
       }
-      throw error;
-    }
-    this.#maintenance.schedule(path);
+    });
+    this.#maintenance.schedule(this.pathOf(owner, name));
   }
 
   /** Number of branches (`refs/heads/*`). */

@@ -2,6 +2,7 @@ import { invalid, notFound } from '../errors.js';
 import type { Store } from '../store/database.js';
 import { ciRunHistory, ciRunsOfRepository, countCiRuns, recordCiReport, type CiRunRow } from '../store/queries/ci-runs.js';
 import type { PageWindow } from '../store/queries/page-window.js';
+import { writeToRepository } from './repository-write.js';
 import { repositoryById, type RepositoryRow } from '../store/queries/repositories.js';
 import type { StatusState } from '../store/queries/commit-statuses.js';
 import type { StatusGit } from './git-backend.js';
@@ -65,7 +66,7 @@ export class CiService {
     const sha = values.commit_hash.toLowerCase();
     const onCommit = FULL_SHA.test(sha) && (await this.git.commitExists(repo.owner_name, repo.name, sha));
     const now = this.now();
-    return this.store.write((tx) => {
+    return writeToRepository(this.store, repo, (tx) => {
       const run = recordCiReport(tx, report, now);
       if (onCommit) this.statuses.record(tx, { repoId: repo.id, sha, ...statusOfReport(values.run_id, values.status), targetUrl: null, creatorId: viewer?.id ?? null, now });
       return run;

@@ -1,4 +1,5 @@
 import { invalid, notFound } from '../errors.js';
+import { writeToRepository } from './repository-write.js';
 import type { Store } from '../store/database.js';
 import {
   collaboratorsOf,
@@ -8,7 +9,7 @@ import {
   type CollaboratorPermission,
   type CollaboratorRow,
 } from '../store/queries/collaborators.js';
-import { repositoryById, type RepositoryRow } from '../store/queries/repositories.js';
+import type { RepositoryRow } from '../store/queries/repositories.js';
 import { userByName, type UserRow } from '../store/queries/users.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import { requireAccess, type Viewer } from './permissions.js';
@@ -47,8 +48,7 @@ export class CollaboratorService {
     const user = this.user(username);
     if (user.id === repo.owner_id) throw invalid('the owner is always an admin of the repository');
     const now = this.now();
-    await this.store.write((tx) => {
-      if (!repositoryById(tx, repo.id)) throw notFound('Not found');
+    await writeToRepository(this.store, repo, (tx) => {
       upsertCollaborator(tx, repo.id, user.id, granted as CollaboratorPermission, now);
     });
     return { id: user.id, ...this.userSummary(user), permission: granted as CollaboratorPermission };
@@ -57,7 +57,7 @@ export class CollaboratorService {
   async remove(repo: RepositoryRow, viewer: Viewer, username: string): Promise<void> {
     requireAccess(this.store, viewer, repo, 'admin', 'Only admins may change collaborators');
     const user = this.user(username);
-    const removed = await this.store.write((tx) => deleteCollaborator(tx, repo.id, user.id));
+    const removed = await writeToRepository(this.store, repo, (tx) => deleteCollaborator(tx, repo.id, user.id));
     if (!removed) throw notFound('Collaborator not found');
   }
 

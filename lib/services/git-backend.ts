@@ -22,6 +22,7 @@ export interface PullGit {
 
 /** What the services need from git storage (implemented by `GitRepositories` in lib/git). */
 export interface GitBackend {
+  exists(owner: string, name: string): Promise<boolean>;
   create(owner: string, name: string): Promise<void>;
   remove(owner: string, name: string): Promise<void>;
   rename(owner: string, oldName: string, newName: string): Promise<void>;

@@ -1,4 +1,5 @@
 import { invalid, notFound } from '../errors.js';
+import { writeToRepository } from './repository-write.js';
 import type { Store, WriteTx } from '../store/database.js';
 import {
   commentsOfIssue,
@@ -84,7 +85,7 @@ export class IssueService {
     const title = requiredText('title', input.title, MAX_TITLE);
     const body = optionalText('body', input.body, MAX_BODY);
     const now = this.now();
-    const id = await this.store.write((tx) => {
+    const id = await writeToRepository(this.store, repo, (tx) => {
       const number = takeNextNumber(tx, repo.id);
       return insertIssue(tx, { repoId: repo.id, number, authorId: author.id, title, body, now });
     });
@@ -98,7 +99,7 @@ export class IssueService {
     const body = changes.body === undefined ? issue.body : optionalText('body', changes.body, MAX_BODY);
     const status = changes.status === undefined ? undefined : parseStatus(changes.status);
     const now = this.now();
-    await this.store.write((tx) => {
+    await writeToRepository(this.store, repo, (tx) => {
       const current = this.recordIn(tx, repo, issue.id);
       if (title !== current.title || body !== current.body) updateIssueText(tx, issue.id, { title, body }, now);
       if (status && status !== current.status) setIssueStatus(tx, issue.id, status, viewer!.id, now);
@@ -116,7 +117,7 @@ export class IssueService {
     const issue = this.get(repo, issueId);
     const text = requiredText('body', body, MAX_BODY);
     const now = this.now();
-    const id = await this.store.write((tx) => {
+    const id = await writeToRepository(this.store, repo, (tx) => {
       this.recordIn(tx, repo, issue.id);
       return insertIssueComment(tx, { issueId: issue.id, authorId: author.id, body: text, now });
     });
@@ -127,7 +128,7 @@ export class IssueService {
     const { issue, comment } = this.editableComment(repo, issueId, commentId, viewer);
     const text = requiredText('body', body, MAX_BODY);
     const now = this.now();
-    await this.store.write((tx) => {
+    await writeToRepository(this.store, repo, (tx) => {
       if (!issueComment(tx, issue.id, comment.id)) throw notFound('Comment not found');
       updateIssueComment(tx, comment.id, text, now);
     });
@@ -136,7 +137,7 @@ export class IssueService {
 
   async deleteComment(repo: RepositoryRow, issueId: number, commentId: number, viewer: Viewer): Promise<void> {
     const { issue, comment } = this.editableComment(repo, issueId, commentId, viewer);
-    await this.store.write((tx) => deleteIssueComment(tx, issue.id, comment.id));
+    await writeToRepository(this.store, repo, (tx) => deleteIssueComment(tx, issue.id, comment.id));
   }
 
   summary(issue: IssueRow): IssueSummary {

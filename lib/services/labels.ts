@@ -1,4 +1,5 @@
 import { conflict, invalid, notFound } from '../errors.js';
+import { writeToRepository } from './repository-write.js';
 import type { Store, WriteTx } from '../store/database.js';
 import { issueRecord } from '../store/queries/issues.js';
 import {
@@ -63,7 +64,7 @@ export class LabelService {
       color: parseColor(input.color),
       description: optionalText('description', input.description, 200),
     };
-    return this.store.write((tx) => {
+    return writeToRepository(this.store, repo, (tx) => {
       if (labelByName(tx, repo.id, label.name)) throw conflict(`a label named '${label.name}' already exists`);
       return insertLabel(tx, repo.id, label);
     });
@@ -77,7 +78,7 @@ export class LabelService {
       color: input.color === undefined ? current.color : parseColor(input.color),
       description: input.description === undefined ? current.description : optionalText('description', input.description, 200),
     };
-    await this.store.write((tx) => {
+    await writeToRepository(this.store, repo, (tx) => {
       if (!labelById(tx, repo.id, id)) throw notFound('Label not found');
       const clash = labelByName(tx, repo.id, label.name);
       if (clash && clash.id !== id) throw conflict(`a label named '${label.name}' already exists`);
@@ -89,14 +90,14 @@ export class LabelService {
   async remove(repo: RepositoryRow, viewer: Viewer, id: number): Promise<void> {
     requireAccess(this.store, viewer, repo, 'write', 'Managing labels needs write access');
     this.get(repo, id);
-    await this.store.write((tx) => deleteLabel(tx, id));
+    await writeToRepository(this.store, repo, (tx) => deleteLabel(tx, id));
   }
 
   /** Replaces (`replace`) or extends the issue's labels with existing labels named in `names`. */
   async setOnIssue(repo: RepositoryRow, viewer: Viewer, issue: IssueRow, names: readonly string[], replace: boolean): Promise<void> {
     requireAccess(this.store, viewer, repo, 'write', 'Labelling issues needs write access');
     const now = this.now();
-    await this.store.write((tx) => {
+    await writeToRepository(this.store, repo, (tx) => {
       this.requireIssue(tx, repo, issue.id);
       const labels = names.map((name) => {
         const label = labelByName(tx, repo.id, name);
@@ -112,7 +113,7 @@ export class LabelService {
   async removeFromIssue(repo: RepositoryRow, viewer: Viewer, issue: IssueRow, name: string): Promise<void> {
     requireAccess(this.store, viewer, repo, 'write', 'Labelling issues needs write access');
     const now = this.now();
-    await this.store.write((tx) => {
+    await writeToRepository(this.store, repo, (tx) => {
       this.requireIssue(tx, repo, issue.id);
       const label = labelByName(tx, repo.id, name);
       if (!label || !removeIssueLabel(tx, issue.id, label.id)) throw notFound('Label not found on this issue');

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { conflict, invalid, notAllowed, notFound } from '../errors.js';
 import type { ReadTx, Store, WriteTx } from '../store/database.js';
+import { writeToRepository } from './repository-write.js';
 import {
   commentsOfPull,
   countPulls,
@@ -21,7 +22,7 @@ import {
   type PullListStatus,
   type PullRow,
 } from '../store/queries/pulls.js';
-import { branchTip, deleteBranch, repositoryById, takeNextNumber, upsertBranch, type RepositoryRow } from '../store/queries/repositories.js';
+import { branchTip, deleteBranch, takeNextNumber, upsertBranch, type RepositoryRow } from '../store/queries/repositories.js';
 import type { StatusState } from '../store/queries/commit-statuses.js';
 import type { UserRow } from '../store/queries/users.js';
 import type { ChangedFile, CommitSummary, MergeMethod, PullGit, RefChange } from './git-backend.js';
@@ -112,8 +113,7 @@ export class PullService {
     const base = requiredText('base', input.base, 255);
     if (head === base) throw invalid('head and base must be different branches');
     const now = this.now();
-    const id = await this.store.write((tx) => {
-      if (!repositoryById(tx, repo.id)) throw notFound('Not found');
+    const id = await writeToRepository(this.store, repo, (tx) => {
       const tips = branchTips(tx, repo.id);
       for (const [field, branch] of [['head', head], ['base', base]] as const) {
         if (!tips.has(branch)) throw invalid(`${field} branch '${branch}' does not exist`);
@@ -136,7 +136,7 @@ export class PullService {
     const status = changes.status;
     if (status !== undefined && status !== 'open' && status !== 'closed') throw invalid("status must be 'open' or 'closed' (merge through the merge endpoint)");
     const now = this.now();
-    await this.store.write((tx) => {
+    await writeToRepository(this.store, repo, (tx) => {
       const current = this.recordIn(tx, repo, pull.id);
       const open = status === undefined ? current.status === 'open' : status === 'open';
       if (current.status === 'merged' && (status !== undefined || base !== current.base)) throw conflict('a merged pull request cannot be changed');
@@ -222,7 +222,7 @@ export class PullService {
       committer: identity,
     });
     const change = { ref: `${BRANCH_PREFIX}${pull.base}`, before: baseSha, after: result.sha };
-    await this.store.write((tx) => {
+    await writeToRepository(this.store, repo, (tx) => {
       if (result.sha !== baseSha) upsertBranch(tx, repo.id, pull.base, result.sha, now);
       markPullMerged(tx, pull.id, { byUserId: merger.id, sha: result.sha, headSha, baseSha, now });
     });
@@ -248,7 +248,7 @@ export class PullService {
       if (base && head && base !== pull.base_sha && (await this.git.isAncestor(repo.owner_name, repo.name, head, base))) merged.add(pull.id);
     }
     const now = this.now();
-    await this.store.write((tx) => {
+    await writeToRepository(this.store, repo, (tx) => {
       for (const pull of pulls) {
         const base = tips.get(pull.base) ?? pull.base_sha;
         const head = tips.get(pull.head) ?? pull.head_sha;
@@ -268,7 +268,7 @@ export class PullService {
     const pull = this.get(repo, pullId);
     const body = requiredText('text', text, MAX_BODY);
     const now = this.now();
-    const id = await this.store.write((tx) => {
+    const id = await writeToRepository(this.store, repo, (tx) => {
       this.recordIn(tx, repo, pull.id);
       return insertComment(tx, { pullId: pull.id, authorId: author.id, text: body, now });
     });
@@ -279,7 +279,7 @@ export class PullService {
     const { pull, comment } = this.editableComment(repo, pullId, commentId, viewer);
     const body = requiredText('text', text, MAX_BODY);
     const now = this.now();
-    await this.store.write((tx) => {
+    await writeToRepository(this.store, repo, (tx) => {
       if (!pullComment(tx, pull.id, comment.id)) throw notFound('Comment not found');
       updateComment(tx, comment.id, body, now);
     });
@@ -288,14 +288,14 @@ export class PullService {
 
   async deleteComment(repo: RepositoryRow, pullId: number, commentId: number, viewer: Viewer): Promise<void> {
     const { pull, comment } = this.editableComment(repo, pullId, commentId, viewer);
-    await this.store.write((tx) => deleteComment(tx, pull.id, comment.id));
+    await writeToRepository(this.store, repo, (tx) => deleteComment(tx, pull.id, comment.id));
   }
 
   private async deleteHeadBranch(repo: RepositoryRow, branch: string, expectedSha: string): Promise<void> {
     // Only if nobody pushed to it meanwhile; a refused delete leaves the branch as the pusher left it.
     const deleted = await this.git.deleteBranch(repo.owner_name, repo.name, branch, expectedSha);
     if (!deleted) return;
-    await this.store.write((tx) => deleteBranch(tx, repo.id, branch));
+    await writeToRepository(this.store, repo, (tx) => deleteBranch(tx, repo.id, branch));
     await this.afterRefsMoved(repo, [{ ref: `${BRANCH_PREFIX}${branch}`, before: expectedSha, after: '0'.repeat(expectedSha.length) }], undefined);
   }
 

@@ -20,6 +20,8 @@ import type { UserRow } from '../store/queries/users.js';
 import type { FileEntry, GitBackend, RefChange } from './git-backend.js';
 import { isPlausibleName, validateRepositoryName } from './names.js';
 import { optionalText } from './text-fields.js';
+import { NameReservations } from './name-reservations.js';
+import { writeToRepository } from './repository-write.js';
 import { accessLevel, permissionFlags, requireAccess, type AccessLevel, type Viewer } from './permissions.js';
 
 /** The repository summary of the API (spec §2), with a few Gitea-style extras. */
@@ -46,6 +48,8 @@ export interface NewRepository {
 export type { Viewer } from './permissions.js';
 
 const MAX_DESCRIPTION = 2048;
+const BUSY = 'another change to this repository is in progress; try again';
+const BUSY_OR_TAKEN = 'repository already exists, or another change to it is in progress';
 const ZERO_SHA = /^0+$/;
 const BRANCH_PREFIX = 'refs/heads/';
 
@@ -56,8 +60,8 @@ function parseVisibility(value: unknown): boolean {
 }
 
 export class RepositoryService {
-  /** Names being created right now, so two concurrent creations of one name cannot both touch the disk. */
-  private readonly creating = new Set<string>();
+  /** Names an operation is changing right now: create, import, rename and delete all reserve them the same way. */
+  private readonly names = new NameReservations();
 
   constructor(
     private readonly store: Store,
@@ -70,18 +74,19 @@ export class RepositoryService {
     const name = validateRepositoryName(input.name);
     const description = optionalText('description', input.description, MAX_DESCRIPTION);
     const isPrivate = parseVisibility(input.visibility);
-    const cloneUrl = optionalText('clone_url', input.cloneUrl, 2048);
-    const key = `${owner.id}/${name.toLowerCase()}`;
-    if (this.creating.has(key) || repositoryByName(this.store, owner.id, name)) throw conflict('repository already exists');
-    this.creating.add(key);
-    try {
-      if (cloneUrl.trim()) await this.git.importFrom(owner.username, name, cloneUrl.trim());
+    const cloneUrl = optionalText('clone_url', input.cloneUrl, 2048).trim();
+    return this.names.with(owner.id, [name], 'repository already exists', async () => {
+      if (repositoryByName(this.store, owner.id, name)) throw conflict('repository already exists');
+      // A folder without a record is what a crash between the two left behind: nothing ever acknowledged it.
+      if (await this.git.exists(owner.username, name)) await this.git.remove(owner.username, name);
+      if (cloneUrl) await this.git.importFrom(owner.username, name, cloneUrl);
       else await this.git.create(owner.username, name);
       try {
         const refs = await this.git.refsOf(owner.username, name);
         const head = await this.git.headBranch(owner.username, name);
         const now = this.now();
         const id = await this.store.write((tx) => {
+          if (repositoryByName(tx, owner.id, name)) throw conflict('repository already exists');
           // HEAD is the default branch: `main` for a new repository, the source's for an import (as git clone does).
           const repoId = insertRepository(tx, { ownerId: owner.id, name, description, isPrivate, defaultBranch: head, now });
           for (const [branch, sha] of branchRefs(refs)) upsertBranch(tx, repoId, branch, sha, now);
@@ -89,37 +94,44 @@ export class RepositoryService {
         });
         return repositoryById(this.store, id)!;
       } catch (error) {
+        // Ours to remove: this operation made the folder and holds its name.
         await this.git.remove(owner.username, name).catch(() => undefined);
         throw error;
       }
-    } finally {
-      this.creating.delete(key);
-    }
+    });
   }
 
-  /** Deletes a repository its owner names: the record first (durable), then its folder. */
+  /** Deletes a repository: the record first (durable), then its folder, holding the name throughout. */
   async remove(viewer: Viewer, ownerName: string, repoName: string): Promise<void> {
     const repo = this.administeredBy(viewer, ownerName, repoName);
-    await this.store.write((tx) => deleteRepository(tx, repo.id));
-    await this.git.remove(repo.owner_name, repo.name);
+    await this.names.with(repo.owner_id, [repo.name], BUSY, async () => {
+      await writeToRepository(this.store, repo, (tx) => deleteRepository(tx, repo.id));
+      await this.git.remove(repo.owner_name, repo.name);
+    });
   }
 
-  /** Renames a repository its owner names; the folder moves with the record. */
+  /** Renames a repository; the folder moves with the record, holding both names throughout. */
   async rename(viewer: Viewer, ownerName: string, repoName: string, newName: unknown): Promise<RepositoryRow> {
     const repo = this.administeredBy(viewer, ownerName, repoName);
     const name = validateRepositoryName(newName);
     if (name === repo.name) return repo;
-    const clash = repositoryByName(this.store, repo.owner_id, name);
-    if (clash && clash.id !== repo.id) throw conflict('repository already exists');
-    await this.git.rename(repo.owner_name, repo.name, name);
+    const renamingCase = name.toLowerCase() === repo.name.toLowerCase();
+    const release = this.names.reserve(repo.owner_id, renamingCase ? [repo.name] : [repo.name, name], BUSY_OR_TAKEN);
     try {
-      const now = this.now();
-      await this.store.write((tx) => renameRepository(tx, repo.id, name, now));
-    } catch (error) {
-      await this.git.rename(repo.owner_name, name, repo.name).catch(() => undefined);
-      throw error;
+      const clash = repositoryByName(this.store, repo.owner_id, name);
+      if (clash && clash.id !== repo.id) throw conflict('repository already exists');
+      await this.git.rename(repo.owner_name, repo.name, name);
+      try {
+        const now = this.now();
+        await writeToRepository(this.store, repo, (tx) => renameRepository(tx, repo.id, name, now));
+      } catch (error) {
+        await this.git.rename(repo.owner_name, name, repo.name).catch(() => undefined);
+        throw error;
+      }
+      return repositoryById(this.store, repo.id)!;
+    } finally {
+      release();
     }
-    return repositoryById(this.store, repo.id)!;
   }
 
   /** Settings need admin: others see 404 for a private repository they cannot read and 403 otherwise. */
@@ -193,7 +205,7 @@ export class RepositoryService {
     const branchChanges = changes.filter((change) => change.ref.startsWith(BRANCH_PREFIX));
     if (branchChanges.length === 0 && headBranch === repo.default_branch) return;
     const now = this.now();
-    await this.store.write((tx) => {
+    await writeToRepository(this.store, repo, (tx) => {
       for (const change of branchChanges) {
         const branch = change.ref.slice(BRANCH_PREFIX.length);
         if (ZERO_SHA.test(change.after)) deleteBranch(tx, repo.id, branch);

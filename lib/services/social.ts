@@ -1,3 +1,4 @@
+import { writeToRepository } from './repository-write.js';
 import type { Store } from '../store/database.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { countToggles, flipToggle, type ToggleTable } from '../store/queries/toggles.js';
@@ -30,6 +31,6 @@ export class SocialService {
 
   private toggle(table: ToggleTable, user: UserRow, repo: RepositoryRow): Promise<boolean> {
     const now = this.now();
-    return this.store.write((tx) => flipToggle(tx, table, user.id, repo.id, now));
+    return writeToRepository(this.store, repo, (tx) => flipToggle(tx, table, user.id, repo.id, now));
   }
 }

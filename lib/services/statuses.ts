@@ -1,4 +1,5 @@
 import { invalid, notFound } from '../errors.js';
+import { writeToRepository } from './repository-write.js';
 import type { Store, WriteTx } from '../store/database.js';
 import {
   countStatusesOfCommit,
@@ -71,7 +72,7 @@ export class CommitStatusService {
     const targetUrl = parseTargetUrl(input.target_url);
     if (!FULL_SHA.test(sha) || !(await this.git.commitExists(repo.owner_name, repo.name, sha))) throw notFound('Commit not found');
     const now = this.now();
-    return this.store.write((tx) =>
+    return writeToRepository(this.store, repo, (tx) =>
       this.record(tx, { repoId: repo.id, sha, state: state as StatusState, context, description, targetUrl, creatorId: viewer!.id, now }),
     );
   }

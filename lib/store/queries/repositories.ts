@@ -20,6 +20,10 @@ export function repositoryById(db: ReadTx, id: number): RepositoryRow | undefine
   return db.get<RepositoryRow>(`${SELECT} WHERE r.id = ?`, [id]);
 }
 
+export function repositoryExists(db: ReadTx, id: number): boolean {
+  return db.get('SELECT 1 AS found FROM repositories WHERE id = ?', [id]) !== undefined;
+}
+
 /** Names are unique per owner regardless of case. */
 export function repositoryByName(db: ReadTx, ownerId: number, name: string): RepositoryRow | undefined {
   return db.get<RepositoryRow>(`${SELECT} WHERE r.owner_id = ? AND r.name_lower = ?`, [ownerId, name.toLowerCase()]);

@@ -1,0 +1,98 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RepoHost } from '../../lib/index.js';
+import { newRepo, newUser, type TestUser } from '../helpers/api.js';
+import { pushTwoBranches } from '../helpers/git-cli.js';
+import { bearer, cookie, http, startHost } from '../helpers/host.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('repository lifecycle under races (issue 7 points 1 and 5)', () => {
+  let host: RepoHost;
+  let alice: TestUser;
+
+  beforeAll(async () => {
+    host = await startHost();
+    alice = await newUser(host, 'alice');
+  });
+
+  afterAll(async () => {
+    await host?.close();
+  });
+
+  const folders = async () => (await readdir(join(host.options.dataDir, 'repositories', 'alice')).catch(() => [] as string[])).sort();
+  const records = async () => ((await http(`${host.url}/api/v1/users/alice/repos?limit=100`, { headers: bearer(alice.token) })).json as Array<{ name: string }>).map((repo) => `${repo.name}.git`).sort();
+
+  it('1: renames racing creates and deletes of the same names never lose a history, never answer 500, leave no orphan', async () => {
+    const statuses = new Set<number>();
+    for (let round = 0; round < 12; round++) {
+      const from = `a${round}`;
+      const to = `b${round}`;
+      await newRepo(host, alice, from);
+      const pushed = await pushTwoBranches(host, 'alice', alice.token, from);
+      const jitter = () => sleep(Math.floor(Math.random() * 4));
+      const [renamed, created, deleted] = await Promise.all([
+        jitter().then(() => http(`${host.url}/api/v1/repos/alice/${from}`, { method: 'PATCH', headers: bearer(alice.token), json: { name: to } })),
+        jitter().then(() => http(`${host.url}/new`, { headers: cookie(alice.session), form: { name: to, no_redirect: '1' } })),
+        round % 3 === 0 ? jitter().then(() => http(`${host.url}/api/v1/repos/alice/${to}`, { method: 'DELETE', headers: bearer(alice.token) })) : undefined,
+      ]);
+      for (const result of [renamed, created, deleted]) if (result) statuses.add(result.status);
+      if (renamed.status === 200) {
+        // The renamed repository keeps its history wherever the create and delete landed.
+        const count = await http(`${host.url}/api/v1/alice/${to}/feature/commits/count`, { headers: bearer(alice.token) });
+        if (deleted?.status !== 204) expect(count.json).toEqual({ success: true, result: 2 });
+        expect(created.status).toBe(409);
+      } else {
+        expect(renamed.status).toBe(409);
+        const count = await http(`${host.url}/api/v1/alice/${from}/feature/commits/count`, { headers: bearer(alice.token) });
+        expect(count.json).toEqual({ success: true, result: 2 });
+      }
+      expect(pushed.feature).toMatch(/^[0-9a-f]{40}$/);
+      expect(await folders()).toEqual(await records());
+    }
+    expect([...statuses].filter((status) => status >= 500)).toEqual([]);
+  });
+
+  it('1: a folder left without a record (a crash between disk and database) does not block the name', async () => {
+    await newRepo(host, alice, 'orphaned');
+    const { rename } = await import('node:fs/promises');
+    const base = join(host.options.dataDir, 'repositories', 'alice');
+    // Make the on-disk state of a create that crashed before its record: a folder under a name with no record.
+    await rename(join(base, 'orphaned.git'), join(base, 'leftover.git'));
+    const created = await http(`${host.url}/new`, { headers: cookie(alice.session), form: { name: 'leftover', no_redirect: '1' } });
+    expect(created.status).toBe(200);
+    expect(await folders()).toContain('leftover.git');
+  });
+
+  for (const [what, path, body] of [
+    ['an issue', 'issues', 'title=Late+issue&body=x'],
+    ['a pull request', 'pulls', 'title=Late+pull&head=feature&base=main'],
+    ['a label', 'labels', 'name=late&color=ff0000'],
+  ] as const) {
+    it(`5: ${what} whose repository is deleted while the body is still arriving answers 404, not 500`, async () => {
+      const name = `doomed-${path}`;
+      await newRepo(host, alice, name);
+      await pushTwoBranches(host, 'alice', alice.token, name);
+      let release!: () => void;
+      const bodyHeld = new Promise<void>((resolve) => (release = resolve));
+      async function* slowBody() {
+        yield Buffer.from(body.slice(0, 4));
+        await bodyHeld;
+        yield Buffer.from(body.slice(4));
+      }
+      const pending = request(`${host.url}/api/v1/repos/alice/${name}/${path}`, {
+        method: 'POST',
+        headers: { ...bearer(alice.token), 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(body.length) },
+        body: slowBody(),
+      });
+      await sleep(100);
+      expect((await http(`${host.url}/api/v1/repos/alice/${name}`, { method: 'DELETE', headers: bearer(alice.token) })).status).toBe(204);
+      release();
+      const response = await pending;
+      const text = await response.body.text();
+      expect({ status: response.statusCode, body: JSON.parse(text) }).toEqual({ status: 404, body: { success: false, message: 'Not found' } });
+    });
+  }
+});
