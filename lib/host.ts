@@ -22,6 +22,7 @@ import { SocialService } from './services/social.js';
 import { CommitStatusService } from './services/statuses.js';
 import { UserService } from './services/users.js';
 import { Store } from './store/database.js';
+import { realDatabasePath } from './store/database-path.js';
 import { acquireLock, type DatabaseLock } from './store/lock.js';
 
 /** A running repohost instance. */
@@ -91,7 +92,9 @@ export async function openHostCore(input: RepoHostOptions = {}): Promise<HostCor
   let store: Store | undefined;
   let ctx: AppContext | undefined;
   try {
-    const options = resolveOptions(input, () => tempRoot!);
+    // Every file of the database is named after the real path: a link to it must meet the same lock.
+    const dbPath = tempRoot || input.dbPath === undefined ? input.dbPath : await realDatabasePath(input.dbPath);
+    const options = resolveOptions({ ...input, dbPath }, () => tempRoot!);
     await mkdir(dirname(options.dbPath), { recursive: true });
     // The lock comes first: a second process must not even read a log that its owner is appending to.
     lock = await acquireLock(options.dbPath);

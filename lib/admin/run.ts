@@ -1,5 +1,6 @@
 import { openHostCore } from '../host.js';
 import type { RepoHostOptions } from '../options.js';
+import { realDatabasePath } from '../store/database-path.js';
 import { DatabaseLockedError, lockHolder } from '../store/lock.js';
 import { ChannelUnreachableError, remoteAdmin } from './channel-client.js';
 import { readChannelFile } from './channel-file.js';
@@ -18,7 +19,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * the change is live at once and never overwritten), or, when no server runs, by opening it here under the
  * same lock. Both paths call the one implementation in services/admin.ts.
  */
-export async function withAdmin<T>(options: RepoHostOptions & { dbPath: string }, work: (admin: AsyncAdminOperations) => Promise<T>): Promise<T> {
+export async function withAdmin<T>(given: RepoHostOptions & { dbPath: string }, work: (admin: AsyncAdminOperations) => Promise<T>): Promise<T> {
+  // The server names its channel after the real database file; a path through a link must find it.
+  const options = { ...given, dbPath: await realDatabasePath(given.dbPath) };
   const deadline = Date.now() + LOCKED_WAIT_MS;
   let reachedServer = false;
   for (;;) {

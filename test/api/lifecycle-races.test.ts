@@ -1,5 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
@@ -85,7 +86,7 @@ describe('repository lifecycle under races (issue 7 points 1 and 5)', () => {
       const pending = request(`${host.url}/api/v1/repos/alice/${name}/${path}`, {
         method: 'POST',
         headers: { ...bearer(alice.token), 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(body.length) },
-        body: slowBody(),
+        body: Readable.from(slowBody()),
       });
       await sleep(100);
       expect((await http(`${host.url}/api/v1/repos/alice/${name}`, { method: 'DELETE', headers: bearer(alice.token) })).status).toBe(204);
