@@ -2,6 +2,7 @@ import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Database } from 'sql.js';
 import { unavailable } from '../errors.js';
+import { DurableMark } from './durable-mark.js';
 import { runMigrations } from './migrations.js';
 import { loadSqlJs, looksLikeSqlite, StatementRunner, type Row } from './sqlite.js';
 import { fsyncDir, readLog, WriteLog, type LogRecord, type ParsedLog, type SqlParam } from './write-log.js';
@@ -49,6 +50,9 @@ class DatabaseFiles {
   get tempPath(): string {
     return `${this.dbPath}.snapshot-tmp`;
   }
+  get markPath(): string {
+    return `${this.dbPath}.wal-mark`;
+  }
 }
 
 async function readSnapshot(dbPath: string): Promise<Uint8Array | undefined> {
@@ -87,6 +91,7 @@ export class Store implements ReadTx {
     private readonly options: OpenDatabaseOptions,
     snapshotSeq: number,
     private hasSnapshotFile: boolean,
+    private readonly mark: DurableMark,
   ) {
     this.seq = seq;
     this.snapshotSeq = snapshotSeq;
@@ -107,14 +112,18 @@ export class Store implements ReadTx {
       throw new Error(`${dbPath} cannot be opened as a database: ${(error as Error).message}`);
     }
     const runner = new StatementRunner(db);
+    let mark: DurableMark | undefined;
     try {
       const snapshotSeq = Number(runner.all<{ value: string }>(`SELECT value FROM ${META_TABLE} WHERE key = ?`, [LOG_SEQ_KEY])[0]?.value ?? 0);
-      const { seq, log } = await replayLogs(files, runner, snapshotSeq);
-      const store = new Store(files, db, runner, log, seq, options, snapshotSeq, snapshot !== undefined);
+      const { seq, log, firstSeq } = await replayLogs(files, runner, snapshotSeq, snapshot !== undefined);
+      mark = await DurableMark.open(files.markPath);
+      const store = new Store(files, db, runner, log, seq, options, snapshotSeq, snapshot !== undefined, mark);
+      store.follow(log, firstSeq);
       await runMigrations(store);
       await store.snapshot();
       return store;
     } catch (error) {
+      await mark?.close().catch(() => undefined);
       runner.freeAll();
       db.close();
       throw error;
@@ -197,6 +206,7 @@ export class Store implements ReadTx {
     const nextPath = this.files.logPath(this.seq + 1);
     // The current log already starts after the last record when it is still empty: keep it.
     const nextLog = nextPath === this.log.path ? this.log : await WriteLog.open(nextPath);
+    this.follow(nextLog, this.seq + 1);
     // From here to the log swap nothing awaits, so no write lands between the export and the new log.
     const seq = this.seq;
     this.runner.run(`INSERT INTO ${META_TABLE} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, [LOG_SEQ_KEY, String(seq)]);
@@ -232,6 +242,11 @@ export class Store implements ReadTx {
     }
   }
 
+  /** Keeps the durable mark on the log being appended to. */
+  private follow(log: WriteLog, firstSeq: number): void {
+    log.onDurable = (bytes) => this.mark.note({ firstSeq, bytes });
+  }
+
   /** Size of the database in bytes (page count × page size). */
   sizeBytes(): number {
     const row = this.runner.all<{ size: number }>('SELECT page_count * page_size AS size FROM pragma_page_count(), pragma_page_size()')[0];
@@ -248,6 +263,7 @@ export class Store implements ReadTx {
     try {
       await this.log.close();
     } finally {
+      await this.mark.close().catch(() => undefined);
       this.runner.freeAll();
       this.db.close();
     }
@@ -258,11 +274,19 @@ export class Store implements ReadTx {
   }
 }
 
-async function replayLogs(files: DatabaseFiles, runner: StatementRunner, snapshotSeq: number): Promise<{ seq: number; log: WriteLog }> {
+async function replayLogs(files: DatabaseFiles, runner: StatementRunner, snapshotSeq: number, hasSnapshot: boolean): Promise<{ seq: number; log: WriteLog; firstSeq: number }> {
   const logs = await files.logs();
+  const mark = await DurableMark.read(files.markPath);
+  // The log being appended to is never removed (a snapshot makes the next one before removing older ones): a
+  // snapshot without any log, or a mark naming a log newer than every one left, means acknowledged writes are gone.
+  const newest = logs.at(-1)?.firstSeq ?? 0;
+  if ((hasSnapshot && logs.length === 0) || (mark && mark.bytes > 0 && mark.firstSeq > newest)) {
+    const missing = files.logPath(mark && mark.firstSeq > newest ? mark.firstSeq : snapshotSeq + 1);
+    throw new Error(`write log ${missing} is missing but writes recorded in it were acknowledged; refusing to start`);
+  }
   // Parse everything first: a corrupt log must stop startup before anything is applied or touched.
   const parsed: ParsedLog[] = [];
-  for (const log of logs) parsed.push(await readLog(log.path));
+  for (const log of logs) parsed.push(await readLog(log.path, mark?.firstSeq === log.firstSeq ? mark.bytes : 0));
   const torn = parsed.findIndex((log) => log.tornTail);
   if (torn !== -1) {
     // A torn tail is only legitimate in the newest log holding data: a crash while a snapshot was swapping
@@ -279,6 +303,7 @@ async function replayLogs(files: DatabaseFiles, runner: StatementRunner, snapsho
       seq = record.seq;
     }
   }
+  if (torn !== -1) await keepTornTail(logs[torn]!.path, parsed[torn]!);
   if (torn !== -1 && torn < logs.length - 1) {
     for (const empty of logs.slice(torn + 1)) await rm(empty.path, { force: true });
     await fsyncDir(files.dir);
@@ -286,7 +311,26 @@ async function replayLogs(files: DatabaseFiles, runner: StatementRunner, snapsho
   const lastIndex = torn === -1 ? logs.length - 1 : torn;
   const last = logs[lastIndex];
   const log = last ? await WriteLog.open(last.path, parsed[lastIndex]!.validBytes) : await WriteLog.open(files.logPath(seq + 1));
-  return { seq, log };
+  return { seq, log, firstSeq: last?.firstSeq ?? seq + 1 };
+}
+
+/**
+ * Before a torn final append is cut off, its bytes are kept beside the log (`<log>.torn-<time>`) and the operator
+ * is told: nothing of it was acknowledged, but nothing is thrown away silently either.
+ */
+async function keepTornTail(path: string, parsed: ParsedLog): Promise<void> {
+  const tail = (await readFile(path)).subarray(parsed.validBytes);
+  if (tail.length === 0) return;
+  const kept = `${path}.torn-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  const handle = await open(kept, 'wx');
+  try {
+    await handle.writeFile(tail);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await fsyncDir(dirname(path));
+  process.stderr.write(`repohost: write log ${path} ended in an unfinished write (${tail.length} bytes never acknowledged); they were moved to ${kept}\n`);
 }
 
 function applyRecord(runner: StatementRunner, record: LogRecord, path: string): void {

@@ -10,8 +10,8 @@ export interface LogRecord {
 export type SqlParam = string | number | null | Uint8Array;
 
 // Record framing (little-endian u32s): magic, CRC-32 of everything after it, payload length, offset of the
-// frame inside its group-commit batch, then the JSON payload. The magic lets recovery look past a damaged
-// frame; the batch offset tells a torn final batch (expected after a crash) from damage before the tail.
+// frame inside its group-commit batch (for diagnosis), then the JSON payload. Which damage is a torn final
+// append and which is corruption is decided with the durable mark (durable-mark.ts), not from the bytes alone.
 const MAGIC = Buffer.from('RHL1', 'latin1');
 const HEADER_BYTES = 16;
 const MAGIC_BLOB = '$b64';
@@ -58,30 +58,35 @@ function decodePayload(payload: Buffer): LogRecord {
 interface Frame {
   record: LogRecord;
   end: number;
-  /** Where the frame's batch starts in the file. */
-  batchStart: number;
 }
 
-function frameAt(bytes: Buffer, offset: number): Frame | undefined {
-  if (bytes.length - offset < HEADER_BYTES || !bytes.subarray(offset, offset + 4).equals(MAGIC)) return undefined;
+/** The frame at `offset`: a record, `incomplete` when the file ends inside it, or `damaged`. */
+function frameAt(bytes: Buffer, offset: number): Frame | 'incomplete' | 'damaged' {
+  const available = bytes.length - offset;
+  if (available < HEADER_BYTES) {
+    // Only a header cut short by the end of the file, not other bytes, is an unfinished append.
+    const prefix = bytes.subarray(offset, offset + Math.min(available, MAGIC.length));
+    return prefix.equals(MAGIC.subarray(0, prefix.length)) ? 'incomplete' : 'damaged';
+  }
+  if (!bytes.subarray(offset, offset + 4).equals(MAGIC)) return 'damaged';
   const end = offset + HEADER_BYTES + bytes.readUInt32LE(offset + 8);
-  if (end > bytes.length || crc32(bytes.subarray(offset + 8, end)) !== bytes.readUInt32LE(offset + 4)) return undefined;
+  // Running past the end is an unfinished append, unless a whole frame follows: then the length field is damaged.
+  if (end > bytes.length) return wholeFrameAfter(bytes, offset) ? 'damaged' : 'incomplete';
+  if (crc32(bytes.subarray(offset + 8, end)) !== bytes.readUInt32LE(offset + 4)) return 'damaged';
   try {
-    return { record: decodePayload(bytes.subarray(offset + HEADER_BYTES, end)), end, batchStart: offset - bytes.readUInt32LE(offset + 12) };
+    return { record: decodePayload(bytes.subarray(offset + HEADER_BYTES, end)), end };
   } catch {
-    return undefined;
+    return 'damaged';
   }
 }
 
-/**
- * True when a whole batch starts after `damaged`: that batch was written (and fsync'd) after the damaged one,
- * so the damage is not a torn final write. Frames of the torn batch itself may survive out of order after a
- * power cut; they start their batch at or before the damage and do not count.
- */
-function laterBatchAfter(bytes: Buffer, damaged: number): boolean {
-  for (let at = bytes.indexOf(MAGIC, damaged + 1); at !== -1; at = bytes.indexOf(MAGIC, at + 1)) {
-    const frame = frameAt(bytes, at);
-    if (frame && frame.batchStart > damaged) return true;
+const allZero = (bytes: Buffer) => bytes.every((byte) => byte === 0);
+
+function wholeFrameAfter(bytes: Buffer, offset: number): boolean {
+  for (let at = bytes.indexOf(MAGIC, offset + 1); at !== -1; at = bytes.indexOf(MAGIC, at + 1)) {
+    if (bytes.length - at < HEADER_BYTES) return false;
+    const end = at + HEADER_BYTES + bytes.readUInt32LE(at + 8);
+    if (end <= bytes.length && crc32(bytes.subarray(at + 8, end)) === bytes.readUInt32LE(at + 4)) return true;
   }
   return false;
 }
@@ -95,17 +100,24 @@ export interface ParsedLog {
 }
 
 /**
- * Parses a log file. Damage in the final batch is a torn write (the process died mid-append; none of it was
- * acknowledged) and is reported as `tornTail`; damage followed by a later batch is corruption and throws.
+ * Parses a log file. Only an unfinished final append may be discarded as a torn write: a last frame that the end
+ * of the file cuts short, or zeros to the end of the file (a file extended by a crash before its data arrived),
+ * and only past `acknowledgedBytes`, the length known durable (see DurableMark). Anything else is damage that
+ * would lose acknowledged records, and throws: a complete frame with a bad checksum, bytes that are not a frame,
+ * or a file shorter than what was acknowledged.
  */
-export function parseLog(bytes: Buffer, fileName: string): ParsedLog {
+export function parseLog(bytes: Buffer, fileName: string, acknowledgedBytes = 0): ParsedLog {
+  if (bytes.length < acknowledgedBytes) {
+    throw new Error(`write log ${fileName} has ${bytes.length} bytes but ${acknowledgedBytes} were acknowledged as written: it was cut short; refusing to start`);
+  }
   const records: LogRecord[] = [];
   let offset = 0;
   while (offset < bytes.length) {
     const frame = frameAt(bytes, offset);
-    if (!frame) {
-      if (laterBatchAfter(bytes, offset)) {
-        throw new Error(`write log ${fileName} is corrupt at byte ${offset} (a damaged record is followed by later records); refusing to start`);
+    if (typeof frame === 'string') {
+      const unfinished = frame === 'incomplete' || allZero(bytes.subarray(offset));
+      if (!unfinished || offset < acknowledgedBytes) {
+        throw new Error(`write log ${fileName} is corrupt at byte ${offset} (damage where acknowledged records were written); refusing to start`);
       }
       return { records, validBytes: offset, tornTail: true, totalBytes: bytes.length };
     }
@@ -115,8 +127,8 @@ export function parseLog(bytes: Buffer, fileName: string): ParsedLog {
   return { records, validBytes: offset, tornTail: false, totalBytes: bytes.length };
 }
 
-export async function readLog(path: string): Promise<ParsedLog> {
-  return parseLog(await readFile(path), path);
+export async function readLog(path: string, acknowledgedBytes = 0): Promise<ParsedLog> {
+  return parseLog(await readFile(path), path, acknowledgedBytes);
 }
 
 /** fsync a folder so a created, renamed or removed entry in it survives a power cut. */
@@ -140,6 +152,10 @@ export class WriteLog {
   /** The previous log's close: nothing is written here before it, so a later record is never durable before an earlier one. */
   private predecessor: Promise<void> | undefined;
   bytes: number;
+  /** Bytes known on disk (written and fsync'd). */
+  private durableBytes: number;
+  /** Told the durable length after every fsync'd batch (the durable mark). */
+  onDurable: ((bytes: number) => void) | undefined;
 
   private constructor(
     readonly path: string,
@@ -147,6 +163,7 @@ export class WriteLog {
     size: number,
   ) {
     this.bytes = size;
+    this.durableBytes = size;
   }
 
   /** Opens (creating if needed) for appending, first cutting the file to `validBytes` to drop a torn tail. */
@@ -213,6 +230,8 @@ export class WriteLog {
           written += (await this.file.write(batch, written, batch.length - written)).bytesWritten;
         }
         await this.file.datasync();
+        this.durableBytes += batch.length;
+        this.onDurable?.(this.durableBytes);
         for (const waiter of waiters) waiter.resolve();
       } catch (error) {
         this.fail(error, waiters);

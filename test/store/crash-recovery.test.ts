@@ -206,4 +206,60 @@ describe('refusing damaged files', () => {
     const list = { json: (await listAll(`${again.url}/api/v1/repos/alice/crash/issues`)) as Acked[] };
     expect(list.json.map((issue: Acked) => issue.title)).toEqual(expect.arrayContaining(['issue 0', 'issue 4']));
   });
+
+  it('refuses every damage beyond an unfinished final append, changing no file (issue 7 point 2)', async () => {
+    const server = await start();
+    const token = await prepare();
+    // Sequential creations: each is its own batch, each acknowledged.
+    for (let i = 0; i < 40; i++) expect((await call(`${server.url}/api/v1/repos/alice/crash/issues`, { token, form: { title: `issue ${i}`, body: 'x'.repeat(200) } })).status).toBe(200);
+    // The durable mark is written in the background after each batch: give it a moment, as time would.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await server.kill('SIGKILL');
+    const log = join(dir.path, logFiles().at(-1)!);
+    const bytes = await readFile(log);
+    const { writeFile } = await import('node:fs/promises');
+    const everything = async () => {
+      const files = new Map<string, Buffer>();
+      for (const name of readdirSync(dir.path)) if (name.startsWith('forge.db') && !/\.(lock|admin)$/.test(name)) files.set(name, await readFile(join(dir.path, name)));
+      return files;
+    };
+    const damages: Array<[string, Buffer, RegExp]> = [];
+    const flipped = Buffer.from(bytes);
+    flipped[bytes.length - 10] = flipped[bytes.length - 10]! ^ 0x01; // inside the last complete record
+    damages.push(['a flipped byte in the last record', flipped, /is corrupt at byte \d+/]);
+    const zeroed = Buffer.from(bytes);
+    zeroed.fill(0, bytes.length - 4096);
+    damages.push(['the last 4 KiB zeroed', zeroed, /is corrupt at byte \d+/]);
+    damages.push(['the log cut in half', bytes.subarray(0, Math.floor(bytes.length / 2)), /cut short/]);
+    for (const [what, damaged, message] of damages) {
+      await writeFile(log, damaged);
+      const before = await everything();
+      const result = await runCli(['serve', '--port', '0', '--db', dbPath()]);
+      expect({ what, code: result.code }).toEqual({ what, code: 1 });
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr).toContain('refusing to start');
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      expect(await everything()).toEqual(before);
+    }
+
+    // A deleted log beside the snapshot: the writes it held were acknowledged.
+    await writeFile(log, bytes);
+    const { rm } = await import('node:fs/promises');
+    await rm(log);
+    const before = await everything();
+    const missing = await runCli(['serve', '--port', '0', '--db', dbPath()]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/write log .* is missing/);
+    expect(await everything()).toEqual(before);
+
+    // Restored, and with a genuinely unfinished append after it: starts, keeps the bytes beside the log, says so.
+    await writeFile(log, Buffer.concat([bytes, bytes.subarray(0, 30)]));
+    const again = await start();
+    expect(again.output().stderr).toMatch(/ended in an unfinished write \(30 bytes never acknowledged\); they were moved to .*torn-/);
+    const kept = readdirSync(dir.path).filter((name) => name.includes('.torn-'));
+    expect(kept).toHaveLength(1);
+    expect(await readFile(join(dir.path, kept[0]!))).toEqual(bytes.subarray(0, 30));
+    const titles = ((await listAll(`${again.url}/api/v1/repos/alice/crash/issues`)) as Acked[]).map((issue) => issue.title);
+    expect(titles).toHaveLength(40);
+  });
 });

@@ -18,14 +18,34 @@ describe('write log framing', () => {
     expect(parsed.tornTail).toBe(false);
   });
 
-  it('treats damage in the final batch as a torn write, even when later frames of that batch survived', () => {
+  it('discards only an unfinished final append: a last frame cut short, or zeros to the end of the file', () => {
+    const whole = Buffer.concat([batch(1, 2), batch(3)]);
+    const cut = Buffer.concat([whole, batch(4, 5).subarray(0, 30)]);
+    expect(parseLog(cut, 'log')).toMatchObject({ tornTail: true, validBytes: whole.length });
+    expect(parseLog(cut, 'log').records.map((r) => r.seq)).toEqual([1, 2, 3]);
+    const headerCut = Buffer.concat([whole, batch(4).subarray(0, 6)]);
+    expect(parseLog(headerCut, 'log')).toMatchObject({ tornTail: true, validBytes: whole.length });
+    const zeros = Buffer.concat([whole, Buffer.alloc(4096)]);
+    expect(parseLog(zeros, 'log')).toMatchObject({ tornTail: true, validBytes: whole.length });
+  });
+
+  it('refuses damage inside complete records, even in the final batch (issue 7 point 2)', () => {
     const last = batch(3, 4, 5);
-    last.fill(0, 0, 40); // a power cut kept the end of the write but not its start
-    const bytes = Buffer.concat([batch(1, 2), last]);
-    const parsed = parseLog(bytes, 'log');
-    expect(parsed.records.map((r) => r.seq)).toEqual([1, 2]);
-    expect(parsed.tornTail).toBe(true);
-    expect(parsed.validBytes).toBe(batch(1, 2).length);
+    last.fill(0, 0, 40); // zeros where a complete batch was
+    expect(() => parseLog(Buffer.concat([batch(1, 2), last]), 'log')).toThrow(/corrupt at byte/);
+    const flipped = Buffer.concat([batch(1, 2), batch(3)]);
+    flipped[flipped.length - 5] = flipped[flipped.length - 5]! ^ 0x01; // the last complete record
+    expect(() => parseLog(flipped, 'log')).toThrow(/corrupt at byte/);
+  });
+
+  it('refuses to discard what was acknowledged: a file shorter than its mark, or a tail before it', () => {
+    const whole = Buffer.concat([batch(1, 2), batch(3), batch(4)]);
+    expect(() => parseLog(whole.subarray(0, Math.floor(whole.length / 2)), 'log', whole.length)).toThrow(/cut short/);
+    const zeroedTail = Buffer.from(whole);
+    zeroedTail.fill(0, batch(1, 2).length);
+    expect(() => parseLog(zeroedTail, 'log', whole.length)).toThrow(/corrupt at byte/);
+    // Past the mark, an unfinished append is still a torn write.
+    expect(parseLog(Buffer.concat([whole, batch(5).subarray(0, 20)]), 'log', whole.length).tornTail).toBe(true);
   });
 
   it('refuses damage that a later batch follows', () => {
