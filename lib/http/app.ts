@@ -2,6 +2,7 @@ import { H3, HTTPError, type H3Event } from 'h3';
 import type { AppContext } from '../context.js';
 import { isRepoHostError } from '../errors.js';
 import { currentUser } from './auth.js';
+import { RequestForgeryGuard } from './csrf.js';
 import { notFoundView } from './pages/views.js';
 import { mountAvatarRoutes } from './routes/api/avatar.js';
 import { mountCiRoutes } from './routes/api/ci.js';
@@ -39,6 +40,7 @@ function wantsHtml(event: H3Event): boolean {
 
 /** Builds the h3 app of one host: JSON API, web forms and pages, git smart HTTP. */
 export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
+  const forgery = new RequestForgeryGuard();
   const app = new H3({
     // h3 would print every thrown service error (a 404 is one) with its stack; onError logs the real failures.
     silent: true,
@@ -47,13 +49,14 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
       if (status >= 500) log(`repohost: ${event.req.method} ${event.url.pathname} failed: ${(error.cause as Error)?.stack ?? error.stack}`);
       if (status === 404 && wantsHtml(event)) {
         const viewer = await currentUser(ctx, event).catch(() => undefined);
-        return new Response(notFoundView(viewer), { status, headers: { 'content-type': 'text/html; charset=utf-8' } });
+        return new Response(notFoundView(viewer && { username: viewer.username, csrf: forgery.tokenOf(event) }), { status, headers: { 'content-type': 'text/html; charset=utf-8' } });
       }
       // After a 413 the rest of the body is unread: close the connection instead of reading it for keep-alive.
       const headers: Record<string, string> = status === 413 ? { 'cache-control': 'no-store', connection: 'close' } : { 'cache-control': 'no-store' };
       return Response.json(body, { status, headers });
     },
   });
+  app.use(forgery.middleware());
   mountUserRoutes(app, ctx);
   mountRepoRoutes(app, ctx);
   mountIssueRoutes(app, ctx);
@@ -65,6 +68,6 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   mountCiRoutes(app, ctx);
   mountStatusRoutes(app, ctx);
   mountGitRoutes(app, ctx);
-  mountWebRoutes(app, ctx);
+  mountWebRoutes(app, ctx, forgery);
   return app;
 }

@@ -1,5 +1,6 @@
 import { getQuery, getRequestHeader, getRouterParam, type H3Event } from 'h3';
 import { invalid, notFound, tooLarge, unsupported } from '../errors.js';
+import { RequestForgeryGuard } from './csrf.js';
 
 /** Reads the request body as text, refusing more than `limit` bytes without buffering past it. */
 export async function readLimitedText(event: H3Event, limit: number): Promise<string> {
@@ -34,6 +35,12 @@ export type FormFields = Record<string, unknown>;
 export async function readForm(event: H3Event, limit: number): Promise<FormFields> {
   const text = await readLimitedText(event, limit);
   const type = (getRequestHeader(event, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const fields = parseForm(text, type);
+  RequestForgeryGuard.verifyForm(event, fields);
+  return fields;
+}
+
+function parseForm(text: string, type: string): FormFields {
   if (text.length === 0) return {};
   if (type === 'application/json') return parseJsonObject(text, 'request body must be a JSON object');
   if (type === 'application/x-www-form-urlencoded' || type === '') {

@@ -40,6 +40,13 @@ table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #d0d7de;
 
 export interface PageUser {
   username: string;
+  /** The request-forgery token every form posted by this viewer carries (see csrf.ts). */
+  csrf?: string;
+}
+
+/** The hidden field with the viewer's request-forgery token; every form of a signed-in viewer has it. */
+export function csrfInput(user: PageUser | undefined): SafeHtml | '' {
+  return user?.csrf ? html`<input type="hidden" name="_csrf" value="${user.csrf}">` : '';
 }
 
 /** The page frame: title, navigation for the signed-in user, body. */
@@ -47,7 +54,7 @@ export function page(title: string, user: PageUser | undefined, body: SafeHtml):
   const nav = user
     ? html`<a href="/new">New repository</a><a href="/${user.username}">${user.username}</a>
         <a href="/${user.username}/settings/api-tokens">API tokens</a>
-        <form method="post" action="/logout" style="display:inline"><button type="submit">Sign out</button></form>`
+        <form method="post" action="/logout" style="display:inline">${csrfInput(user)}<button type="submit">Sign out</button></form>`
     : html`<a href="/login">Sign in</a><a href="/register">Register</a>`;
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${title} · repohost</title><style>${new SafeHtml(STYLE)}</style></head>

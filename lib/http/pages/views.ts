@@ -1,7 +1,7 @@
 import type { ApiTokenRow } from '../../store/queries/credentials.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { FileEntry } from '../../services/git-backend.js';
-import { html, page, type PageUser } from './html.js';
+import { csrfInput, html, page, type PageUser } from './html.js';
 
 const errorBox = (error?: string) => (error ? html`<p class="error" role="alert">${error}</p>` : '');
 
@@ -37,7 +37,7 @@ export function newRepositoryView(user: PageUser, error?: string, values: { name
     'New repository',
     user,
     html`<h1>New repository</h1>${errorBox(error)}
-<form class="card" method="post" action="/new">
+<form class="card" method="post" action="/new">${csrfInput(user)}
 <label>Name <input name="name" required value="${values.name ?? ''}"></label>
 <label>Description <input name="description" value="${values.description ?? ''}"></label>
 <label>Import from URL (optional) <input name="clone_url" placeholder="https://example.com/project.git"></label>
@@ -56,7 +56,7 @@ export function apiTokensView(user: PageUser, tokens: ApiTokenRow[], newToken?: 
     'API tokens',
     user,
     html`<h1>API tokens</h1>${errorBox(error)}${fresh}
-<form class="card" method="post" action="/${user.username}/settings/api-tokens">
+<form class="card" method="post" action="/${user.username}/settings/api-tokens">${csrfInput(user)}
 <label>Token name <input name="name" required></label><button type="submit">Generate token</button></form>
 <h2>Your tokens</h2>
 ${tokens.length ? html`<table><thead><tr><th>Name</th><th>Ends with</th><th>Created</th></tr></thead><tbody>${rows}</tbody></table>` : html`<p>No tokens yet.</p>`}`,

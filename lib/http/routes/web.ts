@@ -4,6 +4,8 @@ import { isRepoHostError, notFound, unauthorized } from '../../errors.js';
 import { FIRST_HUNDRED } from '../../store/queries/page-window.js';
 import type { UserRow } from '../../store/queries/users.js';
 import { currentUser, SESSION_COOKIE } from '../auth.js';
+import type { RequestForgeryGuard } from '../csrf.js';
+import type { PageUser } from '../pages/html.js';
 import { apiTokensView, homeView, loginView, newRepositoryView, registerView, repositoryView, userView } from '../pages/views.js';
 import { pathParam, queryString, readForm, type FormFields } from '../validate.js';
 
@@ -62,13 +64,20 @@ function assertOwnSettings(event: H3Event, user: UserRow): void {
   if (user.username.toLowerCase() !== pathParam(event, 'username').toLowerCase()) throw notFound('Not found');
 }
 
-export function mountWebRoutes(app: H3, ctx: AppContext): void {
+export function mountWebRoutes(app: H3, ctx: AppContext, guard: RequestForgeryGuard): void {
+  /** What pages know of their viewer: the name, and the token its forms must carry. */
+  function pageUser(event: H3Event, user: UserRow): PageUser;
+  function pageUser(event: H3Event, user: UserRow | undefined): PageUser | undefined;
+  function pageUser(event: H3Event, user: UserRow | undefined): PageUser | undefined {
+    return user && { username: user.username, csrf: guard.tokenOf(event) };
+  }
+
   app.get('/', async (event) => {
     const user = await currentUser(ctx, event);
-    return htmlResponse(homeView(user, user ? ctx.repos.listOfOwner(user, user, FIRST_HUNDRED).items : []));
+    return htmlResponse(homeView(pageUser(event, user), user ? ctx.repos.listOfOwner(user, user, FIRST_HUNDRED).items : []));
   });
 
-  app.get('/register', async (event) => htmlResponse(registerView(await currentUser(ctx, event))));
+  app.get('/register', async (event) => htmlResponse(registerView(pageUser(event, await currentUser(ctx, event)))));
   app.post('/register', async (event) => {
     const form = await readForm(event, ctx.options.maxBodyBytes);
     return formAction(
@@ -81,7 +90,7 @@ export function mountWebRoutes(app: H3, ctx: AppContext): void {
     );
   });
 
-  app.get('/login', async (event) => htmlResponse(loginView(await currentUser(ctx, event))));
+  app.get('/login', async (event) => htmlResponse(loginView(pageUser(event, await currentUser(ctx, event)))));
   app.post('/login', async (event) => {
     const form = await readForm(event, ctx.options.maxBodyBytes);
     return formAction(
@@ -109,7 +118,7 @@ export function mountWebRoutes(app: H3, ctx: AppContext): void {
 
   app.get('/new', async (event) => {
     const user = await signedInOrLogin(ctx, event);
-    return user instanceof Response ? user : htmlResponse(newRepositoryView(user));
+    return user instanceof Response ? user : htmlResponse(newRepositoryView(pageUser(event, user)));
   });
   app.post('/new', async (event) => {
     const form = await readForm(event, ctx.options.maxBodyBytes);
@@ -122,7 +131,7 @@ export function mountWebRoutes(app: H3, ctx: AppContext): void {
         if (wantsNoRedirect(form)) return new Response('ok', { headers: { 'content-type': 'text/plain; charset=utf-8' } });
         return redirectTo(`/${repo.owner_name}/${repo.name}`);
       },
-      (message) => newRepositoryView(user, message, { name: String(form.name ?? ''), description: String(form.description ?? '') }),
+      (message) => newRepositoryView(pageUser(event, user), message, { name: String(form.name ?? ''), description: String(form.description ?? '') }),
     );
   });
 
@@ -130,7 +139,7 @@ export function mountWebRoutes(app: H3, ctx: AppContext): void {
     const user = await signedInOrLogin(ctx, event);
     if (user instanceof Response) return user;
     assertOwnSettings(event, user);
-    return htmlResponse(apiTokensView(user, ctx.credentials.apiTokens(user.id, FIRST_HUNDRED).items, queryString(event, 'new_token')));
+    return htmlResponse(apiTokensView(pageUser(event, user), ctx.credentials.apiTokens(user.id, FIRST_HUNDRED).items, queryString(event, 'new_token')));
   });
   app.post('/:username/settings/api-tokens', async (event) => {
     const form = await readForm(event, ctx.options.maxBodyBytes);
@@ -144,14 +153,14 @@ export function mountWebRoutes(app: H3, ctx: AppContext): void {
         // The plain token travels once, in the redirect; the page shows it and it is never stored.
         return redirectTo(`/${user.username}/settings/api-tokens?new_token=${token}`);
       },
-      (message) => apiTokensView(user, ctx.credentials.apiTokens(user.id, FIRST_HUNDRED).items, undefined, message),
+      (message) => apiTokensView(pageUser(event, user), ctx.credentials.apiTokens(user.id, FIRST_HUNDRED).items, undefined, message),
     );
   });
 
   app.get('/:username', async (event) => {
     const viewer = await currentUser(ctx, event);
     const owner = ctx.users.requireByName(pathParam(event, 'username'));
-    return htmlResponse(userView(viewer, ctx.users.summary(owner), ctx.repos.listOfOwner(viewer, owner, FIRST_HUNDRED).items));
+    return htmlResponse(userView(pageUser(event, viewer), ctx.users.summary(owner), ctx.repos.listOfOwner(viewer, owner, FIRST_HUNDRED).items));
   });
 
   app.get('/:owner/:repo', async (event) => {
@@ -163,7 +172,7 @@ export function mountWebRoutes(app: H3, ctx: AppContext): void {
       throw error;
     });
     return htmlResponse(
-      repositoryView(viewer, repo, {
+      repositoryView(pageUser(event, viewer), repo, {
         cloneUrl: ctx.repos.summary(repo).clone_url,
         branch: repo.default_branch,
         files,
