@@ -10,6 +10,7 @@ import type { PullService } from './services/pulls.js';
 import type { RepositoryService } from './services/repos.js';
 import type { SocialService } from './services/social.js';
 import type { CommitStatusService } from './services/statuses.js';
+import type { PasswordHasher } from './services/password-hasher.js';
 import type { UserService } from './services/users.js';
 import type { Store } from './store/database.js';
 
@@ -18,6 +19,8 @@ export interface AppContext {
   readonly options: ResolvedOptions;
   readonly store: Store;
   readonly git: GitRepositories;
+  /** bcrypt off the event loop (worker threads). */
+  readonly passwords: PasswordHasher;
   readonly users: UserService;
   readonly credentials: CredentialService;
   readonly repos: RepositoryService;

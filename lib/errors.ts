@@ -7,6 +7,7 @@ export type ErrorKind =
   | 'not_allowed'
   | 'conflict'
   | 'too_large'
+  | 'rate_limited'
   | 'unsupported'
   | 'unavailable';
 
@@ -19,6 +20,7 @@ export const STATUS_BY_KIND: Readonly<Record<ErrorKind, number>> = Object.freeze
   not_allowed: 405,
   conflict: 409,
   too_large: 413,
+  rate_limited: 429,
   unsupported: 415,
   unavailable: 503,
 });

@@ -18,6 +18,8 @@ import { IssueService } from './services/issues.js';
 import { LabelService } from './services/labels.js';
 import { PullService } from './services/pulls.js';
 import { RepositoryService } from './services/repos.js';
+import { LoginThrottle } from './services/login-throttle.js';
+import { PasswordHasher } from './services/password-hasher.js';
 import { SocialService } from './services/social.js';
 import { CommitStatusService } from './services/statuses.js';
 import { UserService } from './services/users.js';
@@ -52,11 +54,18 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
   const avatarUrl = (user: { avatar_file: string | null; username: string }) =>
     user.avatar_file ? `${baseUrl()}/avatars/${user.avatar_file}` : `${baseUrl()}/avatars/default.svg`;
   const statuses = new CommitStatusService(store, git, nowIso);
+  const passwords = new PasswordHasher();
+  const throttle = new LoginThrottle({
+    perAccount: options.maxFailedLoginsPerAccount,
+    perAddress: options.maxFailedLoginsPerAddress,
+    windowMs: options.failedLoginWindowMs,
+  });
   return {
     options,
     store,
     git,
-    users: new UserService(store, options.bcryptCost, avatarUrl, nowIso),
+    passwords,
+    users: new UserService(store, passwords, throttle, options.bcryptCost, avatarUrl, nowIso),
     credentials: new CredentialService(store, () => new Date()),
     repos: new RepositoryService(store, git, baseUrl, nowIso),
     issues: new IssueService(store, nowIso),
@@ -114,6 +123,7 @@ export async function openHostCore(input: RepoHostOptions = {}): Promise<HostCor
         (closing ??= (async () => {
           try {
             await openCtx.git.close();
+            await openCtx.passwords.close();
             await openStore.close();
           } finally {
             await openLock.release();
@@ -123,6 +133,7 @@ export async function openHostCore(input: RepoHostOptions = {}): Promise<HostCor
     };
   } catch (error) {
     await ctx?.git.close().catch(() => undefined);
+    await ctx?.passwords.close().catch(() => undefined);
     await store?.close().catch(() => undefined);
     await lock?.release().catch(() => undefined);
     if (tempRoot) await rm(tempRoot, { recursive: true, force: true });

@@ -53,6 +53,22 @@ export interface RepoHostOptions {
    */
   publicUrl?: string;
   /**
+   * Failed password attempts allowed per account within `failedLoginWindowMs`; then password checks for it answer
+   * 429 until the window ends (API tokens keep working).
+   * @default 10
+   */
+  maxFailedLoginsPerAccount?: number;
+  /**
+   * Failed password attempts allowed per client address within `failedLoginWindowMs`.
+   * @default 50
+   */
+  maxFailedLoginsPerAddress?: number;
+  /**
+   * Length of the window in which failed password attempts are counted, in milliseconds.
+   * @default 900000 (15 minutes)
+   */
+  failedLoginWindowMs?: number;
+  /**
    * Domain of the committer address of commits the host makes for a user (merges): `<username>@<domain>`, since
    * account e-mail addresses are private.
    * @default 'users.noreply.repohost'
@@ -74,6 +90,9 @@ export interface ResolvedOptions {
   readonly snapshotThresholdBytes: number;
   readonly publicUrl: string | undefined;
   readonly noreplyEmailDomain: string;
+  readonly maxFailedLoginsPerAccount: number;
+  readonly maxFailedLoginsPerAddress: number;
+  readonly failedLoginWindowMs: number;
 }
 
 function positiveInteger(name: string, value: number | undefined, fallback: number, min = 1): number {
@@ -114,5 +133,8 @@ export function resolveOptions(options: RepoHostOptions, tempDir: () => string):
     snapshotThresholdBytes: positiveInteger('snapshotThresholdBytes', options.snapshotThresholdBytes, 64 * 1024 * 1024, 1024),
     publicUrl: options.publicUrl?.replace(/\/+$/, ''),
     noreplyEmailDomain: emailDomain(options.noreplyEmailDomain),
+    maxFailedLoginsPerAccount: positiveInteger('maxFailedLoginsPerAccount', options.maxFailedLoginsPerAccount, 10),
+    maxFailedLoginsPerAddress: positiveInteger('maxFailedLoginsPerAddress', options.maxFailedLoginsPerAddress, 50),
+    failedLoginWindowMs: positiveInteger('failedLoginWindowMs', options.failedLoginWindowMs, 15 * 60_000),
   });
 }

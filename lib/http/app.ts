@@ -1,6 +1,7 @@
 import { H3, HTTPError, type H3Event } from 'h3';
 import type { AppContext } from '../context.js';
 import { isRepoHostError } from '../errors.js';
+import { retryAfterOf } from './retry-after.js';
 import { currentUser } from './auth.js';
 import { RequestForgeryGuard } from './csrf.js';
 import { notFoundView } from './pages/views.js';
@@ -53,6 +54,8 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
       }
       // After a 413 the rest of the body is unread: close the connection instead of reading it for keep-alive.
       const headers: Record<string, string> = status === 413 ? { 'cache-control': 'no-store', connection: 'close' } : { 'cache-control': 'no-store' };
+      const retryAfter = retryAfterOf(error);
+      if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
       return Response.json(body, { status, headers });
     },
   });

@@ -24,11 +24,16 @@ export function parseBasic(header: string | undefined): BasicCredentials | undef
  * Gitea does (tools written for GitHub and GitLab send `x-access-token:<token>`, `oauth2:<token>` or `<token>:`);
  * tokens are checked first (cheap). Otherwise the secret is the password of the named user (bcrypt).
  */
-export async function userFromBasic(ctx: AppContext, credentials: BasicCredentials): Promise<UserRow | undefined> {
+async function userFromBasic(ctx: AppContext, event: H3Event, credentials: BasicCredentials): Promise<UserRow | undefined> {
   const tokenUser = ctx.credentials.userOfApiToken(credentials.secret) ?? ctx.credentials.userOfApiToken(credentials.username);
   if (tokenUser) return tokenUser;
   if (credentials.secret.length === 0 || credentials.secret.length > 256) return undefined;
-  return ctx.users.authenticate(credentials.username, credentials.secret);
+  return ctx.users.authenticate(credentials.username, credentials.secret, clientAddress(event));
+}
+
+/** The address of the client's connection (the peer; no proxy header is trusted). */
+export function clientAddress(event: H3Event): string | undefined {
+  return event.runtime?.node?.req?.socket?.remoteAddress ?? undefined;
 }
 
 const resolved = new WeakMap<H3Event, Promise<UserRow | undefined>>();
@@ -52,7 +57,7 @@ async function resolveUser(ctx: AppContext, event: H3Event): Promise<UserRow | u
     const bearer = /^(?:Bearer|token)\s+(\S+)\s*$/i.exec(authorization);
     if (bearer) return ctx.credentials.userOfApiToken(bearer[1]!);
     const basic = parseBasic(authorization);
-    if (basic) return userFromBasic(ctx, basic);
+    if (basic) return userFromBasic(ctx, event, basic);
     return undefined;
   }
   const session = getCookie(event, SESSION_COOKIE);

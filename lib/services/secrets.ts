@@ -1,5 +1,4 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import bcrypt from 'bcryptjs';
 
 /** A high-entropy random token for sessions and API tokens: 32 bytes, hex. */
 export function newToken(): string {
@@ -16,19 +15,4 @@ export function digestsEqual(a: string, b: string): boolean {
   const left = Buffer.from(a, 'utf8');
   const right = Buffer.from(b, 'utf8');
   return left.length === right.length && timingSafeEqual(left, right);
-}
-
-export function hashPassword(password: string, cost: number): Promise<string> {
-  return bcrypt.hash(password, cost);
-}
-
-export function passwordMatches(password: string, hash: string): Promise<boolean> {
-  return bcrypt.compare(password, hash);
-}
-
-/** A bcrypt hash of a random secret, compared against when a user does not exist, so timing does not reveal usernames. */
-let decoyHash: Promise<string> | undefined;
-export function decoyPasswordHash(cost: number): Promise<string> {
-  decoyHash ??= bcrypt.hash(newToken(), cost);
-  return decoyHash;
 }

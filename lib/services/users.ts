@@ -4,7 +4,9 @@ import { deleteSessionsOfUser } from '../store/queries/credentials.js';
 import { insertUser, listUsers, setPasswordHash, userByName, userById, type UserRow } from '../store/queries/users.js';
 import { validateUsername } from './names.js';
 import { optionalText } from './text-fields.js';
-import { decoyPasswordHash, hashPassword, hashToken, passwordMatches } from './secrets.js';
+import type { LoginThrottle } from './login-throttle.js';
+import type { PasswordHasher } from './password-hasher.js';
+import { hashToken } from './secrets.js';
 
 /** The user summary of the API (spec §2). */
 export interface UserSummary {
@@ -36,6 +38,8 @@ export function validatePassword(password: unknown): string {
 export class UserService {
   constructor(
     private readonly store: Store,
+    private readonly hasher: PasswordHasher,
+    private readonly throttle: LoginThrottle,
     private readonly bcryptCost: number,
     private readonly avatarUrl: (user: UserRow) => string,
     private readonly now: () => string,
@@ -50,7 +54,7 @@ export class UserService {
     const email = input.email;
     const fullName = optionalText('full_name', input.fullName, 100);
     if (userByName(this.store, username)) throw conflict('username is already taken');
-    const passwordHash = await hashPassword(password, this.bcryptCost);
+    const passwordHash = await this.hasher.hash(password, this.bcryptCost);
     const now = this.now();
     return this.store.write((tx) => {
       // Checked again inside the transaction: another registration may have won while bcrypt ran.
@@ -77,11 +81,17 @@ export class UserService {
     return listUsers(this.store);
   }
 
-  /** The user when the password is right; undefined otherwise, taking as long either way. */
-  async authenticate(username: string, password: string): Promise<UserRow | undefined> {
+  /**
+   * The user when the password is right; undefined otherwise, taking as long either way. Failures are counted per
+   * account and per client address: past the limit this throws TooManyAttemptsError (429) before any bcrypt work.
+   */
+  async authenticate(username: string, password: string, clientAddress: string | undefined): Promise<UserRow | undefined> {
+    this.throttle.check(username, clientAddress);
     const user = this.byName(username);
-    const matches = await passwordMatches(password, user?.password_hash ?? (await decoyPasswordHash(this.bcryptCost)));
-    return user && matches ? user : undefined;
+    const matches = await this.hasher.matches(password, user?.password_hash ?? (await this.hasher.decoy(this.bcryptCost)));
+    if (user && matches) return user;
+    this.throttle.failed(username, clientAddress);
+    return undefined;
   }
 
   /**
@@ -90,7 +100,7 @@ export class UserService {
    */
   async setPassword(username: string, password: unknown, keepSession?: string): Promise<void> {
     const user = this.requireByName(username);
-    const passwordHash = await hashPassword(validatePassword(password), this.bcryptCost);
+    const passwordHash = await this.hasher.hash(validatePassword(password), this.bcryptCost);
     await this.store.write((tx) => {
       setPasswordHash(tx, user.id, passwordHash);
       deleteSessionsOfUser(tx, user.id, keepSession === undefined ? undefined : hashToken(keepSession));

@@ -19,7 +19,7 @@ describe('request forgery', () => {
     await host?.close();
   });
 
-  const attacks = () => [
+  const attacks = (): Array<{ name: string; path: string; form?: Record<string, string> }> => [
     { name: '/new', path: '/new', form: { name: 'planted', no_redirect: '1' } },
     { name: 'api tokens', path: '/victim/settings/api-tokens', form: { name: 'stolen' } },
     { name: 'issue creation (form)', path: '/api/v1/repos/victim/project/issues', form: { title: 'spam' } },

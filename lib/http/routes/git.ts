@@ -3,6 +3,7 @@ import { getQuery, getRequestHeader, HTTPResponse, type H3, type H3Event } from 
 import type { AppContext } from '../../context.js';
 import { plain, requestedService, toWebResponse } from '../../git/smart-http.js';
 import { atLeast } from '../../services/permissions.js';
+import { retryAfterOf } from '../retry-after.js';
 import { currentUser } from '../auth.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="repohost"' };
@@ -30,7 +31,15 @@ export function mountGitRoutes(app: H3, ctx: AppContext): void {
     }
     const repo = ctx.repos.findByName(owner, name);
     const needed = service === 'git-receive-pack' ? 'write' : 'read';
-    const user = await currentUser(ctx, event);
+    let user;
+    try {
+      user = await currentUser(ctx, event);
+    } catch (error) {
+      // Too many wrong passwords: git shows the status and the text.
+      const retryAfter = retryAfterOf(error);
+      if (retryAfter === undefined) throw error;
+      return textResponse(429, (error as Error).message, { 'Retry-After': String(retryAfter) });
+    }
     if (getRequestHeader(event, 'authorization') && !user) {
       // Wrong credentials are refused even where none are needed, so a typo never passes unnoticed.
       return textResponse(401, 'Authentication failed', CHALLENGE);

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { isRepoHostError, notFound, unauthorized } from '../../errors.js';
 import { FIRST_HUNDRED } from '../../store/queries/page-window.js';
 import type { UserRow } from '../../store/queries/users.js';
-import { currentUser, SESSION_COOKIE } from '../auth.js';
+import { clientAddress, currentUser, SESSION_COOKIE } from '../auth.js';
 import type { RequestForgeryGuard } from '../csrf.js';
 import type { PageUser } from '../pages/html.js';
 import { apiTokensView, homeView, loginView, newRepositoryView, registerView, repositoryView, userView } from '../pages/views.js';
@@ -98,7 +98,7 @@ export function mountWebRoutes(app: H3, ctx: AppContext, guard: RequestForgeryGu
       async () => {
         const username = typeof form.username === 'string' ? form.username : '';
         const password = typeof form.password === 'string' ? form.password : '';
-        const user = username && password ? await ctx.users.authenticate(username, password) : undefined;
+        const user = username && password ? await ctx.users.authenticate(username, password, clientAddress(event)) : undefined;
         if (!user) throw unauthorized('Wrong username or password');
         return signIn(ctx, event, user, form);
       },
