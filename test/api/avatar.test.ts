@@ -90,6 +90,39 @@ describe('POST /api/v1/users/avatar (spec §4.1 endpoint 17)', () => {
       expect((await http(`${host.url}/api/v1/me`, { headers: bearer(alice.token) })).status).toBe(200);
     });
 
+    it('bounds the whole request: a huge part not named file is refused with 413 without being read (issue 7 point 10)', async () => {
+      const before = await avatarFiles();
+      // 64 MiB of a part the upload would discard, then the image: streamed, no length given.
+      const head = Buffer.from('--b\r\ncontent-disposition: form-data; name="padding"; filename="pad.bin"\r\ncontent-type: application/octet-stream\r\n\r\n');
+      const tail = multipart(png()).body;
+      let sent = 0;
+      async function* chunks() {
+        yield head;
+        const block = Buffer.alloc(256 * 1024, 0x61);
+        for (let i = 0; i < 256; i++) {
+          sent += block.length;
+          yield block;
+        }
+        yield Buffer.from('\r\n');
+        yield tail;
+      }
+      const response = await request(`${host.url}/api/v1/users/avatar`, {
+        method: 'POST',
+        headers: { ...bearer(alice.token), 'content-type': 'multipart/form-data; boundary=b' },
+        body: Readable.from(chunks()),
+      }).catch((error: Error) => error);
+      if (response instanceof Error) {
+        // The server may close before the client finished sending; what matters is it did not read it all.
+        expect(sent).toBeLessThan(64 * 1024 * 1024);
+      } else {
+        expect(response.statusCode).toBe(413);
+        expect(JSON.parse(await response.body.text())).toMatchObject({ success: false, message: expect.stringContaining('at most') });
+      }
+      expect(sent).toBeLessThan(32 * 1024 * 1024);
+      expect(await avatarFiles()).toEqual(before);
+      expect((await http(`${host.url}/api/v1/me`, { headers: bearer(alice.token) })).status).toBe(200);
+    });
+
     it('answers 400 when the file part named file is missing', async () => {
       const before = await avatarFiles();
       expectError(await uploadAvatar(host, bearer(alice.token), [{ name: 'other', data: 'x' }]), 400);

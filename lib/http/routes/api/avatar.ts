@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import formidable, { errors as formidableErrors } from 'formidable';
 import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../../../context.js';
-import { invalid, tooLarge, unsupported } from '../../../errors.js';
+import { invalid, isRepoHostError, tooLarge, unsupported } from '../../../errors.js';
 import { requireUserOrNotFound } from '../../auth.js';
 
 /** Shown for users who have not uploaded an avatar. */
@@ -14,6 +14,29 @@ const DEFAULT_AVATAR =
 interface Upload {
   bytes: Buffer;
   mimetype: string | null;
+}
+
+/** Room for multipart boundaries, part headers and the small fields a form may carry besides the file. */
+const MULTIPART_SLACK = 64 * 1024;
+
+/**
+ * Rejects with 413 once the whole request body (every part, kept or not) passes `limit`: by its Content-Length at
+ * once, else as it arrives. Reading stops there; the 413 answer closes the connection.
+ */
+function requestOverLimit(req: IncomingMessage, limit: number): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    const refuse = () => reject(tooLarge(`avatar upload must be at most ${limit} bytes in all`));
+    if (Number(req.headers['content-length'] ?? 0) > limit) return refuse();
+    let received = 0;
+    const count = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received <= limit) return;
+      req.off('data', count);
+      req.pause();
+      refuse();
+    };
+    req.on('data', count);
+  });
 }
 
 /**
@@ -46,10 +69,14 @@ async function readAvatarUpload(event: H3Event, maxBytes: number): Promise<Uploa
       });
     },
   });
+  const parsing = form.parse(req as IncomingMessage);
+  // Refused for size, the parse is left to fail on the closed connection: nobody waits for it then.
+  parsing.catch(() => undefined);
   let files: formidable.Files;
   try {
-    [, files] = await form.parse(req as IncomingMessage);
+    [, files] = await Promise.race([parsing, requestOverLimit(req as IncomingMessage, maxBytes + MULTIPART_SLACK)]);
   } catch (error) {
+    if (isRepoHostError(error)) throw error;
     const code = (error as { code?: number }).code;
     if (code === formidableErrors.biggerThanMaxFileSize || code === formidableErrors.biggerThanTotalMaxFileSize) {
       throw tooLarge(`avatar must be at most ${maxBytes} bytes`);
