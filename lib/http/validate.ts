@@ -12,7 +12,10 @@ export async function readLimitedText(event: H3Event, limit: number): Promise<st
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch(() => {
+      // The client went away mid-body: its failure, not ours (answered 400, logged as nothing).
+      throw invalid('request body ended before it was complete');
+    });
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
