@@ -50,7 +50,11 @@ export class PortInUseError extends Error {
 
 function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => string): AppContext {
   const nowIso = () => new Date().toISOString();
-  const git = new GitRepositories({ root: join(options.dataDir, 'repositories'), allowLocalImport: options.allowLocalImport });
+  const git = new GitRepositories({
+    root: join(options.dataDir, 'repositories'),
+    allowLocalImport: options.allowLocalImport,
+    transferIdleTimeoutMs: options.gitIdleTimeoutMs,
+  });
   const avatarUrl = (user: { avatar_file: string | null; username: string }) =>
     user.avatar_file ? `${baseUrl()}/avatars/${user.avatar_file}` : `${baseUrl()}/avatars/default.svg`;
   const statuses = new CommitStatusService(store, git, nowIso);

@@ -53,6 +53,23 @@ export interface RepoHostOptions {
    */
   publicUrl?: string;
   /**
+   * A git transfer in which no byte moved either way for this long is ended and its git processes killed
+   * (a client that asks for a pack and never reads it). 0 turns it off.
+   * @default 60000
+   */
+  gitIdleTimeoutMs?: number;
+  /**
+   * Git transfers (clone, fetch, push, ref advertisements) running at once; beyond it the answer is 503 with
+   * Retry-After.
+   * @default 16
+   */
+  maxGitTransfers?: number;
+  /**
+   * Git transfers one client address may run at once, so a single client cannot take every place.
+   * @default 4
+   */
+  maxGitTransfersPerClient?: number;
+  /**
    * Failed password attempts allowed per account within `failedLoginWindowMs`; then password checks for it answer
    * 429 until the window ends (API tokens keep working).
    * @default 10
@@ -90,6 +107,9 @@ export interface ResolvedOptions {
   readonly snapshotThresholdBytes: number;
   readonly publicUrl: string | undefined;
   readonly noreplyEmailDomain: string;
+  readonly gitIdleTimeoutMs: number;
+  readonly maxGitTransfers: number;
+  readonly maxGitTransfersPerClient: number;
   readonly maxFailedLoginsPerAccount: number;
   readonly maxFailedLoginsPerAddress: number;
   readonly failedLoginWindowMs: number;
@@ -133,6 +153,9 @@ export function resolveOptions(options: RepoHostOptions, tempDir: () => string):
     snapshotThresholdBytes: positiveInteger('snapshotThresholdBytes', options.snapshotThresholdBytes, 64 * 1024 * 1024, 1024),
     publicUrl: options.publicUrl?.replace(/\/+$/, ''),
     noreplyEmailDomain: emailDomain(options.noreplyEmailDomain),
+    gitIdleTimeoutMs: positiveInteger('gitIdleTimeoutMs', options.gitIdleTimeoutMs, 60_000, 0),
+    maxGitTransfers: positiveInteger('maxGitTransfers', options.maxGitTransfers, 16),
+    maxGitTransfersPerClient: positiveInteger('maxGitTransfersPerClient', options.maxGitTransfersPerClient, 4),
     maxFailedLoginsPerAccount: positiveInteger('maxFailedLoginsPerAccount', options.maxFailedLoginsPerAccount, 10),
     maxFailedLoginsPerAddress: positiveInteger('maxFailedLoginsPerAddress', options.maxFailedLoginsPerAddress, 50),
     failedLoginWindowMs: positiveInteger('failedLoginWindowMs', options.failedLoginWindowMs, 15 * 60_000),

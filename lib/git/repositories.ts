@@ -38,6 +38,8 @@ export interface GitRepositoriesOptions {
    * @default 600000
    */
   importTimeoutMs?: number;
+  /** A transfer in which nothing moved for this long is ended (0: never). @default 0 */
+  transferIdleTimeoutMs?: number;
 }
 
 /** Options for serving one smart-HTTP request. */
@@ -61,6 +63,7 @@ export class GitRepositories {
   readonly #mergeable = new LruCache<string, boolean>(4096);
   readonly #maintenance: Maintenance;
   readonly #importTimeoutMs: number;
+  readonly #transferIdleTimeoutMs: number;
 
   constructor(options: GitRepositoriesOptions) {
     this.root = resolve(options.root);
@@ -68,6 +71,7 @@ export class GitRepositories {
     this.#listing = new TreeListing(options.listingCacheSize ?? 512);
     this.#maintenance = new Maintenance(options.maintenanceDelayMs ?? 1000);
     this.#importTimeoutMs = options.importTimeoutMs ?? 600_000;
+    this.#transferIdleTimeoutMs = options.transferIdleTimeoutMs ?? 0;
   }
 
   /** `<root>/<owner>/<name>.git`; throws `invalid` for a name that could leave the root. */
@@ -246,6 +250,7 @@ export class GitRepositories {
   async serveHttpStream(owner: string, name: string, request: SmartHttpRequest, options: ServeGitOptions = {}): Promise<GitHttpResult> {
     const path = await this.#existing(owner, name);
     return handleSmartHttp(path, request, {
+      idleTimeoutMs: this.#transferIdleTimeoutMs,
       onPushed: async (changes, refsAfter) => {
         const head = await this.#fixHead(path, changes, refsAfter).catch(() => this.headBranch(owner, name));
         this.#maintenance.schedule(path);

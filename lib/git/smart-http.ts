@@ -1,7 +1,8 @@
-import { PassThrough, Readable, pipeline, type Transform } from 'node:stream';
+import { Readable, pipeline, type Transform } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
 import { diffRefs, readRefs, type RefChange } from './refs.js';
-import { spawnGit } from './run-git.js';
+import { IdleTimer } from './idle-timer.js';
+import { spawnGit, type GitChild } from './run-git.js';
 
 /** The two git services smart HTTP serves. */
 export type GitService = 'git-upload-pack' | 'git-receive-pack';
@@ -23,6 +24,8 @@ export interface SmartHttpRequest {
 export interface SmartHttpOptions {
   /** Called once after a successful receive-pack with the refs it changed, before the response ends. */
   onPushed?: (changes: RefChange[], refsAfter: Map<string, string>) => void | Promise<void>;
+  /** A transfer in which no byte moved either way for this long is ended and its git killed; 0 for never. */
+  idleTimeoutMs?: number;
 }
 
 const SERVICES: readonly string[] = ['git-upload-pack', 'git-receive-pack'];
@@ -73,6 +76,12 @@ async function readSmall(body: SmartHttpRequest['body'], limit: number): Promise
   return text;
 }
 
+/** Ends a transfer whose client stopped reading: git is killed at once (a stalled pack is not worth a goodbye). */
+function stall(child: GitChild, out: Readable): void {
+  child.kill('SIGKILL');
+  out.destroy();
+}
+
 function pktLine(text: string): string {
   return (text.length + 4).toString(16).padStart(4, '0') + text;
 }
@@ -119,7 +128,8 @@ export async function handleSmartHttp(gitDir: string, request: SmartHttpRequest,
   if (request.action === 'info/refs') {
     const child = spawnGit([...config, command, '--stateless-rpc', '--advertise-refs', '.'], { gitDir, env, signal: request.signal });
     child.stdin.end();
-    const out = new PassThrough();
+    const idle = new IdleTimer(options.idleTimeoutMs ?? 0, () => stall(child, out));
+    const out = idle.tap();
     const v2 = !!protocol && /(?:^|:)version=2(?::|$)/.test(protocol);
     if (!v2) out.write(`${pktLine(`# service=${service}\n`)}0000`);
     child.stdout.pipe(out, { end: false });
@@ -127,7 +137,10 @@ export async function handleSmartHttp(gitDir: string, request: SmartHttpRequest,
       () => out.end(),
       (error: Error) => out.destroy(error),
     );
-    out.on('close', () => child.kill('SIGTERM'));
+    out.on('close', () => {
+      idle.stop();
+      child.kill('SIGTERM');
+    });
     return { status: 200, headers: { 'Content-Type': `application/x-${service}-advertisement`, ...NO_CACHE_HEADERS }, body: out };
   }
 
@@ -140,15 +153,21 @@ export async function handleSmartHttp(gitDir: string, request: SmartHttpRequest,
   }
   const before = service === 'git-receive-pack' ? await readRefs(gitDir) : undefined;
   const child = spawnGit([...config, command, '--stateless-rpc', '.'], { gitDir, env, signal: request.signal });
+  const idle = new IdleTimer(options.idleTimeoutMs ?? 0, () => stall(child, out));
   const body = request.body ? (request.body instanceof Readable ? request.body : Readable.fromWeb(request.body as import('node:stream/web').ReadableStream)) : Readable.from([]);
-  const stages: NodeJS.ReadableStream[] = decoder ? [body, decoder] : [body];
+  const stages: NodeJS.ReadableStream[] = decoder ? [body, idle.tap(), decoder] : [body, idle.tap()];
   pipeline([...stages, child.stdin] as unknown as [Readable, NodeJS.WritableStream], (error) => {
     // A client that disconnects, or a corrupt gzip body: stop git rather than let it wait for input.
     if (error) child.kill('SIGTERM');
   });
-  let out: Readable = child.stdout;
-  if (before) {
-    const pass = new PassThrough();
+  const out = idle.tap();
+  out.on('close', () => {
+    idle.stop();
+    child.kill('SIGTERM');
+  });
+  if (!before) child.stdout.pipe(out);
+  else {
+    const pass = out;
     child.stdout.pipe(pass, { end: false });
     // Diff the refs however receive-pack ended: a push cut short (client gone, killed) may still
     // have moved some refs, and the caller's records must follow the disk.
@@ -161,8 +180,6 @@ export async function handleSmartHttp(gitDir: string, request: SmartHttpRequest,
       })
       .catch(() => undefined)
       .finally(() => pass.end());
-    pass.on('close', () => child.kill('SIGTERM'));
-    out = pass;
   }
   return { status: 200, headers: { 'Content-Type': `application/x-${service}-result`, ...NO_CACHE_HEADERS }, body: out };
 }

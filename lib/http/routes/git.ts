@@ -1,12 +1,15 @@
 import type { IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
 import { getQuery, getRequestHeader, HTTPResponse, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../../context.js';
 import { plain, requestedService, toWebResponse } from '../../git/smart-http.js';
+import { TransferGate } from '../../git/transfer-gate.js';
 import { atLeast } from '../../services/permissions.js';
 import { retryAfterOf } from '../retry-after.js';
-import { currentUser } from '../auth.js';
+import { clientAddress, currentUser } from '../auth.js';
 
 const CHALLENGE = { 'WWW-Authenticate': 'Basic realm="repohost"' };
+const RETRY_AFTER_SECONDS = 5;
 
 const textResponse = (status: number, message: string, headers: Record<string, string> = {}) => toWebResponse(plain(status, message, headers));
 
@@ -20,6 +23,7 @@ const textResponse = (status: number, message: string, headers: Record<string, s
  */
 export function mountGitRoutes(app: H3, ctx: AppContext): void {
   const git = ctx.git;
+  const gate = new TransferGate(ctx.options.maxGitTransfers, ctx.options.maxGitTransfersPerClient);
   const handle = (action: string) => async (event: H3Event) => {
     const params = event.context.params ?? {};
     const owner = params.owner ?? '';
@@ -52,8 +56,14 @@ export function mountGitRoutes(app: H3, ctx: AppContext): void {
       if (level === 'none') return textResponse(404, 'Repository not found');
       return textResponse(403, `Permission denied: ${user.username} may not push to ${repo!.owner_name}/${repo!.name}`);
     }
+    const place = gate.enter(clientAddress(event) ?? '');
+    if (typeof place === 'string') {
+      const message = place === 'busy' ? 'Too many git transfers are running; try again shortly' : 'Too many git transfers from your address are running; try again shortly';
+      return textResponse(503, message, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+    }
     const nodeRequest = (event.runtime?.node?.req as IncomingMessage | undefined) ?? undefined;
-    const result = await git.serveHttpStream(
+    const result = await git
+      .serveHttpStream(
       repo!.owner_name,
       repo!.name,
       {
@@ -70,7 +80,14 @@ export function mountGitRoutes(app: H3, ctx: AppContext): void {
           await ctx.pulls.afterRefsMoved(repo!, changes, user);
         },
       },
-    );
+      )
+      .catch((error: unknown) => {
+        place();
+        throw error;
+      });
+    // The place is held until the answer is sent (or cut off).
+    if (result.body instanceof Readable) result.body.once('close', place);
+    else place();
     // On Node, h3 pipes a Node stream body straight into the socket: no web-stream hop per chunk.
     if (nodeRequest) return new HTTPResponse(result.body as unknown as BodyInit, { status: result.status, headers: result.headers });
     return toWebResponse(result);
