@@ -60,6 +60,15 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
     },
   });
   app.use(forgery.middleware());
+  // No answer leaves before every write it may have read is on disk; one that read a write whose flush failed is
+  // answered 503 instead (store.ts: settled).
+  app.use(async (_event, next) => {
+    await ctx.store.ready();
+    const failuresBefore = ctx.store.failures();
+    const result = await next();
+    await ctx.store.settled(failuresBefore);
+    return result;
+  });
   mountUserRoutes(app, ctx);
   mountRepoRoutes(app, ctx);
   mountIssueRoutes(app, ctx);

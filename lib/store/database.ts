@@ -1,4 +1,4 @@
-import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, truncate } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Database } from 'sql.js';
 import { unavailable } from '../errors.js';
@@ -77,6 +77,8 @@ export class Store implements ReadTx {
   private seq: number;
   private closed = false;
   private failure: unknown;
+  private failureCount = 0;
+  private recovery: Promise<unknown> | undefined;
   private snapshotting: Promise<void> | undefined;
   private snapshotSeq: number;
   /** The newest record's durability (never rejects). */
@@ -84,8 +86,8 @@ export class Store implements ReadTx {
 
   private constructor(
     private readonly files: DatabaseFiles,
-    private readonly db: Database,
-    private readonly runner: StatementRunner,
+    private db: Database,
+    private runner: StatementRunner,
     private log: WriteLog,
     seq: number,
     private readonly options: OpenDatabaseOptions,
@@ -101,38 +103,43 @@ export class Store implements ReadTx {
   static async open(dbPath: string, options: OpenDatabaseOptions): Promise<Store> {
     const files = new DatabaseFiles(dbPath);
     await mkdir(files.dir, { recursive: true });
-    const snapshot = await readSnapshot(dbPath);
-    const SQL = await loadSqlJs();
-    let db: Database;
-    try {
-      db = new SQL.Database(snapshot);
-      db.exec('PRAGMA foreign_keys = ON');
-      db.exec(`CREATE TABLE IF NOT EXISTS ${META_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
-    } catch (error) {
-      throw new Error(`${dbPath} cannot be opened as a database: ${(error as Error).message}`);
-    }
-    const runner = new StatementRunner(db);
+    const state = await loadState(files);
     let mark: DurableMark | undefined;
     try {
-      const snapshotSeq = Number(runner.all<{ value: string }>(`SELECT value FROM ${META_TABLE} WHERE key = ?`, [LOG_SEQ_KEY])[0]?.value ?? 0);
-      const { seq, log, firstSeq } = await replayLogs(files, runner, snapshotSeq, snapshot !== undefined);
       mark = await DurableMark.open(files.markPath);
-      const store = new Store(files, db, runner, log, seq, options, snapshotSeq, snapshot !== undefined, mark);
-      store.follow(log, firstSeq);
+      const store = new Store(files, state.db, state.runner, state.log, state.seq, options, state.snapshotSeq, state.hasSnapshot, mark);
+      store.follow(state.log, state.firstSeq);
       await runMigrations(store);
       await store.snapshot();
       return store;
     } catch (error) {
       await mark?.close().catch(() => undefined);
-      runner.freeAll();
-      db.close();
+      state.runner.freeAll();
+      state.db.close();
       throw error;
     }
   }
 
   all<T = Row>(sql: string, params: readonly SqlParam[] = []): T[] {
     this.assertOpen();
+    // After a failed flush memory holds writes the disk does not: nothing is read until it is rolled back.
+    if (this.failure) throw unavailable('Storage is recovering from a failed write; try again');
     return this.runner.all<T>(sql, params);
+  }
+
+  /** How many flushes have failed so far; see `settled`. */
+  failures(): number {
+    return this.failureCount;
+  }
+
+  /**
+   * Resolves once everything applied so far is durable. Throws 503 when a flush failed since `failuresBefore` (what
+   * `failures()` said when the caller began): what it read may have included writes that never reached the disk.
+   * The HTTP layer awaits this before every answer, so no client ever sees state a crash could take back.
+   */
+  async settled(failuresBefore: number): Promise<void> {
+    await this.lastAppend;
+    if (this.failure || this.failureCount !== failuresBefore) throw unavailable('The change could not be written to disk; try again');
   }
 
   get<T = Row>(sql: string, params: readonly SqlParam[] = []): T | undefined {
@@ -145,7 +152,7 @@ export class Store implements ReadTx {
    */
   async write<T>(work: (tx: WriteTx) => T): Promise<T> {
     this.assertOpen();
-    if (this.failure) throw unavailable('Storage is unavailable after a write failure; restart the server');
+    if (this.failure) throw unavailable('Storage is recovering from a failed write; try again');
     const statements: LogRecord['statements'] = [];
     const runner = this.runner;
     const tx: WriteTx = {
@@ -181,12 +188,11 @@ export class Store implements ReadTx {
     }
     this.seq += 1;
     const durable = this.log.append({ seq: this.seq, statements });
-    this.lastAppend = durable.catch(() => undefined);
+    // The failure is noted before anyone waiting on `lastAppend` goes on (this handler was attached first).
+    this.lastAppend = durable.catch((error: unknown) => this.rollBackToDisk(error));
     try {
       await durable;
-    } catch (error) {
-      // Memory is now ahead of disk; refuse further writes rather than acknowledge what may be lost.
-      this.failure = error;
+    } catch {
       throw unavailable('The change could not be written to disk');
     }
     if (this.log.bytes >= this.options.snapshotThresholdBytes) void this.snapshot().catch(() => undefined);
@@ -242,6 +248,38 @@ export class Store implements ReadTx {
     }
   }
 
+  /**
+   * After a failed flush memory is ahead of the disk: reads and writes are refused (503) while the database is
+   * loaded again from what is durable (the log cut back to its last fsync'd length), so the failed writes, and
+   * those queued behind them (all refused too), vanish. If that fails, storage stays unavailable until restart.
+   */
+  private rollBackToDisk(error: unknown): void {
+    if (this.failure) return;
+    this.failure = error;
+    this.failureCount += 1;
+    const failed = this.log;
+    this.recovery = (async () => {
+      if (this.snapshotting) await this.snapshotting.catch(() => undefined);
+      await failed.abandon();
+      await truncate(failed.path, failed.durableLength);
+      const state = await loadState(this.files);
+      this.runner.freeAll();
+      this.db.close();
+      Object.assign(this, { db: state.db, runner: state.runner, log: state.log, seq: state.seq, snapshotSeq: state.snapshotSeq });
+      this.follow(state.log, state.firstSeq);
+      this.failure = undefined;
+    })()
+      .catch((reason: unknown) => process.stderr.write(`repohost: the database could not be reloaded after a failed write (${(reason as Error).message}); restart the server\n`))
+      .finally(() => {
+        this.recovery = undefined;
+      });
+  }
+
+  /** Waits for a reload after a failed write to finish (requests begin after it rather than meet a 503). */
+  async ready(): Promise<void> {
+    await this.recovery;
+  }
+
   /** Keeps the durable mark on the log being appended to. */
   private follow(log: WriteLog, firstSeq: number): void {
     log.onDurable = (bytes) => this.mark.note({ firstSeq, bytes });
@@ -271,6 +309,40 @@ export class Store implements ReadTx {
 
   private assertOpen(): void {
     if (this.closed) throw unavailable('The database is closed');
+  }
+}
+
+/** The durable state on disk: the snapshot with every logged write after it replayed, and the log to append to. */
+interface LoadedState {
+  db: Database;
+  runner: StatementRunner;
+  log: WriteLog;
+  seq: number;
+  firstSeq: number;
+  snapshotSeq: number;
+  hasSnapshot: boolean;
+}
+
+async function loadState(files: DatabaseFiles): Promise<LoadedState> {
+  const snapshot = await readSnapshot(files.dbPath);
+  const SQL = await loadSqlJs();
+  let db: Database;
+  try {
+    db = new SQL.Database(snapshot);
+    db.exec('PRAGMA foreign_keys = ON');
+    db.exec(`CREATE TABLE IF NOT EXISTS ${META_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+  } catch (error) {
+    throw new Error(`${files.dbPath} cannot be opened as a database: ${(error as Error).message}`);
+  }
+  const runner = new StatementRunner(db);
+  try {
+    const snapshotSeq = Number(runner.all<{ value: string }>(`SELECT value FROM ${META_TABLE} WHERE key = ?`, [LOG_SEQ_KEY])[0]?.value ?? 0);
+    const { seq, log, firstSeq } = await replayLogs(files, runner, snapshotSeq, snapshot !== undefined);
+    return { db, runner, log, seq, firstSeq, snapshotSeq, hasSnapshot: snapshot !== undefined };
+  } catch (error) {
+    runner.freeAll();
+    db.close();
+    throw error;
   }
 }
 

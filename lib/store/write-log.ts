@@ -248,6 +248,17 @@ export class WriteLog {
     this.pending = [];
   }
 
+  /** Bytes of the file known on disk (written and fsync'd). */
+  get durableLength(): number {
+    return this.durableBytes;
+  }
+
+  /** Gives up a failed log: its file is closed without waiting for anything more. */
+  async abandon(): Promise<void> {
+    this.failure ??= new Error('abandoned');
+    await this.file.close().catch(() => undefined);
+  }
+
   /** Waits for every appended record to be durable. */
   async drain(): Promise<void> {
     while (this.flushing) await this.flushing;

@@ -72,7 +72,7 @@ describe('unknown routes and hostile input', () => {
       ['/alice/settings/api-tokens', () => cookie(alice.session)],
       ['/api/v1/repos/alice/project/issues', () => bearer(alice.token)],
       ['/api/v1/repos/alice/project/pulls', () => bearer(alice.token)],
-      ['/api/v1/ci/status', () => ({})],
+      // /api/v1/ci/status takes JSON only (415 for forms, issue 7 point 13); its 413 is in ci.test.ts.
     ];
 
     it.each(targets)('%s with a declared length', async (path, headers) => {
