@@ -28,10 +28,13 @@ export const STATUS_BY_KIND: Readonly<Record<ErrorKind, number>> = Object.freeze
 /** An expected failure with a message that is safe to show to the client. */
 export class RepoHostError extends Error {
   readonly kind: ErrorKind;
-  constructor(kind: ErrorKind, message: string) {
+  /** For refusals that pass (429, 503): when to try again, sent as `Retry-After`. */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(kind: ErrorKind, message: string, retryAfterSeconds?: number) {
     super(message);
     this.name = 'RepoHostError';
     this.kind = kind;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
   get status(): number {
     return STATUS_BY_KIND[this.kind];
@@ -47,7 +50,7 @@ export const conflict = (message: string) => new RepoHostError('conflict', messa
 export const notAllowed = (message: string) => new RepoHostError('not_allowed', message);
 export const tooLarge = (message: string) => new RepoHostError('too_large', message);
 export const unsupported = (message: string) => new RepoHostError('unsupported', message);
-export const unavailable = (message: string) => new RepoHostError('unavailable', message);
+export const unavailable = (message: string, retryAfterSeconds?: number) => new RepoHostError('unavailable', message, retryAfterSeconds);
 
 export function isRepoHostError(error: unknown): error is RepoHostError {
   return error instanceof RepoHostError;

@@ -7,6 +7,7 @@ import { listen, type Listener } from 'listhen';
 import { startAdminChannel, type AdminChannel } from './admin/channel-server.js';
 import type { AppContext } from './context.js';
 import { GitRepositories } from './git/repositories.js';
+import { ConcurrencyGate } from './concurrency-gate.js';
 import { createApp } from './http/app.js';
 import { resolveOptions, type RepoHostOptions, type ResolvedOptions } from './options.js';
 import { createAdminOperations, type AdminOperations } from './services/admin.js';
@@ -54,6 +55,10 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
     root: join(options.dataDir, 'repositories'),
     allowLocalImport: options.allowLocalImport,
     transferIdleTimeoutMs: options.gitIdleTimeoutMs,
+    importTimeoutMs: options.importTimeoutMs,
+    maxImportBytes: options.maxImportBytes,
+    importLowSpeedBytesPerSecond: options.importLowSpeedBytesPerSecond,
+    importLowSpeedSeconds: options.importLowSpeedSeconds,
   });
   const avatarUrl = (user: { avatar_file: string | null; username: string }) =>
     user.avatar_file ? `${baseUrl()}/avatars/${user.avatar_file}` : `${baseUrl()}/avatars/default.svg`;
@@ -71,7 +76,7 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
     passwords,
     users: new UserService(store, passwords, throttle, options.bcryptCost, avatarUrl, nowIso),
     credentials: new CredentialService(store, () => new Date()),
-    repos: new RepositoryService(store, git, baseUrl, nowIso),
+    repos: new RepositoryService(store, git, baseUrl, nowIso, new ConcurrencyGate(options.maxImports, options.maxImportsPerUser)),
     issues: new IssueService(store, nowIso),
     labels: new LabelService(store, nowIso),
     collaborators: new CollaboratorService(store, avatarUrl, nowIso),

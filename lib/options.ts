@@ -53,6 +53,30 @@ export interface RepoHostOptions {
    */
   publicUrl?: string;
   /**
+   * Imports (`/new` with clone_url) running at once on this host, and per user; beyond them the answer is 503
+   * (429 for one user's) with Retry-After.
+   * @default 4 and 2
+   */
+  maxImports?: number;
+  maxImportsPerUser?: number;
+  /**
+   * Largest repository an import may bring, in bytes on disk; a larger one is stopped and refused with 413.
+   * @default 1073741824 (1 GiB)
+   */
+  maxImportBytes?: number;
+  /**
+   * An import (http or https) that receives fewer than this many bytes per second for `importLowSpeedSeconds` is
+   * given up on, instead of waiting for `importTimeoutMs`.
+   * @default 1000 and 30
+   */
+  importLowSpeedBytesPerSecond?: number;
+  importLowSpeedSeconds?: number;
+  /**
+   * Time limit of one import, in milliseconds.
+   * @default 600000
+   */
+  importTimeoutMs?: number;
+  /**
    * A git transfer in which no byte moved either way for this long is ended and its git processes killed
    * (a client that asks for a pack and never reads it). 0 turns it off.
    * @default 60000
@@ -107,6 +131,12 @@ export interface ResolvedOptions {
   readonly snapshotThresholdBytes: number;
   readonly publicUrl: string | undefined;
   readonly noreplyEmailDomain: string;
+  readonly maxImports: number;
+  readonly maxImportsPerUser: number;
+  readonly maxImportBytes: number;
+  readonly importLowSpeedBytesPerSecond: number;
+  readonly importLowSpeedSeconds: number;
+  readonly importTimeoutMs: number;
   readonly gitIdleTimeoutMs: number;
   readonly maxGitTransfers: number;
   readonly maxGitTransfersPerClient: number;
@@ -153,6 +183,12 @@ export function resolveOptions(options: RepoHostOptions, tempDir: () => string):
     snapshotThresholdBytes: positiveInteger('snapshotThresholdBytes', options.snapshotThresholdBytes, 64 * 1024 * 1024, 1024),
     publicUrl: options.publicUrl?.replace(/\/+$/, ''),
     noreplyEmailDomain: emailDomain(options.noreplyEmailDomain),
+    maxImports: positiveInteger('maxImports', options.maxImports, 4),
+    maxImportsPerUser: positiveInteger('maxImportsPerUser', options.maxImportsPerUser, 2),
+    maxImportBytes: positiveInteger('maxImportBytes', options.maxImportBytes, 1024 ** 3),
+    importLowSpeedBytesPerSecond: positiveInteger('importLowSpeedBytesPerSecond', options.importLowSpeedBytesPerSecond, 1000),
+    importLowSpeedSeconds: positiveInteger('importLowSpeedSeconds', options.importLowSpeedSeconds, 30),
+    importTimeoutMs: positiveInteger('importTimeoutMs', options.importTimeoutMs, 600_000),
     gitIdleTimeoutMs: positiveInteger('gitIdleTimeoutMs', options.gitIdleTimeoutMs, 60_000, 0),
     maxGitTransfers: positiveInteger('maxGitTransfers', options.maxGitTransfers, 16),
     maxGitTransfersPerClient: positiveInteger('maxGitTransfersPerClient', options.maxGitTransfersPerClient, 4),

@@ -1,7 +1,7 @@
 import { access, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { conflict, invalid, notAllowed, notFound } from '../errors.js';
+import { conflict, invalid, notAllowed, notFound, tooLarge } from '../errors.js';
 import { changedFiles, commitsBetween, streamDiff, streamFormatPatch, type ChangedFile, type CommitSummary } from './diff.js';
 import { isAncestor, merge, MergeRefusedError, mergeTree, type MergeOptions } from './merge.js';
 import { checkImportSource } from './import-guard.js';
@@ -9,6 +9,7 @@ import { LruCache } from './lru.js';
 import { Maintenance } from './maintenance.js';
 import { isSafeBranchName, normaliseTreePath, repositoryPath } from './names.js';
 import { readRefs, type RefChange } from './refs.js';
+import { folderBytes, watchFolderSize } from './size-watch.js';
 import { isGitError, runGit } from './run-git.js';
 import { handleSmartHttp, type GitHttpResult, type SmartHttpRequest } from './smart-http.js';
 import { TreeListing, type FileEntry } from './tree-listing.js';
@@ -38,6 +39,11 @@ export interface GitRepositoriesOptions {
    * @default 600000
    */
   importTimeoutMs?: number;
+  /** Largest repository an import may bring, in bytes on disk. @default 1073741824 */
+  maxImportBytes?: number;
+  /** An import slower than `importLowSpeedBytesPerSecond` for `importLowSpeedSeconds` is aborted (http and https). */
+  importLowSpeedBytesPerSecond?: number;
+  importLowSpeedSeconds?: number;
   /** A transfer in which nothing moved for this long is ended (0: never). @default 0 */
   transferIdleTimeoutMs?: number;
 }
@@ -63,6 +69,7 @@ export class GitRepositories {
   readonly #mergeable = new LruCache<string, boolean>(4096);
   readonly #maintenance: Maintenance;
   readonly #importTimeoutMs: number;
+  readonly #import: { maxBytes: number; lowSpeedBytes: number; lowSpeedSeconds: number };
   readonly #transferIdleTimeoutMs: number;
 
   constructor(options: GitRepositoriesOptions) {
@@ -71,6 +78,11 @@ export class GitRepositories {
     this.#listing = new TreeListing(options.listingCacheSize ?? 512);
     this.#maintenance = new Maintenance(options.maintenanceDelayMs ?? 1000);
     this.#importTimeoutMs = options.importTimeoutMs ?? 600_000;
+    this.#import = {
+      maxBytes: options.maxImportBytes ?? 1024 ** 3,
+      lowSpeedBytes: options.importLowSpeedBytesPerSecond ?? 1000,
+      lowSpeedSeconds: options.importLowSpeedSeconds ?? 30,
+    };
     this.#transferIdleTimeoutMs = options.transferIdleTimeoutMs ?? 0;
   }
 
@@ -160,19 +172,34 @@ export class GitRepositories {
    */
   async importFrom(owner: string, name: string, url: string): Promise<void> {
     const source = await checkImportSource(url, this.allowLocalImport);
+    const limits = this.#import;
+    const tooBig = new AbortController();
     await this.#buildInPlace(owner, name, async (temp) => {
       try {
         // git clone wants to make the folder itself.
         await rm(temp, { recursive: true });
-        await runGit([...source.gitConfig, 'clone', '--bare', '--quiet', '--no-local', '--template=', '--', source.url, temp], {
-          cwd: dirname(temp),
-          timeoutMs: this.#importTimeoutMs,
-          env: { GIT_ALLOW_PROTOCOL: 'http:https:git' },
-        });
+        const watch = watchFolderSize(temp, limits.maxBytes, () => tooBig.abort());
+        try {
+          await runGit(
+            [
+              ...source.gitConfig,
+              // A server that stops sending (or trickles) is given up on, not waited for until the time limit.
+              ...['-c', `http.lowSpeedLimit=${limits.lowSpeedBytes}`, '-c', `http.lowSpeedTime=${limits.lowSpeedSeconds}`],
+              ...['clone', '--bare', '--quiet', '--no-local', '--template=', '--', source.url, temp],
+            ],
+            { cwd: dirname(temp), timeoutMs: this.#importTimeoutMs, env: { GIT_ALLOW_PROTOCOL: 'http:https:git' }, signal: tooBig.signal },
+          );
+        } finally {
+          watch.stop();
+        }
+        // A clone quicker than the watch's first look is measured once done.
+        if ((await folderBytes(temp)) > limits.maxBytes) tooBig.abort();
+        if (tooBig.signal.aborted) throw tooLarge(`the repository at clone_url is larger than ${limits.maxBytes} bytes`);
         await runGit(['config', '--unset-all', 'remote.origin.url'], { gitDir: temp }).catch(() => {});
         await runGit(['config', '--remove-section', 'remote.origin'], { gitDir: temp }).catch(() => {});
         await this.#fixHead(temp, []);
       } catch (error) {
+        if (tooBig.signal.aborted) throw tooLarge(`the repository at clone_url is larger than ${limits.maxBytes} bytes`);
         if (isGitError(error)) {
           const reason = error.timedOut ? 'timed out' : (error.stderr.trim().split('\n').pop() ?? '').replace(/^fatal: /, '').slice(0, 200);
           throw invalid(`import from clone_url failed${reason ? `: ${reason}` : ''}`);

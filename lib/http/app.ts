@@ -47,7 +47,8 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
     silent: true,
     onError: async (error, event) => {
       const { status, body } = errorResponse(error);
-      if (status >= 500) log(`repohost: ${event.req.method} ${event.url.pathname} failed: ${(error.cause as Error)?.stack ?? error.stack}`);
+      // Expected refusals (a RepoHostError, 503s for a busy host included) are answers, not failures to log.
+      if (status >= 500 && !isRepoHostError(error.cause)) log(`repohost: ${event.req.method} ${event.url.pathname} failed: ${(error.cause as Error)?.stack ?? error.stack}`);
       if (status === 404 && wantsHtml(event)) {
         const viewer = await currentUser(ctx, event).catch(() => undefined);
         return new Response(notFoundView(viewer && { username: viewer.username, csrf: forgery.tokenOf(event) }), { status, headers: { 'content-type': 'text/html; charset=utf-8' } });

@@ -2,8 +2,8 @@ import { RepoHostError } from '../errors.js';
 
 /** Too many failed password attempts: 429 with `Retry-After`. */
 export class TooManyAttemptsError extends RepoHostError {
-  constructor(readonly retryAfterSeconds: number) {
-    super('rate_limited', `Too many failed sign-in attempts; try again in ${retryAfterSeconds} seconds`);
+  constructor(retryAfterSeconds: number) {
+    super('rate_limited', `Too many failed sign-in attempts; try again in ${retryAfterSeconds} seconds`, retryAfterSeconds);
   }
 }
 

@@ -1,4 +1,5 @@
-import { conflict, invalid, notFound } from '../errors.js';
+import type { ConcurrencyGate } from '../concurrency-gate.js';
+import { conflict, invalid, notFound, RepoHostError, unavailable } from '../errors.js';
 import type { Store } from '../store/database.js';
 import {
   branchesOf,
@@ -48,6 +49,7 @@ export interface NewRepository {
 export type { Viewer } from './permissions.js';
 
 const MAX_DESCRIPTION = 2048;
+const IMPORT_RETRY_SECONDS = 10;
 const BUSY = 'another change to this repository is in progress; try again';
 const BUSY_OR_TAKEN = 'repository already exists, or another change to it is in progress';
 const ZERO_SHA = /^0+$/;
@@ -68,6 +70,8 @@ export class RepositoryService {
     private readonly git: GitBackend,
     private readonly baseUrl: () => string,
     private readonly now: () => string,
+    /** Imports running at once, in all and per user. */
+    private readonly imports: ConcurrencyGate,
   ) {}
 
   async create(owner: UserRow, input: NewRepository): Promise<RepositoryRow> {
@@ -75,6 +79,17 @@ export class RepositoryService {
     const description = optionalText('description', input.description, MAX_DESCRIPTION);
     const isPrivate = parseVisibility(input.visibility);
     const cloneUrl = optionalText('clone_url', input.cloneUrl, 2048).trim();
+    const place = cloneUrl ? this.imports.enter(String(owner.id)) : () => undefined;
+    if (place === 'busy') throw unavailable('Too many imports are running; try again shortly', IMPORT_RETRY_SECONDS);
+    if (place === 'client-busy') throw new RepoHostError('rate_limited', 'You have as many imports running as allowed; try again when one has finished', IMPORT_RETRY_SECONDS);
+    try {
+      return await this.createHolding(owner, { name, description, isPrivate, cloneUrl });
+    } finally {
+      place();
+    }
+  }
+
+  private createHolding(owner: UserRow, { name, description, isPrivate, cloneUrl }: { name: string; description: string; isPrivate: boolean; cloneUrl: string }): Promise<RepositoryRow> {
     return this.names.with(owner.id, [name], 'repository already exists', async () => {
       if (repositoryByName(this.store, owner.id, name)) throw conflict('repository already exists');
       // A folder without a record is what a crash between the two left behind: nothing ever acknowledged it.

@@ -257,6 +257,7 @@ export class Store implements ReadTx {
     if (this.failure) return;
     this.failure = error;
     this.failureCount += 1;
+    process.stderr.write(`repohost: a write could not be made durable (${(error as Error).message}); reloading the database from disk\n`);
     const failed = this.log;
     this.recovery = (async () => {
       if (this.snapshotting) await this.snapshotting.catch(() => undefined);

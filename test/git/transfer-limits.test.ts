@@ -99,8 +99,8 @@ describe('git transfer limits', () => {
 
 describe('the transfer gate', () => {
   it('holds at most the cap in all, and at most the per-client cap for one address', async () => {
-    const { TransferGate } = await import('../../lib/git/transfer-gate.js');
-    const gate = new TransferGate(3, 2);
+    const { ConcurrencyGate } = await import('../../lib/concurrency-gate.js');
+    const gate = new ConcurrencyGate(3, 2);
     const a1 = gate.enter('a');
     const a2 = gate.enter('a');
     expect(gate.enter('a')).toBe('client-busy');

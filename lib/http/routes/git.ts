@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { getQuery, getRequestHeader, HTTPResponse, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../../context.js';
 import { plain, requestedService, toWebResponse } from '../../git/smart-http.js';
-import { TransferGate } from '../../git/transfer-gate.js';
+import { ConcurrencyGate } from '../../concurrency-gate.js';
 import { atLeast } from '../../services/permissions.js';
 import { retryAfterOf } from '../retry-after.js';
 import { clientAddress, currentUser } from '../auth.js';
@@ -23,7 +23,7 @@ const textResponse = (status: number, message: string, headers: Record<string, s
  */
 export function mountGitRoutes(app: H3, ctx: AppContext): void {
   const git = ctx.git;
-  const gate = new TransferGate(ctx.options.maxGitTransfers, ctx.options.maxGitTransfersPerClient);
+  const gate = new ConcurrencyGate(ctx.options.maxGitTransfers, ctx.options.maxGitTransfersPerClient);
   const handle = (action: string) => async (event: H3Event) => {
     const params = event.context.params ?? {};
     const owner = params.owner ?? '';

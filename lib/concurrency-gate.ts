@@ -1,8 +1,8 @@
 /**
- * Caps the git transfers running at once, in all and per client address, so a few clients cannot hold every git
- * process (and the memory packing takes) of the host. Beyond a cap the caller answers 503 with Retry-After.
+ * Caps expensive operations running at once, in all and per client (an address, a user), so a few clients cannot
+ * hold every place: git transfers, imports. Beyond a cap the caller answers 503 with Retry-After.
  */
-export class TransferGate {
+export class ConcurrencyGate {
   #running = 0;
   readonly #perClient = new Map<string, number>();
 
