@@ -12,6 +12,9 @@ export class LruCache<K, V> {
     this.#map.set(key, value);
     return value;
   }
+  delete(key: K): void {
+    this.#map.delete(key);
+  }
   set(key: K, value: V): void {
     this.#map.delete(key);
     this.#map.set(key, value);

@@ -1,3 +1,4 @@
+import { LruCache } from './lru.js';
 import { runGit } from './run-git.js';
 
 /** The id git uses for "no object" in ref updates (SHA-1 width; SHA-256 repositories use 64 zeros). */
@@ -31,4 +32,33 @@ export function diffRefs(before: Map<string, string>, after: Map<string, string>
   }
   for (const [ref, now] of after) if (!before.has(ref)) changes.push({ ref, before: zero(now), after: now });
   return changes.sort((a, b) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
+}
+
+/**
+ * Every repository's refs, read once and kept until this process changes them: all ref changes pass through it
+ * (pushes, imports, merges, seeds, renames), and each calls `forget`. Counts and listings then resolve branches
+ * without running git when nothing changed.
+ */
+export class RefCache {
+  readonly #entries: LruCache<string, Promise<Map<string, string>>>;
+
+  constructor(repositories = 1024) {
+    this.#entries = new LruCache(repositories);
+  }
+
+  /** The refs of the repository at `gitDir` (shared: do not change the map). */
+  refs(gitDir: string): Promise<ReadonlyMap<string, string>> {
+    let refs = this.#entries.get(gitDir);
+    if (!refs) {
+      refs = readRefs(gitDir);
+      this.#entries.set(gitDir, refs);
+      refs.catch(() => this.#entries.delete(gitDir));
+    }
+    return refs;
+  }
+
+  /** Drops what is known of the repository: its refs changed, or it moved or went away. */
+  forget(gitDir: string): void {
+    this.#entries.delete(gitDir);
+  }
 }

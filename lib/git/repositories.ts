@@ -8,7 +8,7 @@ import { checkImportSource } from './import-guard.js';
 import { LruCache } from './lru.js';
 import { Maintenance } from './maintenance.js';
 import { isSafeBranchName, normaliseTreePath, repositoryPath } from './names.js';
-import { readRefs, type RefChange } from './refs.js';
+import { RefCache, type RefChange } from './refs.js';
 import { folderBytes, watchFolderSize } from './size-watch.js';
 import { isGitError, runGit } from './run-git.js';
 import { handleSmartHttp, type GitHttpResult, type SmartHttpRequest } from './smart-http.js';
@@ -66,6 +66,7 @@ export class GitRepositories {
   readonly allowLocalImport: boolean;
   readonly #listing: TreeListing;
   readonly #counts = new LruCache<string, number>(4096);
+  readonly #refs = new RefCache();
   readonly #mergeable = new LruCache<string, boolean>(4096);
   readonly #maintenance: Maintenance;
   readonly #importTimeoutMs: number;
@@ -133,12 +134,14 @@ export class GitRepositories {
       await build(temp);
       try {
         await rename(temp, path);
+        this.#refs.forget(path);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR') throw conflict('repository already exists');
         throw error;
       }
     } finally {
+      this.#refs.forget(temp);
       await rm(temp, { recursive: true, force: true });
     }
   }
@@ -147,6 +150,7 @@ export class GitRepositories {
   async remove(owner: string, name: string): Promise<void> {
     const path = this.pathOf(owner, name);
     await this.#maintenance.forget(path);
+    this.#refs.forget(path);
     await rm(path, { recursive: true, force: true });
   }
 
@@ -156,6 +160,8 @@ export class GitRepositories {
     const to = this.pathOf(owner, newName);
     if (from === to) return;
     await this.#maintenance.forget(from);
+    this.#refs.forget(from);
+    this.#refs.forget(to);
     try {
       await rename(from, to);
     } catch (error) {
@@ -213,8 +219,9 @@ export class GitRepositories {
   /** Number of branches (`refs/heads/*`). */
   async countBranches(owner: string, name: string): Promise<number> {
     const path = await this.#existing(owner, name);
-    const { stdout } = await runGit(['for-each-ref', '--format=x', 'refs/heads/'], { gitDir: path });
-    return stdout.length / 2;
+    let count = 0;
+    for (const ref of (await this.#refs.refs(path)).keys()) if (ref.startsWith(BRANCH_PREFIX)) count += 1;
+    return count;
   }
 
   /** Commits reachable from the branch; 0 for an unknown branch or an empty repository. */
@@ -248,7 +255,10 @@ export class GitRepositories {
 
   /** Every ref (branches, tags, ...) with the id it points to; snapshot for diffing a push. */
   async refsOf(owner: string, name: string): Promise<Map<string, string>> {
-    return readRefs(await this.#existing(owner, name));
+    // Read from the disk, not the cache: callers diff it against what they are about to change by hand.
+    const path = await this.#existing(owner, name);
+    this.#refs.forget(path);
+    return new Map(await this.#refs.refs(path));
   }
 
   /** The branch HEAD points to (the default branch), e.g. `main`, even before it exists. */
@@ -265,6 +275,7 @@ export class GitRepositories {
    */
   async afterPush(owner: string, name: string, changes: RefChange[]): Promise<string> {
     const path = await this.#existing(owner, name);
+    this.#refs.forget(path);
     const head = await this.#fixHead(path, changes);
     this.#maintenance.schedule(path);
     return head;
@@ -279,6 +290,7 @@ export class GitRepositories {
     return handleSmartHttp(path, request, {
       idleTimeoutMs: this.#transferIdleTimeoutMs,
       onPushed: async (changes, refsAfter) => {
+        this.#refs.forget(path);
         const head = await this.#fixHead(path, changes, refsAfter).catch(() => this.headBranch(owner, name));
         this.#maintenance.schedule(path);
         await options.onPushed?.(changes, head);
@@ -319,6 +331,7 @@ export class GitRepositories {
       if (error instanceof MergeRefusedError) throw error.reason === 'base_moved' ? conflict(error.message) : notAllowed(error.message);
       throw error;
     } finally {
+      this.#refs.forget(gitDir);
       this.#maintenance.schedule(gitDir);
     }
   }
@@ -333,6 +346,7 @@ export class GitRepositories {
     const gitDir = await this.#existing(owner, name);
     try {
       await runGit(['update-ref', '-d', `refs/heads/${branch}`, expectedSha], { gitDir });
+      this.#refs.forget(gitDir);
       return true;
     } catch (error) {
       if (isGitError(error)) return false;
@@ -377,19 +391,12 @@ export class GitRepositories {
 
   async #resolveBranch(gitDir: string, branch: string): Promise<string | null> {
     if (!isSafeBranchName(branch)) return null;
-    try {
-      const { stdout } = await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], { gitDir });
-      const id = stdout.toString('utf8').trim();
-      return id || null;
-    } catch (error) {
-      if (isGitError(error) && error.code !== null) return null;
-      throw error;
-    }
+    return (await this.#refs.refs(gitDir)).get(`${BRANCH_PREFIX}${branch}`) ?? null;
   }
 
   async #hasBranches(gitDir: string): Promise<boolean> {
-    const { stdout } = await runGit(['for-each-ref', '--count=1', '--format=x', 'refs/heads/'], { gitDir });
-    return stdout.length > 0;
+    for (const ref of (await this.#refs.refs(gitDir)).keys()) if (ref.startsWith(BRANCH_PREFIX)) return true;
+    return false;
   }
 
   /** Points HEAD at an existing branch when its own is gone or unborn; returns the branch HEAD then names. */
@@ -397,7 +404,7 @@ export class GitRepositories {
     // HEAD of a bare repository we created is always a symbolic ref file; reading it saves a git run per push.
     const headFile = await readFile(`${gitDir}/HEAD`, 'utf8').catch(() => '');
     const head = /^ref: (\S+)\s*$/.exec(headFile)?.[1] ?? '';
-    const refs = knownRefs ?? (await readRefs(gitDir));
+    const refs = knownRefs ?? (await this.#refs.refs(gitDir));
     let target = head;
     if (!head || !refs.has(head)) {
       const pushed = changes.find((change) => change.ref.startsWith(BRANCH_PREFIX) && refs.has(change.ref));

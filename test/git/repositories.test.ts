@@ -96,6 +96,8 @@ describe('GitRepositories', () => {
     const commits = (await sh(work, ['rev-list', 'main'])).split('\n');
     const bare = repos.pathOf('alice', 'tricky');
     for (const [index, commit] of commits.entries()) await sh(bare, ['update-ref', `refs/heads/at/${index}`, commit]);
+    // Refs changed behind the host's back: it is told, as every path of its own does.
+    await repos.afterPush('alice', 'tricky', []);
     for (const [index] of commits.entries()) {
       for (const folder of ['', 'src', 'src/lib', 'docs']) {
         const exists = await sh(work, ['cat-file', '-t', `${commits[index]}:${folder}`]).catch(() => '');
@@ -104,6 +106,7 @@ describe('GitRepositories', () => {
       }
     }
     for (const [index] of commits.entries()) await sh(bare, ['update-ref', '-d', `refs/heads/at/${index}`]);
+    await repos.afterPush('alice', 'tricky', []);
   });
 
   it('gives the same answers, without a cache, whether walks narrow early or not, never falling back to one git log per entry', async () => {
@@ -137,6 +140,7 @@ describe('GitRepositories', () => {
     await sh(temp, ['clone', '-q', repos.pathOf('alice', 'tricky'), clone]);
     await sh(clone, ['commit', '-q', '--allow-empty', '-m', 'later']);
     await sh(clone, ['push', '-q', 'origin', 'HEAD:refs/heads/later']);
+    await repos.afterPush('alice', 'tricky', []);
     const listing = await repos.listFiles('alice', 'tricky', 'later');
     expect(listing).toEqual(await expected(clone, 'HEAD', ''));
   });
