@@ -1,6 +1,29 @@
 import type { Store } from './database.js';
 
 /**
+ * Triggers that keep `list_counts` (per repository, kind and status) in step with `table`, then the counts of the
+ * rows already there. Triggers fire on log replay too, so the counts replay with the rows.
+ */
+function countTriggers(table: string, kind: string): string[] {
+  const add = `INSERT INTO list_counts (repo_id, kind, status, n) VALUES (NEW.repo_id, '${kind}', NEW.status, 1)
+        ON CONFLICT (repo_id, kind, status) DO UPDATE SET n = n + 1;`;
+  const remove = `UPDATE list_counts SET n = n - 1 WHERE repo_id = OLD.repo_id AND kind = '${kind}' AND status = OLD.status;`;
+  return [
+    `CREATE TRIGGER ${table}_count_insert AFTER INSERT ON ${table} BEGIN
+        ${add}
+      END`,
+    `CREATE TRIGGER ${table}_count_status AFTER UPDATE OF status ON ${table} WHEN OLD.status != NEW.status BEGIN
+        ${remove}
+        ${add}
+      END`,
+    `CREATE TRIGGER ${table}_count_delete AFTER DELETE ON ${table} BEGIN
+        ${remove}
+      END`,
+    `INSERT INTO list_counts (repo_id, kind, status, n) SELECT repo_id, '${kind}', status, COUNT(*) FROM ${table} GROUP BY repo_id, status`,
+  ];
+}
+
+/**
  * Numbered schema migrations. Each runs once, in order, in its own logged transaction; never edit a
  * released migration, add a new one. SQL stays in the subset shared by SQLite and PostgreSQL where that is free.
  */
@@ -220,32 +243,8 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
         n INTEGER NOT NULL,
         PRIMARY KEY (repo_id, kind, status)
       )`,
-      `CREATE TRIGGER issues_count_insert AFTER INSERT ON issues BEGIN
-        INSERT INTO list_counts (repo_id, kind, status, n) VALUES (NEW.repo_id, 'issue', NEW.status, 1)
-        ON CONFLICT (repo_id, kind, status) DO UPDATE SET n = n + 1;
-      END`,
-      `CREATE TRIGGER issues_count_status AFTER UPDATE OF status ON issues WHEN OLD.status != NEW.status BEGIN
-        UPDATE list_counts SET n = n - 1 WHERE repo_id = OLD.repo_id AND kind = 'issue' AND status = OLD.status;
-        INSERT INTO list_counts (repo_id, kind, status, n) VALUES (NEW.repo_id, 'issue', NEW.status, 1)
-        ON CONFLICT (repo_id, kind, status) DO UPDATE SET n = n + 1;
-      END`,
-      `CREATE TRIGGER issues_count_delete AFTER DELETE ON issues BEGIN
-        UPDATE list_counts SET n = n - 1 WHERE repo_id = OLD.repo_id AND kind = 'issue' AND status = OLD.status;
-      END`,
-      `INSERT INTO list_counts (repo_id, kind, status, n) SELECT repo_id, 'issue', status, COUNT(*) FROM issues GROUP BY repo_id, status`,
-      `CREATE TRIGGER pull_requests_count_insert AFTER INSERT ON pull_requests BEGIN
-        INSERT INTO list_counts (repo_id, kind, status, n) VALUES (NEW.repo_id, 'pull', NEW.status, 1)
-        ON CONFLICT (repo_id, kind, status) DO UPDATE SET n = n + 1;
-      END`,
-      `CREATE TRIGGER pull_requests_count_status AFTER UPDATE OF status ON pull_requests WHEN OLD.status != NEW.status BEGIN
-        UPDATE list_counts SET n = n - 1 WHERE repo_id = OLD.repo_id AND kind = 'pull' AND status = OLD.status;
-        INSERT INTO list_counts (repo_id, kind, status, n) VALUES (NEW.repo_id, 'pull', NEW.status, 1)
-        ON CONFLICT (repo_id, kind, status) DO UPDATE SET n = n + 1;
-      END`,
-      `CREATE TRIGGER pull_requests_count_delete AFTER DELETE ON pull_requests BEGIN
-        UPDATE list_counts SET n = n - 1 WHERE repo_id = OLD.repo_id AND kind = 'pull' AND status = OLD.status;
-      END`,
-      `INSERT INTO list_counts (repo_id, kind, status, n) SELECT repo_id, 'pull', status, COUNT(*) FROM pull_requests GROUP BY repo_id, status`,
+      ...countTriggers('issues', 'issue'),
+      ...countTriggers('pull_requests', 'pull'),
     ],
   },
 ];

@@ -184,7 +184,8 @@ async function main() {
     const coldSub = [];
     for (let run = 0; run < RUNS; run++) {
       const branch = `cold-${run}`;
-      await git(['--git-dir', repoDir, 'branch', branch, `main~${run * 7}`]);
+      // Through the host, as every ref change is (it caches refs until it changes them itself).
+      await git(['--git-dir', source, 'push', '-q', authed('push-0'), `main~${run * 7}:refs/heads/${branch}`]);
       coldTop.push(await timed(() => list(branch, '')));
       coldSub.push(await timed(() => list(branch, 'src/m07/s3')));
     }
@@ -194,6 +195,21 @@ async function main() {
     const warmSub = [];
     await list('main', 'src/m07/s3');
     for (let run = 0; run < 20; run++) warmSub.push(await timed(() => list('main', 'src/m07/s3')));
+
+    // Counts (spec endpoints 14 and 15), warm: refs and counts are cached until a ref changes.
+    const counted = async (path) => {
+      const response = await fetch(`${host.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+      const body = await response.json();
+      if (!body.success) throw new Error(`count failed: ${JSON.stringify(body)}`);
+    };
+    await counted('/api/v1/bench/push-0/branches/count');
+    await counted('/api/v1/bench/push-0/main/commits/count');
+    const warmBranches = [];
+    for (let run = 0; run < 50; run++) warmBranches.push(await timed(() => counted('/api/v1/bench/push-0/branches/count')));
+    const warmCommits = [];
+    for (let run = 0; run < 50; run++) warmCommits.push(await timed(() => counted('/api/v1/bench/push-0/main/commits/count')));
+    const warmList = [];
+    for (let run = 0; run < 50; run++) warmList.push(await timed(() => list('main', '')));
 
     const min = (values) => Math.min(...values);
     const row = (label, values, bases, target) => {
@@ -212,6 +228,9 @@ async function main() {
     row('listing cold, src/m07/s3 (10 entries)', coldSub, walks);
     row('listing warm, top level (HTTP round trip)', warm, undefined, '<= 50 ms');
     row('listing warm, src/m07/s3 (HTTP round trip)', warmSub, undefined, '<= 50 ms');
+    row('listing warm, top level (50 runs)', warmList, undefined, '<= 3 ms');
+    row('branch count warm (HTTP round trip, 50 runs)', warmBranches, undefined, '<= 3 ms');
+    row('commit count warm (HTTP round trip, 50 runs)', warmCommits, undefined, '<= 3 ms');
   } finally {
     for (const host of hosts) await host.close();
     if (process.env.BENCH_KEEP) console.log(`kept ${temp}`);
