@@ -128,8 +128,8 @@ export async function handleSmartHttp(gitDir: string, request: SmartHttpRequest,
   if (request.action === 'info/refs') {
     const child = spawnGit([...config, command, '--stateless-rpc', '--advertise-refs', '.'], { gitDir, env, signal: request.signal });
     child.stdin.end();
-    const idle = new IdleTimer(options.idleTimeoutMs ?? 0, () => stall(child, out));
-    const out = idle.tap();
+    const idle: IdleTimer = new IdleTimer(options.idleTimeoutMs ?? 0, (): boolean => out.readableLength > 0, () => stall(child, out));
+    const out: Transform = idle.tap();
     const v2 = !!protocol && /(?:^|:)version=2(?::|$)/.test(protocol);
     if (!v2) out.write(`${pktLine(`# service=${service}\n`)}0000`);
     child.stdout.pipe(out, { end: false });
@@ -153,14 +153,17 @@ export async function handleSmartHttp(gitDir: string, request: SmartHttpRequest,
   }
   const before = service === 'git-receive-pack' ? await readRefs(gitDir) : undefined;
   const child = spawnGit([...config, command, '--stateless-rpc', '.'], { gitDir, env, signal: request.signal });
-  const idle = new IdleTimer(options.idleTimeoutMs ?? 0, () => stall(child, out));
+  let bodyDone = false;
+  const idle: IdleTimer = new IdleTimer(options.idleTimeoutMs ?? 0, (): boolean => !bodyDone || out.readableLength > 0, () => stall(child, out));
   const body = request.body ? (request.body instanceof Readable ? request.body : Readable.fromWeb(request.body as import('node:stream/web').ReadableStream)) : Readable.from([]);
-  const stages: NodeJS.ReadableStream[] = decoder ? [body, idle.tap(), decoder] : [body, idle.tap()];
+  const input = idle.tap();
+  input.once('end', () => (bodyDone = true));
+  const stages: NodeJS.ReadableStream[] = decoder ? [body, input, decoder] : [body, input];
   pipeline([...stages, child.stdin] as unknown as [Readable, NodeJS.WritableStream], (error) => {
     // A client that disconnects, or a corrupt gzip body: stop git rather than let it wait for input.
     if (error) child.kill('SIGTERM');
   });
-  const out = idle.tap();
+  const out: Transform = idle.tap();
   out.on('close', () => {
     idle.stop();
     child.kill('SIGTERM');

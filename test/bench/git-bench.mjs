@@ -5,98 +5,11 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { createRepoHost } from '../../dist/index.js';
+import { buildSyntheticRepository, env, FILES, git, median, ms, timed } from './synthetic-repo.mjs';
 
 const COMMITS = Number(process.env.BENCH_COMMITS ?? 20_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-const MODULES = 20; // src/mNN/sNN/fNN.txt: 20 x 10 x 10 = 2,000 files
-const FILES = MODULES * 10 * 10;
-
-const env = { PATH: process.env.PATH ?? '', HOME: tmpdir(), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', LANG: 'C' };
-
-/** Runs git; resolves with stdout byte count (output is discarded, as a client would write it to disk). */
-function git(args, { cwd, input } = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let bytes = 0;
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (bytes += chunk.length));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(bytes) : reject(new Error(`git ${args.join(' ')}: ${code}\n${stderr}`))));
-    if (input) {
-      (async () => {
-        for await (const piece of input) if (!child.stdin.write(piece)) await new Promise((r) => child.stdin.once('drain', r));
-        child.stdin.end();
-      })().catch(reject);
-    } else child.stdin.end();
-  });
-}
-
-async function timed(fn) {
-  const start = performance.now();
-  await fn();
-  return performance.now() - start;
-}
-
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const ms = (value) => `${value.toFixed(1)} ms`;
-
-/** A deterministic fast-import stream: one commit adding 2,000 files, then small edits, a merge every 200 commits. */
-function* fastImport() {
-  let seed = 42;
-  const random = (n) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
-  const path = (i) => `src/m${String(Math.floor(i / 100)).padStart(2, '0')}/s${Math.floor(i / 10) % 10}/f${i % 10}.txt`;
-  const body = (i, version) => `file ${i} version ${version}\n${'lorem ipsum dolor sit amet '.repeat(4 + (i % 7))}\n`;
-  const data = (text) => `data ${Buffer.byteLength(text)}\n${text}\n`;
-  let time = 1_600_000_000;
-  let mark = 0;
-  const commit = (ref, message, changes, from, merge) => {
-    mark += 1;
-    time += 60;
-    let out = `commit ${ref}\nmark :${mark}\ncommitter Bench <bench@example.com> ${time} +0000\n${data(message)}`;
-    if (from) out += `from :${from}\n`;
-    if (merge) out += `merge :${merge}\n`;
-    for (const [file, text] of changes) out += `M 100644 inline ${file}\n${data(text)}`;
-    return out;
-  };
-  const initial = [['README.md', '# bench\n'], ['LICENSE', 'MIT\n']];
-  for (let i = 0; i < FILES; i++) initial.push([path(i), body(i, 0)]);
-  yield commit('refs/heads/main', 'Initial import', initial);
-  let main = mark;
-  let made = 1;
-  while (made < COMMITS) {
-    if (made % 200 === 199 && made + 4 <= COMMITS) {
-      // A side branch of three commits merged back (no-ff): exercises -m blocks in the walk.
-      let side = main;
-      for (let k = 0; k < 3; k++) {
-        const i = random(FILES);
-        yield commit('refs/heads/side', `side change ${made} ${k}`, [[path(i), body(i, made)]], side);
-        side = mark;
-        made += 1;
-      }
-      const i = random(FILES);
-      yield commit('refs/heads/main', `main change ${made}`, [[path(i), body(i, made)]], main);
-      main = mark;
-      yield commit('refs/heads/main', `Merge side ${made}`, [], main, side);
-      main = mark;
-      made += 2;
-      continue;
-    }
-    const changes = [];
-    for (let n = 1 + random(3); n > 0; n--) {
-      const i = random(FILES);
-      changes.push([path(i), body(i, made)]);
-    }
-    if (made % 1000 === 0) changes.push(['README.md', `# bench\nrevision ${made}\n`]);
-    yield commit('refs/heads/main', `change ${made}`, changes, main);
-    main = mark;
-    made += 1;
-  }
-  yield 'done\n';
-}
-
 async function waitFor(path, timeoutMs) {
   const until = Date.now() + timeoutMs;
   while (!existsSync(path) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
@@ -109,12 +22,7 @@ async function main() {
   const hosts = [];
   try {
     console.log(`building a synthetic repository: ${COMMITS} commits, ${FILES} files in nested folders ...`);
-    const built = await timed(async () => {
-      await git(['init', '-q', '--bare', '-b', 'main', source]);
-      await git(['--git-dir', source, 'fast-import', '--quiet'], { input: fastImport() });
-      await git(['--git-dir', source, 'repack', '-adq']);
-      await git(['--git-dir', source, 'branch', '-D', 'side']);
-    });
+    const built = await timed(() => buildSyntheticRepository(source, COMMITS));
     const count = (await new Promise((resolve) => {
       const child = spawn('git', ['--git-dir', source, 'rev-list', '--count', 'main'], { env });
       let out = '';
