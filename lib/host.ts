@@ -131,6 +131,7 @@ export async function openHostCore(input: RepoHostOptions = {}): Promise<HostCor
       close: () =>
         (closing ??= (async () => {
           try {
+            await openCtx.pulls.idle();
             await openCtx.git.close();
             await openCtx.passwords.close();
             await openStore.close();

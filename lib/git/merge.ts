@@ -16,7 +16,7 @@ export interface MergeOptions {
 /** Why a merge cannot be made: the service answers 405 for these, 409 for `base_moved`. */
 export class MergeRefusedError extends Error {
   constructor(
-    readonly reason: 'conflict' | 'not_fast_forward' | 'nothing_to_merge' | 'base_moved',
+    readonly reason: 'conflict' | 'not_fast_forward' | 'base_moved',
     message: string,
   ) {
     super(message);
@@ -109,8 +109,6 @@ export async function merge(gitDir: string, options: MergeOptions): Promise<{ sh
   if (options.method === 'fast-forward') {
     if (!(await isAncestor(gitDir, baseSha, headSha))) throw new MergeRefusedError('not_fast_forward', 'base cannot be fast-forwarded to head: the branches have diverged');
     sha = headSha;
-  } else if (await isAncestor(gitDir, headSha, baseSha)) {
-    throw new MergeRefusedError('nothing_to_merge', 'head is already merged into base');
   } else if (options.method === 'rebase') {
     const { stdout } = await runGit(['rev-list', '--reverse', '--topo-order', '--no-merges', `${baseSha}..${headSha}`], { gitDir });
     sha = baseSha;

@@ -336,6 +336,13 @@ export class GitRepositories {
     }
   }
 
+  async branchesMergedInto(owner: string, name: string, commit: string): Promise<Set<string>> {
+    if (!/^[0-9a-f]{40,64}$/.test(commit)) return new Set();
+    const gitDir = await this.#existing(owner, name);
+    const { stdout } = await runGit(['for-each-ref', `--merged=${commit}`, '--format=%(refname)', 'refs/heads/'], { gitDir });
+    return new Set(stdout.toString('utf8').split('\n').filter(Boolean).map((ref) => ref.slice(BRANCH_PREFIX.length)));
+  }
+
   async isAncestor(owner: string, name: string, ancestor: string, descendant: string): Promise<boolean> {
     return isAncestor(await this.#existing(owner, name), ancestor, descendant);
   }

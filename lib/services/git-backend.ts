@@ -16,6 +16,8 @@ export interface PullGit {
   /** Makes the merge and moves base if it still points at `baseSha`: 405-kind errors when it cannot, 409 when base moved. */
   merge(owner: string, name: string, options: MergeOptions): Promise<{ sha: string }>;
   isAncestor(owner: string, name: string, ancestor: string, descendant: string): Promise<boolean>;
+  /** The branches whose tips are reachable from `commit` (one git run for all of them). */
+  branchesMergedInto(owner: string, name: string, commit: string): Promise<Set<string>>;
   /** Deletes the branch if it still points at `expectedSha`; false when it moved or is gone. */
   deleteBranch(owner: string, name: string, branch: string, expectedSha: string): Promise<boolean>;
 }

@@ -94,6 +94,8 @@ export class PullService {
     private readonly statuses: CommitStatusService,
   ) {}
 
+  private readonly pending = new Set<Promise<unknown>>();
+
   list(repo: RepositoryRow, status: PullListStatus, page: PageWindow): { items: PullRow[]; total: number } {
     return { items: pullsOfRepository(this.store, repo.id, status, page), total: countPulls(this.store, repo.id, status) };
   }
@@ -221,37 +223,52 @@ export class PullService {
       message: `${title || defaultTitle}\n\n${message || (method === 'squash' ? '' : pull.title)}`.trim() + '\n',
       committer: identity,
     });
-    const change = { ref: `${BRANCH_PREFIX}${pull.base}`, before: baseSha, after: result.sha };
     await writeToRepository(this.store, repo, (tx) => {
       if (result.sha !== baseSha) upsertBranch(tx, repo.id, pull.base, result.sha, now);
       markPullMerged(tx, pull.id, { byUserId: merger.id, sha: result.sha, headSha, baseSha, now });
     });
-    await this.afterRefsMoved(repo, result.sha !== baseSha ? [change] : [], merger);
+    // The other open pull requests on this base follow in the background: what they show of mergeability is computed
+    // from the branches when read, so only their recorded commits lag by a moment.
+    if (result.sha !== baseSha) {
+      const change = { ref: `${BRANCH_PREFIX}${pull.base}`, before: baseSha, after: result.sha };
+      this.background(this.afterRefsMoved(repo, [change], merger));
+    }
     if (truthy(request.deleteBranch)) await this.deleteHeadBranch(repo, pull.head, headSha);
     return result;
   }
 
   /**
    * Follows refs that moved (a push, a merge): open pull requests get their new commits, and one whose head became
-   * reachable from its base was merged by hand and is marked so, as Gitea does.
+   * reachable from its base was merged by hand and is marked so, as Gitea does. One git run per distinct new base
+   * finds what it merged.
    */
   async afterRefsMoved(repo: RepositoryRow, changes: readonly RefChange[], pusher: UserRow | undefined): Promise<void> {
-    const moved = changes.filter((change) => change.ref.startsWith(BRANCH_PREFIX)).map((change) => change.ref.slice(BRANCH_PREFIX.length));
-    if (moved.length === 0) return;
-    const pulls = openPullsTouching(this.store, repo.id, moved);
-    if (pulls.length === 0) return;
-    const tips = branchTips(this.store, repo.id);
+    const moved = new Map(changes.filter((change) => change.ref.startsWith(BRANCH_PREFIX)).map((change) => [change.ref.slice(BRANCH_PREFIX.length), change.after]));
+    const pulls = moved.size > 0 ? openPullsTouching(this.store, repo.id, [...moved.keys()]) : [];
+    const recorded = branchTips(this.store, repo.id);
+    const tipOf = (branch: string) => {
+      const after = moved.get(branch);
+      return after === undefined ? recorded.get(branch) : /^0+$/.test(after) ? undefined : after;
+    };
+    const mergedInto = new Map<string, Promise<Set<string>>>();
     const merged = new Set<number>();
     for (const pull of pulls) {
-      const base = tips.get(pull.base);
-      const head = tips.get(pull.head) ?? pull.head_sha;
-      if (base && head && base !== pull.base_sha && (await this.git.isAncestor(repo.owner_name, repo.name, head, base))) merged.add(pull.id);
+      const base = tipOf(pull.base);
+      if (!base || base === pull.base_sha) continue;
+      if (!mergedInto.has(base)) mergedInto.set(base, this.git.branchesMergedInto(repo.owner_name, repo.name, base));
+      const head = tipOf(pull.head);
+      // A deleted head is judged by its last known commit.
+      const isMerged = head
+        ? (await mergedInto.get(base)!).has(pull.head)
+        : pull.head_sha !== '' && (await this.git.isAncestor(repo.owner_name, repo.name, pull.head_sha, base));
+      if (isMerged) merged.add(pull.id);
     }
+    if (pulls.length === 0) return;
     const now = this.now();
     await writeToRepository(this.store, repo, (tx) => {
       for (const pull of pulls) {
-        const base = tips.get(pull.base) ?? pull.base_sha;
-        const head = tips.get(pull.head) ?? pull.head_sha;
+        const base = tipOf(pull.base) ?? pull.base_sha;
+        const head = tipOf(pull.head) ?? pull.head_sha;
         if (merged.has(pull.id)) markPullMerged(tx, pull.id, { byUserId: pusher?.id ?? null, sha: base, headSha: head, baseSha: pull.base_sha, now });
         else setPullShas(tx, pull.id, head, base, now);
       }
@@ -289,6 +306,17 @@ export class PullService {
   async deleteComment(repo: RepositoryRow, pullId: number, commentId: number, viewer: Viewer): Promise<void> {
     const { pull, comment } = this.editableComment(repo, pullId, commentId, viewer);
     await writeToRepository(this.store, repo, (tx) => deleteComment(tx, pull.id, comment.id));
+  }
+
+  /** Work that follows an answer: kept until done (see `idle`), its failure never breaks a request. */
+  private background(work: Promise<unknown>): void {
+    const tracked = work.catch(() => undefined).finally(() => this.pending.delete(tracked));
+    this.pending.add(tracked);
+  }
+
+  /** Resolves once the background work started so far has finished (tests, harnesses). */
+  async idle(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all(this.pending);
   }
 
   private async deleteHeadBranch(repo: RepositoryRow, branch: string, expectedSha: string): Promise<void> {

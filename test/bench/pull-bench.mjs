@@ -8,15 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createRepoHost } from '../../dist/index.js';
-import { buildSyntheticRepository, env, filePath, git, median, ms, timed } from './synthetic-repo.mjs';
+import { buildSyntheticRepository, env, FILES, filePath, git, median, ms, timed } from './synthetic-repo.mjs';
 
 const COMMITS = Number(process.env.BENCH_COMMITS ?? 20_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const run = promisify(execFile);
 const out = async (args, options = {}) => (await run('git', args, { env, maxBuffer: 256 * 1024 * 1024, ...options })).stdout.trim();
 
-/** A fast-import stream adding a topic branch of 50 commits off main, each changing 4 of 200 files. */
-function* topic(name, from) {
+/** A fast-import stream adding a topic branch of 50 commits off main, each changing 4 of its own 200 files. */
+function* topic(name, from, offset) {
   const data = (text) => `data ${Buffer.byteLength(text)}\n${text}\n`;
   let time = 1_700_000_000;
   for (let c = 0; c < 50; c++) {
@@ -24,7 +24,7 @@ function* topic(name, from) {
     let commit = `commit refs/heads/${name}\ncommitter Bench <bench@example.com> ${time} +0000\n${data(`topic change ${c}`)}`;
     if (c === 0) commit += `from ${from}\n`;
     for (let k = 0; k < 4; k++) {
-      const file = filePath((c * 4 + k) * 7);
+      const file = filePath((offset + c * 4 + k) % FILES);
       commit += `M 100644 inline ${file}\n${data(`changed by ${name} commit ${c}\n${'line\n'.repeat(20)}`)}`;
     }
     yield commit;
@@ -39,7 +39,7 @@ try {
   console.log(`building a synthetic repository: ${COMMITS} commits ...`);
   await buildSyntheticRepository(source, COMMITS);
   const mainSha = await out(['--git-dir', source, 'rev-parse', 'main']);
-  for (let r = 0; r < RUNS; r++) await git(['--git-dir', source, 'fast-import', '--quiet'], { input: topic(`topic-${r}`, mainSha) });
+  for (let r = 0; r < RUNS; r++) await git(['--git-dir', source, 'fast-import', '--quiet'], { input: topic(`topic-${r}`, mainSha, r * 200) });
 
   await host.admin.createUser({ username: 'bench', email: 'b@example.com', password: 'password123' });
   const token = await host.admin.createToken('bench', 'bench');
