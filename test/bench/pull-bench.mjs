@@ -96,6 +96,10 @@ try {
     for (const step of steps) await step();
   }
 
+  // What any API write costs here (HTTP, credentials, one fsync'd store write), for reading the merge figure.
+  const plainWrite = [];
+  for (let r = 0; r < RUNS; r++) plainWrite.push(await timed(() => api(`/pulls/${pulls[r].id}`, { method: 'PATCH', body: JSON.stringify({ title: `Renamed ${r}` }) })));
+
   const row = (label, values, bases, target) => {
     const value = median(values);
     const ratio = bases ? ` = ${(value / median(bases)).toFixed(2)}x` : '';
@@ -106,6 +110,7 @@ try {
   row('GET /pulls/:id/files (HTTP round trip)', filesApi, filesGit, '<= 1.3x');
   row('git merge-tree + commit-tree + update-ref (by hand)', mergeGit);
   row('POST /pulls/:id/merge (HTTP round trip)', mergeApi, mergeGit, '<= 1.3x');
+  row('for reference: PATCH /pulls/:id (an API write, no git)', plainWrite);
 } finally {
   await host.close();
   await rm(temp, { recursive: true, force: true });
