@@ -135,7 +135,11 @@ describe('issues that move: edit, close and reopen, comments, labels, filters', 
     const ids: number[] = [];
     for (const title of ['one', 'two', 'three']) ids.push((await http(url, { headers: bearer(owner.token), form: { title } })).json.id);
     expect(repo.name).toBe('ordering');
+    // Times have millisecond resolution: keep the updates apart so their order is certain.
+    const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+    await tick();
     await http(`${url}/${ids[1]}`, { method: 'PATCH', headers: bearer(owner.token), json: { status: 'closed' } });
+    await tick();
     await http(`${url}/${ids[0]}`, { method: 'PATCH', headers: bearer(owner.token), json: { body: 'touched last' } });
     const titles = async (query: string) => (await http(`${url}${query}`)).json.map((i: { title: string }) => i.title);
     expect(await titles('')).toEqual(['three', 'one']);

@@ -46,16 +46,17 @@ describe('password checks', () => {
   });
 
   it('checks passwords off the event loop: concurrent bcrypt work leaves the loop free', async () => {
-    const host = await startHost({ bcryptCost: 12, maxFailedLoginsPerAccount: 100 });
+    const host = await startHost({ bcryptCost: 13, maxFailedLoginsPerAccount: 100 });
     try {
       await host.admin.createUser({ username: 'bob', email: 'b@example.com', password: 'password123' });
       const delay = monitorEventLoopDelay({ resolution: 5 });
       delay.enable();
-      // Each check costs a few hundred milliseconds of CPU at cost 12: on the main thread the loop would stall for seconds.
+      // Each check costs about half a second of CPU at cost 13: on the main thread every one would stall the loop that
+      // long. Off it, only scheduling noise is left (other test files share the two cores), far below.
       const results = await Promise.all(Array.from({ length: 4 }, (_, i) => http(`${host.url}/api/v1/me`, { headers: basic('bob', `wrong-${i}`) })));
       delay.disable();
       expect(results.map((result) => result.status)).toEqual([401, 401, 401, 401]);
-      expect(delay.max / 1e6).toBeLessThan(150);
+      expect(delay.max / 1e6).toBeLessThan(300);
     } finally {
       await host.close();
     }
