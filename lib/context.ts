@@ -1,6 +1,7 @@
 import type { GitRepositories } from './git/repositories.js';
 import type { ResolvedOptions } from './options.js';
 import type { AvatarService } from './services/avatars.js';
+import type { BranchProtectionService } from './services/branch-protection.js';
 import type { CiService } from './services/ci.js';
 import type { CollaboratorService } from './services/collaborators.js';
 import type { CredentialService } from './services/credentials.js';
@@ -32,6 +33,7 @@ export interface AppContext {
   readonly avatars: AvatarService;
   readonly ci: CiService;
   readonly statuses: CommitStatusService;
+  readonly protection: BranchProtectionService;
   /** Base URL for links (no trailing slash); known once the server listens. */
   baseUrl(): string;
 }

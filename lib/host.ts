@@ -12,6 +12,7 @@ import { createApp } from './http/app.js';
 import { resolveOptions, type RepoHostOptions, type ResolvedOptions } from './options.js';
 import { createAdminOperations, type AdminOperations } from './services/admin.js';
 import { AvatarService } from './services/avatars.js';
+import { BranchProtectionService } from './services/branch-protection.js';
 import { CiService } from './services/ci.js';
 import { CollaboratorService } from './services/collaborators.js';
 import { CredentialService } from './services/credentials.js';
@@ -63,6 +64,7 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
   const avatarUrl = (user: { avatar_file: string | null; username: string }) =>
     user.avatar_file ? `${baseUrl()}/avatars/${user.avatar_file}` : `${baseUrl()}/avatars/default.svg`;
   const statuses = new CommitStatusService(store, git, nowIso);
+  const protection = new BranchProtectionService(store, nowIso);
   const passwords = new PasswordHasher();
   const throttle = new LoginThrottle({
     perAccount: options.maxFailedLoginsPerAccount,
@@ -80,11 +82,12 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
     issues: new IssueService(store, nowIso),
     labels: new LabelService(store, nowIso),
     collaborators: new CollaboratorService(store, avatarUrl, nowIso),
-    pulls: new PullService(store, git, nowIso, (user) => `${user.username}@${options.noreplyEmailDomain}`, statuses),
+    pulls: new PullService(store, git, nowIso, (user) => `${user.username}@${options.noreplyEmailDomain}`, statuses, protection),
     social: new SocialService(store, nowIso),
     avatars: new AvatarService(store, options.dataDir, options.maxAvatarBytes),
     ci: new CiService(store, git, statuses, nowIso),
     statuses,
+    protection,
     baseUrl,
   };
 }

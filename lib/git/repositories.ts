@@ -8,6 +8,7 @@ import { checkImportSource } from './import-guard.js';
 import { LruCache } from './lru.js';
 import { Maintenance } from './maintenance.js';
 import { isSafeBranchName, normaliseTreePath, repositoryPath } from './names.js';
+import { PUSH_RULES_ENV, writePushHooks, type PushRule } from './push-rules.js';
 import { RefCache, type RefChange } from './refs.js';
 import { folderBytes, watchFolderSize } from './size-watch.js';
 import { isGitError, runGit } from './run-git.js';
@@ -55,6 +56,8 @@ export interface ServeGitOptions {
    * sees the end of the response.
    */
   onPushed?: (changes: RefChange[], headBranch: string) => void | Promise<void>;
+  /** Protected-branch rules this push must keep, enforced per ref by git's update hook. */
+  pushRules?: PushRule[];
 }
 
 /**
@@ -67,6 +70,8 @@ export class GitRepositories {
   readonly #listing: TreeListing;
   readonly #counts = new LruCache<string, number>(4096);
   readonly #refs = new RefCache();
+  /** The hooks folder, written on the first push that has rules (repository names never start with a dot). */
+  #hooks: Promise<string> | undefined;
   readonly #mergeable = new LruCache<string, boolean>(4096);
   readonly #maintenance: Maintenance;
   readonly #importTimeoutMs: number;
@@ -287,8 +292,11 @@ export class GitRepositories {
    */
   async serveHttpStream(owner: string, name: string, request: SmartHttpRequest, options: ServeGitOptions = {}): Promise<GitHttpResult> {
     const path = await this.#existing(owner, name);
+    const rules = options.pushRules ?? [];
     return handleSmartHttp(path, request, {
       idleTimeoutMs: this.#transferIdleTimeoutMs,
+      receive:
+        rules.length > 0 ? { config: ['-c', `core.hooksPath=${await (this.#hooks ??= writePushHooks(join(this.root, '.hooks')))}`], env: { [PUSH_RULES_ENV]: JSON.stringify(rules) } } : undefined,
       onPushed: async (changes, refsAfter) => {
         this.#refs.forget(path);
         const head = await this.#fixHead(path, changes, refsAfter).catch(() => this.headBranch(owner, name));

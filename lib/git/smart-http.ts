@@ -26,6 +26,8 @@ export interface SmartHttpOptions {
   onPushed?: (changes: RefChange[], refsAfter: Map<string, string>) => void | Promise<void>;
   /** A transfer in which no byte moved either way for this long is ended and its git killed; 0 for never. */
   idleTimeoutMs?: number;
+  /** Extra `-c` settings and environment for receive-pack (the hooks that enforce protected branches). */
+  receive?: { config: string[]; env: Record<string, string> };
 }
 
 const SERVICES: readonly string[] = ['git-upload-pack', 'git-receive-pack'];
@@ -118,9 +120,9 @@ export async function handleSmartHttp(gitDir: string, request: SmartHttpRequest,
   // accepts any want); pushes may carry options (`git push -o`), which later features read.
   const config =
     service === 'git-receive-pack'
-      ? ['-c', 'receive.denyDeletes=false', '-c', 'receive.denyNonFastForwards=false', '-c', 'receive.autogc=false', '-c', 'receive.advertisePushOptions=true']
+      ? ['-c', 'receive.denyDeletes=false', '-c', 'receive.denyNonFastForwards=false', '-c', 'receive.autogc=false', '-c', 'receive.advertisePushOptions=true', ...(options.receive?.config ?? [])]
       : ['-c', 'uploadpack.allowFilter=true', '-c', 'uploadpack.allowAnySHA1InWant=true'];
-  const env = { GIT_PROTOCOL: protocol };
+  const env = { GIT_PROTOCOL: protocol, ...(service === 'git-receive-pack' ? options.receive?.env : undefined) };
 
   if (request.action === 'info/refs' && request.method === 'HEAD') {
     return { status: 200, headers: { 'Content-Type': `application/x-${service}-advertisement`, ...NO_CACHE_HEADERS }, body: null };

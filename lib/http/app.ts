@@ -6,6 +6,7 @@ import { currentUser } from './auth.js';
 import { RequestForgeryGuard } from './csrf.js';
 import { notFoundView } from './pages/views.js';
 import { mountAvatarRoutes } from './routes/api/avatar.js';
+import { mountBranchProtectionRoutes } from './routes/api/branch-protections.js';
 import { mountCiRoutes } from './routes/api/ci.js';
 import { mountCollaboratorRoutes } from './routes/api/collaborators.js';
 import { mountIssueRoutes } from './routes/api/issues.js';
@@ -80,6 +81,7 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   mountAvatarRoutes(app, ctx);
   mountCiRoutes(app, ctx);
   mountStatusRoutes(app, ctx);
+  mountBranchProtectionRoutes(app, ctx);
   mountGitRoutes(app, ctx);
   mountWebRoutes(app, ctx, forgery);
   return app;

@@ -29,6 +29,7 @@ import type { ChangedFile, CommitSummary, MergeMethod, PullGit, RefChange } from
 import { MAX_BODY, MAX_TITLE, mayChange } from './issues.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import { requireAccess, type Viewer } from './permissions.js';
+import type { BranchProtectionService } from './branch-protection.js';
 import type { CommitStatusService } from './statuses.js';
 import { optionalText, requiredText } from './text-fields.js';
 
@@ -92,6 +93,7 @@ export class PullService {
     private readonly now: () => string,
     private readonly committerEmail: (user: UserRow) => string,
     private readonly statuses: CommitStatusService,
+    private readonly protection: BranchProtectionService,
   ) {}
 
   private readonly pending = new Set<Promise<unknown>>();
@@ -212,6 +214,7 @@ export class PullService {
     if (request.headSha !== undefined && request.headSha !== '' && request.headSha !== headSha) {
       throw conflict('head branch was modified; review the new commits and try the merge again');
     }
+    this.requirePassingChecks(repo, pull.base, headSha);
     const now = this.now();
     const identity = { name: merger.full_name || merger.username, email: this.committerEmail(merger), date: now };
     const defaultTitle = method === 'squash' ? `${pull.title} (#${pull.number})` : `Merge pull request #${pull.number} from ${pull.head}`;
@@ -306,6 +309,15 @@ export class PullService {
   async deleteComment(repo: RepositoryRow, pullId: number, commentId: number, viewer: Viewer): Promise<void> {
     const { pull, comment } = this.editableComment(repo, pullId, commentId, viewer);
     await writeToRepository(this.store, repo, (tx) => deleteComment(tx, pull.id, comment.id));
+  }
+
+  /** A protected base may require status contexts: each must be `success` on the head commit (405 naming the rest). */
+  private requirePassingChecks(repo: RepositoryRow, base: string, headSha: string): void {
+    const required = this.protection.ruleFor(repo, base)?.required_status_contexts ?? [];
+    if (required.length === 0) return;
+    const states = new Map(this.statuses.combinedOf(repo, headSha).statuses.map((status) => [status.context, status.state]));
+    const unmet = required.filter((context) => states.get(context) !== 'success').map((context) => `${context} (${states.get(context) ?? 'missing'})`);
+    if (unmet.length > 0) throw notAllowed(`required status checks have not passed: ${unmet.join(', ')}`);
   }
 
   /** Work that follows an answer: kept until done (see `idle`), its failure never breaks a request. */

@@ -247,6 +247,25 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       ...countTriggers('pull_requests', 'pull'),
     ],
   },
+  {
+    // Protected branches: rules per branch name or glob.
+    version: 5,
+    statements: [
+      `CREATE TABLE branch_protections (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        pattern TEXT NOT NULL,
+        allow_force_push INTEGER NOT NULL DEFAULT 0,
+        allow_deletion INTEGER NOT NULL DEFAULT 0,
+        require_pull_request INTEGER NOT NULL DEFAULT 0,
+        required_status_contexts TEXT NOT NULL DEFAULT '[]',
+        push_allowlist TEXT NOT NULL DEFAULT '[]',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (repo_id, pattern)
+      )`,
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -75,6 +75,7 @@ export function mountGitRoutes(app: H3, ctx: AppContext): void {
         signal: event.req.signal,
       },
       {
+        pushRules: service === 'git-receive-pack' ? ctx.protection.pushRules(repo!, user) : undefined,
         onPushed: async (changes, headBranch) => {
           await ctx.repos.recordPush(repo!, changes, headBranch);
           await ctx.pulls.afterRefsMoved(repo!, changes, user);

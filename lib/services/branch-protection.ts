@@ -1,0 +1,128 @@
+import { invalid, notFound } from '../errors.js';
+import type { Store } from '../store/database.js';
+import { deleteProtection, protectionByPattern, protectionsOf, upsertProtection, type BranchProtectionRow } from '../store/queries/branch-protections.js';
+import type { PushRule } from '../git/push-rules.js';
+import type { RepositoryRow } from '../store/queries/repositories.js';
+import { requireAccess, type Viewer } from './permissions.js';
+import { writeToRepository } from './repository-write.js';
+
+/** A protection rule of the API. */
+export interface BranchProtection {
+  branch: string;
+  allow_force_push: boolean;
+  allow_deletion: boolean;
+  require_pull_request: boolean;
+  required_status_contexts: string[];
+  push_allowlist: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ProtectionInput {
+  allow_force_push?: unknown;
+  allow_deletion?: unknown;
+  require_pull_request?: unknown;
+  required_status_contexts?: unknown;
+  push_allowlist?: unknown;
+}
+
+
+const PATTERN = /^[A-Za-z0-9._/*-]{1,255}$/;
+
+function flag(name: string, value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw invalid(`${name} must be true or false`);
+}
+
+function names(name: string, value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || !value.every((item) => typeof item === 'string' && item.trim() && item.length <= 255)) {
+    throw invalid(`${name} must be a list of names`);
+  }
+  return [...new Set(value.map((item: string) => item.trim()))];
+}
+
+/** A branch glob as a regular expression: `*` within one path segment, `**` across segments, the rest literal. */
+export function globSource(pattern: string): string {
+  const parts = pattern.split(/(\*\*|\*)/).map((part) => (part === '**' ? '.*' : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')));
+  return `^${parts.join('')}$`;
+}
+
+function summary(row: BranchProtectionRow): BranchProtection {
+  return {
+    branch: row.pattern,
+    allow_force_push: row.allow_force_push === 1,
+    allow_deletion: row.allow_deletion === 1,
+    require_pull_request: row.require_pull_request === 1,
+    required_status_contexts: JSON.parse(row.required_status_contexts) as string[],
+    push_allowlist: JSON.parse(row.push_allowlist) as string[],
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+/**
+ * Protected branches: rules per branch name or glob, managed with admin access. Pushes are checked by git's update
+ * hook with the rules this service hands out for the pusher; merges through the API check required statuses here.
+ */
+export class BranchProtectionService {
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => string,
+  ) {}
+
+  list(repo: RepositoryRow, viewer: Viewer): BranchProtection[] {
+    requireAccess(this.store, viewer, repo, 'admin', 'Branch protection needs admin access');
+    return protectionsOf(this.store, repo.id).map(summary);
+  }
+
+  async set(repo: RepositoryRow, viewer: Viewer, pattern: string, input: ProtectionInput): Promise<BranchProtection> {
+    requireAccess(this.store, viewer, repo, 'admin', 'Branch protection needs admin access');
+    if (!PATTERN.test(pattern) || pattern.includes('..')) throw invalid('branch must be a branch name or a glob such as release/*');
+    const fields = {
+      allowForcePush: flag('allow_force_push', input.allow_force_push),
+      allowDeletion: flag('allow_deletion', input.allow_deletion),
+      requirePullRequest: flag('require_pull_request', input.require_pull_request),
+      requiredStatusContexts: names('required_status_contexts', input.required_status_contexts),
+      pushAllowlist: names('push_allowlist', input.push_allowlist),
+    };
+    const now = this.now();
+    await writeToRepository(this.store, repo, (tx) => upsertProtection(tx, repo.id, pattern, fields, now));
+    return summary(protectionByPattern(this.store, repo.id, pattern)!);
+  }
+
+  async remove(repo: RepositoryRow, viewer: Viewer, pattern: string): Promise<void> {
+    requireAccess(this.store, viewer, repo, 'admin', 'Branch protection needs admin access');
+    const removed = await writeToRepository(this.store, repo, (tx) => deleteProtection(tx, repo.id, pattern));
+    if (!removed) throw notFound('Branch protection not found');
+  }
+
+  /** The rule that covers a branch: its exact name first, else the longest matching glob. */
+  ruleFor(repo: RepositoryRow, branch: string): BranchProtection | undefined {
+    const rows = protectionsOf(this.store, repo.id);
+    const exact = rows.find((row) => row.pattern === branch);
+    const glob = rows.filter((row) => row.pattern.includes('*') && new RegExp(globSource(row.pattern)).test(branch)).sort((a, b) => b.pattern.length - a.pattern.length)[0];
+    const row = exact ?? glob;
+    return row ? summary(row) : undefined;
+  }
+
+  /** The rules of a repository as they apply to one pusher (git's update hook enforces them per ref). */
+  pushRules(repo: RepositoryRow, pusher: { username: string } | undefined): PushRule[] {
+    // The hook takes the first rule that matches: exact names first, then the longest glob, as `ruleFor` decides.
+    const rows = protectionsOf(this.store, repo.id).sort((a, b) => Number(a.pattern.includes('*')) - Number(b.pattern.includes('*')) || b.pattern.length - a.pattern.length);
+    return rows.map((row) => {
+      const rule = summary(row);
+      const allowlisted = pusher !== undefined && rule.push_allowlist.some((name) => name.toLowerCase() === pusher.username.toLowerCase());
+      return {
+        branches: globSource(row.pattern),
+        pattern: row.pattern,
+        allowForcePush: rule.allow_force_push,
+        allowDeletion: rule.allow_deletion,
+        allowPush: !rule.require_pull_request || allowlisted,
+      };
+    });
+  }
+}

@@ -1,0 +1,59 @@
+import type { ReadTx, WriteTx } from '../database.js';
+
+export interface BranchProtectionRow {
+  id: number;
+  pattern: string;
+  allow_force_push: number;
+  allow_deletion: number;
+  require_pull_request: number;
+  /** JSON array of context names. */
+  required_status_contexts: string;
+  /** JSON array of usernames. */
+  push_allowlist: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const COLUMNS = 'id, pattern, allow_force_push, allow_deletion, require_pull_request, required_status_contexts, push_allowlist, created_at, updated_at';
+
+/** Every rule of a repository (a handful at most), by pattern. */
+export function protectionsOf(db: ReadTx, repoId: number): BranchProtectionRow[] {
+  return db.all<BranchProtectionRow>(`SELECT ${COLUMNS} FROM branch_protections WHERE repo_id = ? ORDER BY pattern`, [repoId]);
+}
+
+export function protectionByPattern(db: ReadTx, repoId: number, pattern: string): BranchProtectionRow | undefined {
+  return db.get<BranchProtectionRow>(`SELECT ${COLUMNS} FROM branch_protections WHERE repo_id = ? AND pattern = ?`, [repoId, pattern]);
+}
+
+export interface ProtectionFields {
+  allowForcePush: boolean;
+  allowDeletion: boolean;
+  requirePullRequest: boolean;
+  requiredStatusContexts: string[];
+  pushAllowlist: string[];
+}
+
+export function upsertProtection(tx: WriteTx, repoId: number, pattern: string, fields: ProtectionFields, now: string): void {
+  tx.run(
+    `INSERT INTO branch_protections (repo_id, pattern, allow_force_push, allow_deletion, require_pull_request, required_status_contexts, push_allowlist, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (repo_id, pattern) DO UPDATE SET allow_force_push = excluded.allow_force_push, allow_deletion = excluded.allow_deletion,
+       require_pull_request = excluded.require_pull_request, required_status_contexts = excluded.required_status_contexts,
+       push_allowlist = excluded.push_allowlist, updated_at = excluded.updated_at`,
+    [
+      repoId,
+      pattern,
+      fields.allowForcePush ? 1 : 0,
+      fields.allowDeletion ? 1 : 0,
+      fields.requirePullRequest ? 1 : 0,
+      JSON.stringify(fields.requiredStatusContexts),
+      JSON.stringify(fields.pushAllowlist),
+      now,
+      now,
+    ],
+  );
+}
+
+export function deleteProtection(tx: WriteTx, repoId: number, pattern: string): boolean {
+  return tx.run('DELETE FROM branch_protections WHERE repo_id = ? AND pattern = ?', [repoId, pattern]).changes > 0;
+}
