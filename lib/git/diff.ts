@@ -26,9 +26,9 @@ export interface ChangedFile {
 }
 
 /** Most commits a pull request lists (GitHub stops at 250 too). */
-export const MAX_LISTED_COMMITS = 250;
+const MAX_LISTED_COMMITS = 250;
 /** A file's patch larger than this is left out (`patch_omitted`). */
-export const DEFAULT_MAX_PATCH_BYTES = 256 * 1024;
+const DEFAULT_MAX_PATCH_BYTES = 256 * 1024;
 
 const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 

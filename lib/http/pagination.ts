@@ -3,8 +3,8 @@ import type { AppContext } from '../context.js';
 import { queryString } from './validate.js';
 
 /** Items per page unless `limit` says otherwise, and the most one page may hold (as Gitea). */
-export const DEFAULT_PAGE_LIMIT = 30;
-export const MAX_PAGE_LIMIT = 100;
+const DEFAULT_PAGE_LIMIT = 30;
+const MAX_PAGE_LIMIT = 100;
 
 /** One page of a list: what the store needs (`limit`, `offset`) and how to answer it (headers). */
 export interface Page {

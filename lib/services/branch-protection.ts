@@ -46,7 +46,7 @@ function names(name: string, value: unknown): string[] {
 }
 
 /** A branch glob as a regular expression: `*` within one path segment, `**` across segments, the rest literal. */
-export function globSource(pattern: string): string {
+function globSource(pattern: string): string {
   const parts = pattern.split(/(\*\*|\*)/).map((part) => (part === '**' ? '.*' : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')));
   return `^${parts.join('')}$`;
 }

@@ -25,7 +25,7 @@ const STATUS_STATES: Readonly<Record<string, StatusState>> = { pending: 'pending
  * The commit status a CI report becomes: context `ci/<run_id>`; `running` is `pending`, the four status states
  * are themselves, and any other word is an `error` whose description keeps the word.
  */
-export function statusOfReport(runId: string, word: string): { state: StatusState; context: string; description: string } {
+function statusOfReport(runId: string, word: string): { state: StatusState; context: string; description: string } {
   const state = STATUS_STATES[word.toLowerCase()];
   const context = `ci/${runId}`.slice(0, 255);
   return state ? { state, context, description: `CI run ${runId}: ${word}` } : { state: 'error', context, description: `CI run ${runId} reported '${word}'` };

@@ -35,7 +35,7 @@ export interface CombinedStatus {
 }
 
 /** The combined state: failure if any context failed or errored, pending if none or any pending, else success. */
-export function combineStates(states: readonly StatusState[]): StatusState {
+function combineStates(states: readonly StatusState[]): StatusState {
   if (states.some((state) => state === 'error' || state === 'failure')) return 'failure';
   if (states.length === 0 || states.includes('pending')) return 'pending';
   return 'success';

@@ -1,3 +1,5 @@
+import { CSRF_FIELD } from '../csrf.js';
+
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** Markup that is already safe; everything else interpolated into `html` is escaped. */
@@ -46,7 +48,7 @@ export interface PageUser {
 
 /** The hidden field with the viewer's request-forgery token; every form of a signed-in viewer has it. */
 export function csrfInput(user: PageUser | undefined): SafeHtml | '' {
-  return user?.csrf ? html`<input type="hidden" name="_csrf" value="${user.csrf}">` : '';
+  return user?.csrf ? html`<input type="hidden" name="${CSRF_FIELD}" value="${user.csrf}">` : '';
 }
 
 /** The page frame: title, navigation for the signed-in user, body. */
