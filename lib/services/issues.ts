@@ -4,7 +4,6 @@ import type { Store, WriteTx } from '../store/database.js';
 import {
   commentsOfIssue,
   countFilteredIssues,
-  countIssueComments,
   countIssues,
   deleteIssueComment,
   insertIssue,
@@ -109,7 +108,7 @@ export class IssueService {
 
   comments(repo: RepositoryRow, issueId: number, page: PageWindow): { items: IssueComment[]; total: number } {
     const issue = this.get(repo, issueId);
-    return { items: commentsOfIssue(this.store, issue.id, page).map(publicComment), total: countIssueComments(this.store, issue.id) };
+    return { items: commentsOfIssue(this.store, issue.id, page).map(publicComment), total: issue.comments };
   }
 
   async comment(repo: RepositoryRow, issueId: number, author: UserRow, body: unknown): Promise<IssueComment> {

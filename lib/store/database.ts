@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Database } from 'sql.js';
 import { unavailable } from '../errors.js';
 import { DurableMark } from './durable-mark.js';
+import { readIfExists } from './read-if-exists.js';
 import { runMigrations } from './migrations.js';
 import { loadSqlJs, looksLikeSqlite, StatementRunner, type Row } from './sqlite.js';
 import { fsyncDir, readLog, WriteLog, type LogRecord, type ParsedLog, type SqlParam } from './write-log.js';
@@ -56,14 +57,8 @@ class DatabaseFiles {
 }
 
 async function readSnapshot(dbPath: string): Promise<Uint8Array | undefined> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(dbPath);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  if (bytes.length === 0) return undefined;
+  const bytes = await readIfExists(dbPath);
+  if (!bytes || bytes.length === 0) return undefined;
   if (!looksLikeSqlite(bytes)) throw new Error(`${dbPath} is not a repohost database (no SQLite header); refusing to touch it`);
   return bytes;
 }

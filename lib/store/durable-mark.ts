@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
-import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { crc32 } from './crc32.js';
+import { readIfExists } from './read-if-exists.js';
 
 // magic, CRC-32 of the rest, the log's first sequence number, its durable length (u32s and u64s, little-endian).
 const MAGIC = Buffer.from('RHM1', 'latin1');
@@ -31,14 +32,8 @@ export class DurableMark {
 
   /** The mark on disk, or undefined when there is none or it was itself torn (then it says nothing). */
   static async read(path: string): Promise<Mark | undefined> {
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
-    if (bytes.length < SIZE || !bytes.subarray(0, 4).equals(MAGIC) || crc32(bytes.subarray(8, SIZE)) !== bytes.readUInt32LE(4)) return undefined;
+    const bytes = await readIfExists(path);
+    if (!bytes || bytes.length < SIZE || !bytes.subarray(0, 4).equals(MAGIC) || crc32(bytes.subarray(8, SIZE)) !== bytes.readUInt32LE(4)) return undefined;
     return { firstSeq: Number(bytes.readBigUInt64LE(8)), bytes: Number(bytes.readBigUInt64LE(16)) };
   }
 

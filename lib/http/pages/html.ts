@@ -33,11 +33,11 @@ export function html(strings: TemplateStringsArray, ...values: Interpolation[]):
 }
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#1f2328}
-header{display:flex;gap:1rem;align-items:center;border-bottom:1px solid #d0d7de;padding-bottom:.5rem;margin-bottom:1rem}
+header{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;border-bottom:1px solid #d0d7de;padding-bottom:.5rem;margin-bottom:1rem}
 header .spacer{flex:1}a{color:#0969da}form.card{display:grid;gap:.6rem;max-width:24rem}
 label{display:grid;gap:.2rem;font-weight:600}input,select,textarea{font:inherit;padding:.35rem}
 button{font:inherit;padding:.4rem .9rem;cursor:pointer}.error{color:#cf222e;border:1px solid #cf222e;padding:.5rem}
-.notice{border:1px solid #1a7f37;padding:.5rem}code{background:#f6f8fa;padding:.1rem .3rem}
+.notice{border:1px solid #1a7f37;padding:.5rem}code{background:#f6f8fa;padding:.1rem .3rem;overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #d0d7de;padding:.3rem;text-align:left}`;
 
 export interface PageUser {

@@ -135,10 +135,6 @@ export function issueComment(db: ReadTx, issueId: number, commentId: number): Is
   return db.get<IssueCommentRow>(`${COMMENT_SELECT} WHERE c.issue_id = ? AND c.id = ?`, [issueId, commentId]);
 }
 
-export function countIssueComments(db: ReadTx, issueId: number): number {
-  return db.get<{ n: number }>('SELECT comment_count AS n FROM issues WHERE id = ?', [issueId])?.n ?? 0;
-}
-
 /** Adds a comment and keeps the issue's comment count and updated time in step. */
 export function insertIssueComment(tx: WriteTx, comment: { issueId: number; authorId: number; body: string; now: string }): number {
   const id = tx.run<{ id: number }>('INSERT INTO issue_comments (issue_id, author_id, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING id', [
