@@ -14,6 +14,8 @@ import type { CommitStatusService } from './services/statuses.js';
 import type { PasswordHasher } from './services/password-hasher.js';
 import type { UserService } from './services/users.js';
 import type { Store } from './store/database.js';
+import type { EventRecorder, HostEvents } from './events/index.js';
+import type { DeliveryWorker, WebhookService } from './webhooks/index.js';
 
 /** Everything one host instance owns; passed down explicitly so several hosts can run in one process. */
 export interface AppContext {
@@ -34,6 +36,13 @@ export interface AppContext {
   readonly ci: CiService;
   readonly statuses: CommitStatusService;
   readonly protection: BranchProtectionService;
+  /** In-process listeners of the host's events (`host.events`). */
+  readonly events: HostEvents;
+  /** Records an event inside the write that causes it (webhook outbox + in-process listeners). */
+  readonly recorder: EventRecorder;
+  readonly webhooks: WebhookService;
+  /** Sends webhook deliveries. */
+  readonly deliveries: DeliveryWorker;
   /** Base URL for links (no trailing slash); known once the server listens. */
   baseUrl(): string;
 }

@@ -9,6 +9,9 @@ import type { AppContext } from './context.js';
 import { GitRepositories } from './git/repositories.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
 import { createApp } from './http/app.js';
+import { EventRecorder, HostEvents } from './events/index.js';
+import { GitHubShapes } from './github/shapes.js';
+import { createWebhooks } from './webhooks/index.js';
 import { resolveOptions, type RepoHostOptions, type ResolvedOptions } from './options.js';
 import { createAdminOperations, type AdminOperations } from './services/admin.js';
 import { AvatarService } from './services/avatars.js';
@@ -38,6 +41,11 @@ export interface RepoHost {
   readonly app: H3;
   /** Administrative operations without HTTP: users, tokens, repositories. */
   readonly admin: AdminOperations;
+  /**
+   * The events webhooks carry, for code in the same process: `host.events.on('push', listener)`,
+   * `await host.events.waitFor('pull_request', (e) => e.action === 'closed')`.
+   */
+  readonly events: HostEvents;
   readonly options: ResolvedOptions;
   /** Stops listening, waits for in-flight requests, flushes the database and frees the port. */
   close(): Promise<void>;
@@ -63,7 +71,23 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
   });
   const avatarUrl = (user: { avatar_file: string | null; username: string }) =>
     user.avatar_file ? `${baseUrl()}/avatars/${user.avatar_file}` : `${baseUrl()}/avatars/default.svg`;
-  const statuses = new CommitStatusService(store, git, nowIso);
+  // Account addresses are private: commits the host makes and events name `<username>@<noreply domain>`.
+  const publicEmail = (user: { username: string }) => `${user.username}@${options.noreplyEmailDomain}`;
+  const shapes = new GitHubShapes(baseUrl, avatarUrl);
+  const events = new HostEvents();
+  const webhooks = createWebhooks(
+    store,
+    shapes,
+    {
+      timeoutMs: options.webhookTimeoutMs,
+      maxAttempts: options.webhookMaxAttempts,
+      retryDelayMs: options.webhookRetryDelayMs,
+      allowLocalNetwork: options.allowLocalNetwork,
+    },
+    nowIso,
+  );
+  const recorder = new EventRecorder(shapes, events, webhooks.outbox, nowIso, baseUrl, publicEmail);
+  const statuses = new CommitStatusService(store, git, nowIso, recorder);
   const protection = new BranchProtectionService(store, nowIso);
   const passwords = new PasswordHasher();
   const throttle = new LoginThrottle({
@@ -78,16 +102,20 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
     passwords,
     users: new UserService(store, passwords, throttle, options.bcryptCost, avatarUrl, nowIso),
     credentials: new CredentialService(store, () => new Date()),
-    repos: new RepositoryService(store, git, baseUrl, nowIso, new ConcurrencyGate(options.maxImports, options.maxImportsPerUser)),
-    issues: new IssueService(store, nowIso),
+    repos: new RepositoryService(store, git, baseUrl, nowIso, new ConcurrencyGate(options.maxImports, options.maxImportsPerUser), recorder),
+    issues: new IssueService(store, nowIso, recorder),
     labels: new LabelService(store, nowIso),
     collaborators: new CollaboratorService(store, avatarUrl, nowIso),
-    pulls: new PullService(store, git, nowIso, (user) => `${user.username}@${options.noreplyEmailDomain}`, statuses, protection),
-    social: new SocialService(store, nowIso),
+    pulls: new PullService(store, git, nowIso, publicEmail, statuses, protection, recorder),
+    social: new SocialService(store, nowIso, recorder),
     avatars: new AvatarService(store, options.dataDir, options.maxAvatarBytes),
     ci: new CiService(store, git, statuses, nowIso),
     statuses,
     protection,
+    events,
+    recorder,
+    webhooks: webhooks.service,
+    deliveries: webhooks.worker,
     baseUrl,
   };
 }
@@ -135,6 +163,7 @@ export async function openHostCore(input: RepoHostOptions = {}): Promise<HostCor
         (closing ??= (async () => {
           try {
             await openCtx.pulls.idle();
+            await openCtx.deliveries.close();
             await openCtx.git.close();
             await openCtx.passwords.close();
             await openStore.close();
@@ -145,6 +174,7 @@ export async function openHostCore(input: RepoHostOptions = {}): Promise<HostCor
         })()),
     };
   } catch (error) {
+    await ctx?.deliveries.close().catch(() => undefined);
     await ctx?.git.close().catch(() => undefined);
     await ctx?.passwords.close().catch(() => undefined);
     await store?.close().catch(() => undefined);
@@ -180,6 +210,8 @@ export async function createRepoHost(input: RepoHostOptions = {}): Promise<RepoH
     core.setBaseUrl(url);
     // Admin commands run while we serve reach the database through us (a ':memory:' one is ours alone).
     if (!options.inMemory) channel = await startAdminChannel(options.dbPath, core.admin);
+    // Deliveries left pending by the last run (a crash, a stop) go out now that links carry the right base URL.
+    ctx.deliveries.start();
     const [openListener, openChannel] = [listener, channel];
     let closing: Promise<void> | undefined;
     return {
@@ -187,6 +219,7 @@ export async function createRepoHost(input: RepoHostOptions = {}): Promise<RepoH
       port,
       app,
       admin: core.admin,
+      events: ctx.events,
       options,
       close: () =>
         (closing ??= (async () => {

@@ -38,10 +38,32 @@ export interface RepoHostOptions {
    */
   maxBodyBytes?: number;
   /**
-   * Allow `/new` imports (clone_url) from loopback, private and link-local addresses. Test harnesses enable it.
+   * Let outgoing requests (imports with clone_url, webhook deliveries) reach loopback, private and link-local
+   * addresses. Off by default so nobody with an account can make the host probe its own network; test harnesses,
+   * whose receivers listen on localhost, turn it on.
    * @default false
    */
+  allowLocalNetwork?: boolean;
+  /**
+   * Allow `/new` imports (clone_url) from loopback, private and link-local addresses, webhooks left guarded.
+   * @default the value of `allowLocalNetwork`
+   */
   allowLocalImport?: boolean;
+  /**
+   * Time limit of one webhook delivery attempt, in milliseconds.
+   * @default 10000
+   */
+  webhookTimeoutMs?: number;
+  /**
+   * Attempts of one webhook delivery (connection error, timeout, non-2xx answer) before it stays failed.
+   * @default 5
+   */
+  webhookMaxAttempts?: number;
+  /**
+   * Wait before the second attempt of a failed delivery, in milliseconds; each further wait is four times longer.
+   * @default 1000 (then 4 s, 16 s, 64 s)
+   */
+  webhookRetryDelayMs?: number;
   /**
    * Write-log size in bytes after which a snapshot of the database is written and the log restarted.
    * @default 67108864 (64 MiB)
@@ -127,7 +149,11 @@ export interface ResolvedOptions {
   readonly bcryptCost: number;
   readonly maxAvatarBytes: number;
   readonly maxBodyBytes: number;
+  readonly allowLocalNetwork: boolean;
   readonly allowLocalImport: boolean;
+  readonly webhookTimeoutMs: number;
+  readonly webhookMaxAttempts: number;
+  readonly webhookRetryDelayMs: number;
   readonly snapshotThresholdBytes: number;
   readonly publicUrl: string | undefined;
   readonly noreplyEmailDomain: string;
@@ -179,7 +205,11 @@ export function resolveOptions(options: RepoHostOptions, tempDir: () => string):
     bcryptCost,
     maxAvatarBytes: positiveInteger('maxAvatarBytes', options.maxAvatarBytes, 1024 * 1024),
     maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes, 1024 * 1024),
-    allowLocalImport: options.allowLocalImport ?? false,
+    allowLocalNetwork: options.allowLocalNetwork ?? false,
+    allowLocalImport: options.allowLocalImport ?? options.allowLocalNetwork ?? false,
+    webhookTimeoutMs: positiveInteger('webhookTimeoutMs', options.webhookTimeoutMs, 10_000),
+    webhookMaxAttempts: positiveInteger('webhookMaxAttempts', options.webhookMaxAttempts, 5),
+    webhookRetryDelayMs: positiveInteger('webhookRetryDelayMs', options.webhookRetryDelayMs, 1000, 0),
     snapshotThresholdBytes: positiveInteger('snapshotThresholdBytes', options.snapshotThresholdBytes, 64 * 1024 * 1024, 1024),
     publicUrl: options.publicUrl?.replace(/\/+$/, ''),
     noreplyEmailDomain: emailDomain(options.noreplyEmailDomain),

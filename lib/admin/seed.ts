@@ -100,7 +100,7 @@ export async function seedRepository(ctx: AppContext, input: AdminSeedInput): Pr
   const hadBranches = [...before.keys()].some((ref) => ref.startsWith('refs/heads/'));
   if (!hadBranches && sourceHead) changes.sort((a, b) => Number(b.ref === sourceHead) - Number(a.ref === sourceHead));
   const headBranch = await git.afterPush(repo.owner_name, repo.name, changes);
-  await ctx.repos.recordPush(repo, changes, headBranch);
+  await ctx.repos.recordPush(repo, changes, headBranch, undefined);
   const current = ctx.repos.findByName(owner.username, repo.name)!;
   return { repository: ctx.repos.summary(current), created, refsUpdated: changes.map((change) => change.ref) };
 }

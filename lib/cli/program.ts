@@ -1,12 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { withAdmin } from '../admin/run.js';
 import type { AsyncAdminOperations } from '../admin/protocol.js';
 import { errorLine, paint, readPassword, table, UsageError, useColour, type CliIO } from './output.js';
 import { serve } from './serve.js';
+import { VERSION } from '../version.js';
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 interface DbFlags {
   db: string;
@@ -53,11 +52,20 @@ function buildProgram(io: CliIO, exit: (code: number) => void): Command {
     .description('run the server (stop with Ctrl-C or SIGTERM)')
     .addOption(new Option('--port <port>', 'TCP port; busy is an error, 0 picks a free one').env('REPOHOST_PORT').default('3000'))
     .addOption(new Option('--host [host]', 'interface to bind; --host alone means all interfaces (0.0.0.0)').env('REPOHOST_HOST').default('127.0.0.1'))
-    .option('--allow-local-import', 'allow imports from loopback and private addresses', false);
-  dbOptions(serveCommand).action(async (flags: DbFlags & { port: string; host: string | true; allowLocalImport: boolean }) => {
+    .option('--allow-local-network', 'let imports and webhooks reach loopback and private addresses', false)
+    .option('--allow-local-import', 'let imports (only) reach loopback and private addresses', false);
+  type ServeCommandFlags = DbFlags & { port: string; host: string | true; allowLocalNetwork: boolean; allowLocalImport: boolean };
+  dbOptions(serveCommand).action(async (flags: ServeCommandFlags) => {
     exit(
       await serve(
-        { port: parsePort(flags.port), host: flags.host === true ? '0.0.0.0' : flags.host, db: flags.db, data: flags.data, allowLocalImport: flags.allowLocalImport },
+        {
+          port: parsePort(flags.port),
+          host: flags.host === true ? '0.0.0.0' : flags.host,
+          db: flags.db,
+          data: flags.data,
+          allowLocalNetwork: flags.allowLocalNetwork,
+          allowLocalImport: flags.allowLocalImport || flags.allowLocalNetwork,
+        },
         io,
       ),
     );

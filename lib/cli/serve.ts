@@ -6,6 +6,7 @@ export interface ServeFlags {
   host: string;
   db: string;
   data?: string;
+  allowLocalNetwork: boolean;
   allowLocalImport: boolean;
 }
 
@@ -30,6 +31,7 @@ export async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
       host: flags.host,
       dbPath: flags.db,
       dataDir: flags.data,
+      allowLocalNetwork: flags.allowLocalNetwork,
       allowLocalImport: flags.allowLocalImport,
     });
     io.stdout.write(`repohost listening on ${host.url} (database ${host.options.dbPath})\n`);

@@ -8,6 +8,7 @@ import { checkImportSource } from './import-guard.js';
 import { LruCache } from './lru.js';
 import { Maintenance } from './maintenance.js';
 import { isSafeBranchName, normaliseTreePath, repositoryPath } from './names.js';
+import { pushedRef, type PushedRef } from './push-commits.js';
 import { PUSH_RULES_ENV, writePushHooks, type PushRule } from './push-rules.js';
 import { RefCache, type RefChange } from './refs.js';
 import { folderBytes, watchFolderSize } from './size-watch.js';
@@ -55,7 +56,7 @@ export interface ServeGitOptions {
    * Told which refs a push changed and the branch HEAD now names, after HEAD was fixed up and before the client
    * sees the end of the response.
    */
-  onPushed?: (changes: RefChange[], headBranch: string) => void | Promise<void>;
+  onPushed?: (changes: RefChange[], headBranch: string, refsAfter: ReadonlyMap<string, string>) => void | Promise<void>;
   /** Protected-branch rules this push must keep, enforced per ref by git's update hook. */
   pushRules?: PushRule[];
 }
@@ -266,6 +267,20 @@ export class GitRepositories {
     return new Map(await this.#refs.refs(path));
   }
 
+  /**
+   * What each ref change of a push brought, for its push event (see push-commits.ts), in the order of `changes`.
+   * `refsAfter` are the refs once the push landed (read again when not given).
+   */
+  async pushedRefs(owner: string, name: string, changes: readonly RefChange[], refsAfter?: ReadonlyMap<string, string>): Promise<PushedRef[]> {
+    const path = await this.#existing(owner, name);
+    const after = refsAfter ?? (await this.#refs.refs(path));
+    const changed = new Set(changes.map((change) => change.ref));
+    // The tips the repository had before the push: a new branch lists only commits none of them reached.
+    const tipsBefore = new Set([...after].filter(([ref]) => !changed.has(ref)).map(([, sha]) => sha));
+    for (const change of changes) if (!/^0+$/.test(change.before)) tipsBefore.add(change.before);
+    return Promise.all(changes.map((change) => pushedRef(path, change, [...tipsBefore])));
+  }
+
   /** The branch HEAD points to (the default branch), e.g. `main`, even before it exists. */
   async headBranch(owner: string, name: string): Promise<string> {
     const path = await this.#existing(owner, name);
@@ -301,7 +316,7 @@ export class GitRepositories {
         this.#refs.forget(path);
         const head = await this.#fixHead(path, changes, refsAfter).catch(() => this.headBranch(owner, name));
         this.#maintenance.schedule(path);
-        await options.onPushed?.(changes, head);
+        await options.onPushed?.(changes, head, refsAfter);
       },
     });
   }

@@ -14,6 +14,7 @@ import { mountLabelRoutes } from './routes/api/labels.js';
 import { mountPullRoutes } from './routes/api/pulls.js';
 import { mountRepoRoutes } from './routes/api/repos.js';
 import { mountStatusRoutes } from './routes/api/statuses.js';
+import { mountHookRoutes } from './routes/api/hooks.js';
 import { mountTreeRoutes } from './routes/api/tree.js';
 import { mountUserRoutes } from './routes/api/users.js';
 import { mountGitRoutes } from './routes/git.js';
@@ -82,6 +83,7 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   mountCiRoutes(app, ctx);
   mountStatusRoutes(app, ctx);
   mountBranchProtectionRoutes(app, ctx);
+  mountHookRoutes(app, ctx);
   mountGitRoutes(app, ctx);
   mountWebRoutes(app, ctx, forgery);
   return app;

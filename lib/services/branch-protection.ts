@@ -5,6 +5,7 @@ import type { PushRule } from '../git/push-rules.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { requireAccess, type Viewer } from './permissions.js';
 import { writeToRepository } from './repository-write.js';
+import { optionalFlag } from './text-fields.js';
 
 /** A protection rule of the API. */
 export interface BranchProtection {
@@ -28,14 +29,6 @@ export interface ProtectionInput {
 
 
 const PATTERN = /^[A-Za-z0-9._/*-]{1,255}$/;
-
-function flag(name: string, value: unknown): boolean {
-  if (value === undefined || value === null) return false;
-  if (typeof value === 'boolean') return value;
-  if (value === 'true' || value === '1') return true;
-  if (value === 'false' || value === '0') return false;
-  throw invalid(`${name} must be true or false`);
-}
 
 function names(name: string, value: unknown): string[] {
   if (value === undefined || value === null) return [];
@@ -83,9 +76,9 @@ export class BranchProtectionService {
     requireAccess(this.store, viewer, repo, 'admin', 'Branch protection needs admin access');
     if (!PATTERN.test(pattern) || pattern.includes('..')) throw invalid('branch must be a branch name or a glob such as release/*');
     const fields = {
-      allowForcePush: flag('allow_force_push', input.allow_force_push),
-      allowDeletion: flag('allow_deletion', input.allow_deletion),
-      requirePullRequest: flag('require_pull_request', input.require_pull_request),
+      allowForcePush: optionalFlag('allow_force_push', input.allow_force_push, false),
+      allowDeletion: optionalFlag('allow_deletion', input.allow_deletion, false),
+      requirePullRequest: optionalFlag('require_pull_request', input.require_pull_request, false),
       requiredStatusContexts: names('required_status_contexts', input.required_status_contexts),
       pushAllowlist: names('push_allowlist', input.push_allowlist),
     };

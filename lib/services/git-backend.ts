@@ -3,8 +3,9 @@ import type { Readable } from 'node:stream';
 import type { ChangedFile, CommitSummary } from '../git/diff.js';
 import type { MergeMethod, MergeOptions } from '../git/merge.js';
 import type { RefChange } from '../git/refs.js';
+import type { PushedRef } from '../git/push-commits.js';
 
-export type { ChangedFile, CommitSummary, FileEntry, MergeMethod, MergeOptions, RefChange };
+export type { ChangedFile, CommitSummary, FileEntry, MergeMethod, MergeOptions, PushedRef, RefChange };
 
 /** What pull requests need from git (implemented by `GitRepositories`). */
 export interface PullGit {
@@ -20,6 +21,8 @@ export interface PullGit {
   branchesMergedInto(owner: string, name: string, commit: string): Promise<Set<string>>;
   /** Deletes the branch if it still points at `expectedSha`; false when it moved or is gone. */
   deleteBranch(owner: string, name: string, branch: string, expectedSha: string): Promise<boolean>;
+  /** What each ref change brought (commits, tip, forced), for push events. */
+  pushedRefs(owner: string, name: string, changes: readonly RefChange[], refsAfter?: ReadonlyMap<string, string>): Promise<PushedRef[]>;
 }
 
 /** What the services need from git storage (implemented by `GitRepositories` in lib/git). */
@@ -35,6 +38,7 @@ export interface GitBackend {
   refsOf(owner: string, name: string): Promise<Map<string, string>>;
   /** The branch HEAD points to (`main` for a new repository; the source's for an import). */
   headBranch(owner: string, name: string): Promise<string>;
+  pushedRefs: PullGit['pushedRefs'];
   close(): Promise<void>;
 }
 

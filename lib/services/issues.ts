@@ -20,7 +20,8 @@ import {
   type IssueRecord,
   type IssueRow,
 } from '../store/queries/issues.js';
-import { takeNextNumber, type RepositoryRow } from '../store/queries/repositories.js';
+import { repositoryById, takeNextNumber, type RepositoryRow } from '../store/queries/repositories.js';
+import type { EditChanges, EventRecorder, IssueCommentEvent, IssuesEvent } from '../events/index.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import type { UserRow } from '../store/queries/users.js';
 import { requireAccess, type Viewer } from './permissions.js';
@@ -63,6 +64,7 @@ export class IssueService {
   constructor(
     private readonly store: Store,
     private readonly now: () => string,
+    private readonly events: EventRecorder,
   ) {}
 
   list(repo: RepositoryRow, filter: IssueFilter, page: PageWindow): { items: IssueRow[]; total: number } {
@@ -86,7 +88,9 @@ export class IssueService {
     const now = this.now();
     const id = await writeToRepository(this.store, repo, (tx) => {
       const number = takeNextNumber(tx, repo.id);
-      return insertIssue(tx, { repoId: repo.id, number, authorId: author.id, title, body, now });
+      const issueId = insertIssue(tx, { repoId: repo.id, number, authorId: author.id, title, body, now });
+      this.recordIssueEvent(tx, repo, author, issueId, 'opened');
+      return issueId;
     });
     return this.get(repo, id);
   }
@@ -100,8 +104,17 @@ export class IssueService {
     const now = this.now();
     await writeToRepository(this.store, repo, (tx) => {
       const current = this.recordIn(tx, repo, issue.id);
-      if (title !== current.title || body !== current.body) updateIssueText(tx, issue.id, { title, body }, now);
-      if (status && status !== current.status) setIssueStatus(tx, issue.id, status, viewer!.id, now);
+      if (title !== current.title || body !== current.body) {
+        updateIssueText(tx, issue.id, { title, body }, now);
+        const changes: EditChanges = {};
+        if (title !== current.title) changes.title = { from: current.title };
+        if (body !== current.body) changes.body = { from: current.body };
+        this.recordIssueEvent(tx, repo, viewer!, issue.id, 'edited', changes);
+      }
+      if (status && status !== current.status) {
+        setIssueStatus(tx, issue.id, status, viewer!.id, now);
+        this.recordIssueEvent(tx, repo, viewer!, issue.id, status === 'closed' ? 'closed' : 'reopened');
+      }
     });
     return this.get(repo, issue.id);
   }
@@ -118,7 +131,9 @@ export class IssueService {
     const now = this.now();
     const id = await writeToRepository(this.store, repo, (tx) => {
       this.recordIn(tx, repo, issue.id);
-      return insertIssueComment(tx, { issueId: issue.id, authorId: author.id, body: text, now });
+      const commentId = insertIssueComment(tx, { issueId: issue.id, authorId: author.id, body: text, now });
+      this.recordCommentEvent(tx, repo, author, issue.id, issueComment(tx, issue.id, commentId)!, 'created');
+      return commentId;
     });
     return publicComment(issueComment(this.store, issue.id, id)!);
   }
@@ -128,15 +143,47 @@ export class IssueService {
     const text = requiredText('body', body, MAX_BODY);
     const now = this.now();
     await writeToRepository(this.store, repo, (tx) => {
-      if (!issueComment(tx, issue.id, comment.id)) throw notFound('Comment not found');
+      const current = issueComment(tx, issue.id, comment.id);
+      if (!current) throw notFound('Comment not found');
       updateIssueComment(tx, comment.id, text, now);
+      this.recordCommentEvent(tx, repo, viewer!, issue.id, issueComment(tx, issue.id, comment.id)!, 'edited', { body: { from: current.body } });
     });
     return publicComment(issueComment(this.store, issue.id, comment.id)!);
   }
 
   async deleteComment(repo: RepositoryRow, issueId: number, commentId: number, viewer: Viewer): Promise<void> {
     const { issue, comment } = this.editableComment(repo, issueId, commentId, viewer);
-    await writeToRepository(this.store, repo, (tx) => deleteIssueComment(tx, issue.id, comment.id));
+    await writeToRepository(this.store, repo, (tx) => {
+      const current = issueComment(tx, issue.id, comment.id);
+      if (!current) return;
+      deleteIssueComment(tx, issue.id, comment.id);
+      this.recordCommentEvent(tx, repo, viewer!, issue.id, current, 'deleted');
+    });
+  }
+
+  private recordIssueEvent(tx: WriteTx, repo: RepositoryRow, sender: UserRow, issueId: number, action: IssuesEvent['action'], changes?: EditChanges): void {
+    const current = repositoryById(tx, repo.id)!;
+    const issue = this.events.github.issue(tx, current, issueInRepository(tx, repo.id, issueId)!);
+    this.events.record(tx, repo, sender, 'issues', { action, issue, ...(changes ? { changes } : {}) });
+  }
+
+  private recordCommentEvent(
+    tx: WriteTx,
+    repo: RepositoryRow,
+    sender: UserRow,
+    issueId: number,
+    comment: IssueCommentRow,
+    action: IssueCommentEvent['action'],
+    changes?: IssueCommentEvent['changes'],
+  ): void {
+    const current = repositoryById(tx, repo.id)!;
+    const issue = issueInRepository(tx, repo.id, issueId)!;
+    this.events.record(tx, repo, sender, 'issue_comment', {
+      action,
+      issue: this.events.github.issue(tx, current, issue),
+      comment: this.events.github.comment(tx, current, issue.number, comment),
+      ...(changes ? { changes } : {}),
+    });
   }
 
   summary(issue: IssueRow): IssueSummary {

@@ -22,7 +22,8 @@ import {
   type PullListStatus,
   type PullRow,
 } from '../store/queries/pulls.js';
-import { branchTip, deleteBranch, takeNextNumber, upsertBranch, type RepositoryRow } from '../store/queries/repositories.js';
+import { branchTip, deleteBranch, repositoryById, takeNextNumber, upsertBranch, type RepositoryRow } from '../store/queries/repositories.js';
+import { NOTHING_PUSHED, type EditChanges, type EventRecorder, type IssueCommentEvent, type PullRequestEvent } from '../events/index.js';
 import type { StatusState } from '../store/queries/commit-statuses.js';
 import type { UserRow } from '../store/queries/users.js';
 import type { ChangedFile, CommitSummary, MergeMethod, PullGit, RefChange } from './git-backend.js';
@@ -94,6 +95,7 @@ export class PullService {
     private readonly committerEmail: (user: UserRow) => string,
     private readonly statuses: CommitStatusService,
     private readonly protection: BranchProtectionService,
+    private readonly events: EventRecorder,
   ) {}
 
   private readonly pending = new Set<Promise<unknown>>();
@@ -124,7 +126,9 @@ export class PullService {
       }
       if (openPullJoining(tx, repo.id, head, base)) throw conflict(`an open pull request already merges ${head} into ${base}`);
       const number = takeNextNumber(tx, repo.id);
-      return insertPull(tx, { repoId: repo.id, number, authorId: author.id, title, description, head, base, headSha: tips.get(head)!, baseSha: tips.get(base)!, now });
+      const pullId = insertPull(tx, { repoId: repo.id, number, authorId: author.id, title, description, head, base, headSha: tips.get(head)!, baseSha: tips.get(base)!, now });
+      this.recordPullEvent(tx, repo, author, pullId, { action: 'opened' });
+      return pullId;
     });
     return this.get(repo, id);
   }
@@ -155,8 +159,16 @@ export class PullService {
         if (other && other.id !== current.id) throw conflict(`an open pull request already merges ${current.head} into ${base}`);
       }
       updatePull(tx, current.id, { title, description, base, baseSha: tips.get(base) ?? current.base_sha }, now);
-      if (status !== undefined && (status === 'open') !== (current.status === 'open')) setPullOpen(tx, current.id, open, now);
-      if (open && current.status !== 'open') setPullShas(tx, current.id, tips.get(current.head)!, tips.get(base)!, now);
+      const changes: EditChanges = {};
+      if (title !== current.title) changes.title = { from: current.title };
+      if (description !== current.description) changes.body = { from: current.description };
+      if (base !== current.base) changes.base = { ref: { from: current.base }, sha: { from: current.base_sha } };
+      if (Object.keys(changes).length > 0) this.recordPullEvent(tx, repo, viewer!, current.id, { action: 'edited', changes });
+      if (status !== undefined && (status === 'open') !== (current.status === 'open')) {
+        setPullOpen(tx, current.id, open, now);
+        if (open) setPullShas(tx, current.id, tips.get(current.head)!, tips.get(base)!, now);
+        this.recordPullEvent(tx, repo, viewer!, current.id, { action: open ? 'reopened' : 'closed' });
+      }
     });
     return this.get(repo, pull.id);
   }
@@ -226,17 +238,19 @@ export class PullService {
       message: `${title || defaultTitle}\n\n${message || (method === 'squash' ? '' : pull.title)}`.trim() + '\n',
       committer: identity,
     });
+    const moved = result.sha !== baseSha ? [{ ref: `${BRANCH_PREFIX}${pull.base}`, before: baseSha, after: result.sha }] : [];
+    // Like a push, the base moving is a `push` event with the commits it brought.
+    const pushed = await this.git.pushedRefs(repo.owner_name, repo.name, moved).catch(() => moved.map(() => NOTHING_PUSHED));
     await writeToRepository(this.store, repo, (tx) => {
-      if (result.sha !== baseSha) upsertBranch(tx, repo.id, pull.base, result.sha, now);
+      if (moved.length > 0) upsertBranch(tx, repo.id, pull.base, result.sha, now);
       markPullMerged(tx, pull.id, { byUserId: merger.id, sha: result.sha, headSha, baseSha, now });
+      this.events.recordRefChanges(tx, repo, merger, moved, pushed);
+      this.recordPullEvent(tx, repo, merger, pull.id, { action: 'closed' });
     });
     // The other open pull requests on this base follow in the background: what they show of mergeability is computed
     // from the branches when read, so only their recorded commits lag by a moment.
-    if (result.sha !== baseSha) {
-      const change = { ref: `${BRANCH_PREFIX}${pull.base}`, before: baseSha, after: result.sha };
-      this.background(this.afterRefsMoved(repo, [change], merger));
-    }
-    if (truthy(request.deleteBranch)) await this.deleteHeadBranch(repo, pull.head, headSha);
+    if (moved.length > 0) this.background(this.afterRefsMoved(repo, moved, merger));
+    if (truthy(request.deleteBranch)) await this.deleteHeadBranch(repo, pull.head, headSha, merger);
     return result;
   }
 
@@ -270,10 +284,17 @@ export class PullService {
     const now = this.now();
     await writeToRepository(this.store, repo, (tx) => {
       for (const pull of pulls) {
-        const base = tipOf(pull.base) ?? pull.base_sha;
-        const head = tipOf(pull.head) ?? pull.head_sha;
-        if (merged.has(pull.id)) markPullMerged(tx, pull.id, { byUserId: pusher?.id ?? null, sha: base, headSha: head, baseSha: pull.base_sha, now });
-        else setPullShas(tx, pull.id, head, base, now);
+        const current = pullInRepository(tx, repo.id, pull.id);
+        if (!current || current.status !== 'open') continue;
+        const base = tipOf(pull.base) ?? current.base_sha;
+        const head = tipOf(pull.head) ?? current.head_sha;
+        if (merged.has(pull.id)) {
+          markPullMerged(tx, pull.id, { byUserId: pusher?.id ?? null, sha: base, headSha: head, baseSha: current.base_sha, now });
+          this.recordPullEvent(tx, repo, pusher, pull.id, { action: 'closed' });
+        } else {
+          setPullShas(tx, pull.id, head, base, now);
+          if (head !== current.head_sha) this.recordPullEvent(tx, repo, pusher, pull.id, { action: 'synchronize', before: current.head_sha, after: head });
+        }
       }
     });
   }
@@ -290,7 +311,9 @@ export class PullService {
     const now = this.now();
     const id = await writeToRepository(this.store, repo, (tx) => {
       this.recordIn(tx, repo, pull.id);
-      return insertComment(tx, { pullId: pull.id, authorId: author.id, text: body, now });
+      const commentId = insertComment(tx, { pullId: pull.id, authorId: author.id, text: body, now });
+      this.recordCommentEvent(tx, repo, author, pull.id, pullComment(tx, pull.id, commentId)!, 'created');
+      return commentId;
     });
     return publicComment(pullComment(this.store, pull.id, id)!);
   }
@@ -300,15 +323,55 @@ export class PullService {
     const body = requiredText('text', text, MAX_BODY);
     const now = this.now();
     await writeToRepository(this.store, repo, (tx) => {
-      if (!pullComment(tx, pull.id, comment.id)) throw notFound('Comment not found');
+      const current = pullComment(tx, pull.id, comment.id);
+      if (!current) throw notFound('Comment not found');
       updateComment(tx, comment.id, body, now);
+      this.recordCommentEvent(tx, repo, viewer!, pull.id, pullComment(tx, pull.id, comment.id)!, 'edited', { body: { from: current.text } });
     });
     return publicComment(pullComment(this.store, pull.id, comment.id)!);
   }
 
   async deleteComment(repo: RepositoryRow, pullId: number, commentId: number, viewer: Viewer): Promise<void> {
     const { pull, comment } = this.editableComment(repo, pullId, commentId, viewer);
-    await writeToRepository(this.store, repo, (tx) => deleteComment(tx, pull.id, comment.id));
+    await writeToRepository(this.store, repo, (tx) => {
+      const current = pullComment(tx, pull.id, comment.id);
+      if (!current) return;
+      deleteComment(tx, pull.id, comment.id);
+      this.recordCommentEvent(tx, repo, viewer!, pull.id, current, 'deleted');
+    });
+  }
+
+  /** A `pull_request` event with the pull request as the write left it. */
+  private recordPullEvent(
+    tx: WriteTx,
+    repo: RepositoryRow,
+    sender: UserRow | undefined,
+    pullId: number,
+    fields: Pick<PullRequestEvent, 'action' | 'changes' | 'before' | 'after'>,
+  ): void {
+    const current = repositoryById(tx, repo.id)!;
+    const pull = pullInRepository(tx, repo.id, pullId)!;
+    this.events.record(tx, repo, sender, 'pull_request', { ...fields, number: pull.number, pull_request: this.events.github.pull(tx, current, pull) });
+  }
+
+  /** GitHub reports conversation comments of a pull request as `issue_comment` on its issue. */
+  private recordCommentEvent(
+    tx: WriteTx,
+    repo: RepositoryRow,
+    sender: UserRow,
+    pullId: number,
+    comment: PullCommentRow,
+    action: IssueCommentEvent['action'],
+    changes?: IssueCommentEvent['changes'],
+  ): void {
+    const current = repositoryById(tx, repo.id)!;
+    const pull = pullInRepository(tx, repo.id, pullId)!;
+    this.events.record(tx, repo, sender, 'issue_comment', {
+      action,
+      issue: this.events.github.pullAsIssue(tx, current, pull),
+      comment: this.events.github.comment(tx, current, pull.number, comment),
+      ...(changes ? { changes } : {}),
+    });
   }
 
   /** A protected base may require status contexts: each must be `success` on the head commit (405 naming the rest). */
@@ -331,12 +394,16 @@ export class PullService {
     while (this.pending.size > 0) await Promise.all(this.pending);
   }
 
-  private async deleteHeadBranch(repo: RepositoryRow, branch: string, expectedSha: string): Promise<void> {
+  private async deleteHeadBranch(repo: RepositoryRow, branch: string, expectedSha: string, deleter: UserRow): Promise<void> {
     // Only if nobody pushed to it meanwhile; a refused delete leaves the branch as the pusher left it.
     const deleted = await this.git.deleteBranch(repo.owner_name, repo.name, branch, expectedSha);
     if (!deleted) return;
-    await writeToRepository(this.store, repo, (tx) => deleteBranch(tx, repo.id, branch));
-    await this.afterRefsMoved(repo, [{ ref: `${BRANCH_PREFIX}${branch}`, before: expectedSha, after: '0'.repeat(expectedSha.length) }], undefined);
+    const change = { ref: `${BRANCH_PREFIX}${branch}`, before: expectedSha, after: '0'.repeat(expectedSha.length) };
+    await writeToRepository(this.store, repo, (tx) => {
+      deleteBranch(tx, repo.id, branch);
+      this.events.recordRefChanges(tx, repo, deleter, [change], [NOTHING_PUSHED]);
+    });
+    await this.afterRefsMoved(repo, [change], deleter);
   }
 
   private async mergeable(repo: RepositoryRow, pull: PullRow): Promise<boolean | null> {

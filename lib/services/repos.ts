@@ -18,6 +18,7 @@ import {
 } from '../store/queries/repositories.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import type { UserRow } from '../store/queries/users.js';
+import { NOTHING_PUSHED, type EventRecorder } from '../events/index.js';
 import type { FileEntry, GitBackend, RefChange } from './git-backend.js';
 import { isPlausibleName, validateRepositoryName } from './names.js';
 import { optionalText } from './text-fields.js';
@@ -72,6 +73,7 @@ export class RepositoryService {
     private readonly now: () => string,
     /** Imports running at once, in all and per user. */
     private readonly imports: ConcurrencyGate,
+    private readonly events: EventRecorder,
   ) {}
 
   async create(owner: UserRow, input: NewRepository): Promise<RepositoryRow> {
@@ -138,7 +140,10 @@ export class RepositoryService {
       await this.git.rename(repo.owner_name, repo.name, name);
       try {
         const now = this.now();
-        await writeToRepository(this.store, repo, (tx) => renameRepository(tx, repo.id, name, now));
+        await writeToRepository(this.store, repo, (tx) => {
+          renameRepository(tx, repo.id, name, now);
+          this.events.record(tx, repo, viewer, 'repository', { action: 'renamed', changes: { repository: { name: { from: repo.name } } } });
+        });
       } catch (error) {
         await this.git.rename(repo.owner_name, name, repo.name).catch(() => undefined);
         throw error;
@@ -215,18 +220,23 @@ export class RepositoryService {
     return { items: branchesOf(this.store, repo.id, page), total: countBranchesOf(this.store, repo.id) };
   }
 
-  /** Records what a push changed: branches created, moved and deleted, and the default branch (git's HEAD). */
-  async recordPush(repo: RepositoryRow, changes: readonly RefChange[], headBranch: string): Promise<void> {
-    const branchChanges = changes.filter((change) => change.ref.startsWith(BRANCH_PREFIX));
-    if (branchChanges.length === 0 && headBranch === repo.default_branch) return;
+  /**
+   * Records what a push changed (branches created, moved and deleted, the default branch as git's HEAD) with its
+   * events, in one write: `create`/`delete` for refs that appeared or went, and a `push` per ref.
+   */
+  async recordPush(repo: RepositoryRow, changes: readonly RefChange[], headBranch: string, pusher: UserRow | undefined, refsAfter?: ReadonlyMap<string, string>): Promise<void> {
+    if (changes.length === 0) return;
+    // The commits are read before the write (git runs cannot happen inside it); without them the refs still count.
+    const pushed = await this.git.pushedRefs(repo.owner_name, repo.name, changes, refsAfter).catch(() => changes.map(() => NOTHING_PUSHED));
     const now = this.now();
     await writeToRepository(this.store, repo, (tx) => {
-      for (const change of branchChanges) {
+      for (const change of changes.filter((candidate) => candidate.ref.startsWith(BRANCH_PREFIX))) {
         const branch = change.ref.slice(BRANCH_PREFIX.length);
         if (ZERO_SHA.test(change.after)) deleteBranch(tx, repo.id, branch);
         else upsertBranch(tx, repo.id, branch, change.after, now);
       }
       if (headBranch !== repo.default_branch) setDefaultBranch(tx, repo.id, headBranch, now);
+      this.events.recordRefChanges(tx, repo, pusher, changes, pushed);
     });
   }
 }

@@ -3,12 +3,14 @@ import type { Store } from '../store/database.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { countToggles, flipToggle, type ToggleTable } from '../store/queries/toggles.js';
 import type { UserRow } from '../store/queries/users.js';
+import type { EventRecorder } from '../events/index.js';
 
 /** Stars and watches: per-user toggles on a repository. */
 export class SocialService {
   constructor(
     private readonly store: Store,
     private readonly now: () => string,
+    private readonly events: EventRecorder,
   ) {}
 
   /** Flips the star and returns whether the repository is now starred. */
@@ -29,8 +31,14 @@ export class SocialService {
     return countToggles(this.store, 'watches', repo.id);
   }
 
+  /** Flips the toggle with its event: `star` created/deleted, `watch` started (GitHub has no event for unwatching). */
   private toggle(table: ToggleTable, user: UserRow, repo: RepositoryRow): Promise<boolean> {
     const now = this.now();
-    return writeToRepository(this.store, repo, (tx) => flipToggle(tx, table, user.id, repo.id, now));
+    return writeToRepository(this.store, repo, (tx) => {
+      const on = flipToggle(tx, table, user.id, repo.id, now);
+      if (table === 'stars') this.events.record(tx, repo, user, 'star', { action: on ? 'created' : 'deleted', starred_at: on ? now : null });
+      else if (on) this.events.record(tx, repo, user, 'watch', { action: 'started' });
+      return on;
+    });
   }
 }

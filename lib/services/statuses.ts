@@ -10,7 +10,9 @@ import {
   type CommitStatusRow,
   type StatusState,
 } from '../store/queries/commit-statuses.js';
-import type { RepositoryRow } from '../store/queries/repositories.js';
+import { branchesAt, repositoryById, type RepositoryRow } from '../store/queries/repositories.js';
+import { userById } from '../store/queries/users.js';
+import type { EventRecorder } from '../events/index.js';
 import type { StatusGit } from './git-backend.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import { requireAccess, type Viewer } from './permissions.js';
@@ -60,6 +62,7 @@ export class CommitStatusService {
     private readonly store: Store,
     private readonly git: StatusGit,
     private readonly now: () => string,
+    private readonly events: EventRecorder,
   ) {}
 
   /** Records a status on a full commit id of the repository (404 for anything else); needs write access. */
@@ -77,12 +80,27 @@ export class CommitStatusService {
     );
   }
 
-  /** Records inside a caller's write (the CI callback); the per-context bound holds there too. */
+  /** Records inside a caller's write (the CI callback), with its `status` event; the per-context bound holds there too. */
   record(tx: WriteTx, status: Parameters<typeof insertCommitStatus>[1]): CommitStatusRow {
     if (countStatusesOfContext(tx, status.repoId, status.sha, status.context) >= MAX_PER_CONTEXT) {
       throw invalid(`a commit has at most ${MAX_PER_CONTEXT} statuses per context`);
     }
-    return insertCommitStatus(tx, status);
+    const row = insertCommitStatus(tx, status);
+    const sender = status.creatorId === null ? undefined : userById(tx, status.creatorId);
+    const repo = repositoryById(tx, status.repoId)!;
+    this.events.record(tx, repo, sender, 'status', {
+      id: row.id,
+      sha: row.sha,
+      name: `${repo.owner_name}/${repo.name}`,
+      state: row.state,
+      context: row.context,
+      description: row.description || null,
+      target_url: row.target_url,
+      branches: branchesAt(tx, status.repoId, row.sha).map((name) => ({ name, commit: { sha: row.sha } })),
+      created_at: row.created_at,
+      updated_at: row.updated_at,
+    });
+    return row;
   }
 
   /** Every status of the commit `ref` names (branch, tag or commit id), newest first. */

@@ -15,3 +15,12 @@ export function optionalText(field: string, value: unknown, maxLength: number): 
   if (value.length > maxLength) throw invalid(`${field} must be at most ${maxLength} characters`);
   return value;
 }
+
+/** An optional yes/no field: a JSON boolean, or 'true'/'false'/'1'/'0' from a form; absent means `fallback`. */
+export function optionalFlag(field: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw invalid(`${field} must be true or false`);
+}

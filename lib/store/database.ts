@@ -14,6 +14,11 @@ export interface WriteTx {
   get<T = Row>(sql: string, params?: readonly SqlParam[]): T | undefined;
   /** A statement that changes data; it is logged with its parameters and replayed on recovery. */
   run<T = Row>(sql: string, params?: readonly SqlParam[]): { rows: T[]; changes: number };
+  /**
+   * Runs `callback` once this transaction is durable (never when it rolls back or fails to reach the disk): what a
+   * change sets going (events, deliveries) starts only after it can no longer be taken back. Errors are swallowed.
+   */
+  onDurable(callback: () => void): void;
 }
 
 /** Read access to the current committed state. */
@@ -53,6 +58,16 @@ class DatabaseFiles {
   }
   get markPath(): string {
     return `${this.dbPath}.wal-mark`;
+  }
+}
+
+function runAll(callbacks: ReadonlyArray<() => void>): void {
+  for (const callback of callbacks) {
+    try {
+      callback();
+    } catch {
+      /* a follower's failure never fails the write that is already durable */
+    }
   }
 }
 
@@ -149,6 +164,7 @@ export class Store implements ReadTx {
     this.assertOpen();
     if (this.failure) throw unavailable('Storage is recovering from a failed write; try again');
     const statements: LogRecord['statements'] = [];
+    const afterDurable: Array<() => void> = [];
     const runner = this.runner;
     const tx: WriteTx = {
       all: <T>(sql: string, params: readonly SqlParam[] = []) => runner.all<T>(sql, params),
@@ -157,6 +173,9 @@ export class Store implements ReadTx {
         const result = runner.run<T>(sql, params);
         statements.push([sql, [...params]]);
         return result;
+      },
+      onDurable: (callback) => {
+        afterDurable.push(callback);
       },
     };
     this.db.exec('BEGIN');
@@ -179,6 +198,7 @@ export class Store implements ReadTx {
       // only once those are durable too (records become durable in order, so the last one suffices).
       await this.lastAppend;
       if (this.failure) throw unavailable('The change could not be written to disk');
+      runAll(afterDurable);
       return result;
     }
     this.seq += 1;
@@ -190,6 +210,7 @@ export class Store implements ReadTx {
     } catch {
       throw unavailable('The change could not be written to disk');
     }
+    runAll(afterDurable);
     if (this.log.bytes >= this.options.snapshotThresholdBytes) void this.snapshot().catch(() => undefined);
     return result;
   }

@@ -266,6 +266,47 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       )`,
     ],
   },
+  {
+    // Webhooks and their deliveries: a delivery row is the outbox entry, written in the same transaction as the change
+    // that caused it, and keeps the history of its attempts.
+    version: 6,
+    statements: [
+      `CREATE TABLE webhooks (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        url TEXT NOT NULL,
+        content_type TEXT NOT NULL,
+        secret TEXT NOT NULL DEFAULT '',
+        events TEXT NOT NULL,
+        active INTEGER NOT NULL DEFAULT 1,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+      'CREATE INDEX webhooks_by_repo ON webhooks (repo_id, id)',
+      `CREATE TABLE webhook_deliveries (
+        id INTEGER PRIMARY KEY,
+        hook_id INTEGER NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+        guid TEXT NOT NULL,
+        event TEXT NOT NULL,
+        action TEXT,
+        redelivery INTEGER NOT NULL DEFAULT 0,
+        payload TEXT NOT NULL,
+        state TEXT NOT NULL DEFAULT 'pending',
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL DEFAULT 0,
+        status_code INTEGER,
+        duration_ms INTEGER,
+        request_headers TEXT,
+        response_headers TEXT,
+        response_body TEXT,
+        error TEXT,
+        created_at TEXT NOT NULL,
+        delivered_at TEXT
+      )`,
+      'CREATE INDEX webhook_deliveries_by_hook ON webhook_deliveries (hook_id, id)',
+      'CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (state, hook_id, id)',
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -12,8 +12,9 @@ afterEach(async () => {
 });
 
 describe('examples (run against the built package)', () => {
-  it('embed-in-test-harness pushes with git and lists the pushed file', async () => {
+  it('embed-in-test-harness pushes with git, awaits the push event and lists the pushed file', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, [`${examples}embed-in-test-harness.mjs`], { timeout: 60_000 });
+    expect(stdout).toContain('push event: refs/heads/main by alice, commits: first commit');
     expect(stdout).toContain("files on main: [ 'README.md (first commit)' ]");
   });
 

@@ -76,8 +76,8 @@ export function mountGitRoutes(app: H3, ctx: AppContext): void {
       },
       {
         pushRules: service === 'git-receive-pack' ? ctx.protection.pushRules(repo!, user) : undefined,
-        onPushed: async (changes, headBranch) => {
-          await ctx.repos.recordPush(repo!, changes, headBranch);
+        onPushed: async (changes, headBranch, refsAfter) => {
+          await ctx.repos.recordPush(repo!, changes, headBranch, user, refsAfter);
           await ctx.pulls.afterRefsMoved(repo!, changes, user);
         },
       },

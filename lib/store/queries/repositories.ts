@@ -98,3 +98,8 @@ export function upsertBranch(tx: WriteTx, repoId: number, name: string, commitSh
 export function deleteBranch(tx: WriteTx, repoId: number, name: string): void {
   tx.run('DELETE FROM branches WHERE repo_id = ? AND name = ?', [repoId, name]);
 }
+
+/** The branches whose tip is `sha`, by name. */
+export function branchesAt(db: ReadTx, repoId: number, sha: string): string[] {
+  return db.all<{ name: string }>('SELECT name FROM branches WHERE repo_id = ? AND commit_sha = ? ORDER BY name', [repoId, sha]).map((row) => row.name);
+}

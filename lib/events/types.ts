@@ -1,0 +1,134 @@
+import type {
+  GitHubComment,
+  GitHubIssue,
+  GitHubPullRequest,
+  GitHubPushCommit,
+  GitHubRepository,
+  GitHubUser,
+} from '../github/types.js';
+
+/** Fields every repository event carries, as in GitHub's webhook payloads. */
+export interface RepositoryEventBase {
+  repository: GitHubRepository;
+  sender: GitHubUser;
+}
+
+export interface PushEvent extends RepositoryEventBase {
+  ref: string;
+  before: string;
+  after: string;
+  created: boolean;
+  deleted: boolean;
+  forced: boolean;
+  base_ref: null;
+  compare: string;
+  /** The pushed commits, oldest first: the newest 20 when there are more. */
+  commits: GitHubPushCommit[];
+  head_commit: GitHubPushCommit | null;
+  pusher: { name: string; email: string | null };
+}
+
+export interface CreateEvent extends RepositoryEventBase {
+  ref: string;
+  ref_type: 'branch' | 'tag';
+  master_branch: string;
+  description: string | null;
+  pusher_type: 'user';
+}
+
+export interface DeleteEvent extends RepositoryEventBase {
+  ref: string;
+  ref_type: 'branch' | 'tag';
+  pusher_type: 'user';
+}
+
+/** What an `edited` action changed: the earlier values. */
+export type EditChanges = Partial<Record<'title' | 'body', { from: string }>> & { base?: { ref: { from: string }; sha: { from: string } } };
+
+export interface IssuesEvent extends RepositoryEventBase {
+  action: 'opened' | 'edited' | 'closed' | 'reopened';
+  issue: GitHubIssue;
+  changes?: EditChanges;
+}
+
+export interface IssueCommentEvent extends RepositoryEventBase {
+  action: 'created' | 'edited' | 'deleted';
+  issue: GitHubIssue;
+  comment: GitHubComment;
+  changes?: { body: { from: string } };
+}
+
+export interface PullRequestEvent extends RepositoryEventBase {
+  action: 'opened' | 'edited' | 'closed' | 'reopened' | 'synchronize';
+  number: number;
+  pull_request: GitHubPullRequest;
+  changes?: EditChanges;
+  /** With `synchronize`: the head before and after. */
+  before?: string;
+  after?: string;
+}
+
+export interface StatusEvent extends RepositoryEventBase {
+  id: number;
+  sha: string;
+  name: string;
+  state: 'pending' | 'success' | 'error' | 'failure';
+  context: string;
+  description: string | null;
+  target_url: string | null;
+  /** The branches whose tip is the commit. */
+  branches: Array<{ name: string; commit: { sha: string } }>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface StarEvent extends RepositoryEventBase {
+  action: 'created' | 'deleted';
+  starred_at: string | null;
+}
+
+export interface WatchEvent extends RepositoryEventBase {
+  action: 'started';
+}
+
+export interface RepositoryEvent extends RepositoryEventBase {
+  action: 'renamed';
+  changes: { repository: { name: { from: string } } };
+}
+
+export interface PingEvent {
+  zen: string;
+  hook_id: number;
+  hook: { type: 'Repository'; id: number; name: 'web'; active: boolean; events: string[]; config: { url: string; content_type: string; insecure_ssl: '0' } };
+  repository: GitHubRepository;
+  sender: GitHubUser;
+}
+
+/** Every event by its name (GitHub's `X-GitHub-Event`), with the payload a webhook for it carries. */
+export interface RepoEventMap {
+  push: PushEvent;
+  create: CreateEvent;
+  delete: DeleteEvent;
+  issues: IssuesEvent;
+  issue_comment: IssueCommentEvent;
+  pull_request: PullRequestEvent;
+  status: StatusEvent;
+  star: StarEvent;
+  watch: WatchEvent;
+  repository: RepositoryEvent;
+  ping: PingEvent;
+}
+
+export type RepoEventName = keyof RepoEventMap;
+
+/** The events a webhook may subscribe to (`ping` goes to the hook it tests, whatever it subscribes to). */
+export const SUBSCRIBABLE_EVENTS = ['push', 'create', 'delete', 'issues', 'issue_comment', 'pull_request', 'status', 'star', 'watch', 'repository'] as const;
+export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
+
+/** One event as code in the same process receives it. */
+export interface HostEvent<N extends RepoEventName = RepoEventName> {
+  name: N;
+  /** GitHub's `action` field, when the event has one. */
+  action: string | undefined;
+  payload: RepoEventMap[N];
+}

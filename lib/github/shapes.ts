@@ -1,0 +1,160 @@
+import type { ReadTx } from '../store/database.js';
+import type { IssueCommentRow, IssueRow } from '../store/queries/issues.js';
+import type { LabelRow } from '../store/queries/labels.js';
+import { keptCount } from '../store/queries/list-counts.js';
+import type { PullCommentRow, PullRow } from '../store/queries/pulls.js';
+import type { RepositoryRow } from '../store/queries/repositories.js';
+import { countToggles } from '../store/queries/toggles.js';
+import { userByName, type UserRow } from '../store/queries/users.js';
+import type { GitHubBranchRef, GitHubComment, GitHubIssue, GitHubLabel, GitHubPullRequest, GitHubRepository, GitHubUser } from './types.js';
+
+/** Where the GitHub-compatible API lives: the `url` fields of GitHub's objects point there. */
+export const GITHUB_API_PREFIX = '/api/v3';
+
+/**
+ * Builds GitHub's objects from repohost's rows: the shapes of webhook payloads (and of the GitHub-compatible API).
+ * Every method reads through the `db` it is given, so inside a write it sees the write's own changes.
+ */
+export class GitHubShapes {
+  constructor(
+    private readonly baseUrl: () => string,
+    private readonly avatarUrl: (user: Pick<UserRow, 'avatar_file' | 'username'>) => string,
+  ) {}
+
+  private api(path: string): string {
+    return `${this.baseUrl()}${GITHUB_API_PREFIX}${path}`;
+  }
+
+  user(user: UserRow): GitHubUser {
+    return {
+      login: user.username,
+      id: user.id,
+      avatar_url: this.avatarUrl(user),
+      html_url: `${this.baseUrl()}/${user.username}`,
+      url: this.api(`/users/${user.username}`),
+      type: 'User',
+      site_admin: user.is_admin === 1,
+      ...(user.full_name ? { name: user.full_name } : {}),
+    };
+  }
+
+  /** A user named by a row's joined username (authors, closers); undefined when the account is gone. */
+  userNamed(db: ReadTx, username: string | null): GitHubUser | null {
+    const user = username ? userByName(db, username) : undefined;
+    return user ? this.user(user) : null;
+  }
+
+  repository(db: ReadTx, repo: RepositoryRow): GitHubRepository {
+    const fullName = `${repo.owner_name}/${repo.name}`;
+    const owner = userByName(db, repo.owner_name)!;
+    return {
+      id: repo.id,
+      name: repo.name,
+      full_name: fullName,
+      private: repo.is_private === 1,
+      visibility: repo.is_private === 1 ? 'private' : 'public',
+      owner: this.user(owner),
+      html_url: `${this.baseUrl()}/${fullName}`,
+      description: repo.description || null,
+      fork: false,
+      url: this.api(`/repos/${fullName}`),
+      clone_url: `${this.baseUrl()}/${fullName}.git`,
+      default_branch: repo.default_branch,
+      created_at: repo.created_at,
+      updated_at: repo.updated_at,
+      stargazers_count: countToggles(db, 'stars', repo.id),
+      watchers_count: countToggles(db, 'watches', repo.id),
+      open_issues_count: keptCount(db, repo.id, 'issue', ['open']),
+    };
+  }
+
+  label(label: LabelRow): GitHubLabel {
+    return { id: label.id, name: label.name, color: label.color.replace(/^#/, ''), description: label.description || null, default: false };
+  }
+
+  issue(db: ReadTx, repo: RepositoryRow, issue: IssueRow): GitHubIssue {
+    const path = `/repos/${repo.owner_name}/${repo.name}`;
+    return {
+      id: issue.id,
+      number: issue.number,
+      title: issue.title,
+      body: issue.body || null,
+      state: issue.status === 'closed' ? 'closed' : 'open',
+      user: this.userNamed(db, issue.author)!,
+      labels: issue.labels.map((label) => this.label(label)),
+      comments: issue.comments,
+      html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/issues/${issue.number}`,
+      url: this.api(`${path}/issues/${issue.number}`),
+      repository_url: this.api(path),
+      created_at: issue.created_at,
+      updated_at: issue.updated_at,
+      closed_at: issue.closed_at,
+    };
+  }
+
+  /** A pull request as the issue GitHub's `issue_comment` event carries for it. */
+  pullAsIssue(db: ReadTx, repo: RepositoryRow, pull: PullRow): GitHubIssue {
+    const shaped = this.pull(db, repo, pull);
+    return {
+      id: pull.id,
+      number: pull.number,
+      title: pull.title,
+      body: shaped.body,
+      state: shaped.state,
+      user: shaped.user,
+      labels: [],
+      comments: pull.comments,
+      html_url: shaped.html_url,
+      url: shaped.issue_url,
+      repository_url: this.api(`/repos/${repo.owner_name}/${repo.name}`),
+      created_at: pull.created_at,
+      updated_at: pull.updated_at,
+      closed_at: pull.closed_at,
+      pull_request: { url: shaped.url, html_url: shaped.html_url, diff_url: shaped.diff_url, patch_url: shaped.patch_url, merged_at: pull.merged_at },
+    };
+  }
+
+  pull(db: ReadTx, repo: RepositoryRow, pull: PullRow): GitHubPullRequest {
+    const repository = this.repository(db, repo);
+    const html = `${this.baseUrl()}/${repo.owner_name}/${repo.name}/pulls/${pull.number}`;
+    const branch = (ref: string, sha: string): GitHubBranchRef => ({ label: `${repo.owner_name}:${ref}`, ref, sha, user: repository.owner, repo: repository });
+    return {
+      id: pull.id,
+      number: pull.number,
+      state: pull.status === 'open' ? 'open' : 'closed',
+      title: pull.title,
+      body: pull.description || null,
+      user: this.userNamed(db, pull.author)!,
+      head: branch(pull.head, pull.head_sha),
+      base: branch(pull.base, pull.base_sha),
+      merged: pull.status === 'merged',
+      merged_at: pull.merged_at,
+      merged_by: this.userNamed(db, pull.merged_by),
+      merge_commit_sha: pull.merge_commit_sha,
+      draft: false,
+      comments: pull.comments,
+      html_url: html,
+      url: this.api(`/repos/${repo.owner_name}/${repo.name}/pulls/${pull.number}`),
+      diff_url: `${html}.diff`,
+      patch_url: `${html}.patch`,
+      issue_url: this.api(`/repos/${repo.owner_name}/${repo.name}/issues/${pull.number}`),
+      created_at: pull.created_at,
+      updated_at: pull.updated_at,
+      closed_at: pull.closed_at,
+    };
+  }
+
+  comment(db: ReadTx, repo: RepositoryRow, number: number, comment: IssueCommentRow | PullCommentRow): GitHubComment {
+    const issuePath = `/repos/${repo.owner_name}/${repo.name}/issues/${number}`;
+    return {
+      id: comment.id,
+      body: 'body' in comment ? comment.body : comment.text,
+      user: this.userNamed(db, comment.author)!,
+      html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/issues/${number}#issuecomment-${comment.id}`,
+      url: this.api(`/repos/${repo.owner_name}/${repo.name}/issues/comments/${comment.id}`),
+      issue_url: this.api(issuePath),
+      created_at: comment.created_at,
+      updated_at: comment.updated_at,
+    };
+  }
+}

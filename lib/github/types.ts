@@ -1,0 +1,121 @@
+/**
+ * GitHub's REST objects as repohost fills them: the fields consumers of GitHub's webhooks and API read. Fields GitHub
+ * has and repohost cannot fill honestly (node ids, app installations) are left out rather than faked.
+ */
+
+export interface GitHubUser {
+  login: string;
+  id: number;
+  avatar_url: string;
+  html_url: string;
+  url: string;
+  type: 'User';
+  site_admin: boolean;
+  name?: string;
+}
+
+export interface GitHubRepository {
+  id: number;
+  name: string;
+  full_name: string;
+  private: boolean;
+  visibility: 'public' | 'private';
+  owner: GitHubUser;
+  html_url: string;
+  description: string | null;
+  fork: false;
+  url: string;
+  clone_url: string;
+  default_branch: string;
+  created_at: string;
+  updated_at: string;
+  stargazers_count: number;
+  watchers_count: number;
+  open_issues_count: number;
+}
+
+export interface GitHubLabel {
+  id: number;
+  name: string;
+  color: string;
+  description: string | null;
+  default: false;
+}
+
+export interface GitHubIssue {
+  id: number;
+  number: number;
+  title: string;
+  body: string | null;
+  state: 'open' | 'closed';
+  user: GitHubUser;
+  labels: GitHubLabel[];
+  comments: number;
+  html_url: string;
+  url: string;
+  repository_url: string;
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+  /** Present when the issue is a pull request (GitHub's issue_comment on a pull request carries it). */
+  pull_request?: { url: string; html_url: string; diff_url: string; patch_url: string; merged_at: string | null };
+}
+
+export interface GitHubBranchRef {
+  label: string;
+  ref: string;
+  sha: string;
+  user: GitHubUser;
+  repo: GitHubRepository;
+}
+
+export interface GitHubPullRequest {
+  id: number;
+  number: number;
+  state: 'open' | 'closed';
+  title: string;
+  body: string | null;
+  user: GitHubUser;
+  head: GitHubBranchRef;
+  base: GitHubBranchRef;
+  merged: boolean;
+  merged_at: string | null;
+  merged_by: GitHubUser | null;
+  merge_commit_sha: string | null;
+  draft: false;
+  comments: number;
+  html_url: string;
+  url: string;
+  diff_url: string;
+  patch_url: string;
+  issue_url: string;
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+}
+
+export interface GitHubComment {
+  id: number;
+  body: string;
+  user: GitHubUser;
+  html_url: string;
+  url: string;
+  issue_url: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One commit of a push payload. */
+export interface GitHubPushCommit {
+  id: string;
+  tree_id: string;
+  distinct: true;
+  message: string;
+  timestamp: string;
+  url: string;
+  author: { name: string; email: string; username?: string };
+  committer: { name: string; email: string; username?: string };
+  added: string[];
+  removed: string[];
+  modified: string[];
+}

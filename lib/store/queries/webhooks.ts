@@ -1,0 +1,191 @@
+import type { ReadTx, WriteTx } from '../database.js';
+import type { PageWindow } from './page-window.js';
+
+export type HookContentType = 'json' | 'form';
+export type DeliveryState = 'pending' | 'delivered' | 'failed';
+
+export interface HookRow {
+  id: number;
+  repo_id: number;
+  url: string;
+  content_type: HookContentType;
+  secret: string;
+  /** JSON list of event names, or `["*"]`. */
+  events: string;
+  active: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DeliveryRow {
+  id: number;
+  hook_id: number;
+  guid: string;
+  event: string;
+  action: string | null;
+  redelivery: number;
+  payload: string;
+  state: DeliveryState;
+  attempts: number;
+  /** Epoch milliseconds: when the next attempt of a pending delivery is due. */
+  next_attempt_at: number;
+  status_code: number | null;
+  duration_ms: number | null;
+  request_headers: string | null;
+  response_headers: string | null;
+  response_body: string | null;
+  error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+const HOOK_COLUMNS = 'id, repo_id, url, content_type, secret, events, active, created_at, updated_at';
+
+export function hooksOfRepository(db: ReadTx, repoId: number): HookRow[] {
+  return db.all<HookRow>(`SELECT ${HOOK_COLUMNS} FROM webhooks WHERE repo_id = ? ORDER BY id`, [repoId]);
+}
+
+export function hookInRepository(db: ReadTx, repoId: number, id: number): HookRow | undefined {
+  return db.get<HookRow>(`SELECT ${HOOK_COLUMNS} FROM webhooks WHERE repo_id = ? AND id = ?`, [repoId, id]);
+}
+
+export function hookById(db: ReadTx, id: number): HookRow | undefined {
+  return db.get<HookRow>(`SELECT ${HOOK_COLUMNS} FROM webhooks WHERE id = ?`, [id]);
+}
+
+export function countHooks(db: ReadTx, repoId: number): number {
+  return db.get<{ n: number }>('SELECT COUNT(*) AS n FROM webhooks WHERE repo_id = ?', [repoId])!.n;
+}
+
+export interface HookFields {
+  url: string;
+  contentType: HookContentType;
+  secret: string;
+  events: readonly string[];
+  active: boolean;
+}
+
+export function insertHook(tx: WriteTx, repoId: number, hook: HookFields, now: string): HookRow {
+  return tx.run<HookRow>(
+    `INSERT INTO webhooks (repo_id, url, content_type, secret, events, active, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${HOOK_COLUMNS}`,
+    [repoId, hook.url, hook.contentType, hook.secret, JSON.stringify(hook.events), hook.active ? 1 : 0, now, now],
+  ).rows[0]!;
+}
+
+export function updateHook(tx: WriteTx, id: number, hook: HookFields, now: string): HookRow {
+  return tx.run<HookRow>(
+    `UPDATE webhooks SET url = ?, content_type = ?, secret = ?, events = ?, active = ?, updated_at = ? WHERE id = ? RETURNING ${HOOK_COLUMNS}`,
+    [hook.url, hook.contentType, hook.secret, JSON.stringify(hook.events), hook.active ? 1 : 0, now, id],
+  ).rows[0]!;
+}
+
+export function deleteHook(tx: WriteTx, id: number): boolean {
+  return tx.run('DELETE FROM webhooks WHERE id = ?', [id]).changes > 0;
+}
+
+const DELIVERY_COLUMNS = `id, hook_id, guid, event, action, redelivery, payload, state, attempts, next_attempt_at, status_code, duration_ms,
+  request_headers, response_headers, response_body, error, created_at, delivered_at`;
+
+export interface NewDelivery {
+  hookId: number;
+  guid: string;
+  event: string;
+  action: string | null;
+  redelivery: boolean;
+  payload: string;
+  /** A delivery refused before any attempt (its hook's backlog is full) is recorded failed with this error. */
+  refused?: string;
+  now: string;
+}
+
+export function insertDelivery(tx: WriteTx, delivery: NewDelivery): number {
+  return tx.run<{ id: number }>(
+    `INSERT INTO webhook_deliveries (hook_id, guid, event, action, redelivery, payload, state, error, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    [
+      delivery.hookId,
+      delivery.guid,
+      delivery.event,
+      delivery.action,
+      delivery.redelivery ? 1 : 0,
+      delivery.payload,
+      delivery.refused ? 'failed' : 'pending',
+      delivery.refused ?? null,
+      delivery.now,
+    ],
+  ).rows[0]!.id;
+}
+
+export function countPendingDeliveries(db: ReadTx, hookId: number): number {
+  return db.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE state = 'pending' AND hook_id = ?", [hookId])!.n;
+}
+
+/** The oldest pending delivery of a hook: deliveries of one hook go out in the order of their events. */
+export function nextPendingDelivery(db: ReadTx, hookId: number): DeliveryRow | undefined {
+  return db.get<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE state = 'pending' AND hook_id = ? ORDER BY id LIMIT 1`, [hookId]);
+}
+
+export function hooksWithPendingDeliveries(db: ReadTx): number[] {
+  return db.all<{ hook_id: number }>("SELECT DISTINCT hook_id FROM webhook_deliveries WHERE state = 'pending'").map((row) => row.hook_id);
+}
+
+export function deliveryOfHook(db: ReadTx, hookId: number, id: number): DeliveryRow | undefined {
+  return db.get<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE hook_id = ? AND id = ?`, [hookId, id]);
+}
+
+/** Newest first. */
+export function deliveriesOfHook(db: ReadTx, hookId: number, page: PageWindow): DeliveryRow[] {
+  return db.all<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE hook_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`, [
+    hookId,
+    page.limit,
+    page.offset,
+  ]);
+}
+
+export function countDeliveries(db: ReadTx, hookId: number): number {
+  return db.get<{ n: number }>('SELECT COUNT(*) AS n FROM webhook_deliveries WHERE hook_id = ?', [hookId])!.n;
+}
+
+export interface AttemptRecord {
+  state: DeliveryState;
+  nextAttemptAt: number;
+  statusCode: number | null;
+  durationMs: number;
+  requestHeaders: string;
+  responseHeaders: string | null;
+  responseBody: string | null;
+  error: string | null;
+  at: string;
+}
+
+/** Records one attempt; false when the delivery (or its hook) was deleted meanwhile. */
+export function recordAttempt(tx: WriteTx, id: number, attempt: AttemptRecord): boolean {
+  return (
+    tx.run(
+      `UPDATE webhook_deliveries SET state = ?, attempts = attempts + 1, next_attempt_at = ?, status_code = ?, duration_ms = ?,
+       request_headers = ?, response_headers = ?, response_body = ?, error = ?, delivered_at = ? WHERE id = ? AND state = 'pending'`,
+      [
+        attempt.state,
+        attempt.nextAttemptAt,
+        attempt.statusCode,
+        attempt.durationMs,
+        attempt.requestHeaders,
+        attempt.responseHeaders,
+        attempt.responseBody,
+        attempt.error,
+        attempt.at,
+        id,
+      ],
+    ).changes > 0
+  );
+}
+
+/** Drops the finished deliveries of a hook beyond its newest `keep`, so the history stays bounded. */
+export function pruneDeliveries(tx: WriteTx, hookId: number, keep: number): void {
+  tx.run(
+    `DELETE FROM webhook_deliveries WHERE hook_id = ? AND state != 'pending'
+     AND id <= (SELECT id FROM webhook_deliveries WHERE hook_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
+    [hookId, hookId, keep],
+  );
+}

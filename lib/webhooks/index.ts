@@ -1,0 +1,25 @@
+import type { EventOutbox } from '../events/recorder.js';
+import type { GitHubShapes } from '../github/shapes.js';
+import type { Store } from '../store/database.js';
+import { enqueueDeliveries } from './outbox.js';
+import { WebhookService } from './service.js';
+import { DeliveryWorker, type DeliveryPolicy } from './worker.js';
+
+export { WebhookService, type Delivery, type Hook, type HookInput } from './service.js';
+export { DeliveryWorker, type DeliveryPolicy } from './worker.js';
+
+/** The webhook layer of one host: the API's service, the worker that sends, and the outbox events are recorded into. */
+export interface Webhooks {
+  service: WebhookService;
+  worker: DeliveryWorker;
+  outbox: EventOutbox;
+}
+
+export function createWebhooks(store: Store, shapes: GitHubShapes, policy: DeliveryPolicy, now: () => string): Webhooks {
+  const worker = new DeliveryWorker(store, policy);
+  return {
+    worker,
+    service: new WebhookService(store, worker, shapes, policy.allowLocalNetwork, now),
+    outbox: { enqueue: enqueueDeliveries, wake: (hookIds) => worker.wake(hookIds) },
+  };
+}

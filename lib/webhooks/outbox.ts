@@ -1,0 +1,46 @@
+import type { WriteTx } from '../store/database.js';
+import { countPendingDeliveries, hooksOfRepository, insertDelivery, type HookRow } from '../store/queries/webhooks.js';
+
+/** Deliveries one hook may have waiting; beyond it new ones are recorded as failed at once (a hook down for long). */
+export const MAX_PENDING_PER_HOOK = 1000;
+
+export interface OutboxEntry {
+  event: string;
+  action: string | null;
+  /** The payload as JSON: the exact text every attempt sends. */
+  payload: string;
+  guid: () => string;
+  now: string;
+}
+
+/** Whether a hook subscribes to an event (`ping` reaches only the hook it tests, see `enqueueFor`). */
+export function subscribes(hook: Pick<HookRow, 'active' | 'events'>, event: string): boolean {
+  if (hook.active !== 1) return false;
+  const events = JSON.parse(hook.events) as string[];
+  return events.includes('*') || events.includes(event);
+}
+
+/**
+ * Records a delivery of the event for every active hook of the repository that subscribes to it, inside the write
+ * that made the change: the outbox. Returns the hooks that have something new to send.
+ */
+export function enqueueDeliveries(tx: WriteTx, repoId: number, entry: OutboxEntry): number[] {
+  const hooks = hooksOfRepository(tx, repoId).filter((hook) => subscribes(hook, entry.event));
+  for (const hook of hooks) enqueueFor(tx, hook.id, entry, false);
+  return hooks.map((hook) => hook.id);
+}
+
+/** Records one delivery for one hook (a ping, a redelivery keeping its guid). */
+export function enqueueFor(tx: WriteTx, hookId: number, entry: OutboxEntry, redelivery: boolean): number {
+  const full = countPendingDeliveries(tx, hookId) >= MAX_PENDING_PER_HOOK;
+  return insertDelivery(tx, {
+    hookId,
+    guid: entry.guid(),
+    event: entry.event,
+    action: entry.action,
+    redelivery,
+    payload: entry.payload,
+    refused: full ? `not sent: ${MAX_PENDING_PER_HOOK} deliveries of this hook were already waiting` : undefined,
+    now: entry.now,
+  });
+}

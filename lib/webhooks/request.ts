@@ -1,0 +1,35 @@
+import { createHmac } from 'node:crypto';
+import type { DeliveryRow, HookRow } from '../store/queries/webhooks.js';
+import { VERSION } from '../version.js';
+import type { OutgoingRequest } from './send.js';
+
+/** HMAC-SHA256 of the exact body bytes, hex: GitHub's `X-Hub-Signature-256` (after `sha256=`) and Gitea's signature. */
+export function signBody(secret: string, body: Buffer): string {
+  return createHmac('sha256', secret).update(body).digest('hex');
+}
+
+/**
+ * The request a delivery sends with its hook's current settings: the body as JSON or as GitHub's form
+ * (`payload=<json>`), and the headers of GitHub and Gitea both, so consumers of either parse it.
+ */
+export function deliveryRequest(hook: HookRow, delivery: DeliveryRow, repoId: number): OutgoingRequest {
+  const form = hook.content_type === 'form';
+  const body = Buffer.from(form ? new URLSearchParams({ payload: delivery.payload }).toString() : delivery.payload);
+  const headers: Record<string, string> = {
+    'Content-Type': form ? 'application/x-www-form-urlencoded' : 'application/json',
+    'User-Agent': `repohost-Hookshot/${VERSION}`,
+    'X-GitHub-Event': delivery.event,
+    'X-GitHub-Delivery': delivery.guid,
+    'X-GitHub-Hook-ID': String(hook.id),
+    'X-GitHub-Hook-Installation-Target-Type': 'repository',
+    'X-GitHub-Hook-Installation-Target-ID': String(repoId),
+    'X-Gitea-Event': delivery.event,
+    'X-Gitea-Delivery': delivery.guid,
+  };
+  if (hook.secret) {
+    const signature = signBody(hook.secret, body);
+    headers['X-Hub-Signature-256'] = `sha256=${signature}`;
+    headers['X-Gitea-Signature'] = signature;
+  }
+  return { url: hook.url, headers, body };
+}

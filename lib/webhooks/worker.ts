@@ -1,0 +1,137 @@
+import type { Store } from '../store/database.js';
+import {
+  hookById,
+  hooksWithPendingDeliveries,
+  nextPendingDelivery,
+  pruneDeliveries,
+  recordAttempt,
+  type DeliveryRow,
+  type HookRow,
+} from '../store/queries/webhooks.js';
+import { deliveryRequest } from './request.js';
+import { postWebhook, type SendResult } from './send.js';
+
+export interface DeliveryPolicy {
+  /** Time limit of one attempt. */
+  timeoutMs: number;
+  /** Attempts before a delivery stays failed. */
+  maxAttempts: number;
+  /** Wait before the second attempt; each further wait is four times the one before. */
+  retryDelayMs: number;
+  allowLocalNetwork: boolean;
+}
+
+/** Finished deliveries kept per hook (the newest); older ones are dropped now and then. */
+const KEPT_DELIVERIES = 500;
+/** How long to wait before reading again when the store refused (a failed flush being rolled back). */
+const STORE_RETRY_MS = 1000;
+
+/**
+ * Sends the outbox: one loop per hook with something due, so a slow or dead hook never delays another, and within a
+ * hook one delivery at a time in the order of the events. Every attempt is recorded durably; a pending delivery whose
+ * attempt was cut off (the process ended) is simply sent again after restart.
+ */
+export class DeliveryWorker {
+  readonly #draining = new Map<number, Promise<void>>();
+  readonly #timers = new Map<number, { at: number; timer: NodeJS.Timeout }>();
+  readonly #stop = new AbortController();
+
+  constructor(
+    private readonly store: Store,
+    private readonly policy: DeliveryPolicy,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  #started = false;
+
+  /** Starts sending (a serving host does; admin commands on a stopped host only record), beginning with what was pending. */
+  start(): void {
+    this.#started = true;
+    this.wake(hooksWithPendingDeliveries(this.store));
+  }
+
+  /** Sends what is due for these hooks (called once the deliveries they got are durable). */
+  wake(hookIds: readonly number[]): void {
+    for (const hookId of hookIds) {
+      if (!this.#started || this.#stop.signal.aborted || this.#draining.has(hookId)) continue;
+      const drain = this.#drain(hookId).finally(() => this.#draining.delete(hookId));
+      this.#draining.set(hookId, drain);
+    }
+  }
+
+  /** Resolves once nothing is being sent right now (deliveries waiting for a retry may remain). */
+  async idle(): Promise<void> {
+    while (this.#draining.size > 0) await Promise.all(this.#draining.values());
+  }
+
+  /** Stops sending: attempts in flight are cut off and not recorded; what is pending stays pending on disk. */
+  async close(): Promise<void> {
+    this.#stop.abort();
+    for (const { timer } of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+    await Promise.all(this.#draining.values());
+  }
+
+  async #drain(hookId: number): Promise<void> {
+    while (!this.#stop.signal.aborted) {
+      let delivery: DeliveryRow | undefined;
+      let hook: HookRow | undefined;
+      try {
+        delivery = nextPendingDelivery(this.store, hookId);
+        hook = delivery && hookById(this.store, hookId);
+      } catch {
+        return this.#wakeAt(hookId, Date.now() + STORE_RETRY_MS);
+      }
+      if (!delivery || !hook) return;
+      if (delivery.next_attempt_at > Date.now()) return this.#wakeAt(hookId, delivery.next_attempt_at);
+      const outgoing = deliveryRequest(hook, delivery, hook.repo_id);
+      const result: SendResult =
+        hook.active === 1
+          ? await postWebhook(outgoing, { timeoutMs: this.policy.timeoutMs, allowLocal: this.policy.allowLocalNetwork, signal: this.#stop.signal })
+          : { statusCode: null, headers: null, body: null, error: 'not sent: the hook is not active', durationMs: 0 };
+      if (this.#stop.signal.aborted) return;
+      const recorded = await this.#record(hook, delivery, outgoing.headers, result);
+      if (!recorded) return this.#wakeAt(hookId, Date.now() + STORE_RETRY_MS);
+    }
+  }
+
+  /** Writes the attempt; false when the store refused it (the attempt is made again later). */
+  async #record(hook: HookRow, delivery: DeliveryRow, requestHeaders: Record<string, string>, result: SendResult): Promise<boolean> {
+    const attempts = delivery.attempts + 1;
+    const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+    const retry = !succeeded && hook.active === 1 && attempts < this.policy.maxAttempts;
+    const at = this.now();
+    try {
+      await this.store.write((tx) => {
+        recordAttempt(tx, delivery.id, {
+          state: succeeded ? 'delivered' : retry ? 'pending' : 'failed',
+          nextAttemptAt: retry ? at.getTime() + this.policy.retryDelayMs * 4 ** (attempts - 1) : 0,
+          statusCode: result.statusCode,
+          durationMs: result.durationMs,
+          requestHeaders: JSON.stringify(requestHeaders),
+          responseHeaders: result.headers && JSON.stringify(result.headers),
+          responseBody: result.body,
+          error: result.error ?? (succeeded ? null : `the receiver answered ${result.statusCode}`),
+          at: at.toISOString(),
+        });
+        if (delivery.id % 50 === 0) pruneDeliveries(tx, hook.id, KEPT_DELIVERIES);
+      });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  #wakeAt(hookId: number, at: number): void {
+    const existing = this.#timers.get(hookId);
+    if (existing && existing.at <= at) return;
+    if (existing) clearTimeout(existing.timer);
+    const timer = setTimeout(() => {
+      this.#timers.delete(hookId);
+      this.wake([hookId]);
+    }, Math.max(0, at - Date.now()));
+    // A retry due later never keeps the process alive on its own; close() clears it anyway.
+    timer.unref();
+    this.#timers.set(hookId, { at, timer });
+  }
+}
