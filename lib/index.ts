@@ -8,3 +8,27 @@ export type { IssueSummary } from './services/issues.js';
 export type { PullSummary } from './services/pulls.js';
 export type { FileEntry } from './services/git-backend.js';
 export { RepoHostError, type ErrorKind } from './errors.js';
+export {
+  type HostEvents,
+  EventTimeoutError,
+  SUBSCRIBABLE_EVENTS,
+  type EventListener,
+  type WaitForOptions,
+  type HostEvent,
+  type RepoEventMap,
+  type RepoEventName,
+  type SubscribableEvent,
+  type PushEvent,
+  type CreateEvent,
+  type DeleteEvent,
+  type IssuesEvent,
+  type IssueCommentEvent,
+  type PullRequestEvent,
+  type StatusEvent,
+  type StarEvent,
+  type WatchEvent,
+  type RepositoryEvent,
+  type PingEvent,
+} from './events/index.js';
+export type * from './github/types.js';
+export type { Hook, HookInput, Delivery } from './webhooks/index.js';
