@@ -59,7 +59,7 @@ export class PortInUseError extends Error {
 }
 
 function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => string): AppContext {
-  const nowIso = () => new Date().toISOString();
+  const nowIso = () => options.now().toISOString();
   const git = new GitRepositories({
     root: join(options.dataDir, 'repositories'),
     allowLocalImport: options.allowLocalImport,
@@ -84,7 +84,7 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
       retryDelayMs: options.webhookRetryDelayMs,
       allowLocalNetwork: options.allowLocalNetwork,
     },
-    nowIso,
+    options.now,
   );
   const recorder = new EventRecorder(shapes, events, webhooks.outbox, nowIso, baseUrl, publicEmail);
   const statuses = new CommitStatusService(store, git, nowIso, recorder);
@@ -101,7 +101,7 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
     git,
     passwords,
     users: new UserService(store, passwords, throttle, options.bcryptCost, avatarUrl, nowIso),
-    credentials: new CredentialService(store, () => new Date()),
+    credentials: new CredentialService(store, options.now),
     repos: new RepositoryService(store, git, baseUrl, nowIso, new ConcurrencyGate(options.maxImports, options.maxImportsPerUser), recorder),
     issues: new IssueService(store, nowIso, recorder),
     labels: new LabelService(store, nowIso),

@@ -77,7 +77,7 @@ export function createAdminOperations(ctx: AppContext): AdminOperations {
     setPassword: (username, password) => ctx.users.setPassword(username, password),
     async createToken(username, name) {
       const user = ctx.users.requireByName(username);
-      const label = name ?? `token-${new Date().toISOString()}`;
+      const label = name ?? `token-${ctx.options.now().toISOString()}`;
       return (await ctx.credentials.createApiToken(user.id, label)).token;
     },
     listTokens(username) {

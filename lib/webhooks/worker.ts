@@ -105,7 +105,8 @@ export class DeliveryWorker {
       await this.store.write((tx) => {
         recordAttempt(tx, delivery.id, {
           state: succeeded ? 'delivered' : retry ? 'pending' : 'failed',
-          nextAttemptAt: retry ? at.getTime() + this.policy.retryDelayMs * 4 ** (attempts - 1) : 0,
+          // Retries are timers (real time); only the recorded time follows the host's clock.
+          nextAttemptAt: retry ? Date.now() + this.policy.retryDelayMs * 4 ** (attempts - 1) : 0,
           statusCode: result.statusCode,
           durationMs: result.durationMs,
           requestHeaders: JSON.stringify(requestHeaders),
