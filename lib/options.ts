@@ -1,4 +1,5 @@
 import { dirname, join, resolve, basename } from 'node:path';
+import type { Fixtures } from './harness/fixtures.js';
 
 /** Options accepted by `createRepoHost`. */
 export interface RepoHostOptions {
@@ -144,6 +145,11 @@ export interface RepoHostOptions {
    * @default () => new Date()
    */
   now?: () => Date;
+  /**
+   * Users, repositories (with commits), labels, issues and pull requests loaded before `createRepoHost` resolves;
+   * `host.reset()` goes back to the state right after they were loaded. See `Fixtures`.
+   */
+  fixtures?: Fixtures;
 }
 
 /** Options after defaults are applied; frozen. */

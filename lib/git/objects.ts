@@ -343,3 +343,18 @@ async function guarded(ref: string, update: () => Promise<unknown>): Promise<voi
     throw new GitObjectError(`cannot update ${ref}: ${error.stderr.trim().split('\n').pop() ?? error.message}`);
   }
 }
+
+/** Points HEAD (the default branch) at `refs/heads/<branch>`, which may not exist yet. */
+export async function setHeadBranch(gitDir: string, branch: string): Promise<void> {
+  requireRefName(`refs/heads/${branch}`);
+  await runGit(['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { gitDir });
+}
+
+/**
+ * Packs every object and ref into a few files (`repack -a -d`, `pack-refs --all`): a repository written object by
+ * object holds thousands of small files, which make copies and snapshots of it slow.
+ */
+export async function packRepository(gitDir: string): Promise<void> {
+  await runGit(['-c', 'pack.threads=1', 'repack', '-a', '-d', '-q', '--no-write-bitmap-index'], { gitDir });
+  await runGit(['pack-refs', '--all', '--prune'], { gitDir });
+}
