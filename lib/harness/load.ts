@@ -5,6 +5,9 @@ import type { RepositoryRow } from '../store/queries/repositories.js';
 import type { UserRow } from '../store/queries/users.js';
 import { planFixtures, type PlannedRepository } from './validate.js';
 
+/** Commits in a repository's fixtures from which its objects are packed once written. */
+const PACK_FROM_COMMITS = 20;
+
 /** What loading made: the users, and each repository's branches with their tip commits (the same on every run). */
 export interface FixtureResult {
   users: string[];
@@ -59,7 +62,8 @@ async function writeBranches(ctx: AppContext, repo: RepositoryRow, owner: UserRo
   }
   for (const [branch, tip] of tips) await updateRef(gitDir, `refs/heads/${branch}`, tip, null, 'repohost fixtures');
   await setHeadBranch(gitDir, planned.defaultBranch!);
-  await packRepository(gitDir);
+  // A long history is packed: thousands of loose objects would make every snapshot and restore slow.
+  if (planned.branches.reduce((sum, branch) => sum + branch.commits.length, 0) >= PACK_FROM_COMMITS) await packRepository(gitDir);
   // The default branch goes first, as it would be pushed first: HEAD (and the recorded default branch) follow it.
   const changes = diffRefs(before, await ctx.git.refsOf(repo.owner_name, repo.name));
   changes.sort((a, b) => Number(b.ref === `refs/heads/${planned.defaultBranch}`) - Number(a.ref === `refs/heads/${planned.defaultBranch}`));
