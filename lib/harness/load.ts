@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { buildTree, commitTree, packRepository, setHeadBranch, updateRef } from '../git/objects.js';
+import { buildTree, commitTree, packRepository, setHeadBranch, updateRef, type TreeCache } from '../git/objects.js';
 import { diffRefs } from '../git/refs.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import type { UserRow } from '../store/queries/users.js';
@@ -49,12 +49,13 @@ async function writeBranches(ctx: AppContext, repo: RepositoryRow, owner: UserRo
   const gitDir = ctx.git.pathOf(repo.owner_name, repo.name);
   const before = await ctx.git.refsOf(repo.owner_name, repo.name);
   const tips = new Map<string, string>();
-  // The tree of each commit made here, so a child never has to read its parent back from git.
+  // The tree of each commit made here and the entries of each tree, so nothing written is read back from git.
   const trees = new Map<string, string>();
+  const entries: TreeCache = new Map();
   for (const branch of planned.branches) {
     let tip = branch.from ? tips.get(branch.from) : undefined;
     for (const commit of branch.commits) {
-      const tree = await buildTree(gitDir, tip ? trees.get(tip) : undefined, commit.changes);
+      const tree = await buildTree(gitDir, tip ? trees.get(tip) : undefined, commit.changes, entries);
       tip = await commitTree(gitDir, { tree, parents: tip ? [tip] : [], message: commit.message, author: commit.author, committer: commit.committer });
       trees.set(tip, tree);
     }
