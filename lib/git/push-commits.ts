@@ -1,13 +1,7 @@
 import type { RefChange } from './refs.js';
 import { isAncestor } from './ancestry.js';
+import type { GitIdentity } from './objects.js';
 import { runGit } from './run-git.js';
-
-/** Who made a commit and when (ISO 8601, or git's `<epoch> <offset>`). */
-export interface Identity {
-  name: string;
-  email: string;
-  date: string;
-}
 
 /** A commit as a push event lists it. */
 export interface PushedCommit {
@@ -105,7 +99,7 @@ export async function newCommits(gitDir: string, tip: string, excluded: readonly
 /** A commit the host just made, described without asking git again; `changedFrom` is the tree it is compared with. */
 export async function madeCommit(
   gitDir: string,
-  made: { sha: string; tree: string; message: string; author: Identity; committer: Identity },
+  made: { sha: string; tree: string; message: string; author: GitIdentity; committer: GitIdentity },
   changedFrom?: string,
 ): Promise<PushedCommit> {
   const commit: PushedCommit = {
