@@ -44,7 +44,8 @@ export class GitHubShapes {
     return user ? this.user(user) : null;
   }
 
-  repository(db: ReadTx, repo: RepositoryRow): GitHubRepository {
+  /** The repository; `permissions` (the caller's, see permissions.ts) only where an API caller asks for it. */
+  repository(db: ReadTx, repo: RepositoryRow, permissions?: GitHubRepository['permissions']): GitHubRepository {
     const fullName = `${repo.owner_name}/${repo.name}`;
     const owner = userByName(db, repo.owner_name)!;
     return {
@@ -65,6 +66,7 @@ export class GitHubShapes {
       stargazers_count: countToggles(db, 'stars', repo.id),
       watchers_count: countToggles(db, 'watches', repo.id),
       open_issues_count: keptCount(db, repo.id, 'issue', ['open']),
+      ...(permissions ? { permissions } : {}),
     };
   }
 

@@ -32,6 +32,8 @@ export interface GitHubRepository {
   stargazers_count: number;
   watchers_count: number;
   open_issues_count: number;
+  /** What the caller may do: in API answers, not in webhook payloads. */
+  permissions?: { admin: boolean; push: boolean; pull: boolean };
 }
 
 export interface GitHubLabel {

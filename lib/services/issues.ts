@@ -8,6 +8,7 @@ import {
   deleteIssueComment,
   insertIssue,
   insertIssueComment,
+  issueByNumber,
   issueComment,
   issueInRepository,
   issueRecord,
@@ -75,6 +76,11 @@ export class IssueService {
     const issue = Number.isSafeInteger(id) ? issueInRepository(this.store, repo.id, id) : undefined;
     if (!issue) throw notFound('Issue not found');
     return issue;
+  }
+
+  /** The issue numbered `number` in the repository (a number may instead name a pull request: undefined then). */
+  byNumber(repo: RepositoryRow, number: number): IssueRow | undefined {
+    return Number.isSafeInteger(number) ? issueByNumber(this.store, repo.id, number) : undefined;
   }
 
   count(repo: RepositoryRow): number {

@@ -11,6 +11,7 @@ import {
   markPullMerged,
   openPullJoining,
   openPullsTouching,
+  pullByNumber,
   pullComment,
   pullInRepository,
   pullsOfRepository,
@@ -108,6 +109,11 @@ export class PullService {
     const pull = Number.isSafeInteger(id) ? pullInRepository(this.store, repo.id, id) : undefined;
     if (!pull) throw notFound('Pull request not found');
     return pull;
+  }
+
+  /** The pull request numbered `number` in the repository (a number may instead name an issue: undefined then). */
+  byNumber(repo: RepositoryRow, number: number): PullRow | undefined {
+    return Number.isSafeInteger(number) ? pullByNumber(this.store, repo.id, number) : undefined;
   }
 
   /** Opens a pull request from `head` into `base`: both must be branches of the repository, and not yet joined. */

@@ -90,6 +90,12 @@ export function issueInRepository(db: ReadTx, repoId: number, id: number): Issue
   return record ? withLabels(db, [record])[0] : undefined;
 }
 
+/** The issue with this per-repository number (issues and pull requests share the numbering). */
+export function issueByNumber(db: ReadTx, repoId: number, number: number): IssueRow | undefined {
+  const record = db.get<IssueRecord>(`${SELECT} WHERE i.repo_id = ? AND i.number = ?`, [repoId, number]);
+  return record ? withLabels(db, [record])[0] : undefined;
+}
+
 export function countIssues(db: ReadTx, repoId: number): number {
   return keptCount(db, repoId, 'issue');
 }

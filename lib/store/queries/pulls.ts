@@ -63,6 +63,11 @@ export function pullInRepository(db: ReadTx, repoId: number, id: number): PullRo
   return db.get<PullRow>(`${SELECT} WHERE p.repo_id = ? AND p.id = ?`, [repoId, id]);
 }
 
+/** The pull request with this per-repository number (issues and pull requests share the numbering). */
+export function pullByNumber(db: ReadTx, repoId: number, number: number): PullRow | undefined {
+  return db.get<PullRow>(`${SELECT} WHERE p.repo_id = ? AND p.number = ?`, [repoId, number]);
+}
+
 /** Open pull requests whose head or base is one of `branches`: the ones a push to those branches concerns. */
 export function openPullsTouching(db: ReadTx, repoId: number, branches: readonly string[]): PullRow[] {
   return db.all<PullRow>(
