@@ -1,3 +1,4 @@
+import { commitTree, readCommit, RefMovedError, updateRef } from './objects.js';
 import { DEFAULT_GIT_TIMEOUT_MS, isGitError, runGit, spawnGit } from './run-git.js';
 
 export type MergeMethod = 'merge' | 'squash' | 'rebase' | 'fast-forward';
@@ -52,51 +53,22 @@ export async function mergeTree(gitDir: string, ours: string, theirs: string): P
 
 type Identity = MergeOptions['committer'];
 
-/** git's own date format (`<epoch seconds> <offset>`), so no date parsing is left to git. */
-function gitDate(date: string): string {
-  return /^\d+ [+-]\d{4}$/.test(date) ? date : `${Math.floor(Date.parse(date) / 1000)} +0000`;
-}
-
-function identityEnv(author: Identity, committer: Identity): Record<string, string> {
-  return {
-    GIT_AUTHOR_NAME: author.name,
-    GIT_AUTHOR_EMAIL: author.email,
-    GIT_AUTHOR_DATE: gitDate(author.date),
-    GIT_COMMITTER_NAME: committer.name,
-    GIT_COMMITTER_EMAIL: committer.email,
-    GIT_COMMITTER_DATE: gitDate(committer.date),
-  };
-}
-
-async function commitTree(gitDir: string, tree: string, parents: readonly string[], message: string, author: Identity, committer: Identity): Promise<string> {
-  const args = ['commit-tree', tree, ...parents.flatMap((parent) => ['-p', parent])];
-  const { stdout } = await runGit(args, { gitDir, input: message, env: identityEnv(author, committer) });
-  return stdout.toString('utf8').trim();
-}
-
-/** A commit's tree, parent, message and author, for replaying it. */
-async function commitInfo(gitDir: string, sha: string): Promise<{ tree: string; parent: string; message: string; author: Identity }> {
-  const { stdout } = await runGit(['show', '-s', '--date=raw', '--format=%T%x00%P%x00%an%x00%ae%x00%ad%x00%B', sha], { gitDir });
-  const [tree, parents, name, email, date, ...message] = stdout.toString('utf8').split('\0');
-  return { tree: tree!, parent: parents!.split(' ')[0]!, message: message.join('\0'), author: { name: name!, email: email!, date: date! } };
-}
-
 /**
  * Replays one commit onto `onto` like `git cherry-pick`, without a work tree: a three-way merge whose base is the
  * commit's parent. git 2.39's merge-tree has no --merge-base, so the base is forced with two throwaway commits that
  * share one root made of the parent's tree.
  */
 async function replay(gitDir: string, onto: string, sha: string, committer: Identity): Promise<string> {
-  const commit = await commitInfo(gitDir, sha);
+  const commit = (await readCommit(gitDir, sha))!;
+  const parent = commit.parents[0] ? await readCommit(gitDir, commit.parents[0]) : undefined;
+  if (!parent) throw new MergeRefusedError('conflict', `commit ${sha.slice(0, 12)} has no parent to replay it from`);
   const throwaway = { name: 'repohost', email: 'repohost@localhost', date: committer.date };
-  const root = await commitTree(gitDir, (await commitInfo(gitDir, commit.parent)).tree, [], 'base', throwaway, throwaway);
-  const [ours, theirs] = await Promise.all([
-    commitTree(gitDir, `${onto}^{tree}`, [root], 'ours', throwaway, throwaway),
-    commitTree(gitDir, commit.tree, [root], 'theirs', throwaway, throwaway),
-  ]);
+  const scratch = (tree: string, parents: string[], message: string) => commitTree(gitDir, { tree, parents, message, author: throwaway });
+  const root = await scratch(parent.tree, [], 'base');
+  const [ours, theirs] = await Promise.all([scratch(`${onto}^{tree}`, [root], 'ours'), scratch(commit.tree, [root], 'theirs')]);
   const merged = await mergeTree(gitDir, ours, theirs);
   if ('conflicts' in merged) throw new MergeRefusedError('conflict', `commit ${sha.slice(0, 12)} does not apply: conflict in ${merged.conflicts.join(', ')}`);
-  return commitTree(gitDir, merged.tree, [onto], commit.message, commit.author, committer);
+  return commitTree(gitDir, { tree: merged.tree, parents: [onto], message: commit.message, author: commit.author, committer });
 }
 
 /**
@@ -117,12 +89,12 @@ export async function merge(gitDir: string, options: MergeOptions): Promise<{ sh
     const merged = await mergeTree(gitDir, baseSha, headSha);
     if ('conflicts' in merged) throw new MergeRefusedError('conflict', `merge conflict in ${merged.conflicts.join(', ')}`);
     const parents = options.method === 'squash' ? [baseSha] : [baseSha, headSha];
-    sha = await commitTree(gitDir, merged.tree, parents, options.message, committer, committer);
+    sha = await commitTree(gitDir, { tree: merged.tree, parents, message: options.message, author: committer });
   }
   try {
-    await runGit(['update-ref', '-m', `merge (${options.method})`, `refs/heads/${options.base}`, sha, baseSha], { gitDir });
+    await updateRef(gitDir, `refs/heads/${options.base}`, sha, baseSha, `merge (${options.method})`);
   } catch (error) {
-    if (isGitError(error)) throw new MergeRefusedError('base_moved', `base branch '${options.base}' moved during the merge; try again`);
+    if (error instanceof RefMovedError) throw new MergeRefusedError('base_moved', `base branch '${options.base}' moved during the merge; try again`);
     throw error;
   }
   return { sha };

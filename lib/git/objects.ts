@@ -1,0 +1,345 @@
+import { isGitError, runGit } from './run-git.js';
+
+// Low-level object plumbing for commits made without a work tree or a push: blobs, trees, commits and
+// guarded ref updates, each a stock git command over an argument array. Callers that move refs with it
+// then do the post-push bookkeeping themselves (GitRepositories.afterPush, ReposService.recordPush).
+
+const OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+
+/** True for a full object id (SHA-1 or SHA-256 width), the only form these helpers accept as an id. */
+export function isObjectId(value: string): boolean {
+  return OBJECT_ID.test(value);
+}
+
+/** Who made a commit and when: `date` is ISO 8601 or git's raw `<epoch seconds> <±hhmm>`. */
+export interface GitIdentity {
+  name: string;
+  email: string;
+  date: string;
+}
+
+/** An identity read from a commit: `date` raw (lossless, accepted back by commitTree) and `iso` in UTC. */
+export interface CommitIdentity extends GitIdentity {
+  iso: string;
+}
+
+/** Something git refused to take apart or build (bad id, path, mode, date); callers map it to a 4xx. */
+export class GitObjectError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GitObjectError';
+  }
+}
+
+/** git's own date format (`<epoch seconds> <offset>`), so no date parsing is left to git. */
+export function gitDate(date: string): string {
+  if (/^\d+ [+-]\d{4}$/.test(date)) return date;
+  const ms = Date.parse(date);
+  if (!Number.isFinite(ms)) throw new GitObjectError(`not a date: ${JSON.stringify(date)}`);
+  return `${Math.floor(ms / 1000)} +0000`;
+}
+
+/** The environment that gives `commit-tree` (or any committing command) a fixed author and committer. */
+export function identityEnv(author: GitIdentity, committer: GitIdentity): Record<string, string> {
+  return {
+    GIT_AUTHOR_NAME: author.name,
+    GIT_AUTHOR_EMAIL: author.email,
+    GIT_AUTHOR_DATE: gitDate(author.date),
+    GIT_COMMITTER_NAME: committer.name,
+    GIT_COMMITTER_EMAIL: committer.email,
+    GIT_COMMITTER_DATE: gitDate(committer.date),
+  };
+}
+
+function requireId(id: string, what: string): void {
+  if (!isObjectId(id)) throw new GitObjectError(`${what} is not an object id: ${JSON.stringify(id)}`);
+}
+
+const trimmed = (stdout: Buffer) => stdout.toString('utf8').trim();
+
+/** Writes the bytes as a blob (`hash-object -w --stdin`, no filters) and returns its id. */
+export async function writeBlob(gitDir: string, content: string | Uint8Array): Promise<string> {
+  const { stdout } = await runGit(['hash-object', '-t', 'blob', '-w', '--stdin'], { gitDir, input: typeof content === 'string' ? content : Buffer.from(content) });
+  return trimmed(stdout);
+}
+
+/** The object's type and size, or undefined when the repository has no such object. */
+export async function objectInfo(gitDir: string, id: string): Promise<{ type: 'blob' | 'tree' | 'commit' | 'tag'; size: number } | undefined> {
+  requireId(id, 'object');
+  const { stdout } = await runGit(['cat-file', '--batch-check=%(objecttype) %(objectsize)'], { gitDir, input: `${id}\n` });
+  const [type, size] = trimmed(stdout).split(' ');
+  if (type !== 'blob' && type !== 'tree' && type !== 'commit' && type !== 'tag') return undefined;
+  return { type, size: Number(size) };
+}
+
+/** The blob's bytes, or undefined when `id` is not a blob of the repository. */
+export async function readBlob(gitDir: string, id: string): Promise<Buffer | undefined> {
+  if ((await objectInfo(gitDir, id))?.type !== 'blob') return undefined;
+  return (await runGit(['cat-file', 'blob', id], { gitDir })).stdout;
+}
+
+export type EntryType = 'blob' | 'tree' | 'commit';
+
+/** One entry of a tree; `path` is the full path from the listed tree (equal to the name unless recursive). */
+export interface TreeEntry {
+  mode: string;
+  type: EntryType;
+  id: string;
+  path: string;
+  /** Bytes of a blob (undefined for trees and submodules). */
+  size?: number;
+}
+
+/** Modes git writes into trees, with the object type each names. */
+const MODE_TYPES: Record<string, EntryType> = { '100644': 'blob', '100755': 'blob', '120000': 'blob', '040000': 'tree', '160000': 'commit' };
+
+/** The canonical six-digit mode ('40000' → '040000'), or a GitObjectError for a mode git would not store. */
+export function normaliseMode(mode: string): string {
+  const six = mode.padStart(6, '0');
+  if (!(six in MODE_TYPES)) throw new GitObjectError(`unsupported file mode: ${JSON.stringify(mode)}`);
+  return six;
+}
+
+/**
+ * The entries of a tree (`treeish` is a tree or commit id, optionally with `:folder`), or undefined when
+ * there is no such tree. `recursive` lists every entry below it, folders included, as GitHub's trees do.
+ */
+export async function readTree(gitDir: string, treeish: string, options: { recursive?: boolean } = {}): Promise<TreeEntry[] | undefined> {
+  requireId(treeish.split(':', 1)[0]!, 'tree');
+  let stdout: Buffer;
+  try {
+    ({ stdout } = await runGit(['ls-tree', '-z', '--long', '--full-tree', ...(options.recursive ? ['-r', '-t'] : []), treeish], { gitDir }));
+  } catch (error) {
+    // 128: no such object, or not a tree.
+    if (isGitError(error) && error.code === 128) return undefined;
+    throw error;
+  }
+  const entries: TreeEntry[] = [];
+  for (const record of stdout.toString('utf8').split('\0')) {
+    if (!record) continue;
+    // "<mode> <type> <id> <size, right-aligned>\t<path>"
+    const tab = record.indexOf('\t');
+    const [mode, type, objectId, size] = record.slice(0, tab).split(/ +/);
+    entries.push({ mode: mode!, type: type as EntryType, id: objectId!, path: record.slice(tab + 1), ...(size !== '-' ? { size: Number(size) } : {}) });
+  }
+  return entries;
+}
+
+/** Writes a tree of exactly these entries (names, not paths; `mktree` sorts them) and returns its id. */
+export async function writeTree(gitDir: string, entries: readonly Pick<TreeEntry, 'mode' | 'id' | 'path'>[]): Promise<string> {
+  const lines = entries.map((entry) => {
+    const mode = normaliseMode(entry.mode);
+    requireId(entry.id, `entry ${JSON.stringify(entry.path)}`);
+    if (!isEntryName(entry.path)) throw new GitObjectError(`not a tree entry name: ${JSON.stringify(entry.path)}`);
+    return `${mode} ${MODE_TYPES[mode]} ${entry.id}\t${entry.path}\0`;
+  });
+  try {
+    return trimmed((await runGit(['mktree', '-z'], { gitDir, input: lines.join('') })).stdout);
+  } catch (error) {
+    if (isGitError(error)) throw new GitObjectError(`cannot write the tree: ${error.stderr.trim().split('\n').pop() ?? error.message}`);
+    throw error;
+  }
+}
+
+/** A name git accepts inside a tree and that cannot escape a checkout. */
+function isEntryName(name: string): boolean {
+  return name !== '' && name !== '.' && name !== '..' && name.toLowerCase() !== '.git' && !/[/\0]/.test(name);
+}
+
+/**
+ * What becomes of one path in `buildTree`: new content (a blob is written), an existing object by id
+ * (a blob, or a folder with mode 040000), or `null` to delete it.
+ */
+export type TreeChange = null | { content: string | Uint8Array; mode?: string } | { id: string; mode?: string };
+
+/** Splits "a/b/c" into names, rejecting empty, dot and .git segments. */
+export function splitTreePath(path: string): string[] {
+  const names = path.split('/');
+  if (names.some((name) => !isEntryName(name))) throw new GitObjectError(`not a valid path in a tree: ${JSON.stringify(path)}`);
+  return names;
+}
+
+interface Node {
+  /** Changes to entries directly in this folder, by name. */
+  own: Map<string, TreeChange>;
+  /** Changes further down, by the name of the sub-folder. */
+  below: Map<string, Node>;
+}
+
+/**
+ * A new tree: `base` (a tree id, or undefined for an empty one) with each path of `changes` set or deleted.
+ * Sub-folders are created as needed; a folder left empty disappears, as git has no empty folders. Only the
+ * folders on changed paths are read and rewritten.
+ */
+export async function buildTree(gitDir: string, base: string | undefined, changes: ReadonlyMap<string, TreeChange> | Readonly<Record<string, TreeChange>>): Promise<string> {
+  const root: Node = { own: new Map(), below: new Map() };
+  const entries = changes instanceof Map ? [...changes] : Object.entries(changes);
+  for (const [path, change] of entries) {
+    const names = splitTreePath(path);
+    let node = root;
+    for (const name of names.slice(0, -1)) {
+      if (node.own.has(name)) throw new GitObjectError(`path ${JSON.stringify(path)} runs through an entry that is changed itself`);
+      let next = node.below.get(name);
+      if (!next) node.below.set(name, (next = { own: new Map(), below: new Map() }));
+      node = next;
+    }
+    const last = names.at(-1)!;
+    if (node.below.has(last) || node.own.has(last)) throw new GitObjectError(`path ${JSON.stringify(path)} is changed twice`);
+    node.own.set(last, change);
+  }
+  await writeBlobs(gitDir, root);
+  return (await writeNode(gitDir, base, root, '')) ?? writeTree(gitDir, []);
+}
+
+/** Blobs written at once by buildTree: each is a git child, and a big change must not start hundreds together. */
+const BLOB_WRITERS = 4;
+
+/** Changes that were content before writeBlobs: without a mode they keep a file's mode, never a folder's. */
+const WRITTEN_BLOBS = new WeakSet<object>();
+
+/** Replaces every content change below `root` with the id of its written blob. */
+async function writeBlobs(gitDir: string, root: Node): Promise<void> {
+  const pending: [Map<string, TreeChange>, string, { content: string | Uint8Array; mode?: string }][] = [];
+  const collect = (node: Node) => {
+    for (const [name, change] of node.own) if (change && 'content' in change) pending.push([node.own, name, change]);
+    for (const child of node.below.values()) collect(child);
+  };
+  collect(root);
+  const worker = async () => {
+    for (let job = pending.shift(); job; job = pending.shift()) {
+      const [own, name, change] = job;
+      if (change.mode !== undefined && MODE_TYPES[normaliseMode(change.mode)] !== 'blob') throw new GitObjectError(`${name}: content needs a file mode, not ${change.mode}`);
+      const written = { id: await writeBlob(gitDir, change.content), ...(change.mode !== undefined ? { mode: change.mode } : {}) };
+      WRITTEN_BLOBS.add(written);
+      own.set(name, written);
+    }
+  };
+  await Promise.all(Array.from({ length: BLOB_WRITERS }, worker));
+}
+
+/** Writes one folder of `buildTree`; undefined when it ends up empty. */
+async function writeNode(gitDir: string, base: string | undefined, node: Node, at: string): Promise<string | undefined> {
+  const current = new Map<string, Pick<TreeEntry, 'mode' | 'id' | 'path'>>();
+  for (const entry of base ? ((await readTree(gitDir, base)) ?? []) : []) current.set(entry.path, entry);
+  for (const [name, change] of node.own) {
+    if (change === null) {
+      current.delete(name);
+      continue;
+    }
+    // Content was written as a blob by writeBlobs; an entry keeps its mode (executable, link) unless told.
+    const id = (change as { id: string }).id;
+    const previous = current.get(name);
+    const keeps = previous && (!WRITTEN_BLOBS.has(change) || MODE_TYPES[previous.mode] === 'blob');
+    const mode = normaliseMode(change.mode ?? (keeps ? previous.mode : '100644'));
+    current.set(name, { mode, id, path: name });
+  }
+  // One folder at a time: a wide change must not start a git child per folder at once.
+  for (const [name, child] of node.below) {
+    const existing = current.get(name);
+    if (existing && existing.mode !== '040000') throw new GitObjectError(`${at}${name} is a file, not a folder`);
+    const id = await writeNode(gitDir, existing?.id, child, `${at}${name}/`);
+    if (id === undefined) current.delete(name);
+    else current.set(name, { mode: '040000', id, path: name });
+  }
+  return current.size === 0 ? undefined : writeTree(gitDir, [...current.values()]);
+}
+
+export interface CommitInput {
+  tree: string;
+  parents: readonly string[];
+  message: string;
+  author: GitIdentity;
+  /** @default author */
+  committer?: GitIdentity;
+}
+
+/** Writes a commit object (`commit-tree`) with exactly these parents, message, identities and dates. */
+export async function commitTree(gitDir: string, input: CommitInput): Promise<string> {
+  // A tree may be named "<commit>^{tree}"; only ids go to parents.
+  if (!/^[0-9a-f]{40,64}(\^\{tree\})?$/.test(input.tree)) requireId(input.tree, 'tree');
+  for (const parent of input.parents) requireId(parent, 'parent');
+  const args = ['commit-tree', input.tree, ...input.parents.flatMap((parent) => ['-p', parent])];
+  try {
+    const { stdout } = await runGit(args, { gitDir, input: input.message, env: identityEnv(input.author, input.committer ?? input.author) });
+    return trimmed(stdout);
+  } catch (error) {
+    if (isGitError(error)) throw new GitObjectError(`cannot write the commit: ${error.stderr.trim().split('\n').pop() ?? error.message}`);
+    throw error;
+  }
+}
+
+export interface CommitObject {
+  id: string;
+  tree: string;
+  parents: string[];
+  author: CommitIdentity;
+  committer: CommitIdentity;
+  message: string;
+}
+
+function parseIdentity(line: string): CommitIdentity {
+  // "Name <email> 1700000000 +0000"
+  const match = /^(.*) <([^>]*)> (\d+) ([+-]\d{4})$/.exec(line);
+  if (!match) return { name: line, email: '', date: '0 +0000', iso: new Date(0).toISOString() };
+  return { name: match[1]!, email: match[2]!, date: `${match[3]} ${match[4]}`, iso: new Date(Number(match[3]) * 1000).toISOString().replace('.000Z', 'Z') };
+}
+
+/** The commit's tree, parents, identities and message, or undefined when `id` is not a commit here. */
+export async function readCommit(gitDir: string, id: string): Promise<CommitObject | undefined> {
+  if ((await objectInfo(gitDir, id))?.type !== 'commit') return undefined;
+  const raw = (await runGit(['cat-file', 'commit', id], { gitDir })).stdout.toString('utf8');
+  const split = raw.indexOf('\n\n');
+  const headers = (split < 0 ? raw : raw.slice(0, split)).split('\n');
+  const value = (key: string) => headers.filter((line) => line.startsWith(`${key} `)).map((line) => line.slice(key.length + 1));
+  return {
+    id,
+    tree: value('tree')[0]!,
+    parents: value('parent'),
+    author: parseIdentity(value('author')[0] ?? ''),
+    committer: parseIdentity(value('committer')[0] ?? ''),
+    message: split < 0 ? '' : raw.slice(split + 2),
+  };
+}
+
+/** A guarded ref update found the ref somewhere else than expected (someone moved it meanwhile). */
+export class RefMovedError extends Error {
+  constructor(readonly ref: string) {
+    super(`${ref} moved meanwhile`);
+    this.name = 'RefMovedError';
+  }
+}
+
+/** The ref to use with update-ref: only full names under refs/, which git itself validates further. */
+function requireRefName(ref: string): void {
+  if (!/^refs\/[^\0\s]+$/.test(ref) || ref.includes('..')) throw new GitObjectError(`not a full ref name: ${JSON.stringify(ref)}`);
+}
+
+/**
+ * Points `ref` at `id` only if it still points at `expected` (`null`: only if it does not exist yet;
+ * undefined: unguarded). Throws RefMovedError when the guard fails.
+ */
+export async function updateRef(gitDir: string, ref: string, id: string, expected: string | null | undefined, reason = 'repohost'): Promise<void> {
+  requireRefName(ref);
+  requireId(id, 'new value');
+  if (expected) requireId(expected, 'expected value');
+  const old = expected === undefined ? [] : [expected ?? ''];
+  await guarded(ref, () => runGit(['update-ref', '-m', reason, ref, id, ...old], { gitDir }));
+}
+
+/** Deletes `ref` only if it still points at `expected` (undefined: unguarded); RefMovedError when not. */
+export async function deleteRef(gitDir: string, ref: string, expected: string | undefined, reason = 'repohost'): Promise<void> {
+  requireRefName(ref);
+  if (expected !== undefined) requireId(expected, 'expected value');
+  await guarded(ref, () => runGit(['update-ref', '-m', reason, '-d', ref, ...(expected ? [expected] : [])], { gitDir }));
+}
+
+async function guarded(ref: string, update: () => Promise<unknown>): Promise<void> {
+  try {
+    await update();
+  } catch (error) {
+    if (!isGitError(error)) throw error;
+    // git's wording for a failed guard or a lock held by a concurrent update of the same ref.
+    if (/but expected|already exists|unable to resolve reference|cannot lock ref|does not exist/i.test(error.stderr)) throw new RefMovedError(ref);
+    throw new GitObjectError(`cannot update ${ref}: ${error.stderr.trim().split('\n').pop() ?? error.message}`);
+  }
+}
