@@ -8,6 +8,7 @@ import type { CredentialService } from './services/credentials.js';
 import type { IssueService } from './services/issues.js';
 import type { LabelService } from './services/labels.js';
 import type { PullService } from './services/pulls.js';
+import type { RefUpdateService } from './services/ref-updates.js';
 import type { RepositoryService } from './services/repos.js';
 import type { SocialService } from './services/social.js';
 import type { CommitStatusService } from './services/statuses.js';
@@ -31,6 +32,8 @@ export interface AppContext {
   readonly labels: LabelService;
   readonly collaborators: CollaboratorService;
   readonly pulls: PullService;
+  /** Ref changes and what follows them, for pushes and the API alike. */
+  readonly refUpdates: RefUpdateService;
   readonly social: SocialService;
   readonly avatars: AvatarService;
   readonly ci: CiService;

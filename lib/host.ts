@@ -22,6 +22,7 @@ import { CredentialService } from './services/credentials.js';
 import { IssueService } from './services/issues.js';
 import { LabelService } from './services/labels.js';
 import { PullService } from './services/pulls.js';
+import { RefUpdateService } from './services/ref-updates.js';
 import { RepositoryService } from './services/repos.js';
 import { LoginThrottle } from './services/login-throttle.js';
 import { PasswordHasher } from './services/password-hasher.js';
@@ -95,6 +96,8 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
     perAddress: options.maxFailedLoginsPerAddress,
     windowMs: options.failedLoginWindowMs,
   });
+  const repos = new RepositoryService(store, git, baseUrl, nowIso, new ConcurrencyGate(options.maxImports, options.maxImportsPerUser), recorder);
+  const pulls = new PullService(store, git, nowIso, publicEmail, statuses, protection, recorder);
   return {
     options,
     store,
@@ -102,11 +105,12 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
     passwords,
     users: new UserService(store, passwords, throttle, options.bcryptCost, avatarUrl, nowIso),
     credentials: new CredentialService(store, () => new Date()),
-    repos: new RepositoryService(store, git, baseUrl, nowIso, new ConcurrencyGate(options.maxImports, options.maxImportsPerUser), recorder),
+    repos,
     issues: new IssueService(store, nowIso, recorder),
     labels: new LabelService(store, nowIso),
     collaborators: new CollaboratorService(store, avatarUrl, nowIso),
-    pulls: new PullService(store, git, nowIso, publicEmail, statuses, protection, recorder),
+    pulls,
+    refUpdates: new RefUpdateService(store, git, repos, pulls, protection),
     social: new SocialService(store, nowIso, recorder),
     avatars: new AvatarService(store, options.dataDir, options.maxAvatarBytes),
     ci: new CiService(store, git, statuses, nowIso),
