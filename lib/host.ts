@@ -21,6 +21,7 @@ import { CollaboratorService } from './services/collaborators.js';
 import { CredentialService } from './services/credentials.js';
 import { IssueService } from './services/issues.js';
 import { LabelService } from './services/labels.js';
+import { GitDataService } from './services/git-data.js';
 import { PullService } from './services/pulls.js';
 import { RefUpdateService } from './services/ref-updates.js';
 import { RepositoryService } from './services/repos.js';
@@ -74,7 +75,7 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
     user.avatar_file ? `${baseUrl()}/avatars/${user.avatar_file}` : `${baseUrl()}/avatars/default.svg`;
   // Account addresses are private: commits the host makes and events name `<username>@<noreply domain>`.
   const publicEmail = (user: { username: string }) => `${user.username}@${options.noreplyEmailDomain}`;
-  const shapes = new GitHubShapes(baseUrl, avatarUrl);
+  const shapes = new GitHubShapes(baseUrl, avatarUrl, options.noreplyEmailDomain);
   const events = new HostEvents();
   const webhooks = createWebhooks(
     store,
@@ -98,6 +99,7 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
   });
   const repos = new RepositoryService(store, git, baseUrl, nowIso, new ConcurrencyGate(options.maxImports, options.maxImportsPerUser), recorder);
   const pulls = new PullService(store, git, nowIso, publicEmail, statuses, protection, recorder);
+  const refUpdates = new RefUpdateService(store, git, repos, pulls, protection);
   return {
     options,
     store,
@@ -110,7 +112,8 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
     labels: new LabelService(store, nowIso),
     collaborators: new CollaboratorService(store, avatarUrl, nowIso),
     pulls,
-    refUpdates: new RefUpdateService(store, git, repos, pulls, protection),
+    refUpdates,
+    gitData: new GitDataService(store, git, refUpdates, nowIso, publicEmail),
     social: new SocialService(store, nowIso, recorder),
     avatars: new AvatarService(store, options.dataDir, options.maxAvatarBytes),
     ci: new CiService(store, git, statuses, nowIso),
