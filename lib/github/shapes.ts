@@ -93,6 +93,7 @@ export class GitHubShapes {
       title: issue.title,
       body: issue.body || null,
       state: issue.status === 'closed' ? 'closed' : 'open',
+      state_reason: issue.state_reason,
       user: this.userNamed(db, issue.author)!,
       labels: issue.labels.map((label) => this.label(label)),
       comments: issue.comments,
@@ -157,7 +158,7 @@ export class GitHubShapes {
     };
   }
 
-  comment(db: ReadTx, repo: RepositoryRow, number: number, comment: IssueCommentRow | PullCommentRow): GitHubComment {
+  comment(db: ReadTx, repo: RepositoryRow, number: number, comment: Omit<IssueCommentRow, 'author_id'> | Omit<PullCommentRow, 'author_id'>): GitHubComment {
     const issuePath = `/repos/${repo.owner_name}/${repo.name}/issues/${number}`;
     return {
       id: comment.id,
@@ -253,7 +254,8 @@ export class GitHubShapes {
       url: self,
       html_url: html,
       git_url: git,
-      download_url: entry.type === 'file' ? `${this.baseUrl()}/${repo.owner_name}/${repo.name}/raw/${encodeURIComponent(ref)}/${encoded}` : null,
+      // The host has no raw download route: the bytes come in `content` (or through git).
+      download_url: null,
       ...(content !== undefined ? { content: content.toString('base64'), encoding: 'base64' as const } : entry.type === 'file' ? { content: '', encoding: 'none' as const } : {}),
       _links: { self, git, html },
     };

@@ -50,6 +50,8 @@ export interface GitHubIssue {
   title: string;
   body: string | null;
   state: 'open' | 'closed';
+  /** Issues only: why it was closed or reopened. */
+  state_reason?: string | null;
   user: GitHubUser;
   labels: GitHubLabel[];
   comments: number;

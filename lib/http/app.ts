@@ -17,6 +17,7 @@ import { mountStatusRoutes } from './routes/api/statuses.js';
 import { mountHookRoutes } from './routes/api/hooks.js';
 import { mountTreeRoutes } from './routes/api/tree.js';
 import { mountUserRoutes } from './routes/api/users.js';
+import { mountGitHubApi } from '../github/api/index.js';
 import { mountGitRoutes } from './routes/git.js';
 import { mountWebRoutes } from './routes/web.js';
 
@@ -84,6 +85,7 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   mountStatusRoutes(app, ctx);
   mountBranchProtectionRoutes(app, ctx);
   mountHookRoutes(app, ctx);
+  mountGitHubApi(app, ctx, log);
   mountGitRoutes(app, ctx);
   mountWebRoutes(app, ctx, forgery);
   return app;

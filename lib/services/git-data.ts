@@ -241,6 +241,11 @@ export class GitDataService {
     return { commit, files: parent ? await changedFiles(gitDir, parent, commit.id) : [] };
   }
 
+  /** The commits of `head` not in `base` (ids), oldest first, at most 250 (GitHub's limit for these lists). */
+  async range(repo: RepositoryRow, base: string, head: string): Promise<CommitObject[]> {
+    return logCommits(await this.dir(repo), `${base}..${head}`, { max: MAX_COMPARE_COMMITS, reverse: true });
+  }
+
   async compare(repo: RepositoryRow, baseRef: string, headRef: string): Promise<Comparison> {
     const gitDir = await this.dir(repo);
     const [baseSha, headSha] = await Promise.all([this.resolve(repo, baseRef), this.resolve(repo, headRef)]);
@@ -248,7 +253,7 @@ export class GitDataService {
     const [aheadBy, behindBy] = await Promise.all([countCommits(gitDir, `${baseSha}..${headSha}`), countCommits(gitDir, `${headSha}..${baseSha}`)]);
     const status = aheadBy === 0 && behindBy === 0 ? 'identical' : behindBy === 0 ? 'ahead' : aheadBy === 0 ? 'behind' : 'diverged';
     const [commits, files] = await Promise.all([
-      logCommits(gitDir, `${baseSha}..${headSha}`, { max: MAX_COMPARE_COMMITS, reverse: true }),
+      this.range(repo, baseSha, headSha),
       baseOfBoth ? changedFiles(gitDir, baseSha, headSha) : Promise.resolve([]),
     ]);
     return { base: base!, head: head!, mergeBase: baseOfBoth ? await readCommit(gitDir, baseOfBoth) : undefined, status, aheadBy, behindBy, commits, files };
@@ -289,7 +294,7 @@ export class GitDataService {
    * Creates, replaces or (without content) deletes one file as a new commit on `branch`, which moves like a push
    * (protection applies). Replacing or deleting needs the blob id of the file as it is (409 when it is stale).
    */
-  async changeFile(repo: RepositoryRow, viewer: Viewer, change: FileChange): Promise<{ commit: CommitObject; file: ContentEntry | undefined }> {
+  async changeFile(repo: RepositoryRow, viewer: Viewer, change: FileChange): Promise<{ commit: CommitObject; file: ContentEntry | undefined; replaced: boolean }> {
     const user = this.requireWrite(repo, viewer);
     const path = treePath(change.path);
     if (path === '') throw invalid('path is required');
@@ -317,7 +322,7 @@ export class GitDataService {
     const commit = (await readCommit(gitDir, sha))!;
     const parent = path.slice(0, Math.max(slash, 0));
     const written = blob === undefined ? undefined : (await readTree(gitDir, parent ? `${sha}:${parent}` : sha))!.find((entry) => entry.path === path.slice(slash + 1));
-    return { commit, file: written && contentEntry(written, parent) };
+    return { commit, file: written && contentEntry(written, parent), replaced: existing !== undefined };
   }
 }
 

@@ -310,6 +310,12 @@ export class PullService {
     return { items: commentsOfPull(this.store, pull.id, page).map(publicComment), total: pull.comments };
   }
 
+  getComment(repo: RepositoryRow, pullId: number, commentId: number): PullComment {
+    const comment = Number.isSafeInteger(commentId) ? pullComment(this.store, this.get(repo, pullId).id, commentId) : undefined;
+    if (!comment) throw notFound('Comment not found');
+    return publicComment(comment);
+  }
+
   async comment(repo: RepositoryRow, pullId: number, author: UserRow, text: unknown): Promise<PullComment> {
     requireAccess(this.store, author, repo, 'read');
     const pull = this.get(repo, pullId);

@@ -117,6 +117,9 @@ export function githubEnvelope(log: (message: string) => void): Middleware {
     headers.set('x-ratelimit-used', '0');
     headers.set('x-ratelimit-reset', String(Math.ceil(Date.now() / 1000) + 3600));
     headers.set('x-ratelimit-resource', 'core');
+    // Paths of /api/v3 that only another part of the app matches (a web page's `/:owner/:repo`) are not this API's.
+    const route = (event.context.matchedRoute as { route?: string } | undefined)?.route;
+    if (route !== undefined && !route.startsWith(GITHUB_API_PREFIX)) return notImplemented(event);
     let result: unknown;
     try {
       result = await next();

@@ -4,7 +4,7 @@ import { notFound } from '../../errors.js';
 import { currentUser, requireUser } from '../../http/auth.js';
 import { pathParam } from '../../http/validate.js';
 import { permissionFlags } from '../../services/permissions.js';
-import type { IssueRow } from '../../store/queries/issues.js';
+import type { Conversation } from '../../services/issues.js';
 import type { PullRow } from '../../store/queries/pulls.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { UserRow } from '../../store/queries/users.js';
@@ -43,8 +43,6 @@ export function numberParam(event: H3Event, name = 'number'): number {
 }
 
 /** What an issue number names: issues and pull requests share one numbering, as on GitHub. */
-export type Conversation = { kind: 'issue'; issue: IssueRow } | { kind: 'pull'; pull: PullRow };
-
 export function conversationOf(ctx: AppContext, repo: RepositoryRow, number: number): Conversation {
   const issue = ctx.issues.byNumber(repo, number);
   if (issue) return { kind: 'issue', issue };

@@ -1,4 +1,5 @@
 import type { ReadTx, WriteTx } from '../database.js';
+import { NEXT_COMMENT_ID } from './issues.js';
 import { keptCount } from './list-counts.js';
 import type { PageWindow } from './page-window.js';
 
@@ -132,7 +133,7 @@ export function pullComment(db: ReadTx, pullId: number, commentId: number): Pull
 }
 
 export function insertComment(tx: WriteTx, comment: { pullId: number; authorId: number; text: string; now: string }): number {
-  const id = tx.run<{ id: number }>('INSERT INTO pull_comments (pull_id, author_id, text, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING id', [
+  const id = tx.run<{ id: number }>(`INSERT INTO pull_comments (id, pull_id, author_id, text, created_at, updated_at) VALUES (${NEXT_COMMENT_ID}, ?, ?, ?, ?, ?) RETURNING id`, [
     comment.pullId,
     comment.authorId,
     comment.text,
