@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { getRequestHeader, HTTPError, type H3Event, type Middleware } from 'h3';
+import { getRequestHeader, HTTPError, HTTPResponse, type H3Event, type Middleware } from 'h3';
 import type { AppContext } from '../../context.js';
 import { isRepoHostError, type RepoHostError } from '../../errors.js';
 import { retryAfterOf } from '../../http/retry-after.js';
@@ -130,7 +130,7 @@ export function githubEnvelope(log: (message: string) => void): Middleware {
       return githubJson(status, body, { 'cache-control': 'no-store', ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }) });
     }
     if (result === undefined || result === NOT_FOUND) return notImplemented(event);
-    if (event.req.method !== 'GET' || result instanceof Response || typeof result !== 'object' || result === null || (event.res.status ?? 200) !== 200) return result;
+    if (event.req.method !== 'GET' || result instanceof Response || result instanceof HTTPResponse || typeof result !== 'object' || result === null || (event.res.status ?? 200) !== 200) return result;
     return withEtag(event, JSON.stringify(result));
   };
 }

@@ -47,7 +47,8 @@ export function mountPulls(app: H3, ctx: AppContext): void {
     const repo = await repoOf(ctx, event);
     const pull = pullOf(ctx, repo, event);
     const accept = getRequestHeader(event, 'accept') ?? '';
-    const kind = accept.includes(DIFF_TYPES.diff) ? 'diff' : accept.includes(DIFF_TYPES.patch) ? 'patch' : undefined;
+    // `application/vnd.github.diff`, or `.v3.diff` as Octokit's mediaType.format sends it; the same for patch.
+    const kind = /application\/vnd\.github(?:\.v3)?\.diff/.test(accept) ? 'diff' : /application\/vnd\.github(?:\.v3)?\.patch/.test(accept) ? 'patch' : undefined;
     if (!kind) return pullShape(repo, pull);
     const body = await ctx.pulls.diff(repo, pull.id, kind);
     return new HTTPResponse(body as unknown as BodyInit, { headers: { 'content-type': `${DIFF_TYPES[kind]}; charset=utf-8`, 'x-content-type-options': 'nosniff' } });
