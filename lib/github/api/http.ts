@@ -5,6 +5,7 @@ import { isRepoHostError, type RepoHostError } from '../../errors.js';
 import { retryAfterOf } from '../../http/retry-after.js';
 import { readForm, type FormFields } from '../../http/validate.js';
 import { pageOf, type Page } from '../../http/pagination.js';
+import { RefUpdateRefused } from '../../services/ref-updates.js';
 import { GITHUB_API_PREFIX } from '../shapes.js';
 
 /** Where GitHub's error bodies point; the REST reference is the contract this API follows. */
@@ -76,6 +77,7 @@ export function githubError(error: unknown, path: string): { status: number; bod
   if (cause instanceof GitHubApiError) {
     return { status: cause.status, body: { message: cause.message, ...(cause.errors ? { errors: cause.errors } : {}), documentation_url: DOCUMENTATION_URL } };
   }
+  if (cause instanceof RefUpdateRefused) return { status: 422, body: { message: cause.message, documentation_url: DOCUMENTATION_URL } };
   if (isRepoHostError(cause)) {
     if (cause.kind === 'invalid') {
       return { status: 422, body: { message: 'Validation Failed', errors: [validationOf(cause, resourceOf(path))], documentation_url: DOCUMENTATION_URL } };
