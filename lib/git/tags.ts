@@ -1,4 +1,4 @@
-import { objectInfo, type CommitIdentity } from './objects.js';
+import { objectInfo, parseIdentity, type CommitIdentity } from './objects.js';
 import { runGit } from './run-git.js';
 
 /** An annotated tag object. */
@@ -8,13 +8,6 @@ export interface TagObject {
   message: string;
   tagger: CommitIdentity | null;
   object: { type: string; id: string };
-}
-
-/** Parses `<name> <email> <epoch> <offset>` of a tag header. */
-function tagger(line: string | undefined): CommitIdentity | null {
-  const match = line ? /^(.*) <([^>]*)> (\d+) ([+-]\d{4})$/.exec(line) : null;
-  if (!match) return null;
-  return { name: match[1]!, email: match[2]!, date: `${match[3]} ${match[4]}`, iso: new Date(Number(match[3]) * 1000).toISOString().replace('.000Z', 'Z') };
 }
 
 /** The annotated tag object `id`, or undefined when it is not one. */
@@ -31,7 +24,7 @@ export async function readTag(gitDir: string, id: string): Promise<TagObject | u
     id,
     tag: header.get('tag') ?? '',
     message: split < 0 ? '' : text.slice(split + 2),
-    tagger: tagger(header.get('tagger')),
+    tagger: header.has('tagger') ? parseIdentity(header.get('tagger')!) : null,
     object: { type: header.get('type') ?? 'commit', id: header.get('object') ?? '' },
   };
 }

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { pathParam, queryString } from '../../http/validate.js';
 import { githubPage } from './http.js';
-import { REPO, repoOf, shapesOf } from './lookup.js';
+import { apiUrl, REPO, repoOf, shapesOf } from './lookup.js';
 
 /** Commit history, one commit with its files, and comparisons of two refs. */
 export function mountCommits(app: H3, ctx: AppContext): void {
@@ -28,9 +28,8 @@ export function mountCommits(app: H3, ctx: AppContext): void {
     const match = /^(.+?)\.{2,3}(.+)$/.exec(pathParam(event, 'spec'));
     if (!match) throw notFound();
     const comparison = await ctx.gitData.compare(repo, match[1]!, match[2]!);
-    const path = `${ctx.baseUrl()}/api/v3/repos/${repo.owner_name}/${repo.name}`;
     return {
-      url: `${path}/compare/${match[1]}...${match[2]}`,
+      url: apiUrl(ctx, repo, `/compare/${match[1]}...${match[2]}`),
       html_url: `${ctx.baseUrl()}/${repo.owner_name}/${repo.name}/compare/${match[1]}...${match[2]}`,
       base_commit: shapes.commit(ctx.store, repo, comparison.base),
       ...(comparison.mergeBase ? { merge_base_commit: shapes.commit(ctx.store, repo, comparison.mergeBase) } : {}),

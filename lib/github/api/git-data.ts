@@ -6,7 +6,7 @@ import { MAX_API_BLOB_BYTES, type TreeEntryInput } from '../../services/git-data
 import { optionalFlag } from '../../services/text-fields.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { created, GitHubApiError, noContent, readJson, unprocessable, validationFailed } from './http.js';
-import { REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
+import { apiUrl, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
 /** `heads/main` in a path is `refs/heads/main` in git. */
 const fullRef = (event: H3Event) => `refs/${pathParam(event, 'ref').replace(/^refs\//, '')}`;
@@ -16,7 +16,7 @@ const fullRef = (event: H3Event) => `refs/${pathParam(event, 'ref').replace(/^re
  * created, moved or deleted here is a push for everything else (RefUpdateService).
  */
 export function mountGitData(app: H3, ctx: AppContext): void {
-  const api = (repo: RepositoryRow, path: string) => `${ctx.baseUrl()}/api/v3/repos/${repo.owner_name}/${repo.name}${path}`;
+  const api = (repo: RepositoryRow, path: string) => apiUrl(ctx, repo, path);
 
   const refShape = async (repo: RepositoryRow, ref: string, sha: string) => {
     const type = (await ctx.gitData.objectType(repo, sha)) ?? 'commit';

@@ -5,7 +5,7 @@ import type { Delivery, Hook, HookInput } from '../../webhooks/service.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { FormFields } from '../../http/validate.js';
 import { created, githubPage, noContent, readJson, validationFailed } from './http.js';
-import { REPO, repoAndUser } from './lookup.js';
+import { apiUrl, REPO, repoAndUser } from './lookup.js';
 
 const HOOK = `${REPO}/hooks/:hook_id`;
 
@@ -23,7 +23,7 @@ function hookInput(body: FormFields): HookInput {
 
 /** Repository webhooks with GitHub's `config` object, their deliveries, redeliveries and pings. */
 export function mountHooks(app: H3, ctx: AppContext): void {
-  const api = (repo: RepositoryRow, path: string) => `${ctx.baseUrl()}/api/v3/repos/${repo.owner_name}/${repo.name}${path}`;
+  const api = (repo: RepositoryRow, path: string) => apiUrl(ctx, repo, path);
   const hookShape = (repo: RepositoryRow, hook: Hook) => {
     const path = `/hooks/${hook.id}`;
     return {

@@ -19,6 +19,11 @@ export const REPO = `${V3}/repos/:owner/:repo`;
 /** The one builder of GitHub's objects (shared with webhook payloads). */
 export const shapesOf = (ctx: AppContext): GitHubShapes => ctx.recorder.github;
 
+/** The URL of `path` under the repository in this API (GitHub's `url` fields). */
+export function apiUrl(ctx: AppContext, repo: RepositoryRow, path: string): string {
+  return `${ctx.baseUrl()}${V3}/repos/${repo.owner_name}/${repo.name}${path}`;
+}
+
 /** The repository of the path if the caller may see it; 404 otherwise (private repositories never leak). */
 export async function repoOf(ctx: AppContext, event: H3Event): Promise<RepositoryRow> {
   return ctx.repos.visibleByName(await currentUser(ctx, event), pathParam(event, 'owner'), pathParam(event, 'repo'));

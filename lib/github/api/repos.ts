@@ -6,7 +6,7 @@ import { pathParam } from '../../http/validate.js';
 import { optionalFlag } from '../../services/text-fields.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { created, githubPage, noContent, readJson, validationFailed } from './http.js';
-import { REPO, repoOf, repositoryFor, shapesOf, V3 } from './lookup.js';
+import { apiUrl, REPO, repoOf, repositoryFor, shapesOf, V3 } from './lookup.js';
 
 /** Fields of `PATCH /repos/:owner/:repo` this host can change (the rest are refused, never silently dropped). */
 const EDITABLE = new Set(['name']);
@@ -90,7 +90,7 @@ function unchanged(repo: RepositoryRow, field: string, value: unknown): boolean 
 }
 
 function commitUrl(ctx: AppContext, repo: RepositoryRow, sha: string): string {
-  return `${ctx.baseUrl()}${V3}/repos/${repo.owner_name}/${repo.name}/commits/${sha}`;
+  return apiUrl(ctx, repo, `/commits/${sha}`);
 }
 
 function branchSummary(ctx: AppContext, repo: RepositoryRow, name: string, sha: string) {

@@ -4,12 +4,12 @@ import { pathParam } from '../../http/validate.js';
 import type { CommitStatusRow } from '../../store/queries/commit-statuses.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { created, githubPage, readJson } from './http.js';
-import { REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
+import { apiUrl, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
 /** Commit statuses: post one on a commit, list a ref's, and its combined state. */
 export function mountStatuses(app: H3, ctx: AppContext): void {
   const shapes = shapesOf(ctx);
-  const api = (repo: RepositoryRow, path: string) => `${ctx.baseUrl()}/api/v3/repos/${repo.owner_name}/${repo.name}${path}`;
+  const api = (repo: RepositoryRow, path: string) => apiUrl(ctx, repo, path);
   const statusShape = (repo: RepositoryRow, status: CommitStatusRow) => ({
     id: status.id,
     url: api(repo, `/statuses/${status.sha}`),
