@@ -75,7 +75,7 @@ describe('GitHub-compatible errors, headers and access', () => {
       status: 422,
       data: { message: 'Validation Failed', errors: [{ resource: 'Issue', field: 'title', code: 'missing_field', message: 'title is required' }], documentation_url: DOCS },
     });
-    const missing = await failure(alice.request('POST /repos/{owner}/{repo}/pulls', { owner: 'alice', repo: 'public', title: 'no branches' }));
+    const missing = await failure(alice.request('POST /repos/{owner}/{repo}/pulls', { owner: 'alice', repo: 'public', title: 'no branches' } as never));
     expect(missing.status).toBe(422);
     expect(missing.data.errors.map((error: { field: string; code: string }) => [error.field, error.code])).toEqual([
       ['head', 'missing_field'],

@@ -101,6 +101,19 @@ function githubJson(status: number, body: unknown, headers: Record<string, strin
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
 }
 
+/**
+ * A failure on a path of /api/v3 as GitHub answers it. The envelope uses it for what its routes throw, and the app's
+ * error handler for what fails before them (the request-forgery guard, the store).
+ */
+export function githubErrorResponse(error: unknown, event: H3Event, log: (message: string) => void): Response {
+  const { status, body, retryAfter } = githubError(error, event.url.pathname);
+  if (status >= 500) log(`repohost: ${event.req.method} ${event.url.pathname} failed: ${(error as Error)?.stack ?? String(error)}`);
+  return githubJson(status, body, { 'cache-control': 'no-store', ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }) });
+}
+
+/** True for the paths the GitHub-compatible API answers (and shapes the errors of). */
+export const isGitHubApiPath = (event: H3Event) => event.url.pathname === GITHUB_API_PREFIX || event.url.pathname.startsWith(`${GITHUB_API_PREFIX}/`);
+
 const NOT_FOUND = Symbol.for('h3.notFound');
 /** The API does not limit requests; the headers say so with one generous, constant allowance. */
 const RATE_LIMIT = 1_000_000;
@@ -126,10 +139,8 @@ export function githubEnvelope(log: (message: string) => void): Middleware {
     try {
       result = await next();
     } catch (error) {
-      const { status, body, retryAfter } = githubError(error, event.url.pathname);
-      if (status >= 500) log(`repohost: ${event.req.method} ${event.url.pathname} failed: ${(error as Error)?.stack ?? String(error)}`);
       headers.delete('link');
-      return githubJson(status, body, { 'cache-control': 'no-store', ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }) });
+      return githubErrorResponse(error, event, log);
     }
     if (result === undefined || result === NOT_FOUND) return notImplemented(event);
     if (event.req.method !== 'GET' || result instanceof Response || result instanceof HTTPResponse || typeof result !== 'object' || result === null || (event.res.status ?? 200) !== 200) return result;
