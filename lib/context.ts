@@ -7,7 +7,9 @@ import type { CollaboratorService } from './services/collaborators.js';
 import type { CredentialService } from './services/credentials.js';
 import type { IssueService } from './services/issues.js';
 import type { LabelService } from './services/labels.js';
+import type { GitDataService } from './services/git-data.js';
 import type { PullService } from './services/pulls.js';
+import type { RefUpdateService } from './services/ref-updates.js';
 import type { RepositoryService } from './services/repos.js';
 import type { SocialService } from './services/social.js';
 import type { CommitStatusService } from './services/statuses.js';
@@ -31,6 +33,10 @@ export interface AppContext {
   readonly labels: LabelService;
   readonly collaborators: CollaboratorService;
   readonly pulls: PullService;
+  /** Ref changes and what follows them, for pushes and the API alike. */
+  readonly refUpdates: RefUpdateService;
+  /** Git objects, history and file contents for the GitHub-compatible API. */
+  readonly gitData: GitDataService;
   readonly social: SocialService;
   readonly avatars: AvatarService;
   readonly ci: CiService;

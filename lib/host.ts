@@ -21,7 +21,9 @@ import { CollaboratorService } from './services/collaborators.js';
 import { CredentialService } from './services/credentials.js';
 import { IssueService } from './services/issues.js';
 import { LabelService } from './services/labels.js';
+import { GitDataService } from './services/git-data.js';
 import { PullService } from './services/pulls.js';
+import { RefUpdateService } from './services/ref-updates.js';
 import { RepositoryService } from './services/repos.js';
 import { LoginThrottle } from './services/login-throttle.js';
 import { PasswordHasher } from './services/password-hasher.js';
@@ -96,7 +98,7 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
     user.avatar_file ? `${baseUrl()}/avatars/${user.avatar_file}` : `${baseUrl()}/avatars/default.svg`;
   // Account addresses are private: commits the host makes and events name `<username>@<noreply domain>`.
   const publicEmail = (user: { username: string }) => `${user.username}@${options.noreplyEmailDomain}`;
-  const shapes = new GitHubShapes(baseUrl, avatarUrl);
+  const shapes = new GitHubShapes(baseUrl, avatarUrl, options.noreplyEmailDomain);
   const events = new HostEvents();
   const webhooks = createWebhooks(
     store,
@@ -118,6 +120,9 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
     perAddress: options.maxFailedLoginsPerAddress,
     windowMs: options.failedLoginWindowMs,
   });
+  const repos = new RepositoryService(store, git, baseUrl, nowIso, new ConcurrencyGate(options.maxImports, options.maxImportsPerUser), recorder);
+  const pulls = new PullService(store, git, nowIso, publicEmail, statuses, protection, recorder);
+  const refUpdates = new RefUpdateService(store, git, repos, pulls, protection);
   return {
     options,
     store,
@@ -125,11 +130,13 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
     passwords,
     users: new UserService(store, passwords, throttle, options.bcryptCost, avatarUrl, nowIso),
     credentials: new CredentialService(store, options.now),
-    repos: new RepositoryService(store, git, baseUrl, nowIso, new ConcurrencyGate(options.maxImports, options.maxImportsPerUser), recorder),
+    repos,
     issues: new IssueService(store, nowIso, recorder),
     labels: new LabelService(store, nowIso),
     collaborators: new CollaboratorService(store, avatarUrl, nowIso),
-    pulls: new PullService(store, git, nowIso, publicEmail, statuses, protection, recorder),
+    pulls,
+    refUpdates,
+    gitData: new GitDataService(store, git, refUpdates, nowIso, publicEmail),
     social: new SocialService(store, nowIso, recorder),
     avatars: new AvatarService(store, options.dataDir, options.maxAvatarBytes),
     ci: new CiService(store, git, statuses, nowIso),

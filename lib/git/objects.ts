@@ -292,7 +292,8 @@ export interface CommitObject {
   message: string;
 }
 
-function parseIdentity(line: string): CommitIdentity {
+/** Parses `Name <email> <epoch> <offset>` of a commit or tag header. */
+export function parseIdentity(line: string): CommitIdentity {
   // "Name <email> 1700000000 +0000"
   const match = /^(.*) <([^>]*)> (\d+) ([+-]\d{4})$/.exec(line);
   if (!match) return { name: line, email: '', date: '0 +0000', iso: new Date(0).toISOString() };

@@ -111,6 +111,14 @@ export class GitRepositories {
     }
   }
 
+  /**
+   * The folder of an existing repository (`not_found` otherwise), for the object plumbing of objects.ts and
+   * history.ts. Whoever moves a ref there calls `afterPush` next, as after a push.
+   */
+  gitDirOf(owner: string, name: string): Promise<string> {
+    return this.#existing(owner, name);
+  }
+
   async #existing(owner: string, name: string): Promise<string> {
     const path = this.pathOf(owner, name);
     try {

@@ -6,7 +6,16 @@ import type { PullCommentRow, PullRow } from '../store/queries/pulls.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { countToggles } from '../store/queries/toggles.js';
 import { userByName, type UserRow } from '../store/queries/users.js';
-import type { GitHubBranchRef, GitHubComment, GitHubIssue, GitHubLabel, GitHubPullRequest, GitHubRepository, GitHubUser } from './types.js';
+import type { ChangedFile } from '../git/diff.js';
+import type { CommitIdentity, CommitObject } from '../git/objects.js';
+import type {
+  GitHubCommit,
+  GitHubContent,
+  GitHubFile,
+  GitHubGitActor,
+  GitHubGitCommit,
+  GitHubParentRef,
+  GitHubBranchRef, GitHubComment, GitHubIssue, GitHubLabel, GitHubPullRequest, GitHubRepository, GitHubUser } from './types.js';
 
 /** Where the GitHub-compatible API lives: the `url` fields of GitHub's objects point there. */
 export const GITHUB_API_PREFIX = '/api/v3';
@@ -19,6 +28,8 @@ export class GitHubShapes {
   constructor(
     private readonly baseUrl: () => string,
     private readonly avatarUrl: (user: Pick<UserRow, 'avatar_file' | 'username'>) => string,
+    /** The domain of the addresses the host's own commits use (`<username>@<domain>`), to name their accounts. */
+    private readonly noreplyDomain = '',
   ) {}
 
   private api(path: string): string {
@@ -44,7 +55,8 @@ export class GitHubShapes {
     return user ? this.user(user) : null;
   }
 
-  repository(db: ReadTx, repo: RepositoryRow): GitHubRepository {
+  /** The repository; `permissions` (the caller's, see permissions.ts) only where an API caller asks for it. */
+  repository(db: ReadTx, repo: RepositoryRow, permissions?: GitHubRepository['permissions']): GitHubRepository {
     const fullName = `${repo.owner_name}/${repo.name}`;
     const owner = userByName(db, repo.owner_name)!;
     return {
@@ -65,6 +77,7 @@ export class GitHubShapes {
       stargazers_count: countToggles(db, 'stars', repo.id),
       watchers_count: countToggles(db, 'watches', repo.id),
       open_issues_count: keptCount(db, repo.id, 'issue', ['open']),
+      ...(permissions ? { permissions } : {}),
     };
   }
 
@@ -80,6 +93,7 @@ export class GitHubShapes {
       title: issue.title,
       body: issue.body || null,
       state: issue.status === 'closed' ? 'closed' : 'open',
+      state_reason: issue.state_reason,
       user: this.userNamed(db, issue.author)!,
       labels: issue.labels.map((label) => this.label(label)),
       comments: issue.comments,
@@ -144,7 +158,7 @@ export class GitHubShapes {
     };
   }
 
-  comment(db: ReadTx, repo: RepositoryRow, number: number, comment: IssueCommentRow | PullCommentRow): GitHubComment {
+  comment(db: ReadTx, repo: RepositoryRow, number: number, comment: Omit<IssueCommentRow, 'author_id'> | Omit<PullCommentRow, 'author_id'>): GitHubComment {
     const issuePath = `/repos/${repo.owner_name}/${repo.name}/issues/${number}`;
     return {
       id: comment.id,
@@ -155,6 +169,95 @@ export class GitHubShapes {
       issue_url: this.api(issuePath),
       created_at: comment.created_at,
       updated_at: comment.updated_at,
+    };
+  }
+
+  private repoPath(repo: RepositoryRow): string {
+    return `/repos/${repo.owner_name}/${repo.name}`;
+  }
+
+  private actor(identity: CommitIdentity): GitHubGitActor {
+    return { name: identity.name, email: identity.email, date: identity.iso };
+  }
+
+  private parents(repo: RepositoryRow, commit: CommitObject, kind: 'git/commits' | 'commits'): GitHubParentRef[] {
+    return commit.parents.map((sha) => ({ sha, url: this.api(`${this.repoPath(repo)}/${kind}/${sha}`), html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/commit/${sha}` }));
+  }
+
+  /** A commit of the git data API. */
+  gitCommit(repo: RepositoryRow, commit: CommitObject): GitHubGitCommit {
+    const path = this.repoPath(repo);
+    return {
+      sha: commit.id,
+      url: this.api(`${path}/git/commits/${commit.id}`),
+      html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/commit/${commit.id}`,
+      author: this.actor(commit.author),
+      committer: this.actor(commit.committer),
+      message: commit.message,
+      tree: { sha: commit.tree, url: this.api(`${path}/git/trees/${commit.tree}`) },
+      parents: this.parents(repo, commit, 'git/commits'),
+    };
+  }
+
+  /** The account behind one of the host's no-reply addresses (commits the host made for it); null for any other. */
+  private userOfAddress(db: ReadTx, email: string): GitHubUser | null {
+    const suffix = `@${this.noreplyDomain}`;
+    return this.noreplyDomain && email.toLowerCase().endsWith(suffix.toLowerCase()) ? this.userNamed(db, email.slice(0, -suffix.length)) : null;
+  }
+
+  /** A commit of the commits API, with its files when given. */
+  commit(db: ReadTx, repo: RepositoryRow, commit: CommitObject, files?: readonly ChangedFile[]): GitHubCommit {
+    const git = this.gitCommit(repo, commit);
+    const shaped: GitHubCommit = {
+      sha: commit.id,
+      url: this.api(`${this.repoPath(repo)}/commits/${commit.id}`),
+      html_url: git.html_url,
+      commit: { url: git.url, author: git.author, committer: git.committer, message: git.message, tree: git.tree, comment_count: 0 },
+      author: this.userOfAddress(db, commit.author.email),
+      committer: this.userOfAddress(db, commit.committer.email),
+      parents: this.parents(repo, commit, 'commits'),
+    };
+    if (files) {
+      const additions = files.reduce((sum, file) => sum + file.additions, 0);
+      const deletions = files.reduce((sum, file) => sum + file.deletions, 0);
+      shaped.stats = { additions, deletions, total: additions + deletions };
+      shaped.files = files.map((file) => this.file(file));
+    }
+    return shaped;
+  }
+
+  file(file: ChangedFile): GitHubFile {
+    return {
+      filename: file.filename,
+      status: file.status === 'deleted' ? 'removed' : file.status,
+      additions: file.additions,
+      deletions: file.deletions,
+      changes: file.changes,
+      ...(file.patch !== undefined ? { patch: file.patch } : {}),
+      ...(file.previous_filename ? { previous_filename: file.previous_filename } : {}),
+    };
+  }
+
+  /** An entry of the contents API on `ref`; `content` (base64) for a file read whole. */
+  content(repo: RepositoryRow, entry: { type: GitHubContent['type']; name: string; path: string; sha: string; size: number }, ref: string, content?: Buffer): GitHubContent {
+    const path = this.repoPath(repo);
+    const encoded = entry.path.split('/').map(encodeURIComponent).join('/');
+    const self = this.api(`${path}/contents/${encoded}?ref=${encodeURIComponent(ref)}`);
+    const git = this.api(`${path}/git/${entry.type === 'dir' ? 'trees' : 'blobs'}/${entry.sha}`);
+    const html = `${this.baseUrl()}/${repo.owner_name}/${repo.name}/${entry.type === 'dir' ? 'tree' : 'blob'}/${encodeURIComponent(ref)}/${encoded}`;
+    return {
+      type: entry.type,
+      name: entry.name,
+      path: entry.path,
+      sha: entry.sha,
+      size: entry.size,
+      url: self,
+      html_url: html,
+      git_url: git,
+      // The host has no raw download route: the bytes come in `content` (or through git).
+      download_url: null,
+      ...(content !== undefined ? { content: content.toString('base64'), encoding: 'base64' as const } : entry.type === 'file' ? { content: '', encoding: 'none' as const } : {}),
+      _links: { self, git, html },
     };
   }
 }

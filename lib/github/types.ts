@@ -32,6 +32,8 @@ export interface GitHubRepository {
   stargazers_count: number;
   watchers_count: number;
   open_issues_count: number;
+  /** What the caller may do: in API answers, not in webhook payloads. */
+  permissions?: { admin: boolean; push: boolean; pull: boolean };
 }
 
 export interface GitHubLabel {
@@ -48,6 +50,8 @@ export interface GitHubIssue {
   title: string;
   body: string | null;
   state: 'open' | 'closed';
+  /** Issues only: why it was closed or reopened. */
+  state_reason?: string | null;
   user: GitHubUser;
   labels: GitHubLabel[];
   comments: number;
@@ -118,4 +122,70 @@ export interface GitHubPushCommit {
   added: string[];
   removed: string[];
   modified: string[];
+}
+
+/** A person of a git object (author, committer, tagger). */
+export interface GitHubGitActor {
+  name: string;
+  email: string;
+  date: string;
+}
+
+export interface GitHubParentRef {
+  sha: string;
+  url: string;
+  html_url: string;
+}
+
+/** A commit as the git data API shows it (`/git/commits/:sha`). */
+export interface GitHubGitCommit {
+  sha: string;
+  url: string;
+  html_url: string;
+  author: GitHubGitActor;
+  committer: GitHubGitActor;
+  message: string;
+  tree: { sha: string; url: string };
+  parents: GitHubParentRef[];
+}
+
+/** A file a commit, comparison or pull request changes. */
+export interface GitHubFile {
+  filename: string;
+  status: 'added' | 'modified' | 'removed' | 'renamed' | 'copied';
+  additions: number;
+  deletions: number;
+  changes: number;
+  patch?: string;
+  previous_filename?: string;
+}
+
+/** A commit as the commits API shows it (`/commits`, `/commits/:ref`, compare, pull request commits). */
+export interface GitHubCommit {
+  sha: string;
+  url: string;
+  html_url: string;
+  commit: { url: string; author: GitHubGitActor; committer: GitHubGitActor; message: string; tree: { sha: string; url: string }; comment_count: number };
+  /** The account behind the commit's address, when it is one of the host's no-reply addresses. */
+  author: GitHubUser | null;
+  committer: GitHubUser | null;
+  parents: GitHubParentRef[];
+  stats?: { additions: number; deletions: number; total: number };
+  files?: GitHubFile[];
+}
+
+/** A file or folder entry of the contents API. */
+export interface GitHubContent {
+  type: 'file' | 'dir' | 'symlink' | 'submodule';
+  name: string;
+  path: string;
+  sha: string;
+  size: number;
+  url: string;
+  html_url: string;
+  git_url: string;
+  download_url: string | null;
+  content?: string;
+  encoding?: 'base64' | 'none';
+  _links: { self: string; git: string; html: string };
 }

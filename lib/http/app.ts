@@ -17,6 +17,8 @@ import { mountStatusRoutes } from './routes/api/statuses.js';
 import { mountHookRoutes } from './routes/api/hooks.js';
 import { mountTreeRoutes } from './routes/api/tree.js';
 import { mountUserRoutes } from './routes/api/users.js';
+import { githubErrorResponse, isGitHubApiPath } from '../github/api/http.js';
+import { mountGitHubApi } from '../github/api/index.js';
 import { mountGitRoutes } from './routes/git.js';
 import { mountWebRoutes } from './routes/web.js';
 
@@ -48,6 +50,8 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
     // h3 would print every thrown service error (a 404 is one) with its stack; onError logs the real failures.
     silent: true,
     onError: async (error, event) => {
+      // /api/v3 speaks GitHub's error shape, also for what fails before its routes run.
+      if (isGitHubApiPath(event)) return githubErrorResponse(error, event, log);
       const { status, body } = errorResponse(error);
       // Expected refusals (a RepoHostError, 503s for a busy host included) are answers, not failures to log.
       if (status >= 500 && !isRepoHostError(error.cause)) log(`repohost: ${event.req.method} ${event.url.pathname} failed: ${(error.cause as Error)?.stack ?? error.stack}`);
@@ -84,6 +88,7 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   mountStatusRoutes(app, ctx);
   mountBranchProtectionRoutes(app, ctx);
   mountHookRoutes(app, ctx);
+  mountGitHubApi(app, ctx, log);
   mountGitRoutes(app, ctx);
   mountWebRoutes(app, ctx, forgery);
   return app;

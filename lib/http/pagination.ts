@@ -27,7 +27,7 @@ function positive(value: string | undefined, fallback: number): number {
  * Gitea (a bad value means the default, a too large limit the maximum), so a list request never fails on paging.
  * Links are absolute, built on the host's base URL (never the request's Host header).
  */
-export function pageOf(ctx: AppContext, event: H3Event): Page {
+export function pageOf(ctx: AppContext, event: H3Event, linkSizeParam: 'limit' | 'per_page' = 'limit'): Page {
   const page = positive(queryString(event, 'page'), 1);
   const limit = Math.min(positive(queryString(event, 'limit') ?? queryString(event, 'per_page'), DEFAULT_PAGE_LIMIT), MAX_PAGE_LIMIT);
   return {
@@ -41,8 +41,9 @@ export function pageOf(ctx: AppContext, event: H3Event): Page {
       const link = (target: number, rel: string) => {
         const url = new URL(`${ctx.baseUrl()}${event.url.pathname}${event.url.search}`);
         url.searchParams.set('page', String(target));
-        url.searchParams.set('limit', String(limit));
-        url.searchParams.delete('per_page');
+        // The links name the page size the way the API does (`limit` here, `per_page` on the GitHub-compatible API).
+        url.searchParams.delete(linkSizeParam === 'limit' ? 'per_page' : 'limit');
+        url.searchParams.set(linkSizeParam, String(limit));
         return `<${url.href}>; rel="${rel}"`;
       };
       const links: string[] = [];

@@ -8,11 +8,13 @@ import {
   deleteIssueComment,
   insertIssue,
   insertIssueComment,
+  issueByNumber,
   issueComment,
   issueInRepository,
   issueRecord,
   issuesOfRepository,
   setIssueStatus,
+  setIssueStateReason,
   updateIssueComment,
   updateIssueText,
   type IssueCommentRow,
@@ -20,6 +22,8 @@ import {
   type IssueRecord,
   type IssueRow,
 } from '../store/queries/issues.js';
+import { commentOwner, conversationsOfRepository, countConversations, type ConversationKey } from '../store/queries/conversations.js';
+import { pullInRepository, type PullRow } from '../store/queries/pulls.js';
 import { repositoryById, takeNextNumber, type RepositoryRow } from '../store/queries/repositories.js';
 import type { EditChanges, EventRecorder, IssueCommentEvent, IssuesEvent } from '../events/index.js';
 import type { PageWindow } from '../store/queries/page-window.js';
@@ -33,6 +37,9 @@ export type IssueSummary = IssueRow;
 /** An issue comment of the API: `{ id, author, body, created_at, updated_at }`. */
 export type IssueComment = Omit<IssueCommentRow, 'author_id'>;
 
+/** An issue or a pull request of one numbering (GitHub's issue list holds both). */
+export type Conversation = { kind: 'issue'; issue: IssueRow } | { kind: 'pull'; pull: PullRow };
+
 export const MAX_TITLE = 255;
 export const MAX_BODY = 65_535;
 
@@ -40,6 +47,19 @@ export interface IssueChanges {
   title?: unknown;
   body?: unknown;
   status?: unknown;
+  /** Why it is closed or reopened: completed, not_planned or reopened (GitHub's state_reason). */
+  stateReason?: unknown;
+}
+
+const CLOSE_REASONS = ['completed', 'not_planned'];
+
+/** The state_reason a change leaves: closing defaults to completed, reopening is reopened. */
+function parseStateReason(value: unknown, status: 'open' | 'closed'): string | null {
+  if (value === undefined || value === null) return status === 'closed' ? 'completed' : 'reopened';
+  if (status === 'closed' ? !CLOSE_REASONS.includes(value as string) : value !== 'reopened') {
+    throw invalid(status === 'closed' ? "state_reason must be 'completed' or 'not_planned' for a closed issue" : "state_reason must be 'reopened' for an open issue");
+  }
+  return value as string;
 }
 
 /** Parses the list filters of the issues endpoint; bad values are 400s. */
@@ -71,10 +91,28 @@ export class IssueService {
     return { items: issuesOfRepository(this.store, repo.id, filter, page), total: countFilteredIssues(this.store, repo.id, filter) };
   }
 
+  /** Issues and pull requests in one list, as GitHub's issue list shows them (pull requests carry no labels here). */
+  listWithPulls(repo: RepositoryRow, filter: IssueFilter, page: PageWindow): { items: Conversation[]; total: number } {
+    const items = conversationsOfRepository(this.store, repo.id, filter, page).map((key): Conversation =>
+      key.kind === 'issue' ? { kind: 'issue', issue: issueInRepository(this.store, repo.id, key.id)! } : { kind: 'pull', pull: pullInRepository(this.store, repo.id, key.id)! },
+    );
+    return { items, total: countConversations(this.store, repo.id, filter, countFilteredIssues(this.store, repo.id, filter)) };
+  }
+
+  /** The issue or pull request of the repository a comment belongs to (comment ids are shared by both). */
+  commentOwner(repo: RepositoryRow, commentId: number): ConversationKey | undefined {
+    return Number.isSafeInteger(commentId) ? commentOwner(this.store, repo.id, commentId) : undefined;
+  }
+
   get(repo: RepositoryRow, id: number): IssueRow {
     const issue = Number.isSafeInteger(id) ? issueInRepository(this.store, repo.id, id) : undefined;
     if (!issue) throw notFound('Issue not found');
     return issue;
+  }
+
+  /** The issue numbered `number` in the repository (a number may instead name a pull request: undefined then). */
+  byNumber(repo: RepositoryRow, number: number): IssueRow | undefined {
+    return Number.isSafeInteger(number) ? issueByNumber(this.store, repo.id, number) : undefined;
   }
 
   count(repo: RepositoryRow): number {
@@ -112,8 +150,11 @@ export class IssueService {
         this.recordIssueEvent(tx, repo, viewer!, issue.id, 'edited', changes);
       }
       if (status && status !== current.status) {
-        setIssueStatus(tx, issue.id, status, viewer!.id, now);
+        setIssueStatus(tx, issue.id, status, viewer!.id, now, parseStateReason(changes.stateReason, status));
         this.recordIssueEvent(tx, repo, viewer!, issue.id, status === 'closed' ? 'closed' : 'reopened');
+      } else if (changes.stateReason !== undefined && changes.stateReason !== null && (status ?? current.status) === 'closed') {
+        const reason = parseStateReason(changes.stateReason, 'closed');
+        if (reason !== current.state_reason) setIssueStateReason(tx, issue.id, reason, now);
       }
     });
     return this.get(repo, issue.id);
@@ -122,6 +163,12 @@ export class IssueService {
   comments(repo: RepositoryRow, issueId: number, page: PageWindow): { items: IssueComment[]; total: number } {
     const issue = this.get(repo, issueId);
     return { items: commentsOfIssue(this.store, issue.id, page).map(publicComment), total: issue.comments };
+  }
+
+  getComment(repo: RepositoryRow, issueId: number, commentId: number): IssueComment {
+    const comment = Number.isSafeInteger(commentId) ? issueComment(this.store, this.get(repo, issueId).id, commentId) : undefined;
+    if (!comment) throw notFound('Comment not found');
+    return publicComment(comment);
   }
 
   async comment(repo: RepositoryRow, issueId: number, author: UserRow, body: unknown): Promise<IssueComment> {

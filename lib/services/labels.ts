@@ -57,6 +57,13 @@ export class LabelService {
     return { items: labelsOfRepository(this.store, repo.id, page), total: countLabels(this.store, repo.id) };
   }
 
+  /** The repository's label of this name (any case), or 404. */
+  byName(repo: RepositoryRow, name: string): LabelRow {
+    const label = labelByName(this.store, repo.id, name);
+    if (!label) throw notFound('Label not found');
+    return label;
+  }
+
   async create(repo: RepositoryRow, viewer: Viewer, input: LabelInput): Promise<LabelRow> {
     requireAccess(this.store, viewer, repo, 'write', 'Managing labels needs write access');
     const label = {

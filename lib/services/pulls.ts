@@ -11,6 +11,7 @@ import {
   markPullMerged,
   openPullJoining,
   openPullsTouching,
+  pullByNumber,
   pullComment,
   pullInRepository,
   pullsOfRepository,
@@ -108,6 +109,11 @@ export class PullService {
     const pull = Number.isSafeInteger(id) ? pullInRepository(this.store, repo.id, id) : undefined;
     if (!pull) throw notFound('Pull request not found');
     return pull;
+  }
+
+  /** The pull request numbered `number` in the repository (a number may instead name an issue: undefined then). */
+  byNumber(repo: RepositoryRow, number: number): PullRow | undefined {
+    return Number.isSafeInteger(number) ? pullByNumber(this.store, repo.id, number) : undefined;
   }
 
   /** Opens a pull request from `head` into `base`: both must be branches of the repository, and not yet joined. */
@@ -320,6 +326,12 @@ export class PullService {
   comments(repo: RepositoryRow, pullId: number, page: PageWindow): { items: PullComment[]; total: number } {
     const pull = this.get(repo, pullId);
     return { items: commentsOfPull(this.store, pull.id, page).map(publicComment), total: pull.comments };
+  }
+
+  getComment(repo: RepositoryRow, pullId: number, commentId: number): PullComment {
+    const comment = Number.isSafeInteger(commentId) ? pullComment(this.store, this.get(repo, pullId).id, commentId) : undefined;
+    if (!comment) throw notFound('Comment not found');
+    return publicComment(comment);
   }
 
   async comment(repo: RepositoryRow, pullId: number, author: UserRow, text: unknown): Promise<PullComment> {

@@ -307,6 +307,11 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       'CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (state, hook_id, id)',
     ],
   },
+  {
+    // Why an issue was closed or reopened (GitHub's state_reason: completed, not_planned, reopened); null before.
+    version: 7,
+    statements: ['ALTER TABLE issues ADD COLUMN state_reason TEXT'],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -18,6 +18,15 @@ describe('examples (run against the built package)', () => {
     expect(stdout).toContain("files on main: [ 'README.md (first commit)' ]");
   });
 
+  it('octokit drives the GitHub-compatible API with @octokit/rest: contents, pull request, status, merge', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [`${examples}octokit.mjs`], { timeout: 60_000 });
+    expect(stdout).toContain('created bot/release-notes on main');
+    expect(stdout).toContain('pull request #1 merged: true');
+    expect(stdout).toContain('NOTES.md on main: "# 1.0\\n\\n- first release\\n"');
+    expect(stdout).toContain('issues and pull requests: #1 Release notes (pull request)');
+    expect(stdout).toContain('commits on main: Release notes (#1) <- Initial commit');
+  });
+
   it('serve-from-code serves until SIGTERM, then exits 0 and leaves its database behind', async () => {
     const dir = await tempDir();
     cleanups.push(dir.cleanup);

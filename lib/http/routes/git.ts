@@ -76,10 +76,7 @@ export function mountGitRoutes(app: H3, ctx: AppContext): void {
       },
       {
         pushRules: service === 'git-receive-pack' ? ctx.protection.pushRules(repo!, user) : undefined,
-        onPushed: async (changes, headBranch, refsAfter) => {
-          await ctx.repos.recordPush(repo!, changes, headBranch, user, refsAfter);
-          await ctx.pulls.afterRefsMoved(repo!, changes, user);
-        },
+        onPushed: (changes, headBranch, refsAfter) => ctx.refUpdates.recordChanges(repo!, changes, headBranch, user, refsAfter),
       },
       )
       .catch((error: unknown) => {

@@ -17,6 +17,8 @@ export interface IssueRecord {
   updated_at: string;
   closed_at: string | null;
   closed_by: string | null;
+  /** GitHub's state_reason: completed or not_planned once closed, reopened once reopened, else null. */
+  state_reason: string | null;
   comments: number;
 }
 
@@ -26,7 +28,7 @@ export interface IssueRow extends Omit<IssueRecord, 'author_id'> {
 }
 
 const SELECT = `SELECT i.id, i.number, i.repo_id, i.title, i.body, u.username AS author, i.author_id, i.status, i.created_at,
-  i.updated_at, i.closed_at, c.username AS closed_by, i.comment_count AS comments
+  i.updated_at, i.closed_at, c.username AS closed_by, i.state_reason, i.comment_count AS comments
   FROM issues i JOIN users u ON u.id = i.author_id LEFT JOIN users c ON c.id = i.closed_by`;
 
 export interface IssueFilter {
@@ -38,7 +40,8 @@ export interface IssueFilter {
   direction: 'asc' | 'desc';
 }
 
-function filterClause(repoId: number, filter: IssueFilter): { where: string; params: Array<string | number> } {
+/** The WHERE clause (over `issues i`) of an issue filter. */
+export function filterClause(repoId: number, filter: IssueFilter): { where: string; params: Array<string | number> } {
   let where = 'i.repo_id = ?';
   const params: Array<string | number> = [repoId];
   if (filter.status) {
@@ -90,6 +93,12 @@ export function issueInRepository(db: ReadTx, repoId: number, id: number): Issue
   return record ? withLabels(db, [record])[0] : undefined;
 }
 
+/** The issue with this per-repository number (issues and pull requests share the numbering). */
+export function issueByNumber(db: ReadTx, repoId: number, number: number): IssueRow | undefined {
+  const record = db.get<IssueRecord>(`${SELECT} WHERE i.repo_id = ? AND i.number = ?`, [repoId, number]);
+  return record ? withLabels(db, [record])[0] : undefined;
+}
+
 export function countIssues(db: ReadTx, repoId: number): number {
   return keptCount(db, repoId, 'issue');
 }
@@ -106,13 +115,18 @@ export function updateIssueText(tx: WriteTx, id: number, fields: { title: string
   tx.run('UPDATE issues SET title = ?, body = ?, updated_at = ? WHERE id = ?', [fields.title, fields.body, now, id]);
 }
 
-/** Closing records when and by whom; reopening clears both. */
-export function setIssueStatus(tx: WriteTx, id: number, status: 'open' | 'closed', byUserId: number, now: string): void {
+/** Closing records when, by whom and why; reopening clears when and by whom. */
+export function setIssueStatus(tx: WriteTx, id: number, status: 'open' | 'closed', byUserId: number, now: string, reason: string | null = null): void {
   if (status === 'closed') {
-    tx.run(`UPDATE issues SET status = 'closed', closed_at = ?, closed_by = ?, updated_at = ? WHERE id = ?`, [now, byUserId, now, id]);
+    tx.run(`UPDATE issues SET status = 'closed', closed_at = ?, closed_by = ?, state_reason = ?, updated_at = ? WHERE id = ?`, [now, byUserId, reason, now, id]);
   } else {
-    tx.run(`UPDATE issues SET status = 'open', closed_at = NULL, closed_by = NULL, updated_at = ? WHERE id = ?`, [now, id]);
+    tx.run(`UPDATE issues SET status = 'open', closed_at = NULL, closed_by = NULL, state_reason = ?, updated_at = ? WHERE id = ?`, [reason, now, id]);
   }
+}
+
+/** Changes only why an issue is closed (a closed issue marked not planned after all, ...). */
+export function setIssueStateReason(tx: WriteTx, id: number, reason: string | null, now: string): void {
+  tx.run('UPDATE issues SET state_reason = ?, updated_at = ? WHERE id = ?', [reason, now, id]);
 }
 
 export interface IssueCommentRow {
@@ -123,6 +137,12 @@ export interface IssueCommentRow {
   created_at: string;
   updated_at: string;
 }
+
+/**
+ * Issue and pull request comments take their ids from one sequence, so a comment id names one comment of either kind
+ * (GitHub's `/issues/comments/:id` serves both). Computed in SQL from the rows, so a replayed write gets the same id.
+ */
+export const NEXT_COMMENT_ID = '(SELECT COALESCE(MAX(id), 0) + 1 FROM (SELECT MAX(id) AS id FROM issue_comments UNION ALL SELECT MAX(id) AS id FROM pull_comments))';
 
 const COMMENT_SELECT = `SELECT c.id, u.username AS author, c.author_id, c.body, c.created_at, c.updated_at
   FROM issue_comments c JOIN users u ON u.id = c.author_id`;
@@ -137,7 +157,7 @@ export function issueComment(db: ReadTx, issueId: number, commentId: number): Is
 
 /** Adds a comment and keeps the issue's comment count and updated time in step. */
 export function insertIssueComment(tx: WriteTx, comment: { issueId: number; authorId: number; body: string; now: string }): number {
-  const id = tx.run<{ id: number }>('INSERT INTO issue_comments (issue_id, author_id, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING id', [
+  const id = tx.run<{ id: number }>(`INSERT INTO issue_comments (id, issue_id, author_id, body, created_at, updated_at) VALUES (${NEXT_COMMENT_ID}, ?, ?, ?, ?, ?) RETURNING id`, [
     comment.issueId,
     comment.authorId,
     comment.body,

@@ -1,4 +1,5 @@
 import type { ReadTx, WriteTx } from '../database.js';
+import { NEXT_COMMENT_ID } from './issues.js';
 import { keptCount } from './list-counts.js';
 import type { PageWindow } from './page-window.js';
 
@@ -61,6 +62,11 @@ export function countPulls(db: ReadTx, repoId: number, status: PullListStatus): 
 
 export function pullInRepository(db: ReadTx, repoId: number, id: number): PullRow | undefined {
   return db.get<PullRow>(`${SELECT} WHERE p.repo_id = ? AND p.id = ?`, [repoId, id]);
+}
+
+/** The pull request with this per-repository number (issues and pull requests share the numbering). */
+export function pullByNumber(db: ReadTx, repoId: number, number: number): PullRow | undefined {
+  return db.get<PullRow>(`${SELECT} WHERE p.repo_id = ? AND p.number = ?`, [repoId, number]);
 }
 
 /** Open pull requests whose head or base is one of `branches`: the ones a push to those branches concerns. */
@@ -127,7 +133,7 @@ export function pullComment(db: ReadTx, pullId: number, commentId: number): Pull
 }
 
 export function insertComment(tx: WriteTx, comment: { pullId: number; authorId: number; text: string; now: string }): number {
-  const id = tx.run<{ id: number }>('INSERT INTO pull_comments (pull_id, author_id, text, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING id', [
+  const id = tx.run<{ id: number }>(`INSERT INTO pull_comments (id, pull_id, author_id, text, created_at, updated_at) VALUES (${NEXT_COMMENT_ID}, ?, ?, ?, ?, ?) RETURNING id`, [
     comment.pullId,
     comment.authorId,
     comment.text,

@@ -1,0 +1,67 @@
+import type { CommitIdentity, CommitObject } from './objects.js';
+import { isGitError, runGit } from './run-git.js';
+
+const FORMAT = '--format=%H%x00%T%x00%P%x00%an%x00%ae%x00%ad%x00%cn%x00%ce%x00%cd%x00%B%x1e';
+
+/** A raw git date (`<epoch> <offset>`) as readCommit in objects.ts gives it: raw and ISO 8601 in UTC. */
+function identity(name: string, email: string, raw: string): CommitIdentity {
+  return { name, email, date: raw, iso: new Date(Number(raw.split(' ')[0]) * 1000).toISOString().replace('.000Z', 'Z') };
+}
+
+function parse(output: string): CommitObject[] {
+  const commits: CommitObject[] = [];
+  for (const record of output.split('\x1e')) {
+    const fields = record.replace(/^\n/, '').split('\0');
+    if (fields.length < 10) continue;
+    const [id, tree, parents, an, ae, ad, cn, ce, cd, ...message] = fields as string[];
+    commits.push({ id: id!, tree: tree!, parents: parents ? parents.split(' ') : [], author: identity(an!, ae!, ad!), committer: identity(cn!, ce!, cd!), message: message.join('\0') });
+  }
+  return commits;
+}
+
+export interface LogOptions {
+  /** Commits to leave out from the start (paging). */
+  skip?: number;
+  /** Most commits returned. */
+  max: number;
+  /** Only commits that change this path. */
+  path?: string;
+  /** Oldest first (topological), as pull request and compare lists are. */
+  reverse?: boolean;
+}
+
+const REVISION = /^(?:[0-9a-f]{40}|[0-9a-f]{64})(?:\.\.\.?(?:[0-9a-f]{40}|[0-9a-f]{64}))?$/;
+
+/**
+ * Commits of `revision` (a commit id, or `base..head` of ids: resolve names first), newest first unless `reverse`.
+ * `--reverse` applies after the limit in git, so a reversed list reads everything and keeps the first `max`.
+ */
+export async function logCommits(gitDir: string, revision: string, options: LogOptions): Promise<CommitObject[]> {
+  if (!REVISION.test(revision)) throw new TypeError(`not a revision of commit ids: ${revision}`);
+  const args = ['log', FORMAT, '--date=raw', '--topo-order'];
+  if (options.reverse) args.push('--reverse');
+  else args.push(`--max-count=${options.max}`, `--skip=${options.skip ?? 0}`);
+  args.push(revision, '--');
+  if (options.path) args.push(`:(literal)${options.path}`);
+  const { stdout } = await runGit(args, { gitDir });
+  const commits = parse(stdout.toString('utf8'));
+  return options.reverse ? commits.slice(options.skip ?? 0, (options.skip ?? 0) + options.max) : commits;
+}
+
+/** How many commits `revision` has (that change `path`, if given). */
+export async function countCommits(gitDir: string, revision: string, path?: string): Promise<number> {
+  if (!REVISION.test(revision)) throw new TypeError(`not a revision of commit ids: ${revision}`);
+  const { stdout } = await runGit(['rev-list', '--count', revision, '--', ...(path ? [`:(literal)${path}`] : [])], { gitDir });
+  return Number.parseInt(stdout.toString('utf8'), 10) || 0;
+}
+
+/** The best common ancestor of two commits, or undefined for unrelated histories. */
+export async function mergeBase(gitDir: string, a: string, b: string): Promise<string | undefined> {
+  try {
+    const { stdout } = await runGit(['merge-base', a, b], { gitDir });
+    return stdout.toString('utf8').trim() || undefined;
+  } catch (error) {
+    if (isGitError(error) && error.code === 1) return undefined;
+    throw error;
+  }
+}

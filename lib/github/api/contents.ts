@@ -1,0 +1,79 @@
+import type { H3, H3Event } from 'h3';
+import type { AppContext } from '../../context.js';
+import { getRouterParam } from 'h3';
+import { notFound } from '../../errors.js';
+import { queryString } from '../../http/validate.js';
+import type { RepositoryRow } from '../../store/queries/repositories.js';
+import { identityField } from './git-data.js';
+import { created, readJson, validationFailed } from './http.js';
+import { REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
+
+/** The file path of `/contents/<path>` ('' for the top folder), decoded once. */
+function contentPath(event: H3Event): string {
+  const raw = getRouterParam(event, 'path') ?? '';
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw notFound();
+  }
+}
+
+/** The contents API: files and folders on a ref, and commits that create, replace or delete one file. */
+export function mountContents(app: H3, ctx: AppContext): void {
+  const shapes = shapesOf(ctx);
+
+  const read = async (event: H3Event, path: string) => {
+    const repo = await repoOf(ctx, event);
+    const ref = queryString(event, 'ref') || repo.default_branch;
+    const found = await ctx.gitData.contents(repo, path, ref);
+    if ('folder' in found) return found.folder.map((entry) => shapes.content(repo, entry, ref));
+    return shapes.content(repo, found.file, ref, found.content);
+  };
+  app.get(`${REPO}/contents`, (event) => read(event, ''));
+  app.get(`${REPO}/contents/**:path`, (event) => read(event, contentPath(event)));
+
+  app.get(`${REPO}/readme`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const ref = queryString(event, 'ref') || repo.default_branch;
+    const { file, content } = await ctx.gitData.readme(repo, ref);
+    return shapes.content(repo, file, ref, content);
+  });
+
+  const change = async (event: H3Event, remove: boolean) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const body = await readJson(ctx, event);
+    if (typeof body.message !== 'string') throw validationFailed({ resource: 'Content', field: 'message', code: body.message === undefined ? 'missing_field' : 'invalid' });
+    if (remove && typeof body.sha !== 'string') throw validationFailed({ resource: 'Content', field: 'sha', code: 'missing_field', message: '"sha" wasn\'t supplied.' });
+    let content: Buffer | undefined;
+    if (!remove) {
+      if (typeof body.content !== 'string' || !/^[A-Za-z0-9+/=\s]*$/.test(body.content)) throw validationFailed({ resource: 'Content', field: 'content', code: body.content === undefined ? 'missing_field' : 'invalid' });
+      content = Buffer.from(body.content, 'base64');
+    }
+    const result = await ctx.gitData.changeFile(repo, user, {
+      path: contentPath(event),
+      message: body.message,
+      content,
+      sha: body.sha,
+      branch: body.branch,
+      author: identityField('author', body.author),
+      committer: identityField('committer', body.committer),
+    });
+    return { result, repo, branch: typeof body.branch === 'string' ? body.branch : repo.default_branch };
+  };
+  const answer = (repo: RepositoryRow, branch: string, result: Awaited<ReturnType<typeof ctx.gitData.changeFile>>) => ({
+    content: result.file ? shapes.content(repo, result.file, branch) : null,
+    commit: shapes.gitCommit(repo, result.commit),
+  });
+
+  app.put(`${REPO}/contents/**:path`, async (event) => {
+    const { result, repo, branch } = await change(event, false);
+    // 201 for a new file, 200 for a replaced one, as GitHub answers.
+    const shaped = answer(repo, branch, result);
+    return result.replaced ? shaped : created(event, shaped);
+  });
+
+  app.delete(`${REPO}/contents/**:path`, async (event) => {
+    const { result, repo, branch } = await change(event, true);
+    return answer(repo, branch, result);
+  });
+}

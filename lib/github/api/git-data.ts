@@ -1,0 +1,175 @@
+import type { H3, H3Event } from 'h3';
+import type { AppContext } from '../../context.js';
+import { notFound } from '../../errors.js';
+import { pathParam, queryString } from '../../http/validate.js';
+import { MAX_API_BLOB_BYTES, type TreeEntryInput } from '../../services/git-data.js';
+import { optionalFlag } from '../../services/text-fields.js';
+import type { RepositoryRow } from '../../store/queries/repositories.js';
+import { created, GitHubApiError, noContent, readJson, unprocessable, validationFailed } from './http.js';
+import { apiUrl, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
+
+/** `heads/main` in a path is `refs/heads/main` in git. */
+const fullRef = (event: H3Event) => `refs/${pathParam(event, 'ref').replace(/^refs\//, '')}`;
+
+/**
+ * The git data API: refs, blobs, trees, commits and tags read from and written into the real repository. A ref
+ * created, moved or deleted here is a push for everything else (RefUpdateService).
+ */
+export function mountGitData(app: H3, ctx: AppContext): void {
+  const api = (repo: RepositoryRow, path: string) => apiUrl(ctx, repo, path);
+
+  const refShape = async (repo: RepositoryRow, ref: string, sha: string) => {
+    const type = (await ctx.gitData.objectType(repo, sha)) ?? 'commit';
+    return { ref, url: api(repo, `/git/${ref}`), object: { type, sha, url: api(repo, `/git/${type}s/${sha}`) } };
+  };
+
+  app.get(`${REPO}/git/ref/**:ref`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const ref = fullRef(event);
+    const sha = (await ctx.gitData.refsOf(repo)).get(ref);
+    if (!sha) throw notFound();
+    return refShape(repo, ref, sha);
+  });
+
+  app.get(`${REPO}/git/matching-refs/**:ref`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const prefix = fullRef(event);
+    const refs = [...(await ctx.gitData.refsOf(repo))].filter(([ref]) => ref.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : 1));
+    return Promise.all(refs.map(([ref, sha]) => refShape(repo, ref, sha)));
+  });
+
+  app.post(`${REPO}/git/refs`, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const body = await readJson(ctx, event);
+    requireStrings('Reference', body, ['ref', 'sha']);
+    const ref = String(body.ref);
+    if (!/^refs\/[^/]+\/./.test(ref)) throw unprocessable('Reference name must start with refs/ and have at least two slashes');
+    await ctx.refUpdates.apply(repo, user, { ref, after: String(body.sha), mustExist: false });
+    return created(event, await refShape(repo, ref, String(body.sha)));
+  });
+
+  app.patch(`${REPO}/git/refs/**:ref`, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const body = await readJson(ctx, event);
+    requireStrings('Reference', body, ['sha']);
+    const ref = fullRef(event);
+    await ctx.refUpdates.apply(repo, user, { ref, after: String(body.sha), mustExist: true, force: optionalFlag('force', body.force, false) });
+    return refShape(repo, ref, String(body.sha));
+  });
+
+  app.delete(`${REPO}/git/refs/**:ref`, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    await ctx.refUpdates.apply(repo, user, { ref: fullRef(event), after: null, mustExist: true });
+    return noContent();
+  });
+
+  app.get(`${REPO}/git/blobs/:sha`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const sha = pathParam(event, 'sha');
+    const bytes = await ctx.gitData.blob(repo, sha);
+    return { sha, size: bytes.length, url: api(repo, `/git/blobs/${sha}`), content: bytes.toString('base64'), encoding: 'base64' };
+  });
+
+  app.post(`${REPO}/git/blobs`, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const body = await readJson(ctx, event);
+    requireStrings('Blob', body, ['content']);
+    const encoding = body.encoding ?? 'utf-8';
+    if (encoding !== 'utf-8' && encoding !== 'utf8' && encoding !== 'base64') throw validationFailed({ resource: 'Blob', field: 'encoding', code: 'invalid', message: 'encoding must be utf-8 or base64' });
+    const bytes = Buffer.from(String(body.content), encoding === 'base64' ? 'base64' : 'utf8');
+    if (bytes.length > MAX_API_BLOB_BYTES) throw new GitHubApiError(413, `blobs written through the API are at most ${MAX_API_BLOB_BYTES} bytes`);
+    const sha = await ctx.gitData.createBlob(repo, user, bytes);
+    return created(event, { sha, url: api(repo, `/git/blobs/${sha}`) });
+  });
+
+  const treeShape = (repo: RepositoryRow, tree: Awaited<ReturnType<typeof ctx.gitData.tree>>) => ({
+    sha: tree.sha,
+    url: api(repo, `/git/trees/${tree.sha}`),
+    tree: tree.entries.map((entry) => ({
+      path: entry.path,
+      mode: entry.mode,
+      type: entry.type,
+      sha: entry.id,
+      ...(entry.size !== undefined ? { size: entry.size } : {}),
+      url: api(repo, `/git/${entry.type === 'tree' ? 'trees' : entry.type === 'blob' ? 'blobs' : 'commits'}/${entry.id}`),
+    })),
+    truncated: tree.truncated,
+  });
+
+  app.get(`${REPO}/git/trees/:sha`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const recursive = queryString(event, 'recursive');
+    const tree = await ctx.gitData.tree(repo, pathParam(event, 'sha'), recursive !== undefined && recursive !== '0' && recursive !== 'false');
+    return treeShape(repo, tree);
+  });
+
+  app.post(`${REPO}/git/trees`, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const body = await readJson(ctx, event);
+    if (!Array.isArray(body.tree)) throw validationFailed({ resource: 'Tree', field: 'tree', code: body.tree === undefined ? 'missing_field' : 'invalid' });
+    const entries = (body.tree as unknown[]).map((entry, index) => treeEntry(entry, index));
+    const base = body.base_tree === undefined || body.base_tree === null ? undefined : String(body.base_tree);
+    const sha = await ctx.gitData.createTree(repo, user, base, entries);
+    return created(event, treeShape(repo, await ctx.gitData.tree(repo, sha, false)));
+  });
+
+  app.get(`${REPO}/git/commits/:sha`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    return shapesOf(ctx).gitCommit(repo, await ctx.gitData.commit(repo, pathParam(event, 'sha')));
+  });
+
+  app.post(`${REPO}/git/commits`, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const body = await readJson(ctx, event);
+    requireStrings('Commit', body, ['message', 'tree']);
+    const commit = await ctx.gitData.createCommit(repo, user, {
+      message: body.message,
+      tree: body.tree,
+      parents: body.parents,
+      author: identityField('author', body.author),
+      committer: identityField('committer', body.committer),
+    });
+    return created(event, shapesOf(ctx).gitCommit(repo, commit));
+  });
+
+  app.get(`${REPO}/git/tags/:sha`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const tag = await ctx.gitData.tag(repo, pathParam(event, 'sha'));
+    const tagger = tag.tagger && { name: tag.tagger.name, email: tag.tagger.email, date: tag.tagger.iso };
+    return {
+      sha: tag.id,
+      url: api(repo, `/git/tags/${tag.id}`),
+      tag: tag.tag,
+      message: tag.message,
+      ...(tagger ? { tagger } : {}),
+      object: { type: tag.object.type, sha: tag.object.id, url: api(repo, `/git/${tag.object.type}s/${tag.object.id}`) },
+    };
+  });
+}
+
+/** Fields that must be present strings: GitHub's `missing_field` / `invalid` otherwise. */
+function requireStrings(resource: string, body: Record<string, unknown>, fields: readonly string[]): void {
+  const errors = fields
+    .filter((field) => typeof body[field] !== 'string')
+    .map((field) => ({ resource, field, code: body[field] === undefined ? ('missing_field' as const) : ('invalid' as const) }));
+  if (errors.length > 0) throw validationFailed(...errors);
+}
+
+function treeEntry(value: unknown, index: number): TreeEntryInput {
+  const entry = (value ?? {}) as Record<string, unknown>;
+  const bad = (field: string) => validationFailed({ resource: 'Tree', field: `tree[${index}].${field}`, code: 'invalid' });
+  if (typeof entry.path !== 'string' || entry.path === '') throw bad('path');
+  if (entry.mode !== undefined && typeof entry.mode !== 'string') throw bad('mode');
+  if (entry.type !== undefined && entry.type !== 'blob' && entry.type !== 'tree' && entry.type !== 'commit') throw bad('type');
+  if (entry.content !== undefined && typeof entry.content !== 'string') throw bad('content');
+  if (entry.sha !== undefined && entry.sha !== null && typeof entry.sha !== 'string') throw bad('sha');
+  if (entry.content !== undefined && typeof entry.sha === 'string') throw validationFailed({ resource: 'Tree', field: `tree[${index}]`, code: 'custom', message: 'give sha or content, not both' });
+  return { path: entry.path, mode: entry.mode as string | undefined, sha: entry.sha as string | null | undefined, content: entry.content as string | undefined };
+}
+
+/** `author` / `committer` of a request: an object with name, email and an optional date. */
+export function identityField(field: string, value: unknown): { name?: unknown; email?: unknown; date?: unknown } | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) throw validationFailed({ resource: 'Commit', field, code: 'invalid' });
+  return value as { name?: unknown; email?: unknown; date?: unknown };
+}

@@ -1,0 +1,181 @@
+import { createHash } from 'node:crypto';
+import { getRequestHeader, HTTPError, HTTPResponse, type H3Event, type Middleware } from 'h3';
+import type { AppContext } from '../../context.js';
+import { isRepoHostError, type RepoHostError } from '../../errors.js';
+import { retryAfterOf } from '../../http/retry-after.js';
+import { readForm, type FormFields } from '../../http/validate.js';
+import { pageOf, type Page } from '../../http/pagination.js';
+import { RefUpdateRefused } from '../../services/ref-updates.js';
+import { GITHUB_API_PREFIX } from '../shapes.js';
+
+/** Where GitHub's error bodies point; the REST reference is the contract this API follows. */
+export const DOCUMENTATION_URL = 'https://docs.github.com/rest';
+
+/** One entry of a 422's `errors`, as GitHub reports validation failures. */
+export interface ValidationError {
+  resource: string;
+  field?: string;
+  code: 'missing_field' | 'invalid' | 'already_exists' | 'custom' | 'missing';
+  message?: string;
+}
+
+/** A failure only the GitHub-compatible API has a shape for (422 `Validation Failed` with `errors`, 400 for bad JSON). */
+export class GitHubApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly errors?: ValidationError[],
+  ) {
+    super(message);
+    this.name = 'GitHubApiError';
+  }
+}
+
+export const validationFailed = (...errors: ValidationError[]) => new GitHubApiError(422, 'Validation Failed', errors);
+/** A refusal GitHub words itself (e.g. 422 `Update is not a fast forward`, `Reference already exists`). */
+export const unprocessable = (message: string) => new GitHubApiError(422, message);
+
+/** GitHub's resource names, from the path of the request (the `resource` of a 422's errors). */
+const RESOURCES: ReadonlyArray<[RegExp, string]> = [
+  [/\/issues\/comments|\/issues\/\d+\/comments/, 'IssueComment'],
+  [/\/labels/, 'Label'],
+  [/\/issues/, 'Issue'],
+  [/\/pulls/, 'PullRequest'],
+  [/\/hooks/, 'Hook'],
+  [/\/statuses/, 'Status'],
+  [/\/git\/(?:refs|ref\/)/, 'Reference'],
+  [/\/git\/blobs/, 'Blob'],
+  [/\/git\/trees/, 'Tree'],
+  [/\/git\/commits/, 'Commit'],
+  [/\/contents/, 'Content'],
+  [/\/repos|\/user\/repos/, 'Repository'],
+];
+
+function resourceOf(path: string): string {
+  return RESOURCES.find(([pattern]) => pattern.test(path))?.[1] ?? 'Resource';
+}
+
+/** Service field names that GitHub's requests call otherwise. */
+const GITHUB_FIELD: Readonly<Record<string, string>> = { description: 'body', status: 'state', text: 'body', method: 'merge_method' };
+
+/**
+ * A service's `invalid` refusal as GitHub's 422: messages name their field first ("title is required",
+ * "color must be ..."), which becomes `field` with GitHub's code; anything else is a `custom` error with the message.
+ */
+function validationOf(error: RepoHostError, resource: string): ValidationError {
+  const match = /^([a-z_]+) (is required|must\b)/.exec(error.message);
+  if (!match) return { resource, code: 'custom', message: error.message };
+  const field = GITHUB_FIELD[match[1]!] ?? match[1]!;
+  return { resource, field, code: match[2] === 'is required' ? 'missing_field' : 'invalid', message: error.message.replace(match[1]!, field) };
+}
+
+const MESSAGES: Readonly<Record<number, string>> = { 401: 'Requires authentication', 404: 'Not Found' };
+
+/** Any failure as GitHub's error body `{ message, documentation_url[, errors] }` with its status. */
+export function githubError(error: unknown, path: string): { status: number; body: Record<string, unknown>; retryAfter?: number } {
+  const cause = error instanceof HTTPError && error.cause ? error.cause : error;
+  if (cause instanceof GitHubApiError) {
+    return { status: cause.status, body: { message: cause.message, ...(cause.errors ? { errors: cause.errors } : {}), documentation_url: DOCUMENTATION_URL } };
+  }
+  if (cause instanceof RefUpdateRefused) return { status: 422, body: { message: cause.message, documentation_url: DOCUMENTATION_URL } };
+  if (isRepoHostError(cause)) {
+    if (cause.kind === 'invalid') {
+      return { status: 422, body: { message: 'Validation Failed', errors: [validationOf(cause, resourceOf(path))], documentation_url: DOCUMENTATION_URL } };
+    }
+    const message = MESSAGES[cause.status] ?? cause.message;
+    return { status: cause.status, body: { message, documentation_url: DOCUMENTATION_URL }, retryAfter: retryAfterOf(cause) };
+  }
+  if (error instanceof HTTPError && !error.unhandled && error.status < 500) {
+    return { status: error.status, body: { message: MESSAGES[error.status] ?? error.message, documentation_url: DOCUMENTATION_URL } };
+  }
+  return { status: 500, body: { message: 'Server Error', documentation_url: DOCUMENTATION_URL } };
+}
+
+/** The answer for any path or method of /api/v3 that no route serves: a 404 naming it, as the issue asks. */
+export function notImplemented(event: H3Event): Response {
+  const path = event.url.pathname.slice(GITHUB_API_PREFIX.length) || '/';
+  return githubJson(404, { message: `Not Found: repohost does not implement ${event.req.method} ${path}`, documentation_url: DOCUMENTATION_URL });
+}
+
+function githubJson(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+}
+
+/**
+ * A failure on a path of /api/v3 as GitHub answers it. The envelope uses it for what its routes throw, and the app's
+ * error handler for what fails before them (the request-forgery guard, the store).
+ */
+export function githubErrorResponse(error: unknown, event: H3Event, log: (message: string) => void): Response {
+  const { status, body, retryAfter } = githubError(error, event.url.pathname);
+  if (status >= 500) log(`repohost: ${event.req.method} ${event.url.pathname} failed: ${(error as Error)?.stack ?? String(error)}`);
+  return githubJson(status, body, { 'cache-control': 'no-store', ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }) });
+}
+
+/** True for the paths the GitHub-compatible API answers (and shapes the errors of). */
+export const isGitHubApiPath = (event: H3Event) => event.url.pathname === GITHUB_API_PREFIX || event.url.pathname.startsWith(`${GITHUB_API_PREFIX}/`);
+
+const NOT_FOUND = Symbol.for('h3.notFound');
+/** The API does not limit requests; the headers say so with one generous, constant allowance. */
+const RATE_LIMIT = 1_000_000;
+
+/**
+ * What every /api/v3 answer carries and how it fails: GitHub's media type and rate-limit headers, errors in GitHub's
+ * shape (the app's own handler keeps `/api/v1`'s), a 404 naming what is not implemented, and for JSON answers to GET
+ * an ETag that `If-None-Match` turns into 304.
+ */
+export function githubEnvelope(log: (message: string) => void): Middleware {
+  return async (event, next) => {
+    const headers = event.res.headers;
+    headers.set('x-github-media-type', 'github.v3; format=json');
+    headers.set('x-ratelimit-limit', String(RATE_LIMIT));
+    headers.set('x-ratelimit-remaining', String(RATE_LIMIT));
+    headers.set('x-ratelimit-used', '0');
+    headers.set('x-ratelimit-reset', String(Math.ceil(Date.now() / 1000) + 3600));
+    headers.set('x-ratelimit-resource', 'core');
+    // Paths of /api/v3 that only another part of the app matches (a web page's `/:owner/:repo`) are not this API's.
+    const route = (event.context.matchedRoute as { route?: string } | undefined)?.route;
+    if (route !== undefined && !route.startsWith(GITHUB_API_PREFIX)) return notImplemented(event);
+    let result: unknown;
+    try {
+      result = await next();
+    } catch (error) {
+      headers.delete('link');
+      return githubErrorResponse(error, event, log);
+    }
+    if (result === undefined || result === NOT_FOUND) return notImplemented(event);
+    if (event.req.method !== 'GET' || result instanceof Response || result instanceof HTTPResponse || typeof result !== 'object' || result === null || (event.res.status ?? 200) !== 200) return result;
+    return withEtag(event, JSON.stringify(result));
+  };
+}
+
+/** A JSON answer with a weak ETag of its bytes; 304 when the client already holds it. */
+function withEtag(event: H3Event, text: string): Response {
+  const etag = `W/"${createHash('sha1').update(text).digest('hex')}"`;
+  const known = getRequestHeader(event, 'if-none-match');
+  const cache = { etag, 'cache-control': 'private, max-age=0, must-revalidate', vary: 'Accept, Authorization, Cookie' };
+  if (known && known.split(',').some((tag) => tag.trim() === etag || tag.trim() === etag.slice(2))) return new Response(null, { status: 304, headers: cache });
+  return new Response(text, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', ...cache } });
+}
+
+/** A JSON request body (GitHub accepts JSON only; an unparseable one is 400 `Problems parsing JSON`). */
+export async function readJson(ctx: AppContext, event: H3Event): Promise<FormFields> {
+  try {
+    return await readForm(event, ctx.options.maxBodyBytes);
+  } catch (error) {
+    if (isRepoHostError(error) && error.kind === 'invalid') throw new GitHubApiError(400, 'Problems parsing JSON');
+    throw error;
+  }
+}
+
+/** `page` and `per_page` as GitHub reads them, answered with GitHub's `Link` header. */
+export function githubPage(ctx: AppContext, event: H3Event): Page {
+  return pageOf(ctx, event, 'per_page');
+}
+
+/** 201 Created with the body. */
+export function created<T>(event: H3Event, body: T): T {
+  event.res.status = 201;
+  return body;
+}
+
+export const noContent = () => new Response(null, { status: 204 });

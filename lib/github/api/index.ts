@@ -1,0 +1,33 @@
+import type { H3 } from 'h3';
+import type { AppContext } from '../../context.js';
+import { mountCommits } from './commits.js';
+import { mountContents } from './contents.js';
+import { mountGitData } from './git-data.js';
+import { mountHooks } from './hooks.js';
+import { githubEnvelope } from './http.js';
+import { mountIssues } from './issues.js';
+import { mountLabels } from './labels.js';
+import { mountPulls } from './pulls.js';
+import { mountRepos } from './repos.js';
+import { mountStatuses } from './statuses.js';
+import { mountUsers } from './users.js';
+import { V3 } from './lookup.js';
+
+/**
+ * The GitHub-compatible REST API at `/api/v3` (GitHub Enterprise Server's path, so `new Octokit({ baseUrl })` works
+ * unchanged for the subset served here). Thin translators over the services /api/v1 uses: numbers to rows,
+ * GitHub's field names and shapes, GitHub's errors. Anything else under /api/v3 is a 404 naming what is missing.
+ */
+export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) => void): void {
+  app.use(`${V3}/**`, githubEnvelope(log));
+  mountUsers(app, ctx);
+  mountRepos(app, ctx);
+  mountGitData(app, ctx);
+  mountContents(app, ctx);
+  mountCommits(app, ctx);
+  mountIssues(app, ctx);
+  mountLabels(app, ctx);
+  mountPulls(app, ctx);
+  mountStatuses(app, ctx);
+  mountHooks(app, ctx);
+}

@@ -1,0 +1,170 @@
+import type { H3, H3Event } from 'h3';
+import type { AppContext } from '../../context.js';
+import { notFound } from '../../errors.js';
+import { pathParam, queryString } from '../../http/validate.js';
+import { parseIssueFilter, type Conversation } from '../../services/issues.js';
+import { parseLabelNames } from '../../services/labels.js';
+import { atLeast } from '../../services/permissions.js';
+import type { RepositoryRow } from '../../store/queries/repositories.js';
+import type { UserRow } from '../../store/queries/users.js';
+import type { GitHubIssue } from '../types.js';
+import { created, githubPage, noContent, readJson, unprocessable, validationFailed } from './http.js';
+import { conversationOf, numberParam, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
+
+const ISSUE = `${REPO}/issues/:number`;
+const LABELS_ON_PULLS = 'repohost keeps labels on issues only; pull requests carry none';
+
+/**
+ * Issues as GitHub serves them: one numbering with pull requests (which the list includes, marked `pull_request`),
+ * comments on either, and the labels of an issue.
+ */
+export function mountIssues(app: H3, ctx: AppContext): void {
+  const shapes = shapesOf(ctx);
+  const issueShape = (repo: RepositoryRow, conversation: Conversation): GitHubIssue =>
+    conversation.kind === 'issue' ? shapes.issue(ctx.store, repo, conversation.issue) : shapes.pullAsIssue(ctx.store, repo, conversation.pull);
+  /** The conversation again after a change, as it is now. */
+  const reread = (repo: RepositoryRow, number: number) => issueShape(repo, conversationOf(ctx, repo, number));
+
+  app.get(`${REPO}/issues`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const filter = parseIssueFilter({ status: queryString(event, 'state'), labels: queryString(event, 'labels'), sort: queryString(event, 'sort'), direction: queryString(event, 'direction') });
+    const page = githubPage(ctx, event);
+    const { items, total } = ctx.issues.listWithPulls(repo, filter, page);
+    return page.respond(total, items.map((item) => issueShape(repo, item)));
+  });
+
+  app.post(`${REPO}/issues`, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const body = await readJson(ctx, event);
+    if (body.title === undefined) throw validationFailed({ resource: 'Issue', field: 'title', code: 'missing_field' });
+    const issue = await ctx.issues.create(repo, user, { title: body.title, body: body.body ?? undefined });
+    // As on GitHub, labels given by someone who may not label issues are dropped, not refused.
+    if (body.labels !== undefined && mayLabel(ctx, repo, user)) await ctx.labels.setOnIssue(repo, user, issue, labelNames(body.labels), true);
+    return created(event, reread(repo, issue.number));
+  });
+
+  app.get(ISSUE, async (event) => {
+    const repo = await repoOf(ctx, event);
+    return issueShape(repo, conversationOf(ctx, repo, numberParam(event)));
+  });
+
+  app.patch(ISSUE, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const body = await readJson(ctx, event);
+    const conversation = conversationOf(ctx, repo, numberParam(event));
+    const state = body.state ?? undefined;
+    if (conversation.kind === 'pull') {
+      if (body.labels !== undefined) throw unprocessable(LABELS_ON_PULLS);
+      await ctx.pulls.update(repo, user, conversation.pull.id, { title: body.title ?? undefined, description: body.body ?? undefined, status: state });
+      return reread(repo, conversation.pull.number);
+    }
+    const issue = conversation.issue;
+    await ctx.issues.update(repo, user, issue.id, { title: body.title ?? undefined, body: body.body ?? undefined, status: state, stateReason: body.state_reason ?? undefined });
+    if (body.labels !== undefined) await ctx.labels.setOnIssue(repo, user, issue, labelNames(body.labels), true);
+    return reread(repo, issue.number);
+  });
+
+  // Comments: on issues and on pull requests alike, by the number, and by the comment id (one sequence for both).
+  app.get(`${ISSUE}/comments`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const conversation = conversationOf(ctx, repo, numberParam(event));
+    const page = githubPage(ctx, event);
+    const number = numberOf(conversation);
+    const { items, total } = conversation.kind === 'issue' ? ctx.issues.comments(repo, conversation.issue.id, page) : ctx.pulls.comments(repo, conversation.pull.id, page);
+    return page.respond(total, items.map((comment) => shapes.comment(ctx.store, repo, number, comment)));
+  });
+
+  app.post(`${ISSUE}/comments`, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const body = await readJson(ctx, event);
+    const conversation = conversationOf(ctx, repo, numberParam(event));
+    const comment = conversation.kind === 'issue' ? await ctx.issues.comment(repo, conversation.issue.id, user, body.body) : await ctx.pulls.comment(repo, conversation.pull.id, user, body.body);
+    return created(event, shapes.comment(ctx.store, repo, numberOf(conversation), comment));
+  });
+
+  const COMMENT = `${REPO}/issues/comments/:comment_id`;
+  app.get(COMMENT, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const { conversation, id } = commentOf(ctx, repo, event);
+    const comment = conversation.kind === 'issue' ? ctx.issues.getComment(repo, conversation.issue.id, id) : ctx.pulls.getComment(repo, conversation.pull.id, id);
+    return shapes.comment(ctx.store, repo, numberOf(conversation), comment);
+  });
+
+  app.patch(COMMENT, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const body = await readJson(ctx, event);
+    const { conversation, id } = commentOf(ctx, repo, event);
+    const comment =
+      conversation.kind === 'issue' ? await ctx.issues.editComment(repo, conversation.issue.id, id, user, body.body) : await ctx.pulls.editComment(repo, conversation.pull.id, id, user, body.body);
+    return shapes.comment(ctx.store, repo, numberOf(conversation), comment);
+  });
+
+  app.delete(COMMENT, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const { conversation, id } = commentOf(ctx, repo, event);
+    if (conversation.kind === 'issue') await ctx.issues.deleteComment(repo, conversation.issue.id, id, user);
+    else await ctx.pulls.deleteComment(repo, conversation.pull.id, id, user);
+    return noContent();
+  });
+
+  // The labels of one issue: list, add (POST), set (PUT), remove one or all.
+  const labelsNow = (repo: RepositoryRow, number: number) => {
+    const conversation = conversationOf(ctx, repo, number);
+    return conversation.kind === 'issue' ? conversation.issue.labels.map((label) => shapes.label(label)) : [];
+  };
+  const issueForLabels = (repo: RepositoryRow, event: H3Event) => {
+    const conversation = conversationOf(ctx, repo, numberParam(event));
+    if (conversation.kind === 'pull') throw unprocessable(LABELS_ON_PULLS);
+    return conversation.issue;
+  };
+
+  app.get(`${ISSUE}/labels`, async (event) => labelsNow(await repoOf(ctx, event), numberParam(event)));
+
+  for (const [method, replace] of [['post', false], ['put', true]] as const) {
+    app[method](`${ISSUE}/labels`, async (event) => {
+      const { repo, user } = await repoAndUser(ctx, event);
+      const body = await readJson(ctx, event);
+      const issue = issueForLabels(repo, event);
+      await ctx.labels.setOnIssue(repo, user, issue, labelNames(body.labels ?? []), replace);
+      return labelsNow(repo, issue.number);
+    });
+  }
+
+  app.delete(`${ISSUE}/labels`, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const issue = issueForLabels(repo, event);
+    await ctx.labels.setOnIssue(repo, user, issue, [], true);
+    return noContent();
+  });
+
+  app.delete(`${ISSUE}/labels/:name`, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const issue = issueForLabels(repo, event);
+    await ctx.labels.removeFromIssue(repo, user, issue, pathParam(event, 'name'));
+    return labelsNow(repo, issue.number);
+  });
+}
+
+function numberOf(conversation: Conversation): number {
+  return conversation.kind === 'issue' ? conversation.issue.number : conversation.pull.number;
+}
+
+/** Label names as GitHub sends them: strings, or objects with a `name`. */
+function labelNames(value: unknown): string[] {
+  const list = Array.isArray(value) ? value.map((item) => (item && typeof item === 'object' && 'name' in item ? (item as { name: unknown }).name : item)) : value;
+  return parseLabelNames(list);
+}
+
+function mayLabel(ctx: AppContext, repo: RepositoryRow, user: UserRow): boolean {
+  return atLeast(ctx.repos.access(user, repo), 'write');
+}
+
+function commentOf(ctx: AppContext, repo: RepositoryRow, event: H3Event): { conversation: Conversation; id: number } {
+  const raw = pathParam(event, 'comment_id');
+  const id = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
+  const owner = ctx.issues.commentOwner(repo, id);
+  if (!owner) throw notFound();
+  const conversation: Conversation =
+    owner.kind === 'issue' ? { kind: 'issue', issue: ctx.issues.get(repo, owner.id) } : { kind: 'pull', pull: ctx.pulls.get(repo, owner.id) };
+  return { conversation, id };
+}

@@ -1,0 +1,43 @@
+import type { H3 } from 'h3';
+import type { AppContext } from '../../context.js';
+import { pathParam } from '../../http/validate.js';
+import { created, githubPage, noContent, readJson, validationFailed } from './http.js';
+import { REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
+
+/** Repository labels, named by their name in paths as on GitHub. */
+export function mountLabels(app: H3, ctx: AppContext): void {
+  const shapes = shapesOf(ctx);
+  const LABEL = `${REPO}/labels/:name`;
+
+  app.get(`${REPO}/labels`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const page = githubPage(ctx, event);
+    const { items, total } = ctx.labels.list(repo, page);
+    return page.respond(total, items.map((label) => shapes.label(label)));
+  });
+
+  app.post(`${REPO}/labels`, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const body = await readJson(ctx, event);
+    if (body.name === undefined) throw validationFailed({ resource: 'Label', field: 'name', code: 'missing_field' });
+    // GitHub's color is optional (a default grey); repohost's service needs one.
+    const label = await ctx.labels.create(repo, user, { name: body.name, color: body.color ?? 'ededed', description: body.description ?? undefined });
+    return created(event, shapes.label(label));
+  });
+
+  app.get(LABEL, async (event) => shapes.label(ctx.labels.byName(await repoOf(ctx, event), pathParam(event, 'name'))));
+
+  app.patch(LABEL, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const body = await readJson(ctx, event);
+    const current = ctx.labels.byName(repo, pathParam(event, 'name'));
+    const label = await ctx.labels.update(repo, user, current.id, { name: body.new_name ?? body.name ?? undefined, color: body.color ?? undefined, description: body.description ?? undefined });
+    return shapes.label(label);
+  });
+
+  app.delete(LABEL, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    await ctx.labels.remove(repo, user, ctx.labels.byName(repo, pathParam(event, 'name')).id);
+    return noContent();
+  });
+}

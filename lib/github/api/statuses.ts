@@ -1,0 +1,52 @@
+import type { H3 } from 'h3';
+import type { AppContext } from '../../context.js';
+import { pathParam } from '../../http/validate.js';
+import type { CommitStatusRow } from '../../store/queries/commit-statuses.js';
+import type { RepositoryRow } from '../../store/queries/repositories.js';
+import { created, githubPage, readJson } from './http.js';
+import { apiUrl, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
+
+/** Commit statuses: post one on a commit, list a ref's, and its combined state. */
+export function mountStatuses(app: H3, ctx: AppContext): void {
+  const shapes = shapesOf(ctx);
+  const api = (repo: RepositoryRow, path: string) => apiUrl(ctx, repo, path);
+  const statusShape = (repo: RepositoryRow, status: CommitStatusRow) => ({
+    id: status.id,
+    url: api(repo, `/statuses/${status.sha}`),
+    state: status.state,
+    description: status.description || null,
+    target_url: status.target_url,
+    context: status.context,
+    created_at: status.created_at,
+    updated_at: status.updated_at,
+    creator: shapes.userNamed(ctx.store, status.creator),
+  });
+
+  app.post(`${REPO}/statuses/:sha`, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const body = await readJson(ctx, event);
+    const status = await ctx.statuses.create(repo, user, pathParam(event, 'sha'), body);
+    return created(event, statusShape(repo, status));
+  });
+
+  app.get(`${REPO}/commits/:ref/statuses`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const page = githubPage(ctx, event);
+    const { items, total } = await ctx.statuses.list(repo, pathParam(event, 'ref'), page);
+    return page.respond(total, items.map((status) => statusShape(repo, status)));
+  });
+
+  app.get(`${REPO}/commits/:ref/status`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const combined = await ctx.statuses.combined(repo, pathParam(event, 'ref'));
+    return {
+      state: combined.state,
+      sha: combined.sha,
+      total_count: combined.total_count,
+      statuses: combined.statuses.map((status) => statusShape(repo, status)),
+      repository: shapes.repository(ctx.store, repo),
+      commit_url: api(repo, `/commits/${combined.sha}`),
+      url: api(repo, `/commits/${combined.sha}/status`),
+    };
+  });
+}

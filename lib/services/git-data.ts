@@ -1,0 +1,332 @@
+import { conflict, invalid, notFound, tooLarge } from '../errors.js';
+import { changedFiles, type ChangedFile } from '../git/diff.js';
+import { countCommits, logCommits, mergeBase } from '../git/history.js';
+import {
+  buildTree,
+  commitTree,
+  GitObjectError,
+  objectInfo,
+  readBlob,
+  readCommit,
+  readTree,
+  writeBlob,
+  type CommitObject,
+  type GitIdentity,
+  type TreeChange,
+  type TreeEntry,
+} from '../git/objects.js';
+import type { GitRepositories } from '../git/repositories.js';
+import { listTags, readTag, type TagObject } from '../git/tags.js';
+import type { Store } from '../store/database.js';
+import type { PageWindow } from '../store/queries/page-window.js';
+import type { RepositoryRow } from '../store/queries/repositories.js';
+import type { UserRow } from '../store/queries/users.js';
+import { requireAccess, type Viewer } from './permissions.js';
+import type { RefUpdateService } from './ref-updates.js';
+import { requiredText } from './text-fields.js';
+
+/** Largest blob the API hands out or takes in one request body (larger files go through git). */
+export const MAX_API_BLOB_BYTES = 10 * 1024 * 1024;
+/** Most entries a tree listing returns before it says `truncated`. */
+const MAX_TREE_ENTRIES = 100_000;
+/** Most commits a compare lists (GitHub's limit too). */
+const MAX_COMPARE_COMMITS = 250;
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/** A person given in a request (`author`, `committer`); the date defaults to the host's clock. */
+export interface IdentityInput {
+  name?: unknown;
+  email?: unknown;
+  date?: unknown;
+}
+
+/** One entry of a new tree: an existing object (`sha`), new content, or `sha: null` to delete the path. */
+export interface TreeEntryInput {
+  path: string;
+  mode?: string;
+  sha?: string | null;
+  content?: string;
+}
+
+/** A file or folder entry of the contents API. */
+export interface ContentEntry {
+  type: 'file' | 'dir' | 'symlink' | 'submodule';
+  name: string;
+  path: string;
+  sha: string;
+  size: number;
+}
+
+export interface FileChange {
+  path: string;
+  message: unknown;
+  /** The new bytes; undefined deletes the file. */
+  content?: Buffer;
+  /** The blob id of the file being replaced or deleted. */
+  sha?: unknown;
+  branch?: unknown;
+  author?: IdentityInput;
+  committer?: IdentityInput;
+}
+
+export interface Comparison {
+  base: CommitObject;
+  head: CommitObject;
+  mergeBase: CommitObject | undefined;
+  status: 'identical' | 'ahead' | 'behind' | 'diverged';
+  aheadBy: number;
+  behindBy: number;
+  commits: CommitObject[];
+  files: ChangedFile[];
+}
+
+type DataGit = Pick<GitRepositories, 'gitDirOf' | 'refsOf' | 'resolveCommit'>;
+
+/** A GitObjectError (bad id, mode, path) is the caller's mistake: 400 here, 422 on the GitHub-compatible API. */
+async function asInvalid<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof GitObjectError) throw invalid(error.message);
+    throw error;
+  }
+}
+
+/** A path inside a tree as the API takes it: no leading or trailing slash, no empty, `.` or `..` segments. */
+function treePath(value: string): string {
+  const path = value.replace(/^\/+|\/+$/g, '');
+  if (path.split('/').some((part) => part === '' || part === '.' || part === '..') || /[\0]/.test(path)) throw invalid(`path is not a valid path: ${path}`);
+  return path;
+}
+
+/**
+ * Git objects of a repository for the GitHub-compatible API: blobs, trees, commits and tags read and written straight
+ * into the bare repository, commit history, comparisons and the contents API (commits made by the host). Reads
+ * need the repository to be visible (the caller looked it up so); writes need write access, and every ref they move
+ * goes through RefUpdateService like a push.
+ */
+export class GitDataService {
+  constructor(
+    private readonly store: Store,
+    private readonly git: DataGit,
+    private readonly refs: RefUpdateService,
+    private readonly now: () => string,
+    private readonly committerEmail: (user: UserRow) => string,
+  ) {}
+
+  private dir(repo: RepositoryRow): Promise<string> {
+    return this.git.gitDirOf(repo.owner_name, repo.name);
+  }
+
+  private requireWrite(repo: RepositoryRow, viewer: Viewer): UserRow {
+    requireAccess(this.store, viewer, repo, 'write', 'Writing to the repository needs write access');
+    return viewer!;
+  }
+
+  /** Every ref with the object it points to. */
+  refsOf(repo: RepositoryRow): Promise<Map<string, string>> {
+    return this.git.refsOf(repo.owner_name, repo.name);
+  }
+
+  async objectType(repo: RepositoryRow, sha: string): Promise<string | undefined> {
+    return OBJECT_ID.test(sha) ? (await objectInfo(await this.dir(repo), sha))?.type : undefined;
+  }
+
+  async blob(repo: RepositoryRow, sha: string): Promise<Buffer> {
+    const gitDir = await this.dir(repo);
+    const info = OBJECT_ID.test(sha) ? await objectInfo(gitDir, sha) : undefined;
+    if (info?.type !== 'blob') throw notFound('Blob not found');
+    if (info.size > MAX_API_BLOB_BYTES) throw tooLarge(`the blob is ${info.size} bytes; the API hands out blobs up to ${MAX_API_BLOB_BYTES} bytes (clone for larger ones)`);
+    return (await readBlob(gitDir, sha))!;
+  }
+
+  async createBlob(repo: RepositoryRow, viewer: Viewer, content: Buffer): Promise<string> {
+    this.requireWrite(repo, viewer);
+    return writeBlob(await this.dir(repo), content);
+  }
+
+  async tree(repo: RepositoryRow, sha: string, recursive: boolean): Promise<{ sha: string; entries: TreeEntry[]; truncated: boolean }> {
+    const gitDir = await this.dir(repo);
+    const info = OBJECT_ID.test(sha) ? await objectInfo(gitDir, sha) : undefined;
+    if (info?.type !== 'tree' && info?.type !== 'commit') throw notFound('Tree not found');
+    const treeSha = info.type === 'commit' ? (await readCommit(gitDir, sha))!.tree : sha;
+    const entries = (await readTree(gitDir, treeSha, { recursive }))!;
+    return { sha: treeSha, entries: entries.slice(0, MAX_TREE_ENTRIES), truncated: entries.length > MAX_TREE_ENTRIES };
+  }
+
+  /** A new tree: `base` (a tree id) or nothing, with each entry set or (sha null) deleted. */
+  async createTree(repo: RepositoryRow, viewer: Viewer, base: string | undefined, entries: readonly TreeEntryInput[]): Promise<string> {
+    this.requireWrite(repo, viewer);
+    const gitDir = await this.dir(repo);
+    if (base !== undefined && (await objectInfo(gitDir, base).catch(() => undefined))?.type !== 'tree') throw invalid('base_tree is not a tree of this repository');
+    const changes = new Map<string, TreeChange>();
+    for (const entry of entries) {
+      const path = treePath(entry.path);
+      if (entry.sha === null) changes.set(path, null);
+      else if (entry.content !== undefined) changes.set(path, { content: entry.content, ...(entry.mode ? { mode: entry.mode } : {}) });
+      else if (entry.sha !== undefined) changes.set(path, { id: entry.sha, ...(entry.mode ? { mode: entry.mode } : {}) });
+      else throw invalid(`tree entry ${path} needs sha or content`);
+    }
+    return asInvalid(() => buildTree(gitDir, base, changes));
+  }
+
+  async commit(repo: RepositoryRow, sha: string): Promise<CommitObject> {
+    const commit = OBJECT_ID.test(sha) ? await readCommit(await this.dir(repo), sha) : undefined;
+    if (!commit) throw notFound('Commit not found');
+    return commit;
+  }
+
+  /** Writes a commit object (no ref moves): the caller is author and committer unless told, at the host's time. */
+  async createCommit(repo: RepositoryRow, viewer: Viewer, input: { message: unknown; tree: unknown; parents: unknown; author?: IdentityInput; committer?: IdentityInput }): Promise<CommitObject> {
+    const user = this.requireWrite(repo, viewer);
+    const message = typeof input.message === 'string' ? input.message : requiredText('message', input.message, 1);
+    const tree = typeof input.tree === 'string' ? input.tree : requiredText('tree', input.tree, 64);
+    const parents = input.parents ?? [];
+    if (!Array.isArray(parents) || !parents.every((parent) => typeof parent === 'string')) throw invalid('parents must be a list of commit ids');
+    const gitDir = await this.dir(repo);
+    if ((await objectInfo(gitDir, tree).catch(() => undefined))?.type !== 'tree') throw invalid('tree is not a tree of this repository');
+    for (const parent of parents as string[]) if ((await objectInfo(gitDir, parent).catch(() => undefined))?.type !== 'commit') throw invalid(`parents must be commits of this repository: ${parent}`);
+    const author = this.identity(user, input.author, 'author');
+    const committer = input.committer ? this.identity(user, input.committer, 'committer') : author;
+    const sha = await asInvalid(() => commitTree(gitDir, { tree, parents: parents as string[], message, author, committer }));
+    return (await readCommit(gitDir, sha))!;
+  }
+
+  /** Who a commit of the host names: the caller (`<username>@<noreply domain>`) unless the request says otherwise. */
+  private identity(user: UserRow, given: IdentityInput | undefined, field: string): GitIdentity {
+    const name = given?.name ?? (user.full_name || user.username);
+    const email = given?.email ?? this.committerEmail(user);
+    const date = given?.date ?? this.now();
+    if (typeof name !== 'string' || !name.trim() || name.length > 255 || /[<>\n\0]/.test(name)) throw invalid(`${field} name is not a valid name`);
+    if (typeof email !== 'string' || !/^[^<>\s\0]{1,255}$/.test(email)) throw invalid(`${field} email is not a valid address`);
+    if (typeof date !== 'string' || !Number.isFinite(Date.parse(date))) throw invalid(`${field} date must be an ISO 8601 date`);
+    return { name: name.trim(), email, date };
+  }
+
+  async tag(repo: RepositoryRow, sha: string): Promise<TagObject> {
+    const tag = OBJECT_ID.test(sha) ? await readTag(await this.dir(repo), sha) : undefined;
+    if (!tag) throw notFound('Tag not found');
+    return tag;
+  }
+
+  async tags(repo: RepositoryRow, page: PageWindow): Promise<{ items: Array<{ name: string; commit: string }>; total: number }> {
+    const tags = await listTags(await this.dir(repo));
+    return { items: tags.slice(page.offset, page.offset + page.limit), total: tags.length };
+  }
+
+  /** The commit a branch, tag or commit id names; 404 when none. */
+  async resolve(repo: RepositoryRow, ref: string): Promise<string> {
+    const sha = await this.git.resolveCommit(repo.owner_name, repo.name, ref.replace(/^refs\/(?:heads|tags)\//, ''));
+    if (!sha) throw notFound('No commit found for the ref');
+    return sha;
+  }
+
+  /** Commits reachable from `ref` (default branch), optionally only those changing `path`, newest first. */
+  async history(repo: RepositoryRow, options: { ref?: string; path?: string }, page: PageWindow): Promise<{ items: CommitObject[]; total: number }> {
+    const gitDir = await this.dir(repo);
+    const tips = await this.refsOf(repo);
+    // An empty repository has no history: GitHub answers 409 there; an empty list says the same without failing.
+    if (options.ref === undefined && !tips.has(`refs/heads/${repo.default_branch}`)) return { items: [], total: 0 };
+    const sha = await this.resolve(repo, options.ref ?? repo.default_branch);
+    const path = options.path ? treePath(options.path) : undefined;
+    const [items, total] = await Promise.all([logCommits(gitDir, sha, { skip: page.offset, max: page.limit, path }), countCommits(gitDir, sha, path)]);
+    return { items, total };
+  }
+
+  /** The commit `ref` names with the files it changed against its first parent. */
+  async commitWithFiles(repo: RepositoryRow, ref: string): Promise<{ commit: CommitObject; files: ChangedFile[] }> {
+    const gitDir = await this.dir(repo);
+    const commit = (await readCommit(gitDir, await this.resolve(repo, ref)))!;
+    const parent = commit.parents[0];
+    return { commit, files: parent ? await changedFiles(gitDir, parent, commit.id) : [] };
+  }
+
+  /** The commits of `head` not in `base` (ids), oldest first, at most 250 (GitHub's limit for these lists). */
+  async range(repo: RepositoryRow, base: string, head: string): Promise<CommitObject[]> {
+    return logCommits(await this.dir(repo), `${base}..${head}`, { max: MAX_COMPARE_COMMITS, reverse: true });
+  }
+
+  async compare(repo: RepositoryRow, baseRef: string, headRef: string): Promise<Comparison> {
+    const gitDir = await this.dir(repo);
+    const [baseSha, headSha] = await Promise.all([this.resolve(repo, baseRef), this.resolve(repo, headRef)]);
+    const [base, head, baseOfBoth] = await Promise.all([readCommit(gitDir, baseSha), readCommit(gitDir, headSha), mergeBase(gitDir, baseSha, headSha)]);
+    const [aheadBy, behindBy] = await Promise.all([countCommits(gitDir, `${baseSha}..${headSha}`), countCommits(gitDir, `${headSha}..${baseSha}`)]);
+    const status = aheadBy === 0 && behindBy === 0 ? 'identical' : behindBy === 0 ? 'ahead' : aheadBy === 0 ? 'behind' : 'diverged';
+    const [commits, files] = await Promise.all([
+      this.range(repo, baseSha, headSha),
+      baseOfBoth ? changedFiles(gitDir, baseSha, headSha) : Promise.resolve([]),
+    ]);
+    return { base: base!, head: head!, mergeBase: baseOfBoth ? await readCommit(gitDir, baseOfBoth) : undefined, status, aheadBy, behindBy, commits, files };
+  }
+
+  /** A file (with its bytes) or a folder listing at `path` on `ref` (default branch). */
+  async contents(repo: RepositoryRow, path: string, ref?: string): Promise<{ file: ContentEntry; content: Buffer | undefined } | { folder: ContentEntry[] }> {
+    const gitDir = await this.dir(repo);
+    const commit = await this.resolve(repo, ref ?? repo.default_branch);
+    const target = path === '' ? '' : treePath(path);
+    if (target === '') return { folder: await this.folder(gitDir, commit, '') };
+    const slash = target.lastIndexOf('/');
+    const parent = slash < 0 ? '' : target.slice(0, slash);
+    const name = target.slice(slash + 1);
+    const entry = (await readTree(gitDir, parent ? `${commit}:${parent}` : commit))?.find((candidate) => candidate.path === name);
+    if (!entry) throw notFound('Not Found');
+    if (entry.type === 'tree') return { folder: await this.folder(gitDir, commit, target) };
+    const file = contentEntry(entry, parent);
+    const content = entry.type === 'blob' && (entry.size ?? 0) <= MAX_API_BLOB_BYTES ? await readBlob(gitDir, entry.id) : undefined;
+    return { file, content };
+  }
+
+  private async folder(gitDir: string, commit: string, path: string): Promise<ContentEntry[]> {
+    const entries = (await readTree(gitDir, path ? `${commit}:${path}` : commit)) ?? [];
+    return entries.map((entry) => contentEntry(entry, path));
+  }
+
+  /** The README of the top folder (README.md, README, readme.txt, ...) on `ref`. */
+  async readme(repo: RepositoryRow, ref?: string): Promise<{ file: ContentEntry; content: Buffer | undefined }> {
+    const gitDir = await this.dir(repo);
+    const commit = await this.resolve(repo, ref ?? repo.default_branch);
+    const entry = ((await readTree(gitDir, commit)) ?? []).filter((candidate) => candidate.type === 'blob' && /^readme(\.|$)/i.test(candidate.path)).sort((a, b) => a.path.length - b.path.length)[0];
+    if (!entry) throw notFound('Not Found');
+    return { file: contentEntry(entry, ''), content: (entry.size ?? 0) <= MAX_API_BLOB_BYTES ? await readBlob(gitDir, entry.id) : undefined };
+  }
+
+  /**
+   * Creates, replaces or (without content) deletes one file as a new commit on `branch`, which moves like a push
+   * (protection applies). Replacing or deleting needs the blob id of the file as it is (409 when it is stale).
+   */
+  async changeFile(repo: RepositoryRow, viewer: Viewer, change: FileChange): Promise<{ commit: CommitObject; file: ContentEntry | undefined; replaced: boolean }> {
+    const user = this.requireWrite(repo, viewer);
+    const path = treePath(change.path);
+    if (path === '') throw invalid('path is required');
+    const message = requiredText('message', change.message, 65_535);
+    const branch = change.branch === undefined || change.branch === null ? repo.default_branch : requiredText('branch', change.branch, 250);
+    const gitDir = await this.dir(repo);
+    const tips = await this.refsOf(repo);
+    const ref = `refs/heads/${branch}`;
+    const tip = tips.get(ref);
+    const hasBranches = [...tips.keys()].some((name) => name.startsWith('refs/heads/'));
+    if (!tip && (hasBranches || change.content === undefined)) throw notFound(`Branch ${branch} not found`);
+    const base = tip ? (await readCommit(gitDir, tip))! : undefined;
+    const slash = path.lastIndexOf('/');
+    const existing = base ? (await readTree(gitDir, slash < 0 ? tip! : `${tip}:${path.slice(0, slash)}`))?.find((entry) => entry.path === path.slice(slash + 1)) : undefined;
+    if (existing?.type === 'tree') throw invalid(`path ${path} is a folder`);
+    if (existing && (change.sha === undefined || change.sha === null || change.sha === '')) throw invalid('sha is required to replace or delete an existing file');
+    if (existing && change.sha !== existing.id) throw conflict(`${path} does not match ${String(change.sha)}`);
+    if (!existing && change.content === undefined) throw notFound('Not Found');
+    const blob = change.content === undefined ? undefined : await writeBlob(gitDir, change.content);
+    const tree = await asInvalid(() => buildTree(gitDir, base?.tree, { [path]: blob === undefined ? null : { id: blob } }));
+    const author = this.identity(user, change.author, 'author');
+    const committer = change.committer ? this.identity(user, change.committer, 'committer') : author;
+    const sha = await commitTree(gitDir, { tree, parents: tip ? [tip] : [], message, author, committer });
+    await this.refs.apply(repo, user, { ref, after: sha, mustExist: tip !== undefined, expected: tip });
+    const commit = (await readCommit(gitDir, sha))!;
+    const parent = path.slice(0, Math.max(slash, 0));
+    const written = blob === undefined ? undefined : (await readTree(gitDir, parent ? `${sha}:${parent}` : sha))!.find((entry) => entry.path === path.slice(slash + 1));
+    return { commit, file: written && contentEntry(written, parent), replaced: existing !== undefined };
+  }
+}
+
+function contentEntry(entry: TreeEntry, folder: string): ContentEntry {
+  const type = entry.type === 'tree' ? 'dir' : entry.type === 'commit' ? 'submodule' : entry.mode === '120000' ? 'symlink' : 'file';
+  return { type, name: entry.path, path: folder ? `${folder}/${entry.path}` : entry.path, sha: entry.id, size: entry.size ?? 0 };
+}

@@ -1,0 +1,52 @@
+import type { ReadTx } from '../database.js';
+import { filterClause, type IssueFilter } from './issues.js';
+import { keptCount } from './list-counts.js';
+import type { PageWindow } from './page-window.js';
+
+/** An issue or a pull request: they share one numbering per repository, as on GitHub. */
+export interface ConversationKey {
+  kind: 'issue' | 'pull';
+  id: number;
+}
+
+/** The pull requests an issue filter keeps: those in its state, none when it asks for labels (they carry none). */
+function pullClause(repoId: number, filter: IssueFilter): { where: string; params: Array<string | number> } {
+  if (filter.labels.length > 0) return { where: '0 = 1', params: [] };
+  if (filter.status === 'open') return { where: "p.repo_id = ? AND p.status = 'open'", params: [repoId] };
+  if (filter.status === 'closed') return { where: "p.repo_id = ? AND p.status IN ('closed', 'merged')", params: [repoId] };
+  return { where: 'p.repo_id = ?', params: [repoId] };
+}
+
+/** Issues and pull requests together in one list, by number or update time. */
+export function conversationsOfRepository(db: ReadTx, repoId: number, filter: IssueFilter, page: PageWindow): ConversationKey[] {
+  const issues = filterClause(repoId, filter);
+  const pulls = pullClause(repoId, filter);
+  const direction = filter.direction === 'asc' ? 'ASC' : 'DESC';
+  const order = filter.sort === 'updated' ? `updated_at ${direction}, number ${direction}` : `number ${direction}`;
+  return db.all<ConversationKey>(
+    `SELECT kind, id FROM (
+       SELECT 'issue' AS kind, i.id AS id, i.number AS number, i.updated_at AS updated_at FROM issues i WHERE ${issues.where}
+       UNION ALL
+       SELECT 'pull' AS kind, p.id AS id, p.number AS number, p.updated_at AS updated_at FROM pull_requests p WHERE ${pulls.where}
+     ) ORDER BY ${order} LIMIT ? OFFSET ?`,
+    [...issues.params, ...pulls.params, page.limit, page.offset],
+  );
+}
+
+/** How many the combined list holds (kept counts unless labels are asked for). */
+export function countConversations(db: ReadTx, repoId: number, filter: IssueFilter, countIssues: number): number {
+  if (filter.labels.length > 0) return countIssues;
+  const statuses = filter.status === undefined ? undefined : filter.status === 'open' ? ['open'] : ['closed', 'merged'];
+  return countIssues + keptCount(db, repoId, 'pull', statuses);
+}
+
+/** Which issue or pull request of the repository a comment id belongs to (one id sequence for both). */
+export function commentOwner(db: ReadTx, repoId: number, commentId: number): ConversationKey | undefined {
+  return db.get<ConversationKey>(
+    `SELECT 'issue' AS kind, i.id AS id FROM issue_comments c JOIN issues i ON i.id = c.issue_id WHERE c.id = ? AND i.repo_id = ?
+     UNION ALL
+     SELECT 'pull' AS kind, p.id AS id FROM pull_comments c JOIN pull_requests p ON p.id = c.pull_id WHERE c.id = ? AND p.repo_id = ?
+     LIMIT 1`,
+    [commentId, repoId, commentId, repoId],
+  );
+}

@@ -1,0 +1,179 @@
+import { Octokit } from '@octokit/rest';
+import { RequestError } from '@octokit/request-error';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RepoHost } from '../../lib/index.js';
+import { http, startHost } from '../helpers/host.js';
+
+const DOCS = 'https://docs.github.com/rest';
+
+/** The error a request fails with (Octokit throws RequestError with GitHub's body as `response.data`). */
+async function failure(request: Promise<unknown>): Promise<{ status: number; data: any }> {
+  try {
+    await request;
+  } catch (error) {
+    if (error instanceof RequestError) return { status: error.status, data: error.response?.data };
+    throw error;
+  }
+  throw new Error('the request succeeded');
+}
+
+describe('GitHub-compatible errors, headers and access', () => {
+  let host: RepoHost;
+  let alice: Octokit;
+  let bob: Octokit;
+  let anonymous: Octokit;
+  let aliceToken: string;
+  let base: string;
+
+  beforeAll(async () => {
+    host = await startHost();
+    for (const username of ['alice', 'bob']) await host.admin.createUser({ username, email: `${username}@example.com`, password: 'password123' });
+    aliceToken = await host.admin.createToken('alice');
+    const api = `${host.url}/api/v3`;
+    alice = new Octokit({ baseUrl: api, auth: aliceToken });
+    bob = new Octokit({ baseUrl: api, auth: await host.admin.createToken('bob') });
+    anonymous = new Octokit({ baseUrl: api });
+    await alice.repos.createForAuthenticatedUser({ name: 'public', auto_init: true });
+    await alice.repos.createForAuthenticatedUser({ name: 'secret', private: true, auto_init: true });
+    base = (await alice.git.getRef({ owner: 'alice', repo: 'public', ref: 'heads/main' })).data.object.sha;
+  });
+
+  afterAll(async () => {
+    await host?.close();
+  });
+
+  it('hides private repositories from everyone else with 404 Not Found, everywhere', async () => {
+    for (const client of [bob, anonymous]) {
+      for (const request of [
+        client.repos.get({ owner: 'alice', repo: 'secret' }),
+        client.issues.listForRepo({ owner: 'alice', repo: 'secret' }),
+        client.git.getRef({ owner: 'alice', repo: 'secret', ref: 'heads/main' }),
+        client.repos.getContent({ owner: 'alice', repo: 'secret', path: 'README.md' }),
+        client.repos.listCommits({ owner: 'alice', repo: 'secret' }),
+      ]) {
+        expect(await failure(request)).toEqual({ status: 404, data: { message: 'Not Found', documentation_url: DOCS } });
+      }
+    }
+    expect((await bob.repos.listForUser({ username: 'alice' })).data.map((repo) => repo.name)).toEqual(['public']);
+    expect((await alice.repos.listForAuthenticatedUser()).data.map((repo) => [repo.name, repo.private])).toEqual([
+      ['public', false],
+      ['secret', true],
+    ]);
+    expect((await bob.repos.getCollaboratorPermissionLevel({ owner: 'alice', repo: 'public', username: 'bob' })).data.permission).toBe('read');
+  });
+
+  it('answers 401 Requires authentication and 403 for callers who may not write', async () => {
+    expect(await failure(anonymous.issues.create({ owner: 'alice', repo: 'public', title: 'x' }))).toEqual({ status: 401, data: { message: 'Requires authentication', documentation_url: DOCS } });
+    expect(await failure(anonymous.users.getAuthenticated())).toMatchObject({ status: 401 });
+    const refused = await failure(bob.git.createRef({ owner: 'alice', repo: 'public', ref: 'refs/heads/bob', sha: base }));
+    expect(refused.status).toBe(403);
+    expect(refused.data.documentation_url).toBe(DOCS);
+  });
+
+  it('answers 422 Validation Failed with GitHub errors', async () => {
+    expect(await failure(alice.issues.create({ owner: 'alice', repo: 'public', title: '' }))).toEqual({
+      status: 422,
+      data: { message: 'Validation Failed', errors: [{ resource: 'Issue', field: 'title', code: 'missing_field', message: 'title is required' }], documentation_url: DOCS },
+    });
+    const missing = await failure(alice.request('POST /repos/{owner}/{repo}/pulls', { owner: 'alice', repo: 'public', title: 'no branches' } as never));
+    expect(missing.status).toBe(422);
+    expect(missing.data.errors.map((error: { field: string; code: string }) => [error.field, error.code])).toEqual([
+      ['head', 'missing_field'],
+      ['base', 'missing_field'],
+    ]);
+    const badJson = await http(`${host.url}/api/v3/repos/alice/public/issues`, { method: 'POST', headers: { authorization: `token ${aliceToken}`, 'content-type': 'application/json' }, body: '{nope' });
+    expect(badJson.status).toBe(400);
+    expect(badJson.json).toEqual({ message: 'Problems parsing JSON', documentation_url: DOCS });
+  });
+
+  it('refuses a ref update that is not a fast forward unless forced (422), and a stale contents sha (409)', async () => {
+    const tree = (await alice.git.getCommit({ owner: 'alice', repo: 'public', commit_sha: base })).data.tree.sha;
+    const unrelated = await alice.git.createCommit({ owner: 'alice', repo: 'public', message: 'unrelated root', tree, parents: [] });
+    await alice.git.createRef({ owner: 'alice', repo: 'public', ref: 'refs/heads/topic', sha: base });
+    expect(await failure(alice.git.updateRef({ owner: 'alice', repo: 'public', ref: 'heads/topic', sha: unrelated.data.sha }))).toEqual({
+      status: 422,
+      data: { message: 'Update is not a fast forward', documentation_url: DOCS },
+    });
+    expect(await failure(alice.git.createRef({ owner: 'alice', repo: 'public', ref: 'refs/heads/topic', sha: base }))).toMatchObject({ status: 422, data: { message: 'Reference already exists' } });
+    const forced = await alice.git.updateRef({ owner: 'alice', repo: 'public', ref: 'heads/topic', sha: unrelated.data.sha, force: true });
+    expect(forced.data.object.sha).toBe(unrelated.data.sha);
+    await alice.git.deleteRef({ owner: 'alice', repo: 'public', ref: 'heads/topic' });
+    expect(await failure(alice.git.getRef({ owner: 'alice', repo: 'public', ref: 'heads/topic' }))).toMatchObject({ status: 404 });
+
+    const readme = (await alice.repos.getContent({ owner: 'alice', repo: 'public', path: 'README.md' })).data as { sha: string };
+    const content = Buffer.from('changed\n').toString('base64');
+    await alice.repos.createOrUpdateFileContents({ owner: 'alice', repo: 'public', path: 'README.md', message: 'first', content, sha: readme.sha });
+    const stale = await failure(alice.repos.createOrUpdateFileContents({ owner: 'alice', repo: 'public', path: 'README.md', message: 'second', content, sha: readme.sha }));
+    expect(stale.status).toBe(409);
+    expect(stale.data.message).toBe(`README.md does not match ${readme.sha}`);
+    const noSha = await failure(alice.repos.createOrUpdateFileContents({ owner: 'alice', repo: 'public', path: 'README.md', message: 'third', content }));
+    expect(noSha.status).toBe(422);
+    expect(noSha.data.errors[0]).toMatchObject({ resource: 'Content', field: 'sha', code: 'missing_field' });
+  });
+
+  it('enforces branch protection on API ref updates with the rule git pushes meet', async () => {
+    const protect = await http(`${host.url}/api/v1/repos/alice/public/branch_protections/main`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${aliceToken}` },
+      json: { allow_force_push: false, allow_deletion: false, require_pull_request: false },
+    });
+    expect(protect.status).toBe(200);
+    const main = (await alice.git.getRef({ owner: 'alice', repo: 'public', ref: 'heads/main' })).data.object.sha;
+    const tree = (await alice.git.getCommit({ owner: 'alice', repo: 'public', commit_sha: main })).data.tree.sha;
+    const rewrite = await alice.git.createCommit({ owner: 'alice', repo: 'public', message: 'rewritten', tree, parents: [] });
+    const forced = await failure(alice.git.updateRef({ owner: 'alice', repo: 'public', ref: 'heads/main', sha: rewrite.data.sha, force: true }));
+    expect(forced).toEqual({ status: 403, data: { message: 'branch main is protected (main): force pushes are not allowed', documentation_url: DOCS } });
+    expect((await failure(alice.git.deleteRef({ owner: 'alice', repo: 'public', ref: 'heads/main' }))).data.message).toBe('branch main is protected (main): it may not be deleted');
+    // A fast-forward is allowed.
+    const next = await alice.git.createCommit({ owner: 'alice', repo: 'public', message: 'forward', tree, parents: [main] });
+    expect((await alice.git.updateRef({ owner: 'alice', repo: 'public', ref: 'heads/main', sha: next.data.sha })).data.object.sha).toBe(next.data.sha);
+
+    await http(`${host.url}/api/v1/repos/alice/public/branch_protections/main`, { method: 'PUT', headers: { authorization: `Bearer ${aliceToken}` }, json: { require_pull_request: true } });
+    const viaContents = await failure(alice.repos.createOrUpdateFileContents({ owner: 'alice', repo: 'public', path: 'new.txt', message: 'direct', content: Buffer.from('x').toString('base64') }));
+    expect(viaContents).toMatchObject({ status: 403, data: { message: 'branch main is protected (main): changes reach it through pull requests only' } });
+    expect((await alice.git.getRef({ owner: 'alice', repo: 'public', ref: 'heads/main' })).data.object.sha).toBe(next.data.sha);
+  });
+
+  it('answers 405 when a pull request cannot merge and 409 when its head moved', async () => {
+    const main = (await alice.git.getRef({ owner: 'alice', repo: 'public', ref: 'heads/main' })).data.object.sha;
+    await alice.git.createRef({ owner: 'alice', repo: 'public', ref: 'refs/heads/change', sha: main });
+    const change = await alice.repos.createOrUpdateFileContents({ owner: 'alice', repo: 'public', path: 'change.txt', branch: 'change', message: 'change', content: Buffer.from('a').toString('base64') });
+    const pull = await alice.pulls.create({ owner: 'alice', repo: 'public', title: 'Change', head: 'change', base: 'main' });
+    const moved = await failure(alice.pulls.merge({ owner: 'alice', repo: 'public', pull_number: pull.data.number, sha: main }));
+    expect(moved.status).toBe(409);
+    expect(moved.data.documentation_url).toBe(DOCS);
+    expect((await alice.pulls.merge({ owner: 'alice', repo: 'public', pull_number: pull.data.number, sha: change.data.commit.sha })).data.merged).toBe(true);
+    const again = await failure(alice.pulls.merge({ owner: 'alice', repo: 'public', pull_number: pull.data.number }));
+    expect(again).toEqual({ status: 405, data: { message: 'the pull request is already merged', documentation_url: DOCS } });
+    expect((await alice.request('GET /repos/{owner}/{repo}/pulls/{pull_number}/merge', { owner: 'alice', repo: 'public', pull_number: pull.data.number })).status).toBe(204);
+  });
+
+  it('sends GitHub headers, pages with Link and per_page, and answers 304 to a matching If-None-Match', async () => {
+    for (let index = 0; index < 3; index += 1) await alice.issues.create({ owner: 'alice', repo: 'public', title: `issue ${index}` });
+    const first = await alice.issues.listForRepo({ owner: 'alice', repo: 'public', per_page: 2 });
+    expect(first.headers['x-github-media-type']).toBe('github.v3; format=json');
+    expect(Number(first.headers['x-ratelimit-remaining'])).toBeGreaterThan(1000);
+    const next = /<([^>]+)>; rel="next"/.exec(String(first.headers.link))?.[1];
+    expect(new URL(next!).searchParams.get('page')).toBe('2');
+    expect(new URL(next!).searchParams.get('per_page')).toBe('2');
+    const all = await alice.paginate(alice.issues.listForRepo, { owner: 'alice', repo: 'public', state: 'all', per_page: 2 });
+    expect(all.map((issue) => issue.number)).toEqual([...all.map((issue) => issue.number)].sort((a, b) => b - a));
+    expect(all.length).toBe(4);
+
+    const url = `${host.url}/api/v3/repos/alice/public`;
+    const fresh = await http(url, { headers: { authorization: `token ${aliceToken}` } });
+    const etag = String(fresh.headers.etag);
+    expect(etag).toMatch(/^W\/"[0-9a-f]{40}"$/);
+    const cached = await http(url, { headers: { authorization: `token ${aliceToken}`, 'if-none-match': etag } });
+    expect(cached.status).toBe(304);
+    expect(cached.text).toBe('');
+  });
+
+  it('names what it does not implement in a 404', async () => {
+    const result = await http(`${host.url}/api/v3/repos/alice/public/deployments`, { headers: { authorization: `token ${aliceToken}` } });
+    expect(result.status).toBe(404);
+    expect(result.json).toEqual({ message: 'Not Found: repohost does not implement GET /repos/alice/public/deployments', documentation_url: DOCS });
+    const method = await http(`${host.url}/api/v3/user`, { method: 'DELETE', headers: { authorization: `token ${aliceToken}` } });
+    expect(method.json.message).toBe('Not Found: repohost does not implement DELETE /user');
+  });
+});

@@ -1,0 +1,125 @@
+import { join } from 'node:path';
+import { Octokit } from '@octokit/rest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RepoHost } from '../../lib/index.js';
+import { git } from '../helpers/git-cli.js';
+import { cookie, http, register, startHost, tempDir } from '../helpers/host.js';
+import { HookReceiver } from '../helpers/receiver.js';
+
+describe('GitHub-compatible users, repositories, refs, tags and webhooks', () => {
+  let host: RepoHost;
+  let receiver: HookReceiver;
+  let octokit: Octokit;
+  let token: string;
+  const owner = 'carol';
+
+  beforeAll(async () => {
+    host = await startHost({ allowLocalNetwork: true });
+    receiver = await HookReceiver.start();
+    await host.admin.createUser({ username: owner, email: 'carol@example.com', password: 'password123' });
+    token = await host.admin.createToken(owner);
+    octokit = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: token });
+    await octokit.repos.createForAuthenticatedUser({ name: 'tools', description: 'Tools', auto_init: true });
+  });
+
+  afterAll(async () => {
+    await host?.close();
+    await receiver?.close();
+  });
+
+  it('describes users and accepts `token` and `Bearer` authorization alike', async () => {
+    expect((await octokit.users.getAuthenticated()).data).toMatchObject({ login: owner, type: 'User', site_admin: false, url: `${host.url}/api/v3/users/${owner}` });
+    expect((await octokit.users.getByUsername({ username: owner })).data.login).toBe(owner);
+    for (const authorization of [`token ${token}`, `Bearer ${token}`]) {
+      expect((await http(`${host.url}/api/v3/user`, { headers: { authorization } })).json.login).toBe(owner);
+    }
+    expect((await http(`${host.url}/api/v3/users/nobody-here`)).status).toBe(404);
+  });
+
+  it('lists branches and tags, reads refs, annotated tags and the README, pushed with the real git client', async () => {
+    const work = await tempDir('repohost-github-tags-');
+    try {
+      const url = new URL(`${host.url}/${owner}/tools.git`);
+      url.username = owner;
+      url.password = token;
+      await git(work.path, ['clone', '-q', url.href, 'clone'], work.path);
+      const dir = join(work.path, 'clone');
+      await git(dir, ['tag', '-a', 'v1.0.0', '-m', 'First release'], work.path);
+      await git(dir, ['branch', 'release/1.x'], work.path);
+      await git(dir, ['push', '-q', 'origin', 'v1.0.0', 'release/1.x'], work.path);
+      const head = await git(dir, ['rev-parse', 'HEAD'], work.path);
+      const tagObject = await git(dir, ['rev-parse', 'v1.0.0'], work.path);
+
+      const tags = await octokit.repos.listTags({ owner, repo: 'tools' });
+      expect(tags.data).toEqual([{ name: 'v1.0.0', commit: { sha: head, url: `${host.url}/api/v3/repos/${owner}/tools/commits/${head}` } }]);
+      const ref = await octokit.git.getRef({ owner, repo: 'tools', ref: 'tags/v1.0.0' });
+      expect(ref.data.object).toMatchObject({ type: 'tag', sha: tagObject });
+      const tag = await octokit.git.getTag({ owner, repo: 'tools', tag_sha: tagObject });
+      expect(tag.data).toMatchObject({ tag: 'v1.0.0', message: 'First release\n', object: { type: 'commit', sha: head }, tagger: { name: 'Test', email: 'test@example.com' } });
+
+      const branches = await octokit.repos.listBranches({ owner, repo: 'tools' });
+      expect(branches.data.map((branch) => [branch.name, branch.commit.sha, branch.protected])).toEqual([
+        ['main', head, false],
+        ['release/1.x', head, false],
+      ]);
+      const branch = await octokit.repos.getBranch({ owner, repo: 'tools', branch: 'release/1.x' });
+      expect(branch.data.commit).toMatchObject({ sha: head, commit: { message: 'Initial commit' } });
+      const matching = await octokit.git.listMatchingRefs({ owner, repo: 'tools', ref: 'heads/rel' });
+      expect(matching.data.map((entry) => entry.ref)).toEqual(['refs/heads/release/1.x']);
+
+      const readme = await octokit.repos.getReadme({ owner, repo: 'tools' });
+      expect(Buffer.from(readme.data.content, 'base64').toString('utf8')).toBe('# tools\n\nTools\n');
+      expect((await octokit.repos.get({ owner, repo: 'tools' })).data).toMatchObject({ default_branch: 'main', description: 'Tools', private: false });
+    } finally {
+      await work.cleanup();
+    }
+  });
+
+  it('manages webhooks with the config object: ping, deliveries, redelivery, edit and delete', async () => {
+    const hook = await octokit.repos.createWebhook({ owner, repo: 'tools', config: { url: receiver.url, content_type: 'json' }, events: ['issues'] });
+    const [ping] = await receiver.waitForEvent('ping');
+    expect(ping!.json.hook_id).toBe(hook.data.id);
+    expect((await octokit.repos.listWebhooks({ owner, repo: 'tools' })).data.map((entry) => entry.id)).toEqual([hook.data.id]);
+
+    await octokit.repos.pingWebhook({ owner, repo: 'tools', hook_id: hook.data.id });
+    await receiver.waitForEvent('ping', 2);
+    const deliveries = await octokit.repos.listWebhookDeliveries({ owner, repo: 'tools', hook_id: hook.data.id });
+    expect(deliveries.data.length).toBe(2);
+    expect(deliveries.data[0]).toMatchObject({ event: 'ping', status_code: 200, redelivery: false });
+    const delivery = await octokit.repos.getWebhookDelivery({ owner, repo: 'tools', hook_id: hook.data.id, delivery_id: deliveries.data[0]!.id });
+    expect(delivery.data.request.payload).toMatchObject({ hook_id: hook.data.id });
+    const redelivered = await octokit.repos.redeliverWebhookDelivery({ owner, repo: 'tools', hook_id: hook.data.id, delivery_id: deliveries.data[0]!.id });
+    expect(redelivered.status).toBe(202);
+    const again = await receiver.waitForEvent('ping', 3);
+    expect(again[2]!.headers['x-github-delivery']).toBe(deliveries.data[0]!.guid);
+
+    const edited = await octokit.repos.updateWebhook({ owner, repo: 'tools', hook_id: hook.data.id, add_events: ['push'], active: false });
+    expect(edited.data).toMatchObject({ active: false, events: ['issues', 'push'] });
+    const insecure = await octokit.repos.updateWebhook({ owner, repo: 'tools', hook_id: hook.data.id, config: { url: receiver.url, insecure_ssl: '1' } }).catch((error: { status: number }) => error);
+    expect((insecure as { status: number }).status).toBe(422);
+    await octokit.repos.deleteWebhook({ owner, repo: 'tools', hook_id: hook.data.id });
+    expect((await octokit.repos.listWebhooks({ owner, repo: 'tools' })).data).toEqual([]);
+  });
+
+  it('renames and deletes repositories, refusing fields it cannot change', async () => {
+    await octokit.repos.createForAuthenticatedUser({ name: 'scratch' });
+    const refused = await octokit.repos.update({ owner, repo: 'scratch', has_wiki: false }).catch((error: { status: number; response: { data: any } }) => error);
+    expect((refused as { status: number }).status).toBe(422);
+    expect((refused as { response: { data: any } }).response.data.errors[0]).toMatchObject({ resource: 'Repository', field: 'has_wiki', code: 'custom' });
+    const renamed = await octokit.repos.update({ owner, repo: 'scratch', name: 'scratch-2', private: false });
+    expect(renamed.data.full_name).toBe(`${owner}/scratch-2`);
+    expect((await octokit.repos.delete({ owner, repo: 'scratch-2' })).status).toBe(204);
+    expect((await http(`${host.url}/api/v3/repos/${owner}/scratch-2`, { headers: { authorization: `token ${token}` } })).status).toBe(404);
+  });
+
+  it('keeps the request-forgery guard for cookie-authenticated writes from another site', async () => {
+    const session = await register(host, 'dave');
+    await http(`${host.url}/api/v3/user/repos`, { headers: cookie(session), json: { name: 'mine' } });
+    const forged = await http(`${host.url}/api/v3/repos/dave/mine/issues`, { headers: { ...cookie(session), origin: 'http://evil.example' }, json: { title: 'forged' } });
+    expect(forged.status).toBe(403);
+    expect(forged.json.documentation_url).toBe('https://docs.github.com/rest');
+    const script = await http(`${host.url}/api/v3/repos/dave/mine/issues`, { headers: cookie(session), json: { title: 'from a script' } });
+    expect(script.status).toBe(201);
+    expect(script.json.number).toBe(1);
+  });
+});
