@@ -9,6 +9,7 @@ import {
   insertIssue,
   insertIssueComment,
   issueComment,
+  issueIdByNumber,
   issueInRepository,
   issueRecord,
   issuesOfRepository,
@@ -75,6 +76,11 @@ export class IssueService {
     const issue = Number.isSafeInteger(id) ? issueInRepository(this.store, repo.id, id) : undefined;
     if (!issue) throw notFound('Issue not found');
     return issue;
+  }
+
+  /** The issue with the per-repository number pages show (issues and pull requests share the sequence). */
+  byNumber(repo: RepositoryRow, number: number): IssueRow {
+    return this.get(repo, (Number.isSafeInteger(number) && issueIdByNumber(this.store, repo.id, number)) || 0);
   }
 
   count(repo: RepositoryRow): number {

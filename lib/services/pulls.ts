@@ -12,6 +12,7 @@ import {
   openPullJoining,
   openPullsTouching,
   pullComment,
+  pullIdByNumber,
   pullInRepository,
   pullsOfRepository,
   setPullOpen,
@@ -45,6 +46,15 @@ export interface PullSummary extends Omit<PullRow, 'author_id'> {
 
 /** A conversation comment: the spec's `{ id, author, text }` plus times. */
 export type PullComment = Omit<PullCommentRow, 'author_id'>;
+
+/** Two branches compared before a pull request joins them. */
+export interface BranchComparison {
+  baseSha: string;
+  headSha: string;
+  commits: CommitSummary[];
+  files: ChangedFile[];
+  mergeable: boolean;
+}
 
 export interface NewPull {
   title: unknown;
@@ -108,6 +118,29 @@ export class PullService {
     const pull = Number.isSafeInteger(id) ? pullInRepository(this.store, repo.id, id) : undefined;
     if (!pull) throw notFound('Pull request not found');
     return pull;
+  }
+
+  /** The pull request with the per-repository number pages show. */
+  byNumber(repo: RepositoryRow, number: number): PullRow {
+    return this.get(repo, (Number.isSafeInteger(number) && pullIdByNumber(this.store, repo.id, number)) || 0);
+  }
+
+  /**
+   * What a pull request from `head` into `base` would hold before it is opened (the compare page): the branch tips,
+   * the commits, the changed files and whether it merges cleanly. Unknown branches are 404s.
+   */
+  async compare(repo: RepositoryRow, base: string, head: string): Promise<BranchComparison> {
+    const tips = branchTips(this.store, repo.id);
+    const baseSha = tips.get(base);
+    const headSha = tips.get(head);
+    if (!baseSha || !headSha) throw notFound('Branch not found');
+    if (base === head) return { baseSha, headSha, commits: [], files: [], mergeable: true };
+    const [commits, files, mergeable] = await Promise.all([
+      this.git.commitsBetween(repo.owner_name, repo.name, baseSha, headSha),
+      this.git.changedFiles(repo.owner_name, repo.name, baseSha, headSha),
+      this.git.mergeable(repo.owner_name, repo.name, baseSha, headSha),
+    ]);
+    return { baseSha, headSha, commits, files, mergeable };
   }
 
   /** Opens a pull request from `head` into `base`: both must be branches of the repository, and not yet joined. */

@@ -13,6 +13,7 @@ import {
   repositoryByName,
   renameRepository,
   setDefaultBranch,
+  setRepositoryDetails,
   upsertBranch,
   type RepositoryRow,
 } from '../store/queries/repositories.js';
@@ -152,6 +153,16 @@ export class RepositoryService {
     } finally {
       release();
     }
+  }
+
+  /** Changes the description and visibility (the settings page). */
+  async updateDetails(viewer: Viewer, ownerName: string, repoName: string, input: { description?: unknown; visibility?: unknown }): Promise<RepositoryRow> {
+    const repo = this.administeredBy(viewer, ownerName, repoName);
+    const description = input.description === undefined ? repo.description : optionalText('description', input.description, MAX_DESCRIPTION);
+    const isPrivate = input.visibility === undefined ? repo.is_private === 1 : parseVisibility(input.visibility);
+    const now = this.now();
+    await writeToRepository(this.store, repo, (tx) => setRepositoryDetails(tx, repo.id, { description, isPrivate }, now));
+    return repositoryById(this.store, repo.id)!;
   }
 
   /** Settings need admin: others see 404 for a private repository they cannot read and 403 otherwise. */

@@ -85,6 +85,11 @@ export function issueRecord(db: ReadTx, repoId: number, id: number): IssueRecord
   return db.get<IssueRecord>(`${SELECT} WHERE i.repo_id = ? AND i.id = ?`, [repoId, id]);
 }
 
+/** The id of the issue with this per-repository number (the number pages show), if there is one. */
+export function issueIdByNumber(db: ReadTx, repoId: number, number: number): number | undefined {
+  return db.get<{ id: number }>('SELECT id FROM issues WHERE repo_id = ? AND number = ?', [repoId, number])?.id;
+}
+
 export function issueInRepository(db: ReadTx, repoId: number, id: number): IssueRow | undefined {
   const record = issueRecord(db, repoId, id);
   return record ? withLabels(db, [record])[0] : undefined;

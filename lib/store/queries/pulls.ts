@@ -59,6 +59,11 @@ export function countPulls(db: ReadTx, repoId: number, status: PullListStatus): 
   return keptCount(db, repoId, 'pull', status === undefined ? undefined : status === 'closed' ? ['closed', 'merged'] : [status]);
 }
 
+/** The id of the pull request with this per-repository number (the number pages show), if there is one. */
+export function pullIdByNumber(db: ReadTx, repoId: number, number: number): number | undefined {
+  return db.get<{ id: number }>('SELECT id FROM pull_requests WHERE repo_id = ? AND number = ?', [repoId, number])?.id;
+}
+
 export function pullInRepository(db: ReadTx, repoId: number, id: number): PullRow | undefined {
   return db.get<PullRow>(`${SELECT} WHERE p.repo_id = ? AND p.id = ?`, [repoId, id]);
 }

@@ -60,6 +60,10 @@ export function renameRepository(tx: WriteTx, id: number, name: string, now: str
   tx.run('UPDATE repositories SET name = ?, name_lower = ?, updated_at = ? WHERE id = ?', [name, name.toLowerCase(), now, id]);
 }
 
+export function setRepositoryDetails(tx: WriteTx, id: number, details: { description: string; isPrivate: boolean }, now: string): void {
+  tx.run('UPDATE repositories SET description = ?, is_private = ?, updated_at = ? WHERE id = ?', [details.description, details.isPrivate ? 1 : 0, now, id]);
+}
+
 export function setDefaultBranch(tx: WriteTx, id: number, branch: string, now: string): void {
   tx.run('UPDATE repositories SET default_branch = ?, updated_at = ? WHERE id = ?', [branch, now, id]);
 }
