@@ -1,0 +1,30 @@
+import { timeAgo } from './components.js';
+import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
+import { renderMarkdown } from './markdown.js';
+
+/** One message of an issue's or pull request's conversation: the opening text or a comment. */
+export interface ConversationEntry {
+  id?: number;
+  author: string;
+  created_at: string;
+  body: string;
+}
+
+function entry(item: ConversationEntry): SafeHtml {
+  return html`<article class="comment"${item.id === undefined ? '' : html` id="comment-${item.id}"`}>
+<header class="comment-head"><a href="/${item.author}"><strong>${item.author}</strong></a> commented ${timeAgo(item.created_at)}</header>
+<div class="markdown">${item.body.trim() ? renderMarkdown(item.body) : html`<p class="muted">No description provided.</p>`}</div></article>`;
+}
+
+/** The conversation: each message rendered from Markdown (raw HTML off, link schemes limited, see markdown.ts). */
+export function conversation(items: readonly ConversationEntry[]): SafeHtml {
+  return html`<section aria-label="Conversation" class="conversation">${items.map(entry)}</section>`;
+}
+
+/** The comment form of a signed-in viewer; anonymous viewers are asked to sign in. */
+export function commentForm(viewer: PageUser | undefined, action: string): SafeHtml {
+  if (!viewer) return html`<p><a href="/login">Sign in</a> to join this conversation.</p>`;
+  return html`<form class="card wide" method="post" action="${action}">${csrfInput(viewer)}
+<label>Comment (Markdown) <textarea name="body" rows="5" required></textarea></label>
+<button type="submit">Comment</button></form>`;
+}
