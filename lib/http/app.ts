@@ -4,7 +4,9 @@ import { isRepoHostError } from '../errors.js';
 import { retryAfterOf } from './retry-after.js';
 import { currentUser } from './auth.js';
 import { RequestForgeryGuard } from './csrf.js';
+import { htmlHeaders } from './html-response.js';
 import { notFoundView } from './pages/views.js';
+import { mountAssetRoutes } from './assets/index.js';
 import { mountAvatarRoutes } from './routes/api/avatar.js';
 import { mountBranchProtectionRoutes } from './routes/api/branch-protections.js';
 import { mountCiRoutes } from './routes/api/ci.js';
@@ -53,7 +55,7 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
       if (status >= 500 && !isRepoHostError(error.cause)) log(`repohost: ${event.req.method} ${event.url.pathname} failed: ${(error.cause as Error)?.stack ?? error.stack}`);
       if (status === 404 && wantsHtml(event)) {
         const viewer = await currentUser(ctx, event).catch(() => undefined);
-        return new Response(notFoundView(viewer && { username: viewer.username, csrf: forgery.tokenOf(event) }), { status, headers: { 'content-type': 'text/html; charset=utf-8' } });
+        return new Response(notFoundView(viewer && { username: viewer.username, csrf: forgery.tokenOf(event) }), { status, headers: htmlHeaders() });
       }
       // After a 413 the rest of the body is unread: close the connection instead of reading it for keep-alive.
       const headers: Record<string, string> = status === 413 ? { 'cache-control': 'no-store', connection: 'close' } : { 'cache-control': 'no-store' };
@@ -85,6 +87,7 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   mountBranchProtectionRoutes(app, ctx);
   mountHookRoutes(app, ctx);
   mountGitRoutes(app, ctx);
+  mountAssetRoutes(app);
   mountWebRoutes(app, ctx, forgery);
   return app;
 }

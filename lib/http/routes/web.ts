@@ -5,18 +5,12 @@ import { FIRST_HUNDRED } from '../../store/queries/page-window.js';
 import type { UserRow } from '../../store/queries/users.js';
 import { clientAddress, currentUser, SESSION_COOKIE } from '../auth.js';
 import type { RequestForgeryGuard } from '../csrf.js';
+import { htmlResponse } from '../html-response.js';
 import type { PageUser } from '../pages/html.js';
 import { apiTokensView, homeView, loginView, newRepositoryView, registerView, repositoryView, userView } from '../pages/views.js';
 import { pathParam, queryString, readForm, type FormFields } from '../validate.js';
 
 const SESSION_MAX_AGE = 30 * 86_400;
-
-function htmlResponse(markup: string, status = 200): Response {
-  return new Response(markup, {
-    status,
-    headers: { 'content-type': 'text/html; charset=utf-8', 'x-frame-options': 'DENY', 'x-content-type-options': 'nosniff' },
-  });
-}
 
 // Cookies set on the event (setCookie) are merged by h3 into whatever Response a handler returns.
 function redirectTo(location: string): Response {
