@@ -21,6 +21,7 @@ import { mountTreeRoutes } from './routes/api/tree.js';
 import { mountUserRoutes } from './routes/api/users.js';
 import { mountGitRoutes } from './routes/git.js';
 import { mountWebRoutes } from './routes/web.js';
+import { mountIssuePages } from './routes/pages/issues.js';
 
 export interface ErrorBody {
   success: false;
@@ -89,5 +90,6 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   mountGitRoutes(app, ctx);
   mountAssetRoutes(app);
   mountWebRoutes(app, ctx, forgery);
+  mountIssuePages(app, ctx, forgery);
   return app;
 }

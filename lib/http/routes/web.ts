@@ -13,7 +13,7 @@ import { pathParam, queryString, readForm, type FormFields } from '../validate.j
 const SESSION_MAX_AGE = 30 * 86_400;
 
 // Cookies set on the event (setCookie) are merged by h3 into whatever Response a handler returns.
-function redirectTo(location: string): Response {
+export function redirectTo(location: string): Response {
   return new Response(null, { status: 303, headers: { location } });
 }
 
@@ -23,12 +23,12 @@ const wantsNoRedirect = (form: FormFields) => form.no_redirect === '1' || form.n
  * Runs a form action. With `no_redirect=1` (scripts) errors propagate as JSON; otherwise (browsers) an expected
  * error re-renders the form with its message and status.
  */
-async function formAction(form: FormFields, action: () => Promise<Response>, renderError: (message: string) => string): Promise<Response> {
+export async function formAction(form: FormFields, action: () => Promise<Response>, renderError: (message: string) => string | Promise<string>): Promise<Response> {
   try {
     return await action();
   } catch (error) {
     if (wantsNoRedirect(form) || !isRepoHostError(error)) throw error;
-    return htmlResponse(renderError(error.message), error.status);
+    return htmlResponse(await renderError(error.message), error.status);
   }
 }
 
@@ -46,7 +46,7 @@ async function signIn(ctx: AppContext, event: H3Event, user: UserRow, form: Form
 }
 
 /** The signed-in user, or a redirect to the login page (for a form posted with `no_redirect=1`, a 401). */
-async function signedInOrLogin(ctx: AppContext, event: H3Event, form?: FormFields): Promise<UserRow | Response> {
+export async function signedInOrLogin(ctx: AppContext, event: H3Event, form?: FormFields): Promise<UserRow | Response> {
   const user = await currentUser(ctx, event);
   if (user) return user;
   if (form && wantsNoRedirect(form)) throw unauthorized('Unauthorized');

@@ -1,0 +1,53 @@
+import type { H3Event } from 'h3';
+import type { AppContext } from '../../../context.js';
+import type { AccessLevel } from '../../../services/permissions.js';
+import type { RepositoryRow } from '../../../store/queries/repositories.js';
+import type { UserRow } from '../../../store/queries/users.js';
+import { currentUser } from '../../auth.js';
+import type { RequestForgeryGuard } from '../../csrf.js';
+import type { PageUser } from '../../pages/html.js';
+import { pathParam, readForm, type FormFields } from '../../validate.js';
+import { formAction, signedInOrLogin } from '../web.js';
+
+/** Who is looking at a repository page, what they may do there, and what the page knows of them. */
+export interface RepoPageRequest {
+  viewer: UserRow | undefined;
+  /** The viewer as pages see it: name and the request-forgery token of their forms. */
+  user: PageUser | undefined;
+  repo: RepositoryRow;
+  /** From lib/services/permissions.ts: the one answer for every page. */
+  access: AccessLevel;
+}
+
+/** The page user of a signed-in viewer. */
+export function pageUserOf(guard: RequestForgeryGuard, event: H3Event, viewer: UserRow): PageUser;
+export function pageUserOf(guard: RequestForgeryGuard, event: H3Event, viewer: UserRow | undefined): PageUser | undefined;
+export function pageUserOf(guard: RequestForgeryGuard, event: H3Event, viewer: UserRow | undefined): PageUser | undefined {
+  return viewer && { username: viewer.username, csrf: guard.tokenOf(event) };
+}
+
+/** The repository of `/:owner/:repo/...` if the viewer may see it; otherwise 404 (private repositories never leak). */
+export async function repoPageRequest(ctx: AppContext, guard: RequestForgeryGuard, event: H3Event): Promise<RepoPageRequest> {
+  const viewer = await currentUser(ctx, event);
+  const repo = ctx.repos.visibleByName(viewer, pathParam(event, 'owner'), pathParam(event, 'repo'));
+  return { viewer, user: pageUserOf(guard, event, viewer), repo, access: ctx.repos.access(viewer, repo) };
+}
+
+/**
+ * Runs a form posted from a repository page by a signed-in viewer: anonymous visitors go to the sign-in page, an
+ * expected refusal re-renders `rerender` with the message and its status.
+ */
+export async function repoForm(
+  ctx: AppContext,
+  guard: RequestForgeryGuard,
+  event: H3Event,
+  action: (request: RepoPageRequest & { viewer: UserRow; user: PageUser }, form: FormFields) => Promise<Response>,
+  rerender: (request: RepoPageRequest, message: string, form: FormFields) => Promise<string> | string,
+): Promise<Response> {
+  const form = await readForm(event, ctx.options.maxBodyBytes);
+  const signedIn = await signedInOrLogin(ctx, event, form);
+  if (signedIn instanceof Response) return signedIn;
+  const request = await repoPageRequest(ctx, guard, event);
+  const withViewer = { ...request, viewer: signedIn, user: request.user! };
+  return formAction(form, () => action(withViewer, form), (message) => rerender(request, message, form));
+}
