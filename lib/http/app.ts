@@ -22,6 +22,7 @@ import { mountUserRoutes } from './routes/api/users.js';
 import { mountGitRoutes } from './routes/git.js';
 import { mountWebRoutes } from './routes/web.js';
 import { mountIssuePages } from './routes/pages/issues.js';
+import { mountPullPages } from './routes/pages/pulls.js';
 
 export interface ErrorBody {
   success: false;
@@ -91,5 +92,6 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   mountAssetRoutes(app);
   mountWebRoutes(app, ctx, forgery);
   mountIssuePages(app, ctx, forgery);
+  mountPullPages(app, ctx, forgery);
   return app;
 }
