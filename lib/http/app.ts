@@ -23,6 +23,7 @@ import { mountGitRoutes } from './routes/git.js';
 import { mountWebRoutes } from './routes/web.js';
 import { mountIssuePages } from './routes/pages/issues.js';
 import { mountPullPages } from './routes/pages/pulls.js';
+import { mountSettingsPages } from './routes/pages/settings.js';
 
 export interface ErrorBody {
   success: false;
@@ -93,5 +94,6 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   mountWebRoutes(app, ctx, forgery);
   mountIssuePages(app, ctx, forgery);
   mountPullPages(app, ctx, forgery);
+  mountSettingsPages(app, ctx, forgery);
   return app;
 }

@@ -1,6 +1,7 @@
 import type { H3Event } from 'h3';
 import type { AppContext } from '../../../context.js';
-import type { AccessLevel } from '../../../services/permissions.js';
+import { notFound } from '../../../errors.js';
+import { atLeast, type AccessLevel } from '../../../services/permissions.js';
 import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import type { UserRow } from '../../../store/queries/users.js';
 import { currentUser } from '../../auth.js';
@@ -26,16 +27,22 @@ export function pageUserOf(guard: RequestForgeryGuard, event: H3Event, viewer: U
   return viewer && { username: viewer.username, csrf: guard.tokenOf(event) };
 }
 
-/** The repository of `/:owner/:repo/...` if the viewer may see it; otherwise 404 (private repositories never leak). */
-export async function repoPageRequest(ctx: AppContext, guard: RequestForgeryGuard, event: H3Event): Promise<RepoPageRequest> {
+/**
+ * The repository of `/:owner/:repo/...` if the viewer has at least `needed` on it; otherwise 404, so private
+ * repositories never leak and pages above the viewer's access (settings) do not show they exist.
+ */
+export async function repoPageRequest(ctx: AppContext, guard: RequestForgeryGuard, event: H3Event, needed: AccessLevel = 'read'): Promise<RepoPageRequest> {
   const viewer = await currentUser(ctx, event);
   const repo = ctx.repos.visibleByName(viewer, pathParam(event, 'owner'), pathParam(event, 'repo'));
-  return { viewer, user: pageUserOf(guard, event, viewer), repo, access: ctx.repos.access(viewer, repo) };
+  const access = ctx.repos.access(viewer, repo);
+  if (!atLeast(access, needed)) throw notFound('Not found');
+  return { viewer, user: pageUserOf(guard, event, viewer), repo, access };
 }
 
 /**
  * Runs a form posted from a repository page by a signed-in viewer: anonymous visitors go to the sign-in page, an
- * expected refusal re-renders `rerender` with the message and its status.
+ * expected refusal re-renders `rerender` with the message and its status. Viewers below `needed` get 404 first, so
+ * nothing of a page they may not see is ever rendered for them.
  */
 export async function repoForm(
   ctx: AppContext,
@@ -43,11 +50,12 @@ export async function repoForm(
   event: H3Event,
   action: (request: RepoPageRequest & { viewer: UserRow; user: PageUser }, form: FormFields) => Promise<Response>,
   rerender: (request: RepoPageRequest, message: string, form: FormFields) => Promise<string> | string,
+  needed: AccessLevel = 'read',
 ): Promise<Response> {
   const form = await readForm(event, ctx.options.maxBodyBytes);
   const signedIn = await signedInOrLogin(ctx, event, form);
   if (signedIn instanceof Response) return signedIn;
-  const request = await repoPageRequest(ctx, guard, event);
+  const request = await repoPageRequest(ctx, guard, event, needed);
   const withViewer = { ...request, viewer: signedIn, user: request.user! };
   return formAction(form, () => action(withViewer, form), (message) => rerender(request, message, form));
 }
