@@ -52,7 +52,15 @@ export function mountSettingsPages(app: H3, ctx: AppContext, guard: RequestForge
     event: H3Event,
     action: (request: Parameters<Parameters<typeof repoForm>[3]>[0], form: FormFields) => Promise<string>,
     rerender: (request: RepoPageRequest, message: string) => string | Promise<string>,
-  ) => repoForm(ctx, guard, event, async (request, form) => redirectTo(`${await action(request, form)}?${SAVED}=1`), rerender, 'admin');
+  ) =>
+    repoForm(
+      ctx,
+      guard,
+      event,
+      async (request, form) => redirectTo(`${await action(request, form)}?${SAVED}=1`),
+      (request, message) => rerender(request, message),
+      'admin',
+    );
 
   // Options: description and visibility, rename, delete.
   const renderOptions = (request: RepoPageRequest, error?: string, saved?: string) => optionsView(frameOf(request, error, saved));
