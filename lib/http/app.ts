@@ -24,6 +24,7 @@ import { mountWebRoutes } from './routes/web.js';
 import { mountIssuePages } from './routes/pages/issues.js';
 import { mountPullPages } from './routes/pages/pulls.js';
 import { mountSettingsPages } from './routes/pages/settings.js';
+import { mountAccountPages } from './routes/pages/account.js';
 
 export interface ErrorBody {
   success: false;
@@ -95,5 +96,6 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   mountIssuePages(app, ctx, forgery);
   mountPullPages(app, ctx, forgery);
   mountSettingsPages(app, ctx, forgery);
+  mountAccountPages(app, ctx, forgery);
   return app;
 }

@@ -50,6 +50,7 @@ function userMenu(user: PageUser): SafeHtml {
 <li><a href="/${user.username}">Your profile</a></li>
 <li><a href="/new">New repository</a></li>
 <li><a href="/explore">Explore</a></li>
+<li><a href="/user/settings">Account settings</a></li>
 <li><a href="/${user.username}/settings/api-tokens">API tokens</a></li>
 <li><form method="post" action="/logout">${csrfInput(user)}<button type="submit">Sign out</button></form></li>
 </ul></details>`;
