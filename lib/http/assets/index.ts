@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { H3 } from 'h3';
+import { COLLAB_CSS } from './collab-css.js';
 import { SITE_CSS } from './site-css.js';
 import { SITE_JS } from './site-js.js';
 
@@ -23,7 +24,7 @@ function asset(body: string, type: string): Response {
 }
 
 export function mountAssetRoutes(app: H3): void {
-  app.get('/assets/site.css', () => asset(SITE_CSS, 'text/css; charset=utf-8'));
+  app.get('/assets/site.css', () => asset(SITE_CSS + COLLAB_CSS, 'text/css; charset=utf-8'));
   app.get('/assets/site.js', () => asset(SITE_JS, 'text/javascript; charset=utf-8'));
   app.get('/assets/highlight.css', async () => asset(await highlightCss(), 'text/css; charset=utf-8'));
 }
