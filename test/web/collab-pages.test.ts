@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
-import { git } from '../helpers/git-cli.js';
-import { createApiToken, http, startHost, tempDir } from '../helpers/host.js';
+import { git, pushTwoBranches } from '../helpers/git-cli.js';
+import { HookReceiver } from '../helpers/receiver.js';
+import { bearer, cookie, createApiToken, http, startHost, tempDir } from '../helpers/host.js';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
 // The machine has no network: keep Chromium from trying to reach anything but localhost.
@@ -20,7 +21,8 @@ let work: { path: string; cleanup: () => Promise<void> };
 
 beforeAll(async () => {
   if (!CHROMIUM) throw new Error('Chromium is needed for the page tests: apt-get install chromium');
-  host = await startHost({ allowLocalWebhooks: true } as never);
+  // Webhooks in these tests go to a receiver on 127.0.0.1.
+  host = await startHost({ allowLocalNetwork: true });
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
   work = await tempDir('repohost-collab-');
   await mkdir(SCREENSHOTS, { recursive: true });
@@ -100,6 +102,8 @@ async function workingCopy(owner: Person, repo: string, clone = false): Promise<
 }
 
 let olive: Person;
+/** The conflicting pull request's number (third test), for the read collaborator. */
+let clashNumber = 0;
 
 describe('collaboration pages in headless Chromium', () => {
   it('opens an issue, comments in Markdown, labels it, closes and reopens it', async () => {
@@ -258,9 +262,294 @@ describe('collaboration pages in headless Chromium', () => {
     await page.fill('input[name=title]', 'Clashing change');
     await page.click('main button:has-text("Create pull request")');
     await page.waitForURL(/\/pulls\/\d+$/);
+    clashNumber = Number(/(\d+)$/.exec(page.url())![1]);
     expect(await page.textContent('#merge-box')).toContain('cannot be merged automatically');
     const [response] = await Promise.all([page.waitForResponse((answer) => answer.url().endsWith('/merge')), page.click('#merge-box button:has-text("Merge pull request")')]);
     expect(response.status()).toBe(405);
     expect(await page.textContent('[role=alert]')).toContain('conflict in shared.txt');
+  });
+
+  it('shows a read collaborator neither the settings nor the merge box, and refuses their merge', async () => {
+    const rita = await registerPerson('rita');
+    const page = olive.page;
+    await page.goto(`${host.url}/olive/garden/settings/collaborators`);
+    await page.fill('input[name=username]', 'rita');
+    await page.selectOption('form:has(input[name=username]) select[name=permission]', 'read');
+    await page.click('main button:has-text("Add collaborator")');
+    await page.waitForURL(/settings\/collaborators\?saved=1$/);
+    expect(await page.textContent('table')).toContain('rita');
+    await inspect(page, 'settings-collaborators');
+
+    const seen = rita.page;
+    await seen.goto(`${host.url}/olive/garden/pulls/${clashNumber}`);
+    expect(await seen.locator('#merge-box').count()).toBe(0);
+    expect(await seen.textContent('.merge-box')).toContain('Only collaborators with write access can merge');
+    expect(await seen.locator('nav[aria-label=Repository] a:has-text("Settings")').count()).toBe(0);
+    for (const path of ['settings', 'settings/collaborators', 'settings/hooks', 'settings/branches']) {
+      expect((await seen.goto(`${host.url}/olive/garden/${path}`))?.status(), path).toBe(404);
+    }
+    // The form route itself asks the merge service, which refuses read access.
+    const refused = await http(`${host.url}/olive/garden/pulls/${clashNumber}/merge`, { headers: cookie(rita.session), form: { method: 'merge' } });
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('Merging needs write access');
+    // Granted write access, the merge box appears.
+    await page.selectOption('tr:has-text("rita") select[name=permission]', 'write');
+    await page.click('tr:has-text("rita") button:has-text("Change")');
+    await page.waitForURL(/\?saved=1$/);
+    await seen.goto(`${host.url}/olive/garden/pulls/${clashNumber}`);
+    expect(await seen.locator('#merge-box').count()).toBe(1);
+    await page.click('tr:has-text("rita") button:has-text("Remove")');
+    await page.waitForURL(/\?saved=1$/);
+    expect(await page.textContent('main')).toContain('No collaborators yet');
+    await rita.context.close();
+  });
+
+  it('answers 404 to a stranger on every page of a private repository', async () => {
+    await createRepoInBrowser(olive, 'vault', 'private');
+    await pushTwoBranches(host, 'olive', olive.token, 'vault');
+    const issue = await http(`${host.url}/api/v1/repos/olive/vault/issues`, { headers: bearer(olive.token), json: { title: 'Secret issue' } });
+    const pull = await http(`${host.url}/api/v1/repos/olive/vault/pulls`, { headers: bearer(olive.token), json: { title: 'Secret pull', head: 'feature', base: 'main' } });
+    expect([issue.status, pull.status]).toEqual([200, 200]);
+    const pages = [
+      'issues', 'issues/new', `issues/${issue.json.number}`, 'labels', 'pulls', `pulls/${pull.json.number}`, `pulls/${pull.json.number}/commits`,
+      `pulls/${pull.json.number}/files`, 'compare', 'compare/main...feature', 'settings', 'settings/collaborators', 'settings/hooks', 'settings/branches',
+    ];
+    const sam = await registerPerson('sam');
+    const anonymous = await browser.newContext();
+    const nobody = await anonymous.newPage();
+    for (const viewer of [sam.page, nobody]) {
+      for (const path of pages) {
+        const response = await viewer.goto(`${host.url}/olive/vault/${path}`);
+        expect(response?.status(), path).toBe(404);
+        expect(await viewer.textContent('main'), path).not.toContain('vault');
+      }
+    }
+    // Forms posted to it are refused the same way, and change nothing.
+    for (const path of [`issues/${issue.json.number}/comments`, `pulls/${pull.json.number}/merge`, 'settings', 'settings/delete', 'labels']) {
+      for (const headers of [cookie(sam.session), {}]) {
+        const posted = await http(`${host.url}/olive/vault/${path}`, { headers, form: { body: 'hi', confirm: 'olive/vault', name: 'x', color: '000000' } });
+        expect(posted.status, path).toBe(404);
+      }
+    }
+    expect((await http(`${host.url}/api/v1/repos/olive/vault`, { headers: bearer(olive.token) })).status).toBe(200);
+    expect((await http(`${host.url}/api/v1/repos/olive/vault/issues/${issue.json.id}/comments`, { headers: bearer(olive.token) })).json).toEqual([]);
+    await anonymous.close();
+    await sam.context.close();
+  });
+
+  it('round-trips the repository settings: options, a webhook with its deliveries, a protection rule, rename, delete', async () => {
+    const receiver = await HookReceiver.start();
+    try {
+      const page = olive.page;
+      await createRepoInBrowser(olive, 'shed');
+      await pushTwoBranches(host, 'olive', olive.token, 'shed');
+      await page.goto(`${host.url}/olive/shed/settings`);
+      await inspect(page, 'settings');
+      await page.fill('input[name=description]', 'Tools and pots');
+      await page.selectOption('select[name=visibility]', 'private');
+      await page.click('main button:has-text("Save")');
+      await page.waitForURL(`${host.url}/olive/shed/settings?saved=1`);
+      expect(await page.textContent('[role=status]')).toContain('Saved');
+      const summary = (await http(`${host.url}/api/v1/repos/olive/shed`, { headers: bearer(olive.token) })).json;
+      expect([summary.description, summary.private]).toEqual(['Tools and pots', true]);
+      expect((await http(`${host.url}/api/v1/repos/olive/shed`)).status).toBe(404);
+
+      // A webhook: added, pinged at once, the delivery listed; redelivered from the history.
+      await page.goto(`${host.url}/olive/shed/settings/hooks`);
+      await page.fill('input[name=url]', receiver.url);
+      await page.fill('input[name=secret]', 's3cret');
+      await page.check('input[name=event_issues]');
+      await page.click('main button:has-text("Add webhook")');
+      await page.waitForURL(/settings\/hooks\/\d+\?saved=1$/);
+      await receiver.waitForEvent('ping');
+      await expect.poll(async () => (await page.reload(), await page.textContent('table.deliveries')), { timeout: 10_000 }).toContain('OK');
+      await inspect(page, 'settings-hook');
+      await page.click('table.deliveries button:has-text("Redeliver")');
+      await page.waitForURL(/\?saved=1$/);
+      await receiver.waitForEvent('ping', 2);
+      expect(await page.textContent('table.deliveries')).toContain('(redelivery)');
+      expect(receiver.ofEvent('ping')[1]!.headers['x-github-delivery']).toBe(receiver.ofEvent('ping')[0]!.headers['x-github-delivery']);
+      await page.uncheck('input[name=active][type=checkbox]');
+      await page.click('main button:has-text("Update webhook")');
+      await page.waitForURL(/\?saved=1$/);
+      const hooks = (await http(`${host.url}/api/v1/repos/olive/shed/hooks`, { headers: bearer(olive.token) })).json;
+      expect(hooks).toMatchObject([{ url: receiver.url, active: false, has_secret: true, events: ['push', 'issues'] }]);
+      // A bad URL comes back as the form with the service's message.
+      await page.goto(`${host.url}/olive/shed/settings/hooks`);
+      await inspect(page, 'settings-hooks');
+      await page.fill('input[name=url]', 'ftp://example.com/hook');
+      const [refusedHook] = await Promise.all([page.waitForResponse((answer) => answer.request().method() === 'POST'), page.click('main button:has-text("Add webhook")')]);
+      expect(refusedHook.status()).toBe(400);
+      expect(await page.textContent('[role=alert]')).toContain('http or https');
+
+      // A protection rule requiring a check: the merge box names it and a merge is refused with the reason.
+      await page.goto(`${host.url}/olive/shed/settings/branches`);
+      await page.fill('input[name=branch]', 'main');
+      await page.check('input[name=require_pull_request][type=checkbox]');
+      await page.fill('input[name=required_status_contexts]', 'ci/test');
+      await page.click('main button:has-text("Save rule")');
+      await page.waitForURL(/settings\/branches\?saved=1$/);
+      expect(await page.textContent('table')).toContain('ci/test');
+      await inspect(page, 'settings-branches');
+      await page.click('a[aria-label="Edit rule main"]');
+      expect(await page.inputValue('input[name=required_status_contexts]')).toBe('ci/test');
+      expect(await page.isChecked('input[name=require_pull_request][type=checkbox]')).toBe(true);
+      const pull = await http(`${host.url}/api/v1/repos/olive/shed/pulls`, { headers: bearer(olive.token), json: { title: 'Needs checks', head: 'feature', base: 'main' } });
+      await page.goto(`${host.url}/olive/shed/pulls/${pull.json.number}`);
+      expect(await page.textContent('#merge-box')).toContain('ci/test');
+      const [refusedMerge] = await Promise.all([page.waitForResponse((answer) => answer.url().endsWith('/merge')), page.click('#merge-box button:has-text("Merge pull request")')]);
+      expect(refusedMerge.status()).toBe(405);
+      expect(await page.textContent('[role=alert]')).toContain('required status checks have not passed: ci/test (missing)');
+      await page.goto(`${host.url}/olive/shed/settings/branches`);
+      await page.click('button[aria-label="Delete rule main"]');
+      await page.waitForURL(/\?saved=1$/);
+      expect(await page.textContent('main')).toContain('No protected branches');
+
+      // Rename, then delete with the full name typed (a wrong name first).
+      await page.goto(`${host.url}/olive/shed/settings`);
+      await page.fill('form[action$="/rename"] input[name=name]', 'barn');
+      await page.click('main button:has-text("Rename repository")');
+      await page.waitForURL(`${host.url}/olive/barn/settings?saved=1`);
+      expect((await http(`${host.url}/api/v1/repos/olive/shed`, { headers: bearer(olive.token) })).status).toBe(404);
+      await page.fill('input[name=confirm]', 'olive/shed');
+      const [refusedDelete] = await Promise.all([page.waitForResponse((answer) => answer.url().endsWith('/delete')), page.click('main button:has-text("Delete repository")')]);
+      expect(refusedDelete.status()).toBe(400);
+      expect(await page.textContent('[role=alert]')).toContain('type olive/barn to confirm');
+      expect((await http(`${host.url}/api/v1/repos/olive/barn`, { headers: bearer(olive.token) })).status).toBe(200);
+      await page.fill('input[name=confirm]', 'olive/barn');
+      await page.click('main button:has-text("Delete repository")');
+      await page.waitForURL(`${host.url}/`);
+      expect((await http(`${host.url}/api/v1/repos/olive/barn`, { headers: bearer(olive.token) })).status).toBe(404);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('changes the avatar, the password (other sessions signed out) and revokes a session', async () => {
+    const ada = await registerPerson('ada');
+    const page = ada.page;
+    const login = async (password: string) => {
+      const answer = await http(`${host.url}/login`, { form: { username: 'ada', password, no_redirect: '1' } });
+      return /^token=([^;]+)/.exec([answer.headers['set-cookie']].flat().find((value) => value?.startsWith('token=')) ?? '')?.[1];
+    };
+    const me = async (session: string) => (await http(`${host.url}/api/v1/me`, { headers: cookie(session) })).status;
+
+    await page.goto(`${host.url}/user/settings`);
+    await inspect(page, 'account');
+    // A 1x1 PNG.
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+    await page.setInputFiles('input[name=file]', { name: 'me.png', mimeType: 'image/png', buffer: png });
+    await page.click('main button:has-text("Upload avatar")');
+    await page.waitForURL(`${host.url}/user/settings?done=avatar`);
+    expect(await page.getAttribute('#avatar', 'src')).toMatch(/\/avatars\/\d+-[0-9a-f]{16}\.png$/);
+    expect(await page.evaluate(() => (document.getElementById('avatar') as HTMLImageElement).naturalWidth)).toBe(1);
+    // Not an image: the page again, with the reason.
+    await page.setInputFiles('input[name=file]', { name: 'me.png', mimeType: 'image/png', buffer: Buffer.from('not an image') });
+    const [refused] = await Promise.all([page.waitForResponse((answer) => answer.url().endsWith('/avatar')), page.click('main button:has-text("Upload avatar")')]);
+    expect(refused.status()).toBe(415);
+    expect(await page.textContent('[role=alert]')).toContain('avatar must be an image');
+
+    // Sessions: another one is listed and revoked; this browser's is marked.
+    const other = (await login('password123'))!;
+    await page.goto(`${host.url}/user/settings`);
+    expect(await page.locator('section[aria-labelledby=sessions-heading] tbody tr').count()).toBe(2);
+    expect(await page.textContent('tr:has-text("This browser")')).toContain('Sign out here');
+    await page.click('section[aria-labelledby=sessions-heading] button:has-text("Revoke")');
+    await page.waitForURL(`${host.url}/user/settings?done=revoked`);
+    expect(await me(other)).toBe(401);
+    expect(await me(ada.session)).toBe(200);
+
+    // Password: the current one is required; the change signs the other sessions out, not this one.
+    const third = (await login('password123'))!;
+    await page.goto(`${host.url}/user/settings`);
+    await page.fill('input[name=current_password]', 'wrong-password');
+    await page.fill('input[name=new_password]', 'new-password-1');
+    await page.click('main button:has-text("Change password")');
+    expect(await page.textContent('[role=alert]')).toContain('current password is wrong');
+    await page.fill('input[name=current_password]', 'password123');
+    await page.fill('input[name=new_password]', 'new-password-1');
+    await page.click('main button:has-text("Change password")');
+    await page.waitForURL(`${host.url}/user/settings?done=password`);
+    expect(await me(third)).toBe(401);
+    expect(await me(ada.session)).toBe(200);
+    expect(await login('new-password-1')).toBeDefined();
+    await ada.context.close();
+  });
+
+  it('renders the XSS vectors as text in issues, comments, labels, pull requests and webhook URLs', async () => {
+    const receiver = await HookReceiver.start();
+    const mallory = await registerPerson('mallory');
+    try {
+      const page = mallory.page;
+      await createRepoInBrowser(mallory, 'trap');
+      await pushTwoBranches(host, 'mallory', mallory.token, 'trap');
+      const vectors = [
+        '<script>window.__xss = 1</script>',
+        '<img src=x onerror="window.__xss = 1">',
+        '<svg onload="window.__xss = 1"><script>window.__xss = 1</script></svg>',
+        '[click](javascript:window.__xss=1)',
+        '<a href="javascript:window.__xss=1">link</a>',
+        '[data](data:text/html;base64,PHNjcmlwdD53aW5kb3cuX194c3M9MTwvc2NyaXB0Pg==)',
+        '![img](data:image/svg+xml;base64,PHN2ZyBvbmxvYWQ9ImFsZXJ0KDEpIi8+)',
+        '" onmouseover="window.__xss = 1" x="',
+      ];
+      const title = `<img src=x onerror="window.__xss = 1"> "quoted" <script>window.__xss = 1</script>`;
+      const body = vectors.join('\n\n');
+      await page.goto(`${host.url}/mallory/trap/labels`);
+      await page.fill('input[name=name]', '<img src=x onerror=window.__xss=1>');
+      await page.fill('input[name=description]', '"><script>window.__xss=1</script>');
+      await page.click('main button:has-text("Create label")');
+      await page.waitForURL(`${host.url}/mallory/trap/labels`);
+      await page.goto(`${host.url}/mallory/trap/issues/new`);
+      await page.fill('input[name=title]', title);
+      await page.fill('textarea[name=body]', body);
+      await page.click('main button:has-text("Open issue")');
+      await page.waitForURL(/\/issues\/\d+$/);
+      await page.fill('textarea[name=body]', body);
+      await page.click('main button:has-text("Comment")');
+      await page.waitForURL(/#comment-\d+$/);
+      await page.check('.label-editor input[type=checkbox]');
+      await page.click('main button:has-text("Save labels")');
+      await page.waitForURL(/\/issues\/\d+$/);
+      const issueUrl = page.url();
+      await page.goto(`${host.url}/mallory/trap/compare/main...feature`);
+      await page.fill('input[name=title]', title);
+      await page.fill('textarea[name=description]', body);
+      await page.click('main button:has-text("Create pull request")');
+      await page.waitForURL(/\/pulls\/\d+$/);
+      const pullUrl = page.url();
+      await page.fill('textarea[name=body]', body);
+      await page.click('main button:has-text("Comment")');
+      await page.waitForURL(/#comment-\d+$/);
+      await page.goto(`${host.url}/mallory/trap/settings/hooks`);
+      await page.fill('input[name=url]', `${receiver.url}?q="><script>window.__xss=1</script>`);
+      await page.click('main button:has-text("Add webhook")');
+      await page.waitForURL(/settings\/hooks\/\d+\?saved=1$/);
+      const hookUrl = page.url();
+
+      for (const url of [issueUrl, `${host.url}/mallory/trap/issues`, `${host.url}/mallory/trap/labels`, pullUrl, `${host.url}/mallory/trap/pulls`, `${host.url}/mallory/trap/settings/hooks`, hookUrl]) {
+        await page.goto(url);
+        const found = await page.evaluate(() => ({
+          flag: (window as unknown as { __xss?: number }).__xss,
+          scripts: document.querySelectorAll('main script').length,
+          handlers: [...document.querySelectorAll('main *')].filter((element) => [...element.attributes].some((attribute) => attribute.name.startsWith('on'))).length,
+          badLinks: [...document.querySelectorAll('main a[href], main img[src]')].filter((element) => /^\s*(javascript|data):/i.test(element.getAttribute('href') ?? element.getAttribute('src') ?? '')).length,
+          svg: document.querySelectorAll('main svg').length,
+        }));
+        expect(found, url).toEqual({ flag: undefined, scripts: 0, handlers: 0, badLinks: 0, svg: 0 });
+      }
+      await page.goto(issueUrl);
+      expect(await page.textContent('.item-heading .title')).toBe(title);
+      expect(await page.textContent('.issue-labels')).toContain('<img src=x onerror=window.__xss=1>');
+      expect(await page.textContent('.conversation')).toContain('<script>window.__xss = 1</script>');
+      await inspect(page, 'issue-xss');
+      await page.goto(pullUrl);
+      expect(await page.textContent('.item-heading .title')).toBe(title);
+      await page.goto(`${host.url}/mallory/trap/settings/hooks`);
+      expect(await page.textContent('.items')).toContain('%3Cscript%3E');
+    } finally {
+      await receiver.close();
+      await mallory.context.close();
+    }
   });
 });

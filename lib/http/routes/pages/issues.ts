@@ -10,7 +10,7 @@ import { repoBase } from '../../pages/repo-layout.js';
 import { pageOf } from '../../pagination.js';
 import { idParam, queryString, type FormFields } from '../../validate.js';
 import type { UserRow } from '../../../store/queries/users.js';
-import { redirectTo, signedInOrLogin } from '../web.js';
+import { redirectTo } from '../web.js';
 import { repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
 
 const NO_ITEMS = { limit: 0, offset: 0 };
@@ -60,10 +60,10 @@ export function mountIssuePages(app: H3, ctx: AppContext, guard: RequestForgeryG
   });
 
   app.get('/:owner/:repo/issues/new', async (event) => {
-    const signedIn = await signedInOrLogin(ctx, event);
-    if (signedIn instanceof Response) return signedIn;
+    // The repository first: an invisible one is a 404 before anyone is asked to sign in.
     const { user, repo, access } = await repoPageRequest(ctx, guard, event);
-    return htmlResponse(newIssueView(user!, repo, access));
+    if (!user) return redirectTo('/login');
+    return htmlResponse(newIssueView(user, repo, access));
   });
 
   app.post('/:owner/:repo/issues/new', (event) =>

@@ -53,9 +53,10 @@ export async function repoForm(
   needed: AccessLevel = 'read',
 ): Promise<Response> {
   const form = await readForm(event, ctx.options.maxBodyBytes);
+  // The repository first: an invisible one is a 404 before anyone is asked to sign in.
+  const request = await repoPageRequest(ctx, guard, event, needed);
   const signedIn = await signedInOrLogin(ctx, event, form);
   if (signedIn instanceof Response) return signedIn;
-  const request = await repoPageRequest(ctx, guard, event, needed);
   const withViewer = { ...request, viewer: signedIn, user: request.user! };
   return formAction(form, () => action(withViewer, form), (message) => rerender(request, message, form));
 }
