@@ -20,7 +20,7 @@ export function timeAgo(iso: string | null | undefined): SafeHtml | '' {
   if (!iso) return '';
   const seconds = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
   const unit = UNITS.find(([size]) => seconds >= size);
-  const text = unit ? `${Math.floor(seconds / unit[0])} ${unit[1]}${Math.floor(seconds / unit[0]) === 1 ? '' : 's'} ago` : 'just now';
+  const text = unit ? `${plural(Math.floor(seconds / unit[0]), unit[1])} ago` : 'just now';
   return html`<time datetime="${iso}" title="${iso}">${text}</time>`;
 }
 
@@ -55,6 +55,9 @@ ${page > 1 ? html`<a href="${hrefOf(page - 1)}" rel="prev">Previous</a>` : ''}
 <span>Page ${page} of ${last}</span>
 ${page < last ? html`<a href="${hrefOf(page + 1)}" rel="next">Next</a>` : ''}</nav>`;
 }
+
+/** "1 comment", "3 comments". */
+export const plural = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 /** A state badge: open, closed or merged. */
 export function stateBadge(state: string): SafeHtml {

@@ -2,7 +2,7 @@ import type { AccessLevel } from '../../services/permissions.js';
 import type { IssueComment, IssueSummary } from '../../services/issues.js';
 import type { LabelRow } from '../../store/queries/labels.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
-import { errorBox, labelChip, pager, stateBadge, stateTabs, timeAgo } from './components.js';
+import { errorBox, labelChip, pager, plural, stateBadge, stateTabs, timeAgo } from './components.js';
 import { commentForm, conversation } from './conversation.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { repoBase, repoPage } from './repo-layout.js';
@@ -39,7 +39,7 @@ export function issueListView(viewer: PageUser | undefined, repo: RepositoryRow,
   const rows = model.issues.map(
     (issue) => html`<li class="item"><span class="item-state">${stateBadge(issue.status)}</span>
 <a class="item-title" href="${base}/issues/${issue.number}">${issue.title}</a> ${issue.labels.map(labelChip)}
-<span class="muted">#${issue.number} opened ${timeAgo(issue.created_at)} by ${issue.author}${issue.comments ? ` · ${issue.comments} comments` : ''}</span></li>`,
+<span class="muted">#${issue.number} opened ${timeAgo(issue.created_at)} by ${issue.author}${issue.comments ? ` · ${plural(issue.comments, 'comment')}` : ''}</span></li>`,
   );
   return repoPage(
     viewer,
@@ -109,7 +109,7 @@ export function issueView(viewer: PageUser | undefined, repo: RepositoryRow, acc
     'issues',
     `${issue.title} #${issue.number}`,
     html`<h2 class="item-heading"><span class="title">${issue.title}</span> <span class="muted">#${issue.number}</span></h2>
-<p>${stateBadge(issue.status)} <strong>${issue.author}</strong> opened this issue ${timeAgo(issue.created_at)} · ${issue.comments} comments
+<p>${stateBadge(issue.status)} <strong>${issue.author}</strong> opened this issue ${timeAgo(issue.created_at)} · ${plural(issue.comments, 'comment')}
 ${issue.status === 'closed' && issue.closed_by ? html` · closed by ${issue.closed_by} ${timeAgo(issue.closed_at)}` : ''}</p>
 <p class="issue-labels">${issue.labels.length ? issue.labels.map(labelChip) : html`<span class="muted">No labels</span>`}</p>
 ${errorBox(error)}
