@@ -93,6 +93,7 @@ export class GitBrowser {
   readonly #commits = new LruCache<string, CommitInfo>(2048);
   readonly #diffs = new LruCache<string, Promise<ChangedFile[]>>(32);
   readonly #aheadBehind = new LruCache<string, AheadBehind>(4096);
+  readonly #treeKinds = new LruCache<string, Map<string, TreeObject['type']>>(1024);
 
   constructor(deps: BrowseDeps) {
     this.#deps = deps;
@@ -172,6 +173,24 @@ export class GitBrowser {
   /** Entries of the folder at `commit`, each with its last commit (TreeListing, cached by commit and folder). */
   async list(owner: string, name: string, commit: string, folder: string): Promise<FileEntry[]> {
     return this.#deps.listing.list(await this.#deps.gitDir(owner, name), commit, folder);
+  }
+
+  /** The kind of each entry of a tree (by the tree's id, so cached for good). */
+  async treeKinds(owner: string, name: string, tree: string): Promise<Map<string, TreeObject['type']>> {
+    if (!FULL_ID.test(tree)) throw new TypeError(`not an object id: ${tree}`);
+    const gitDir = await this.#deps.gitDir(owner, name);
+    const key = `${gitDir}\0${tree}`;
+    const cached = this.#treeKinds.get(key);
+    if (cached) return cached;
+    const { stdout } = await runGit(['ls-tree', '-z', tree], { gitDir });
+    const kinds = new Map<string, TreeObject['type']>();
+    for (const record of stdout.toString('utf8').split('\0')) {
+      const tab = record.indexOf('\t');
+      const type = record.slice(0, tab).split(' ')[1];
+      if (tab > 0 && (type === 'blob' || type === 'tree' || type === 'commit')) kinds.set(record.slice(tab + 1), type);
+    }
+    this.#treeKinds.set(key, kinds);
+    return kinds;
   }
 
   /** At most `limit` bytes from the start of a blob (git is stopped once they are read). */

@@ -20,6 +20,7 @@ import { mountHookRoutes } from './routes/api/hooks.js';
 import { mountTreeRoutes } from './routes/api/tree.js';
 import { mountUserRoutes } from './routes/api/users.js';
 import { mountGitRoutes } from './routes/git.js';
+import { mountCodePages } from './routes/pages/code.js';
 import { mountWebRoutes } from './routes/web.js';
 
 export interface ErrorBody {
@@ -89,5 +90,6 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   mountGitRoutes(app, ctx);
   mountAssetRoutes(app);
   mountWebRoutes(app, ctx, forgery);
+  mountCodePages(app, ctx, forgery);
   return app;
 }
