@@ -20,6 +20,7 @@ import { mountHookRoutes } from './routes/api/hooks.js';
 import { mountTreeRoutes } from './routes/api/tree.js';
 import { mountUserRoutes } from './routes/api/users.js';
 import { mountGitRoutes } from './routes/git.js';
+import { mountCodePages } from './routes/pages/code.js';
 import { mountWebRoutes } from './routes/web.js';
 import { mountIssuePages } from './routes/pages/issues.js';
 import { mountPullPages } from './routes/pages/pulls.js';
@@ -93,6 +94,7 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   mountGitRoutes(app, ctx);
   mountAssetRoutes(app);
   mountWebRoutes(app, ctx, forgery);
+  mountCodePages(app, ctx, forgery);
   mountIssuePages(app, ctx, forgery);
   mountPullPages(app, ctx, forgery);
   mountSettingsPages(app, ctx, forgery);

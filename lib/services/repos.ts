@@ -3,11 +3,13 @@ import { conflict, invalid, notFound, RepoHostError, unavailable } from '../erro
 import type { Store } from '../store/database.js';
 import {
   branchesOf,
+  countPublicRepositories,
   countBranchesOf,
   countRepositoriesOfOwner,
   deleteBranch,
   deleteRepository,
   insertRepository,
+  publicRepositories,
   repositoriesOfOwner,
   repositoryById,
   repositoryByName,
@@ -199,6 +201,12 @@ export class RepositoryService {
   /** The owner's repositories the viewer may read, a page at a time. */
   listOfOwner(viewer: Viewer, owner: UserRow, page: PageWindow): { items: RepositoryRow[]; total: number } {
     return { items: repositoriesOfOwner(this.store, owner.id, viewer?.id, page), total: countRepositoriesOfOwner(this.store, owner.id, viewer?.id) };
+  }
+
+  /** Public repositories whose name contains `search`, newest first, a page at a time (the Explore page). */
+  explore(search: string, page: PageWindow): { items: RepositoryRow[]; total: number } {
+    const text = search.trim().slice(0, 100);
+    return { items: publicRepositories(this.store, text, page), total: countPublicRepositories(this.store, text) };
   }
 
   summary(repo: RepositoryRow, viewer?: Viewer): RepositorySummary {

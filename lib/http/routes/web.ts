@@ -7,7 +7,7 @@ import { clientAddress, currentUser, SESSION_COOKIE } from '../auth.js';
 import type { RequestForgeryGuard } from '../csrf.js';
 import { htmlResponse } from '../html-response.js';
 import type { PageUser } from '../pages/html.js';
-import { apiTokensView, homeView, loginView, newRepositoryView, registerView, repositoryView, userView } from '../pages/views.js';
+import { apiTokensView, homeView, loginView, newRepositoryView, registerView } from '../pages/views.js';
 import { pathParam, queryString, readForm, type FormFields } from '../validate.js';
 
 const SESSION_MAX_AGE = 30 * 86_400;
@@ -148,31 +148,6 @@ export function mountWebRoutes(app: H3, ctx: AppContext, guard: RequestForgeryGu
         return redirectTo(`/${user.username}/settings/api-tokens?new_token=${token}`);
       },
       (message) => apiTokensView(pageUser(event, user), ctx.credentials.apiTokens(user.id, FIRST_HUNDRED).items, undefined, message),
-    );
-  });
-
-  app.get('/:username', async (event) => {
-    const viewer = await currentUser(ctx, event);
-    const owner = ctx.users.requireByName(pathParam(event, 'username'));
-    return htmlResponse(userView(pageUser(event, viewer), ctx.users.summary(owner), ctx.repos.listOfOwner(viewer, owner, FIRST_HUNDRED).items));
-  });
-
-  app.get('/:owner/:repo', async (event) => {
-    const viewer = await currentUser(ctx, event);
-    const repo = ctx.repos.visibleByName(viewer, pathParam(event, 'owner'), pathParam(event, 'repo'));
-    // A default branch not pushed yet shows the empty-repository hint; real failures still surface.
-    const files = await ctx.repos.listFiles(repo, repo.default_branch).catch((error: unknown) => {
-      if (isRepoHostError(error)) return [];
-      throw error;
-    });
-    return htmlResponse(
-      repositoryView(pageUser(event, viewer), repo, {
-        cloneUrl: ctx.repos.summary(repo).clone_url,
-        branch: repo.default_branch,
-        files,
-        stars: ctx.social.stars(repo),
-        issues: ctx.issues.count(repo),
-      }),
     );
   });
 }
