@@ -28,3 +28,10 @@ export function commentForm(viewer: PageUser | undefined, action: string): SafeH
 <label>Comment (Markdown) <textarea name="body" rows="5" required></textarea></label>
 <button type="submit">Comment</button></form>`;
 }
+
+/** The close/reopen button of an issue or pull request (`noun`), for those the services let change it. */
+export function stateToggle(viewer: PageUser, action: string, status: string, noun: string): SafeHtml {
+  const next = status === 'open' ? 'closed' : 'open';
+  return html`<form method="post" action="${action}/state">${csrfInput(viewer)}<input type="hidden" name="status" value="${next}">
+<button type="submit">${next === 'closed' ? 'Close' : 'Reopen'} ${noun}</button></form>`;
+}

@@ -3,7 +3,7 @@ import type { IssueComment, IssueSummary } from '../../services/issues.js';
 import type { LabelRow } from '../../store/queries/labels.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { errorBox, labelChip, pager, plural, stateBadge, stateTabs, timeAgo } from './components.js';
-import { commentForm, conversation } from './conversation.js';
+import { commentForm, conversation, stateToggle } from './conversation.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { repoBase, repoPage } from './repo-layout.js';
 
@@ -96,12 +96,7 @@ function labelEditor(viewer: PageUser, repo: RepositoryRow, model: IssueModel): 
 export function issueView(viewer: PageUser | undefined, repo: RepositoryRow, access: AccessLevel, model: IssueModel, error?: string): string {
   const { issue } = model;
   const action = `${repoBase(repo)}/issues/${issue.number}`;
-  const next = issue.status === 'open' ? 'closed' : 'open';
-  const stateForm =
-    viewer && model.canChangeState
-      ? html`<form method="post" action="${action}/state">${csrfInput(viewer)}<input type="hidden" name="status" value="${next}">
-<button type="submit">${next === 'closed' ? 'Close issue' : 'Reopen issue'}</button></form>`
-      : '';
+  const stateForm = viewer && model.canChangeState ? stateToggle(viewer, action, issue.status, 'issue') : '';
   return repoPage(
     viewer,
     repo,

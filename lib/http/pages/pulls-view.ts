@@ -5,7 +5,7 @@ import type { CombinedStatus } from '../../services/statuses.js';
 import type { PullRow } from '../../store/queries/pulls.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { errorBox, pager, stateBadge, stateTabs, timeAgo } from './components.js';
-import { commentForm, conversation } from './conversation.js';
+import { commentForm, conversation, stateToggle } from './conversation.js';
 import { renderDiff } from './diff-view.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { pathUrl, repoBase, repoPage } from './repo-layout.js';
@@ -180,12 +180,7 @@ export function pullView(viewer: PageUser | undefined, repo: RepositoryRow, acce
   if (model.tab === 'commits') content = commitList(repo, model.commits ?? []);
   else if (model.tab === 'files') content = renderDiff(model.files ?? []);
   else {
-    const next = pull.status === 'open' ? 'closed' : 'open';
-    const stateForm =
-      viewer && model.canChangeState && pull.status !== 'merged'
-        ? html`<form method="post" action="${action}/state">${csrfInput(viewer)}<input type="hidden" name="status" value="${next}">
-<button type="submit">${next === 'closed' ? 'Close pull request' : 'Reopen pull request'}</button></form>`
-        : '';
+    const stateForm = viewer && model.canChangeState && pull.status !== 'merged' ? stateToggle(viewer, action, pull.status, 'pull request') : '';
     content = html`${conversation([{ author: pull.author, created_at: pull.created_at, body: pull.description }, ...(model.comments ?? []).map((comment) => ({ ...comment, body: comment.text }))])}
 ${checksSection(model)}${mergeBox(viewer, repo, model)}
 ${commentForm(viewer, `${action}/comments`)}${stateForm}`;
