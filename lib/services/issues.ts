@@ -83,6 +83,10 @@ export class IssueService {
     return this.get(repo, (Number.isSafeInteger(number) && issueIdByNumber(this.store, repo.id, number)) || 0);
   }
 
+  exists(repo: RepositoryRow, number: number): boolean {
+    return Number.isSafeInteger(number) && issueIdByNumber(this.store, repo.id, number) !== undefined;
+  }
+
   count(repo: RepositoryRow): number {
     return countIssues(this.store, repo.id);
   }

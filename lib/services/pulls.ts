@@ -125,6 +125,10 @@ export class PullService {
     return this.get(repo, (Number.isSafeInteger(number) && pullIdByNumber(this.store, repo.id, number)) || 0);
   }
 
+  exists(repo: RepositoryRow, number: number): boolean {
+    return Number.isSafeInteger(number) && pullIdByNumber(this.store, repo.id, number) !== undefined;
+  }
+
   /**
    * What a pull request from `head` into `base` would hold before it is opened (the compare page): the branch tips,
    * the commits, the changed files and whether it merges cleanly. Unknown branches are 404s.

@@ -120,6 +120,7 @@ describe('collaboration pages in headless Chromium', () => {
     await page.goto(`${host.url}/olive/garden/issues`);
     await inspect(page, 'issues-empty');
     await page.click('text=New issue');
+    await inspect(page, 'issue-new');
     await page.fill('input[name=title]', 'Tomatoes wilt');
     await page.fill('textarea[name=body]', 'They **wilt** in the sun.');
     await page.click('main button:has-text("Open issue")');
@@ -130,6 +131,12 @@ describe('collaboration pages in headless Chromium', () => {
     await page.click('main button:has-text("Comment")');
     await page.waitForURL(/\/issues\/1#comment-\d+$/);
     expect(await page.textContent('.conversation article:nth-of-type(2) .markdown em')).toBe('twice');
+    // Own comments can be edited in place.
+    await page.click('.conversation article:nth-of-type(2) summary:has-text("Edit")');
+    await page.fill('.conversation article:nth-of-type(2) textarea[name=body]', 'Water them *three times* a day.');
+    await page.click('.conversation article:nth-of-type(2) button:has-text("Save comment")');
+    await page.waitForURL(/\/issues\/1#comment-\d+$/);
+    expect(await page.textContent('.conversation article:nth-of-type(2) .markdown em')).toBe('three times');
 
     await page.goto(`${host.url}/olive/garden/labels`);
     await page.fill('input[name=name]', 'bug');
@@ -177,6 +184,8 @@ describe('collaboration pages in headless Chromium', () => {
     const tips: Record<string, string> = {};
     for (const name of ['fast', 'merged', 'squashed', 'rebased']) tips[name] = await branch(name, `${name}.txt`, 2);
 
+    await page.goto(`${host.url}/olive/garden/compare`);
+    await inspect(page, 'compare-pick');
     const open = async (head: string, title: string): Promise<number> => {
       await page.goto(`${host.url}/olive/garden/compare`);
       await page.selectOption('select[name=base]', 'main');
@@ -220,6 +229,11 @@ describe('collaboration pages in headless Chromium', () => {
     await page.goto(`${host.url}/olive/garden/pulls?status=closed`);
     expect(await page.textContent('.state-tabs')).toMatch(/Closed\s*4/);
     await inspect(page, 'pulls');
+    // The merges are in the history page, and an issue address of a pull request's number leads to it.
+    await page.goto(`${host.url}/olive/garden/commits/branch/main`);
+    expect(await page.textContent('main')).toContain(`Merge pull request #${merged} from merged`);
+    await page.goto(`${host.url}/olive/garden/issues/${merged}`);
+    expect(page.url()).toBe(`${host.url}/olive/garden/pulls/${merged}`);
 
     // What git itself says on a fresh clone.
     const clone = join(work.path, 'fresh-clone');

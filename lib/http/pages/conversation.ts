@@ -8,17 +8,25 @@ export interface ConversationEntry {
   author: string;
   created_at: string;
   body: string;
+  /** Where the edit form posts, for a viewer the services let change this comment (its author or write access). */
+  editAction?: string;
 }
 
-function entry(item: ConversationEntry): SafeHtml {
+function editor(viewer: PageUser, item: ConversationEntry & { editAction: string }): SafeHtml {
+  return html`<details class="comment-edit"><summary>Edit</summary><form class="card wide" method="post" action="${item.editAction}">${csrfInput(viewer)}
+<label>Comment (Markdown) <textarea name="body" rows="5" required>${item.body}</textarea></label><button type="submit">Save comment</button></form></details>`;
+}
+
+function entry(viewer: PageUser | undefined, item: ConversationEntry): SafeHtml {
   return html`<article class="comment"${item.id === undefined ? '' : html` id="comment-${item.id}"`}>
 <header class="comment-head"><a href="/${item.author}"><strong>${item.author}</strong></a> commented ${timeAgo(item.created_at)}</header>
-<div class="markdown">${item.body.trim() ? renderMarkdown(item.body) : html`<p class="muted">No description provided.</p>`}</div></article>`;
+<div class="markdown">${item.body.trim() ? renderMarkdown(item.body) : html`<p class="muted">No description provided.</p>`}</div>
+${viewer && item.editAction ? editor(viewer, { ...item, editAction: item.editAction }) : ''}</article>`;
 }
 
 /** The conversation: each message rendered from Markdown (raw HTML off, link schemes limited, see markdown.ts). */
-export function conversation(items: readonly ConversationEntry[]): SafeHtml {
-  return html`<section aria-label="Conversation" class="conversation">${items.map(entry)}</section>`;
+export function conversation(viewer: PageUser | undefined, items: readonly ConversationEntry[]): SafeHtml {
+  return html`<section aria-label="Conversation" class="conversation">${items.map((item) => entry(viewer, item))}</section>`;
 }
 
 /** The comment form of a signed-in viewer; anonymous viewers are asked to sign in. */

@@ -81,6 +81,8 @@ export interface IssueModel {
   canChangeState: boolean;
   /** Write access: labels. */
   canLabel: boolean;
+  /** Whether the viewer may edit a comment by this author (its author, or write access). */
+  canEdit: (author: string) => boolean;
 }
 
 function labelEditor(viewer: PageUser, repo: RepositoryRow, model: IssueModel): SafeHtml {
@@ -108,7 +110,7 @@ export function issueView(viewer: PageUser | undefined, repo: RepositoryRow, acc
 ${issue.status === 'closed' && issue.closed_by ? html` · closed by ${issue.closed_by} ${timeAgo(issue.closed_at)}` : ''}</p>
 <p class="issue-labels">${issue.labels.length ? issue.labels.map(labelChip) : html`<span class="muted">No labels</span>`}</p>
 ${errorBox(error)}
-${conversation([{ author: issue.author, created_at: issue.created_at, body: issue.body }, ...model.comments])}
+${conversation(viewer, [{ author: issue.author, created_at: issue.created_at, body: issue.body }, ...model.comments.map((comment) => ({ ...comment, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))])}
 ${commentForm(viewer, `${action}/comments`)}
 ${stateForm}
 ${viewer && model.canLabel ? labelEditor(viewer, repo, model) : ''}`,

@@ -108,6 +108,8 @@ export interface PullModel {
   canChangeState: boolean;
   /** Write access (the merge service's rule). */
   canMerge: boolean;
+  /** Whether the viewer may edit a comment by this author (its author, or write access). */
+  canEdit: (author: string) => boolean;
   error?: string;
 }
 
@@ -181,7 +183,7 @@ export function pullView(viewer: PageUser | undefined, repo: RepositoryRow, acce
   else if (model.tab === 'files') content = renderDiff(model.files ?? []);
   else {
     const stateForm = viewer && model.canChangeState && pull.status !== 'merged' ? stateToggle(viewer, action, pull.status, 'pull request') : '';
-    content = html`${conversation([{ author: pull.author, created_at: pull.created_at, body: pull.description }, ...(model.comments ?? []).map((comment) => ({ ...comment, body: comment.text }))])}
+    content = html`${conversation(viewer, [{ author: pull.author, created_at: pull.created_at, body: pull.description }, ...(model.comments ?? []).map((comment) => ({ ...comment, body: comment.text, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))])}
 ${checksSection(model)}${mergeBox(viewer, repo, model)}
 ${commentForm(viewer, `${action}/comments`)}${stateForm}`;
   }

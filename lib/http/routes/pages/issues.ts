@@ -29,6 +29,7 @@ async function renderIssue(ctx: AppContext, request: RepoPageRequest, number: nu
       labels: ctx.labels.list(repo, FIRST_HUNDRED).items,
       canChangeState: viewer !== undefined && (viewer.username === issue.author || atLeast(access, 'write')),
       canLabel: atLeast(access, 'write'),
+      canEdit: (author) => viewer !== undefined && (viewer.username === author || atLeast(access, 'write')),
     },
     error,
   );
@@ -81,7 +82,10 @@ export function mountIssuePages(app: H3, ctx: AppContext, guard: RequestForgeryG
 
   app.get('/:owner/:repo/issues/:number', async (event) => {
     const request = await repoPageRequest(ctx, guard, event);
-    return htmlResponse(await renderIssue(ctx, request, idParam(event, 'number')));
+    const number = idParam(event, 'number');
+    // Issues and pull requests share the numbers: a pull request's number leads to it, as on GitHub.
+    if (!ctx.issues.exists(request.repo, number) && ctx.pulls.exists(request.repo, number)) return redirectTo(`${repoBase(request.repo)}/pulls/${number}`);
+    return htmlResponse(await renderIssue(ctx, request, number));
   });
 
   /** A form on the issue page: back to the issue (at `anchor` if the action names one), or the page with the error. */
@@ -100,6 +104,10 @@ export function mountIssuePages(app: H3, ctx: AppContext, guard: RequestForgeryG
 
   app.post('/:owner/:repo/issues/:number/comments', (event) =>
     issueForm(event, async ({ viewer, repo }, form, id) => `#comment-${(await ctx.issues.comment(repo, id, viewer, form.body)).id}`),
+  );
+
+  app.post('/:owner/:repo/issues/:number/comments/:comment_id', (event) =>
+    issueForm(event, async ({ viewer, repo }, form, id) => `#comment-${(await ctx.issues.editComment(repo, id, idParam(event, 'comment_id'), viewer, form.body)).id}`),
   );
 
   app.post('/:owner/:repo/issues/:number/state', (event) =>

@@ -31,6 +31,7 @@ async function renderPull(ctx: AppContext, request: RepoPageRequest, number: num
     requiredContexts: ctx.protection.ruleFor(repo, pull.base)?.required_status_contexts ?? [],
     canChangeState: viewer !== undefined && (viewer.username === pull.author || atLeast(access, 'write')),
     canMerge: atLeast(access, 'write'),
+    canEdit: (author) => viewer !== undefined && (viewer.username === author || atLeast(access, 'write')),
     error,
   });
 }
@@ -120,6 +121,10 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
 
   app.post('/:owner/:repo/pulls/:number/comments', (event) =>
     pullForm(event, async ({ viewer, repo }, form, id) => `#comment-${(await ctx.pulls.comment(repo, id, viewer, form.body)).id}`),
+  );
+
+  app.post('/:owner/:repo/pulls/:number/comments/:comment_id', (event) =>
+    pullForm(event, async ({ viewer, repo }, form, id) => `#comment-${(await ctx.pulls.editComment(repo, id, idParam(event, 'comment_id'), viewer, form.body)).id}`),
   );
 
   app.post('/:owner/:repo/pulls/:number/state', (event) =>
