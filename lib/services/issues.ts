@@ -8,8 +8,8 @@ import {
   deleteIssueComment,
   insertIssue,
   insertIssueComment,
+  issueByNumber,
   issueComment,
-  issueIdByNumber,
   issueInRepository,
   issueRecord,
   issuesOfRepository,
@@ -78,13 +78,9 @@ export class IssueService {
     return issue;
   }
 
-  /** The issue with the per-repository number pages show (issues and pull requests share the sequence). */
-  byNumber(repo: RepositoryRow, number: number): IssueRow {
-    return this.get(repo, (Number.isSafeInteger(number) && issueIdByNumber(this.store, repo.id, number)) || 0);
-  }
-
-  exists(repo: RepositoryRow, number: number): boolean {
-    return Number.isSafeInteger(number) && issueIdByNumber(this.store, repo.id, number) !== undefined;
+  /** The issue numbered `number` in the repository (a number may instead name a pull request: undefined then). */
+  byNumber(repo: RepositoryRow, number: number): IssueRow | undefined {
+    return Number.isSafeInteger(number) ? issueByNumber(this.store, repo.id, number) : undefined;
   }
 
   count(repo: RepositoryRow): number {

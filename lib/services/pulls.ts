@@ -11,8 +11,8 @@ import {
   markPullMerged,
   openPullJoining,
   openPullsTouching,
+  pullByNumber,
   pullComment,
-  pullIdByNumber,
   pullInRepository,
   pullsOfRepository,
   setPullOpen,
@@ -120,31 +120,9 @@ export class PullService {
     return pull;
   }
 
-  /** The pull request with the per-repository number pages show. */
-  byNumber(repo: RepositoryRow, number: number): PullRow {
-    return this.get(repo, (Number.isSafeInteger(number) && pullIdByNumber(this.store, repo.id, number)) || 0);
-  }
-
-  exists(repo: RepositoryRow, number: number): boolean {
-    return Number.isSafeInteger(number) && pullIdByNumber(this.store, repo.id, number) !== undefined;
-  }
-
-  /**
-   * What a pull request from `head` into `base` would hold before it is opened (the compare page): the branch tips,
-   * the commits, the changed files and whether it merges cleanly. Unknown branches are 404s.
-   */
-  async compare(repo: RepositoryRow, base: string, head: string): Promise<BranchComparison> {
-    const tips = branchTips(this.store, repo.id);
-    const baseSha = tips.get(base);
-    const headSha = tips.get(head);
-    if (!baseSha || !headSha) throw notFound('Branch not found');
-    if (base === head) return { baseSha, headSha, commits: [], files: [], mergeable: true };
-    const [commits, files, mergeable] = await Promise.all([
-      this.git.commitsBetween(repo.owner_name, repo.name, baseSha, headSha),
-      this.git.changedFiles(repo.owner_name, repo.name, baseSha, headSha),
-      this.git.mergeable(repo.owner_name, repo.name, baseSha, headSha),
-    ]);
-    return { baseSha, headSha, commits, files, mergeable };
+  /** The pull request numbered `number` in the repository (a number may instead name an issue: undefined then). */
+  byNumber(repo: RepositoryRow, number: number): PullRow | undefined {
+    return Number.isSafeInteger(number) ? pullByNumber(this.store, repo.id, number) : undefined;
   }
 
   /** Opens a pull request from `head` into `base`: both must be branches of the repository, and not yet joined. */
@@ -233,6 +211,24 @@ export class PullService {
   files(repo: RepositoryRow, id: number): Promise<ChangedFile[]> {
     const pull = this.get(repo, id);
     return this.git.changedFiles(repo.owner_name, repo.name, pull.base_sha, pull.head_sha);
+  }
+
+  /**
+   * What a pull request from `head` into `base` would hold before it is opened (the compare page): the branch tips,
+   * the commits, the changed files and whether it merges cleanly. Unknown branches are 404s.
+   */
+  async compare(repo: RepositoryRow, base: string, head: string): Promise<BranchComparison> {
+    const tips = branchTips(this.store, repo.id);
+    const baseSha = tips.get(base);
+    const headSha = tips.get(head);
+    if (!baseSha || !headSha) throw notFound('Branch not found');
+    if (base === head) return { baseSha, headSha, commits: [], files: [], mergeable: true };
+    const [commits, files, mergeable] = await Promise.all([
+      this.git.commitsBetween(repo.owner_name, repo.name, baseSha, headSha),
+      this.git.changedFiles(repo.owner_name, repo.name, baseSha, headSha),
+      this.git.mergeable(repo.owner_name, repo.name, baseSha, headSha),
+    ]);
+    return { baseSha, headSha, commits, files, mergeable };
   }
 
   /** The whole unified diff or the format-patch series, streamed from git. */

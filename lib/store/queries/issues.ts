@@ -85,13 +85,14 @@ export function issueRecord(db: ReadTx, repoId: number, id: number): IssueRecord
   return db.get<IssueRecord>(`${SELECT} WHERE i.repo_id = ? AND i.id = ?`, [repoId, id]);
 }
 
-/** The id of the issue with this per-repository number (the number pages show), if there is one. */
-export function issueIdByNumber(db: ReadTx, repoId: number, number: number): number | undefined {
-  return db.get<{ id: number }>('SELECT id FROM issues WHERE repo_id = ? AND number = ?', [repoId, number])?.id;
-}
-
 export function issueInRepository(db: ReadTx, repoId: number, id: number): IssueRow | undefined {
   const record = issueRecord(db, repoId, id);
+  return record ? withLabels(db, [record])[0] : undefined;
+}
+
+/** The issue with this per-repository number (issues and pull requests share the numbering). */
+export function issueByNumber(db: ReadTx, repoId: number, number: number): IssueRow | undefined {
+  const record = db.get<IssueRecord>(`${SELECT} WHERE i.repo_id = ? AND i.number = ?`, [repoId, number]);
   return record ? withLabels(db, [record])[0] : undefined;
 }
 

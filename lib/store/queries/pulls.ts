@@ -59,13 +59,13 @@ export function countPulls(db: ReadTx, repoId: number, status: PullListStatus): 
   return keptCount(db, repoId, 'pull', status === undefined ? undefined : status === 'closed' ? ['closed', 'merged'] : [status]);
 }
 
-/** The id of the pull request with this per-repository number (the number pages show), if there is one. */
-export function pullIdByNumber(db: ReadTx, repoId: number, number: number): number | undefined {
-  return db.get<{ id: number }>('SELECT id FROM pull_requests WHERE repo_id = ? AND number = ?', [repoId, number])?.id;
-}
-
 export function pullInRepository(db: ReadTx, repoId: number, id: number): PullRow | undefined {
   return db.get<PullRow>(`${SELECT} WHERE p.repo_id = ? AND p.id = ?`, [repoId, id]);
+}
+
+/** The pull request with this per-repository number (issues and pull requests share the numbering). */
+export function pullByNumber(db: ReadTx, repoId: number, number: number): PullRow | undefined {
+  return db.get<PullRow>(`${SELECT} WHERE p.repo_id = ? AND p.number = ?`, [repoId, number]);
 }
 
 /** Open pull requests whose head or base is one of `branches`: the ones a push to those branches concerns. */

@@ -1,5 +1,8 @@
 import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../../../context.js';
+import { notFound } from '../../../errors.js';
+import type { IssueRow } from '../../../store/queries/issues.js';
+import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import { parseIssueFilter } from '../../../services/issues.js';
 import { atLeast } from '../../../services/permissions.js';
 import { FIRST_HUNDRED } from '../../../store/queries/page-window.js';
@@ -15,10 +18,17 @@ import { repoForm, repoPageRequest, type RepoPageRequest } from './page-request.
 
 const NO_ITEMS = { limit: 0, offset: 0 };
 
+/** The issue a page address numbers, or the 404 page. */
+function issueNumbered(ctx: AppContext, repo: RepositoryRow, number: number): IssueRow {
+  const issue = ctx.issues.byNumber(repo, number);
+  if (!issue) throw notFound('Issue not found');
+  return issue;
+}
+
 /** The issue page of a request, the viewer's rights on it decided by the services' rules (author or write access). */
 async function renderIssue(ctx: AppContext, request: RepoPageRequest, number: number, error?: string): Promise<string> {
   const { viewer, user, repo, access } = request;
-  const issue = ctx.issues.byNumber(repo, number);
+  const issue = issueNumbered(ctx, repo, number);
   return issueView(
     user,
     repo,
@@ -84,7 +94,7 @@ export function mountIssuePages(app: H3, ctx: AppContext, guard: RequestForgeryG
     const request = await repoPageRequest(ctx, guard, event);
     const number = idParam(event, 'number');
     // Issues and pull requests share the numbers: a pull request's number leads to it, as on GitHub.
-    if (!ctx.issues.exists(request.repo, number) && ctx.pulls.exists(request.repo, number)) return redirectTo(`${repoBase(request.repo)}/pulls/${number}`);
+    if (!ctx.issues.byNumber(request.repo, number) && ctx.pulls.byNumber(request.repo, number)) return redirectTo(`${repoBase(request.repo)}/pulls/${number}`);
     return htmlResponse(await renderIssue(ctx, request, number));
   });
 
@@ -95,7 +105,7 @@ export function mountIssuePages(app: H3, ctx: AppContext, guard: RequestForgeryG
       guard,
       event,
       async (request, form) => {
-        const issue = ctx.issues.byNumber(request.repo, idParam(event, 'number'));
+        const issue = issueNumbered(ctx, request.repo, idParam(event, 'number'));
         const anchor = await action(request, form, issue.id);
         return redirectTo(`${repoBase(request.repo)}/issues/${issue.number}${anchor ?? ''}`);
       },

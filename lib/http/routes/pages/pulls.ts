@@ -1,6 +1,8 @@
 import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../../../context.js';
-import { isRepoHostError } from '../../../errors.js';
+import { isRepoHostError, notFound } from '../../../errors.js';
+import type { PullRow } from '../../../store/queries/pulls.js';
+import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import { atLeast } from '../../../services/permissions.js';
 import { FIRST_HUNDRED } from '../../../store/queries/page-window.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
@@ -13,13 +15,20 @@ import { redirectTo } from '../web.js';
 import { repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
 
 const NO_ITEMS = { limit: 0, offset: 0 };
+
+/** The pull request a page address numbers, or the 404 page. */
+function pullNumbered(ctx: AppContext, repo: RepositoryRow, number: number): PullRow {
+  const pull = ctx.pulls.byNumber(repo, number);
+  if (!pull) throw notFound('Pull request not found');
+  return pull;
+}
 /** Branches offered by the compare page's selectors. */
 const MAX_LISTED_BRANCHES = { limit: 500, offset: 0 };
 
 /** The pull request page on one of its tabs; what each tab needs is read from git only for that tab. */
 async function renderPull(ctx: AppContext, request: RepoPageRequest, number: number, tab: PullTab, error?: string): Promise<string> {
   const { viewer, user, repo, access } = request;
-  const row = ctx.pulls.byNumber(repo, number);
+  const row = pullNumbered(ctx, repo, number);
   const pull = await ctx.pulls.summary(repo, row);
   return pullView(user, repo, access, {
     pull,
@@ -112,7 +121,7 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
       guard,
       event,
       async (request, form) => {
-        const pull = ctx.pulls.byNumber(request.repo, idParam(event, 'number'));
+        const pull = pullNumbered(ctx, request.repo, idParam(event, 'number'));
         const anchor = await action(request, form, pull.id);
         return redirectTo(`${repoBase(request.repo)}/pulls/${pull.number}${anchor ?? ''}`);
       },
