@@ -165,6 +165,20 @@ describe('collaboration pages in headless Chromium', () => {
     await inspect(page, 'issue');
     await page.goto(`${host.url}/olive/garden/issues`);
     await inspect(page, 'issues');
+
+    // A long conversation is paged; a new comment lands on its last page.
+    const [issue] = (await http(`${host.url}/api/v1/repos/olive/garden/issues`, { headers: bearer(olive.token) })).json;
+    for (let index = 0; index < 99; index++) {
+      expect((await http(`${host.url}/api/v1/repos/olive/garden/issues/${issue.id}/comments`, { headers: bearer(olive.token), json: { body: `note ${index}` } })).status).toBe(200);
+    }
+    await page.goto(`${host.url}/olive/garden/issues/1`);
+    expect(await page.locator('.conversation article').count()).toBe(101);
+    expect(await page.locator('nav[aria-label=Pages]').count()).toBe(0);
+    await page.fill('form[action$="/comments"] textarea[name=body]', 'The 101st comment');
+    await page.click('main button:has-text("Comment")');
+    await page.waitForURL(/\/issues\/1\?page=2#comment-\d+$/);
+    expect(await page.textContent('.conversation article:last-child')).toContain('The 101st comment');
+    expect(await page.textContent('nav[aria-label=Pages]')).toContain('Page 2 of 2');
   });
 
   it('opens pull requests from the compare page and merges them with each method', async () => {

@@ -1,4 +1,4 @@
-import { timeAgo } from './components.js';
+import { pager, timeAgo } from './components.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { renderMarkdown } from './markdown.js';
 
@@ -42,4 +42,12 @@ export function stateToggle(viewer: PageUser, action: string, status: string, no
   const next = status === 'open' ? 'closed' : 'open';
   return html`<form method="post" action="${action}/state">${csrfInput(viewer)}<input type="hidden" name="status" value="${next}">
 <button type="submit">${next === 'closed' ? 'Close' : 'Reopen'} ${noun}</button></form>`;
+}
+
+/** Comments shown per conversation page (the routes read the same number). */
+export const COMMENTS_PER_PAGE = 100;
+
+/** Links to the other pages of a long conversation. */
+export function commentPager(action: string, page: number, total: number): SafeHtml | '' {
+  return pager(page, COMMENTS_PER_PAGE, total, (target) => `${action}?page=${target}`);
 }

@@ -3,7 +3,7 @@ import type { IssueComment, IssueSummary } from '../../services/issues.js';
 import type { LabelRow } from '../../store/queries/labels.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { errorBox, labelChip, pager, plural, stateBadge, stateTabs, timeAgo } from './components.js';
-import { commentForm, conversation, stateToggle } from './conversation.js';
+import { commentForm, commentPager, conversation, stateToggle } from './conversation.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { repoBase, repoPage } from './repo-layout.js';
 
@@ -76,6 +76,8 @@ export function newIssueView(viewer: PageUser, repo: RepositoryRow, access: Acce
 export interface IssueModel {
   issue: IssueSummary;
   comments: IssueComment[];
+  /** The page of the conversation shown (COMMENTS_PER_PAGE comments each). */
+  commentPage: number;
   labels: LabelRow[];
   /** The author or a collaborator with write access: close and reopen. */
   canChangeState: boolean;
@@ -111,6 +113,7 @@ ${issue.status === 'closed' && issue.closed_by ? html` · closed by ${issue.clos
 <p class="issue-labels">${issue.labels.length ? issue.labels.map(labelChip) : html`<span class="muted">No labels</span>`}</p>
 ${errorBox(error)}
 ${conversation(viewer, [{ author: issue.author, created_at: issue.created_at, body: issue.body }, ...model.comments.map((comment) => ({ ...comment, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))])}
+${commentPager(action, model.commentPage, issue.comments)}
 ${commentForm(viewer, `${action}/comments`)}
 ${stateForm}
 ${viewer && model.canLabel ? labelEditor(viewer, repo, model) : ''}`,

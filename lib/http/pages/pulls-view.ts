@@ -5,7 +5,7 @@ import type { CombinedStatus } from '../../services/statuses.js';
 import type { PullRow } from '../../store/queries/pulls.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { errorBox, pager, stateBadge, stateTabs, timeAgo } from './components.js';
-import { commentForm, conversation, stateToggle } from './conversation.js';
+import { commentForm, commentPager, conversation, stateToggle } from './conversation.js';
 import { renderDiff } from './diff-view.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { pathUrl, repoBase, repoPage } from './repo-layout.js';
@@ -99,6 +99,8 @@ export interface PullModel {
   pull: PullSummary;
   tab: PullTab;
   comments?: PullComment[];
+  /** The page of the conversation shown. */
+  commentPage: number;
   commits?: CommitSummary[];
   files?: Parameters<typeof renderDiff>[0];
   checks: CombinedStatus;
@@ -184,6 +186,7 @@ export function pullView(viewer: PageUser | undefined, repo: RepositoryRow, acce
   else {
     const stateForm = viewer && model.canChangeState && pull.status !== 'merged' ? stateToggle(viewer, action, pull.status, 'pull request') : '';
     content = html`${conversation(viewer, [{ author: pull.author, created_at: pull.created_at, body: pull.description }, ...(model.comments ?? []).map((comment) => ({ ...comment, body: comment.text, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))])}
+${commentPager(action, model.commentPage, pull.comments)}
 ${checksSection(model)}${mergeBox(viewer, repo, model)}
 ${commentForm(viewer, `${action}/comments`)}${stateForm}`;
   }

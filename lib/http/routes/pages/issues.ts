@@ -14,7 +14,9 @@ import { pageOf } from '../../pagination.js';
 import { idParam, queryString, type FormFields } from '../../validate.js';
 import type { UserRow } from '../../../store/queries/users.js';
 import { redirectTo } from '../web.js';
-import { repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
+import { commentWindow, lastCommentAnchor, repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
+
+type CommentWindow = ReturnType<typeof commentWindow>;
 
 const NO_ITEMS = { limit: 0, offset: 0 };
 
@@ -26,7 +28,7 @@ function issueNumbered(ctx: AppContext, repo: RepositoryRow, number: number): Is
 }
 
 /** The issue page of a request, the viewer's rights on it decided by the services' rules (author or write access). */
-async function renderIssue(ctx: AppContext, request: RepoPageRequest, number: number, error?: string): Promise<string> {
+async function renderIssue(ctx: AppContext, request: RepoPageRequest, number: number, window: CommentWindow, error?: string): Promise<string> {
   const { viewer, user, repo, access } = request;
   const issue = issueNumbered(ctx, repo, number);
   return issueView(
@@ -35,7 +37,8 @@ async function renderIssue(ctx: AppContext, request: RepoPageRequest, number: nu
     access,
     {
       issue,
-      comments: ctx.issues.comments(repo, issue.id, FIRST_HUNDRED).items,
+      comments: ctx.issues.comments(repo, issue.id, window).items,
+      commentPage: window.page,
       labels: ctx.labels.list(repo, FIRST_HUNDRED).items,
       canChangeState: viewer !== undefined && (viewer.username === issue.author || atLeast(access, 'write')),
       canLabel: atLeast(access, 'write'),
@@ -95,7 +98,7 @@ export function mountIssuePages(app: H3, ctx: AppContext, guard: RequestForgeryG
     const number = idParam(event, 'number');
     // Issues and pull requests share the numbers: a pull request's number leads to it, as on GitHub.
     if (!ctx.issues.byNumber(request.repo, number) && ctx.pulls.byNumber(request.repo, number)) return redirectTo(`${repoBase(request.repo)}/pulls/${number}`);
-    return htmlResponse(await renderIssue(ctx, request, number));
+    return htmlResponse(await renderIssue(ctx, request, number, commentWindow(event)));
   });
 
   /** A form on the issue page: back to the issue (at `anchor` if the action names one), or the page with the error. */
@@ -109,11 +112,14 @@ export function mountIssuePages(app: H3, ctx: AppContext, guard: RequestForgeryG
         const anchor = await action(request, form, issue.id);
         return redirectTo(`${repoBase(request.repo)}/issues/${issue.number}${anchor ?? ''}`);
       },
-      (request, message) => renderIssue(ctx, request, idParam(event, 'number'), message),
+      (request, message) => renderIssue(ctx, request, idParam(event, 'number'), commentWindow(event), message),
     );
 
   app.post('/:owner/:repo/issues/:number/comments', (event) =>
-    issueForm(event, async ({ viewer, repo }, form, id) => `#comment-${(await ctx.issues.comment(repo, id, viewer, form.body)).id}`),
+    issueForm(event, async ({ viewer, repo }, form, id) => {
+      const comment = await ctx.issues.comment(repo, id, viewer, form.body);
+      return lastCommentAnchor(ctx.issues.get(repo, id).comments, comment.id);
+    }),
   );
 
   app.post('/:owner/:repo/issues/:number/comments/:comment_id', (event) =>

@@ -6,8 +6,10 @@ import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import type { UserRow } from '../../../store/queries/users.js';
 import { currentUser } from '../../auth.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
+import { COMMENTS_PER_PAGE } from '../../pages/conversation.js';
 import type { PageUser } from '../../pages/html.js';
-import { pathParam, readForm, type FormFields } from '../../validate.js';
+import { pathParam, queryString, readForm, type FormFields } from '../../validate.js';
+import type { PageWindow } from '../../../store/queries/page-window.js';
 import { formAction, signedInOrLogin } from '../web.js';
 
 /** Who is looking at a repository page, what they may do there, and what the page knows of them. */
@@ -59,4 +61,17 @@ export async function repoForm(
   if (signedIn instanceof Response) return signedIn;
   const withViewer = { ...request, viewer: signedIn, user: request.user! };
   return formAction(form, () => action(withViewer, form), (message) => rerender(request, message, form));
+}
+
+/** The page of a conversation the address asks for (a bad value is the first page). */
+export function commentWindow(event: H3Event): PageWindow & { page: number } {
+  const asked = Number(queryString(event, 'page'));
+  const page = Number.isSafeInteger(asked) && asked >= 1 && asked <= 1_000_000 ? asked : 1;
+  return { page, limit: COMMENTS_PER_PAGE, offset: (page - 1) * COMMENTS_PER_PAGE };
+}
+
+/** Where a new comment lands: the conversation's last page, at the comment. */
+export function lastCommentAnchor(total: number, commentId: number): string {
+  const last = Math.max(1, Math.ceil(total / COMMENTS_PER_PAGE));
+  return `${last > 1 ? `?page=${last}` : ''}#comment-${commentId}`;
 }

@@ -4,7 +4,6 @@ import { isRepoHostError, notFound } from '../../../errors.js';
 import type { PullRow } from '../../../store/queries/pulls.js';
 import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import { atLeast } from '../../../services/permissions.js';
-import { FIRST_HUNDRED } from '../../../store/queries/page-window.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
 import { compareView, pullListView, pullView, type CompareModel, type PullTab } from '../../pages/pulls-view.js';
@@ -12,7 +11,9 @@ import { pathUrl, repoBase } from '../../pages/repo-layout.js';
 import { pageOf } from '../../pagination.js';
 import { idParam, pathParam, queryString, type FormFields } from '../../validate.js';
 import { redirectTo } from '../web.js';
-import { repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
+import { commentWindow, lastCommentAnchor, repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
+
+type CommentWindow = ReturnType<typeof commentWindow>;
 
 const NO_ITEMS = { limit: 0, offset: 0 };
 
@@ -26,14 +27,15 @@ function pullNumbered(ctx: AppContext, repo: RepositoryRow, number: number): Pul
 const MAX_LISTED_BRANCHES = { limit: 500, offset: 0 };
 
 /** The pull request page on one of its tabs; what each tab needs is read from git only for that tab. */
-async function renderPull(ctx: AppContext, request: RepoPageRequest, number: number, tab: PullTab, error?: string): Promise<string> {
+async function renderPull(ctx: AppContext, request: RepoPageRequest, number: number, tab: PullTab, window: CommentWindow, error?: string): Promise<string> {
   const { viewer, user, repo, access } = request;
   const row = pullNumbered(ctx, repo, number);
   const pull = await ctx.pulls.summary(repo, row);
   return pullView(user, repo, access, {
     pull,
     tab,
-    comments: tab === 'conversation' ? ctx.pulls.comments(repo, row.id, FIRST_HUNDRED).items : undefined,
+    comments: tab === 'conversation' ? ctx.pulls.comments(repo, row.id, window).items : undefined,
+    commentPage: window.page,
     commits: tab === 'commits' ? await ctx.pulls.commits(repo, row.id) : undefined,
     files: tab === 'files' ? await ctx.pulls.files(repo, row.id) : undefined,
     checks: ctx.statuses.combinedOf(repo, pull.head_sha),
@@ -110,7 +112,7 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
   for (const [suffix, tab] of [['', 'conversation'], ['/commits', 'commits'], ['/files', 'files']] as const) {
     app.get(`/:owner/:repo/pulls/:number${suffix}`, async (event) => {
       const request = await repoPageRequest(ctx, guard, event);
-      return htmlResponse(await renderPull(ctx, request, idParam(event, 'number'), tab));
+      return htmlResponse(await renderPull(ctx, request, idParam(event, 'number'), tab, commentWindow(event)));
     });
   }
 
@@ -125,11 +127,14 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
         const anchor = await action(request, form, pull.id);
         return redirectTo(`${repoBase(request.repo)}/pulls/${pull.number}${anchor ?? ''}`);
       },
-      (request, message) => renderPull(ctx, request, idParam(event, 'number'), 'conversation', message),
+      (request, message) => renderPull(ctx, request, idParam(event, 'number'), 'conversation', commentWindow(event), message),
     );
 
   app.post('/:owner/:repo/pulls/:number/comments', (event) =>
-    pullForm(event, async ({ viewer, repo }, form, id) => `#comment-${(await ctx.pulls.comment(repo, id, viewer, form.body)).id}`),
+    pullForm(event, async ({ viewer, repo }, form, id) => {
+      const comment = await ctx.pulls.comment(repo, id, viewer, form.body);
+      return lastCommentAnchor(ctx.pulls.get(repo, id).comments, comment.id);
+    }),
   );
 
   app.post('/:owner/:repo/pulls/:number/comments/:comment_id', (event) =>
