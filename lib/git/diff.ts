@@ -60,12 +60,13 @@ const STATUS_NAMES: Readonly<Record<string, ChangedFile['status']>> = { A: 'adde
  * status, line counts and patch. Two git runs: `--raw --numstat` for the list, `--patch` for the texts; both list
  * files in the same order, so the n-th patch belongs to the n-th file.
  */
-export async function changedFiles(gitDir: string, base: string, head: string, options: { maxPatchBytes?: number } = {}): Promise<ChangedFile[]> {
+export async function changedFiles(gitDir: string, base: string, head: string, options: { maxPatchBytes?: number; direct?: boolean } = {}): Promise<ChangedFile[]> {
   checkIds(base, head);
-  const range = `${base}...${head}`;
+  // `direct`: what head changes against base itself (a commit against its parent, or the empty tree for a root).
+  const range = options.direct ? [base, head] : [`${base}...${head}`];
   const [listing, patches] = await Promise.all([
-    runGit(['diff', '-z', '-M', '--raw', '--numstat', range, '--'], { gitDir }),
-    runGit(['diff', '-M', '--patch', range, '--'], { gitDir }),
+    runGit(['diff', '-z', '-M', '--raw', '--numstat', ...range, '--'], { gitDir }),
+    runGit(['diff', '-M', '--patch', ...range, '--'], { gitDir }),
   ]);
   const files = parseRawNumstat(listing.stdout.toString('utf8'));
   const texts = splitPatches(patches.stdout.toString('utf8'));

@@ -2,6 +2,7 @@ import { access, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { conflict, invalid, notAllowed, notFound, tooLarge } from '../errors.js';
+import { GitBrowser } from './browse.js';
 import { changedFiles, commitsBetween, streamDiff, streamFormatPatch, type ChangedFile, type CommitSummary } from './diff.js';
 import { isAncestor } from './ancestry.js';
 import { merge, MergeRefusedError, mergeTree, type MergeOptions, type MergeResult } from './merge.js';
@@ -81,6 +82,8 @@ export class GitRepositories {
   readonly #importTimeoutMs: number;
   readonly #import: { maxBytes: number; lowSpeedBytes: number; lowSpeedSeconds: number };
   readonly #transferIdleTimeoutMs: number;
+  /** The reads of the code pages (trees, blobs, history, commits), sharing this instance's ref and listing caches. */
+  readonly browse: GitBrowser;
 
   constructor(options: GitRepositoriesOptions) {
     this.root = resolve(options.root);
@@ -94,6 +97,7 @@ export class GitRepositories {
       lowSpeedSeconds: options.importLowSpeedSeconds ?? 30,
     };
     this.#transferIdleTimeoutMs = options.transferIdleTimeoutMs ?? 0;
+    this.browse = new GitBrowser({ gitDir: (owner, name) => this.#existing(owner, name), refs: (gitDir) => this.#refs.refs(gitDir), listing: this.#listing });
   }
 
   /** `<root>/<owner>/<name>.git`; throws `invalid` for a name that could leave the root. */

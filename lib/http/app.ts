@@ -4,7 +4,9 @@ import { isRepoHostError } from '../errors.js';
 import { retryAfterOf } from './retry-after.js';
 import { currentUser } from './auth.js';
 import { RequestForgeryGuard } from './csrf.js';
+import { htmlHeaders } from './html-response.js';
 import { notFoundView } from './pages/views.js';
+import { mountAssetRoutes } from './assets/index.js';
 import { mountAvatarRoutes } from './routes/api/avatar.js';
 import { mountBranchProtectionRoutes } from './routes/api/branch-protections.js';
 import { mountCiRoutes } from './routes/api/ci.js';
@@ -20,7 +22,12 @@ import { mountUserRoutes } from './routes/api/users.js';
 import { githubErrorResponse, isGitHubApiPath } from '../github/api/http.js';
 import { mountGitHubApi } from '../github/api/index.js';
 import { mountGitRoutes } from './routes/git.js';
+import { mountCodePages } from './routes/pages/code.js';
 import { mountWebRoutes } from './routes/web.js';
+import { mountIssuePages } from './routes/pages/issues.js';
+import { mountPullPages } from './routes/pages/pulls.js';
+import { mountSettingsPages } from './routes/pages/settings.js';
+import { mountAccountPages } from './routes/pages/account.js';
 
 export interface ErrorBody {
   success: false;
@@ -57,7 +64,7 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
       if (status >= 500 && !isRepoHostError(error.cause)) log(`repohost: ${event.req.method} ${event.url.pathname} failed: ${(error.cause as Error)?.stack ?? error.stack}`);
       if (status === 404 && wantsHtml(event)) {
         const viewer = await currentUser(ctx, event).catch(() => undefined);
-        return new Response(notFoundView(viewer && { username: viewer.username, csrf: forgery.tokenOf(event) }), { status, headers: { 'content-type': 'text/html; charset=utf-8' } });
+        return new Response(notFoundView(viewer && { username: viewer.username, csrf: forgery.tokenOf(event) }), { status, headers: htmlHeaders() });
       }
       // After a 413 the rest of the body is unread: close the connection instead of reading it for keep-alive.
       const headers: Record<string, string> = status === 413 ? { 'cache-control': 'no-store', connection: 'close' } : { 'cache-control': 'no-store' };
@@ -90,6 +97,12 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   mountHookRoutes(app, ctx);
   mountGitHubApi(app, ctx, log);
   mountGitRoutes(app, ctx);
+  mountAssetRoutes(app);
   mountWebRoutes(app, ctx, forgery);
+  mountCodePages(app, ctx, forgery);
+  mountIssuePages(app, ctx, forgery);
+  mountPullPages(app, ctx, forgery);
+  mountSettingsPages(app, ctx, forgery);
+  mountAccountPages(app, ctx, forgery);
   return app;
 }

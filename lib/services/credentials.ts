@@ -8,10 +8,12 @@ import {
   countApiTokens,
   deleteApiToken,
   deleteExpiredSessions,
+  deleteSessionOfUser,
   deleteSessionByHash,
   insertApiToken,
   insertSession,
   sessionByHash,
+  sessionsOfUser,
   type ApiTokenRow,
 } from '../store/queries/credentials.js';
 import type { PageWindow } from '../store/queries/page-window.js';
@@ -27,6 +29,15 @@ const FIXED_TOKEN = new RegExp(`^[A-Za-z0-9_-]{${MIN_FIXED_TOKEN},200}$`);
 /** What is shown of an API token: never the token itself, only its last eight characters. */
 export function tokenSummary({ id, name, last_eight, created_at }: ApiTokenRow): { id: number; name: string; last_eight: string; created_at: string } {
   return { id, name, last_eight, created_at };
+}
+
+/** A session as the account page lists it: never its token. */
+export interface SessionSummary {
+  id: number;
+  created_at: string;
+  expires_at: string;
+  /** The session of the request asking. */
+  current: boolean;
 }
 
 /** Sessions (cookie `token`) and personal API tokens (bearer); both stored only as SHA-256 hashes. */
@@ -50,6 +61,23 @@ export class CredentialService {
 
   async endSession(token: string): Promise<void> {
     await this.store.write((tx) => deleteSessionByHash(tx, hashToken(token)));
+  }
+
+  /** The user's live sessions, newest first, the one of `currentToken` marked. */
+  sessions(userId: number, currentToken: string | undefined): SessionSummary[] {
+    const currentHash = currentToken === undefined ? '' : hashToken(currentToken);
+    return sessionsOfUser(this.store, userId, this.now().toISOString()).map((row) => ({
+      id: row.id,
+      created_at: row.created_at,
+      expires_at: row.expires_at,
+      current: currentHash !== '' && digestsEqual(row.token_hash, currentHash),
+    }));
+  }
+
+  /** Ends one of the user's sessions (signs that browser out); 404 if it is not theirs or already gone. */
+  async revokeSession(userId: number, sessionId: number): Promise<void> {
+    const removed = await this.store.write((tx) => deleteSessionOfUser(tx, userId, sessionId));
+    if (!removed) throw notFound('Session not found');
   }
 
   userOfSession(token: string): UserRow | undefined {

@@ -47,6 +47,15 @@ export interface PullSummary extends Omit<PullRow, 'author_id'> {
 /** A conversation comment: the spec's `{ id, author, text }` plus times. */
 export type PullComment = Omit<PullCommentRow, 'author_id'>;
 
+/** Two branches compared before a pull request joins them. */
+export interface BranchComparison {
+  baseSha: string;
+  headSha: string;
+  commits: CommitSummary[];
+  files: ChangedFile[];
+  mergeable: boolean;
+}
+
 export interface NewPull {
   title: unknown;
   description?: unknown;
@@ -206,6 +215,24 @@ export class PullService {
   files(repo: RepositoryRow, id: number): Promise<ChangedFile[]> {
     const pull = this.get(repo, id);
     return this.git.changedFiles(repo.owner_name, repo.name, pull.base_sha, pull.head_sha);
+  }
+
+  /**
+   * What a pull request from `head` into `base` would hold before it is opened (the compare page): the branch tips,
+   * the commits, the changed files and whether it merges cleanly. Unknown branches are 404s.
+   */
+  async compare(repo: RepositoryRow, base: string, head: string): Promise<BranchComparison> {
+    const tips = branchTips(this.store, repo.id);
+    const baseSha = tips.get(base);
+    const headSha = tips.get(head);
+    if (!baseSha || !headSha) throw notFound('Branch not found');
+    if (base === head) return { baseSha, headSha, commits: [], files: [], mergeable: true };
+    const [commits, files, mergeable] = await Promise.all([
+      this.git.commitsBetween(repo.owner_name, repo.name, baseSha, headSha),
+      this.git.changedFiles(repo.owner_name, repo.name, baseSha, headSha),
+      this.git.mergeable(repo.owner_name, repo.name, baseSha, headSha),
+    ]);
+    return { baseSha, headSha, commits, files, mergeable };
   }
 
   /** The whole unified diff or the format-patch series, streamed from git. */

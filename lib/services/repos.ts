@@ -3,16 +3,19 @@ import { conflict, invalid, notFound, RepoHostError, unavailable } from '../erro
 import type { Store } from '../store/database.js';
 import {
   branchesOf,
+  countPublicRepositories,
   countBranchesOf,
   countRepositoriesOfOwner,
   deleteBranch,
   deleteRepository,
   insertRepository,
+  publicRepositories,
   repositoriesOfOwner,
   repositoryById,
   repositoryByName,
   renameRepository,
   setDefaultBranch,
+  setRepositoryDetails,
   upsertBranch,
   type RepositoryRow,
 } from '../store/queries/repositories.js';
@@ -154,6 +157,16 @@ export class RepositoryService {
     }
   }
 
+  /** Changes the description and visibility (the settings page). */
+  async updateDetails(viewer: Viewer, ownerName: string, repoName: string, input: { description?: unknown; visibility?: unknown }): Promise<RepositoryRow> {
+    const repo = this.administeredBy(viewer, ownerName, repoName);
+    const description = input.description === undefined ? repo.description : optionalText('description', input.description, MAX_DESCRIPTION);
+    const isPrivate = input.visibility === undefined ? repo.is_private === 1 : parseVisibility(input.visibility);
+    const now = this.now();
+    await writeToRepository(this.store, repo, (tx) => setRepositoryDetails(tx, repo.id, { description, isPrivate }, now));
+    return repositoryById(this.store, repo.id)!;
+  }
+
   /** Settings need admin: others see 404 for a private repository they cannot read and 403 otherwise. */
   private administeredBy(viewer: Viewer, ownerName: string, repoName: string): RepositoryRow {
     const repo = this.visibleByName(viewer, ownerName, repoName);
@@ -188,6 +201,12 @@ export class RepositoryService {
   /** The owner's repositories the viewer may read, a page at a time. */
   listOfOwner(viewer: Viewer, owner: UserRow, page: PageWindow): { items: RepositoryRow[]; total: number } {
     return { items: repositoriesOfOwner(this.store, owner.id, viewer?.id, page), total: countRepositoriesOfOwner(this.store, owner.id, viewer?.id) };
+  }
+
+  /** Public repositories whose name contains `search`, newest first, a page at a time (the Explore page). */
+  explore(search: string, page: PageWindow): { items: RepositoryRow[]; total: number } {
+    const text = search.trim().slice(0, 100);
+    return { items: publicRepositories(this.store, text, page), total: countPublicRepositories(this.store, text) };
   }
 
   summary(repo: RepositoryRow, viewer?: Viewer): RepositorySummary {

@@ -1,7 +1,7 @@
 import { writeToRepository } from './repository-write.js';
 import type { Store } from '../store/database.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
-import { countToggles, flipToggle, type ToggleTable } from '../store/queries/toggles.js';
+import { countToggles, flipToggle, isToggled, type ToggleTable } from '../store/queries/toggles.js';
 import type { UserRow } from '../store/queries/users.js';
 import type { EventRecorder } from '../events/index.js';
 
@@ -29,6 +29,12 @@ export class SocialService {
 
   watchers(repo: RepositoryRow): number {
     return countToggles(this.store, 'watches', repo.id);
+  }
+
+  /** Whether the user has starred and is watching the repository (false, false for anonymous viewers). */
+  stateOf(user: UserRow | undefined, repo: RepositoryRow): { starred: boolean; watching: boolean } {
+    if (!user) return { starred: false, watching: false };
+    return { starred: isToggled(this.store, 'stars', user.id, repo.id), watching: isToggled(this.store, 'watches', user.id, repo.id) };
   }
 
   /** Flips the toggle with its event: `star` created/deleted, `watch` started (GitHub has no event for unwatching). */

@@ -109,6 +109,16 @@ export class UserService {
     });
   }
 
+  /**
+   * A signed-in user changing their password must give the current one (checked, and throttled, as a sign-in); the
+   * other sessions end, `keepSession` stays.
+   */
+  async changePassword(user: UserRow, current: unknown, next: unknown, keepSession: string | undefined, clientAddress: string | undefined): Promise<void> {
+    const given = typeof current === 'string' ? current : '';
+    if (!given || !(await this.authenticate(user.username, given, clientAddress))) throw invalid('the current password is wrong');
+    await this.setPassword(user.username, next, keepSession);
+  }
+
   summary(user: UserRow): UserSummary {
     return { id: user.id, username: user.username, full_name: user.full_name, avatar: this.avatarUrl(user) };
   }

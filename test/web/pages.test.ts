@@ -102,6 +102,7 @@ describe('web pages in headless Chromium', () => {
     await stranger.goto(`${host.url}/privy`);
     expect(await stranger.textContent('main')).not.toContain('secret');
 
+    await page.click('header summary');
     await page.click('text=Sign out');
     await page.waitForURL(`${host.url}/`);
     expect((await page.goto(`${host.url}/privy/secret`))?.status()).toBe(404);

@@ -32,14 +32,6 @@ export function html(strings: TemplateStringsArray, ...values: Interpolation[]):
   return new SafeHtml(out);
 }
 
-const STYLE = `body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#1f2328}
-header{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;border-bottom:1px solid #d0d7de;padding-bottom:.5rem;margin-bottom:1rem}
-header .spacer{flex:1}a{color:#0969da}form.card{display:grid;gap:.6rem;max-width:24rem}
-label{display:grid;gap:.2rem;font-weight:600}input,select,textarea{font:inherit;padding:.35rem}
-button{font:inherit;padding:.4rem .9rem;cursor:pointer}.error{color:#cf222e;border:1px solid #cf222e;padding:.5rem}
-.notice{border:1px solid #1a7f37;padding:.5rem}code{background:#f6f8fa;padding:.1rem .3rem;overflow-wrap:anywhere}
-table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #d0d7de;padding:.3rem;text-align:left}`;
-
 export interface PageUser {
   username: string;
   /** The request-forgery token every form posted by this viewer carries (see csrf.ts). */
@@ -51,15 +43,29 @@ export function csrfInput(user: PageUser | undefined): SafeHtml | '' {
   return user?.csrf ? html`<input type="hidden" name="${CSRF_FIELD}" value="${user.csrf}">` : '';
 }
 
-/** The page frame: title, navigation for the signed-in user, body. */
+/** The signed-in viewer's menu: a `<details>` disclosure, so it opens with Enter/Space and needs no script. */
+function userMenu(user: PageUser): SafeHtml {
+  return html`<details class="menu"><summary aria-label="Menu of ${user.username}">${user.username}</summary>
+<ul class="menu-items">
+<li><a href="/${user.username}">Your profile</a></li>
+<li><a href="/new">New repository</a></li>
+<li><a href="/explore">Explore</a></li>
+<li><a href="/user/settings">Account settings</a></li>
+<li><a href="/${user.username}/settings/api-tokens">API tokens</a></li>
+<li><form method="post" action="/logout">${csrfInput(user)}<button type="submit">Sign out</button></form></li>
+</ul></details>`;
+}
+
+/**
+ * The page frame: title, header with the viewer's menu, body. Styles and scripts come from /assets (see
+ * lib/http/assets): the Content-Security-Policy of every HTML answer (html-response.ts) forbids inline scripts.
+ */
 export function page(title: string, user: PageUser | undefined, body: SafeHtml): string {
   const nav = user
-    ? html`<a href="/new">New repository</a><a href="/${user.username}">${user.username}</a>
-        <a href="/${user.username}/settings/api-tokens">API tokens</a>
-        <form method="post" action="/logout" style="display:inline">${csrfInput(user)}<button type="submit">Sign out</button></form>`
-    : html`<a href="/login">Sign in</a><a href="/register">Register</a>`;
+    ? html`<a href="/explore" class="wide-only">Explore</a><a href="/new" class="wide-only">New repository</a>${userMenu(user)}`
+    : html`<a href="/explore">Explore</a><a href="/login">Sign in</a><a href="/register">Register</a>`;
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${title} · repohost</title><style>${new SafeHtml(STYLE)}</style></head>
-<body><header><a href="/"><strong>repohost</strong></a><span class="spacer"></span>${nav}</header>
+<title>${title} · repohost</title><link rel="stylesheet" href="/assets/site.css"><link rel="stylesheet" href="/assets/highlight.css"><script src="/assets/site.js" defer></script></head>
+<body><header class="top"><a href="/" class="brand"><strong>repohost</strong></a><span class="spacer"></span><nav aria-label="Site">${nav}</nav></header>
 <main>${body}</main></body></html>`.value;
 }

@@ -16,20 +16,46 @@ renderer.validateLink = (url: string): boolean => {
   const squeezed = url.replace(/[\u0000-\u0020\u007f]+/g, '');
   return !HAS_SCHEME.test(squeezed) || ALLOWED_SCHEME.test(squeezed);
 };
+/**
+ * Where relative links and images of a repository's Markdown lead: `pages` for links (the code browser), `raw` for
+ * images (the raw bytes), both folder URLs ending in `/`.
+ */
+export interface RelativeBase {
+  pages: string;
+  raw: string;
+}
+
+/** What renderMarkdown hands its rules through markdown-it's env. */
+const baseOf = (env: unknown): RelativeBase | undefined => (env as { base?: RelativeBase } | undefined)?.base;
+
+/** A link relative to the document (not `#anchor`, not `/rooted`, no scheme) resolved against a folder URL. */
+function resolveRelative(url: string, folder: string | undefined): string {
+  if (!folder || url === '' || url.startsWith('#') || url.startsWith('/') || HAS_SCHEME.test(url)) return url;
+  const resolved = new URL(url, `http://repository${folder}`);
+  return `${resolved.pathname}${resolved.search}${resolved.hash}`;
+}
+
 // Links written by others open without handing them this page (window.opener) or the referrer.
 const defaultLinkOpen = renderer.renderer.rules.link_open ?? ((tokens, index, options, _env, self) => self.renderToken(tokens, index, options));
 renderer.renderer.rules.link_open = (tokens, index, options, env, self) => {
   const token = tokens[index]!;
   const href = String(token.attrGet('href') ?? '');
   if (HAS_SCHEME.test(href)) token.attrSet('rel', 'nofollow noopener noreferrer');
+  else token.attrSet('href', resolveRelative(href, baseOf(env)?.pages));
   return defaultLinkOpen(tokens, index, options, env, self);
+};
+const defaultImage = renderer.renderer.rules.image!;
+renderer.renderer.rules.image = (tokens, index, options, env, self) => {
+  const token = tokens[index]!;
+  token.attrSet('src', resolveRelative(String(token.attrGet('src') ?? ''), baseOf(env)?.raw));
+  return defaultImage(tokens, index, options, env, self);
 };
 
 /** Markdown source longer than this is shown as plain text: rendering cost stays bounded. */
 export const MAX_MARKDOWN_BYTES = 512 * 1024;
 
-/** Renders untrusted Markdown to safe HTML. */
-export function renderMarkdown(source: string): SafeHtml {
+/** Renders untrusted Markdown to safe HTML; relative links resolve against `base` (a repository's files). */
+export function renderMarkdown(source: string, base?: RelativeBase): SafeHtml {
   if (Buffer.byteLength(source, 'utf8') > MAX_MARKDOWN_BYTES) return new SafeHtml(`<pre>${renderer.utils.escapeHtml(source)}</pre>`);
-  return new SafeHtml(renderer.render(source));
+  return new SafeHtml(renderer.render(source, { base }));
 }

@@ -1,6 +1,6 @@
 import type { ApiTokenRow } from '../../store/queries/credentials.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
-import type { FileEntry } from '../../services/git-backend.js';
+import { repoList } from './code/people.js';
 import { csrfInput, html, page, type PageUser } from './html.js';
 
 const errorBox = (error?: string) => (error ? html`<p class="error" role="alert">${error}</p>` : '');
@@ -63,45 +63,11 @@ ${tokens.length ? html`<table><thead><tr><th>Name</th><th>Ends with</th><th>Crea
   );
 }
 
-function repoList(repos: RepositoryRow[]) {
-  if (repos.length === 0) return html`<p>No repositories yet.</p>`;
-  return html`<ul class="repos">${repos.map(
-    (repo) => html`<li><a href="/${repo.owner_name}/${repo.name}">${repo.owner_name}/${repo.name}</a>${repo.is_private ? ' (private)' : ''}
-${repo.description ? html` — ${repo.description}` : ''}</li>`,
-  )}</ul>`;
-}
-
 export function homeView(user: PageUser | undefined, repos: RepositoryRow[]): string {
   if (!user) {
     return page('Home', user, html`<h1>repohost</h1><p>A small git forge. <a href="/register">Register</a> or <a href="/login">sign in</a>.</p>`);
   }
-  return page('Home', user, html`<h1>Signed in as ${user.username}</h1><h2>Your repositories</h2>${repoList(repos)}<p><a href="/new">New repository</a></p>`);
-}
-
-export function userView(viewer: PageUser | undefined, owner: { username: string; full_name: string; avatar: string }, repos: RepositoryRow[]): string {
-  return page(
-    owner.username,
-    viewer,
-    html`<h1><img src="${owner.avatar}" alt="" width="48" height="48"> ${owner.username}</h1>
-${owner.full_name ? html`<p>${owner.full_name}</p>` : ''}<h2>Repositories</h2>${repoList(repos)}`,
-  );
-}
-
-export function repositoryView(
-  viewer: PageUser | undefined,
-  repo: RepositoryRow,
-  details: { cloneUrl: string; branch: string; files: FileEntry[]; stars: number; issues: number },
-): string {
-  const files = details.files.map((file) => html`<tr><td>${file.name}</td><td>${file.last_msg}</td><td>${file.last_time}</td></tr>`);
-  return page(
-    `${repo.owner_name}/${repo.name}`,
-    viewer,
-    html`<h1><a href="/${repo.owner_name}">${repo.owner_name}</a> / ${repo.name}${repo.is_private ? ' (private)' : ''}</h1>
-${repo.description ? html`<p>${repo.description}</p>` : ''}
-<p>Clone: <code id="clone-url">${details.cloneUrl}</code></p>
-<p>${details.stars} stars · ${details.issues} issues · default branch <code>${details.branch}</code></p>
-${details.files.length ? html`<table><thead><tr><th>Name</th><th>Last commit</th><th>When</th></tr></thead><tbody>${files}</tbody></table>` : html`<p>This repository is empty. Push to it with <code>git push ${details.cloneUrl} main</code>.</p>`}`,
-  );
+  return page('Home', user, html`<h1>Signed in as ${user.username}</h1><h2>Your repositories</h2>${repoList(repos, 'No repositories yet.')}<p><a href="/new">New repository</a></p>`);
 }
 
 export function notFoundView(viewer: PageUser | undefined): string {

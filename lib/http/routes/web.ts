@@ -5,21 +5,15 @@ import { FIRST_HUNDRED } from '../../store/queries/page-window.js';
 import type { UserRow } from '../../store/queries/users.js';
 import { clientAddress, currentUser, SESSION_COOKIE } from '../auth.js';
 import type { RequestForgeryGuard } from '../csrf.js';
+import { htmlResponse } from '../html-response.js';
 import type { PageUser } from '../pages/html.js';
-import { apiTokensView, homeView, loginView, newRepositoryView, registerView, repositoryView, userView } from '../pages/views.js';
+import { apiTokensView, homeView, loginView, newRepositoryView, registerView } from '../pages/views.js';
 import { pathParam, queryString, readForm, type FormFields } from '../validate.js';
 
 const SESSION_MAX_AGE = 30 * 86_400;
 
-function htmlResponse(markup: string, status = 200): Response {
-  return new Response(markup, {
-    status,
-    headers: { 'content-type': 'text/html; charset=utf-8', 'x-frame-options': 'DENY', 'x-content-type-options': 'nosniff' },
-  });
-}
-
 // Cookies set on the event (setCookie) are merged by h3 into whatever Response a handler returns.
-function redirectTo(location: string): Response {
+export function redirectTo(location: string): Response {
   return new Response(null, { status: 303, headers: { location } });
 }
 
@@ -29,12 +23,12 @@ const wantsNoRedirect = (form: FormFields) => form.no_redirect === '1' || form.n
  * Runs a form action. With `no_redirect=1` (scripts) errors propagate as JSON; otherwise (browsers) an expected
  * error re-renders the form with its message and status.
  */
-async function formAction(form: FormFields, action: () => Promise<Response>, renderError: (message: string) => string): Promise<Response> {
+export async function formAction(form: FormFields, action: () => Promise<Response>, renderError: (message: string) => string | Promise<string>): Promise<Response> {
   try {
     return await action();
   } catch (error) {
     if (wantsNoRedirect(form) || !isRepoHostError(error)) throw error;
-    return htmlResponse(renderError(error.message), error.status);
+    return htmlResponse(await renderError(error.message), error.status);
   }
 }
 
@@ -52,7 +46,7 @@ async function signIn(ctx: AppContext, event: H3Event, user: UserRow, form: Form
 }
 
 /** The signed-in user, or a redirect to the login page (for a form posted with `no_redirect=1`, a 401). */
-async function signedInOrLogin(ctx: AppContext, event: H3Event, form?: FormFields): Promise<UserRow | Response> {
+export async function signedInOrLogin(ctx: AppContext, event: H3Event, form?: FormFields): Promise<UserRow | Response> {
   const user = await currentUser(ctx, event);
   if (user) return user;
   if (form && wantsNoRedirect(form)) throw unauthorized('Unauthorized');
@@ -154,31 +148,6 @@ export function mountWebRoutes(app: H3, ctx: AppContext, guard: RequestForgeryGu
         return redirectTo(`/${user.username}/settings/api-tokens?new_token=${token}`);
       },
       (message) => apiTokensView(pageUser(event, user), ctx.credentials.apiTokens(user.id, FIRST_HUNDRED).items, undefined, message),
-    );
-  });
-
-  app.get('/:username', async (event) => {
-    const viewer = await currentUser(ctx, event);
-    const owner = ctx.users.requireByName(pathParam(event, 'username'));
-    return htmlResponse(userView(pageUser(event, viewer), ctx.users.summary(owner), ctx.repos.listOfOwner(viewer, owner, FIRST_HUNDRED).items));
-  });
-
-  app.get('/:owner/:repo', async (event) => {
-    const viewer = await currentUser(ctx, event);
-    const repo = ctx.repos.visibleByName(viewer, pathParam(event, 'owner'), pathParam(event, 'repo'));
-    // A default branch not pushed yet shows the empty-repository hint; real failures still surface.
-    const files = await ctx.repos.listFiles(repo, repo.default_branch).catch((error: unknown) => {
-      if (isRepoHostError(error)) return [];
-      throw error;
-    });
-    return htmlResponse(
-      repositoryView(pageUser(event, viewer), repo, {
-        cloneUrl: ctx.repos.summary(repo).clone_url,
-        branch: repo.default_branch,
-        files,
-        stars: ctx.social.stars(repo),
-        issues: ctx.issues.count(repo),
-      }),
     );
   });
 }

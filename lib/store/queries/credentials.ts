@@ -30,6 +30,18 @@ export function insertSession(tx: WriteTx, session: { userId: number; tokenHash:
   ]);
 }
 
+/** A user's sessions that have not expired, newest first: the account page lists them. */
+export function sessionsOfUser(db: ReadTx, userId: number, now: string): Array<SessionRow & { created_at: string }> {
+  return db.all<SessionRow & { created_at: string }>(
+    'SELECT id, user_id, token_hash, created_at, expires_at FROM sessions WHERE user_id = ? AND expires_at > ? ORDER BY id DESC LIMIT 100',
+    [userId, now],
+  );
+}
+
+export function deleteSessionOfUser(tx: WriteTx, userId: number, sessionId: number): number {
+  return tx.run('DELETE FROM sessions WHERE user_id = ? AND id = ?', [userId, sessionId]).changes;
+}
+
 export function deleteSessionByHash(tx: WriteTx, tokenHash: string): void {
   tx.run('DELETE FROM sessions WHERE token_hash = ?', [tokenHash]);
 }

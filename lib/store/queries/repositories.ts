@@ -41,6 +41,22 @@ export function countRepositoriesOfOwner(db: ReadTx, ownerId: number, viewerId: 
   return db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM repositories r WHERE ${READABLE_BY}`, [ownerId, viewerId ?? 0, viewerId ?? 0])!.n;
 }
 
+/** `LIKE` pattern matching names that contain `text` (its own `%`, `_` and backslash taken literally). */
+const containing = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+
+/** Public repositories whose name contains `search` (all for ''), newest first. */
+export function publicRepositories(db: ReadTx, search: string, page: PageWindow): RepositoryRow[] {
+  return db.all<RepositoryRow>(`${SELECT} WHERE r.is_private = 0 AND r.name_lower LIKE ? ESCAPE '\\' ORDER BY r.created_at DESC, r.id DESC LIMIT ? OFFSET ?`, [
+    containing(search),
+    page.limit,
+    page.offset,
+  ]);
+}
+
+export function countPublicRepositories(db: ReadTx, search: string): number {
+  return db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM repositories r WHERE r.is_private = 0 AND r.name_lower LIKE ? ESCAPE '\\'`, [containing(search)])!.n;
+}
+
 export function insertRepository(
   tx: WriteTx,
   repo: { ownerId: number; name: string; description: string; isPrivate: boolean; defaultBranch: string; now: string },
@@ -58,6 +74,10 @@ export function deleteRepository(tx: WriteTx, id: number): void {
 
 export function renameRepository(tx: WriteTx, id: number, name: string, now: string): void {
   tx.run('UPDATE repositories SET name = ?, name_lower = ?, updated_at = ? WHERE id = ?', [name, name.toLowerCase(), now, id]);
+}
+
+export function setRepositoryDetails(tx: WriteTx, id: number, details: { description: string; isPrivate: boolean }, now: string): void {
+  tx.run('UPDATE repositories SET description = ?, is_private = ?, updated_at = ? WHERE id = ?', [details.description, details.isPrivate ? 1 : 0, now, id]);
 }
 
 export function setDefaultBranch(tx: WriteTx, id: number, branch: string, now: string): void {

@@ -14,3 +14,7 @@ export function flipToggle(tx: WriteTx, table: ToggleTable, userId: number, repo
 export function countToggles(db: ReadTx, table: ToggleTable, repoId: number): number {
   return db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE repo_id = ?`, [repoId])!.n;
 }
+
+export function isToggled(db: ReadTx, table: ToggleTable, userId: number, repoId: number): boolean {
+  return db.get(`SELECT 1 AS found FROM ${table} WHERE user_id = ? AND repo_id = ?`, [userId, repoId]) !== undefined;
+}

@@ -14,6 +14,8 @@ const DEFAULT_AVATAR =
 interface Upload {
   bytes: Buffer;
   mimetype: string | null;
+  /** The form's other fields (first value of each): the account page's form carries its request-forgery token. */
+  fields: Record<string, string>;
 }
 
 /** Room for multipart boundaries, part headers and the small fields a form may carry besides the file. */
@@ -43,7 +45,7 @@ function requestOverLimit(req: IncomingMessage, limit: number): Promise<never> {
  * Parses a multipart body with one `file` part, held in memory (bounded by the size limit) so a rejected
  * upload never touches the disk.
  */
-async function readAvatarUpload(event: H3Event, maxBytes: number): Promise<Upload> {
+export async function readAvatarUpload(event: H3Event, maxBytes: number): Promise<Upload> {
   const req = event.runtime?.node?.req;
   if (!req) throw unsupported('avatar upload needs a Node.js server');
   const type = req.headers['content-type'] ?? '';
@@ -72,9 +74,10 @@ async function readAvatarUpload(event: H3Event, maxBytes: number): Promise<Uploa
   const parsing = form.parse(req as IncomingMessage);
   // Refused for size, the parse is left to fail on the closed connection: nobody waits for it then.
   parsing.catch(() => undefined);
+  let fields: formidable.Fields;
   let files: formidable.Files;
   try {
-    [, files] = await Promise.race([parsing, requestOverLimit(req as IncomingMessage, maxBytes + MULTIPART_SLACK)]);
+    [fields, files] = await Promise.race([parsing, requestOverLimit(req as IncomingMessage, maxBytes + MULTIPART_SLACK)]);
   } catch (error) {
     if (isRepoHostError(error)) throw error;
     const code = (error as { code?: number }).code;
@@ -86,7 +89,8 @@ async function readAvatarUpload(event: H3Event, maxBytes: number): Promise<Uploa
   }
   const file = files.file?.[0];
   if (!file) throw invalid('a file part named "file" is required');
-  return { bytes: Buffer.concat(buffers.get(file.newFilename) ?? []), mimetype: file.mimetype };
+  const firstValues = Object.fromEntries(Object.entries(fields).map(([name, values]) => [name, values?.[0] ?? '']));
+  return { bytes: Buffer.concat(buffers.get(file.newFilename) ?? []), mimetype: file.mimetype, fields: firstValues };
 }
 
 export function mountAvatarRoutes(app: H3, ctx: AppContext): void {

@@ -1,0 +1,70 @@
+import { html, SafeHtml, type PageUser } from '../html.js';
+import { repoPage } from '../repo-layout.js';
+import { breadcrumbs, historyUrl, rawUrl, refSwitcher, srcUrl } from './links.js';
+import type { FolderContext } from './tree.js';
+
+/** What a file page shows: its lines, its rendered Markdown, an image, or only a download link. */
+export type BlobContent =
+  | { kind: 'text'; lines: SafeHtml }
+  | { kind: 'markdown'; rendered: SafeHtml }
+  | { kind: 'markdown-source'; lines: SafeHtml }
+  | { kind: 'image' }
+  | { kind: 'binary' }
+  | { kind: 'large' };
+
+/** The numbered, linkable lines of a text file (`#L10`; the script highlights ranges like `#L10-L20`). */
+export function numberedLines(lines: readonly string[]): SafeHtml {
+  // Each line is already safe HTML (escaped or highlighted, see highlight.ts); joined once, not re-escaped.
+  let rows = '';
+  lines.forEach((line, index) => {
+    const number = index + 1;
+    rows += `<tr id="L${number}"><td class="num"><a href="#L${number}" class="line-link" data-line="${number}">${number}</a></td><td class="line">${line}</td></tr>`;
+  });
+  return html`<div class="code-scroll"><table class="code"><tbody>${new SafeHtml(rows)}</tbody></table></div>`;
+}
+
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+function body(content: BlobContent, raw: string, name: string): SafeHtml {
+  switch (content.kind) {
+    case 'text':
+    case 'markdown-source':
+      return content.lines;
+    case 'markdown':
+      return html`<div class="markdown readme">${content.rendered}</div>`;
+    case 'image':
+      return html`<img class="preview" src="${raw}" alt="${name}">`;
+    case 'binary':
+      return html`<p class="download">This is a binary file. <a href="${raw}" download>Download ${name}</a></p>`;
+    case 'large':
+      return html`<p class="download">This file is too large to show here. <a href="${raw}" download>Download ${name}</a></p>`;
+  }
+}
+
+/** The page of one file: switcher, breadcrumbs, a header with its size and links (raw, history, Markdown toggle). */
+export function blobView(viewer: PageUser | undefined, file: FolderContext, size: number, content: BlobContent): string {
+  const name = file.path.slice(file.path.lastIndexOf('/') + 1);
+  const raw = rawUrl(file.repo, file.target, file.path);
+  const here = srcUrl(file.repo, file.target, file.path);
+  const markdownToggle =
+    content.kind === 'markdown'
+      ? html`<a href="${here}?display=source" class="button">Source</a>`
+      : content.kind === 'markdown-source'
+        ? html`<a href="${here}" class="button">Rendered</a>`
+        : '';
+  return repoPage(
+    viewer,
+    file.repo,
+    file.access,
+    'code',
+    file.path,
+    html`<div class="toolbar">${refSwitcher(file.repo, file.target, file.refs, file.path)}${breadcrumbs(file.repo, file.target, file.path)}</div>
+<section class="file" aria-label="${name}"><div class="file-head"><span>${formatSize(size)}</span><span class="spacer"></span>${markdownToggle}
+<a href="${raw}" class="button">Raw</a><a href="${historyUrl(file.repo, file.target, file.path)}" class="button">History</a></div>
+${body(content, raw, name)}</section>`,
+  );
+}

@@ -1,0 +1,52 @@
+import { csrfInput, html, type PageUser, type SafeHtml } from '../html.js';
+import { repoBase, repoPage } from '../repo-layout.js';
+import { refSwitcher } from './links.js';
+import { listingTable, type FolderContext, type ListedEntry } from './tree.js';
+
+export interface HomeDetails {
+  cloneUrl: string;
+  social: { stars: number; watchers: number; starred: boolean; watching: boolean };
+  /** The default branch's root listing; undefined for an empty repository. */
+  listing?: { folder: FolderContext; entries: ListedEntry[] };
+  readme: SafeHtml | '';
+}
+
+/** Star and watch toggles: forms (with the request-forgery token) for signed-in viewers, counts for everyone. */
+function socialButtons(viewer: PageUser | undefined, base: string, social: HomeDetails['social']): SafeHtml {
+  if (!viewer) {
+    return html`<span class="social"><span class="button">★ Stars <strong>${social.stars}</strong></span> <span class="button">👁 Watchers <strong>${social.watchers}</strong></span></span>`;
+  }
+  return html`<span class="social"><form method="post" action="${base}/action/star" class="inline">${csrfInput(viewer)}<button type="submit" aria-pressed="${social.starred ? 'true' : 'false'}">${social.starred ? '★ Unstar' : '☆ Star'} <strong>${social.stars}</strong></button></form>
+<form method="post" action="${base}/action/watch" class="inline">${csrfInput(viewer)}<button type="submit" aria-pressed="${social.watching ? 'true' : 'false'}">${social.watching ? 'Unwatch' : 'Watch'} <strong>${social.watchers}</strong></button></form></span>`;
+}
+
+function emptyHint(cloneUrl: string, branch: string): SafeHtml {
+  return html`<section aria-labelledby="empty-title"><h2 id="empty-title">This repository is empty</h2>
+<p>Push a first commit from the command line:</p>
+<pre><code>git init
+git add .
+git commit -m "First commit"
+git branch -M ${branch}
+git remote add origin ${cloneUrl}
+git push -u origin ${branch}</code></pre>
+<p>Or push an existing repository: <code>git push ${cloneUrl} ${branch}</code></p></section>`;
+}
+
+/** The repository home: description, clone URL with a copy button, star/watch, the root listing and README. */
+export function homeView(viewer: PageUser | undefined, folder: Pick<FolderContext, 'repo' | 'access'>, details: HomeDetails): string {
+  const { repo } = folder;
+  const listing = details.listing;
+  return repoPage(
+    viewer,
+    repo,
+    folder.access,
+    'code',
+    '',
+    html`${repo.description ? html`<p class="description">${repo.description}</p>` : ''}
+<div class="toolbar"><div class="clone"><span class="muted">Clone</span> <code id="clone-url">${details.cloneUrl}</code>
+<button type="button" data-copy="clone-url">Copy</button></div><span class="spacer"></span>${socialButtons(viewer, repoBase(repo), details.social)}</div>
+${listing
+  ? html`<div class="toolbar">${refSwitcher(repo, listing.folder.target, listing.folder.refs)}</div>${listingTable(listing.folder, listing.entries)}${details.readme}`
+  : emptyHint(details.cloneUrl, repo.default_branch)}`,
+  );
+}

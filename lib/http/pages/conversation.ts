@@ -1,0 +1,53 @@
+import { pager, timeAgo } from './components.js';
+import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
+import { renderMarkdown } from './markdown.js';
+
+/** One message of an issue's or pull request's conversation: the opening text or a comment. */
+export interface ConversationEntry {
+  id?: number;
+  author: string;
+  created_at: string;
+  body: string;
+  /** Where the edit form posts, for a viewer the services let change this comment (its author or write access). */
+  editAction?: string;
+}
+
+function editor(viewer: PageUser, item: ConversationEntry & { editAction: string }): SafeHtml {
+  return html`<details class="comment-edit"><summary>Edit</summary><form class="card wide" method="post" action="${item.editAction}">${csrfInput(viewer)}
+<label>Comment (Markdown) <textarea name="body" rows="5" required>${item.body}</textarea></label><button type="submit">Save comment</button></form></details>`;
+}
+
+function entry(viewer: PageUser | undefined, item: ConversationEntry): SafeHtml {
+  return html`<article class="comment"${item.id === undefined ? '' : html` id="comment-${item.id}"`}>
+<header class="comment-head"><a href="/${item.author}"><strong>${item.author}</strong></a> commented ${timeAgo(item.created_at)}</header>
+<div class="markdown">${item.body.trim() ? renderMarkdown(item.body) : html`<p class="muted">No description provided.</p>`}</div>
+${viewer && item.editAction ? editor(viewer, { ...item, editAction: item.editAction }) : ''}</article>`;
+}
+
+/** The conversation: each message rendered from Markdown (raw HTML off, link schemes limited, see markdown.ts). */
+export function conversation(viewer: PageUser | undefined, items: readonly ConversationEntry[]): SafeHtml {
+  return html`<section aria-label="Conversation" class="conversation">${items.map((item) => entry(viewer, item))}</section>`;
+}
+
+/** The comment form of a signed-in viewer; anonymous viewers are asked to sign in. */
+export function commentForm(viewer: PageUser | undefined, action: string): SafeHtml {
+  if (!viewer) return html`<p><a href="/login">Sign in</a> to join this conversation.</p>`;
+  return html`<form class="card wide" method="post" action="${action}">${csrfInput(viewer)}
+<label>Comment (Markdown) <textarea name="body" rows="5" required></textarea></label>
+<button type="submit">Comment</button></form>`;
+}
+
+/** The close/reopen button of an issue or pull request (`noun`), for those the services let change it. */
+export function stateToggle(viewer: PageUser, action: string, status: string, noun: string): SafeHtml {
+  const next = status === 'open' ? 'closed' : 'open';
+  return html`<form method="post" action="${action}/state">${csrfInput(viewer)}<input type="hidden" name="status" value="${next}">
+<button type="submit">${next === 'closed' ? 'Close' : 'Reopen'} ${noun}</button></form>`;
+}
+
+/** Comments shown per conversation page (the routes read the same number). */
+export const COMMENTS_PER_PAGE = 100;
+
+/** Links to the other pages of a long conversation. */
+export function commentPager(action: string, page: number, total: number): SafeHtml | '' {
+  return pager(page, COMMENTS_PER_PAGE, total, (target) => `${action}?page=${target}`);
+}

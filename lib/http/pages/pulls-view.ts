@@ -1,0 +1,203 @@
+import type { CommitSummary } from '../../git/diff.js';
+import type { AccessLevel } from '../../services/permissions.js';
+import type { BranchComparison, PullComment, PullSummary } from '../../services/pulls.js';
+import type { CombinedStatus } from '../../services/statuses.js';
+import type { PullRow } from '../../store/queries/pulls.js';
+import type { RepositoryRow } from '../../store/queries/repositories.js';
+import { errorBox, pager, stateBadge, stateTabs, timeAgo } from './components.js';
+import { commentForm, commentPager, conversation, stateToggle } from './conversation.js';
+import { renderDiff } from './diff-view.js';
+import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
+import { pathUrl, repoBase, repoPage } from './repo-layout.js';
+
+export interface PullListModel {
+  status: 'open' | 'closed';
+  counts: { open: number; closed: number };
+  pulls: PullRow[];
+  page: number;
+  limit: number;
+  total: number;
+}
+
+const compareHref = (repo: RepositoryRow, base: string, head: string) => `${repoBase(repo)}/compare/${pathUrl(base)}...${pathUrl(head)}`;
+
+/** `/:owner/:repo/pulls`: open/closed (closed includes merged) tabs with counts, a page of pull requests. */
+export function pullListView(viewer: PageUser | undefined, repo: RepositoryRow, access: AccessLevel, model: PullListModel): string {
+  const base = repoBase(repo);
+  const href = (status: string, page = 1) => `${base}/pulls?status=${status}${page > 1 ? `&page=${page}` : ''}`;
+  const rows = model.pulls.map(
+    (pull) => html`<li class="item"><span class="item-state">${stateBadge(pull.status)}</span>
+<a class="item-title" href="${base}/pulls/${pull.number}">${pull.title}</a>
+<span class="muted">#${pull.number} · <code>${pull.head}</code> → <code>${pull.base}</code> · opened ${timeAgo(pull.created_at)} by ${pull.author}</span></li>`,
+  );
+  return repoPage(
+    viewer,
+    repo,
+    access,
+    'pulls',
+    'Pull requests',
+    html`<div class="list-head">${stateTabs('Pull request state', [
+      { label: 'Open', count: model.counts.open, href: href('open'), active: model.status === 'open' },
+      { label: 'Closed', count: model.counts.closed, href: href('closed'), active: model.status === 'closed' },
+    ])}${viewer ? html`<a class="button" href="${base}/compare">New pull request</a>` : ''}</div>
+${rows.length ? html`<ul class="items">${rows}</ul>` : html`<p>No ${model.status} pull requests.</p>`}
+${pager(model.page, model.limit, model.total, (page) => href(model.status, page))}`,
+  );
+}
+
+function commitList(repo: RepositoryRow, commits: readonly CommitSummary[]): SafeHtml {
+  if (commits.length === 0) return html`<p class="muted">No commits.</p>`;
+  return html`<ol class="commit-list">${commits.map((commit) => {
+    const [subject] = commit.message.split('\n');
+    return html`<li><a href="${repoBase(repo)}/commit/${commit.sha}">${subject}</a>
+<span class="muted">${commit.author_name} · ${timeAgo(commit.authored_at)} · <span class="sha">${commit.sha.slice(0, 10)}</span></span></li>`;
+  })}</ol>`;
+}
+
+function branchSelect(name: 'base' | 'head', label: string, branches: readonly string[], selected: string): SafeHtml {
+  return html`<label>${label} <select name="${name}">${branches.map((branch) => html`<option value="${branch}"${branch === selected ? ' selected' : ''}>${branch}</option>`)}</select></label>`;
+}
+
+export interface CompareModel {
+  branches: string[];
+  base: string;
+  head: string;
+  /** Absent until two different branches are chosen. */
+  comparison?: BranchComparison;
+  error?: string;
+  values?: { title?: string; description?: string };
+}
+
+/** `/:owner/:repo/compare/:base...:head`: pick the branches, see the commits and the diff, then open the pull request. */
+export function compareView(viewer: PageUser | undefined, repo: RepositoryRow, access: AccessLevel, model: CompareModel): string {
+  const { comparison } = model;
+  const picker = html`<form class="compare-picker" method="get" action="${repoBase(repo)}/compare">
+${branchSelect('base', 'Base', model.branches, model.base)} <span aria-hidden="true">←</span> ${branchSelect('head', 'Compare', model.branches, model.head)}
+<button type="submit">Compare</button></form>`;
+  let body: SafeHtml;
+  if (!comparison) body = html`<p>Choose two different branches to see what would be merged.</p>`;
+  else if (comparison.commits.length === 0) body = html`<p><code>${model.head}</code> has no commits that <code>${model.base}</code> lacks: there is nothing to merge.</p>`;
+  else {
+    const form = viewer
+      ? html`<h3>Open a pull request</h3><form class="card wide" method="post" action="${repoBase(repo)}/pulls">${csrfInput(viewer)}
+<input type="hidden" name="base" value="${model.base}"><input type="hidden" name="head" value="${model.head}">
+<label>Title <input name="title" required maxlength="255" value="${model.values?.title ?? comparison.commits[0]!.message.split('\n')[0]!}"></label>
+<label>Description (Markdown) <textarea name="description" rows="6">${model.values?.description ?? ''}</textarea></label>
+<button type="submit">Create pull request</button></form>`
+      : html`<p><a href="/login">Sign in</a> to open a pull request.</p>`;
+    body = html`<p>${comparison.mergeable ? html`<span class="status-success">Able to merge.</span> These branches merge without conflicts.` : html`<span class="status-failure">Cannot merge automatically.</span> These branches have conflicting changes; the pull request can still be opened.`}</p>
+${form}
+<h3>Commits (${comparison.commits.length})</h3>${commitList(repo, comparison.commits)}
+<h3>Files changed (${comparison.files.length})</h3>${renderDiff(comparison.files)}`;
+  }
+  return repoPage(viewer, repo, access, 'pulls', 'Compare', html`<h2>Compare changes</h2>${errorBox(model.error)}${picker}${body}`);
+}
+
+export type PullTab = 'conversation' | 'commits' | 'files';
+
+export interface PullModel {
+  pull: PullSummary;
+  tab: PullTab;
+  comments?: PullComment[];
+  /** The page of the conversation shown. */
+  commentPage: number;
+  commits?: CommitSummary[];
+  files?: Parameters<typeof renderDiff>[0];
+  checks: CombinedStatus;
+  /** Status contexts the base branch's protection requires before merging. */
+  requiredContexts: string[];
+  /** The author or a collaborator with write access. */
+  canChangeState: boolean;
+  /** Write access (the merge service's rule). */
+  canMerge: boolean;
+  /** Whether the viewer may edit a comment by this author (its author, or write access). */
+  canEdit: (author: string) => boolean;
+  error?: string;
+}
+
+function pullTabs(repo: RepositoryRow, pull: PullSummary, active: PullTab): SafeHtml {
+  const base = `${repoBase(repo)}/pulls/${pull.number}`;
+  const items: Array<[PullTab, string, string]> = [
+    ['conversation', 'Conversation', base],
+    ['commits', 'Commits', `${base}/commits`],
+    ['files', 'Files changed', `${base}/files`],
+  ];
+  return html`<nav aria-label="Pull request"><ul class="tabs">${items.map(
+    ([tab, label, href]) => html`<li><a href="${href}"${tab === active ? html` aria-current="page"` : ''}>${label}</a></li>`,
+  )}</ul></nav>`;
+}
+
+function checksSection(model: PullModel): SafeHtml {
+  const { checks, requiredContexts } = model;
+  const states = new Map(checks.statuses.map((status) => [status.context, status.state]));
+  const missing = requiredContexts.filter((context) => !states.has(context));
+  if (checks.total_count === 0 && requiredContexts.length === 0) return html`<p class="muted">No status checks reported for the head commit.</p>`;
+  return html`<section aria-label="Checks" class="checks"><p>Checks on <code>${checks.sha.slice(0, 10)}</code>: <strong class="status-${checks.state}">${checks.state}</strong></p>
+<ul>${checks.statuses.map(
+    (status) => html`<li><span class="status-${status.state}">${status.state}</span> <strong>${status.context}</strong>${requiredContexts.includes(status.context) ? ' (required)' : ''}
+${status.description ? html` — ${status.description}` : ''}${status.target_url ? html` <a href="${status.target_url}" rel="nofollow noopener noreferrer">Details</a>` : ''}</li>`,
+  )}${missing.map((context) => html`<li><span class="status-pending">missing</span> <strong>${context}</strong> (required)</li>`)}</ul></section>`;
+}
+
+const METHODS: Array<[string, string]> = [
+  ['merge', 'Create a merge commit'],
+  ['squash', 'Squash and merge'],
+  ['rebase', 'Rebase and merge'],
+  ['fast-forward', 'Fast-forward only'],
+];
+
+/** The merge box: state, checks, and for those who may merge the methods with an editable message. */
+function mergeBox(viewer: PageUser | undefined, repo: RepositoryRow, model: PullModel): SafeHtml {
+  const { pull } = model;
+  if (pull.status === 'merged') {
+    return html`<section class="merge-box" aria-label="Merge"><p>${stateBadge('merged')} <strong>${pull.merged_by ?? 'someone'}</strong> merged <code>${pull.head}</code> into <code>${pull.base}</code> ${timeAgo(pull.merged_at)}
+${pull.merge_commit_sha ? html` as <a href="${repoBase(repo)}/commit/${pull.merge_commit_sha}"><code>${pull.merge_commit_sha.slice(0, 10)}</code></a>` : ''}.</p></section>`;
+  }
+  if (pull.status === 'closed') return html`<section class="merge-box" aria-label="Merge"><p>This pull request is closed${pull.closed_at ? html` (${timeAgo(pull.closed_at)})` : ''}.</p></section>`;
+  const state =
+    pull.mergeable === true
+      ? html`<p class="status-success">This branch has no conflicts with the base branch.</p>`
+      : html`<p class="status-failure">This branch cannot be merged automatically: it conflicts with <code>${pull.base}</code> (or one of the branches is gone). Resolve the conflicts by merging <code>${pull.base}</code> into <code>${pull.head}</code> and pushing.</p>`;
+  const required = model.requiredContexts.length
+    ? html`<p>The base branch requires these checks to pass before merging: ${model.requiredContexts.map((context, index) => html`${index ? ', ' : ''}<code>${context}</code>`)}.</p>`
+    : '';
+  if (!viewer || !model.canMerge) {
+    return html`<section class="merge-box" aria-label="Merge">${state}${required}<p class="muted">Only collaborators with write access can merge this pull request.</p></section>`;
+  }
+  return html`<section class="merge-box" id="merge-box" aria-label="Merge">${state}${required}
+<form method="post" action="${repoBase(repo)}/pulls/${pull.number}/merge" class="card wide">${csrfInput(viewer)}
+<input type="hidden" name="head_sha" value="${pull.head_sha}">
+<fieldset><legend>Merge method</legend>${METHODS.map(
+    ([value, label], index) => html`<label class="check"><input type="radio" name="method" value="${value}"${index === 0 ? ' checked' : ''}> ${label}</label>`,
+  )}</fieldset>
+<label>Commit title (merge and squash) <input name="title" maxlength="255" placeholder="Merge pull request #${pull.number} from ${pull.head}"></label>
+<label>Commit message <textarea name="message" rows="3">${pull.title}</textarea></label>
+<button type="submit">Merge pull request</button></form></section>`;
+}
+
+/** `/:owner/:repo/pulls/:number[/commits|/files]`: the pull request with its tabs, checks and merge box. */
+export function pullView(viewer: PageUser | undefined, repo: RepositoryRow, access: AccessLevel, model: PullModel): string {
+  const { pull } = model;
+  const action = `${repoBase(repo)}/pulls/${pull.number}`;
+  const state = pull.status === 'merged' ? 'merged' : pull.status;
+  let content: SafeHtml;
+  if (model.tab === 'commits') content = commitList(repo, model.commits ?? []);
+  else if (model.tab === 'files') content = renderDiff(model.files ?? []);
+  else {
+    const stateForm = viewer && model.canChangeState && pull.status !== 'merged' ? stateToggle(viewer, action, pull.status, 'pull request') : '';
+    content = html`${conversation(viewer, [{ author: pull.author, created_at: pull.created_at, body: pull.description }, ...(model.comments ?? []).map((comment) => ({ ...comment, body: comment.text, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))])}
+${commentPager(action, model.commentPage, pull.comments)}
+${checksSection(model)}${mergeBox(viewer, repo, model)}
+${commentForm(viewer, `${action}/comments`)}${stateForm}`;
+  }
+  return repoPage(
+    viewer,
+    repo,
+    access,
+    'pulls',
+    `${pull.title} #${pull.number}`,
+    html`<h2 class="item-heading"><span class="title">${pull.title}</span> <span class="muted">#${pull.number}</span></h2>
+<p>${stateBadge(state)} <strong>${pull.author}</strong> wants to merge <a href="${compareHref(repo, pull.base, pull.head)}"><code>${pull.head}</code> into <code>${pull.base}</code></a> · ${timeAgo(pull.created_at)}</p>
+${errorBox(model.error)}${pullTabs(repo, pull, model.tab)}${content}`,
+  );
+}

@@ -1,0 +1,227 @@
+import { HTTPResponse, type H3, type H3Event } from 'h3';
+import type { AppContext } from '../../../context.js';
+import type { RefPath } from '../../../git/browse.js';
+import { notFound } from '../../../errors.js';
+import type { AccessLevel } from '../../../services/permissions.js';
+import type { RepositoryRow } from '../../../store/queries/repositories.js';
+import type { UserRow } from '../../../store/queries/users.js';
+import { currentUser } from '../../auth.js';
+import type { RequestForgeryGuard } from '../../csrf.js';
+import { htmlResponse } from '../../html-response.js';
+import type { PageUser } from '../../pages/html.js';
+import { blobView } from '../../pages/code/blob.js';
+import { branchesView, tagsView, type BranchRowView } from '../../pages/code/branches.js';
+import { FileContents, imageTypeOf, looksBinary, pickReadme, type ShownFile } from '../../pages/code/content.js';
+import { commitView, historyView } from '../../pages/code/history.js';
+import { homeView } from '../../pages/code/home.js';
+import { historyUrl, rawUrl, srcUrl } from '../../pages/code/links.js';
+import { exploreView, profileView } from '../../pages/code/people.js';
+import { folderView, sortEntries, type FolderContext, type ListedEntry } from '../../pages/code/tree.js';
+import { repoBase } from '../../pages/repo-layout.js';
+import { pathParam, queryString, readForm } from '../../validate.js';
+
+/** Items per page of history, branches, profiles and Explore. */
+const PER_PAGE = 30;
+const KINDS = new Set<RefPath['kind']>(['branch', 'tag', 'commit']);
+
+/** `?page=` from 1 (leniently: anything else is page 1), bounded so `skip` stays reasonable. */
+function pageNumber(event: H3Event): number {
+  const raw = queryString(event, 'page');
+  return raw && /^\d{1,6}$/.test(raw) && Number(raw) >= 1 ? Number(raw) : 1;
+}
+
+function contentDisposition(kind: 'inline' | 'attachment', name: string): string {
+  const fallback = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `${kind}; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+/** Raw answers never run as a page of this host: sandboxed, no sniffing, no scripts. */
+const RAW_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox",
+  'cache-control': 'private, max-age=60',
+};
+
+/**
+ * The code pages (URLs as on Gitea): repository home, folders and files (`/src/...`), raw bytes (`/raw/...`),
+ * history and commits, branches and tags, user profiles and Explore. Every repository page goes through
+ * `visibleByName` (the one permission check): anything the viewer may not see is the same 404 as what does not exist.
+ */
+export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgeryGuard): void {
+  const browse = ctx.git.browse;
+  const contents = new FileContents();
+
+  const pageUser = (event: H3Event, user: UserRow | undefined): PageUser | undefined => user && { username: user.username, csrf: forgery.tokenOf(event) };
+
+  /** The repository of the path if the viewer may read it, with the viewer's access level. */
+  async function openRepo(event: H3Event): Promise<{ viewer: UserRow | undefined; user: PageUser | undefined; repo: RepositoryRow; access: AccessLevel }> {
+    const viewer = await currentUser(ctx, event);
+    const repo = ctx.repos.visibleByName(viewer, pathParam(event, 'owner'), pathParam(event, 'repo'));
+    return { viewer, user: pageUser(event, viewer), repo, access: ctx.repos.access(viewer, repo) };
+  }
+
+  async function refNames(repo: RepositoryRow): Promise<{ branches: string[]; tags: string[] }> {
+    const [branches, tags] = await Promise.all([browse.refsOfKind(repo.owner_name, repo.name, 'branch'), browse.refsOfKind(repo.owner_name, repo.name, 'tag')]);
+    return { branches: branches.map((ref) => ref.name), tags: tags.map((ref) => ref.name) };
+  }
+
+  /** The ref and path of `/<kind>/<rest>`; not found when the kind, the ref or the path does not exist. */
+  async function refPath(event: H3Event, repo: RepositoryRow): Promise<RefPath> {
+    const kind = pathParam(event, 'kind') as RefPath['kind'];
+    if (!KINDS.has(kind)) throw notFound('Not found');
+    const found = await browse.resolveRefPath(repo.owner_name, repo.name, kind, pathParam(event, 'rest'));
+    if (!found) throw notFound('Not found');
+    return found;
+  }
+
+  function shownFile(repo: RepositoryRow, at: RefPath, path: string, object: { oid: string; size: number }): ShownFile {
+    const folder = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+    return {
+      oid: object.oid,
+      name: path.slice(path.lastIndexOf('/') + 1),
+      size: object.size,
+      read: (limit) => browse.readBlob(repo.owner_name, repo.name, object.oid, limit),
+      base: { pages: `${srcUrl(repo, at, folder)}/`, raw: `${rawUrl(repo, at, folder)}/` },
+    };
+  }
+
+  /** A folder's entries with their kinds and last commits, plus its README rendered. */
+  async function folderContents(repo: RepositoryRow, at: RefPath, tree: string): Promise<{ entries: ListedEntry[]; readme: Awaited<ReturnType<FileContents['readme']>> }> {
+    const [entries, kinds] = await Promise.all([browse.list(repo.owner_name, repo.name, at.commit, at.path), browse.treeKinds(repo.owner_name, repo.name, tree)]);
+    const listed = sortEntries(entries.map((entry) => ({ ...entry, kind: kinds.get(entry.name) ?? 'blob' })));
+    const readmeName = pickReadme(listed.filter((entry) => entry.kind === 'blob').map((entry) => entry.name));
+    if (!readmeName) return { entries: listed, readme: '' };
+    const readmePath = at.path ? `${at.path}/${readmeName}` : readmeName;
+    const object = await browse.objectAt(repo.owner_name, repo.name, at.commit, readmePath);
+    const readme = object?.type === 'blob' ? await contents.readme(shownFile(repo, at, readmePath, object)) : '';
+    return { entries: listed, readme };
+  }
+
+  async function folderContext(repo: RepositoryRow, access: AccessLevel, at: RefPath): Promise<FolderContext> {
+    const [refs, latest] = await Promise.all([refNames(repo), browse.log(repo.owner_name, repo.name, at.commit, at.path, 0, 1)]);
+    return { repo, access, target: at, path: at.path, refs, latest: latest[0] };
+  }
+
+  app.get('/explore', async (event) => {
+    const viewer = await currentUser(ctx, event);
+    const search = (queryString(event, 'q') ?? '').slice(0, 100);
+    const page = pageNumber(event);
+    const { items, total } = ctx.repos.explore(search, { limit: PER_PAGE, offset: (page - 1) * PER_PAGE });
+    return htmlResponse(exploreView(pageUser(event, viewer), search, items, page, page * PER_PAGE < total));
+  });
+
+  app.get('/:username', async (event) => {
+    const viewer = await currentUser(ctx, event);
+    const owner = ctx.users.requireByName(pathParam(event, 'username'));
+    const page = pageNumber(event);
+    // The same rule as /api/v1/users/:username/repos: public ones, and private ones the viewer may read.
+    const { items, total } = ctx.repos.listOfOwner(viewer, owner, { limit: PER_PAGE, offset: (page - 1) * PER_PAGE });
+    return htmlResponse(profileView(pageUser(event, viewer), ctx.users.summary(owner), items, page, page * PER_PAGE < total));
+  });
+
+  app.get('/:owner/:repo', async (event) => {
+    const { viewer, user, repo, access } = await openRepo(event);
+    const social = { stars: ctx.social.stars(repo), watchers: ctx.social.watchers(repo), ...ctx.social.stateOf(viewer, repo) };
+    const cloneUrl = ctx.repos.summary(repo).clone_url;
+    const at = await browse.resolveRefPath(repo.owner_name, repo.name, 'branch', repo.default_branch);
+    const tree = at && (await browse.objectAt(repo.owner_name, repo.name, at.commit, ''));
+    if (!at || !tree) return htmlResponse(homeView(user, { repo, access }, { cloneUrl, social, readme: '' }));
+    const [folder, { entries, readme }] = await Promise.all([folderContext(repo, access, at), folderContents(repo, at, tree.oid)]);
+    return htmlResponse(homeView(user, { repo, access }, { cloneUrl, social, listing: { folder, entries }, readme }));
+  });
+
+  for (const toggle of ['star', 'watch'] as const) {
+    // The browser's form for the spec's toggle: same service, request-forgery token checked by readForm.
+    app.post(`/:owner/:repo/action/${toggle}`, async (event) => {
+      await readForm(event, ctx.options.maxBodyBytes);
+      const { viewer, repo } = await openRepo(event);
+      if (!viewer) return new Response(null, { status: 303, headers: { location: '/login' } });
+      await (toggle === 'star' ? ctx.social.toggleStar(viewer, repo) : ctx.social.toggleWatch(viewer, repo));
+      return new Response(null, { status: 303, headers: { location: repoBase(repo) } });
+    });
+  }
+
+  app.get('/:owner/:repo/src/:kind/**:rest', async (event) => {
+    const { user, repo, access } = await openRepo(event);
+    const at = await refPath(event, repo);
+    const object = await browse.objectAt(repo.owner_name, repo.name, at.commit, at.path);
+    if (!object || object.type === 'commit') throw notFound('Not found');
+    const context = await folderContext(repo, access, at);
+    if (object.type === 'tree') {
+      const { entries, readme } = await folderContents(repo, at, object.oid);
+      return htmlResponse(folderView(user, context, entries, readme));
+    }
+    const display = queryString(event, 'display') === 'source' ? 'source' : 'rendered';
+    const content = await contents.content(shownFile(repo, at, at.path, object), display);
+    return htmlResponse(blobView(user, context, object.size, content));
+  });
+
+  app.get('/:owner/:repo/raw/:kind/**:rest', async (event) => {
+    const { repo } = await openRepo(event);
+    const at = await refPath(event, repo);
+    const object = at.path ? await browse.objectAt(repo.owner_name, repo.name, at.commit, at.path) : undefined;
+    if (!object || object.type !== 'blob') throw notFound('Not found');
+    const name = at.path.slice(at.path.lastIndexOf('/') + 1);
+    const image = imageTypeOf(name);
+    const binary = !image && looksBinary(await browse.readBlob(repo.owner_name, repo.name, object.oid, 8000));
+    // Text is always text/plain and images their own type; anything else downloads. Never HTML or SVG from the repository.
+    const type = image ?? (binary ? 'application/octet-stream' : 'text/plain; charset=utf-8');
+    const headers = { ...RAW_HEADERS, 'content-type': type, 'content-length': String(object.size), 'content-disposition': contentDisposition(binary ? 'attachment' : 'inline', name) };
+    const body = await browse.streamBlob(repo.owner_name, repo.name, object.oid);
+    return new HTTPResponse(body as unknown as BodyInit, { headers });
+  });
+
+  app.get('/:owner/:repo/commits/:kind/**:rest', async (event) => {
+    const { user, repo, access } = await openRepo(event);
+    const at = await refPath(event, repo);
+    if (at.path && !(await browse.objectAt(repo.owner_name, repo.name, at.commit, at.path))) throw notFound('Not found');
+    const page = pageNumber(event);
+    const commits = await browse.log(repo.owner_name, repo.name, at.commit, at.path, (page - 1) * PER_PAGE, PER_PAGE);
+    const url = historyUrl(repo, at, at.path);
+    return htmlResponse(
+      historyView(user, { repo, access, target: at, path: at.path, refs: await refNames(repo) }, commits.slice(0, PER_PAGE), page, commits.length > PER_PAGE, (target) => `${url}?page=${target}`),
+    );
+  });
+
+  app.get('/:owner/:repo/commit/:sha', async (event) => {
+    const { user, repo, access } = await openRepo(event);
+    const sha = await browse.resolveCommitId(repo.owner_name, repo.name, pathParam(event, 'sha').toLowerCase());
+    const commit = sha && (await browse.commit(repo.owner_name, repo.name, sha));
+    if (!commit) throw notFound('Not found');
+    const files = await browse.commitDiff(repo.owner_name, repo.name, commit);
+    return htmlResponse(commitView(user, repo, access, commit, ctx.statuses.combinedOf(repo, commit.sha), files));
+  });
+
+  app.get('/:owner/:repo/branches', async (event) => {
+    const { user, repo, access } = await openRepo(event);
+    const page = pageNumber(event);
+    const all = await browse.refsOfKind(repo.owner_name, repo.name, 'branch');
+    const base = all.find((branch) => branch.name === repo.default_branch);
+    // The default branch first, then the others by name; ahead/behind is computed only for the page shown.
+    const ordered = base ? [base, ...all.filter((branch) => branch !== base)] : all;
+    const shown = ordered.slice((page - 1) * PER_PAGE, page * PER_PAGE);
+    const rows: BranchRowView[] = await Promise.all(
+      shown.map(async (branch) => ({
+        name: branch.name,
+        sha: branch.sha,
+        commit: await browse.commit(repo.owner_name, repo.name, branch.sha),
+        aheadBehind: base && branch !== base ? await browse.aheadBehind(repo.owner_name, repo.name, base.sha, branch.sha) : undefined,
+      })),
+    );
+    return htmlResponse(branchesView(user, repo, access, rows, page, ordered.length > page * PER_PAGE));
+  });
+
+  app.get('/:owner/:repo/tags', async (event) => {
+    const { user, repo, access } = await openRepo(event);
+    const page = pageNumber(event);
+    const all = await browse.refsOfKind(repo.owner_name, repo.name, 'tag');
+    const shown = all.slice((page - 1) * PER_PAGE, page * PER_PAGE);
+    const tags = await Promise.all(
+      shown.map(async (tag) => {
+        const sha = await browse.resolveCommitId(repo.owner_name, repo.name, tag.sha);
+        return { name: tag.name, commit: sha ? await browse.commit(repo.owner_name, repo.name, sha) : undefined };
+      }),
+    );
+    return htmlResponse(tagsView(user, repo, access, tags, page, all.length > page * PER_PAGE));
+  });
+}

@@ -1,0 +1,173 @@
+import type { H3, H3Event } from 'h3';
+import type { AppContext } from '../../../context.js';
+import { notFound } from '../../../errors.js';
+import type { IssueRow } from '../../../store/queries/issues.js';
+import type { RepositoryRow } from '../../../store/queries/repositories.js';
+import { parseIssueFilter } from '../../../services/issues.js';
+import { atLeast } from '../../../services/permissions.js';
+import { FIRST_HUNDRED } from '../../../store/queries/page-window.js';
+import type { RequestForgeryGuard } from '../../csrf.js';
+import { htmlResponse } from '../../html-response.js';
+import { issueListView, issueView, labelsView, newIssueView } from '../../pages/issues-view.js';
+import { repoBase } from '../../pages/repo-layout.js';
+import { pageOf } from '../../pagination.js';
+import { idParam, queryString, type FormFields } from '../../validate.js';
+import type { UserRow } from '../../../store/queries/users.js';
+import { redirectTo } from '../web.js';
+import { commentWindow, lastCommentAnchor, repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
+
+type CommentWindow = ReturnType<typeof commentWindow>;
+
+const NO_ITEMS = { limit: 0, offset: 0 };
+
+/** The issue a page address numbers, or the 404 page. */
+function issueNumbered(ctx: AppContext, repo: RepositoryRow, number: number): IssueRow {
+  const issue = ctx.issues.byNumber(repo, number);
+  if (!issue) throw notFound('Issue not found');
+  return issue;
+}
+
+/** The issue page of a request, the viewer's rights on it decided by the services' rules (author or write access). */
+async function renderIssue(ctx: AppContext, request: RepoPageRequest, number: number, window: CommentWindow, error?: string): Promise<string> {
+  const { viewer, user, repo, access } = request;
+  const issue = issueNumbered(ctx, repo, number);
+  return issueView(
+    user,
+    repo,
+    access,
+    {
+      issue,
+      comments: ctx.issues.comments(repo, issue.id, window).items,
+      commentPage: window.page,
+      labels: ctx.labels.list(repo, FIRST_HUNDRED).items,
+      canChangeState: viewer !== undefined && (viewer.username === issue.author || atLeast(access, 'write')),
+      canLabel: atLeast(access, 'write'),
+      canEdit: (author) => viewer !== undefined && (viewer.username === author || atLeast(access, 'write')),
+    },
+    error,
+  );
+}
+
+/** Issue pages: the list with filters, a new issue, the conversation, labels. */
+export function mountIssuePages(app: H3, ctx: AppContext, guard: RequestForgeryGuard): void {
+  app.get('/:owner/:repo/issues', async (event) => {
+    const { user, repo, access } = await repoPageRequest(ctx, guard, event);
+    const filter = parseIssueFilter({ status: queryString(event, 'status') === 'closed' ? 'closed' : 'open', labels: queryString(event, 'labels') });
+    const page = pageOf(ctx, event);
+    const { items, total } = ctx.issues.list(repo, filter, page);
+    const counts = {
+      open: ctx.issues.list(repo, { ...filter, status: 'open' }, NO_ITEMS).total,
+      closed: ctx.issues.list(repo, { ...filter, status: 'closed' }, NO_ITEMS).total,
+    };
+    return htmlResponse(
+      issueListView(user, repo, access, {
+        status: filter.status ?? 'open',
+        counts,
+        issues: items.map((issue) => ctx.issues.summary(issue)),
+        labels: ctx.labels.list(repo, FIRST_HUNDRED).items,
+        filter: filter.labels,
+        page: page.page,
+        limit: page.limit,
+        total,
+      }),
+    );
+  });
+
+  app.get('/:owner/:repo/issues/new', async (event) => {
+    // The repository first: an invisible one is a 404 before anyone is asked to sign in.
+    const { user, repo, access } = await repoPageRequest(ctx, guard, event);
+    if (!user) return redirectTo('/login');
+    return htmlResponse(newIssueView(user, repo, access));
+  });
+
+  app.post('/:owner/:repo/issues/new', (event) =>
+    repoForm(
+      ctx,
+      guard,
+      event,
+      async ({ viewer, repo }, form) => {
+        const issue = await ctx.issues.create(repo, viewer, { title: form.title, body: form.body });
+        return redirectTo(`${repoBase(repo)}/issues/${issue.number}`);
+      },
+      ({ user, repo, access }, message, form) => newIssueView(user!, repo, access, message, { title: String(form.title ?? ''), body: String(form.body ?? '') }),
+    ),
+  );
+
+  app.get('/:owner/:repo/issues/:number', async (event) => {
+    const request = await repoPageRequest(ctx, guard, event);
+    const number = idParam(event, 'number');
+    // Issues and pull requests share the numbers: a pull request's number leads to it, as on GitHub.
+    if (!ctx.issues.byNumber(request.repo, number) && ctx.pulls.byNumber(request.repo, number)) return redirectTo(`${repoBase(request.repo)}/pulls/${number}`);
+    return htmlResponse(await renderIssue(ctx, request, number, commentWindow(event)));
+  });
+
+  /** A form on the issue page: back to the issue (at `anchor` if the action names one), or the page with the error. */
+  const issueForm = (event: H3Event, action: (request: RepoPageRequest & { viewer: UserRow }, form: FormFields, issueId: number) => Promise<string | void>) =>
+    repoForm(
+      ctx,
+      guard,
+      event,
+      async (request, form) => {
+        const issue = issueNumbered(ctx, request.repo, idParam(event, 'number'));
+        const anchor = await action(request, form, issue.id);
+        return redirectTo(`${repoBase(request.repo)}/issues/${issue.number}${anchor ?? ''}`);
+      },
+      (request, message) => renderIssue(ctx, request, idParam(event, 'number'), commentWindow(event), message),
+    );
+
+  app.post('/:owner/:repo/issues/:number/comments', (event) =>
+    issueForm(event, async ({ viewer, repo }, form, id) => {
+      const comment = await ctx.issues.comment(repo, id, viewer, form.body);
+      return lastCommentAnchor(ctx.issues.get(repo, id).comments, comment.id);
+    }),
+  );
+
+  app.post('/:owner/:repo/issues/:number/comments/:comment_id', (event) =>
+    issueForm(event, async ({ viewer, repo }, form, id) => `#comment-${(await ctx.issues.editComment(repo, id, idParam(event, 'comment_id'), viewer, form.body)).id}`),
+  );
+
+  app.post('/:owner/:repo/issues/:number/state', (event) =>
+    issueForm(event, async ({ viewer, repo }, form, id) => {
+      await ctx.issues.update(repo, viewer, id, { status: form.status });
+    }),
+  );
+
+  // Checkboxes named `label_<id>` carry label names: the form replaces the issue's set.
+  app.post('/:owner/:repo/issues/:number/labels', (event) =>
+    issueForm(event, async ({ viewer, repo }, form, id) => {
+      const names = Object.entries(form).filter(([key, value]) => key.startsWith('label_') && typeof value === 'string').map(([, value]) => value as string);
+      await ctx.labels.setOnIssue(repo, viewer, ctx.issues.get(repo, id), names, true);
+    }),
+  );
+
+  const renderLabels = ({ viewer, user, repo, access }: RepoPageRequest, error?: string) =>
+    labelsView(user, repo, access, ctx.labels.list(repo, FIRST_HUNDRED).items, viewer !== undefined && atLeast(access, 'write'), error);
+
+  app.get('/:owner/:repo/labels', async (event) => htmlResponse(renderLabels(await repoPageRequest(ctx, guard, event))));
+
+  app.post('/:owner/:repo/labels', (event) =>
+    repoForm(
+      ctx,
+      guard,
+      event,
+      async ({ viewer, repo }, form) => {
+        await ctx.labels.create(repo, viewer, form);
+        return redirectTo(`${repoBase(repo)}/labels`);
+      },
+      renderLabels,
+    ),
+  );
+
+  app.post('/:owner/:repo/labels/:label_id/delete', (event) =>
+    repoForm(
+      ctx,
+      guard,
+      event,
+      async ({ viewer, repo }) => {
+        await ctx.labels.remove(repo, viewer, idParam(event, 'label_id'));
+        return redirectTo(`${repoBase(repo)}/labels`);
+      },
+      renderLabels,
+    ),
+  );
+}

@@ -1,0 +1,77 @@
+import type { H3Event } from 'h3';
+import type { AppContext } from '../../../context.js';
+import { notFound } from '../../../errors.js';
+import { atLeast, type AccessLevel } from '../../../services/permissions.js';
+import type { RepositoryRow } from '../../../store/queries/repositories.js';
+import type { UserRow } from '../../../store/queries/users.js';
+import { currentUser } from '../../auth.js';
+import type { RequestForgeryGuard } from '../../csrf.js';
+import { COMMENTS_PER_PAGE } from '../../pages/conversation.js';
+import type { PageUser } from '../../pages/html.js';
+import { pathParam, queryString, readForm, type FormFields } from '../../validate.js';
+import type { PageWindow } from '../../../store/queries/page-window.js';
+import { formAction, signedInOrLogin } from '../web.js';
+
+/** Who is looking at a repository page, what they may do there, and what the page knows of them. */
+export interface RepoPageRequest {
+  viewer: UserRow | undefined;
+  /** The viewer as pages see it: name and the request-forgery token of their forms. */
+  user: PageUser | undefined;
+  repo: RepositoryRow;
+  /** From lib/services/permissions.ts: the one answer for every page. */
+  access: AccessLevel;
+}
+
+/** The page user of a signed-in viewer. */
+export function pageUserOf(guard: RequestForgeryGuard, event: H3Event, viewer: UserRow): PageUser;
+export function pageUserOf(guard: RequestForgeryGuard, event: H3Event, viewer: UserRow | undefined): PageUser | undefined;
+export function pageUserOf(guard: RequestForgeryGuard, event: H3Event, viewer: UserRow | undefined): PageUser | undefined {
+  return viewer && { username: viewer.username, csrf: guard.tokenOf(event) };
+}
+
+/**
+ * The repository of `/:owner/:repo/...` if the viewer has at least `needed` on it; otherwise 404, so private
+ * repositories never leak and pages above the viewer's access (settings) do not show they exist.
+ */
+export async function repoPageRequest(ctx: AppContext, guard: RequestForgeryGuard, event: H3Event, needed: AccessLevel = 'read'): Promise<RepoPageRequest> {
+  const viewer = await currentUser(ctx, event);
+  const repo = ctx.repos.visibleByName(viewer, pathParam(event, 'owner'), pathParam(event, 'repo'));
+  const access = ctx.repos.access(viewer, repo);
+  if (!atLeast(access, needed)) throw notFound('Not found');
+  return { viewer, user: pageUserOf(guard, event, viewer), repo, access };
+}
+
+/**
+ * Runs a form posted from a repository page by a signed-in viewer: anonymous visitors go to the sign-in page, an
+ * expected refusal re-renders `rerender` with the message and its status. Viewers below `needed` get 404 first, so
+ * nothing of a page they may not see is ever rendered for them.
+ */
+export async function repoForm(
+  ctx: AppContext,
+  guard: RequestForgeryGuard,
+  event: H3Event,
+  action: (request: RepoPageRequest & { viewer: UserRow; user: PageUser }, form: FormFields) => Promise<Response>,
+  rerender: (request: RepoPageRequest, message: string, form: FormFields) => Promise<string> | string,
+  needed: AccessLevel = 'read',
+): Promise<Response> {
+  const form = await readForm(event, ctx.options.maxBodyBytes);
+  // The repository first: an invisible one is a 404 before anyone is asked to sign in.
+  const request = await repoPageRequest(ctx, guard, event, needed);
+  const signedIn = await signedInOrLogin(ctx, event, form);
+  if (signedIn instanceof Response) return signedIn;
+  const withViewer = { ...request, viewer: signedIn, user: request.user! };
+  return formAction(form, () => action(withViewer, form), (message) => rerender(request, message, form));
+}
+
+/** The page of a conversation the address asks for (a bad value is the first page). */
+export function commentWindow(event: H3Event): PageWindow & { page: number } {
+  const asked = Number(queryString(event, 'page'));
+  const page = Number.isSafeInteger(asked) && asked >= 1 && asked <= 1_000_000 ? asked : 1;
+  return { page, limit: COMMENTS_PER_PAGE, offset: (page - 1) * COMMENTS_PER_PAGE };
+}
+
+/** Where a new comment lands: the conversation's last page, at the comment. */
+export function lastCommentAnchor(total: number, commentId: number): string {
+  const last = Math.max(1, Math.ceil(total / COMMENTS_PER_PAGE));
+  return `${last > 1 ? `?page=${last}` : ''}#comment-${commentId}`;
+}

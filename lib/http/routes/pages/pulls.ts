@@ -1,0 +1,156 @@
+import type { H3, H3Event } from 'h3';
+import type { AppContext } from '../../../context.js';
+import { isRepoHostError, notFound } from '../../../errors.js';
+import type { PullRow } from '../../../store/queries/pulls.js';
+import type { RepositoryRow } from '../../../store/queries/repositories.js';
+import { atLeast } from '../../../services/permissions.js';
+import type { RequestForgeryGuard } from '../../csrf.js';
+import { htmlResponse } from '../../html-response.js';
+import { compareView, pullListView, pullView, type CompareModel, type PullTab } from '../../pages/pulls-view.js';
+import { pathUrl, repoBase } from '../../pages/repo-layout.js';
+import { pageOf } from '../../pagination.js';
+import { idParam, pathParam, queryString, type FormFields } from '../../validate.js';
+import { redirectTo } from '../web.js';
+import { commentWindow, lastCommentAnchor, repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
+
+type CommentWindow = ReturnType<typeof commentWindow>;
+
+const NO_ITEMS = { limit: 0, offset: 0 };
+
+/** The pull request a page address numbers, or the 404 page. */
+function pullNumbered(ctx: AppContext, repo: RepositoryRow, number: number): PullRow {
+  const pull = ctx.pulls.byNumber(repo, number);
+  if (!pull) throw notFound('Pull request not found');
+  return pull;
+}
+/** Branches offered by the compare page's selectors. */
+const MAX_LISTED_BRANCHES = { limit: 500, offset: 0 };
+
+/** The pull request page on one of its tabs; what each tab needs is read from git only for that tab. */
+async function renderPull(ctx: AppContext, request: RepoPageRequest, number: number, tab: PullTab, window: CommentWindow, error?: string): Promise<string> {
+  const { viewer, user, repo, access } = request;
+  const row = pullNumbered(ctx, repo, number);
+  const pull = await ctx.pulls.summary(repo, row);
+  return pullView(user, repo, access, {
+    pull,
+    tab,
+    comments: tab === 'conversation' ? ctx.pulls.comments(repo, row.id, window).items : undefined,
+    commentPage: window.page,
+    commits: tab === 'commits' ? await ctx.pulls.commits(repo, row.id) : undefined,
+    files: tab === 'files' ? await ctx.pulls.files(repo, row.id) : undefined,
+    checks: ctx.statuses.combinedOf(repo, pull.head_sha),
+    requiredContexts: ctx.protection.ruleFor(repo, pull.base)?.required_status_contexts ?? [],
+    canChangeState: viewer !== undefined && (viewer.username === pull.author || atLeast(access, 'write')),
+    canMerge: atLeast(access, 'write'),
+    canEdit: (author) => viewer !== undefined && (viewer.username === author || atLeast(access, 'write')),
+    error,
+  });
+}
+
+/** `base...head` of a compare address; branch names may hold slashes but never `...` (git forbids `..`). */
+function parseCompareSpec(spec: string): { base: string; head: string } | undefined {
+  const at = spec.indexOf('...');
+  if (at <= 0 || at + 3 >= spec.length) return undefined;
+  return { base: spec.slice(0, at), head: spec.slice(at + 3) };
+}
+
+async function renderCompare(ctx: AppContext, request: RepoPageRequest, base: string, head: string, extra: Pick<CompareModel, 'error' | 'values'> = {}): Promise<string> {
+  const { user, repo, access } = request;
+  const branches = ctx.repos.branches(repo, MAX_LISTED_BRANCHES).items.map((branch) => branch.name);
+  const comparison = base !== head ? await ctx.pulls.compare(repo, base, head) : undefined;
+  return compareView(user, repo, access, { branches, base, head, comparison, ...extra });
+}
+
+/** Pull request pages: the list, compare-and-create, the pull request with its tabs, merging. */
+export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGuard): void {
+  app.get('/:owner/:repo/pulls', async (event) => {
+    const { user, repo, access } = await repoPageRequest(ctx, guard, event);
+    const status = queryString(event, 'status') === 'closed' ? 'closed' : 'open';
+    const page = pageOf(ctx, event);
+    const { items, total } = ctx.pulls.list(repo, status, page);
+    const counts = { open: ctx.pulls.list(repo, 'open', NO_ITEMS).total, closed: ctx.pulls.list(repo, 'closed', NO_ITEMS).total };
+    return htmlResponse(pullListView(user, repo, access, { status, counts, pulls: items, page: page.page, limit: page.limit, total }));
+  });
+
+  // The selectors submit here; the comparison itself lives at a linkable address.
+  app.get('/:owner/:repo/compare', async (event) => {
+    const request = await repoPageRequest(ctx, guard, event);
+    const { repo } = request;
+    const base = queryString(event, 'base') ?? repo.default_branch;
+    const head = queryString(event, 'head');
+    if (head) return redirectTo(`${repoBase(repo)}/compare/${pathUrl(base)}...${pathUrl(head)}`);
+    return htmlResponse(await renderCompare(ctx, request, base, base));
+  });
+
+  app.get('/:owner/:repo/compare/**:spec', async (event) => {
+    const request = await repoPageRequest(ctx, guard, event);
+    const spec = parseCompareSpec(pathParam(event, 'spec'));
+    if (!spec) return redirectTo(`${repoBase(request.repo)}/compare`);
+    return htmlResponse(await renderCompare(ctx, request, spec.base, spec.head));
+  });
+
+  app.post('/:owner/:repo/pulls', (event) =>
+    repoForm(
+      ctx,
+      guard,
+      event,
+      async ({ viewer, repo }, form) => {
+        const pull = await ctx.pulls.create(repo, viewer, { title: form.title, description: form.description, head: form.head, base: form.base });
+        return redirectTo(`${repoBase(repo)}/pulls/${pull.number}`);
+      },
+      async (request, message, form) => {
+        const values = { title: String(form.title ?? ''), description: String(form.description ?? '') };
+        // The branches themselves may be what is wrong: then the picker alone, with the message.
+        return renderCompare(ctx, request, String(form.base ?? ''), String(form.head ?? ''), { error: message, values }).catch((error: unknown) => {
+          if (!isRepoHostError(error)) throw error;
+          return renderCompare(ctx, request, request.repo.default_branch, request.repo.default_branch, { error: message });
+        });
+      },
+    ),
+  );
+
+  for (const [suffix, tab] of [['', 'conversation'], ['/commits', 'commits'], ['/files', 'files']] as const) {
+    app.get(`/:owner/:repo/pulls/:number${suffix}`, async (event) => {
+      const request = await repoPageRequest(ctx, guard, event);
+      return htmlResponse(await renderPull(ctx, request, idParam(event, 'number'), tab, commentWindow(event)));
+    });
+  }
+
+  /** A form on the pull request page: back to it (at `anchor` if the action names one), or the page with the error. */
+  const pullForm = (event: H3Event, action: (request: RepoPageRequest & { viewer: NonNullable<RepoPageRequest['viewer']> }, form: FormFields, pullId: number) => Promise<string | void>) =>
+    repoForm(
+      ctx,
+      guard,
+      event,
+      async (request, form) => {
+        const pull = pullNumbered(ctx, request.repo, idParam(event, 'number'));
+        const anchor = await action(request, form, pull.id);
+        return redirectTo(`${repoBase(request.repo)}/pulls/${pull.number}${anchor ?? ''}`);
+      },
+      (request, message) => renderPull(ctx, request, idParam(event, 'number'), 'conversation', commentWindow(event), message),
+    );
+
+  app.post('/:owner/:repo/pulls/:number/comments', (event) =>
+    pullForm(event, async ({ viewer, repo }, form, id) => {
+      const comment = await ctx.pulls.comment(repo, id, viewer, form.body);
+      return lastCommentAnchor(ctx.pulls.get(repo, id).comments, comment.id);
+    }),
+  );
+
+  app.post('/:owner/:repo/pulls/:number/comments/:comment_id', (event) =>
+    pullForm(event, async ({ viewer, repo }, form, id) => `#comment-${(await ctx.pulls.editComment(repo, id, idParam(event, 'comment_id'), viewer, form.body)).id}`),
+  );
+
+  app.post('/:owner/:repo/pulls/:number/state', (event) =>
+    pullForm(event, async ({ viewer, repo }, form, id) => {
+      await ctx.pulls.update(repo, viewer, id, { status: form.status });
+    }),
+  );
+
+  // Refusals (conflicts, required checks: 405; head moved: 409) come back as the page with the service's message.
+  app.post('/:owner/:repo/pulls/:number/merge', (event) =>
+    pullForm(event, async ({ viewer, repo }, form, id) => {
+      await ctx.pulls.merge(repo, viewer, id, { method: form.method, title: form.title, message: form.message, headSha: form.head_sha });
+    }),
+  );
+}
