@@ -302,18 +302,43 @@ function parseIdentity(line: string): CommitIdentity {
 /** The commit's tree, parents, identities and message, or undefined when `id` is not a commit here. */
 export async function readCommit(gitDir: string, id: string): Promise<CommitObject | undefined> {
   if ((await objectInfo(gitDir, id))?.type !== 'commit') return undefined;
-  const raw = (await runGit(['cat-file', 'commit', id], { gitDir })).stdout.toString('utf8');
-  const split = raw.indexOf('\n\n');
-  const headers = (split < 0 ? raw : raw.slice(0, split)).split('\n');
-  const value = (key: string) => headers.filter((line) => line.startsWith(`${key} `)).map((line) => line.slice(key.length + 1));
+  const { value, message } = splitObject((await runGit(['cat-file', 'commit', id], { gitDir })).stdout.toString('utf8'));
   return {
     id,
     tree: value('tree')[0]!,
     parents: value('parent'),
     author: parseIdentity(value('author')[0] ?? ''),
     committer: parseIdentity(value('committer')[0] ?? ''),
+    message,
+  };
+}
+
+export interface TagObject {
+  id: string;
+  /** The tagged object and its type. */
+  object: string;
+  type: string;
+  tag: string;
+  tagger: CommitIdentity | undefined;
+  message: string;
+}
+
+/** Splits a raw commit or tag object into its header lines and message. */
+function splitObject(raw: string): { value: (key: string) => string[]; message: string } {
+  const split = raw.indexOf('\n\n');
+  const headers = (split < 0 ? raw : raw.slice(0, split)).split('\n');
+  return {
+    value: (key) => headers.filter((line) => line.startsWith(`${key} `)).map((line) => line.slice(key.length + 1)),
     message: split < 0 ? '' : raw.slice(split + 2),
   };
+}
+
+/** An annotated tag object, or undefined when `id` is not a tag object here. */
+export async function readTag(gitDir: string, id: string): Promise<TagObject | undefined> {
+  if ((await objectInfo(gitDir, id))?.type !== 'tag') return undefined;
+  const { value, message } = splitObject((await runGit(['cat-file', 'tag', id], { gitDir })).stdout.toString('utf8'));
+  const tagger = value('tagger')[0];
+  return { id, object: value('object')[0]!, type: value('type')[0]!, tag: value('tag')[0]!, tagger: tagger === undefined ? undefined : parseIdentity(tagger), message };
 }
 
 /** A guarded ref update found the ref somewhere else than expected (someone moved it meanwhile). */

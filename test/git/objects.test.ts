@@ -8,6 +8,7 @@ import {
   GitObjectError,
   readBlob,
   readCommit,
+  readTag,
   readTree,
   RefMovedError,
   updateRef,
@@ -111,6 +112,18 @@ describe('git object plumbing', () => {
     expect(read).toMatchObject({ tree, parents: [root], message: 'Child', author: { ...alice, date: '1704164645 +0000', iso: '2024-01-02T03:04:05Z' } });
     expect((await readCommit(gitDir, root))!.committer).toEqual({ ...bob, iso: '2023-11-14T22:13:20Z' });
     expect(await readCommit(gitDir, tree)).toBeUndefined();
+    // An annotated tag made by git itself, read back.
+    await sh(dir.path, ['--git-dir', gitDir, 'tag', '-a', '-m', 'Release one', 'v1', root], { GIT_COMMITTER_DATE: '1700000000 +0000' });
+    const tagId = await sh(dir.path, ['--git-dir', gitDir, 'rev-parse', 'refs/tags/v1']);
+    expect(await readTag(gitDir, tagId)).toEqual({
+      id: tagId,
+      object: root,
+      type: 'commit',
+      tag: 'v1',
+      tagger: { name: 'Test', email: 'test@example.com', date: '1700000000 +0000', iso: '2023-11-14T22:13:20Z' },
+      message: 'Release one\n',
+    });
+    expect(await readTag(gitDir, root)).toBeUndefined();
     await expect(commitTree(gitDir, { tree, parents: ['nope'], message: 'x', author: alice })).rejects.toBeInstanceOf(GitObjectError);
     await expect(commitTree(gitDir, { tree, parents: [], message: 'x', author: { ...alice, date: 'yesterday-ish' } })).rejects.toThrow(/not a date/);
   });
