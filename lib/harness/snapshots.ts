@@ -72,8 +72,10 @@ async function materialise(tree: Tree, from: string, to: string): Promise<void> 
   for (const depth of [...levels.keys()].sort((a, b) => a - b)) await Promise.all(levels.get(depth)!.map((dir) => mkdir(join(to, dir))));
   await Promise.all(
     tree.files.map(async (file) => {
+      const [source, target] = [join(from, file.path), join(to, file.path)];
       try {
-        await (file.link ? link(join(from, file.path), join(to, file.path)) : copyFile(join(from, file.path), join(to, file.path)));
+        // A file system without hard links (or a data folder spanning two) gets copies.
+        await (file.link ? link(source, target).catch((error: NodeJS.ErrnoException) => (error.code === 'EXDEV' || error.code === 'EPERM' ? copyFile(source, target) : Promise.reject(error))) : copyFile(source, target));
       } catch (error) {
         // Walked a moment ago and gone since (git removed a temporary file): not part of the state.
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
