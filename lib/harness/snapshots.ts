@@ -153,8 +153,9 @@ export class Snapshots {
   /**
    * Puts the host back to `snapshot`: background work is stopped or awaited first (webhook attempts in flight cut
    * off, mergeability updates finished, repository upkeep dropped), the repositories and avatars are replaced, the
-   * database is replaced durably, caches of what changed are dropped, and deliveries pending in the restored
-   * outbox are sent.
+   * database is replaced durably, the ref cache and counted failed logins are dropped (caches keyed by commit id
+   * stay valid), and deliveries pending in the restored outbox are sent. Files first, then the database: a crash in
+   * between leaves restored repositories beside the earlier database.
    */
   restore(snapshot: HostSnapshot): Promise<void> {
     const saved = this.#saved.get(snapshot);
@@ -177,8 +178,9 @@ export class Snapshots {
         await Promise.all([...saved.repositories].map(([name, tree]) => materialise(tree, join(saved.folder, 'repositories', name), join(this.#repositories, name))));
         if (saved.avatars) await materialise(saved.avatars, join(saved.folder, 'avatars'), this.#avatars);
         await ctx.store.replaceWith(saved.database);
-        // Anything read in between (a request during the restore) is forgotten again.
+        // Anything read in between (a request during the restore) is forgotten again, and so are failed logins.
         ctx.git.replaced();
+        ctx.users.forgetFailedLogins();
         this.#removeLater(trash);
       } finally {
         resume();

@@ -6,7 +6,7 @@ import { BOT_TOKEN, sampleFixtures } from './sample-fixtures.js';
 
 const alice = bearer(BOT_TOKEN);
 
-/** Restoring while webhook deliveries are in flight or pending: cut off, then sent again from the restored outbox. */
+/** Restoring with work under way: webhook deliveries in flight or pending, failed logins counted. */
 describe('restore and background work', () => {
   let host: RepoHost;
   let receiver: HookReceiver;
@@ -14,7 +14,7 @@ describe('restore and background work', () => {
 
   beforeAll(async () => {
     receiver = await HookReceiver.start();
-    host = await startHost({ fixtures: sampleFixtures(), allowLocalNetwork: true, webhookTimeoutMs: 60_000 });
+    host = await startHost({ fixtures: sampleFixtures(), allowLocalNetwork: true, webhookTimeoutMs: 60_000, maxFailedLoginsPerAccount: 2 });
   });
   afterAll(async () => {
     await host?.close();
@@ -43,5 +43,13 @@ describe('restore and background work', () => {
     expect(receiver.ofEvent('ping')).toHaveLength(2);
     const deliveries = (await http(`${host.url}/api/v1/repos/alice/project/hooks/${created.json.id}/deliveries`, { headers: alice })).json;
     expect(deliveries.map((delivery: { event: string; state: string }) => [delivery.event, delivery.state])).toEqual([['ping', 'delivered']]);
+  });
+
+  it('forgets failed logins counted before a reset', async () => {
+    const basic = (password: string) => ({ authorization: `Basic ${Buffer.from(`alice:${password}`).toString('base64')}` });
+    for (const attempt of ['wrong-1', 'wrong-2']) expect((await http(`${host.url}/api/v1/me`, { headers: basic(attempt) })).status).toBe(401);
+    expect((await http(`${host.url}/api/v1/me`, { headers: basic('password123') })).status).toBe(429);
+    await host.reset();
+    expect((await http(`${host.url}/api/v1/me`, { headers: basic('password123') })).status).toBe(200);
   });
 });
