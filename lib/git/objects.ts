@@ -1,3 +1,6 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { isGitError, runGit } from './run-git.js';
 
 // Low-level object plumbing for commits made without a work tree or a push: blobs, trees, commits and
@@ -171,18 +174,7 @@ interface Node {
  * Sub-folders are created as needed; a folder left empty disappears, as git has no empty folders. Only the
  * folders on changed paths are read and rewritten.
  */
-/**
- * Entries of trees already known, by tree id: trees are immutable, so a caller writing many commits in a row
- * (fixtures) passes one to buildTree and no tree it wrote is ever read back from git.
- */
-export type TreeCache = Map<string, readonly TreeEntry[]>;
-
-export async function buildTree(
-  gitDir: string,
-  base: string | undefined,
-  changes: ReadonlyMap<string, TreeChange> | Readonly<Record<string, TreeChange>>,
-  cache?: TreeCache,
-): Promise<string> {
+export async function buildTree(gitDir: string, base: string | undefined, changes: ReadonlyMap<string, TreeChange> | Readonly<Record<string, TreeChange>>): Promise<string> {
   const root: Node = { own: new Map(), below: new Map() };
   const entries = changes instanceof Map ? [...changes] : Object.entries(changes);
   for (const [path, change] of entries) {
@@ -199,7 +191,7 @@ export async function buildTree(
     node.own.set(last, change);
   }
   await writeBlobs(gitDir, root);
-  return (await writeNode(gitDir, base, root, '', cache ?? new Map())) ?? writeTree(gitDir, []);
+  return (await writeNode(gitDir, base, root, '')) ?? writeTree(gitDir, []);
 }
 
 /** Blobs written at once by buildTree: each is a git child, and a big change must not start hundreds together. */
@@ -229,9 +221,9 @@ async function writeBlobs(gitDir: string, root: Node): Promise<void> {
 }
 
 /** Writes one folder of `buildTree`; undefined when it ends up empty. */
-async function writeNode(gitDir: string, base: string | undefined, node: Node, at: string, cache: TreeCache): Promise<string | undefined> {
-  const current = new Map<string, TreeEntry>();
-  for (const entry of base ? (cache.get(base) ?? (await readTree(gitDir, base)) ?? []) : []) current.set(entry.path, entry);
+async function writeNode(gitDir: string, base: string | undefined, node: Node, at: string): Promise<string | undefined> {
+  const current = new Map<string, Pick<TreeEntry, 'mode' | 'id' | 'path'>>();
+  for (const entry of base ? ((await readTree(gitDir, base)) ?? []) : []) current.set(entry.path, entry);
   for (const [name, change] of node.own) {
     if (change === null) {
       current.delete(name);
@@ -242,21 +234,17 @@ async function writeNode(gitDir: string, base: string | undefined, node: Node, a
     const previous = current.get(name);
     const keeps = previous && (!WRITTEN_BLOBS.has(change) || MODE_TYPES[previous.mode] === 'blob');
     const mode = normaliseMode(change.mode ?? (keeps ? previous.mode : '100644'));
-    current.set(name, { mode, id, path: name, type: MODE_TYPES[mode]! });
+    current.set(name, { mode, id, path: name });
   }
   // One folder at a time: a wide change must not start a git child per folder at once.
   for (const [name, child] of node.below) {
     const existing = current.get(name);
     if (existing && existing.mode !== '040000') throw new GitObjectError(`${at}${name} is a file, not a folder`);
-    const id = await writeNode(gitDir, existing?.id, child, `${at}${name}/`, cache);
+    const id = await writeNode(gitDir, existing?.id, child, `${at}${name}/`);
     if (id === undefined) current.delete(name);
-    else current.set(name, { mode: '040000', id, path: name, type: 'tree' });
+    else current.set(name, { mode: '040000', id, path: name });
   }
-  if (current.size === 0) return undefined;
-  const entries = [...current.values()];
-  const id = await writeTree(gitDir, entries);
-  cache.set(id, entries);
-  return id;
+  return current.size === 0 ? undefined : writeTree(gitDir, [...current.values()]);
 }
 
 export interface CommitInput {
@@ -303,18 +291,43 @@ export function parseIdentity(line: string): CommitIdentity {
 /** The commit's tree, parents, identities and message, or undefined when `id` is not a commit here. */
 export async function readCommit(gitDir: string, id: string): Promise<CommitObject | undefined> {
   if ((await objectInfo(gitDir, id))?.type !== 'commit') return undefined;
-  const raw = (await runGit(['cat-file', 'commit', id], { gitDir })).stdout.toString('utf8');
-  const split = raw.indexOf('\n\n');
-  const headers = (split < 0 ? raw : raw.slice(0, split)).split('\n');
-  const value = (key: string) => headers.filter((line) => line.startsWith(`${key} `)).map((line) => line.slice(key.length + 1));
+  const { value, message } = splitObject((await runGit(['cat-file', 'commit', id], { gitDir })).stdout.toString('utf8'));
   return {
     id,
     tree: value('tree')[0]!,
     parents: value('parent'),
     author: parseIdentity(value('author')[0] ?? ''),
     committer: parseIdentity(value('committer')[0] ?? ''),
+    message,
+  };
+}
+
+export interface TagObject {
+  id: string;
+  /** The tagged object and its type. */
+  object: string;
+  type: string;
+  tag: string;
+  tagger: CommitIdentity | undefined;
+  message: string;
+}
+
+/** Splits a raw commit or tag object into its header lines and message. */
+function splitObject(raw: string): { value: (key: string) => string[]; message: string } {
+  const split = raw.indexOf('\n\n');
+  const headers = (split < 0 ? raw : raw.slice(0, split)).split('\n');
+  return {
+    value: (key) => headers.filter((line) => line.startsWith(`${key} `)).map((line) => line.slice(key.length + 1)),
     message: split < 0 ? '' : raw.slice(split + 2),
   };
+}
+
+/** An annotated tag object, or undefined when `id` is not a tag object here. */
+export async function readTag(gitDir: string, id: string): Promise<TagObject | undefined> {
+  if ((await objectInfo(gitDir, id))?.type !== 'tag') return undefined;
+  const { value, message } = splitObject((await runGit(['cat-file', 'tag', id], { gitDir })).stdout.toString('utf8'));
+  const tagger = value('tagger')[0];
+  return { id, object: value('object')[0]!, type: value('type')[0]!, tag: value('tag')[0]!, tagger: tagger === undefined ? undefined : parseIdentity(tagger), message };
 }
 
 /** A guarded ref update found the ref somewhere else than expected (someone moved it meanwhile). */
@@ -366,11 +379,90 @@ export async function setHeadBranch(gitDir: string, branch: string): Promise<voi
   await runGit(['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { gitDir });
 }
 
+/** One commit of `importCommits`. */
+export interface HistoryCommit {
+  /** The parent: the index of an earlier commit of the same call, a commit id of the repository, or none (a root). */
+  parent?: number | string;
+  message: string;
+  author: GitIdentity;
+  committer?: GitIdentity;
+  /** Changes to the parent's tree, as for buildTree. */
+  changes: ReadonlyMap<string, TreeChange>;
+}
+
+/** A path as fast-import reads it: C-style quoted, so any name git allows survives. */
+function quotedPath(path: string): string {
+  const escaped = [...Buffer.from(path, 'utf8')].map((byte) => {
+    if (byte === 0x22) return '\\"';
+    if (byte === 0x5c) return '\\\\';
+    if (byte < 0x20 || byte >= 0x7f) return `\\${byte.toString(8).padStart(3, '0')}`;
+    return String.fromCharCode(byte);
+  });
+  return `"${escaped.join('')}"`;
+}
+
+/** `data` of a fast-import stream: the exact bytes. */
+function data(content: string | Uint8Array): Buffer[] {
+  const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
+  return [Buffer.from(`data ${bytes.length}\n`), bytes, Buffer.from('\n')];
+}
+
+/** Where `importCommits` builds its commits; deleted once their ids are known. */
+const IMPORT_REF = 'refs/repohost/import';
+
 /**
- * Packs every object and ref into a few files (`repack -a -d`, `pack-refs --all`): a repository written object by
- * object holds thousands of small files, which make copies and snapshots of it slow.
+ * Writes a whole series of commits in one `git fast-import` run (one pack, no child per object) and returns their
+ * ids in order; no branch moves. The commits are the very objects `buildTree` and `commitTree` would make from the
+ * same input (same trees, identities, dates and message bytes), so the ids are the same.
  */
-export async function packRepository(gitDir: string): Promise<void> {
-  await runGit(['-c', 'pack.threads=1', 'repack', '-a', '-d', '-q', '--no-write-bitmap-index'], { gitDir });
-  await runGit(['pack-refs', '--all', '--prune'], { gitDir });
+export async function importCommits(gitDir: string, commits: readonly HistoryCommit[]): Promise<string[]> {
+  const stream: Buffer[] = [];
+  const line = (text: string) => stream.push(Buffer.from(`${text}\n`));
+  const person = (identity: GitIdentity) => `${identity.name} <${identity.email}> ${gitDate(identity.date)}`;
+  commits.forEach((commit, index) => {
+    if (typeof commit.parent === 'number' && !(commit.parent >= 0 && commit.parent < index)) throw new GitObjectError(`commit ${index}: its parent must come before it`);
+    if (typeof commit.parent === 'string') requireId(commit.parent, 'parent');
+    // A root commit starts from nothing: the import ref is reset first.
+    if (commit.parent === undefined) line(`reset ${IMPORT_REF}`);
+    line(`commit ${IMPORT_REF}`);
+    line(`mark :${index + 1}`);
+    line(`author ${person(commit.author)}`);
+    line(`committer ${person(commit.committer ?? commit.author)}`);
+    stream.push(...data(commit.message));
+    if (commit.parent !== undefined) line(`from ${typeof commit.parent === 'number' ? `:${commit.parent + 1}` : commit.parent}`);
+    for (const [path, change] of commit.changes) {
+      splitTreePath(path);
+      if (change === null) line(`D ${quotedPath(path)}`);
+      else if ('id' in change) {
+        requireId(change.id, quotedPath(path));
+        line(`M ${normaliseMode(change.mode ?? '100644')} ${change.id} ${quotedPath(path)}`);
+      } else {
+        const mode = normaliseMode(change.mode ?? '100644');
+        if (MODE_TYPES[mode] !== 'blob') throw new GitObjectError(`${path}: content needs a file mode, not ${mode}`);
+        line(`M ${mode} inline ${quotedPath(path)}`);
+        stream.push(...data(change.content));
+      }
+    }
+    line('');
+  });
+  line('done');
+  const scratch = await mkdtemp(join(tmpdir(), 'repohost-import-'));
+  try {
+    const marks = join(scratch, 'marks');
+    try {
+      await runGit(['fast-import', '--quiet', '--done', '--force', `--export-marks=${marks}`], { gitDir, input: Buffer.concat(stream) });
+    } catch (error) {
+      if (isGitError(error)) throw new GitObjectError(`cannot write the commits: ${error.stderr.trim().split('\n').pop() ?? error.message}`);
+      throw error;
+    }
+    const ids = new Map<number, string>();
+    for (const entry of (await readFile(marks, 'utf8')).split('\n')) {
+      const match = /^:(\d+) ([0-9a-f]+)$/.exec(entry);
+      if (match) ids.set(Number(match[1]), match[2]!);
+    }
+    return commits.map((_, index) => ids.get(index + 1)!);
+  } finally {
+    await runGit(['update-ref', '-d', IMPORT_REF], { gitDir }).catch(() => undefined);
+    await rm(scratch, { recursive: true, force: true });
+  }
 }

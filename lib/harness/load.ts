@@ -1,12 +1,9 @@
 import type { AppContext } from '../context.js';
-import { buildTree, commitTree, packRepository, setHeadBranch, updateRef, type TreeCache } from '../git/objects.js';
+import { importCommits, setHeadBranch, updateRef, type HistoryCommit } from '../git/objects.js';
 import { diffRefs } from '../git/refs.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import type { UserRow } from '../store/queries/users.js';
 import { planFixtures, type PlannedRepository } from './validate.js';
-
-/** Commits in a repository's fixtures from which its objects are packed once written. */
-const PACK_FROM_COMMITS = 20;
 
 /** What loading made: the users, and each repository's branches with their tip commits (the same on every run). */
 export interface FixtureResult {
@@ -17,7 +14,7 @@ export interface FixtureResult {
 /**
  * Loads fixtures into the host: validated whole first (nothing is written when anything is wrong), then written
  * through the services, so every rule applies and every event is recorded: users and their tokens, then each
- * repository with its collaborators, its commits (made with the git object plumbing and recorded like a push),
+ * repository with its collaborators, its commits (written in one fast-import run of the git object plumbing and recorded like a push),
  * labels, issues and pull requests with their comments. Runs one step at a time so ids and numbers come out in
  * the order of the fixtures.
  */
@@ -48,29 +45,23 @@ async function writeBranches(ctx: AppContext, repo: RepositoryRow, owner: UserRo
   if (planned.branches.length === 0) return {};
   const gitDir = ctx.git.pathOf(repo.owner_name, repo.name);
   const before = await ctx.git.refsOf(repo.owner_name, repo.name);
-  const tips = new Map<string, string>();
-  // The tree of each commit made here and the entries of each tree, so nothing written is read back from git.
-  const trees = new Map<string, string>();
-  const entries: TreeCache = new Map();
+  // The whole history in one run: each commit's parent is the one before it, or the tip of the branch it starts from.
+  const history: HistoryCommit[] = [];
+  const tips = new Map<string, number>();
   for (const branch of planned.branches) {
-    let tip = branch.from ? tips.get(branch.from) : undefined;
-    for (const commit of branch.commits) {
-      const tree = await buildTree(gitDir, tip ? trees.get(tip) : undefined, commit.changes, entries);
-      tip = await commitTree(gitDir, { tree, parents: tip ? [tip] : [], message: commit.message, author: commit.author, committer: commit.committer });
-      trees.set(tip, tree);
-    }
+    let tip = branch.from === undefined ? undefined : tips.get(branch.from);
+    for (const commit of branch.commits) tip = history.push({ parent: tip, ...commit }) - 1;
     tips.set(branch.name, tip!);
   }
-  for (const [branch, tip] of tips) await updateRef(gitDir, `refs/heads/${branch}`, tip, null, 'repohost fixtures');
+  const ids = await importCommits(gitDir, history);
+  for (const [branch, tip] of tips) await updateRef(gitDir, `refs/heads/${branch}`, ids[tip]!, null, 'repohost fixtures');
   await setHeadBranch(gitDir, planned.defaultBranch!);
-  // A long history is packed: thousands of loose objects would make every snapshot and restore slow.
-  if (planned.branches.reduce((sum, branch) => sum + branch.commits.length, 0) >= PACK_FROM_COMMITS) await packRepository(gitDir);
   // The default branch goes first, as it would be pushed first: HEAD (and the recorded default branch) follow it.
   const changes = diffRefs(before, await ctx.git.refsOf(repo.owner_name, repo.name));
   changes.sort((a, b) => Number(b.ref === `refs/heads/${planned.defaultBranch}`) - Number(a.ref === `refs/heads/${planned.defaultBranch}`));
   const headBranch = await ctx.git.afterPush(repo.owner_name, repo.name, changes);
   await ctx.repos.recordPush(ctx.repos.findByName(repo.owner_name, repo.name)!, changes, headBranch, owner);
-  return Object.fromEntries(tips);
+  return Object.fromEntries([...tips].map(([branch, tip]) => [branch, ids[tip]!]));
 }
 
 async function writeConversations(ctx: AppContext, repo: RepositoryRow, owner: UserRow, planned: PlannedRepository): Promise<void> {

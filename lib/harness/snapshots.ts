@@ -72,8 +72,10 @@ async function materialise(tree: Tree, from: string, to: string): Promise<void> 
   for (const depth of [...levels.keys()].sort((a, b) => a - b)) await Promise.all(levels.get(depth)!.map((dir) => mkdir(join(to, dir))));
   await Promise.all(
     tree.files.map(async (file) => {
+      const [source, target] = [join(from, file.path), join(to, file.path)];
       try {
-        await (file.link ? link(join(from, file.path), join(to, file.path)) : copyFile(join(from, file.path), join(to, file.path)));
+        // A file system without hard links (or a data folder spanning two) gets copies.
+        await (file.link ? link(source, target).catch((error: NodeJS.ErrnoException) => (error.code === 'EXDEV' || error.code === 'EPERM' ? copyFile(source, target) : Promise.reject(error))) : copyFile(source, target));
       } catch (error) {
         // Walked a moment ago and gone since (git removed a temporary file): not part of the state.
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
@@ -151,8 +153,9 @@ export class Snapshots {
   /**
    * Puts the host back to `snapshot`: background work is stopped or awaited first (webhook attempts in flight cut
    * off, mergeability updates finished, repository upkeep dropped), the repositories and avatars are replaced, the
-   * database is replaced durably, caches of what changed are dropped, and deliveries pending in the restored
-   * outbox are sent.
+   * database is replaced durably, the ref cache and counted failed logins are dropped (caches keyed by commit id
+   * stay valid), and deliveries pending in the restored outbox are sent. Files first, then the database: a crash in
+   * between leaves restored repositories beside the earlier database.
    */
   restore(snapshot: HostSnapshot): Promise<void> {
     const saved = this.#saved.get(snapshot);
@@ -175,8 +178,9 @@ export class Snapshots {
         await Promise.all([...saved.repositories].map(([name, tree]) => materialise(tree, join(saved.folder, 'repositories', name), join(this.#repositories, name))));
         if (saved.avatars) await materialise(saved.avatars, join(saved.folder, 'avatars'), this.#avatars);
         await ctx.store.replaceWith(saved.database);
-        // Anything read in between (a request during the restore) is forgotten again.
+        // Anything read in between (a request during the restore) is forgotten again, and so are failed logins.
         ctx.git.replaced();
+        ctx.users.forgetFailedLogins();
         this.#removeLater(trash);
       } finally {
         resume();

@@ -381,7 +381,8 @@ function planFiles(problems: Problems, path: string, raw: unknown, files: Set<st
     const content = fileContent(problems, at, value);
     if (!content) continue;
     const folder = [...files].find((other) => other.startsWith(`${file}/`));
-    const parent = file.split('/').slice(0, -1).map((_, index, names) => file.split('/').slice(0, index + 1).join('/')).find((prefix) => files.has(prefix));
+    const names = file.split('/');
+    const parent = names.slice(0, -1).map((_, index) => names.slice(0, index + 1).join('/')).find((prefix) => files.has(prefix));
     if (folder) problems.add(at, `is a folder on this branch (it holds ${folder}); delete its files first`);
     else if (parent) problems.add(at, `${parent} is a file on this branch, not a folder`);
     else {

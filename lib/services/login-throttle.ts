@@ -56,6 +56,11 @@ export class LoginThrottle {
     if (this.#windows.size > MAX_KEYS) this.#prune(now);
   }
 
+  /** Forgets every failure counted (the accounts were put back to an earlier state, see host.restore). */
+  clear(): void {
+    this.#windows.clear();
+  }
+
   #keys(username: string, address: string | undefined): Array<[string, number]> {
     const keys: Array<[string, number]> = [[`user:${username.toLowerCase()}`, this.limits.perAccount]];
     if (address) keys.push([`addr:${address}`, this.limits.perAddress]);

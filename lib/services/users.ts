@@ -65,6 +65,11 @@ export class UserService {
     });
   }
 
+  /** Forgets counted failed logins: the accounts were put back to an earlier state (host.restore). */
+  forgetFailedLogins(): void {
+    this.throttle.clear();
+  }
+
   byName(username: string): UserRow | undefined {
     return userByName(this.store, username);
   }

@@ -6,8 +6,10 @@ import {
   commitTree,
   deleteRef,
   GitObjectError,
+  importCommits,
   readBlob,
   readCommit,
+  readTag,
   readTree,
   RefMovedError,
   updateRef,
@@ -111,8 +113,44 @@ describe('git object plumbing', () => {
     expect(read).toMatchObject({ tree, parents: [root], message: 'Child', author: { ...alice, date: '1704164645 +0000', iso: '2024-01-02T03:04:05Z' } });
     expect((await readCommit(gitDir, root))!.committer).toEqual({ ...bob, iso: '2023-11-14T22:13:20Z' });
     expect(await readCommit(gitDir, tree)).toBeUndefined();
+    // An annotated tag made by git itself, read back.
+    await sh(dir.path, ['--git-dir', gitDir, 'tag', '-a', '-m', 'Release one', 'v1', root], { GIT_COMMITTER_DATE: '1700000000 +0000' });
+    const tagId = await sh(dir.path, ['--git-dir', gitDir, 'rev-parse', 'refs/tags/v1']);
+    expect(await readTag(gitDir, tagId)).toEqual({
+      id: tagId,
+      object: root,
+      type: 'commit',
+      tag: 'v1',
+      tagger: { name: 'Test', email: 'test@example.com', date: '1700000000 +0000', iso: '2023-11-14T22:13:20Z' },
+      message: 'Release one\n',
+    });
+    expect(await readTag(gitDir, root)).toBeUndefined();
     await expect(commitTree(gitDir, { tree, parents: ['nope'], message: 'x', author: alice })).rejects.toBeInstanceOf(GitObjectError);
     await expect(commitTree(gitDir, { tree, parents: [], message: 'x', author: { ...alice, date: 'yesterday-ish' } })).rejects.toThrow(/not a date/);
+  });
+
+  it('imports a series of commits in one run with the very ids buildTree and commitTree give', async () => {
+    const odd = 'dir with space/"quoted"\\ ünï\ncode.txt';
+    const first = new Map([['a.txt', { content: 'a\n' }], ['bin/x', { content: 'x', mode: '100755' }], [odd, { content: Buffer.from([0, 255]) }]] as const);
+    const second = new Map<string, { content: string } | null>([['a.txt', null], ['deep/er/b.txt', { content: 'b\n' }]]);
+    const refsBefore = await sh(dir.path, ['--git-dir', gitDir, 'for-each-ref']);
+    const [root, child, other] = await importCommits(gitDir, [
+      { message: 'root\n\nbody', author: alice, committer: bob, changes: first },
+      { parent: 0, message: 'child', author: bob, changes: second },
+      { message: 'another root', author: alice, changes: new Map() },
+    ]);
+    // Built object by object instead: the same trees and commits.
+    const rootTree = await buildTree(gitDir, undefined, first);
+    expect(root).toBe(await commitTree(gitDir, { tree: rootTree, parents: [], message: 'root\n\nbody', author: alice, committer: bob }));
+    expect(child).toBe(await commitTree(gitDir, { tree: await buildTree(gitDir, rootTree, second), parents: [root!], message: 'child', author: bob }));
+    expect(other).toBe(await commitTree(gitDir, { tree: await writeTree(gitDir, []), parents: [], message: 'another root', author: alice }));
+    expect(await readBlob(gitDir, await sh(dir.path, ['--git-dir', gitDir, 'rev-parse', `${root}:${odd}`]))).toEqual(Buffer.from([0, 255]));
+    // A parent given by id; no ref was left behind or moved.
+    const [grandchild] = await importCommits(gitDir, [{ parent: child, message: 'more', author: alice, changes: new Map([['c', { content: 'c' }]]) }]);
+    expect((await readCommit(gitDir, grandchild!))!.parents).toEqual([child]);
+    expect(await sh(dir.path, ['--git-dir', gitDir, 'for-each-ref'])).toBe(refsBefore);
+    await expect(importCommits(gitDir, [{ parent: 0, message: 'x', author: alice, changes: new Map() }])).rejects.toThrow('its parent must come before it');
+    await expect(importCommits(gitDir, [{ message: 'x', author: alice, changes: new Map([['../x', null]]) }])).rejects.toBeInstanceOf(GitObjectError);
   });
 
   it('moves refs only from the expected value', async () => {
