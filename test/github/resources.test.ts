@@ -101,6 +101,29 @@ describe('GitHub-compatible users, repositories, refs, tags and webhooks', () =>
     expect((await octokit.repos.listWebhooks({ owner, repo: 'tools' })).data).toEqual([]);
   });
 
+  it('deletes files through contents, shows a commit with its files, closes and reopens a pull request, serves its patch', async () => {
+    const repo = 'tools';
+    await octokit.git.createRef({ owner, repo, ref: 'refs/heads/cleanup', sha: (await octokit.git.getRef({ owner, repo, ref: 'heads/main' })).data.object.sha });
+    const readme = (await octokit.repos.getContent({ owner, repo, path: 'README.md', ref: 'cleanup' })).data as { sha: string };
+    const removed = await octokit.repos.deleteFile({ owner, repo, path: 'README.md', branch: 'cleanup', message: 'Drop the README', sha: readme.sha });
+    expect(removed.data.content).toBeNull();
+    const commit = await octokit.repos.getCommit({ owner, repo, ref: removed.data.commit.sha! });
+    expect(commit.data.files).toEqual([{ filename: 'README.md', status: 'removed', additions: 0, deletions: 3, changes: 3, patch: expect.stringContaining('-# tools') }]);
+    expect(commit.data.stats).toEqual({ additions: 0, deletions: 3, total: 3 });
+    expect((await octokit.repos.getContent({ owner, repo, path: '', ref: 'cleanup' })).data).toEqual([]);
+
+    const pull = await octokit.pulls.create({ owner, repo, title: 'Cleanup', head: `${owner}:cleanup`, base: 'main' });
+    expect(pull.data.mergeable).toBe(true);
+    const closed = await octokit.pulls.update({ owner, repo, pull_number: pull.data.number, state: 'closed', title: 'Cleanup (later)' });
+    expect(closed.data).toMatchObject({ state: 'closed', title: 'Cleanup (later)', merged: false });
+    expect((await octokit.pulls.list({ owner, repo })).data).toEqual([]);
+    const reopened = await octokit.pulls.update({ owner, repo, pull_number: pull.data.number, state: 'open' });
+    expect(reopened.data.state).toBe('open');
+    const patch = await octokit.pulls.get({ owner, repo, pull_number: pull.data.number, mediaType: { format: 'patch' } });
+    expect(String(patch.data)).toContain('Subject: [PATCH] Drop the README');
+    expect((await http(`${host.url}/api/v3/repos/${owner}/${repo}/pulls/${pull.data.number + 1}`)).status).toBe(404);
+  });
+
   it('renames and deletes repositories, refusing fields it cannot change', async () => {
     await octokit.repos.createForAuthenticatedUser({ name: 'scratch' });
     const refused = await octokit.repos.update({ owner, repo: 'scratch', has_wiki: false }).catch((error: { status: number; response: { data: any } }) => error);
