@@ -33,6 +33,9 @@ import { UserService } from './services/users.js';
 import { Store } from './store/database.js';
 import { realDatabasePath } from './store/database-path.js';
 import { acquireLock, type DatabaseLock } from './store/lock.js';
+import { hasUsers } from './store/queries/users.js';
+import { RepoHostError } from './errors.js';
+import { Snapshots, type HostSnapshot } from './harness/snapshots.js';
 
 /** A running repohost instance. */
 export interface RepoHost {
@@ -49,6 +52,26 @@ export interface RepoHost {
    */
   readonly events: HostEvents;
   readonly options: ResolvedOptions;
+  /**
+   * Saves the whole state (database, repositories, avatars) at once, for `restore`. Cheap: repository objects are
+   * shared with the snapshot through hard links. Snapshots live until the host closes.
+   */
+  snapshot(): Promise<HostSnapshot>;
+  /**
+   * Puts the whole state back as it was at `snapshot`, durably. Meant for between tests: requests still running
+   * meanwhile may see either state. Background work is stopped or awaited first, and caches forgotten.
+   */
+  restore(snapshot: HostSnapshot): Promise<void>;
+  /**
+   * Back to the state right after start: the `fixtures` loaded, or empty for a host started on an empty database.
+   * A host started on a database that had data has no such state (use snapshot and restore).
+   */
+  reset(): Promise<void>;
+  /**
+   * Resolves once every background job caused so far has finished: webhook deliveries (retries included),
+   * mergeability and pull request updates after pushes, repository upkeep, files of a restore being removed.
+   */
+  idle(): Promise<void>;
   /** Stops listening, waits for in-flight requests, flushes the database and frees the port. */
   close(): Promise<void>;
 }
@@ -61,7 +84,7 @@ export class PortInUseError extends Error {
 }
 
 function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => string): AppContext {
-  const nowIso = () => new Date().toISOString();
+  const nowIso = () => options.now().toISOString();
   const git = new GitRepositories({
     root: join(options.dataDir, 'repositories'),
     allowLocalImport: options.allowLocalImport,
@@ -86,7 +109,7 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
       retryDelayMs: options.webhookRetryDelayMs,
       allowLocalNetwork: options.allowLocalNetwork,
     },
-    nowIso,
+    options.now,
   );
   const recorder = new EventRecorder(shapes, events, webhooks.outbox, nowIso, baseUrl, publicEmail);
   const statuses = new CommitStatusService(store, git, nowIso, recorder);
@@ -106,7 +129,7 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
     git,
     passwords,
     users: new UserService(store, passwords, throttle, options.bcryptCost, avatarUrl, nowIso),
-    credentials: new CredentialService(store, () => new Date()),
+    credentials: new CredentialService(store, options.now),
     repos,
     issues: new IssueService(store, nowIso, recorder),
     labels: new LabelService(store, nowIso),
@@ -208,6 +231,7 @@ export async function createRepoHost(input: RepoHostOptions = {}): Promise<RepoH
   const { options, ctx } = core;
   let listener: Listener | undefined;
   let channel: AdminChannel | undefined;
+  let snapshots: Snapshots | undefined;
   try {
     const app = createApp(ctx, (message) => process.stderr.write(`${message}\n`));
     listener = await listenStrict(app, options);
@@ -219,7 +243,12 @@ export async function createRepoHost(input: RepoHostOptions = {}): Promise<RepoH
     if (!options.inMemory) channel = await startAdminChannel(options.dbPath, core.admin);
     // Deliveries left pending by the last run (a crash, a stop) go out now that links carry the right base URL.
     ctx.deliveries.start();
-    const [openListener, openChannel] = [listener, channel];
+    snapshots = new Snapshots(ctx);
+    await snapshots.open();
+    const startedEmpty = !hasUsers(ctx.store);
+    if (input.fixtures !== undefined) await core.admin.load(input.fixtures);
+    const baseline = input.fixtures !== undefined || startedEmpty ? await snapshots.take() : undefined;
+    const [openListener, openChannel, openSnapshots] = [listener, channel, snapshots];
     let closing: Promise<void> | undefined;
     return {
       url,
@@ -228,17 +257,32 @@ export async function createRepoHost(input: RepoHostOptions = {}): Promise<RepoH
       admin: core.admin,
       events: ctx.events,
       options,
+      snapshot: () => openSnapshots.take(),
+      restore: (snapshot) => openSnapshots.restore(snapshot),
+      reset: async () => {
+        if (!baseline) throw new RepoHostError('invalid', 'reset() needs a host started with fixtures or on an empty database; use snapshot() and restore()');
+        await openSnapshots.restore(baseline);
+      },
+      idle: async () => {
+        // In the order one causes the next: pull request updates schedule upkeep and record events to deliver.
+        await ctx.pulls.idle();
+        await ctx.git.whenIdle();
+        await ctx.deliveries.settled();
+        await openSnapshots.idle();
+      },
       close: () =>
         (closing ??= (async () => {
           try {
             await closeListener(openListener);
             await openChannel?.close();
+            await openSnapshots.close();
           } finally {
             await core.close();
           }
         })()),
     };
   } catch (error) {
+    await snapshots?.close().catch(() => undefined);
     await channel?.close().catch(() => undefined);
     await listener?.close().catch(() => undefined);
     await core.close().catch(() => undefined);

@@ -32,3 +32,19 @@ export {
 } from './events/index.js';
 export type * from './github/types.js';
 export type { Hook, HookInput, Delivery } from './webhooks/index.js';
+export type {
+  Fixtures,
+  FixtureUser,
+  FixtureRepository,
+  FixtureBranch,
+  FixtureCommit,
+  FixtureFile,
+  FixturePerson,
+  FixtureLabel,
+  FixtureIssue,
+  FixturePull,
+  FixtureComment,
+} from './harness/fixtures.js';
+export { FixtureError } from './harness/validate.js';
+export type { FixtureResult } from './harness/load.js';
+export type { HostSnapshot } from './harness/snapshots.js';

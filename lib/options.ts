@@ -1,4 +1,5 @@
 import { dirname, join, resolve, basename } from 'node:path';
+import type { Fixtures } from './harness/fixtures.js';
 
 /** Options accepted by `createRepoHost`. */
 export interface RepoHostOptions {
@@ -137,6 +138,18 @@ export interface RepoHostOptions {
    * @default 'users.noreply.repohost'
    */
   noreplyEmailDomain?: string;
+  /**
+   * The host's clock: every timestamp it writes (accounts, tokens, issues, pull requests, comments, events, webhook
+   * deliveries) and the dates of commits it makes (merges, fixtures, seeds). Tests pass a fixed or stepping clock so
+   * that timestamps and commit ids are the same on every run. Timers (retries, time limits) keep real time.
+   * @default () => new Date()
+   */
+  now?: () => Date;
+  /**
+   * Users, repositories (with commits), labels, issues and pull requests loaded before `createRepoHost` resolves;
+   * `host.reset()` goes back to the state right after they were loaded. See `Fixtures`.
+   */
+  fixtures?: Fixtures;
 }
 
 /** Options after defaults are applied; frozen. */
@@ -169,6 +182,7 @@ export interface ResolvedOptions {
   readonly maxFailedLoginsPerAccount: number;
   readonly maxFailedLoginsPerAddress: number;
   readonly failedLoginWindowMs: number;
+  readonly now: () => Date;
 }
 
 function positiveInteger(name: string, value: number | undefined, fallback: number, min = 1): number {
@@ -181,6 +195,17 @@ function emailDomain(value: string | undefined): string {
   if (value === undefined) return 'users.noreply.repohost';
   if (!/^[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(value)) throw new TypeError('repohost: option noreplyEmailDomain must be a domain name');
   return value;
+}
+
+/** The clock option, checked to answer a valid Date each time it is read (a bad clock must not write 'Invalid Date'). */
+function clock(now: (() => Date) | undefined): () => Date {
+  if (now === undefined) return () => new Date();
+  if (typeof now !== 'function') throw new TypeError('repohost: option now must be a function returning a Date');
+  return () => {
+    const date = now();
+    if (!(date instanceof Date) || Number.isNaN(date.getTime())) throw new TypeError('repohost: option now returned something that is not a valid Date');
+    return date;
+  };
 }
 
 /**
@@ -225,5 +250,6 @@ export function resolveOptions(options: RepoHostOptions, tempDir: () => string):
     maxFailedLoginsPerAccount: positiveInteger('maxFailedLoginsPerAccount', options.maxFailedLoginsPerAccount, 10),
     maxFailedLoginsPerAddress: positiveInteger('maxFailedLoginsPerAddress', options.maxFailedLoginsPerAddress, 50),
     failedLoginWindowMs: positiveInteger('failedLoginWindowMs', options.failedLoginWindowMs, 15 * 60_000),
+    now: clock(options.now),
   });
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { AppContext } from '../context.js';
 import { invalid } from '../errors.js';
+import { gitDate } from '../git/objects.js';
 import { diffRefs } from '../git/refs.js';
 import { isGitError, runGit } from '../git/run-git.js';
 import type { AdminSeedInput, SeedResult } from '../services/admin.js';
@@ -28,10 +29,12 @@ const looksLikeGitUrl = (from: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(from) 
  * Commits the files of `dir` (its .gitignore honoured) as one commit on `branch`, straight into the bare
  * repository through a temporary index: no clone, no push, and the ref moves only if nobody moved it meanwhile.
  */
-async function commitFolder(gitDir: string, dir: string, branch: string, message: string): Promise<void> {
+async function commitFolder(gitDir: string, dir: string, branch: string, message: string, date: Date): Promise<void> {
   const scratch = await mkdtemp(join(tmpdir(), 'repohost-seed-'));
   try {
-    const env = { ...SEED_AUTHOR, GIT_WORK_TREE: dir, GIT_INDEX_FILE: join(scratch, 'index') };
+    // Dated by the host's clock, like every commit the host makes.
+    const when = gitDate(date.toISOString());
+    const env = { ...SEED_AUTHOR, GIT_AUTHOR_DATE: when, GIT_COMMITTER_DATE: when, GIT_WORK_TREE: dir, GIT_INDEX_FILE: join(scratch, 'index') };
     await runGit(['add', '--all', '.'], { gitDir, cwd: dir, env });
     const tree = (await runGit(['write-tree'], { gitDir, cwd: dir, env })).stdout.toString('utf8').trim();
     const ref = `refs/heads/${branch}`;
@@ -78,7 +81,7 @@ export async function seedRepository(ctx: AppContext, input: AdminSeedInput): Pr
       try {
         const about = repo.description || 'Seeded by repohost.';
         await writeFile(join(scratch, 'README.md'), `# ${repo.name}\n\n${about}\n`);
-        await commitFolder(gitDir, scratch, branch, 'Initial commit');
+        await commitFolder(gitDir, scratch, branch, 'Initial commit', ctx.options.now());
       } finally {
         await rm(scratch, { recursive: true, force: true });
       }
@@ -88,7 +91,7 @@ export async function seedRepository(ctx: AppContext, input: AdminSeedInput): Pr
       const dir = resolve(input.from);
       if (!(await isDirectory(dir))) throw invalid(`--from ${input.from}: not a directory or git URL`);
       if (await isGitRepository(dir)) sourceHead = await importAll(gitDir, dir);
-      else await commitFolder(gitDir, dir, branch, 'Initial commit');
+      else await commitFolder(gitDir, dir, branch, 'Initial commit', ctx.options.now());
     }
   } catch (error) {
     if (isGitError(error)) throw invalid(`seeding ${repo.owner_name}/${repo.name} failed: ${(error.stderr.trim().split('\n').pop() ?? error.message).replace(/^(fatal|error): /, '')}`);

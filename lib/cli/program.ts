@@ -53,8 +53,9 @@ function buildProgram(io: CliIO, exit: (code: number) => void): Command {
     .addOption(new Option('--port <port>', 'TCP port; busy is an error, 0 picks a free one').env('REPOHOST_PORT').default('3000'))
     .addOption(new Option('--host [host]', 'interface to bind; --host alone means all interfaces (0.0.0.0)').env('REPOHOST_HOST').default('127.0.0.1'))
     .option('--allow-local-network', 'let imports and webhooks reach loopback and private addresses', false)
-    .option('--allow-local-import', 'let imports (only) reach loopback and private addresses', false);
-  type ServeCommandFlags = DbFlags & { port: string; host: string | true; allowLocalNetwork: boolean; allowLocalImport: boolean };
+    .option('--allow-local-import', 'let imports (only) reach loopback and private addresses', false)
+    .option('--fixtures <file>', 'load users, repositories, issues and pull requests from this JSON file first (see Fixtures)');
+  type ServeCommandFlags = DbFlags & { port: string; host: string | true; allowLocalNetwork: boolean; allowLocalImport: boolean; fixtures?: string };
   dbOptions(serveCommand).action(async (flags: ServeCommandFlags) => {
     exit(
       await serve(
@@ -65,6 +66,7 @@ function buildProgram(io: CliIO, exit: (code: number) => void): Command {
           data: flags.data,
           allowLocalNetwork: flags.allowLocalNetwork,
           allowLocalImport: flags.allowLocalImport || flags.allowLocalNetwork,
+          fixtures: flags.fixtures === undefined ? undefined : resolve(flags.fixtures),
         },
         io,
       ),

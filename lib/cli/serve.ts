@@ -1,5 +1,11 @@
+import { readFile, stat } from 'node:fs/promises';
+import type { Fixtures } from '../harness/fixtures.js';
+import { FixtureError } from '../harness/validate.js';
 import { createRepoHost } from '../host.js';
-import type { CliIO } from './output.js';
+import { UsageError, type CliIO } from './output.js';
+
+/** Largest fixtures file `--fixtures` reads. */
+const MAX_FIXTURES_BYTES = 64 * 1024 * 1024;
 
 export interface ServeFlags {
   port: number;
@@ -8,6 +14,20 @@ export interface ServeFlags {
   data?: string;
   allowLocalNetwork: boolean;
   allowLocalImport: boolean;
+  /** A JSON file of fixtures (see `Fixtures`) loaded before the URL is printed. */
+  fixtures?: string;
+}
+
+/** The parsed fixtures file; a usage error names the file and what is wrong with it. */
+async function readFixtures(path: string): Promise<unknown> {
+  const size = (await stat(path).catch(() => undefined))?.size;
+  if (size === undefined) throw new UsageError(`--fixtures ${path}: no such file`);
+  if (size > MAX_FIXTURES_BYTES) throw new UsageError(`--fixtures ${path}: larger than ${MAX_FIXTURES_BYTES} bytes`);
+  try {
+    return JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`--fixtures ${path}: not JSON (${(error as Error).message})`);
+  }
 }
 
 /**
@@ -26,7 +46,9 @@ export async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
   try {
+    const fixtures = flags.fixtures === undefined ? undefined : await readFixtures(flags.fixtures);
     const host = await createRepoHost({
+      fixtures: fixtures as Fixtures | undefined,
       port: flags.port,
       host: flags.host,
       dbPath: flags.db,
@@ -55,6 +77,11 @@ export async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
       };
       if (requested) onSignal(requested);
     });
+  } catch (error) {
+    if (!(error instanceof FixtureError)) throw error;
+    // One problem a line: the command line's error line would run them together.
+    io.stderr.write(`repohost: invalid fixtures in ${flags.fixtures}:\n${error.problems.map((problem) => `  ${problem}\n`).join('')}`);
+    return 1;
   } finally {
     process.off('SIGINT', handler);
     process.off('SIGTERM', handler);

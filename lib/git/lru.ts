@@ -12,6 +12,9 @@ export class LruCache<K, V> {
     this.#map.set(key, value);
     return value;
   }
+  clear(): void {
+    this.#map.clear();
+  }
   delete(key: K): void {
     this.#map.delete(key);
   }

@@ -74,6 +74,22 @@ export class Maintenance {
     await this.#running.get(gitDir);
   }
 
+  /**
+   * Drops every pending job and waits for the running ones: the repositories are about to be replaced wholesale
+   * (host.restore) and bring their own commit-graphs.
+   */
+  async forgetAll(): Promise<void> {
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+    this.#again.clear();
+    while (this.#running.size > 0) await Promise.all(this.#running.values());
+  }
+
+  /** Waits for running jobs only (their files are being written); pending ones stay scheduled. */
+  async settle(): Promise<void> {
+    while (this.#running.size > 0) await Promise.all(this.#running.values());
+  }
+
   /** Cancels pending jobs, stops running ones (git removes its lock files on SIGTERM) and waits for them. */
   async close(): Promise<void> {
     for (const timer of this.#timers.values()) clearTimeout(timer);

@@ -171,7 +171,18 @@ interface Node {
  * Sub-folders are created as needed; a folder left empty disappears, as git has no empty folders. Only the
  * folders on changed paths are read and rewritten.
  */
-export async function buildTree(gitDir: string, base: string | undefined, changes: ReadonlyMap<string, TreeChange> | Readonly<Record<string, TreeChange>>): Promise<string> {
+/**
+ * Entries of trees already known, by tree id: trees are immutable, so a caller writing many commits in a row
+ * (fixtures) passes one to buildTree and no tree it wrote is ever read back from git.
+ */
+export type TreeCache = Map<string, readonly TreeEntry[]>;
+
+export async function buildTree(
+  gitDir: string,
+  base: string | undefined,
+  changes: ReadonlyMap<string, TreeChange> | Readonly<Record<string, TreeChange>>,
+  cache?: TreeCache,
+): Promise<string> {
   const root: Node = { own: new Map(), below: new Map() };
   const entries = changes instanceof Map ? [...changes] : Object.entries(changes);
   for (const [path, change] of entries) {
@@ -188,7 +199,7 @@ export async function buildTree(gitDir: string, base: string | undefined, change
     node.own.set(last, change);
   }
   await writeBlobs(gitDir, root);
-  return (await writeNode(gitDir, base, root, '')) ?? writeTree(gitDir, []);
+  return (await writeNode(gitDir, base, root, '', cache ?? new Map())) ?? writeTree(gitDir, []);
 }
 
 /** Blobs written at once by buildTree: each is a git child, and a big change must not start hundreds together. */
@@ -218,9 +229,9 @@ async function writeBlobs(gitDir: string, root: Node): Promise<void> {
 }
 
 /** Writes one folder of `buildTree`; undefined when it ends up empty. */
-async function writeNode(gitDir: string, base: string | undefined, node: Node, at: string): Promise<string | undefined> {
-  const current = new Map<string, Pick<TreeEntry, 'mode' | 'id' | 'path'>>();
-  for (const entry of base ? ((await readTree(gitDir, base)) ?? []) : []) current.set(entry.path, entry);
+async function writeNode(gitDir: string, base: string | undefined, node: Node, at: string, cache: TreeCache): Promise<string | undefined> {
+  const current = new Map<string, TreeEntry>();
+  for (const entry of base ? (cache.get(base) ?? (await readTree(gitDir, base)) ?? []) : []) current.set(entry.path, entry);
   for (const [name, change] of node.own) {
     if (change === null) {
       current.delete(name);
@@ -231,17 +242,21 @@ async function writeNode(gitDir: string, base: string | undefined, node: Node, a
     const previous = current.get(name);
     const keeps = previous && (!WRITTEN_BLOBS.has(change) || MODE_TYPES[previous.mode] === 'blob');
     const mode = normaliseMode(change.mode ?? (keeps ? previous.mode : '100644'));
-    current.set(name, { mode, id, path: name });
+    current.set(name, { mode, id, path: name, type: MODE_TYPES[mode]! });
   }
   // One folder at a time: a wide change must not start a git child per folder at once.
   for (const [name, child] of node.below) {
     const existing = current.get(name);
     if (existing && existing.mode !== '040000') throw new GitObjectError(`${at}${name} is a file, not a folder`);
-    const id = await writeNode(gitDir, existing?.id, child, `${at}${name}/`);
+    const id = await writeNode(gitDir, existing?.id, child, `${at}${name}/`, cache);
     if (id === undefined) current.delete(name);
-    else current.set(name, { mode: '040000', id, path: name });
+    else current.set(name, { mode: '040000', id, path: name, type: 'tree' });
   }
-  return current.size === 0 ? undefined : writeTree(gitDir, [...current.values()]);
+  if (current.size === 0) return undefined;
+  const entries = [...current.values()];
+  const id = await writeTree(gitDir, entries);
+  cache.set(id, entries);
+  return id;
 }
 
 export interface CommitInput {
@@ -343,4 +358,19 @@ async function guarded(ref: string, update: () => Promise<unknown>): Promise<voi
     if (/but expected|already exists|unable to resolve reference|cannot lock ref|does not exist/i.test(error.stderr)) throw new RefMovedError(ref);
     throw new GitObjectError(`cannot update ${ref}: ${error.stderr.trim().split('\n').pop() ?? error.message}`);
   }
+}
+
+/** Points HEAD (the default branch) at `refs/heads/<branch>`, which may not exist yet. */
+export async function setHeadBranch(gitDir: string, branch: string): Promise<void> {
+  requireRefName(`refs/heads/${branch}`);
+  await runGit(['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { gitDir });
+}
+
+/**
+ * Packs every object and ref into a few files (`repack -a -d`, `pack-refs --all`): a repository written object by
+ * object holds thousands of small files, which make copies and snapshots of it slow.
+ */
+export async function packRepository(gitDir: string): Promise<void> {
+  await runGit(['-c', 'pack.threads=1', 'repack', '-a', '-d', '-q', '--no-write-bitmap-index'], { gitDir });
+  await runGit(['pack-refs', '--all', '--prune'], { gitDir });
 }

@@ -57,6 +57,11 @@ export class RefCache {
     return refs;
   }
 
+  /** Drops what is known of every repository (the repositories were replaced on disk, see host.restore). */
+  clear(): void {
+    this.#entries.clear();
+  }
+
   /** Drops what is known of the repository: its refs changed, or it moved or went away. */
   forget(gitDir: string): void {
     this.#entries.delete(gitDir);

@@ -417,6 +417,19 @@ export class GitRepositories {
     }
   }
 
+  /**
+   * Before the repositories are copied (a harness snapshot): waits for running upkeep, which writes files in them.
+   * With `replacing`, also drops pending upkeep, as the copies come back with their own.
+   */
+  async quiesce(replacing: boolean): Promise<void> {
+    await (replacing ? this.#maintenance.forgetAll() : this.#maintenance.settle());
+  }
+
+  /** After the repositories were replaced on disk: nothing known of their refs holds any more. */
+  replaced(): void {
+    this.#refs.clear();
+  }
+
   /** Runs pending background upkeep now and waits for it (tests and benchmarks). */
   async whenIdle(): Promise<void> {
     await this.#maintenance.flush();

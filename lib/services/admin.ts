@@ -1,4 +1,6 @@
 import { seedRepository } from '../admin/seed.js';
+import type { Fixtures } from '../harness/fixtures.js';
+import { loadFixtures, type FixtureResult } from '../harness/load.js';
 import type { AppContext } from '../context.js';
 import { tokenSummary } from './credentials.js';
 import type { RepositorySummary } from './repos.js';
@@ -58,6 +60,11 @@ export interface AdminOperations {
   createRepo(input: AdminRepoInput): Promise<RepositorySummary>;
   /** Creates the repository if missing and fills it (see AdminSeedInput.from; no source: a README commit). */
   seedRepo(input: AdminSeedInput): Promise<SeedResult>;
+  /**
+   * Loads fixtures (users, tokens, repositories with their commits, labels, issues, pull requests, comments) after
+   * checking all of them: a FixtureError naming every bad path, and nothing written, when any is wrong.
+   */
+  load(fixtures: Fixtures): Promise<FixtureResult>;
 }
 
 export function createAdminOperations(ctx: AppContext): AdminOperations {
@@ -77,7 +84,7 @@ export function createAdminOperations(ctx: AppContext): AdminOperations {
     setPassword: (username, password) => ctx.users.setPassword(username, password),
     async createToken(username, name) {
       const user = ctx.users.requireByName(username);
-      const label = name ?? `token-${new Date().toISOString()}`;
+      const label = name ?? `token-${ctx.options.now().toISOString()}`;
       return (await ctx.credentials.createApiToken(user.id, label)).token;
     },
     listTokens(username) {
@@ -104,5 +111,6 @@ export function createAdminOperations(ctx: AppContext): AdminOperations {
       return ctx.repos.summary(repo);
     },
     seedRepo: (input) => seedRepository(ctx, input),
+    load: (fixtures) => loadFixtures(ctx, fixtures),
   };
 }

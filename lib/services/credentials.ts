@@ -20,6 +20,9 @@ import { digestsEqual, hashToken, newToken } from './secrets.js';
 
 const SESSION_DAYS = 30;
 const MAX_TOKEN_LABEL = 100;
+/** Shortest fixed token: 16 characters of a token alphabet (GitHub-style `ghp_...` values fit). */
+export const MIN_FIXED_TOKEN = 16;
+const FIXED_TOKEN = new RegExp(`^[A-Za-z0-9_-]{${MIN_FIXED_TOKEN},200}$`);
 
 /** What is shown of an API token: never the token itself, only its last eight characters. */
 export function tokenSummary({ id, name, last_eight, created_at }: ApiTokenRow): { id: number; name: string; last_eight: string; created_at: string } {
@@ -65,14 +68,28 @@ export class CredentialService {
   }
 
   /** Creates an API token; the plain value is returned once and never stored. */
-  async createApiToken(userId: number, label: unknown): Promise<{ token: string; row: ApiTokenRow }> {
+  createApiToken(userId: number, label: unknown): Promise<{ token: string; row: ApiTokenRow }> {
+    return this.insertApiToken(userId, label, newToken());
+  }
+
+  /**
+   * Stores a token whose value the caller chose (fixtures give bots a known token), under the same rules: only
+   * its hash is kept. The value must be long and unguessable enough to be a credential, and not in use already.
+   */
+  storeApiToken(userId: number, label: unknown, token: string): Promise<{ token: string; row: ApiTokenRow }> {
+    if (!FIXED_TOKEN.test(token)) throw invalid(`a fixed token must be ${MIN_FIXED_TOKEN} to 200 letters, digits, '_' or '-'`);
+    if (apiTokenByHash(this.store, hashToken(token))) throw conflict('this token value is already in use');
+    return this.insertApiToken(userId, label, token);
+  }
+
+  private async insertApiToken(userId: number, label: unknown, token: string): Promise<{ token: string; row: ApiTokenRow }> {
     if (typeof label !== 'string' || label.trim().length === 0) throw invalid('token name is required');
     const name = label.trim();
     if (name.length > MAX_TOKEN_LABEL) throw invalid(`token name must be at most ${MAX_TOKEN_LABEL} characters`);
-    const token = newToken();
     const now = this.now().toISOString();
     const row = await this.store.write((tx) => {
       if (apiTokenByName(tx, userId, name)) throw conflict(`a token named '${name}' already exists`);
+      if (apiTokenByHash(tx, hashToken(token))) throw conflict('this token value is already in use');
       return insertApiToken(tx, { userId, name, tokenHash: hashToken(token), lastEight: token.slice(-8), now });
     });
     return { token, row };

@@ -31,7 +31,7 @@ export interface LabelInput {
   description?: unknown;
 }
 
-function parseColor(value: unknown): string {
+export function parseColor(value: unknown): string {
   const match = typeof value === 'string' ? COLOR.exec(value.trim()) : null;
   if (!match) throw invalid('color must be 6 hexadecimal digits, e.g. d73a4a');
   return match[1]!.toLowerCase();

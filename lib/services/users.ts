@@ -35,6 +35,11 @@ export function validatePassword(password: unknown): string {
   return password;
 }
 
+export function validateEmail(email: unknown): string {
+  if (typeof email !== 'string' || !EMAIL_PATTERN.test(email) || email.length > 254) throw invalid('email must be a valid address');
+  return email;
+}
+
 export class UserService {
   constructor(
     private readonly store: Store,
@@ -48,10 +53,7 @@ export class UserService {
   async register(input: NewUser): Promise<UserRow> {
     const username = validateUsername(input.username);
     const password = validatePassword(input.password);
-    if (typeof input.email !== 'string' || !EMAIL_PATTERN.test(input.email) || input.email.length > 254) {
-      throw invalid('email must be a valid address');
-    }
-    const email = input.email;
+    const email = validateEmail(input.email);
     const fullName = optionalText('full_name', input.fullName, 100);
     if (userByName(this.store, username)) throw conflict('username is already taken');
     const passwordHash = await this.hasher.hash(password, this.bcryptCost);

@@ -93,6 +93,8 @@ export class Store implements ReadTx {
   private snapshotSeq: number;
   /** The newest record's durability (never rejects). */
   private lastAppend: Promise<void> = Promise.resolve();
+  /** Set while `replaceWith` swaps the database; writes wait for it. */
+  private replacing: Promise<void> | undefined;
 
   private constructor(
     private readonly files: DatabaseFiles,
@@ -162,6 +164,8 @@ export class Store implements ReadTx {
    */
   async write<T>(work: (tx: WriteTx) => T): Promise<T> {
     this.assertOpen();
+    while (this.replacing) await this.replacing;
+    this.assertOpen();
     if (this.failure) throw unavailable('Storage is recovering from a failed write; try again');
     const statements: LogRecord['statements'] = [];
     const afterDurable: Array<() => void> = [];
@@ -213,6 +217,54 @@ export class Store implements ReadTx {
     runAll(afterDurable);
     if (this.log.bytes >= this.options.snapshotThresholdBytes) void this.snapshot().catch(() => undefined);
     return result;
+  }
+
+  /** The whole database as SQLite bytes once everything applied so far is durable (harness snapshots). */
+  async exportBytes(): Promise<Uint8Array> {
+    this.assertOpen();
+    await this.lastAppend;
+    if (this.failure) throw unavailable('Storage is recovering from a failed write; try again');
+    return this.db.export();
+  }
+
+  /**
+   * Replaces the whole database with `bytes` (an `exportBytes` of this store) and makes that durable the way a
+   * snapshot is: written atomically as the new snapshot file with a fresh log, the old logs removed after. A crash
+   * before the snapshot file is renamed into place leaves the state from before the call, never a mix; writes
+   * that land after the call go to the new log on top of the replaced database.
+   */
+  async replaceWith(bytes: Uint8Array): Promise<void> {
+    this.assertOpen();
+    if (!looksLikeSqlite(bytes)) throw new Error('not a database export');
+    while (this.replacing) await this.replacing;
+    let done!: () => void;
+    // Writes wait meanwhile: none may land between the swap and the snapshot that makes it durable.
+    this.replacing = new Promise<void>((resolve) => (done = resolve));
+    try {
+      const SQL = await loadSqlJs();
+      await this.lastAppend;
+      while (this.snapshotting) await this.snapshotting.catch(() => undefined);
+      if (this.failure || this.closed) throw unavailable('Storage is not available; try again');
+      const db = new SQL.Database(bytes);
+      db.exec('PRAGMA foreign_keys = ON');
+      db.exec(`CREATE TABLE IF NOT EXISTS ${META_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
+      this.runner.freeAll();
+      this.db.close();
+      this.db = db;
+      this.runner = new StatementRunner(db);
+      // The old log's records are all at or below the sequence number the new snapshot file carries: never replayed on it.
+      this.hasSnapshotFile = false;
+      try {
+        await this.snapshot();
+      } catch (error) {
+        // Memory is ahead of the disk: load what the disk holds (the state before this call) again.
+        this.rollBackToDisk(error);
+        throw unavailable('The restored database could not be written to disk');
+      }
+    } finally {
+      this.replacing = undefined;
+      done();
+    }
   }
 
   /** Writes the whole database atomically and starts a fresh log; old logs are removed once it is durable. */

@@ -15,11 +15,12 @@ export interface Webhooks {
   outbox: EventOutbox;
 }
 
-export function createWebhooks(store: Store, shapes: GitHubShapes, policy: DeliveryPolicy, now: () => string): Webhooks {
-  const worker = new DeliveryWorker(store, policy);
+/** `now` is the host's clock: the times deliveries and attempts are recorded with. */
+export function createWebhooks(store: Store, shapes: GitHubShapes, policy: DeliveryPolicy, now: () => Date): Webhooks {
+  const worker = new DeliveryWorker(store, policy, now);
   return {
     worker,
-    service: new WebhookService(store, worker, shapes, policy.allowLocalNetwork, now),
+    service: new WebhookService(store, worker, shapes, policy.allowLocalNetwork, () => now().toISOString()),
     outbox: { enqueue: enqueueDeliveries, wake: (hookIds) => worker.wake(hookIds) },
   };
 }

@@ -35,6 +35,12 @@ export class DeliveryWorker {
   readonly #draining = new Map<number, Promise<void>>();
   readonly #timers = new Map<number, { at: number; timer: NodeJS.Timeout }>();
   readonly #stop = new AbortController();
+  /** Cut off by `suspend`: the attempts of one generation of the outbox. */
+  #generation = new AbortController();
+  #suspended = false;
+  /** Resolved whenever a retry timer fires or is dropped (see `settled`). */
+  #timerEvent: Promise<void> | undefined;
+  #timerEventResolve: (() => void) | undefined;
 
   constructor(
     private readonly store: Store,
@@ -53,7 +59,7 @@ export class DeliveryWorker {
   /** Sends what is due for these hooks (called once the deliveries they got are durable). */
   wake(hookIds: readonly number[]): void {
     for (const hookId of hookIds) {
-      if (!this.#started || this.#stop.signal.aborted || this.#draining.has(hookId)) continue;
+      if (!this.#started || this.#suspended || this.#stop.signal.aborted || this.#draining.has(hookId)) continue;
       const drain = this.#drain(hookId).finally(() => this.#draining.delete(hookId));
       this.#draining.set(hookId, drain);
     }
@@ -64,16 +70,56 @@ export class DeliveryWorker {
     while (this.#draining.size > 0) await Promise.all(this.#draining.values());
   }
 
+  /**
+   * Resolves once every delivery recorded so far has reached its end, delivered or failed, its retries included
+   * (`host.idle()`): a receiver that stays down makes this wait for every retry (see `webhookRetryDelayMs`).
+   */
+  async settled(): Promise<void> {
+    for (;;) {
+      if (this.#draining.size > 0) await Promise.all(this.#draining.values());
+      else if (this.#timers.size > 0 && !this.#suspended) await (this.#timerEvent ??= new Promise<void>((resolve) => (this.#timerEventResolve = resolve)));
+      else return;
+    }
+  }
+
+  /**
+   * Stops sending while the outbox is replaced under it (host.restore): attempts in flight are cut off and not
+   * recorded, retry timers dropped. The returned function resumes with what the store then holds pending.
+   */
+  async suspend(): Promise<() => void> {
+    this.#suspended = true;
+    this.#generation.abort();
+    this.#dropTimers();
+    await Promise.all(this.#draining.values());
+    return () => {
+      this.#generation = new AbortController();
+      this.#suspended = false;
+      if (this.#started) this.wake(hooksWithPendingDeliveries(this.store));
+    };
+  }
+
   /** Stops sending: attempts in flight are cut off and not recorded; what is pending stays pending on disk. */
   async close(): Promise<void> {
     this.#stop.abort();
-    for (const { timer } of this.#timers.values()) clearTimeout(timer);
-    this.#timers.clear();
+    this.#dropTimers();
     await Promise.all(this.#draining.values());
   }
 
+  #dropTimers(): void {
+    for (const { timer } of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+    this.#timerFired();
+  }
+
+  #timerFired(): void {
+    const resolve = this.#timerEventResolve;
+    this.#timerEvent = this.#timerEventResolve = undefined;
+    resolve?.();
+  }
+
   async #drain(hookId: number): Promise<void> {
-    while (!this.#stop.signal.aborted) {
+    const signal = AbortSignal.any([this.#stop.signal, this.#generation.signal]);
+    while (!signal.aborted) {
       let delivery: DeliveryRow | undefined;
       let hook: HookRow | undefined;
       try {
@@ -87,9 +133,9 @@ export class DeliveryWorker {
       const outgoing = deliveryRequest(hook, delivery, hook.repo_id);
       const result: SendResult =
         hook.active === 1
-          ? await postWebhook(outgoing, { timeoutMs: this.policy.timeoutMs, allowLocal: this.policy.allowLocalNetwork, signal: this.#stop.signal })
+          ? await postWebhook(outgoing, { timeoutMs: this.policy.timeoutMs, allowLocal: this.policy.allowLocalNetwork, signal })
           : { statusCode: null, headers: null, body: null, error: 'not sent: the hook is not active', durationMs: 0 };
-      if (this.#stop.signal.aborted) return;
+      if (signal.aborted) return;
       const recorded = await this.#record(hook, delivery, outgoing.headers, result);
       if (!recorded) return this.#wakeAt(hookId, Date.now() + STORE_RETRY_MS);
     }
@@ -105,7 +151,8 @@ export class DeliveryWorker {
       await this.store.write((tx) => {
         recordAttempt(tx, delivery.id, {
           state: succeeded ? 'delivered' : retry ? 'pending' : 'failed',
-          nextAttemptAt: retry ? at.getTime() + this.policy.retryDelayMs * 4 ** (attempts - 1) : 0,
+          // Retries are timers (real time); only the recorded time follows the host's clock.
+          nextAttemptAt: retry ? Date.now() + this.policy.retryDelayMs * 4 ** (attempts - 1) : 0,
           statusCode: result.statusCode,
           durationMs: result.durationMs,
           requestHeaders: JSON.stringify(requestHeaders),
@@ -123,12 +170,14 @@ export class DeliveryWorker {
   }
 
   #wakeAt(hookId: number, at: number): void {
+    if (this.#suspended || this.#stop.signal.aborted) return;
     const existing = this.#timers.get(hookId);
     if (existing && existing.at <= at) return;
     if (existing) clearTimeout(existing.timer);
     const timer = setTimeout(() => {
       this.#timers.delete(hookId);
       this.wake([hookId]);
+      this.#timerFired();
     }, Math.max(0, at - Date.now()));
     // A retry due later never keeps the process alive on its own; close() clears it anyway.
     timer.unref();

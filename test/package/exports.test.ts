@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 describe('the package', () => {
   it('exports exactly the public API from its entry point', async () => {
     const entry = await import('../../lib/index.js');
-    expect(Object.keys(entry).sort()).toEqual(['DatabaseLockedError', 'EventTimeoutError', 'PortInUseError', 'RepoHostError', 'SUBSCRIBABLE_EVENTS', 'createRepoHost']);
+    expect(Object.keys(entry).sort()).toEqual(['DatabaseLockedError', 'EventTimeoutError', 'FixtureError', 'PortInUseError', 'RepoHostError', 'SUBSCRIBABLE_EVENTS', 'createRepoHost']);
   });
 
   it('declares an ESM entry with types, the repohost bin and a supported Node range', async () => {

@@ -22,6 +22,11 @@ export function userByName(db: ReadTx, username: string): UserRow | undefined {
   return db.get<UserRow>(`SELECT ${COLUMNS} FROM users WHERE username_lower = ?`, [username.toLowerCase()]);
 }
 
+/** True once any account exists (a host without one has no repositories either). */
+export function hasUsers(db: ReadTx): boolean {
+  return db.get('SELECT 1 AS one FROM users LIMIT 1') !== undefined;
+}
+
 export function listUsers(db: ReadTx): UserRow[] {
   return db.all<UserRow>(`SELECT ${COLUMNS} FROM users ORDER BY id`);
 }

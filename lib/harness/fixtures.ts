@@ -1,0 +1,108 @@
+// The declarative description a harness starts a host with (`createRepoHost({ fixtures })`, `host.admin.load`,
+// `repohost serve --fixtures file.json`). Plain JSON: harnesses in other languages write the same file.
+
+/** Everything a host is loaded with; each part is optional. Loaded in order: users, then repositories. */
+export interface Fixtures {
+  users?: FixtureUser[];
+  repositories?: FixtureRepository[];
+}
+
+export interface FixtureUser {
+  username: string;
+  email: string;
+  password: string;
+  fullName?: string;
+  admin?: boolean;
+  /** API tokens with values known in advance (16-200 of A-Z a-z 0-9 _ -), e.g. for a bot under test. */
+  tokens?: Array<{ name: string; token: string }>;
+}
+
+export interface FixtureRepository {
+  /** A user of these fixtures or one the host already has. */
+  owner: string;
+  name: string;
+  private?: boolean;
+  description?: string;
+  /** The branch HEAD names. @default the first branch listed */
+  defaultBranch?: string;
+  /** Other users' access: username → 'read' | 'write' | 'admin'. */
+  collaborators?: Record<string, 'read' | 'write' | 'admin'>;
+  /**
+   * Branches in the order they are made; one with `from` starts at the tip of a branch listed before it, one
+   * without starts a history of its own.
+   */
+  branches?: Record<string, FixtureBranch>;
+  labels?: FixtureLabel[];
+  /** Issues get numbers 1, 2, … in this order; pull requests are numbered after them. */
+  issues?: FixtureIssue[];
+  pulls?: FixturePull[];
+}
+
+export interface FixtureBranch {
+  from?: string;
+  commits?: FixtureCommit[];
+}
+
+/** A person in a commit: a username of the fixtures (its full name and e-mail) or a name and e-mail. */
+export type FixturePerson = string | { name: string; email: string };
+
+export interface FixtureCommit {
+  message: string;
+  /** @default the repository's owner */
+  author?: FixturePerson;
+  /** @default the author */
+  committer?: FixturePerson;
+  /**
+   * Author date (ISO 8601). @default 2024-01-01T00:00:00Z plus one minute for each commit listed before it in the
+   * repository, so commit ids are the same on every run.
+   */
+  date?: string;
+  /** @default `date` */
+  committerDate?: string;
+  /** Path → new text content, a file with options, or null to delete the file. */
+  files?: Record<string, string | FixtureFile | null>;
+}
+
+export interface FixtureFile {
+  /** Text content; or give `base64` for bytes. */
+  content?: string;
+  base64?: string;
+  /** @default 'file' (kept when an existing file changes) */
+  mode?: 'file' | 'executable' | 'symlink';
+}
+
+export interface FixtureLabel {
+  name: string;
+  /** Six hexadecimal digits, e.g. 'd73a4a'. */
+  color: string;
+  description?: string;
+}
+
+export interface FixtureComment {
+  /** @default the repository's owner */
+  author?: string;
+  body: string;
+}
+
+export interface FixtureIssue {
+  title: string;
+  body?: string;
+  /** @default the repository's owner */
+  author?: string;
+  /** Names of labels of the repository. */
+  labels?: string[];
+  closed?: boolean;
+  comments?: FixtureComment[];
+}
+
+export interface FixturePull {
+  title: string;
+  body?: string;
+  /** Branches of the repository. */
+  head: string;
+  base: string;
+  /** @default the repository's owner */
+  author?: string;
+  closed?: boolean;
+  comments?: FixtureComment[];
+}

@@ -1,0 +1,89 @@
+import type { AppContext } from '../context.js';
+import { buildTree, commitTree, packRepository, setHeadBranch, updateRef, type TreeCache } from '../git/objects.js';
+import { diffRefs } from '../git/refs.js';
+import type { RepositoryRow } from '../store/queries/repositories.js';
+import type { UserRow } from '../store/queries/users.js';
+import { planFixtures, type PlannedRepository } from './validate.js';
+
+/** Commits in a repository's fixtures from which its objects are packed once written. */
+const PACK_FROM_COMMITS = 20;
+
+/** What loading made: the users, and each repository's branches with their tip commits (the same on every run). */
+export interface FixtureResult {
+  users: string[];
+  repositories: Array<{ full_name: string; branches: Record<string, string> }>;
+}
+
+/**
+ * Loads fixtures into the host: validated whole first (nothing is written when anything is wrong), then written
+ * through the services, so every rule applies and every event is recorded: users and their tokens, then each
+ * repository with its collaborators, its commits (made with the git object plumbing and recorded like a push),
+ * labels, issues and pull requests with their comments. Runs one step at a time so ids and numbers come out in
+ * the order of the fixtures.
+ */
+export async function loadFixtures(ctx: AppContext, fixtures: unknown): Promise<FixtureResult> {
+  const plan = planFixtures(fixtures, {
+    user: (username) => ctx.users.byName(username),
+    repositoryExists: (owner, name) => ctx.repos.findByName(owner, name) !== undefined,
+  });
+  for (const user of plan.users) {
+    const row = await ctx.users.register({ username: user.username, email: user.email, password: user.password, fullName: user.fullName, isAdmin: user.admin });
+    for (const token of user.tokens) await ctx.credentials.storeApiToken(row.id, token.name, token.token);
+  }
+  const repositories: FixtureResult['repositories'] = [];
+  for (const planned of plan.repositories) {
+    const owner = ctx.users.requireByName(planned.owner);
+    const repo = await ctx.repos.create(owner, { name: planned.name, description: planned.description, visibility: planned.private ? 'private' : 'public' });
+    for (const [username, permission] of planned.collaborators) await ctx.collaborators.set(repo, owner, username, permission);
+    const branches = await writeBranches(ctx, repo, owner, planned);
+    for (const label of planned.labels) await ctx.labels.create(repo, owner, label);
+    await writeConversations(ctx, repo, owner, planned);
+    repositories.push({ full_name: `${repo.owner_name}/${repo.name}`, branches });
+  }
+  return { users: plan.users.map((user) => user.username), repositories };
+}
+
+/** Commits every branch straight into the repository, then records the new refs the way a push is recorded. */
+async function writeBranches(ctx: AppContext, repo: RepositoryRow, owner: UserRow, planned: PlannedRepository): Promise<Record<string, string>> {
+  if (planned.branches.length === 0) return {};
+  const gitDir = ctx.git.pathOf(repo.owner_name, repo.name);
+  const before = await ctx.git.refsOf(repo.owner_name, repo.name);
+  const tips = new Map<string, string>();
+  // The tree of each commit made here and the entries of each tree, so nothing written is read back from git.
+  const trees = new Map<string, string>();
+  const entries: TreeCache = new Map();
+  for (const branch of planned.branches) {
+    let tip = branch.from ? tips.get(branch.from) : undefined;
+    for (const commit of branch.commits) {
+      const tree = await buildTree(gitDir, tip ? trees.get(tip) : undefined, commit.changes, entries);
+      tip = await commitTree(gitDir, { tree, parents: tip ? [tip] : [], message: commit.message, author: commit.author, committer: commit.committer });
+      trees.set(tip, tree);
+    }
+    tips.set(branch.name, tip!);
+  }
+  for (const [branch, tip] of tips) await updateRef(gitDir, `refs/heads/${branch}`, tip, null, 'repohost fixtures');
+  await setHeadBranch(gitDir, planned.defaultBranch!);
+  // A long history is packed: thousands of loose objects would make every snapshot and restore slow.
+  if (planned.branches.reduce((sum, branch) => sum + branch.commits.length, 0) >= PACK_FROM_COMMITS) await packRepository(gitDir);
+  // The default branch goes first, as it would be pushed first: HEAD (and the recorded default branch) follow it.
+  const changes = diffRefs(before, await ctx.git.refsOf(repo.owner_name, repo.name));
+  changes.sort((a, b) => Number(b.ref === `refs/heads/${planned.defaultBranch}`) - Number(a.ref === `refs/heads/${planned.defaultBranch}`));
+  const headBranch = await ctx.git.afterPush(repo.owner_name, repo.name, changes);
+  await ctx.repos.recordPush(ctx.repos.findByName(repo.owner_name, repo.name)!, changes, headBranch, owner);
+  return Object.fromEntries(tips);
+}
+
+async function writeConversations(ctx: AppContext, repo: RepositoryRow, owner: UserRow, planned: PlannedRepository): Promise<void> {
+  const user = (username: string) => ctx.users.requireByName(username);
+  for (const planIssue of planned.issues) {
+    const issue = await ctx.issues.create(repo, user(planIssue.author), { title: planIssue.title, body: planIssue.body });
+    if (planIssue.labels.length > 0) await ctx.labels.setOnIssue(repo, owner, issue, planIssue.labels, true);
+    for (const comment of planIssue.comments) await ctx.issues.comment(repo, issue.id, user(comment.author), comment.body);
+    if (planIssue.closed) await ctx.issues.update(repo, owner, issue.id, { status: 'closed' });
+  }
+  for (const planPull of planned.pulls) {
+    const pull = await ctx.pulls.create(repo, user(planPull.author), { title: planPull.title, description: planPull.body, head: planPull.head, base: planPull.base });
+    for (const comment of planPull.comments) await ctx.pulls.comment(repo, pull.id, user(comment.author), comment.body);
+    if (planPull.closed) await ctx.pulls.update(repo, owner, pull.id, { status: 'closed' });
+  }
+}
