@@ -179,8 +179,11 @@ export class GitDataService {
   /** Writes a commit object (no ref moves): the caller is author and committer unless told, at the host's time. */
   async createCommit(repo: RepositoryRow, viewer: Viewer, input: { message: unknown; tree: unknown; parents: unknown; author?: IdentityInput; committer?: IdentityInput }): Promise<CommitObject> {
     const user = this.requireWrite(repo, viewer);
-    const message = typeof input.message === 'string' ? input.message : requiredText('message', input.message, 1);
-    const tree = typeof input.tree === 'string' ? input.tree : requiredText('tree', input.tree, 64);
+    // A commit message is kept exactly as given (empty included), as git and GitHub keep it.
+    const message = input.message;
+    const tree = input.tree;
+    if (typeof message !== 'string' || message.length > 65_535) throw invalid('message must be a string of at most 65535 characters');
+    if (typeof tree !== 'string') throw invalid('tree is required');
     const parents = input.parents ?? [];
     if (!Array.isArray(parents) || !parents.every((parent) => typeof parent === 'string')) throw invalid('parents must be a list of commit ids');
     const gitDir = await this.dir(repo);

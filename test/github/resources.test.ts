@@ -34,6 +34,8 @@ describe('GitHub-compatible users, repositories, refs, tags and webhooks', () =>
       expect((await http(`${host.url}/api/v3/user`, { headers: { authorization } })).json.login).toBe(owner);
     }
     expect((await http(`${host.url}/api/v3/users/nobody-here`)).status).toBe(404);
+    const rate = await octokit.rateLimit.get();
+    expect(rate.data.resources.core.remaining).toBe(Number(rate.headers['x-ratelimit-remaining']));
   });
 
   it('lists branches and tags, reads refs, annotated tags and the README, pushed with the real git client', async () => {
