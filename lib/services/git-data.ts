@@ -145,9 +145,11 @@ export class GitDataService {
     return writeBlob(await this.dir(repo), content);
   }
 
-  async tree(repo: RepositoryRow, sha: string, recursive: boolean): Promise<{ sha: string; entries: TreeEntry[]; truncated: boolean }> {
+  /** A tree by id, or the tree of a commit (by id, or a branch or tag name, as GitHub accepts). */
+  async tree(repo: RepositoryRow, treeish: string, recursive: boolean): Promise<{ sha: string; entries: TreeEntry[]; truncated: boolean }> {
     const gitDir = await this.dir(repo);
-    const info = OBJECT_ID.test(sha) ? await objectInfo(gitDir, sha) : undefined;
+    const sha = OBJECT_ID.test(treeish) ? treeish : await this.resolve(repo, treeish);
+    const info = await objectInfo(gitDir, sha);
     if (info?.type !== 'tree' && info?.type !== 'commit') throw notFound('Tree not found');
     const treeSha = info.type === 'commit' ? (await readCommit(gitDir, sha))!.tree : sha;
     const entries = (await readTree(gitDir, treeSha, { recursive }))!;

@@ -95,6 +95,10 @@ describe('GitHub-compatible errors, headers and access', () => {
       data: { message: 'Update is not a fast forward', documentation_url: DOCS },
     });
     expect(await failure(alice.git.createRef({ owner: 'alice', repo: 'public', ref: 'refs/heads/topic', sha: base }))).toMatchObject({ status: 422, data: { message: 'Reference already exists' } });
+    const blob = await alice.git.createBlob({ owner: 'alice', repo: 'public', content: 'not a commit' });
+    expect(await failure(alice.git.updateRef({ owner: 'alice', repo: 'public', ref: 'heads/topic', sha: blob.data.sha, force: true }))).toMatchObject({ status: 422, data: { message: 'Object is not a commit' } });
+    expect(await failure(alice.git.createRef({ owner: 'alice', repo: 'public', ref: 'refs/heads/x', sha: '0123456789012345678901234567890123456789' }))).toMatchObject({ status: 422, data: { message: 'Object does not exist' } });
+    expect((await alice.git.getTree({ owner: 'alice', repo: 'public', tree_sha: 'topic' })).data.sha).toBe(tree);
     const forced = await alice.git.updateRef({ owner: 'alice', repo: 'public', ref: 'heads/topic', sha: unrelated.data.sha, force: true });
     expect(forced.data.object.sha).toBe(unrelated.data.sha);
     await alice.git.deleteRef({ owner: 'alice', repo: 'public', ref: 'heads/topic' });
