@@ -12,7 +12,7 @@ import {
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { userByName, type UserRow } from '../store/queries/users.js';
 import type { PageWindow } from '../store/queries/page-window.js';
-import { requireAccess, type Viewer } from './permissions.js';
+import { accessLevel, requireAccess, type AccessLevel, type Viewer } from './permissions.js';
 
 const PERMISSIONS: readonly string[] = ['read', 'write', 'admin'];
 
@@ -39,6 +39,12 @@ export class CollaboratorService {
   list(repo: RepositoryRow, viewer: Viewer, page: PageWindow): { items: Collaborator[]; total: number } {
     requireAccess(this.store, viewer, repo, 'write', 'Listing collaborators needs write access');
     return { items: collaboratorsOf(this.store, repo.id, page).map((row) => this.summary(row)), total: countCollaborators(this.store, repo.id) };
+  }
+
+  /** What `user` may do with the repository: anyone may ask about themselves, others need write (as for the list). */
+  permissionOf(repo: RepositoryRow, viewer: Viewer, user: UserRow): AccessLevel {
+    if (viewer?.id !== user.id) requireAccess(this.store, viewer, repo, 'write', 'Reading the permissions of others needs write access');
+    return accessLevel(this.store, user, repo);
   }
 
   async set(repo: RepositoryRow, viewer: Viewer, username: string, permission: unknown): Promise<Collaborator> {

@@ -145,9 +145,11 @@ export class GitDataService {
     return writeBlob(await this.dir(repo), content);
   }
 
-  async tree(repo: RepositoryRow, sha: string, recursive: boolean): Promise<{ sha: string; entries: TreeEntry[]; truncated: boolean }> {
+  /** A tree by id, or the tree of a commit (by id, or a branch or tag name, as GitHub accepts). */
+  async tree(repo: RepositoryRow, treeish: string, recursive: boolean): Promise<{ sha: string; entries: TreeEntry[]; truncated: boolean }> {
     const gitDir = await this.dir(repo);
-    const info = OBJECT_ID.test(sha) ? await objectInfo(gitDir, sha) : undefined;
+    const sha = OBJECT_ID.test(treeish) ? treeish : await this.resolve(repo, treeish);
+    const info = await objectInfo(gitDir, sha);
     if (info?.type !== 'tree' && info?.type !== 'commit') throw notFound('Tree not found');
     const treeSha = info.type === 'commit' ? (await readCommit(gitDir, sha))!.tree : sha;
     const entries = (await readTree(gitDir, treeSha, { recursive }))!;
@@ -179,8 +181,11 @@ export class GitDataService {
   /** Writes a commit object (no ref moves): the caller is author and committer unless told, at the host's time. */
   async createCommit(repo: RepositoryRow, viewer: Viewer, input: { message: unknown; tree: unknown; parents: unknown; author?: IdentityInput; committer?: IdentityInput }): Promise<CommitObject> {
     const user = this.requireWrite(repo, viewer);
-    const message = typeof input.message === 'string' ? input.message : requiredText('message', input.message, 1);
-    const tree = typeof input.tree === 'string' ? input.tree : requiredText('tree', input.tree, 64);
+    // A commit message is kept exactly as given (empty included), as git and GitHub keep it.
+    const message = input.message;
+    const tree = input.tree;
+    if (typeof message !== 'string' || message.length > 65_535) throw invalid('message must be a string of at most 65535 characters');
+    if (typeof tree !== 'string') throw invalid('tree is required');
     const parents = input.parents ?? [];
     if (!Array.isArray(parents) || !parents.every((parent) => typeof parent === 'string')) throw invalid('parents must be a list of commit ids');
     const gitDir = await this.dir(repo);

@@ -15,7 +15,9 @@ import type { RepositoryService } from './repos.js';
 
 /** Why a ref update was refused, in GitHub's words (its API answers 422 with exactly this message). */
 export class RefUpdateRefused extends RepoHostError {
-  constructor(message: 'Reference already exists' | 'Reference does not exist' | 'Object does not exist' | 'Update is not a fast forward' | 'Invalid reference name') {
+  constructor(
+    message: 'Reference already exists' | 'Reference does not exist' | 'Object does not exist' | 'Object is not a commit' | 'Update is not a fast forward' | 'Invalid reference name',
+  ) {
     super('invalid', message);
     this.name = 'RefUpdateRefused';
   }
@@ -74,7 +76,10 @@ export class RefUpdateService {
     if (!update.mustExist && current !== undefined) throw new RefUpdateRefused('Reference already exists');
     if (update.expected !== undefined && update.expected !== current) throw conflict(`${update.ref} moved meanwhile; read it again`);
     const after = update.after;
-    if (after !== null && !(await objectInfo(gitDir, after).catch(() => undefined))) throw new RefUpdateRefused('Object does not exist');
+    const object = after === null ? undefined : await objectInfo(gitDir, after).catch(() => undefined);
+    if (after !== null && !object) throw new RefUpdateRefused('Object does not exist');
+    // A branch points at a commit (git refuses anything else there); a tag may name any object.
+    if (update.ref.startsWith('refs/heads/') && object && object.type !== 'commit') throw new RefUpdateRefused('Object is not a commit');
     const before = current ?? ZERO(after ?? '0'.repeat(40));
     const fastForward = current === undefined || after === null || (await isAncestor(gitDir, current, after).catch(() => false));
     if (current !== undefined && after !== null && !fastForward && !update.force) throw new RefUpdateRefused('Update is not a fast forward');

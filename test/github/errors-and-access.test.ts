@@ -95,6 +95,10 @@ describe('GitHub-compatible errors, headers and access', () => {
       data: { message: 'Update is not a fast forward', documentation_url: DOCS },
     });
     expect(await failure(alice.git.createRef({ owner: 'alice', repo: 'public', ref: 'refs/heads/topic', sha: base }))).toMatchObject({ status: 422, data: { message: 'Reference already exists' } });
+    const blob = await alice.git.createBlob({ owner: 'alice', repo: 'public', content: 'not a commit' });
+    expect(await failure(alice.git.updateRef({ owner: 'alice', repo: 'public', ref: 'heads/topic', sha: blob.data.sha, force: true }))).toMatchObject({ status: 422, data: { message: 'Object is not a commit' } });
+    expect(await failure(alice.git.createRef({ owner: 'alice', repo: 'public', ref: 'refs/heads/x', sha: '0123456789012345678901234567890123456789' }))).toMatchObject({ status: 422, data: { message: 'Object does not exist' } });
+    expect((await alice.git.getTree({ owner: 'alice', repo: 'public', tree_sha: 'topic' })).data.sha).toBe(tree);
     const forced = await alice.git.updateRef({ owner: 'alice', repo: 'public', ref: 'heads/topic', sha: unrelated.data.sha, force: true });
     expect(forced.data.object.sha).toBe(unrelated.data.sha);
     await alice.git.deleteRef({ owner: 'alice', repo: 'public', ref: 'heads/topic' });
@@ -167,6 +171,42 @@ describe('GitHub-compatible errors, headers and access', () => {
     const cached = await http(url, { headers: { authorization: `token ${aliceToken}`, 'if-none-match': etag } });
     expect(cached.status).toBe(304);
     expect(cached.text).toBe('');
+  });
+
+  it('answers malformed input with a 4xx in GitHub shape, never a 500', async () => {
+    const repo = `${host.url}/api/v3/repos/alice/public`;
+    const targets: Array<[string, string]> = [
+      ['POST', '/user/repos'],
+      ['PATCH', ''],
+      ['POST', '/git/refs'],
+      ['PATCH', '/git/refs/heads/main'],
+      ['POST', '/git/blobs'],
+      ['POST', '/git/trees'],
+      ['POST', '/git/commits'],
+      ['PUT', '/contents/a/b.txt'],
+      ['DELETE', '/contents/README.md'],
+      ['POST', '/issues'],
+      ['PATCH', '/issues/1'],
+      ['POST', '/issues/1/comments'],
+      ['PUT', '/issues/1/labels'],
+      ['POST', '/labels'],
+      ['POST', '/pulls'],
+      ['PUT', '/pulls/1/merge'],
+      ['POST', `/statuses/${base}`],
+      ['POST', '/hooks'],
+    ];
+    const bodies = ['[]', '"text"', '5', 'null', '{"title":5,"body":[],"labels":{},"state":"sideways","state_reason":7}', '{"tree":"x","base_tree":[],"parents":"p","message":{}}', '{"tree":[{"path":"../x","sha":"zz"}]}', '{"tree":[null, 5]}', '{"ref":"refs/heads/../x","sha":5}', '{"sha":"nope","force":"maybe"}', '{"content":"%%%","message":"m","branch":"../x"}', '{"config":3,"events":"nope"}', '{"config":{"url":"ftp://x"}}', '{"merge_method":"octopus"}', '{"name":"a b c","color":"blue"}', '{"author":{"name":"<x>","email":"bad email","date":"yesterday"},"message":"m","tree":"t"}'];
+    const refusedOrValid: string[] = [];
+    for (const [method, path] of targets) {
+      for (const body of bodies) {
+        const result = await http(`${path.startsWith('/user') ? `${host.url}/api/v3` : repo}${path}`, { method, headers: { authorization: `token ${aliceToken}`, 'content-type': 'application/json' }, body });
+        // A few of these happen to be valid (text is a fine blob; unknown fields change nothing in an issue edit).
+        expect(result.status, `${method} ${path} ${body}: ${result.text}`).toBeLessThan(500);
+        if (result.status >= 400) expect(result.json.documentation_url).toBe(DOCS);
+        else refusedOrValid.push(`${method} ${path}`);
+      }
+    }
+    expect([...new Set(refusedOrValid)]).toEqual(['POST /git/blobs', 'PATCH /issues/1']);
   });
 
   it('names what it does not implement in a 404', async () => {

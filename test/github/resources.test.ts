@@ -34,6 +34,8 @@ describe('GitHub-compatible users, repositories, refs, tags and webhooks', () =>
       expect((await http(`${host.url}/api/v3/user`, { headers: { authorization } })).json.login).toBe(owner);
     }
     expect((await http(`${host.url}/api/v3/users/nobody-here`)).status).toBe(404);
+    const rate = await octokit.rateLimit.get();
+    expect(rate.data.resources.core.remaining).toBe(Number(rate.headers['x-ratelimit-remaining']));
   });
 
   it('lists branches and tags, reads refs, annotated tags and the README, pushed with the real git client', async () => {
@@ -99,6 +101,29 @@ describe('GitHub-compatible users, repositories, refs, tags and webhooks', () =>
     expect((insecure as { status: number }).status).toBe(422);
     await octokit.repos.deleteWebhook({ owner, repo: 'tools', hook_id: hook.data.id });
     expect((await octokit.repos.listWebhooks({ owner, repo: 'tools' })).data).toEqual([]);
+  });
+
+  it('deletes files through contents, shows a commit with its files, closes and reopens a pull request, serves its patch', async () => {
+    const repo = 'tools';
+    await octokit.git.createRef({ owner, repo, ref: 'refs/heads/cleanup', sha: (await octokit.git.getRef({ owner, repo, ref: 'heads/main' })).data.object.sha });
+    const readme = (await octokit.repos.getContent({ owner, repo, path: 'README.md', ref: 'cleanup' })).data as { sha: string };
+    const removed = await octokit.repos.deleteFile({ owner, repo, path: 'README.md', branch: 'cleanup', message: 'Drop the README', sha: readme.sha });
+    expect(removed.data.content).toBeNull();
+    const commit = await octokit.repos.getCommit({ owner, repo, ref: removed.data.commit.sha! });
+    expect(commit.data.files).toEqual([{ filename: 'README.md', status: 'removed', additions: 0, deletions: 3, changes: 3, patch: expect.stringContaining('-# tools') }]);
+    expect(commit.data.stats).toEqual({ additions: 0, deletions: 3, total: 3 });
+    expect((await octokit.repos.getContent({ owner, repo, path: '', ref: 'cleanup' })).data).toEqual([]);
+
+    const pull = await octokit.pulls.create({ owner, repo, title: 'Cleanup', head: `${owner}:cleanup`, base: 'main' });
+    expect(pull.data.mergeable).toBe(true);
+    const closed = await octokit.pulls.update({ owner, repo, pull_number: pull.data.number, state: 'closed', title: 'Cleanup (later)' });
+    expect(closed.data).toMatchObject({ state: 'closed', title: 'Cleanup (later)', merged: false });
+    expect((await octokit.pulls.list({ owner, repo })).data).toEqual([]);
+    const reopened = await octokit.pulls.update({ owner, repo, pull_number: pull.data.number, state: 'open' });
+    expect(reopened.data.state).toBe('open');
+    const patch = await octokit.pulls.get({ owner, repo, pull_number: pull.data.number, mediaType: { format: 'patch' } });
+    expect(String(patch.data)).toContain('Subject: [PATCH] Drop the README');
+    expect((await http(`${host.url}/api/v3/repos/${owner}/${repo}/pulls/${pull.data.number + 1}`)).status).toBe(404);
   });
 
   it('renames and deletes repositories, refusing fields it cannot change', async () => {

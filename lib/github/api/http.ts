@@ -118,6 +118,11 @@ const NOT_FOUND = Symbol.for('h3.notFound');
 /** The API does not limit requests; the headers say so with one generous, constant allowance. */
 const RATE_LIMIT = 1_000_000;
 
+/** The allowance as GitHub reports it (headers and `GET /rate_limit`): never used up, reset an hour from now. */
+export function rateLimit(): { limit: number; remaining: number; used: number; reset: number } {
+  return { limit: RATE_LIMIT, remaining: RATE_LIMIT, used: 0, reset: Math.ceil(Date.now() / 1000) + 3600 };
+}
+
 /**
  * What every /api/v3 answer carries and how it fails: GitHub's media type and rate-limit headers, errors in GitHub's
  * shape (the app's own handler keeps `/api/v1`'s), a 404 naming what is not implemented, and for JSON answers to GET
@@ -127,10 +132,11 @@ export function githubEnvelope(log: (message: string) => void): Middleware {
   return async (event, next) => {
     const headers = event.res.headers;
     headers.set('x-github-media-type', 'github.v3; format=json');
-    headers.set('x-ratelimit-limit', String(RATE_LIMIT));
-    headers.set('x-ratelimit-remaining', String(RATE_LIMIT));
-    headers.set('x-ratelimit-used', '0');
-    headers.set('x-ratelimit-reset', String(Math.ceil(Date.now() / 1000) + 3600));
+    const rate = rateLimit();
+    headers.set('x-ratelimit-limit', String(rate.limit));
+    headers.set('x-ratelimit-remaining', String(rate.remaining));
+    headers.set('x-ratelimit-used', String(rate.used));
+    headers.set('x-ratelimit-reset', String(rate.reset));
     headers.set('x-ratelimit-resource', 'core');
     // Paths of /api/v3 that only another part of the app matches (a web page's `/:owner/:repo`) are not this API's.
     const route = (event.context.matchedRoute as { route?: string } | undefined)?.route;

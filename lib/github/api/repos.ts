@@ -73,10 +73,11 @@ export function mountRepos(app: H3, ctx: AppContext): void {
   });
 
   app.get(`${REPO}/collaborators/:username/permission`, async (event) => {
+    const viewer = await requireUser(ctx, event);
     const repo = await repoOf(ctx, event);
     const user = ctx.users.byName(pathParam(event, 'username'));
     if (!user) throw notFound();
-    const level = ctx.repos.access(user, repo);
+    const level = ctx.collaborators.permissionOf(repo, viewer, user);
     return { permission: level, role_name: level, user: shapesOf(ctx).user(user) };
   });
 }
