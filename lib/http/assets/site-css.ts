@@ -1,7 +1,7 @@
 /** The stylesheet of every page (served as /assets/site.css). Colours keep WCAG AA contrast on white. */
 export const SITE_CSS = `*,*::before,*::after{box-sizing:border-box}
 body{font-family:system-ui,sans-serif;max-width:64rem;margin:0 auto;padding:0 1rem 2rem;color:#1f2328;line-height:1.45}
-a{color:#0550ae}
+a{color:#0550ae}h1,h2,h3,p,li{overflow-wrap:anywhere}
 header.top{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;border-bottom:1px solid #d0d7de;padding:.6rem 0;margin-bottom:1rem}
 header.top .spacer{flex:1}header.top nav{display:flex;gap:.75rem;align-items:center;flex-wrap:wrap}
 .menu{position:relative}.menu summary{cursor:pointer;font-weight:600;padding:.25rem .5rem;border:1px solid #d0d7de;border-radius:6px;list-style:none}
@@ -15,7 +15,7 @@ label{display:grid;gap:.2rem;font-weight:600}input,select,textarea{font:inherit;
 button,.button{font:inherit;padding:.3rem .8rem;cursor:pointer;border:1px solid #d0d7de;border-radius:6px;background:#f6f8fa;color:#1f2328;text-decoration:none;display:inline-block}
 .error{color:#a40e26;border:1px solid #cf222e;padding:.5rem}.notice{border:1px solid #1a7f37;padding:.5rem}
 code{background:#f6f8fa;padding:.1rem .3rem;overflow-wrap:anywhere}
-pre{background:#f6f8fa;padding:.75rem;overflow-x:auto}
+pre{background:#f6f8fa;padding:.75rem;white-space:pre-wrap;overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #d0d7de;padding:.3rem;text-align:left;vertical-align:top}
 .badge{display:inline-block;font-size:.75rem;font-weight:600;border:1px solid #57606a;color:#57606a;border-radius:2em;padding:0 .5em;vertical-align:middle}
 .muted{color:#57606a}.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
@@ -47,6 +47,10 @@ table.code tr:target td,table.code tr.highlighted td{background:#fff8c5}
 .diff-file{border:1px solid #d0d7de;border-radius:6px;margin:1rem 0;overflow:hidden}
 table.code tr.add td{background:#dafbe1}table.code tr.del td{background:#ffebe9}
 table.code tr.hunk td{background:#ddf4ff;color:#57606a}
+.hljs-keyword,.hljs-doctag,.hljs-template-tag,.hljs-template-variable,.hljs-type,.hljs-variable.language_,.hljs-deletion{color:#a40e26}
+.hljs-title,.hljs-title.class_,.hljs-title.function_{color:#6639ba}.hljs-attr,.hljs-attribute,.hljs-literal,.hljs-meta,.hljs-number,.hljs-operator,.hljs-variable,.hljs-section{color:#0550ae}
+.hljs-string,.hljs-regexp{color:#0a3069}.hljs-built_in,.hljs-symbol{color:#953800}.hljs-comment,.hljs-code,.hljs-formula{color:#57606a}
+.hljs-name,.hljs-quote,.hljs-selector-tag,.hljs-selector-pseudo,.hljs-addition{color:#116329}.hljs-bullet{color:#6c5300}
 .added{color:#116329;font-weight:600}.removed{color:#a40e26;font-weight:600}
 .status-success{color:#116329}.status-failure{color:#a40e26}.status-pending{color:#7d4e00}
 .pager{display:flex;gap:1rem;margin:1rem 0}

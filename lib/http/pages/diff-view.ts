@@ -51,7 +51,7 @@ function fileBody(file: ChangedFile): SafeHtml {
     if (file.status === 'renamed' && file.changes === 0) return html`<p class="muted">File renamed without changes.</p>`;
     return html`<p class="muted">Binary file not shown.</p>`;
   }
-  return html`<div class="code-scroll"><table class="code diff"><caption class="sr-only">Changes to ${file.filename}</caption>
+  return html`<div class="code-scroll" tabindex="0" role="region" aria-label="Diff of ${file.filename}"><table class="code diff"><caption class="sr-only">Changes to ${file.filename}</caption>
 <thead class="sr-only"><tr><th scope="col">Old line</th><th scope="col">New line</th><th scope="col">Line</th></tr></thead>
 <tbody>${patchRows(file.patch).map(rowHtml)}</tbody></table></div>`;
 }
@@ -74,7 +74,7 @@ export function renderDiff(files: readonly ChangedFile[]): SafeHtml {
   const additions = files.reduce((sum, file) => sum + file.additions, 0);
   const deletions = files.reduce((sum, file) => sum + file.deletions, 0);
   return html`<div class="diff-view"><p>${files.length} ${files.length === 1 ? 'file' : 'files'} changed,
-<span class="added">${additions} additions</span>, <span class="removed">${deletions} deletions</span></p>
+<span class="added">${additions} ${additions === 1 ? 'addition' : 'additions'}</span>, <span class="removed">${deletions} ${deletions === 1 ? 'deletion' : 'deletions'}</span></p>
 <ol class="diff-toc">${files.map((file, index) => html`<li><a href="#diff-${index + 1}">${file.filename}</a> <span class="added">+${file.additions}</span> <span class="removed">−${file.deletions}</span></li>`)}</ol>
 ${files.map(fileSection)}</div>`;
 }

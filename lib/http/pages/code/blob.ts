@@ -20,7 +20,7 @@ export function numberedLines(lines: readonly string[]): SafeHtml {
     const number = index + 1;
     rows += `<tr id="L${number}"><td class="num"><a href="#L${number}" class="line-link" data-line="${number}">${number}</a></td><td class="line">${line}</td></tr>`;
   });
-  return html`<div class="code-scroll"><table class="code"><tbody>${new SafeHtml(rows)}</tbody></table></div>`;
+  return html`<div class="code-scroll" tabindex="0" role="region" aria-label="File contents"><table class="code"><tbody>${new SafeHtml(rows)}</tbody></table></div>`;
 }
 
 function formatSize(bytes: number): string {
