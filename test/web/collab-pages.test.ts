@@ -299,6 +299,13 @@ describe('collaboration pages in headless Chromium', () => {
     const [response] = await Promise.all([page.waitForResponse((answer) => answer.url().endsWith('/merge')), page.click('#merge-box button:has-text("Merge pull request")')]);
     expect(response.status()).toBe(405);
     expect(await page.textContent('[role=alert]')).toContain('conflict in shared.txt');
+    // Closed and reopened from the page.
+    await page.click('main button:has-text("Close pull request")');
+    await page.waitForURL(`${host.url}/olive/garden/pulls/${clashNumber}`);
+    expect(await page.textContent('.merge-box')).toContain('This pull request is closed');
+    await page.click('main button:has-text("Reopen pull request")');
+    await page.waitForURL(`${host.url}/olive/garden/pulls/${clashNumber}`);
+    expect(await page.locator('#merge-box').count()).toBe(1);
   }, JOURNEY_MS);
 
   it('shows a read collaborator neither the settings nor the merge box, and refuses their merge', async () => {
