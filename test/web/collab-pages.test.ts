@@ -491,6 +491,15 @@ describe('collaboration pages in headless Chromium', () => {
     expect(refused.status()).toBe(415);
     expect(await page.textContent('[role=alert]')).toContain('avatar must be an image');
 
+    // The multipart form is held to the request-forgery token too: a browser post without it changes nothing.
+    const before = await page.getAttribute('#avatar', 'src');
+    const forged = new FormData();
+    forged.append('file', new Blob([png], { type: 'image/png' }), 'me.png');
+    const answer = await fetch(`${host.url}/user/settings/avatar`, { method: 'POST', body: forged, headers: { cookie: `token=${ada.session}`, origin: host.url } });
+    expect(answer.status).toBe(403);
+    await page.reload();
+    expect(await page.getAttribute('#avatar', 'src')).toBe(before);
+
     // Sessions: another one is listed and revoked; this browser's is marked.
     const other = (await login('password123'))!;
     await page.goto(`${host.url}/user/settings`);
