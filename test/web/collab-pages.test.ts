@@ -217,10 +217,11 @@ describe('collaboration pages in headless Chromium', () => {
       await page.waitForURL(/\/olive\/garden\/pulls\/\d+$/);
       return Number(/(\d+)$/.exec(page.url())![1]);
     };
-    const merge = async (number: number, method: string) => {
+    const merge = async (number: number, method: string, deleteBranch = false) => {
       await page.goto(`${host.url}/olive/garden/pulls/${number}`);
       expect(await page.textContent('#merge-box')).toContain('no conflicts');
       await page.check(`input[name=method][value=${method}]`);
+      if (deleteBranch) await page.check('input[name=delete_branch]');
       await page.click('#merge-box button:has-text("Merge pull request")');
       await page.waitForURL(`${host.url}/olive/garden/pulls/${number}`);
       expect(await page.textContent('.merge-box')).toContain('merged');
@@ -241,7 +242,10 @@ describe('collaboration pages in headless Chromium', () => {
     const merged = await open('merged', 'Merge change');
     await merge(merged, 'merge');
     const squashed = await open('squashed', 'Squash change');
-    await merge(squashed, 'squash');
+    await merge(squashed, 'squash', true);
+    const branches = (await http(`${host.url}/api/v1/repos/olive/garden/branches`, { headers: bearer(olive.token) })).json.map((branch: { name: string }) => branch.name);
+    expect(branches).toContain('merged');
+    expect(branches).not.toContain('squashed');
     const rebased = await open('rebased', 'Rebase change');
     await merge(rebased, 'rebase');
     await page.goto(`${host.url}/olive/garden/pulls?status=closed`);
@@ -442,6 +446,16 @@ describe('collaboration pages in headless Chromium', () => {
       const [refusedMerge] = await Promise.all([page.waitForResponse((answer) => answer.url().endsWith('/merge')), page.click('#merge-box button:has-text("Merge pull request")')]);
       expect(refusedMerge.status()).toBe(405);
       expect(await page.textContent('[role=alert]')).toContain('required status checks have not passed: ci/test (missing)');
+      // Once CI reports success, the list shows it and the same merge goes through.
+      const posted = await http(`${host.url}/api/v1/repos/olive/shed/statuses/${pull.json.head_sha}`, { headers: bearer(olive.token), json: { state: 'success', context: 'ci/test' } });
+      expect(posted.status).toBe(200);
+      await page.goto(`${host.url}/olive/shed/pulls`);
+      expect(await page.textContent('.items')).toContain('checks: success');
+      await page.goto(`${host.url}/olive/shed/pulls/${pull.json.number}`);
+      expect(await page.textContent('.checks')).toContain('ci/test (required)');
+      await page.click('#merge-box button:has-text("Merge pull request")');
+      await page.waitForURL(`${host.url}/olive/shed/pulls/${pull.json.number}`);
+      expect(await page.textContent('.merge-box')).toContain('merged');
       await page.goto(`${host.url}/olive/shed/settings/branches`);
       await page.click('button[aria-label="Delete rule main"]');
       await page.waitForURL(/\?saved=1$/);

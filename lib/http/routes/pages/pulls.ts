@@ -70,7 +70,9 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
     const page = pageOf(ctx, event);
     const { items, total } = ctx.pulls.list(repo, status, page);
     const counts = { open: ctx.pulls.list(repo, 'open', NO_ITEMS).total, closed: ctx.pulls.list(repo, 'closed', NO_ITEMS).total };
-    return htmlResponse(pullListView(user, repo, access, { status, counts, pulls: items, page: page.page, limit: page.limit, total }));
+    // Statuses are rows of the store: one small read per listed pull request, no git.
+    const checks = new Map(items.map((pull) => [pull.id, ctx.statuses.combinedOf(repo, pull.head_sha)] as const).filter(([, combined]) => combined.total_count > 0).map(([id, combined]) => [id, combined.state]));
+    return htmlResponse(pullListView(user, repo, access, { status, counts, pulls: items, checks, page: page.page, limit: page.limit, total }));
   });
 
   // The selectors submit here; the comparison itself lives at a linkable address.
@@ -136,7 +138,7 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
   // Refusals (conflicts, required checks: 405; head moved: 409) come back as the page with the service's message.
   app.post('/:owner/:repo/pulls/:number/merge', (event) =>
     pullForm(event, async ({ viewer, repo }, form, id) => {
-      await ctx.pulls.merge(repo, viewer, id, { method: form.method, title: form.title, message: form.message, headSha: form.head_sha });
+      await ctx.pulls.merge(repo, viewer, id, { method: form.method, title: form.title, message: form.message, headSha: form.head_sha, deleteBranch: form.delete_branch });
     }),
   );
 }
