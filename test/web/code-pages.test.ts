@@ -302,6 +302,23 @@ describe('code pages in headless Chromium', () => {
     expect((await raw('src')).status).toBe(404);
   });
 
+  it('renders XSS vectors in file names and contents as text on the file pages', async () => {
+    for (const [path, text] of [
+      ['evil.svg', `onload="window.__xss='svg'"`],
+      ['page.html', `<script>window.__xss='html'</script>`],
+      [encodeURIComponent(XSS.fileName), 'named badly'],
+    ] as const) {
+      const { page, dialogs, status } = await open(visitor, `/alice/code/src/branch/main/${path}`);
+      expect(status).toBe(200);
+      expect(await page.textContent('table.code')).toContain(text);
+      expect(await page.textContent('.breadcrumbs')).toContain(decodeURIComponent(path));
+      await page.mouse.move(10, 10);
+      expect(dialogs).toEqual([]);
+      expect(await xssRan(page)).toBeUndefined();
+      await page.close();
+    }
+  });
+
   it('puts a script-forbidding Content-Security-Policy on every page, the 404 page included', async () => {
     for (const path of ['/alice/code', '/alice/code/src/branch/main/src/app.ts', '/explore', '/alice', '/nobody/nothing']) {
       const answer = await http(`${host.url}${path}`, { headers: { accept: 'text/html' } });

@@ -1,6 +1,6 @@
 import { LruCache } from '../../../git/lru.js';
-import { highlightLines } from '../highlight.js';
-import { html, type SafeHtml } from '../html.js';
+import type { Highlighter } from '../../../highlight/index.js';
+import { escapeHtml, html, type SafeHtml } from '../html.js';
 import { renderMarkdown, type RelativeBase } from '../markdown.js';
 import { numberedLines, type BlobContent } from './blob.js';
 
@@ -48,6 +48,14 @@ export interface ShownFile {
 export class FileContents {
   readonly #cache = new LruCache<string, Promise<BlobContent>>(64);
 
+  constructor(private readonly highlighter: Highlighter) {}
+
+  /** Numbered lines, highlighted when the highlighter knows the language, else escaped plain text. */
+  async #lines(name: string, text: string): Promise<SafeHtml> {
+    const body = withoutFinalNewline(text);
+    return numberedLines((await this.highlighter.lines(name, body)) ?? body.split('\n').map(escapeHtml));
+  }
+
   content(file: ShownFile, display: 'rendered' | 'source'): Promise<BlobContent> {
     const markdown = isMarkdownName(file.name);
     const key = `${file.oid}\0${file.name}\0${markdown ? `${display}\0${file.base.pages}` : ''}`;
@@ -66,9 +74,9 @@ export class FileContents {
     const bytes = await file.read(file.size);
     if (looksBinary(bytes)) return { kind: 'binary' };
     const text = bytes.toString('utf8');
-    if (!isMarkdownName(file.name)) return { kind: 'text', lines: numberedLines(highlightLines(file.name, withoutFinalNewline(text))) };
+    if (!isMarkdownName(file.name)) return { kind: 'text', lines: await this.#lines(file.name, text) };
     if (display === 'rendered') return { kind: 'markdown', rendered: renderMarkdown(text, file.base) };
-    return { kind: 'markdown-source', lines: numberedLines(highlightLines(file.name, withoutFinalNewline(text))) };
+    return { kind: 'markdown-source', lines: await this.#lines(file.name, text) };
   }
 
   /** A README shown under a listing: Markdown rendered, other text as preformatted text; '' when binary or huge. */
