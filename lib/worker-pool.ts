@@ -39,6 +39,11 @@ export class WorkerPool<In, Out> {
     });
   }
 
+  /** Starts a worker ahead of the first job (its script loads meanwhile); does nothing once one exists. */
+  warm(): void {
+    if (!this.#closed && this.#all.length === 0) this.#idle.push(this.#spawn());
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     for (const job of this.#queue.splice(0)) job.reject(new Error(`${this.#name} closed`));

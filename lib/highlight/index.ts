@@ -87,6 +87,11 @@ export class Highlighter {
     return splitLines(await this.#pool.run({ code: text, language }));
   }
 
+  /** Gets a worker loading highlight.js before the first file is shown (code pages call it). */
+  warm(): void {
+    this.#pool.warm();
+  }
+
   close(): Promise<void> {
     return this.#pool.close();
   }

@@ -58,6 +58,8 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
 
   /** The repository of the path if the viewer may read it, with the viewer's access level. */
   async function openRepo(event: H3Event): Promise<{ viewer: UserRow | undefined; user: PageUser | undefined; repo: RepositoryRow; access: AccessLevel }> {
+    // Someone is browsing code: have the highlighter ready before the first file is opened.
+    ctx.highlighter.warm();
     const viewer = await currentUser(ctx, event);
     const repo = ctx.repos.visibleByName(viewer, pathParam(event, 'owner'), pathParam(event, 'repo'));
     return { viewer, user: pageUser(event, viewer), repo, access: ctx.repos.access(viewer, repo) };
