@@ -1,3 +1,5 @@
+import { isAncestor } from './ancestry.js';
+import { madeCommit, newCommits, MAX_PUSH_COMMITS, type Identity, type PushedCommit } from './push-commits.js';
 import { DEFAULT_GIT_TIMEOUT_MS, isGitError, runGit, spawnGit } from './run-git.js';
 
 export type MergeMethod = 'merge' | 'squash' | 'rebase' | 'fast-forward';
@@ -10,7 +12,7 @@ export interface MergeOptions {
   method: MergeMethod;
   /** Message of the merge or squash commit. */
   message: string;
-  committer: { name: string; email: string; date: string };
+  committer: Identity;
 }
 
 /** Why a merge cannot be made: the service answers 405 for these, 409 for `base_moved`. */
@@ -21,17 +23,6 @@ export class MergeRefusedError extends Error {
   ) {
     super(message);
     this.name = 'MergeRefusedError';
-  }
-}
-
-/** True when `ancestor` is reachable from `descendant` (or is it). */
-export async function isAncestor(gitDir: string, ancestor: string, descendant: string): Promise<boolean> {
-  try {
-    await runGit(['merge-base', '--is-ancestor', ancestor, descendant], { gitDir });
-    return true;
-  } catch (error) {
-    if (isGitError(error) && error.code === 1) return false;
-    throw error;
   }
 }
 
@@ -49,8 +40,6 @@ export async function mergeTree(gitDir: string, ours: string, theirs: string): P
   const [tree, ...paths] = Buffer.concat(chunks).toString('utf8').split('\n');
   return code === 0 ? { tree: tree!.trim() } : { conflicts: paths.filter(Boolean) };
 }
-
-type Identity = MergeOptions['committer'];
 
 /** git's own date format (`<epoch seconds> <offset>`), so no date parsing is left to git. */
 function gitDate(date: string): string {
@@ -99,25 +88,49 @@ async function replay(gitDir: string, onto: string, sha: string, committer: Iden
   return commitTree(gitDir, merged.tree, [onto], commit.message, commit.author, committer);
 }
 
+/** A merge made and the base moved: the new tip and what the move brought, for its push event. */
+export interface MergeResult {
+  sha: string;
+  /** The newest commits the base gained (at most MAX_PUSH_COMMITS), oldest first, as a push event lists them. */
+  commits: PushedCommit[];
+}
+
 /**
  * Makes the merge of `headSha` into `base` in the bare repository and moves `refs/heads/<base>` only from
  * `baseSha` (update-ref with the old value), so a push that landed meanwhile is never lost: the merge fails.
+ * The push event's commits are read while git merges: `headCommits` gives the pull request's own commits (which do
+ * not depend on the merge; the caller may have them cached by the pair), and a commit made here is described from
+ * what made it, so describing the move adds no git run after the ref update.
  */
-export async function merge(gitDir: string, options: MergeOptions): Promise<{ sha: string }> {
-  const { baseSha, headSha, committer } = options;
+export async function merge(
+  gitDir: string,
+  options: MergeOptions,
+  headCommits: () => Promise<PushedCommit[]> = () => newCommits(gitDir, options.headSha, [options.baseSha]),
+): Promise<MergeResult> {
+  const { baseSha, committer } = options;
+  // The event is a courtesy: if describing fails, it lists no commits and the merge stands.
+  const described = (commits: Promise<PushedCommit[]>) => commits.catch(() => [] as PushedCommit[]);
   let sha: string;
+  let commits: Promise<PushedCommit[]>;
   if (options.method === 'fast-forward') {
-    if (!(await isAncestor(gitDir, baseSha, headSha))) throw new MergeRefusedError('not_fast_forward', 'base cannot be fast-forwarded to head: the branches have diverged');
-    sha = headSha;
+    commits = described(headCommits());
+    if (!(await isAncestor(gitDir, baseSha, options.headSha))) throw new MergeRefusedError('not_fast_forward', 'base cannot be fast-forwarded to head: the branches have diverged');
+    sha = options.headSha;
   } else if (options.method === 'rebase') {
-    const { stdout } = await runGit(['rev-list', '--reverse', '--topo-order', '--no-merges', `${baseSha}..${headSha}`], { gitDir });
+    const { stdout } = await runGit(['rev-list', '--reverse', '--topo-order', '--no-merges', `${baseSha}..${options.headSha}`], { gitDir });
     sha = baseSha;
     for (const commit of stdout.toString('utf8').split('\n').filter(Boolean)) sha = await replay(gitDir, sha, commit, committer);
+    commits = described(newCommits(gitDir, sha, [baseSha]));
   } else {
-    const merged = await mergeTree(gitDir, baseSha, headSha);
+    // A merge commit comes on top of the pull request's commits; a squash stands alone.
+    const pulled = options.method === 'merge' ? described(headCommits()).then((theirs) => theirs.slice(1 - MAX_PUSH_COMMITS)) : Promise.resolve([]);
+    const merged = await mergeTree(gitDir, baseSha, options.headSha);
     if ('conflicts' in merged) throw new MergeRefusedError('conflict', `merge conflict in ${merged.conflicts.join(', ')}`);
-    const parents = options.method === 'squash' ? [baseSha] : [baseSha, headSha];
+    const parents = options.method === 'squash' ? [baseSha] : [baseSha, options.headSha];
     sha = await commitTree(gitDir, merged.tree, parents, options.message, committer, committer);
+    const made = { sha, tree: merged.tree, message: options.message, author: committer, committer };
+    const own = described(madeCommit(gitDir, made, options.method === 'squash' ? baseSha : undefined).then((commit) => [commit]));
+    commits = Promise.all([pulled, own]).then(([theirs, ours]) => [...theirs, ...ours]);
   }
   try {
     await runGit(['update-ref', '-m', `merge (${options.method})`, `refs/heads/${options.base}`, sha, baseSha], { gitDir });
@@ -125,5 +138,5 @@ export async function merge(gitDir: string, options: MergeOptions): Promise<{ sh
     if (isGitError(error)) throw new MergeRefusedError('base_moved', `base branch '${options.base}' moved during the merge; try again`);
     throw error;
   }
-  return { sha };
+  return { sha, commits: await commits };
 }

@@ -1,6 +1,13 @@
 import type { RefChange } from './refs.js';
-import { isAncestor } from './merge.js';
+import { isAncestor } from './ancestry.js';
 import { runGit } from './run-git.js';
+
+/** Who made a commit and when (ISO 8601, or git's `<epoch> <offset>`). */
+export interface Identity {
+  name: string;
+  email: string;
+  date: string;
+}
 
 /** A commit as a push event lists it. */
 export interface PushedCommit {
@@ -27,6 +34,18 @@ export const MAX_PUSH_COMMITS = 20;
 const FORMAT = '%x1e%H%x00%T%x00%an%x00%ae%x00%aI%x00%cn%x00%ce%x00%cI%x00%B%x00';
 const ZERO = /^0+$/;
 
+/** Files the commit changed, from `--name-status -z` output: pairs of a status letter and a path. */
+function addChangedPaths(commit: PushedCommit, fields: readonly string[]): void {
+  for (let at = 0; at + 1 < fields.length; at += 1) {
+    // The first letter may follow a newline.
+    const status = fields[at]!.trim();
+    if (!/^[ADMT]$/.test(status)) continue;
+    const path = fields[at + 1]!;
+    (status === 'A' ? commit.added : status === 'D' ? commit.removed : commit.modified).push(path);
+    at += 1;
+  }
+}
+
 /** Parses `git log -z --name-status --no-renames --format=FORMAT`. */
 function parseLog(output: string): PushedCommit[] {
   const commits: PushedCommit[] = [];
@@ -46,15 +65,7 @@ function parseLog(output: string): PushedCommit[] {
       removed: [],
       modified: [],
     };
-    // Then pairs of status letter and path (the first letter may follow a newline).
-    const rest = fields.slice(9);
-    for (let at = 0; at + 1 < rest.length; at += 1) {
-      const status = rest[at]!.trim();
-      if (!/^[ADMT]$/.test(status)) continue;
-      const path = rest[at + 1]!;
-      (status === 'A' ? commit.added : status === 'D' ? commit.removed : commit.modified).push(path);
-      at += 1;
-    }
+    addChangedPaths(commit, fields.slice(9));
     commits.push(commit);
   }
   return commits;
@@ -78,13 +89,46 @@ export async function pushedRef(gitDir: string, change: RefChange, existingTips:
   const created = ZERO.test(change.before);
   const tipOnly = async () => (await log(gitDir, [change.after], 1))[0] ?? null;
   if (!change.ref.startsWith('refs/heads/')) return { commits: [], head: await tipOnly(), forced: false };
-  const revisions = [change.after, ...(created ? existingTips : [change.before]).map((tip) => `^${tip}`)];
-  const [newest, forced] = await Promise.all([
-    log(gitDir, revisions, MAX_PUSH_COMMITS),
+  const [commits, forced] = await Promise.all([
+    newCommits(gitDir, change.after, created ? existingTips : [change.before]),
     created ? false : isAncestor(gitDir, change.before, change.after).then((fastForward) => !fastForward),
   ]);
-  // git lists newest first; the event lists oldest first, ending at the tip unless the push brought no new commit
-  // (a branch made at an existing one).
-  const commits = newest.reverse();
+  // The event's commits end at the tip unless the push brought no new commit (a branch made at an existing one).
   return { commits, head: commits.at(-1) ?? (await tipOnly()), forced };
+}
+
+/** The newest `limit` commits of `tip` that none of `excluded` reaches, oldest first (as push events list them). */
+export async function newCommits(gitDir: string, tip: string, excluded: readonly string[], limit = MAX_PUSH_COMMITS): Promise<PushedCommit[]> {
+  return (await log(gitDir, [tip, ...excluded.map((sha) => `^${sha}`)], limit)).reverse();
+}
+
+/** A commit the host just made, described without asking git again; `changedFrom` is the tree it is compared with. */
+export async function madeCommit(
+  gitDir: string,
+  made: { sha: string; tree: string; message: string; author: Identity; committer: Identity },
+  changedFrom?: string,
+): Promise<PushedCommit> {
+  const commit: PushedCommit = {
+    sha: made.sha,
+    tree: made.tree,
+    message: made.message.replace(/\n+$/, ''),
+    author: { name: made.author.name, email: made.author.email, date: isoSeconds(made.author.date) },
+    committer: { name: made.committer.name, email: made.committer.email, date: isoSeconds(made.committer.date) },
+    added: [],
+    removed: [],
+    modified: [],
+  };
+  // A merge commit lists no files (git log shows none for merges); a squash lists what it changed.
+  if (changedFrom) {
+    const { stdout } = await runGit(['diff-tree', '-r', '--no-renames', '--name-status', '-z', changedFrom, made.tree], { gitDir });
+    addChangedPaths(commit, stdout.toString('utf8').split('\0'));
+  }
+  return commit;
+}
+
+/** A date as `git log --format=%cI` shows one the host wrote (whole seconds, UTC, as gitDate() in merge.ts stores it). */
+function isoSeconds(date: string): string {
+  const raw = /^(\d+) [+-]\d{4}$/.exec(date);
+  const millis = raw ? Number(raw[1]) * 1000 : Math.floor(Date.parse(date) / 1000) * 1000;
+  return new Date(millis).toISOString().replace(/\.\d{3}Z$/, '+00:00');
 }

@@ -4,12 +4,13 @@ import type { Readable } from 'node:stream';
 import { conflict, invalid, notAllowed, notFound, tooLarge } from '../errors.js';
 import { GitBrowser } from './browse.js';
 import { changedFiles, commitsBetween, streamDiff, streamFormatPatch, type ChangedFile, type CommitSummary } from './diff.js';
-import { isAncestor, merge, MergeRefusedError, mergeTree, type MergeOptions } from './merge.js';
+import { isAncestor } from './ancestry.js';
+import { merge, MergeRefusedError, mergeTree, type MergeOptions, type MergeResult } from './merge.js';
 import { checkImportSource } from './import-guard.js';
 import { LruCache } from './lru.js';
 import { Maintenance } from './maintenance.js';
 import { isSafeBranchName, normaliseTreePath, repositoryPath } from './names.js';
-import { pushedRef, type PushedRef } from './push-commits.js';
+import { newCommits, pushedRef, type PushedCommit, type PushedRef } from './push-commits.js';
 import { PUSH_RULES_ENV, writePushHooks, type PushRule } from './push-rules.js';
 import { RefCache, type RefChange } from './refs.js';
 import { folderBytes, watchFolderSize } from './size-watch.js';
@@ -75,6 +76,8 @@ export class GitRepositories {
   /** The hooks folder, written on the first push that has rules (repository names never start with a dot). */
   #hooks: Promise<string> | undefined;
   readonly #mergeable = new LruCache<string, boolean>(4096);
+  /** A pull request's own commits as the push event of its merge lists them, by the pair (see `#commitsOfHead`). */
+  readonly #pullCommits = new LruCache<string, Promise<PushedCommit[]>>(256);
   readonly #maintenance: Maintenance;
   readonly #importTimeoutMs: number;
   readonly #import: { maxBytes: number; lowSpeedBytes: number; lowSpeedSeconds: number };
@@ -349,11 +352,17 @@ export class GitRepositories {
     return clean;
   }
 
+  /** Works out ahead of a merge of the pair what it will need: mergeability and the commits its push event lists. */
+  async prepareMerge(owner: string, name: string, base: string, head: string): Promise<void> {
+    const gitDir = await this.#existing(owner, name);
+    await Promise.all([this.mergeable(owner, name, base, head), this.#commitsOfHead(gitDir, base, head)]);
+  }
+
   /** Merges as `merge` in merge.ts does; refusals become 405 (cannot merge) or 409 (base moved meanwhile). */
-  async merge(owner: string, name: string, options: MergeOptions): Promise<{ sha: string }> {
+  async merge(owner: string, name: string, options: MergeOptions): Promise<MergeResult> {
     const gitDir = await this.#existing(owner, name);
     try {
-      return await merge(gitDir, options);
+      return await merge(gitDir, options, () => this.#commitsOfHead(gitDir, options.baseSha, options.headSha));
     } catch (error) {
       if (error instanceof MergeRefusedError) throw error.reason === 'base_moved' ? conflict(error.message) : notAllowed(error.message);
       throw error;
@@ -361,6 +370,19 @@ export class GitRepositories {
       this.#refs.forget(gitDir);
       this.#maintenance.schedule(gitDir);
     }
+  }
+
+  /** The commits of head that base lacks (newest MAX_PUSH_COMMITS, oldest first), cached by the pair of commit ids. */
+  #commitsOfHead(gitDir: string, base: string, head: string): Promise<PushedCommit[]> {
+    const key = `${gitDir}\0${base}\0${head}`;
+    let commits = this.#pullCommits.get(key);
+    if (!commits) {
+      commits = newCommits(gitDir, head, [base]);
+      // A failure is not kept: the next merge of the pair asks git again.
+      commits.catch(() => this.#pullCommits.delete(key));
+      this.#pullCommits.set(key, commits);
+    }
+    return commits;
   }
 
   async branchesMergedInto(owner: string, name: string, commit: string): Promise<Set<string>> {

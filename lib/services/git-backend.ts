@@ -1,11 +1,11 @@
 import type { FileEntry } from '../git/tree-listing.js';
 import type { Readable } from 'node:stream';
 import type { ChangedFile, CommitSummary } from '../git/diff.js';
-import type { MergeMethod, MergeOptions } from '../git/merge.js';
+import type { MergeMethod, MergeOptions, MergeResult } from '../git/merge.js';
 import type { RefChange } from '../git/refs.js';
 import type { PushedRef } from '../git/push-commits.js';
 
-export type { ChangedFile, CommitSummary, FileEntry, MergeMethod, MergeOptions, PushedRef, RefChange };
+export type { ChangedFile, CommitSummary, FileEntry, MergeMethod, MergeOptions, MergeResult, PushedRef, RefChange };
 
 /** What pull requests need from git (implemented by `GitRepositories`). */
 export interface PullGit {
@@ -14,8 +14,13 @@ export interface PullGit {
   diffStream(owner: string, name: string, base: string, head: string, kind: 'diff' | 'patch'): Promise<Readable>;
   /** Whether head merges into base without conflicts (cached by the pair). */
   mergeable(owner: string, name: string, base: string, head: string): Promise<boolean>;
-  /** Makes the merge and moves base if it still points at `baseSha`: 405-kind errors when it cannot, 409 when base moved. */
-  merge(owner: string, name: string, options: MergeOptions): Promise<{ sha: string }>;
+  /** Computes ahead what a merge of the pair needs (mergeability, the commits of its push event); both are cached. */
+  prepareMerge(owner: string, name: string, base: string, head: string): Promise<void>;
+  /**
+   * Makes the merge and moves base if it still points at `baseSha`: 405-kind errors when it cannot, 409 when base
+   * moved. Answers the new tip and the commits the base gained, for the push event.
+   */
+  merge(owner: string, name: string, options: MergeOptions): Promise<MergeResult>;
   isAncestor(owner: string, name: string, ancestor: string, descendant: string): Promise<boolean>;
   /** The branches whose tips are reachable from `commit` (one git run for all of them). */
   branchesMergedInto(owner: string, name: string, commit: string): Promise<Set<string>>;

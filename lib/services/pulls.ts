@@ -145,7 +145,9 @@ export class PullService {
       this.recordPullEvent(tx, repo, author, pullId, { action: 'opened' });
       return pullId;
     });
-    return this.get(repo, id);
+    const created = this.get(repo, id);
+    this.prepareMerges(repo, [{ base: created.base_sha, head: created.head_sha }]);
+    return created;
   }
 
   /** Edits title, description, base and open/closed: the author or a collaborator with write access. */
@@ -185,7 +187,9 @@ export class PullService {
         this.recordPullEvent(tx, repo, viewer!, current.id, { action: open ? 'reopened' : 'closed' });
       }
     });
-    return this.get(repo, pull.id);
+    const updated = this.get(repo, pull.id);
+    if (updated.status === 'open' && (updated.base !== pull.base || pull.status !== 'open')) this.prepareMerges(repo, [{ base: updated.base_sha, head: updated.head_sha }]);
+    return updated;
   }
 
   /** The summary with mergeability computed from the commits the pull request joins now. */
@@ -272,8 +276,8 @@ export class PullService {
       committer: identity,
     });
     const moved = result.sha !== baseSha ? [{ ref: `${BRANCH_PREFIX}${pull.base}`, before: baseSha, after: result.sha }] : [];
-    // Like a push, the base moving is a `push` event with the commits it brought.
-    const pushed = await this.git.pushedRefs(repo.owner_name, repo.name, moved).catch(() => moved.map(() => NOTHING_PUSHED));
+    // Like a push, the base moving is a `push` event with the commits it brought (a merge only ever moves it forward).
+    const pushed = moved.map(() => ({ commits: result.commits, head: result.commits.at(-1) ?? null, forced: false }));
     await writeToRepository(this.store, repo, (tx) => {
       if (moved.length > 0) upsertBranch(tx, repo.id, pull.base, result.sha, now);
       markPullMerged(tx, pull.id, { byUserId: merger.id, sha: result.sha, headSha, baseSha, now });
@@ -284,7 +288,7 @@ export class PullService {
     // from the branches when read, so only their recorded commits lag by a moment.
     if (moved.length > 0) this.background(this.afterRefsMoved(repo, moved, merger));
     if (truthy(request.deleteBranch)) await this.deleteHeadBranch(repo, pull.head, headSha, merger);
-    return result;
+    return { sha: result.sha };
   }
 
   /**
@@ -330,6 +334,20 @@ export class PullService {
         }
       }
     });
+    this.prepareMerges(repo, pulls.filter((pull) => !merged.has(pull.id)).map((pull) => ({ base: tipOf(pull.base), head: tipOf(pull.head) })));
+  }
+
+  /**
+   * Mergeability of pairs that are new or moved is worked out now, in the background, one pair at a time, rather than
+   * by the next read or merge (which then find it cached by the pair of commit ids).
+   */
+  private prepareMerges(repo: RepositoryRow, pairs: ReadonlyArray<{ base: string | undefined; head: string | undefined }>): void {
+    if (pairs.length === 0) return;
+    this.background(
+      (async () => {
+        for (const { base, head } of pairs) if (base && head) await this.git.prepareMerge(repo.owner_name, repo.name, base, head).catch(() => undefined);
+      })(),
+    );
   }
 
   comments(repo: RepositoryRow, pullId: number, page: PageWindow): { items: PullComment[]; total: number } {

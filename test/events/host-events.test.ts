@@ -43,8 +43,12 @@ describe('host.events', () => {
       throw new Error('listener bug');
     });
     host.events.on('issues', async () => Promise.reject(new Error('async listener bug')));
-    const stop = host.events.on('issues', (payload, event) => heard.push(`${event.action}:${payload.issue.title}`));
-    const stopAll = host.events.on('*', (_payload, event) => everything.push(event.name));
+    const stop = host.events.on('issues', (payload, event) => {
+      heard.push(`${event.action}:${payload.issue.title}`);
+    });
+    const stopAll = host.events.on('*', (_payload, event) => {
+      everything.push(event.name);
+    });
     const opened = host.events.waitFor('issues', (event) => event.issue.title === 'second');
     const first = await http(`${api()}/issues`, { headers: bearer(owner.token), json: { title: 'first' } });
     expect(first.status).toBe(200);

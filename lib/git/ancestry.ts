@@ -1,0 +1,12 @@
+import { isGitError, runGit } from './run-git.js';
+
+/** True when `ancestor` is reachable from `descendant` (or is it). */
+export async function isAncestor(gitDir: string, ancestor: string, descendant: string): Promise<boolean> {
+  try {
+    await runGit(['merge-base', '--is-ancestor', ancestor, descendant], { gitDir });
+    return true;
+  } catch (error) {
+    if (isGitError(error) && error.code === 1) return false;
+    throw error;
+  }
+}
