@@ -1,4 +1,5 @@
 import type { GitRepositories } from './git/repositories.js';
+import type { Highlighter } from './highlight/index.js';
 import type { ResolvedOptions } from './options.js';
 import type { AvatarService } from './services/avatars.js';
 import type { BranchProtectionService } from './services/branch-protection.js';
@@ -24,6 +25,8 @@ export interface AppContext {
   readonly options: ResolvedOptions;
   readonly store: Store;
   readonly git: GitRepositories;
+  /** Syntax highlighting off the event loop (worker threads). */
+  readonly highlighter: Highlighter;
   /** bcrypt off the event loop (worker threads). */
   readonly passwords: PasswordHasher;
   readonly users: UserService;

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { H3, NodeHandler } from 'h3';
+import { Highlighter } from './highlight/index.js';
 import { toNodeHandler } from 'h3/node';
 import { listen, type Listener } from 'listhen';
 import { startAdminChannel, type AdminChannel } from './admin/channel-server.js';
@@ -128,6 +129,7 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
     store,
     git,
     passwords,
+    highlighter: new Highlighter(),
     users: new UserService(store, passwords, throttle, options.bcryptCost, avatarUrl, nowIso),
     credentials: new CredentialService(store, options.now),
     repos,
@@ -196,6 +198,7 @@ export async function openHostCore(input: RepoHostOptions = {}): Promise<HostCor
             await openCtx.deliveries.close();
             await openCtx.git.close();
             await openCtx.passwords.close();
+            await openCtx.highlighter.close();
             await openStore.close();
           } finally {
             await openLock.release();
@@ -207,6 +210,7 @@ export async function openHostCore(input: RepoHostOptions = {}): Promise<HostCor
     await ctx?.deliveries.close().catch(() => undefined);
     await ctx?.git.close().catch(() => undefined);
     await ctx?.passwords.close().catch(() => undefined);
+    await ctx?.highlighter.close().catch(() => undefined);
     await store?.close().catch(() => undefined);
     await lock?.release().catch(() => undefined);
     if (tempRoot) await rm(tempRoot, { recursive: true, force: true });

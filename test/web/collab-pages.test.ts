@@ -14,6 +14,8 @@ const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) 
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const SCREENSHOTS = join(process.cwd(), '.test-results', 'screenshots');
+// Browser journeys on a shared two-core machine: room beyond the default minute.
+const JOURNEY_MS = 180_000;
 
 let host: RepoHost;
 let browser: Browser;
@@ -128,7 +130,7 @@ describe('collaboration pages in headless Chromium', () => {
     expect(await page.textContent('.conversation .markdown strong')).toBe('wilt');
 
     await page.fill('textarea[name=body]', 'Water them *twice* a day.');
-    await page.click('main button:has-text("Comment")');
+    await page.click('form[action$="/comments"] button[type=submit]');
     await page.waitForURL(/\/issues\/1#comment-\d+$/);
     expect(await page.textContent('.conversation article:nth-of-type(2) .markdown em')).toBe('twice');
     // Own comments can be edited in place.
@@ -165,8 +167,10 @@ describe('collaboration pages in headless Chromium', () => {
     await inspect(page, 'issue');
     await page.goto(`${host.url}/olive/garden/issues`);
     await inspect(page, 'issues');
+  }, JOURNEY_MS);
 
-    // A long conversation is paged; a new comment lands on its last page.
+  it('pages a long conversation; a new comment lands on its last page', async () => {
+    const page = olive.page;
     const [issue] = (await http(`${host.url}/api/v1/repos/olive/garden/issues`, { headers: bearer(olive.token) })).json;
     for (let index = 0; index < 99; index++) {
       expect((await http(`${host.url}/api/v1/repos/olive/garden/issues/${issue.id}/comments`, { headers: bearer(olive.token), json: { body: `note ${index}` } })).status).toBe(200);
@@ -175,11 +179,11 @@ describe('collaboration pages in headless Chromium', () => {
     expect(await page.locator('.conversation article').count()).toBe(101);
     expect(await page.locator('nav[aria-label=Pages]').count()).toBe(0);
     await page.fill('form[action$="/comments"] textarea[name=body]', 'The 101st comment');
-    await page.click('main button:has-text("Comment")');
+    await page.click('form[action$="/comments"] button[type=submit]');
     await page.waitForURL(/\/issues\/1\?page=2#comment-\d+$/);
     expect(await page.textContent('.conversation article:last-child')).toContain('The 101st comment');
     expect(await page.textContent('nav[aria-label=Pages]')).toContain('Page 2 of 2');
-  });
+  }, JOURNEY_MS);
 
   it('opens pull requests from the compare page and merges them with each method', async () => {
     const page = olive.page;
@@ -213,10 +217,11 @@ describe('collaboration pages in headless Chromium', () => {
       await page.waitForURL(/\/olive\/garden\/pulls\/\d+$/);
       return Number(/(\d+)$/.exec(page.url())![1]);
     };
-    const merge = async (number: number, method: string) => {
+    const merge = async (number: number, method: string, deleteBranch = false) => {
       await page.goto(`${host.url}/olive/garden/pulls/${number}`);
       expect(await page.textContent('#merge-box')).toContain('no conflicts');
       await page.check(`input[name=method][value=${method}]`);
+      if (deleteBranch) await page.check('input[name=delete_branch]');
       await page.click('#merge-box button:has-text("Merge pull request")');
       await page.waitForURL(`${host.url}/olive/garden/pulls/${number}`);
       expect(await page.textContent('.merge-box')).toContain('merged');
@@ -237,7 +242,10 @@ describe('collaboration pages in headless Chromium', () => {
     const merged = await open('merged', 'Merge change');
     await merge(merged, 'merge');
     const squashed = await open('squashed', 'Squash change');
-    await merge(squashed, 'squash');
+    await merge(squashed, 'squash', true);
+    const branches = (await http(`${host.url}/api/v1/repos/olive/garden/branches`, { headers: bearer(olive.token) })).json.map((branch: { name: string }) => branch.name);
+    expect(branches).toContain('merged');
+    expect(branches).not.toContain('squashed');
     const rebased = await open('rebased', 'Rebase change');
     await merge(rebased, 'rebase');
     await page.goto(`${host.url}/olive/garden/pulls?status=closed`);
@@ -269,7 +277,7 @@ describe('collaboration pages in headless Chromium', () => {
     expect(subjects).toContain('rebased commit 2');
     expect(shas).not.toContain(tips.rebased);
     expect(subjects[0]).toBe('rebased commit 2');
-  });
+  }, JOURNEY_MS);
 
   it('explains why a conflicting pull request cannot merge', async () => {
     const page = olive.page;
@@ -295,7 +303,14 @@ describe('collaboration pages in headless Chromium', () => {
     const [response] = await Promise.all([page.waitForResponse((answer) => answer.url().endsWith('/merge')), page.click('#merge-box button:has-text("Merge pull request")')]);
     expect(response.status()).toBe(405);
     expect(await page.textContent('[role=alert]')).toContain('conflict in shared.txt');
-  });
+    // Closed and reopened from the page.
+    await page.click('main button:has-text("Close pull request")');
+    await page.waitForURL(`${host.url}/olive/garden/pulls/${clashNumber}`);
+    expect(await page.textContent('.merge-box')).toContain('This pull request is closed');
+    await page.click('main button:has-text("Reopen pull request")');
+    await page.waitForURL(`${host.url}/olive/garden/pulls/${clashNumber}`);
+    expect(await page.locator('#merge-box').count()).toBe(1);
+  }, JOURNEY_MS);
 
   it('shows a read collaborator neither the settings nor the merge box, and refuses their merge', async () => {
     const rita = await registerPerson('rita');
@@ -330,7 +345,7 @@ describe('collaboration pages in headless Chromium', () => {
     await page.waitForURL(/\?saved=1$/);
     expect(await page.textContent('main')).toContain('No collaborators yet');
     await rita.context.close();
-  });
+  }, JOURNEY_MS);
 
   it('answers 404 to a stranger on every page of a private repository', async () => {
     await createRepoInBrowser(olive, 'vault', 'private');
@@ -363,7 +378,7 @@ describe('collaboration pages in headless Chromium', () => {
     expect((await http(`${host.url}/api/v1/repos/olive/vault/issues/${issue.json.id}/comments`, { headers: bearer(olive.token) })).json).toEqual([]);
     await anonymous.close();
     await sam.context.close();
-  });
+  }, JOURNEY_MS);
 
   it('round-trips the repository settings: options, a webhook with its deliveries, a protection rule, rename, delete', async () => {
     const receiver = await HookReceiver.start();
@@ -402,6 +417,9 @@ describe('collaboration pages in headless Chromium', () => {
       await page.waitForURL(/\?saved=1$/);
       const hooks = (await http(`${host.url}/api/v1/repos/olive/shed/hooks`, { headers: bearer(olive.token) })).json;
       expect(hooks).toMatchObject([{ url: receiver.url, active: false, has_secret: true, events: ['push', 'issues'] }]);
+      await page.click('main button:has-text("Delete webhook")');
+      await page.waitForURL(`${host.url}/olive/shed/settings/hooks?saved=1`);
+      expect(await page.textContent('main')).toContain('No webhooks yet');
       // A bad URL comes back as the form with the service's message.
       await page.goto(`${host.url}/olive/shed/settings/hooks`);
       await inspect(page, 'settings-hooks');
@@ -428,6 +446,16 @@ describe('collaboration pages in headless Chromium', () => {
       const [refusedMerge] = await Promise.all([page.waitForResponse((answer) => answer.url().endsWith('/merge')), page.click('#merge-box button:has-text("Merge pull request")')]);
       expect(refusedMerge.status()).toBe(405);
       expect(await page.textContent('[role=alert]')).toContain('required status checks have not passed: ci/test (missing)');
+      // Once CI reports success, the list shows it and the same merge goes through.
+      const posted = await http(`${host.url}/api/v1/repos/olive/shed/statuses/${pull.json.head_sha}`, { headers: bearer(olive.token), json: { state: 'success', context: 'ci/test' } });
+      expect(posted.status).toBe(200);
+      await page.goto(`${host.url}/olive/shed/pulls`);
+      expect(await page.textContent('.items')).toContain('checks: success');
+      await page.goto(`${host.url}/olive/shed/pulls/${pull.json.number}`);
+      expect(await page.textContent('.checks')).toContain('ci/test (required)');
+      await page.click('#merge-box button:has-text("Merge pull request")');
+      await page.waitForURL(`${host.url}/olive/shed/pulls/${pull.json.number}`);
+      expect(await page.textContent('.merge-box')).toContain('merged');
       await page.goto(`${host.url}/olive/shed/settings/branches`);
       await page.click('button[aria-label="Delete rule main"]');
       await page.waitForURL(/\?saved=1$/);
@@ -451,7 +479,7 @@ describe('collaboration pages in headless Chromium', () => {
     } finally {
       await receiver.close();
     }
-  });
+  }, JOURNEY_MS);
 
   it('changes the avatar, the password (other sessions signed out) and revokes a session', async () => {
     const ada = await registerPerson('ada');
@@ -476,6 +504,15 @@ describe('collaboration pages in headless Chromium', () => {
     const [refused] = await Promise.all([page.waitForResponse((answer) => answer.url().endsWith('/avatar')), page.click('main button:has-text("Upload avatar")')]);
     expect(refused.status()).toBe(415);
     expect(await page.textContent('[role=alert]')).toContain('avatar must be an image');
+
+    // The multipart form is held to the request-forgery token too: a browser post without it changes nothing.
+    const before = await page.getAttribute('#avatar', 'src');
+    const forged = new FormData();
+    forged.append('file', new Blob([png], { type: 'image/png' }), 'me.png');
+    const answer = await fetch(`${host.url}/user/settings/avatar`, { method: 'POST', body: forged, headers: { cookie: `token=${ada.session}`, origin: host.url } });
+    expect(answer.status).toBe(403);
+    await page.reload();
+    expect(await page.getAttribute('#avatar', 'src')).toBe(before);
 
     // Sessions: another one is listed and revoked; this browser's is marked.
     const other = (await login('password123'))!;
@@ -502,7 +539,7 @@ describe('collaboration pages in headless Chromium', () => {
     expect(await me(ada.session)).toBe(200);
     expect(await login('new-password-1')).toBeDefined();
     await ada.context.close();
-  });
+  }, JOURNEY_MS);
 
   it('renders the XSS vectors as text in issues, comments, labels, pull requests and webhook URLs', async () => {
     const receiver = await HookReceiver.start();
@@ -534,7 +571,7 @@ describe('collaboration pages in headless Chromium', () => {
       await page.click('main button:has-text("Open issue")');
       await page.waitForURL(/\/issues\/\d+$/);
       await page.fill('textarea[name=body]', body);
-      await page.click('main button:has-text("Comment")');
+      await page.click('form[action$="/comments"] button[type=submit]');
       await page.waitForURL(/#comment-\d+$/);
       await page.check('.label-editor input[type=checkbox]');
       await page.click('main button:has-text("Save labels")');
@@ -547,7 +584,7 @@ describe('collaboration pages in headless Chromium', () => {
       await page.waitForURL(/\/pulls\/\d+$/);
       const pullUrl = page.url();
       await page.fill('textarea[name=body]', body);
-      await page.click('main button:has-text("Comment")');
+      await page.click('form[action$="/comments"] button[type=submit]');
       await page.waitForURL(/#comment-\d+$/);
       await page.goto(`${host.url}/mallory/trap/settings/hooks`);
       await page.fill('input[name=url]', `${receiver.url}?q="><script>window.__xss=1</script>`);
@@ -579,5 +616,5 @@ describe('collaboration pages in headless Chromium', () => {
       await receiver.close();
       await mallory.context.close();
     }
-  });
+  }, JOURNEY_MS);
 });

@@ -17,7 +17,7 @@ export const COLLAB_CSS = `
 .conversation{display:grid;gap:1rem;margin:1rem 0}
 .comment{border:1px solid #d0d7de;border-radius:6px;overflow:hidden}
 .comment-head{background:#f6f8fa;border-bottom:1px solid #d0d7de;padding:.4rem .75rem;overflow-wrap:anywhere}
-.comment .markdown{padding:0 .75rem;overflow-wrap:anywhere}
+.comment .markdown{padding:0 .75rem;overflow-wrap:anywhere}.comment-edit{padding:0 .75rem .6rem}
 form.card.wide{max-width:48rem}form.card textarea{width:100%}form.card button{justify-self:start}
 fieldset{border:1px solid #d0d7de;border-radius:6px;display:flex;flex-wrap:wrap;gap:.3rem 1rem}
 label.check{display:flex;gap:.35rem;align-items:center;font-weight:400}

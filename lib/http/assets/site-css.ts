@@ -31,7 +31,7 @@ table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #d0d7de;
 .switcher h2{font-size:.8rem;margin:.3rem .8rem;color:#57606a}
 .breadcrumbs{font-size:1.05rem;overflow-wrap:anywhere;margin:.5rem 0}
 .listing td.name{width:35%;overflow-wrap:anywhere}.listing td.msg{overflow-wrap:anywhere}.listing td.when{white-space:nowrap;text-align:right}
-.listing .kind{display:inline-block;width:1.3em;color:#57606a}
+.listing .kind{vertical-align:-.15em;margin-right:.3em;color:#57606a}
 .readme{border:1px solid #d0d7de;border-radius:6px;padding:0 1rem 1rem;margin-top:1rem;overflow-wrap:anywhere}
 .readme img,.markdown img{max-width:100%}
 .file{border:1px solid #d0d7de;border-radius:6px;margin:1rem 0;overflow:hidden}

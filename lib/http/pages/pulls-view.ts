@@ -14,6 +14,8 @@ export interface PullListModel {
   status: 'open' | 'closed';
   counts: { open: number; closed: number };
   pulls: PullRow[];
+  /** The combined status of each listed pull request's head commit, by pull request id (absent: none reported). */
+  checks: ReadonlyMap<number, string>;
   page: number;
   limit: number;
   total: number;
@@ -28,6 +30,7 @@ export function pullListView(viewer: PageUser | undefined, repo: RepositoryRow, 
   const rows = model.pulls.map(
     (pull) => html`<li class="item"><span class="item-state">${stateBadge(pull.status)}</span>
 <a class="item-title" href="${base}/pulls/${pull.number}">${pull.title}</a>
+${model.checks.has(pull.id) ? html`<span class="status-${model.checks.get(pull.id)!}">checks: ${model.checks.get(pull.id)!}</span>` : ''}
 <span class="muted">#${pull.number} · <code>${pull.head}</code> → <code>${pull.base}</code> · opened ${timeAgo(pull.created_at)} by ${pull.author}</span></li>`,
   );
   return repoPage(
@@ -172,6 +175,7 @@ ${pull.merge_commit_sha ? html` as <a href="${repoBase(repo)}/commit/${pull.merg
   )}</fieldset>
 <label>Commit title (merge and squash) <input name="title" maxlength="255" placeholder="Merge pull request #${pull.number} from ${pull.head}"></label>
 <label>Commit message <textarea name="message" rows="3">${pull.title}</textarea></label>
+<label class="check"><input type="checkbox" name="delete_branch" value="true"> Delete the branch <code>${pull.head}</code> after merging</label>
 <button type="submit">Merge pull request</button></form></section>`;
 }
 

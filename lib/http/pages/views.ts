@@ -1,9 +1,8 @@
 import type { ApiTokenRow } from '../../store/queries/credentials.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { repoList } from './code/people.js';
+import { errorBox } from './components.js';
 import { csrfInput, html, page, type PageUser } from './html.js';
-
-const errorBox = (error?: string) => (error ? html`<p class="error" role="alert">${error}</p>` : '');
 
 export function registerView(user: PageUser | undefined, error?: string, values: { username?: string; email?: string } = {}): string {
   return page(

@@ -1,6 +1,6 @@
 import { LruCache } from '../../../git/lru.js';
-import { highlightLines } from '../highlight.js';
-import { html, type SafeHtml } from '../html.js';
+import type { Highlighter } from '../../../highlight/index.js';
+import { escapeHtml, html, type SafeHtml } from '../html.js';
 import { renderMarkdown, type RelativeBase } from '../markdown.js';
 import { numberedLines, type BlobContent } from './blob.js';
 
@@ -41,34 +41,70 @@ export interface ShownFile {
   base: RelativeBase;
 }
 
+/** How long a file page waits for its highlighting before it is served plain (and highlighted once ready). */
+export const HIGHLIGHT_WAIT_MS = 50;
+
+/** A file's content: `plain` as soon as its bytes are read, `ready` once highlighted (the same for other kinds). */
+interface Shown {
+  plain: Promise<BlobContent>;
+  ready: Promise<BlobContent>;
+}
+
 /**
  * What file pages show, cached by blob id (plus name, display and link base): a blob never changes, so a warm
- * page costs no git run and no highlighting.
+ * page costs no git run and no highlighting. Highlighting runs in worker threads; a page whose highlighting takes
+ * longer than HIGHLIGHT_WAIT_MS is served plain meanwhile, so a large file costs its readers git's time, not
+ * highlight.js's.
  */
 export class FileContents {
-  readonly #cache = new LruCache<string, Promise<BlobContent>>(64);
+  readonly #cache = new LruCache<string, Shown>(64);
 
-  content(file: ShownFile, display: 'rendered' | 'source'): Promise<BlobContent> {
+  constructor(private readonly highlighter: Highlighter) {}
+
+  async content(file: ShownFile, display: 'rendered' | 'source'): Promise<BlobContent> {
     const markdown = isMarkdownName(file.name);
     const key = `${file.oid}\0${file.name}\0${markdown ? `${display}\0${file.base.pages}` : ''}`;
-    let content = this.#cache.get(key);
-    if (!content) {
-      content = this.#compute(file, markdown ? display : 'source');
-      this.#cache.set(key, content);
-      content.catch(() => this.#cache.delete(key));
+    let shown = this.#cache.get(key);
+    if (!shown) {
+      shown = this.#compute(file, markdown ? display : 'source');
+      this.#cache.set(key, shown);
+      shown.ready.catch(() => this.#cache.delete(key));
     }
-    return content;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, HIGHLIGHT_WAIT_MS, 'late')));
+    try {
+      const first = await Promise.race([shown.ready, waited]);
+      return first === 'late' ? await shown.plain : first;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
-  async #compute(file: ShownFile, display: 'rendered' | 'source'): Promise<BlobContent> {
-    if (imageTypeOf(file.name)) return { kind: 'image' };
-    if (file.size > MAX_SHOWN_BYTES) return { kind: 'large' };
+  #compute(file: ShownFile, display: 'rendered' | 'source'): Shown {
+    const read = this.#plain(file, display);
+    const plain = read.then((result) => result.content);
+    const ready = read.then(async ({ content, text }) => {
+      if (text === undefined || (content.kind !== 'text' && content.kind !== 'markdown-source')) return content;
+      // A highlighter failure leaves the file plain rather than failing its page.
+      const lines = await this.highlighter.lines(file.name, text).catch(() => undefined);
+      return lines ? { kind: content.kind, lines: numberedLines(lines) } : content;
+    });
+    plain.catch(() => undefined);
+    return { plain, ready };
+  }
+
+  /** The content without highlighting (its kind, its escaped lines or its rendered Markdown), and the text to highlight. */
+  async #plain(file: ShownFile, display: 'rendered' | 'source'): Promise<{ content: BlobContent; text?: string }> {
+    if (imageTypeOf(file.name)) return { content: { kind: 'image' } };
+    if (file.size > MAX_SHOWN_BYTES) return { content: { kind: 'large' } };
     const bytes = await file.read(file.size);
-    if (looksBinary(bytes)) return { kind: 'binary' };
+    if (looksBinary(bytes)) return { content: { kind: 'binary' } };
     const text = bytes.toString('utf8');
-    if (!isMarkdownName(file.name)) return { kind: 'text', lines: numberedLines(highlightLines(file.name, withoutFinalNewline(text))) };
-    if (display === 'rendered') return { kind: 'markdown', rendered: renderMarkdown(text, file.base) };
-    return { kind: 'markdown-source', lines: numberedLines(highlightLines(file.name, withoutFinalNewline(text))) };
+    if (isMarkdownName(file.name) && display === 'rendered') return { content: { kind: 'markdown', rendered: renderMarkdown(text, file.base) } };
+    // A file's last newline ends its last line; it does not start an empty one.
+    const body = text.endsWith('\n') ? text.slice(0, -1) : text;
+    const lines = numberedLines(body.split('\n').map(escapeHtml));
+    return { content: { kind: isMarkdownName(file.name) ? 'markdown-source' : 'text', lines }, text: body };
   }
 
   /** A README shown under a listing: Markdown rendered, other text as preformatted text; '' when binary or huge. */
@@ -80,6 +116,3 @@ export class FileContents {
     return html`<section class="readme" aria-labelledby="readme-title"><h2 id="readme-title">${file.name}</h2><pre>${text}</pre></section>`;
   }
 }
-
-// A file's last newline ends its last line; it does not start an empty one.
-const withoutFinalNewline = (text: string) => (text.endsWith('\n') ? text.slice(0, -1) : text);

@@ -1,9 +1,7 @@
-import type { ChangedFile } from '../../../git/diff.js';
 import type { CommitInfo } from '../../../git/browse.js';
 import type { CombinedStatus } from '../../../services/statuses.js';
 import type { AccessLevel } from '../../../services/permissions.js';
 import type { RepositoryRow } from '../../../store/queries/repositories.js';
-import { renderDiff } from '../diff-view.js';
 import { html, type PageUser, type SafeHtml } from '../html.js';
 import { repoPage } from '../repo-layout.js';
 import { breadcrumbs, commitUrl, pager, refSwitcher, relativeTime, srcUrl, type RefTarget } from './links.js';
@@ -50,8 +48,8 @@ ${check.target_url ? html`<a href="${check.target_url}" rel="nofollow noopener n
   )}</ul></section>`;
 }
 
-/** A commit: message, author, parents (links), combined status, and what it changed (diff-view.ts). */
-export function commitView(viewer: PageUser | undefined, repo: RepositoryRow, access: AccessLevel, commit: CommitInfo, status: CombinedStatus, files: ChangedFile[]): string {
+/** A commit: message, author, parents (links), combined status, and what it changed (rendered by diff-view.ts). */
+export function commitView(viewer: PageUser | undefined, repo: RepositoryRow, access: AccessLevel, commit: CommitInfo, status: CombinedStatus, diff: SafeHtml): string {
   const rest = commit.message.slice(commit.subject.length).replace(/^\n+/, '');
   return repoPage(
     viewer,
@@ -63,6 +61,6 @@ export function commitView(viewer: PageUser | undefined, repo: RepositoryRow, ac
 <p><strong>${commit.author_name}</strong> authored ${relativeTime(commit.authored_at)}${commit.committer_name !== commit.author_name ? html` · <strong>${commit.committer_name}</strong> committed ${relativeTime(commit.committed_at)}` : ''}</p>
 <p>Commit <code>${commit.sha}</code> · ${commit.parents.length ? html`${commit.parents.length === 1 ? 'parent' : 'parents'} ${commit.parents.map((parent, index) => html`${index ? ', ' : ''}<a href="${commitUrl(repo, parent)}"><code>${parent.slice(0, 10)}</code></a>`)}` : 'no parents (root commit)'}
 · <a href="${srcUrl(repo, { kind: 'commit', ref: commit.sha })}">Browse files</a></p></section>
-${statusBox(status)}${renderDiff(files)}`,
+${statusBox(status)}${diff}`,
   );
 }

@@ -14,7 +14,7 @@ export interface HomeDetails {
 /** Star and watch toggles: forms (with the request-forgery token) for signed-in viewers, counts for everyone. */
 function socialButtons(viewer: PageUser | undefined, base: string, social: HomeDetails['social']): SafeHtml {
   if (!viewer) {
-    return html`<span class="social"><span class="button">★ Stars <strong>${social.stars}</strong></span> <span class="button">👁 Watchers <strong>${social.watchers}</strong></span></span>`;
+    return html`<span class="social"><span class="button">★ Stars <strong>${social.stars}</strong></span> <span class="button">Watchers <strong>${social.watchers}</strong></span></span>`;
   }
   return html`<span class="social"><form method="post" action="${base}/action/star" class="inline">${csrfInput(viewer)}<button type="submit" aria-pressed="${social.starred ? 'true' : 'false'}">${social.starred ? '★ Unstar' : '☆ Star'} <strong>${social.stars}</strong></button></form>
 <form method="post" action="${base}/action/watch" class="inline">${csrfInput(viewer)}<button type="submit" aria-pressed="${social.watching ? 'true' : 'false'}">${social.watching ? 'Unwatch' : 'Watch'} <strong>${social.watchers}</strong></button></form></span>`;

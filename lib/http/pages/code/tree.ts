@@ -2,7 +2,7 @@ import type { CommitInfo, TreeObject } from '../../../git/browse.js';
 import type { FileEntry } from '../../../git/tree-listing.js';
 import type { AccessLevel } from '../../../services/permissions.js';
 import type { RepositoryRow } from '../../../store/queries/repositories.js';
-import { html, type PageUser, type SafeHtml } from '../html.js';
+import { html, SafeHtml, type PageUser } from '../html.js';
 import { repoPage } from '../repo-layout.js';
 import { breadcrumbs, commitUrl, historyUrl, refSwitcher, relativeTime, srcUrl, type RefTarget } from './links.js';
 
@@ -23,7 +23,14 @@ export interface FolderContext {
 }
 
 const KIND_LABEL = { tree: 'Folder', blob: 'File', commit: 'Submodule' } as const;
-const KIND_ICON = { tree: '📁', blob: '📄', commit: '📦' } as const;
+// Drawn inline (no icon font, no emoji font needed); the label is spoken instead.
+const ICON_PATH = {
+  tree: 'M1.75 2h4.5l1.5 1.5h6.5c.4 0 .75.35.75.75v8.5c0 .4-.35.75-.75.75H1.75A.75.75 0 0 1 1 12.75v-10C1 2.35 1.35 2 1.75 2Z',
+  blob: 'M3.75 1h6l3.5 3.5v9.75c0 .4-.35.75-.75.75H3.75a.75.75 0 0 1-.75-.75V1.75c0-.4.35-.75.75-.75Zm5.75 1v3h3Z',
+  commit: 'M2 2h12v12H2Zm2 2v8h8V4Z',
+} as const;
+const icon = (kind: ListedEntry['kind']) =>
+  new SafeHtml(`<svg class="kind" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false"><path fill="currentColor" d="${ICON_PATH[kind]}"/></svg>`);
 
 /** Folders first, then files, each by name (as forges list them). */
 export function sortEntries(entries: ListedEntry[]): ListedEntry[] {
@@ -37,7 +44,7 @@ function entryRow(folder: FolderContext, entry: ListedEntry): SafeHtml {
     entry.kind === 'commit'
       ? html`<span>${entry.name}</span>`
       : html`<a href="${srcUrl(folder.repo, folder.target, path)}">${entry.name}</a>`;
-  return html`<tr><td class="name"><span class="kind" role="img" aria-label="${KIND_LABEL[entry.kind]}">${KIND_ICON[entry.kind]}</span> ${name}</td>
+  return html`<tr><td class="name">${icon(entry.kind)}<span class="sr-only">${KIND_LABEL[entry.kind]}: </span> ${name}</td>
 <td class="msg">${entry.last_hash ? html`<a href="${commitUrl(folder.repo, entry.last_hash)}">${entry.last_msg}</a>` : ''}</td>
 <td class="when">${relativeTime(entry.last_time)}</td></tr>`;
 }

@@ -51,7 +51,7 @@ export function mountAccountPages(app: H3, ctx: AppContext, guard: RequestForger
   app.post('/user/settings/avatar', async (event) => {
     const user = await signedInOrLogin(ctx, event);
     if (user instanceof Response) return user;
-    return formAction(
+    const response = await formAction(
       {},
       async () => {
         const upload = await readAvatarUpload(event, ctx.options.maxAvatarBytes);
@@ -61,6 +61,9 @@ export function mountAccountPages(app: H3, ctx: AppContext, guard: RequestForger
       },
       (message) => render(event, user, message),
     );
+    // Refused for size, the rest of the upload is unread: the connection closes rather than read it (as app.ts does).
+    if (response.status === 413) response.headers.set('connection', 'close');
+    return response;
   });
 
   app.post('/user/settings/password', async (event) => {

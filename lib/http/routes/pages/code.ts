@@ -8,7 +8,9 @@ import type { UserRow } from '../../../store/queries/users.js';
 import { currentUser } from '../../auth.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
-import type { PageUser } from '../../pages/html.js';
+import type { PageUser, SafeHtml } from '../../pages/html.js';
+import { renderDiff } from '../../pages/diff-view.js';
+import { LruCache } from '../../../git/lru.js';
 import { blobView } from '../../pages/code/blob.js';
 import { branchesView, tagsView, type BranchRowView } from '../../pages/code/branches.js';
 import { FileContents, imageTypeOf, looksBinary, pickReadme, type ShownFile } from '../../pages/code/content.js';
@@ -49,12 +51,15 @@ const RAW_HEADERS = {
  */
 export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgeryGuard): void {
   const browse = ctx.git.browse;
-  const contents = new FileContents();
+  const contents = new FileContents(ctx.highlighter);
+  const renderedDiffs = new LruCache<string, SafeHtml>(32);
 
   const pageUser = (event: H3Event, user: UserRow | undefined): PageUser | undefined => user && { username: user.username, csrf: forgery.tokenOf(event) };
 
   /** The repository of the path if the viewer may read it, with the viewer's access level. */
   async function openRepo(event: H3Event): Promise<{ viewer: UserRow | undefined; user: PageUser | undefined; repo: RepositoryRow; access: AccessLevel }> {
+    // Someone is browsing code: have the highlighter ready before the first file is opened.
+    ctx.highlighter.warm();
     const viewer = await currentUser(ctx, event);
     const repo = ctx.repos.visibleByName(viewer, pathParam(event, 'owner'), pathParam(event, 'repo'));
     return { viewer, user: pageUser(event, viewer), repo, access: ctx.repos.access(viewer, repo) };
@@ -188,8 +193,14 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
     const sha = await browse.resolveCommitId(repo.owner_name, repo.name, pathParam(event, 'sha').toLowerCase());
     const commit = sha && (await browse.commit(repo.owner_name, repo.name, sha));
     if (!commit) throw notFound('Not found');
-    const files = await browse.commitDiff(repo.owner_name, repo.name, commit);
-    return htmlResponse(commitView(user, repo, access, commit, ctx.statuses.combinedOf(repo, commit.sha), files));
+    // A commit's diff never changes: rendered once per commit id.
+    const key = `${repo.id}\0${commit.sha}`;
+    let diff = renderedDiffs.get(key);
+    if (!diff) {
+      diff = renderDiff(await browse.commitDiff(repo.owner_name, repo.name, commit));
+      renderedDiffs.set(key, diff);
+    }
+    return htmlResponse(commitView(user, repo, access, commit, ctx.statuses.combinedOf(repo, commit.sha), diff));
   });
 
   app.get('/:owner/:repo/branches', async (event) => {

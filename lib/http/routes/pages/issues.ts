@@ -1,4 +1,4 @@
-import type { H3, H3Event } from 'h3';
+import type { H3 } from 'h3';
 import type { AppContext } from '../../../context.js';
 import { notFound } from '../../../errors.js';
 import type { IssueRow } from '../../../store/queries/issues.js';
@@ -11,10 +11,10 @@ import { htmlResponse } from '../../html-response.js';
 import { issueListView, issueView, labelsView, newIssueView } from '../../pages/issues-view.js';
 import { repoBase } from '../../pages/repo-layout.js';
 import { pageOf } from '../../pagination.js';
-import { idParam, queryString, type FormFields } from '../../validate.js';
-import type { UserRow } from '../../../store/queries/users.js';
+import { idParam, queryString } from '../../validate.js';
 import { redirectTo } from '../web.js';
-import { commentWindow, lastCommentAnchor, repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
+import { mountConversationForms, type ConversationForm } from './conversation-forms.js';
+import { commentWindow, repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
 
 type CommentWindow = ReturnType<typeof commentWindow>;
 
@@ -102,7 +102,7 @@ export function mountIssuePages(app: H3, ctx: AppContext, guard: RequestForgeryG
   });
 
   /** A form on the issue page: back to the issue (at `anchor` if the action names one), or the page with the error. */
-  const issueForm = (event: H3Event, action: (request: RepoPageRequest & { viewer: UserRow }, form: FormFields, issueId: number) => Promise<string | void>) =>
+  const issueForm: ConversationForm = (event, action) =>
     repoForm(
       ctx,
       guard,
@@ -115,22 +115,7 @@ export function mountIssuePages(app: H3, ctx: AppContext, guard: RequestForgeryG
       (request, message) => renderIssue(ctx, request, idParam(event, 'number'), commentWindow(event), message),
     );
 
-  app.post('/:owner/:repo/issues/:number/comments', (event) =>
-    issueForm(event, async ({ viewer, repo }, form, id) => {
-      const comment = await ctx.issues.comment(repo, id, viewer, form.body);
-      return lastCommentAnchor(ctx.issues.get(repo, id).comments, comment.id);
-    }),
-  );
-
-  app.post('/:owner/:repo/issues/:number/comments/:comment_id', (event) =>
-    issueForm(event, async ({ viewer, repo }, form, id) => `#comment-${(await ctx.issues.editComment(repo, id, idParam(event, 'comment_id'), viewer, form.body)).id}`),
-  );
-
-  app.post('/:owner/:repo/issues/:number/state', (event) =>
-    issueForm(event, async ({ viewer, repo }, form, id) => {
-      await ctx.issues.update(repo, viewer, id, { status: form.status });
-    }),
-  );
+  mountConversationForms(app, 'issues', ctx.issues, issueForm);
 
   // Checkboxes named `label_<id>` carry label names: the form replaces the issue's set.
   app.post('/:owner/:repo/issues/:number/labels', (event) =>

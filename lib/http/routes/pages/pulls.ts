@@ -1,4 +1,4 @@
-import type { H3, H3Event } from 'h3';
+import type { H3 } from 'h3';
 import type { AppContext } from '../../../context.js';
 import { isRepoHostError, notFound } from '../../../errors.js';
 import type { PullRow } from '../../../store/queries/pulls.js';
@@ -9,9 +9,10 @@ import { htmlResponse } from '../../html-response.js';
 import { compareView, pullListView, pullView, type CompareModel, type PullTab } from '../../pages/pulls-view.js';
 import { pathUrl, repoBase } from '../../pages/repo-layout.js';
 import { pageOf } from '../../pagination.js';
-import { idParam, pathParam, queryString, type FormFields } from '../../validate.js';
+import { idParam, pathParam, queryString } from '../../validate.js';
 import { redirectTo } from '../web.js';
-import { commentWindow, lastCommentAnchor, repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
+import { mountConversationForms, type ConversationForm } from './conversation-forms.js';
+import { commentWindow, repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
 
 type CommentWindow = ReturnType<typeof commentWindow>;
 
@@ -69,7 +70,9 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
     const page = pageOf(ctx, event);
     const { items, total } = ctx.pulls.list(repo, status, page);
     const counts = { open: ctx.pulls.list(repo, 'open', NO_ITEMS).total, closed: ctx.pulls.list(repo, 'closed', NO_ITEMS).total };
-    return htmlResponse(pullListView(user, repo, access, { status, counts, pulls: items, page: page.page, limit: page.limit, total }));
+    // Statuses are rows of the store: one small read per listed pull request, no git.
+    const checks = new Map(items.map((pull) => [pull.id, ctx.statuses.combinedOf(repo, pull.head_sha)] as const).filter(([, combined]) => combined.total_count > 0).map(([id, combined]) => [id, combined.state]));
+    return htmlResponse(pullListView(user, repo, access, { status, counts, pulls: items, checks, page: page.page, limit: page.limit, total }));
   });
 
   // The selectors submit here; the comparison itself lives at a linkable address.
@@ -117,7 +120,7 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
   }
 
   /** A form on the pull request page: back to it (at `anchor` if the action names one), or the page with the error. */
-  const pullForm = (event: H3Event, action: (request: RepoPageRequest & { viewer: NonNullable<RepoPageRequest['viewer']> }, form: FormFields, pullId: number) => Promise<string | void>) =>
+  const pullForm: ConversationForm = (event, action) =>
     repoForm(
       ctx,
       guard,
@@ -130,27 +133,12 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
       (request, message) => renderPull(ctx, request, idParam(event, 'number'), 'conversation', commentWindow(event), message),
     );
 
-  app.post('/:owner/:repo/pulls/:number/comments', (event) =>
-    pullForm(event, async ({ viewer, repo }, form, id) => {
-      const comment = await ctx.pulls.comment(repo, id, viewer, form.body);
-      return lastCommentAnchor(ctx.pulls.get(repo, id).comments, comment.id);
-    }),
-  );
-
-  app.post('/:owner/:repo/pulls/:number/comments/:comment_id', (event) =>
-    pullForm(event, async ({ viewer, repo }, form, id) => `#comment-${(await ctx.pulls.editComment(repo, id, idParam(event, 'comment_id'), viewer, form.body)).id}`),
-  );
-
-  app.post('/:owner/:repo/pulls/:number/state', (event) =>
-    pullForm(event, async ({ viewer, repo }, form, id) => {
-      await ctx.pulls.update(repo, viewer, id, { status: form.status });
-    }),
-  );
+  mountConversationForms(app, 'pulls', ctx.pulls, pullForm);
 
   // Refusals (conflicts, required checks: 405; head moved: 409) come back as the page with the service's message.
   app.post('/:owner/:repo/pulls/:number/merge', (event) =>
     pullForm(event, async ({ viewer, repo }, form, id) => {
-      await ctx.pulls.merge(repo, viewer, id, { method: form.method, title: form.title, message: form.message, headSha: form.head_sha });
+      await ctx.pulls.merge(repo, viewer, id, { method: form.method, title: form.title, message: form.message, headSha: form.head_sha, deleteBranch: form.delete_branch });
     }),
   );
 }

@@ -1,0 +1,98 @@
+import { availableParallelism } from 'node:os';
+import { createRequire } from 'node:module';
+import { WorkerPool } from '../worker-pool.js';
+
+/**
+ * Server-side syntax highlighting with highlight.js (core plus the languages below; no DOM, no guessing: the
+ * language comes from the file name). It runs in worker threads: highlight.js needs hundreds of milliseconds for a
+ * large source file, which on the main thread would stall every other request.
+ */
+const LANGUAGES = [
+  'bash', 'c', 'cpp', 'csharp', 'css', 'diff', 'dockerfile', 'go', 'ini', 'java', 'javascript', 'json', 'kotlin', 'makefile',
+  'markdown', 'php', 'python', 'ruby', 'rust', 'sql', 'swift', 'typescript', 'xml', 'yaml',
+] as const;
+type Language = (typeof LANGUAGES)[number];
+
+const BY_EXTENSION: Readonly<Record<string, Language>> = {
+  sh: 'bash', bash: 'bash', zsh: 'bash', c: 'c', h: 'c', cc: 'cpp', cpp: 'cpp', cxx: 'cpp', hpp: 'cpp', hh: 'cpp', cs: 'csharp',
+  css: 'css', diff: 'diff', patch: 'diff', go: 'go', ini: 'ini', toml: 'ini', cfg: 'ini', java: 'java', js: 'javascript',
+  mjs: 'javascript', cjs: 'javascript', jsx: 'javascript', json: 'json', kt: 'kotlin', kts: 'kotlin', mk: 'makefile', md: 'markdown',
+  markdown: 'markdown', php: 'php', py: 'python', rb: 'ruby', rs: 'rust', sql: 'sql', swift: 'swift', ts: 'typescript', mts: 'typescript',
+  cts: 'typescript', tsx: 'typescript', html: 'xml', htm: 'xml', xml: 'xml', svg: 'xml', vue: 'xml', yml: 'yaml', yaml: 'yaml',
+};
+const BY_NAME: Readonly<Record<string, Language>> = { dockerfile: 'dockerfile', makefile: 'makefile', gnumakefile: 'makefile' };
+
+/** Source larger than this is shown plain: highlighting cost stays bounded per file. */
+export const MAX_HIGHLIGHT_BYTES = 256 * 1024;
+
+/** The language highlight.js should use for a file name, or undefined (plain text). */
+export function languageOf(fileName: string): Language | undefined {
+  const base = fileName.slice(fileName.lastIndexOf('/') + 1).toLowerCase();
+  const byName = BY_NAME[base];
+  if (byName) return byName;
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? BY_EXTENSION[base.slice(dot + 1)] : undefined;
+}
+
+// highlight.js is loaded in the worker by absolute paths resolved here, wherever repohost is installed.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const hljs = require(workerData.core);
+for (const [name, path] of workerData.languages) hljs.registerLanguage(name, require(path));
+parentPort.on('message', ({ code, language }) => {
+  try {
+    parentPort.postMessage({ result: hljs.highlight(code, { language, ignoreIllegals: true }).value });
+  } catch (error) {
+    parentPort.postMessage({ error: String((error && error.message) || error) });
+  }
+});`;
+
+const TAG = /<span class="([^"]*)">|<\/span>/g;
+
+/**
+ * Splits highlighted HTML into lines that each stand alone: a span open at a line break is closed at the end of
+ * the line and reopened on the next, so every line can sit in its own table row.
+ */
+function splitLines(highlighted: string): string[] {
+  const lines: string[] = [];
+  const open: string[] = [];
+  for (const line of highlighted.split('\n')) {
+    let out = open.map((cls) => `<span class="${cls}">`).join('') + line;
+    for (const match of line.matchAll(TAG)) {
+      if (match[1] !== undefined) open.push(match[1]);
+      else open.pop();
+    }
+    out += '</span>'.repeat(open.length);
+    lines.push(out);
+  }
+  return lines;
+}
+
+export class Highlighter {
+  readonly #pool: WorkerPool<{ code: string; language: Language }, string>;
+
+  constructor(size = Math.max(1, availableParallelism() - 1)) {
+    const require = createRequire(import.meta.url);
+    const workerData = { core: require.resolve('highlight.js/lib/core'), languages: LANGUAGES.map((name) => [name, require.resolve(`highlight.js/lib/languages/${name}`)]) };
+    this.#pool = new WorkerPool({ source: WORKER_SOURCE, workerData, size, name: 'highlighter' });
+  }
+
+  /**
+   * The lines of a file as safe HTML (highlight.js escapes the source; only its own `<span class="hljs-…">` tags
+   * are markup), or undefined when the language is unknown or the text larger than MAX_HIGHLIGHT_BYTES.
+   */
+  async lines(fileName: string, text: string): Promise<string[] | undefined> {
+    const language = languageOf(fileName);
+    if (!language || Buffer.byteLength(text) > MAX_HIGHLIGHT_BYTES) return undefined;
+    return splitLines(await this.#pool.run({ code: text, language }));
+  }
+
+  /** Gets a worker loading highlight.js before the first file is shown (code pages call it). */
+  warm(): void {
+    this.#pool.warm();
+  }
+
+  close(): Promise<void> {
+    return this.#pool.close();
+  }
+}

@@ -1,0 +1,87 @@
+import { Worker } from 'node:worker_threads';
+
+interface Job<In, Out> {
+  input: In;
+  resolve: (value: Out) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * CPU-heavy work off the event loop: a small pool of worker threads running one plain script (evaluated from a
+ * string, so the same code runs from the TypeScript sources in tests and from dist/). The script answers each
+ * message with `{ result }` or `{ error }`. Workers start on first use, are replaced when they crash, never keep
+ * the process alive, and end with `close()`.
+ */
+export class WorkerPool<In, Out> {
+  readonly #source: string;
+  readonly #workerData: unknown;
+  readonly #size: number;
+  readonly #name: string;
+  readonly #idle: Worker[] = [];
+  readonly #all: Worker[] = [];
+  readonly #queue: Job<In, Out>[] = [];
+  readonly #running = new Map<Worker, Job<In, Out>>();
+  #closed = false;
+
+  /** @param name what the pool does, for the error of a job submitted after `close()` */
+  constructor(options: { source: string; workerData?: unknown; size: number; name: string }) {
+    this.#source = options.source;
+    this.#workerData = options.workerData;
+    this.#size = Math.max(1, options.size);
+    this.#name = options.name;
+  }
+
+  run(input: In): Promise<Out> {
+    if (this.#closed) return Promise.reject(new Error(`${this.#name} closed`));
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ input, resolve, reject });
+      this.#pump();
+    });
+  }
+
+  /** Starts a worker ahead of the first job (its script loads meanwhile); does nothing once one exists. */
+  warm(): void {
+    if (!this.#closed && this.#all.length === 0) this.#idle.push(this.#spawn());
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const job of this.#queue.splice(0)) job.reject(new Error(`${this.#name} closed`));
+    await Promise.all(this.#all.splice(0).map((worker) => worker.terminate()));
+  }
+
+  #pump(): void {
+    while (this.#queue.length > 0) {
+      const worker = this.#idle.pop() ?? (this.#all.length < this.#size ? this.#spawn() : undefined);
+      if (!worker) return;
+      const job = this.#queue.shift()!;
+      this.#running.set(worker, job);
+      worker.postMessage(job.input);
+    }
+  }
+
+  #spawn(): Worker {
+    const worker = new Worker(this.#source, { eval: true, workerData: this.#workerData });
+    worker.unref();
+    this.#all.push(worker);
+    worker.on('message', (message: { result?: Out; error?: string }) => {
+      const job = this.#running.get(worker);
+      this.#running.delete(worker);
+      this.#idle.push(worker);
+      if (job) {
+        if (message.error !== undefined) job.reject(new Error(message.error));
+        else job.resolve(message.result as Out);
+      }
+      this.#pump();
+    });
+    worker.on('error', (error) => {
+      // A crashed worker fails its job and is replaced on the next one.
+      const job = this.#running.get(worker);
+      this.#running.delete(worker);
+      this.#all.splice(this.#all.indexOf(worker), 1);
+      job?.reject(error);
+      this.#pump();
+    });
+    return worker;
+  }
+}

@@ -1,0 +1,170 @@
+// Code pages on the synthetic repository: the repository home, a folder, a 2,000-line file, a commit changing
+// 200 files and the history page, each served warm (median over BENCH_RUNS, full HTTP round trip; target <= 50 ms)
+// and cold (a fresh host over the same data: no cache of ours, the OS page cache warm) against the git commands
+// the page needs run by hand (target <= 2x), plus the event loop's largest delay while serving (target <= 50 ms).
+// Run with `npm run bench:pages` (builds first). Options: BENCH_COMMITS (default 20000), BENCH_RUNS (default 5).
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createRepoHost } from '../../dist/index.js';
+import { buildSyntheticRepository, FILES, filePath, git, median, ms, timed } from './synthetic-repo.mjs';
+
+const COMMITS = Number(process.env.BENCH_COMMITS ?? 20_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const BIG_FILE = 'big/source.ts';
+
+/** Two more commits on main: a 2,000-line source file, then one commit changing 200 files. */
+function* extraCommits() {
+  const data = (text) => `data ${Buffer.byteLength(text)}\n${text}\n`;
+  const lines = Array.from({ length: 2000 }, (_, i) => `export function f${i}(x: number): number { return x * ${i} + ${i % 7}; } // line ${i + 1}`);
+  yield `commit refs/heads/main\ncommitter Bench <bench@example.com> 1700000000 +0000\n${data('Add a 2,000-line file')}from refs/heads/main^0\n`;
+  yield `M 100644 inline ${BIG_FILE}\n${data(`${lines.join('\n')}\n`)}`;
+  // No `from`: the commit follows the previous one of this stream (refs/heads/main on disk moves only at the end).
+  yield `commit refs/heads/main\ncommitter Bench <bench@example.com> 1700000060 +0000\n${data('Change 200 files')}`;
+  for (let i = 0; i < 200; i++) yield `M 100644 inline ${filePath(i * 10)}\n${data(`file ${i * 10} rewritten\n${'changed line\n'.repeat(3)}`)}`;
+  yield 'done\n';
+}
+
+async function waitFor(path, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(path)) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${path}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function gitOut(gitDir, args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', ['--git-dir', gitDir, ...args]);
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`git ${args.join(' ')}: ${code}`))));
+  });
+}
+
+async function main() {
+  const temp = await mkdtemp(join(tmpdir(), 'repohost-pages-bench-'));
+  const source = join(temp, 'source.git');
+  const data = join(temp, 'host');
+  const hostOptions = { port: 0, dbPath: join(data, 'repohost.db'), dataDir: join(data, 'data'), bcryptCost: 4 };
+  const open = [];
+  const delay = monitorEventLoopDelay({ resolution: 5 });
+  try {
+    console.log(`building a synthetic repository: ${COMMITS} commits, ${FILES} files, plus a 2,000-line file and a 200-file commit ...`);
+    const built = await timed(async () => {
+      await buildSyntheticRepository(source, COMMITS);
+      await git(['--git-dir', source, 'fast-import', '--quiet'], { input: extraCommits() });
+    });
+    console.log(`  built in ${ms(built)}`);
+
+    let host = await createRepoHost(hostOptions);
+    open.push(host);
+    await host.admin.createUser({ username: 'bench', email: 'bench@example.com', password: 'password123' });
+    const token = await host.admin.createToken('bench');
+    await host.admin.createRepo({ owner: 'bench', name: 'big' });
+    const remote = new URL(`${host.url}/bench/big.git`);
+    remote.username = 'bench';
+    remote.password = token;
+    console.log(`  pushed in ${ms(await timed(() => git(['--git-dir', source, 'push', '-q', remote.toString(), 'main'])))}`);
+    const repoDir = join(hostOptions.dataDir, 'repositories', 'bench', 'big.git');
+    // The commit-graph the host writes after a push (what the git commands below use too).
+    await waitFor(join(repoDir, 'objects', 'info', 'commit-graph'), 120_000);
+    const tip = await gitOut(repoDir, ['rev-parse', 'main']);
+    const parent = await gitOut(repoDir, ['rev-parse', 'main^']);
+    const folder = 'src/m07/s3';
+    const pages = {
+      home: '/bench/big',
+      folder: `/bench/big/src/branch/main/${folder}`,
+      file: `/bench/big/src/branch/main/${BIG_FILE}`,
+      commit: `/bench/big/commit/${tip}`,
+      history: '/bench/big/commits/branch/main',
+    };
+    const entriesOf = async (tree) => (await gitOut(repoDir, ['ls-tree', '--name-only', tree])).split('\n');
+    const lastCommits = async (prefix, names) => {
+      for (const name of names) await gitOut(repoDir, ['log', '-1', '--format=%H %ct %s', 'main', '--', `${prefix}${name}`]);
+    };
+    // What each page needs from git, run by hand one command after the other.
+    const baselines = {
+      home: async () => {
+        await gitOut(repoDir, ['for-each-ref']);
+        await lastCommits('', await entriesOf('main'));
+        await gitOut(repoDir, ['cat-file', 'blob', 'main:README.md']);
+      },
+      folder: async () => {
+        await gitOut(repoDir, ['for-each-ref']);
+        await lastCommits(`${folder}/`, await entriesOf(`main:${folder}`));
+      },
+      file: async () => {
+        await gitOut(repoDir, ['for-each-ref']);
+        await gitOut(repoDir, ['cat-file', 'blob', `main:${BIG_FILE}`]);
+      },
+      commit: async () => {
+        await gitOut(repoDir, ['show', '-s', '--format=%H%P%an%B', tip]);
+        await gitOut(repoDir, ['diff', '-M', '--raw', '--numstat', parent, tip]);
+        await gitOut(repoDir, ['diff', '-M', '--patch', parent, tip]);
+      },
+      history: async () => {
+        await gitOut(repoDir, ['for-each-ref']);
+        await gitOut(repoDir, ['log', '--format=%H%P%an%ae%aI%B', '-n31', 'main']);
+      },
+    };
+    const fetchPage = async (path) => {
+      const response = await fetch(`${host.url}${path}`, { headers: { accept: 'text/html' } });
+      const body = await response.text();
+      if (response.status !== 200) throw new Error(`${path}: ${response.status} ${body.slice(0, 200)}`);
+      return body;
+    };
+    const get = async (path) => (await fetchPage(path)).length;
+
+    delay.enable();
+    const results = {};
+    for (const [name, path] of Object.entries(pages)) {
+      let bytes = await get(path);
+      // A file page is served plain until its highlighting (in a worker) is done: warm means highlighted.
+      if (name === 'file') {
+        const started = Date.now();
+        while (!(await fetchPage(path)).includes('hljs-keyword')) await new Promise((resolve) => setTimeout(resolve, 50));
+        console.log(`  the 2,000-line file was highlighted ${ms(Date.now() - started)} after its first view`);
+        bytes = await get(path);
+      }
+      const warm = [];
+      for (let run = 0; run < Math.max(RUNS, 10); run++) warm.push(await timed(() => get(path)));
+      const gitRuns = [];
+      for (let run = 0; run < RUNS; run++) gitRuns.push(await timed(baselines[name]));
+      results[name] = { bytes, warm: median(warm), git: median(gitRuns), cold: [] };
+    }
+    // Cold: a fresh host over the same data for every run, so nothing of ours is cached.
+    for (let run = 0; run < RUNS; run++) {
+      // Starting and stopping a host is not serving: the loop is watched only while pages are served.
+      delay.disable();
+      await host.close();
+      open.pop();
+      host = await createRepoHost(hostOptions);
+      open.push(host);
+      delay.enable();
+      for (const [name, path] of Object.entries(pages)) results[name].cold.push(await timed(() => get(path)));
+    }
+    // Concurrent load: every page at once, a few times, while the loop delay is watched.
+    await Promise.all(Array.from({ length: 4 }, () => Promise.all(Object.values(pages).map(get))));
+    delay.disable();
+
+    console.log(`\nresults (warm: median of ${Math.max(RUNS, 10)}; cold and git: median of ${RUNS}; node ${process.version})`);
+    console.log('page      bytes     warm (<=50 ms)   cold        git by hand   cold/git (<=2x)   (cold file page: served plain while highlighting runs)');
+    for (const [name, result] of Object.entries(results)) {
+      const cold = median(result.cold);
+      console.log(
+        `${name.padEnd(9)} ${String(result.bytes).padEnd(9)} ${ms(result.warm).padEnd(16)} ${ms(cold).padEnd(11)} ${ms(result.git).padEnd(13)} ${(cold / result.git).toFixed(2)}x`,
+      );
+    }
+    console.log(`event loop: max delay ${ms(delay.max / 1e6)} (<= 50 ms), p99 ${ms(delay.percentile(99) / 1e6)}`);
+  } finally {
+    for (const host of open) await host.close();
+    await rm(temp, { recursive: true, force: true });
+  }
+}
+
+await main();
