@@ -407,6 +407,12 @@ function data(content: string | Uint8Array): Buffer[] {
   return [Buffer.from(`data ${bytes.length}\n`), bytes, Buffer.from('\n')];
 }
 
+/** The files of a tree (under `prefix`) whose mode is not 100644: executables, links, submodules. */
+async function specialModes(gitDir: string, tree: string, prefix: string): Promise<Map<string, string>> {
+  const entries = (await readTree(gitDir, tree, { recursive: true })) ?? [];
+  return new Map(entries.filter((entry) => entry.type !== 'tree' && entry.mode !== '100644').map((entry) => [`${prefix}${entry.path}`, entry.mode]));
+}
+
 /** Where `importCommits` builds its commits; deleted once their ids are known. */
 const IMPORT_REF = 'refs/repohost/import';
 
@@ -419,9 +425,13 @@ export async function importCommits(gitDir: string, commits: readonly HistoryCom
   const stream: Buffer[] = [];
   const line = (text: string) => stream.push(Buffer.from(`${text}\n`));
   const person = (identity: GitIdentity) => `${identity.name} <${identity.email}> ${gitDate(identity.date)}`;
-  commits.forEach((commit, index) => {
+  // Files whose mode is not 100644, after each commit: new content keeps a file's mode, as buildTree does.
+  const modesAfter: Map<string, string>[] = [];
+  for (const [index, commit] of commits.entries()) {
     if (typeof commit.parent === 'number' && !(commit.parent >= 0 && commit.parent < index)) throw new GitObjectError(`commit ${index}: its parent must come before it`);
     if (typeof commit.parent === 'string') requireId(commit.parent, 'parent');
+    const modes =
+      commit.parent === undefined ? new Map<string, string>() : typeof commit.parent === 'number' ? new Map(modesAfter[commit.parent]) : await specialModes(gitDir, commit.parent, '');
     // A root commit starts from nothing: the import ref is reset first.
     if (commit.parent === undefined) line(`reset ${IMPORT_REF}`);
     line(`commit ${IMPORT_REF}`);
@@ -432,19 +442,31 @@ export async function importCommits(gitDir: string, commits: readonly HistoryCom
     if (commit.parent !== undefined) line(`from ${typeof commit.parent === 'number' ? `:${commit.parent + 1}` : commit.parent}`);
     for (const [path, change] of commit.changes) {
       splitTreePath(path);
-      if (change === null) line(`D ${quotedPath(path)}`);
-      else if ('id' in change) {
-        requireId(change.id, quotedPath(path));
-        line(`M ${normaliseMode(change.mode ?? '100644')} ${change.id} ${quotedPath(path)}`);
-      } else {
-        const mode = normaliseMode(change.mode ?? '100644');
-        if (MODE_TYPES[mode] !== 'blob') throw new GitObjectError(`${path}: content needs a file mode, not ${mode}`);
-        line(`M ${mode} inline ${quotedPath(path)}`);
-        stream.push(...data(change.content));
+      const before = modes.get(path);
+      // Whatever was at or below the path goes; what comes is noted again.
+      for (const known of [...modes.keys()]) if (known === path || known.startsWith(`${path}/`)) modes.delete(known);
+      if (change === null) {
+        line(`D ${quotedPath(path)}`);
+        continue;
       }
+      if ('id' in change) {
+        requireId(change.id, quotedPath(path));
+        if (change.mode === undefined) throw new GitObjectError(`${path}: an entry given by id needs its mode here`);
+        const mode = normaliseMode(change.mode);
+        line(`M ${mode} ${change.id} ${quotedPath(path)}`);
+        if (mode === '040000') for (const [below, special] of await specialModes(gitDir, change.id, `${path}/`)) modes.set(below, special);
+        else if (mode !== '100644') modes.set(path, mode);
+        continue;
+      }
+      const mode = normaliseMode(change.mode ?? before ?? '100644');
+      if (MODE_TYPES[mode] !== 'blob') throw new GitObjectError(`${path}: content needs a file mode, not ${mode}`);
+      line(`M ${mode} inline ${quotedPath(path)}`);
+      stream.push(...data(change.content));
+      if (mode !== '100644') modes.set(path, mode);
     }
+    modesAfter.push(modes);
     line('');
-  });
+  }
   line('done');
   const scratch = await mkdtemp(join(tmpdir(), 'repohost-import-'));
   try {

@@ -132,7 +132,8 @@ describe('git object plumbing', () => {
   it('imports a series of commits in one run with the very ids buildTree and commitTree give', async () => {
     const odd = 'dir with space/"quoted"\\ ünï\ncode.txt';
     const first = new Map([['a.txt', { content: 'a\n' }], ['bin/x', { content: 'x', mode: '100755' }], [odd, { content: Buffer.from([0, 255]) }]] as const);
-    const second = new Map<string, { content: string } | null>([['a.txt', null], ['deep/er/b.txt', { content: 'b\n' }]]);
+    // New content for bin/x keeps its executable bit in both.
+    const second = new Map<string, { content: string } | null>([['a.txt', null], ['deep/er/b.txt', { content: 'b\n' }], ['bin/x', { content: 'y' }]]);
     const refsBefore = await sh(dir.path, ['--git-dir', gitDir, 'for-each-ref']);
     const [root, child, other] = await importCommits(gitDir, [
       { message: 'root\n\nbody', author: alice, committer: bob, changes: first },
@@ -146,8 +147,9 @@ describe('git object plumbing', () => {
     expect(other).toBe(await commitTree(gitDir, { tree: await writeTree(gitDir, []), parents: [], message: 'another root', author: alice }));
     expect(await readBlob(gitDir, await sh(dir.path, ['--git-dir', gitDir, 'rev-parse', `${root}:${odd}`]))).toEqual(Buffer.from([0, 255]));
     // A parent given by id; no ref was left behind or moved.
-    const [grandchild] = await importCommits(gitDir, [{ parent: child, message: 'more', author: alice, changes: new Map([['c', { content: 'c' }]]) }]);
+    const [grandchild] = await importCommits(gitDir, [{ parent: child, message: 'more', author: alice, changes: new Map([['bin/x', { content: 'z' }]]) }]);
     expect((await readCommit(gitDir, grandchild!))!.parents).toEqual([child]);
+    expect(grandchild).toBe(await commitTree(gitDir, { tree: await buildTree(gitDir, (await readCommit(gitDir, child!))!.tree, { 'bin/x': { content: 'z' } }), parents: [child!], message: 'more', author: alice }));
     expect(await sh(dir.path, ['--git-dir', gitDir, 'for-each-ref'])).toBe(refsBefore);
     await expect(importCommits(gitDir, [{ parent: 0, message: 'x', author: alice, changes: new Map() }])).rejects.toThrow('its parent must come before it');
     await expect(importCommits(gitDir, [{ message: 'x', author: alice, changes: new Map([['../x', null]]) }])).rejects.toBeInstanceOf(GitObjectError);

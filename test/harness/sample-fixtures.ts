@@ -18,7 +18,7 @@ export function sampleFixtures(): Fixtures {
           main: {
             commits: [
               { message: 'Initial commit', files: { 'README.md': '# project\n', 'src/index.js': 'export const x = 1;\n', 'bin/run': { content: '#!/bin/sh\n', mode: 'executable' } } },
-              { message: 'Second', author: 'bob', files: { 'src/index.js': 'export const x = 2;\n', 'docs/a.md': { base64: Buffer.from('bytes\0').toString('base64') } } },
+              { message: 'Second', author: 'bob', files: { 'src/index.js': 'export const x = 2;\n', 'bin/run': '#!/bin/sh\nexit 0\n', 'docs/a.md': { base64: Buffer.from('bytes\0').toString('base64') } } },
             ],
           },
           feature: { from: 'main', commits: [{ message: 'Feature work', date: '2024-02-01T10:00:00Z', files: { 'src/feature.js': 'feature\n', 'docs/a.md': null } }] },
