@@ -168,6 +168,8 @@ describe('the GitHub-compatible API driven by the real @octokit/rest', () => {
     const pullNumber = pulls.data[0]!.number;
     await octokit.issues.createLabel({ owner, repo, name: 'bug', color: 'd73a4a', description: 'Something is wrong' });
     await octokit.issues.createLabel({ owner, repo, name: 'later' });
+    const unknownLabel = await octokit.issues.create({ owner, repo, title: 'Labelled wrong', labels: ['nope'] }).catch((error: { status: number }) => error);
+    expect((unknownLabel as { status: number }).status).toBe(422);
     const issue = await octokit.issues.create({ owner, repo, title: 'A bug', body: 'It breaks', labels: ['bug'] });
     expect(issue.status).toBe(201);
     expect(issue.data.number).toBe(pullNumber + 1);
