@@ -274,6 +274,14 @@ export class GitRepositories {
     return this.#listing.list(gitDir, commit, folder);
   }
 
+  /**
+   * Every ref with the id it points to, from the cache every ref change of this process invalidates (cheap for
+   * reads; whoever is about to change refs by hand reads `refsOf` instead).
+   */
+  async cachedRefs(owner: string, name: string): Promise<ReadonlyMap<string, string>> {
+    return this.#refs.refs(await this.#existing(owner, name));
+  }
+
   /** Every ref (branches, tags, ...) with the id it points to; snapshot for diffing a push. */
   async refsOf(owner: string, name: string): Promise<Map<string, string>> {
     // Read from the disk, not the cache: callers diff it against what they are about to change by hand.

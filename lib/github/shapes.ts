@@ -238,8 +238,11 @@ export class GitHubShapes {
     };
   }
 
-  /** An entry of the contents API on `ref`; `content` (base64) for a file read whole. */
-  content(repo: RepositoryRow, entry: { type: GitHubContent['type']; name: string; path: string; sha: string; size: number }, ref: string, content?: Buffer): GitHubContent {
+  /**
+   * An entry of the contents API on `ref`: with `content` (base64) for a file read whole, `null` for one too large to
+   * include (GitHub's empty content with encoding `none`), nothing for listings and write answers.
+   */
+  content(repo: RepositoryRow, entry: { type: GitHubContent['type']; name: string; path: string; sha: string; size: number }, ref: string, content?: Buffer | null): GitHubContent {
     const path = this.repoPath(repo);
     const encoded = entry.path.split('/').map(encodeURIComponent).join('/');
     const self = this.api(`${path}/contents/${encoded}?ref=${encodeURIComponent(ref)}`);
@@ -256,7 +259,7 @@ export class GitHubShapes {
       git_url: git,
       // The host has no raw download route: the bytes come in `content` (or through git).
       download_url: null,
-      ...(content !== undefined ? { content: content.toString('base64'), encoding: 'base64' as const } : entry.type === 'file' ? { content: '', encoding: 'none' as const } : {}),
+      ...(content ? { content: content.toString('base64'), encoding: 'base64' as const } : content === null ? { content: '', encoding: 'none' as const } : {}),
       _links: { self, git, html },
     };
   }

@@ -4,12 +4,14 @@ import { countCommits, logCommits, mergeBase } from '../git/history.js';
 import {
   buildTree,
   commitTree,
+  gitDate,
   GitObjectError,
   objectInfo,
   readBlob,
   readCommit,
   readTree,
   writeBlob,
+  type CommitIdentity,
   type CommitObject,
   type GitIdentity,
   type TreeChange,
@@ -80,7 +82,7 @@ export interface Comparison {
   files: ChangedFile[];
 }
 
-type DataGit = Pick<GitRepositories, 'gitDirOf' | 'refsOf' | 'resolveCommit'>;
+type DataGit = Pick<GitRepositories, 'gitDirOf' | 'cachedRefs' | 'resolveCommit'>;
 
 /** A GitObjectError (bad id, mode, path) is the caller's mistake: 400 here, 422 on the GitHub-compatible API. */
 async function asInvalid<T>(work: () => Promise<T>): Promise<T> {
@@ -124,8 +126,8 @@ export class GitDataService {
   }
 
   /** Every ref with the object it points to. */
-  refsOf(repo: RepositoryRow): Promise<Map<string, string>> {
-    return this.git.refsOf(repo.owner_name, repo.name);
+  refsOf(repo: RepositoryRow): Promise<ReadonlyMap<string, string>> {
+    return this.git.cachedRefs(repo.owner_name, repo.name);
   }
 
   async objectType(repo: RepositoryRow, sha: string): Promise<string | undefined> {
@@ -221,6 +223,9 @@ export class GitDataService {
 
   /** The commit a branch, tag or commit id names; 404 when none. */
   async resolve(repo: RepositoryRow, ref: string): Promise<string> {
+    // A branch is read from the ref cache (no git run); tags (which may need peeling) and ids ask git.
+    const branch = (await this.refsOf(repo)).get(ref.startsWith('refs/heads/') ? ref : `refs/heads/${ref}`);
+    if (branch) return branch;
     const sha = await this.git.resolveCommit(repo.owner_name, repo.name, ref.replace(/^refs\/(?:heads|tags)\//, ''));
     if (!sha) throw notFound('No commit found for the ref');
     return sha;
@@ -265,7 +270,7 @@ export class GitDataService {
   }
 
   /** A file (with its bytes) or a folder listing at `path` on `ref` (default branch). */
-  async contents(repo: RepositoryRow, path: string, ref?: string): Promise<{ file: ContentEntry; content: Buffer | undefined } | { folder: ContentEntry[] }> {
+  async contents(repo: RepositoryRow, path: string, ref?: string): Promise<{ file: ContentEntry; content: Buffer | null } | { folder: ContentEntry[] }> {
     const gitDir = await this.dir(repo);
     const commit = await this.resolve(repo, ref ?? repo.default_branch);
     const target = path === '' ? '' : treePath(path);
@@ -277,7 +282,8 @@ export class GitDataService {
     if (!entry) throw notFound('Not Found');
     if (entry.type === 'tree') return { folder: await this.folder(gitDir, commit, target) };
     const file = contentEntry(entry, parent);
-    const content = entry.type === 'blob' && (entry.size ?? 0) <= MAX_API_BLOB_BYTES ? await readBlob(gitDir, entry.id) : undefined;
+    // A file too large to include is listed without its bytes (null), as GitHub does beyond its limit.
+    const content = entry.type === 'blob' && (entry.size ?? 0) <= MAX_API_BLOB_BYTES ? ((await readBlob(gitDir, entry.id)) ?? null) : null;
     return { file, content };
   }
 
@@ -287,12 +293,12 @@ export class GitDataService {
   }
 
   /** The README of the top folder (README.md, README, readme.txt, ...) on `ref`. */
-  async readme(repo: RepositoryRow, ref?: string): Promise<{ file: ContentEntry; content: Buffer | undefined }> {
+  async readme(repo: RepositoryRow, ref?: string): Promise<{ file: ContentEntry; content: Buffer | null }> {
     const gitDir = await this.dir(repo);
     const commit = await this.resolve(repo, ref ?? repo.default_branch);
     const entry = ((await readTree(gitDir, commit)) ?? []).filter((candidate) => candidate.type === 'blob' && /^readme(\.|$)/i.test(candidate.path)).sort((a, b) => a.path.length - b.path.length)[0];
     if (!entry) throw notFound('Not Found');
-    return { file: contentEntry(entry, ''), content: (entry.size ?? 0) <= MAX_API_BLOB_BYTES ? await readBlob(gitDir, entry.id) : undefined };
+    return { file: contentEntry(entry, ''), content: (entry.size ?? 0) <= MAX_API_BLOB_BYTES ? ((await readBlob(gitDir, entry.id)) ?? null) : null };
   }
 
   /**
@@ -311,24 +317,30 @@ export class GitDataService {
     const tip = tips.get(ref);
     const hasBranches = [...tips.keys()].some((name) => name.startsWith('refs/heads/'));
     if (!tip && (hasBranches || change.content === undefined)) throw notFound(`Branch ${branch} not found`);
-    const base = tip ? (await readCommit(gitDir, tip))! : undefined;
     const slash = path.lastIndexOf('/');
-    const existing = base ? (await readTree(gitDir, slash < 0 ? tip! : `${tip}:${path.slice(0, slash)}`))?.find((entry) => entry.path === path.slice(slash + 1)) : undefined;
+    const existing = tip ? (await readTree(gitDir, slash < 0 ? tip! : `${tip}:${path.slice(0, slash)}`))?.find((entry) => entry.path === path.slice(slash + 1)) : undefined;
     if (existing?.type === 'tree') throw invalid(`path ${path} is a folder`);
     if (existing && (change.sha === undefined || change.sha === null || change.sha === '')) throw invalid('sha is required to replace or delete an existing file');
     if (existing && change.sha !== existing.id) throw conflict(`${path} does not match ${String(change.sha)}`);
     if (!existing && change.content === undefined) throw notFound('Not Found');
     const blob = change.content === undefined ? undefined : await writeBlob(gitDir, change.content);
-    const tree = await asInvalid(() => buildTree(gitDir, base?.tree, { [path]: blob === undefined ? null : { id: blob } }));
+    // ls-tree reads a commit as its tree, so the tip commit serves as the base tree.
+    const tree = await asInvalid(() => buildTree(gitDir, tip, { [path]: blob === undefined ? null : { id: blob } }));
     const author = this.identity(user, change.author, 'author');
     const committer = change.committer ? this.identity(user, change.committer, 'committer') : author;
     const sha = await commitTree(gitDir, { tree, parents: tip ? [tip] : [], message, author, committer });
     await this.refs.apply(repo, user, { ref, after: sha, mustExist: tip !== undefined, expected: tip });
-    const commit = (await readCommit(gitDir, sha))!;
-    const parent = path.slice(0, Math.max(slash, 0));
-    const written = blob === undefined ? undefined : (await readTree(gitDir, parent ? `${sha}:${parent}` : sha))!.find((entry) => entry.path === path.slice(slash + 1));
-    return { commit, file: written && contentEntry(written, parent), replaced: existing !== undefined };
+    // What was just written is known: no git run to read it back.
+    const commit: CommitObject = { id: sha, tree, parents: tip ? [tip] : [], message, author: written(author), committer: written(committer) };
+    const entry: TreeEntry | undefined = blob === undefined ? undefined : { path: path.slice(slash + 1), mode: existing?.mode ?? '100644', type: 'blob', id: blob, size: change.content!.length };
+    return { commit, file: entry && contentEntry(entry, path.slice(0, Math.max(slash, 0))), replaced: existing !== undefined };
   }
+}
+
+/** An identity as readCommit would read it back from the commit just written with it. */
+function written(identity: GitIdentity): CommitIdentity {
+  const date = gitDate(identity.date);
+  return { ...identity, date, iso: new Date(Number(date.split(' ')[0]) * 1000).toISOString().replace('.000Z', 'Z') };
 }
 
 function contentEntry(entry: TreeEntry, folder: string): ContentEntry {

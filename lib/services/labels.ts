@@ -57,9 +57,14 @@ export class LabelService {
     return { items: labelsOfRepository(this.store, repo.id, page), total: countLabels(this.store, repo.id) };
   }
 
+  /** The repository's label of this name (any case), if there is one. */
+  find(repo: RepositoryRow, name: string): LabelRow | undefined {
+    return labelByName(this.store, repo.id, name);
+  }
+
   /** The repository's label of this name (any case), or 404. */
   byName(repo: RepositoryRow, name: string): LabelRow {
-    const label = labelByName(this.store, repo.id, name);
+    const label = this.find(repo, name);
     if (!label) throw notFound('Label not found');
     return label;
   }

@@ -91,6 +91,9 @@ describe('the GitHub-compatible API driven by the real @octokit/rest', () => {
       sha: readmeFile.sha,
     });
     expect(updated.status).toBe(200);
+    // What the answer says was written is what git holds.
+    expect((await octokit.git.getCommit({ owner, repo, commit_sha: updated.data.commit.sha! })).data).toEqual(updated.data.commit);
+    expect((await octokit.repos.getContent({ owner, repo, path: 'README.md', ref: 'feature' })).data).toEqual({ ...updated.data.content, content: expect.any(String), encoding: 'base64' });
     const newFile = await octokit.repos.createOrUpdateFileContents({ owner, repo, path: 'docs/new.md', branch: 'feature', message: 'Add docs', content: Buffer.from('docs\n').toString('base64') });
     expect(newFile.status).toBe(201);
     expect(newFile.data.content?.path).toBe('docs/new.md');
@@ -165,6 +168,8 @@ describe('the GitHub-compatible API driven by the real @octokit/rest', () => {
     const pullNumber = pulls.data[0]!.number;
     await octokit.issues.createLabel({ owner, repo, name: 'bug', color: 'd73a4a', description: 'Something is wrong' });
     await octokit.issues.createLabel({ owner, repo, name: 'later' });
+    const unknownLabel = await octokit.issues.create({ owner, repo, title: 'Labelled wrong', labels: ['nope'] }).catch((error: { status: number }) => error);
+    expect((unknownLabel as { status: number }).status).toBe(422);
     const issue = await octokit.issues.create({ owner, repo, title: 'A bug', body: 'It breaks', labels: ['bug'] });
     expect(issue.status).toBe(201);
     expect(issue.data.number).toBe(pullNumber + 1);

@@ -19,7 +19,8 @@ export function mountGitData(app: H3, ctx: AppContext): void {
   const api = (repo: RepositoryRow, path: string) => apiUrl(ctx, repo, path);
 
   const refShape = async (repo: RepositoryRow, ref: string, sha: string) => {
-    const type = (await ctx.gitData.objectType(repo, sha)) ?? 'commit';
+    // Branches point at commits; only other refs (an annotated tag) need a look at the object.
+    const type = ref.startsWith('refs/heads/') ? 'commit' : ((await ctx.gitData.objectType(repo, sha)) ?? 'commit');
     return { ref, url: api(repo, `/git/${ref}`), object: { type, sha, url: api(repo, `/git/${type}s/${sha}`) } };
   };
 

@@ -37,9 +37,11 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     const { repo, user } = await repoAndUser(ctx, event);
     const body = await readJson(ctx, event);
     if (body.title === undefined) throw validationFailed({ resource: 'Issue', field: 'title', code: 'missing_field' });
+    // As on GitHub, labels given by someone who may not label issues are dropped, not refused; unknown ones are
+    // refused before anything is written.
+    const labels = body.labels !== undefined && mayLabel(ctx, repo, user) ? existingLabels(ctx, repo, body.labels) : undefined;
     const issue = await ctx.issues.create(repo, user, { title: body.title, body: body.body ?? undefined });
-    // As on GitHub, labels given by someone who may not label issues are dropped, not refused.
-    if (body.labels !== undefined && mayLabel(ctx, repo, user)) await ctx.labels.setOnIssue(repo, user, issue, labelNames(body.labels), true);
+    if (labels) await ctx.labels.setOnIssue(repo, user, issue, labels, true);
     return created(event, reread(repo, issue.number));
   });
 
@@ -59,8 +61,9 @@ export function mountIssues(app: H3, ctx: AppContext): void {
       return reread(repo, conversation.pull.number);
     }
     const issue = conversation.issue;
+    const labels = body.labels === undefined ? undefined : existingLabels(ctx, repo, body.labels);
     await ctx.issues.update(repo, user, issue.id, { title: body.title ?? undefined, body: body.body ?? undefined, status: state, stateReason: body.state_reason ?? undefined });
-    if (body.labels !== undefined) await ctx.labels.setOnIssue(repo, user, issue, labelNames(body.labels), true);
+    if (labels) await ctx.labels.setOnIssue(repo, user, issue, labels, true);
     return reread(repo, issue.number);
   });
 
@@ -153,6 +156,14 @@ function numberOf(conversation: Conversation): number {
 function labelNames(value: unknown): string[] {
   const list = Array.isArray(value) ? value.map((item) => (item && typeof item === 'object' && 'name' in item ? (item as { name: unknown }).name : item)) : value;
   return parseLabelNames(list);
+}
+
+/** Label names that all exist in the repository (422 naming the first that does not). */
+function existingLabels(ctx: AppContext, repo: RepositoryRow, value: unknown): string[] {
+  const names = labelNames(value);
+  const unknown = names.find((name) => ctx.labels.find(repo, name) === undefined);
+  if (unknown !== undefined) throw validationFailed({ resource: 'Label', field: 'labels', code: 'invalid', message: `label '${unknown}' does not exist` });
+  return names;
 }
 
 function mayLabel(ctx: AppContext, repo: RepositoryRow, user: UserRow): boolean {
