@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createRepoHost } from '../../dist/index.js';
@@ -120,6 +120,12 @@ async function main() {
     };
     const get = async (path) => (await fetchPage(path)).length;
 
+    // The loop's largest delay per phase (a histogram disabled while hosts start and stop).
+    const phases = {};
+    const phaseEnd = (name) => {
+      phases[name] = delay.max / 1e6;
+      delay.reset();
+    };
     delay.enable();
     const results = {};
     for (const [name, path] of Object.entries(pages)) {
@@ -137,6 +143,7 @@ async function main() {
       for (let run = 0; run < RUNS; run++) gitRuns.push(await timed(baselines[name]));
       results[name] = { bytes, warm: median(warm), git: median(gitRuns), cold: [] };
     }
+    phaseEnd('warm');
     // Cold: a fresh host over the same data for every run, so nothing of ours is cached.
     for (let run = 0; run < RUNS; run++) {
       // Starting and stopping a host is not serving: the loop is watched only while pages are served.
@@ -148,8 +155,10 @@ async function main() {
       delay.enable();
       for (const [name, path] of Object.entries(pages)) results[name].cold.push(await timed(() => get(path)));
     }
+    phaseEnd('cold');
     // Concurrent load: every page at once, a few times, while the loop delay is watched.
     await Promise.all(Array.from({ length: 4 }, () => Promise.all(Object.values(pages).map(get))));
+    phaseEnd('concurrent');
     delay.disable();
 
     console.log(`\nresults (warm: median of ${Math.max(RUNS, 10)}; cold and git: median of ${RUNS}; node ${process.version})`);
@@ -160,7 +169,8 @@ async function main() {
         `${name.padEnd(9)} ${String(result.bytes).padEnd(9)} ${ms(result.warm).padEnd(16)} ${ms(cold).padEnd(11)} ${ms(result.git).padEnd(13)} ${(cold / result.git).toFixed(2)}x`,
       );
     }
-    console.log(`event loop: max delay ${ms(delay.max / 1e6)} (<= 50 ms), p99 ${ms(delay.percentile(99) / 1e6)}`);
+    console.log(`event loop, max delay (<= 50 ms): ${Object.entries(phases).map(([phase, max]) => `${phase} ${ms(max)}`).join(', ')}`);
+    console.log(`load average of the machine meanwhile: ${loadavg().map((value) => value.toFixed(1)).join(' ')}`);
   } finally {
     for (const host of open) await host.close();
     await rm(temp, { recursive: true, force: true });

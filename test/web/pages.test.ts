@@ -92,7 +92,7 @@ describe('web pages in headless Chromium', () => {
     await page.selectOption('select[name=repo_visibility]', 'private');
     await page.click('main button[type=submit]');
     await page.waitForURL(`${host.url}/privy/secret`);
-    expect(await page.textContent('h1')).toContain('Private');
+    expect(await page.textContent('h1 .badge')).toBe('Private');
 
     const anonymous = await browser.newContext();
     const stranger = await anonymous.newPage();
