@@ -169,6 +169,25 @@ describe('collaboration pages in headless Chromium', () => {
     await inspect(page, 'issues');
   }, JOURNEY_MS);
 
+  it('answers refused forms with the page and its message, never JSON', async () => {
+    const cases: Array<[string, Record<string, string>, number, string]> = [
+      ['issues/new', { title: '  ', body: 'x' }, 400, 'title is required'],
+      ['issues/1/comments', { body: '' }, 400, 'body is required'],
+      ['issues/1/state', { status: 'sideways' }, 400, 'status must be &#39;open&#39; or &#39;closed&#39;'],
+      ['labels', { name: 'bug', color: '00ff00' }, 409, 'already exists'],
+      ['labels', { name: 'new', color: 'not-a-colour' }, 400, 'color must be 6 hexadecimal digits'],
+      ['pulls', { title: 'x', base: 'main', head: 'nowhere' }, 400, 'head branch &#39;nowhere&#39; does not exist'],
+      ['settings/collaborators', { username: 'nobody-here', permission: 'read' }, 404, 'User not found'],
+      ['settings/branches', { branch: '../x' }, 400, 'branch must be a branch name or a glob'],
+    ];
+    for (const [path, form, status, message] of cases) {
+      const answer = await http(`${host.url}/olive/garden/${path}`, { headers: cookie(olive.session), form });
+      expect([answer.status, String(answer.headers['content-type'])], path).toEqual([status, 'text/html; charset=utf-8']);
+      expect(answer.text, path).toContain(message);
+      expect(answer.text, path).toContain('role="alert"');
+    }
+  }, JOURNEY_MS);
+
   it('pages a long conversation; a new comment lands on its last page', async () => {
     const page = olive.page;
     const [issue] = (await http(`${host.url}/api/v1/repos/olive/garden/issues`, { headers: bearer(olive.token) })).json;
@@ -182,7 +201,8 @@ describe('collaboration pages in headless Chromium', () => {
     await page.click('form[action$="/comments"] button[type=submit]');
     await page.waitForURL(/\/issues\/1\?page=2#comment-\d+$/);
     expect(await page.textContent('.conversation article:last-child')).toContain('The 101st comment');
-    expect(await page.textContent('nav[aria-label=Pages]')).toContain('Page 2 of 2');
+    expect(await page.getAttribute('nav[aria-label=Pages] a[rel=prev]', 'href')).toBe('/olive/garden/issues/1?page=1');
+    expect(await page.locator('nav[aria-label=Pages] a[rel=next]').count()).toBe(0);
   }, JOURNEY_MS);
 
   it('opens pull requests from the compare page and merges them with each method', async () => {

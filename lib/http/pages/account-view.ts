@@ -1,5 +1,6 @@
 import type { SessionSummary } from '../../services/credentials.js';
-import { errorBox, noticeBox, timeAgo } from './components.js';
+import { errorBox, noticeBox } from './components.js';
+import { relativeTime } from './code/links.js';
 import { csrfInput, html, page, type PageUser } from './html.js';
 
 export interface AccountModel {
@@ -12,7 +13,7 @@ export interface AccountModel {
 /** `/user/settings`: avatar upload, password change, the sessions with revoke, and a link to the API tokens page. */
 export function accountView(viewer: PageUser, model: AccountModel): string {
   const sessions = model.sessions.map(
-    (session) => html`<tr><td>Signed in ${timeAgo(session.created_at)}${session.current ? html` <strong class="badge">This browser</strong>` : ''}</td>
+    (session) => html`<tr><td>Signed in ${relativeTime(session.created_at)}${session.current ? html` <strong class="badge">This browser</strong>` : ''}</td>
 <td>expires ${session.expires_at.slice(0, 10)}</td>
 <td><form method="post" action="/user/settings/sessions/${session.id}/revoke" class="inline">${csrfInput(viewer)}<button type="submit">${session.current ? 'Sign out here' : 'Revoke'}</button></form></td></tr>`,
   );

@@ -1,4 +1,4 @@
-import { pager, timeAgo } from './components.js';
+import { pager, relativeTime } from './code/links.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { renderMarkdown } from './markdown.js';
 
@@ -19,7 +19,7 @@ function editor(viewer: PageUser, item: ConversationEntry & { editAction: string
 
 function entry(viewer: PageUser | undefined, item: ConversationEntry): SafeHtml {
   return html`<article class="comment"${item.id === undefined ? '' : html` id="comment-${item.id}"`}>
-<header class="comment-head"><a href="/${item.author}"><strong>${item.author}</strong></a> commented ${timeAgo(item.created_at)}</header>
+<header class="comment-head"><a href="/${item.author}"><strong>${item.author}</strong></a> commented ${relativeTime(item.created_at)}</header>
 <div class="markdown">${item.body.trim() ? renderMarkdown(item.body) : html`<p class="muted">No description provided.</p>`}</div>
 ${viewer && item.editAction ? editor(viewer, { ...item, editAction: item.editAction }) : ''}</article>`;
 }
@@ -49,5 +49,5 @@ export const COMMENTS_PER_PAGE = 100;
 
 /** Links to the other pages of a long conversation. */
 export function commentPager(action: string, page: number, total: number): SafeHtml | '' {
-  return pager(page, COMMENTS_PER_PAGE, total, (target) => `${action}?page=${target}`);
+  return pager((target) => `${action}?page=${target}`, page, page * COMMENTS_PER_PAGE < total);
 }

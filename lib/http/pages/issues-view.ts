@@ -2,8 +2,9 @@ import type { AccessLevel } from '../../services/permissions.js';
 import type { IssueComment, IssueSummary } from '../../services/issues.js';
 import type { LabelRow } from '../../store/queries/labels.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
-import { errorBox, labelChip, pager, plural, stateBadge, stateTabs, timeAgo } from './components.js';
+import { errorBox, labelChip, plural, stateBadge, stateTabs } from './components.js';
 import { commentForm, commentPager, conversation, stateToggle } from './conversation.js';
+import { pager, relativeTime } from './code/links.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { repoBase, repoPage } from './repo-layout.js';
 
@@ -39,7 +40,7 @@ export function issueListView(viewer: PageUser | undefined, repo: RepositoryRow,
   const rows = model.issues.map(
     (issue) => html`<li class="item"><span class="item-state">${stateBadge(issue.status)}</span>
 <a class="item-title" href="${base}/issues/${issue.number}">${issue.title}</a> ${issue.labels.map(labelChip)}
-<span class="muted">#${issue.number} opened ${timeAgo(issue.created_at)} by ${issue.author}${issue.comments ? ` · ${plural(issue.comments, 'comment')}` : ''}</span></li>`,
+<span class="muted">#${issue.number} opened ${relativeTime(issue.created_at)} by ${issue.author}${issue.comments ? ` · ${plural(issue.comments, 'comment')}` : ''}</span></li>`,
   );
   return repoPage(
     viewer,
@@ -53,7 +54,7 @@ export function issueListView(viewer: PageUser | undefined, repo: RepositoryRow,
     ])}${viewer ? html`<a class="button" href="${base}/issues/new">New issue</a>` : ''}</div>
 ${filters}
 ${rows.length ? html`<ul class="items">${rows}</ul>` : html`<p>No ${model.status} issues${model.filter.length ? ' with these labels' : ''}.</p>`}
-${pager(model.page, model.limit, model.total, (page) => listHref(repo, model.status, model.filter, page))}`,
+${pager((page) => listHref(repo, model.status, model.filter, page), model.page, model.page * model.limit < model.total)}`,
   );
 }
 
@@ -108,8 +109,8 @@ export function issueView(viewer: PageUser | undefined, repo: RepositoryRow, acc
     'issues',
     `${issue.title} #${issue.number}`,
     html`<h2 class="item-heading"><span class="title">${issue.title}</span> <span class="muted">#${issue.number}</span></h2>
-<p>${stateBadge(issue.status)} <strong>${issue.author}</strong> opened this issue ${timeAgo(issue.created_at)} · ${plural(issue.comments, 'comment')}
-${issue.status === 'closed' && issue.closed_by ? html` · closed by ${issue.closed_by} ${timeAgo(issue.closed_at)}` : ''}</p>
+<p>${stateBadge(issue.status)} <strong>${issue.author}</strong> opened this issue ${relativeTime(issue.created_at)} · ${plural(issue.comments, 'comment')}
+${issue.status === 'closed' && issue.closed_by ? html` · closed by ${issue.closed_by} ${relativeTime(issue.closed_at ?? '')}` : ''}</p>
 <p class="issue-labels">${issue.labels.length ? issue.labels.map(labelChip) : html`<span class="muted">No labels</span>`}</p>
 ${errorBox(error)}
 ${conversation(viewer, [{ author: issue.author, created_at: issue.created_at, body: issue.body }, ...model.comments.map((comment) => ({ ...comment, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))])}

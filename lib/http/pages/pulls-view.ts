@@ -4,9 +4,10 @@ import type { BranchComparison, PullComment, PullSummary } from '../../services/
 import type { CombinedStatus } from '../../services/statuses.js';
 import type { PullRow } from '../../store/queries/pulls.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
-import { errorBox, pager, stateBadge, stateTabs, timeAgo } from './components.js';
+import { errorBox, stateBadge, stateTabs } from './components.js';
 import { commentForm, commentPager, conversation, stateToggle } from './conversation.js';
 import { renderDiff } from './diff-view.js';
+import { pager, relativeTime } from './code/links.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { pathUrl, repoBase, repoPage } from './repo-layout.js';
 
@@ -31,7 +32,7 @@ export function pullListView(viewer: PageUser | undefined, repo: RepositoryRow, 
     (pull) => html`<li class="item"><span class="item-state">${stateBadge(pull.status)}</span>
 <a class="item-title" href="${base}/pulls/${pull.number}">${pull.title}</a>
 ${model.checks.has(pull.id) ? html`<span class="status-${model.checks.get(pull.id)!}">checks: ${model.checks.get(pull.id)!}</span>` : ''}
-<span class="muted">#${pull.number} · <code>${pull.head}</code> → <code>${pull.base}</code> · opened ${timeAgo(pull.created_at)} by ${pull.author}</span></li>`,
+<span class="muted">#${pull.number} · <code>${pull.head}</code> → <code>${pull.base}</code> · opened ${relativeTime(pull.created_at)} by ${pull.author}</span></li>`,
   );
   return repoPage(
     viewer,
@@ -44,7 +45,7 @@ ${model.checks.has(pull.id) ? html`<span class="status-${model.checks.get(pull.i
       { label: 'Closed', count: model.counts.closed, href: href('closed'), active: model.status === 'closed' },
     ])}${viewer ? html`<a class="button" href="${base}/compare">New pull request</a>` : ''}</div>
 ${rows.length ? html`<ul class="items">${rows}</ul>` : html`<p>No ${model.status} pull requests.</p>`}
-${pager(model.page, model.limit, model.total, (page) => href(model.status, page))}`,
+${pager((page) => href(model.status, page), model.page, model.page * model.limit < model.total)}`,
   );
 }
 
@@ -53,7 +54,7 @@ function commitList(repo: RepositoryRow, commits: readonly CommitSummary[]): Saf
   return html`<ol class="commit-list">${commits.map((commit) => {
     const [subject] = commit.message.split('\n');
     return html`<li><a href="${repoBase(repo)}/commit/${commit.sha}">${subject}</a>
-<span class="muted">${commit.author_name} · ${timeAgo(commit.authored_at)} · <span class="sha">${commit.sha.slice(0, 10)}</span></span></li>`;
+<span class="muted">${commit.author_name} · ${relativeTime(commit.authored_at)} · <span class="sha">${commit.sha.slice(0, 10)}</span></span></li>`;
   })}</ol>`;
 }
 
@@ -153,10 +154,10 @@ const METHODS: Array<[string, string]> = [
 function mergeBox(viewer: PageUser | undefined, repo: RepositoryRow, model: PullModel): SafeHtml {
   const { pull } = model;
   if (pull.status === 'merged') {
-    return html`<section class="merge-box" aria-label="Merge"><p>${stateBadge('merged')} <strong>${pull.merged_by ?? 'someone'}</strong> merged <code>${pull.head}</code> into <code>${pull.base}</code> ${timeAgo(pull.merged_at)}
+    return html`<section class="merge-box" aria-label="Merge"><p>${stateBadge('merged')} <strong>${pull.merged_by ?? 'someone'}</strong> merged <code>${pull.head}</code> into <code>${pull.base}</code> ${relativeTime(pull.merged_at ?? '')}
 ${pull.merge_commit_sha ? html` as <a href="${repoBase(repo)}/commit/${pull.merge_commit_sha}"><code>${pull.merge_commit_sha.slice(0, 10)}</code></a>` : ''}.</p></section>`;
   }
-  if (pull.status === 'closed') return html`<section class="merge-box" aria-label="Merge"><p>This pull request is closed${pull.closed_at ? html` (${timeAgo(pull.closed_at)})` : ''}.</p></section>`;
+  if (pull.status === 'closed') return html`<section class="merge-box" aria-label="Merge"><p>This pull request is closed${pull.closed_at ? html` (${relativeTime(pull.closed_at)})` : ''}.</p></section>`;
   const state =
     pull.mergeable === true
       ? html`<p class="status-success">This branch has no conflicts with the base branch.</p>`
@@ -201,7 +202,7 @@ ${commentForm(viewer, `${action}/comments`)}${stateForm}`;
     'pulls',
     `${pull.title} #${pull.number}`,
     html`<h2 class="item-heading"><span class="title">${pull.title}</span> <span class="muted">#${pull.number}</span></h2>
-<p>${stateBadge(state)} <strong>${pull.author}</strong> wants to merge <a href="${compareHref(repo, pull.base, pull.head)}"><code>${pull.head}</code> into <code>${pull.base}</code></a> · ${timeAgo(pull.created_at)}</p>
+<p>${stateBadge(state)} <strong>${pull.author}</strong> wants to merge <a href="${compareHref(repo, pull.base, pull.head)}"><code>${pull.head}</code> into <code>${pull.base}</code></a> · ${relativeTime(pull.created_at)}</p>
 ${errorBox(model.error)}${pullTabs(repo, pull, model.tab)}${content}`,
   );
 }

@@ -4,7 +4,8 @@ import type { BranchProtection } from '../../services/branch-protection.js';
 import type { Collaborator } from '../../services/collaborators.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { Delivery, Hook } from '../../webhooks/index.js';
-import { errorBox, noticeBox, timeAgo } from './components.js';
+import { errorBox, noticeBox } from './components.js';
+import { relativeTime } from './code/links.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { repoBase, repoPage } from './repo-layout.js';
 
@@ -124,7 +125,7 @@ function deliveryRow(frame: SettingsFrame, hook: Hook, delivery: Delivery): Safe
   const base = `${repoBase(frame.repo)}/settings/hooks/${hook.id}/deliveries/${delivery.id}`;
   return html`<tr><td><code>${delivery.guid.slice(0, 8)}</code>${delivery.redelivery ? ' (redelivery)' : ''}</td><td>${delivery.event}${delivery.action ? `.${delivery.action}` : ''}</td>
 <td class="${delivery.state === 'delivered' ? 'status-success' : delivery.state === 'failed' ? 'status-failure' : 'status-pending'}">${delivery.status}</td>
-<td>${delivery.attempts}</td><td>${timeAgo(delivery.created_at)}</td>
+<td>${delivery.attempts}</td><td>${relativeTime(delivery.created_at)}</td>
 <td><form method="post" action="${base}/redeliver" class="inline">${csrfInput(frame.viewer)}<button type="submit" aria-label="Redeliver ${delivery.guid}">Redeliver</button></form></td></tr>`;
 }
 
