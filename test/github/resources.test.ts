@@ -148,3 +148,22 @@ describe('GitHub-compatible users, repositories, refs, tags and webhooks', () =>
     expect(script.json.number).toBe(1);
   });
 });
+
+describe('commits the GitHub-compatible API makes', () => {
+  it('take their dates from the host clock and name the caller by the no-reply address', async () => {
+    const host = await startHost({ now: () => new Date('2021-02-03T04:05:06Z'), noreplyEmailDomain: 'bots.example' });
+    try {
+      await host.admin.createUser({ username: 'erin', email: 'erin@example.com', password: 'password123', fullName: 'Erin' });
+      const octokit = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: await host.admin.createToken('erin') });
+      await octokit.repos.createForAuthenticatedUser({ name: 'clocked', auto_init: true });
+      const written = await octokit.repos.createOrUpdateFileContents({ owner: 'erin', repo: 'clocked', path: 'a.txt', message: 'Add a', content: Buffer.from('a').toString('base64') });
+      const identity = { name: 'Erin', email: 'erin@bots.example', date: '2021-02-03T04:05:06Z' };
+      expect(written.data.commit).toMatchObject({ author: identity, committer: identity });
+      const [latest] = (await octokit.repos.listCommits({ owner: 'erin', repo: 'clocked' })).data;
+      expect(latest).toMatchObject({ commit: { author: identity }, author: { login: 'erin' } });
+      expect((await octokit.repos.get({ owner: 'erin', repo: 'clocked' })).data.created_at).toBe('2021-02-03T04:05:06.000Z');
+    } finally {
+      await host.close();
+    }
+  });
+});
