@@ -41,8 +41,12 @@ export interface ShownFile {
   base: RelativeBase;
 }
 
-/** How long a file page waits for its highlighting before it is served plain (and highlighted once ready). */
+/**
+ * How long a page of a small file (up to QUICK_HIGHLIGHT_BYTES) waits for its highlighting before it is served
+ * plain; larger files, whose highlighting takes longer anyway, are served plain at once until highlighted.
+ */
 export const HIGHLIGHT_WAIT_MS = 50;
+const QUICK_HIGHLIGHT_BYTES = 32 * 1024;
 
 /** A file's content: `plain` as soon as its bytes are read, `ready` once highlighted (the same for other kinds). */
 interface Shown {
@@ -52,9 +56,9 @@ interface Shown {
 
 /**
  * What file pages show, cached by blob id (plus name, display and link base): a blob never changes, so a warm
- * page costs no git run and no highlighting. Highlighting runs in worker threads; a page whose highlighting takes
- * longer than HIGHLIGHT_WAIT_MS is served plain meanwhile, so a large file costs its readers git's time, not
- * highlight.js's.
+ * page costs no git run and no highlighting. Highlighting runs in worker threads; a page whose highlighting is
+ * not ready in time (see HIGHLIGHT_WAIT_MS) is served plain meanwhile, so a large file costs its readers git's
+ * time, not highlight.js's.
  */
 export class FileContents {
   readonly #cache = new LruCache<string, Shown>(64);
@@ -71,7 +75,9 @@ export class FileContents {
       shown.ready.catch(() => this.#cache.delete(key));
     }
     let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, HIGHLIGHT_WAIT_MS, 'late')));
+    const wait = file.size <= QUICK_HIGHLIGHT_BYTES ? HIGHLIGHT_WAIT_MS : 0;
+    // An entry already highlighted wins the race even with no wait: its promise settled before the timer.
+    const waited = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, wait, 'late')));
     try {
       const first = await Promise.race([shown.ready, waited]);
       return first === 'late' ? await shown.plain : first;
