@@ -222,9 +222,17 @@ export class GitBrowser {
    * simplification). Asks for one more than `limit` so the caller knows whether an older page exists.
    */
   async log(owner: string, name: string, commit: string, path: string, skip: number, limit: number): Promise<CommitInfo[]> {
+    return this.#log(await this.#deps.gitDir(owner, name), commit, path, skip, Math.min(limit, MAX_LOG_PAGE) + 1);
+  }
+
+  /** The newest commit from `commit` that touched `path` (any commit for ''), or undefined. */
+  async lastCommit(owner: string, name: string, commit: string, path: string): Promise<CommitInfo | undefined> {
+    // Exactly one: asking git for two would walk the whole history of a path changed only once.
+    return (await this.#log(await this.#deps.gitDir(owner, name), commit, path, 0, 1))[0];
+  }
+
+  async #log(gitDir: string, commit: string, path: string, skip: number, count: number): Promise<CommitInfo[]> {
     if (!FULL_ID.test(commit)) throw new TypeError(`not a commit id: ${commit}`);
-    const gitDir = await this.#deps.gitDir(owner, name);
-    const count = Math.min(limit, MAX_LOG_PAGE) + 1;
     const key = `${gitDir}\0${commit}\0${path}\0${skip}\0${count}`;
     const cached = this.#logs.get(key);
     if (cached) return cached;

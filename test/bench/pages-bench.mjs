@@ -95,10 +95,12 @@ async function main() {
       },
       folder: async () => {
         await gitOut(repoDir, ['for-each-ref']);
+        await lastCommits('', [folder]);
         await lastCommits(`${folder}/`, await entriesOf(`main:${folder}`));
       },
       file: async () => {
         await gitOut(repoDir, ['for-each-ref']);
+        await lastCommits('', [BIG_FILE]);
         await gitOut(repoDir, ['cat-file', 'blob', `main:${BIG_FILE}`]);
       },
       commit: async () => {

@@ -103,8 +103,8 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
   }
 
   async function folderContext(repo: RepositoryRow, access: AccessLevel, at: RefPath): Promise<FolderContext> {
-    const [refs, latest] = await Promise.all([refNames(repo), browse.log(repo.owner_name, repo.name, at.commit, at.path, 0, 1)]);
-    return { repo, access, target: at, path: at.path, refs, latest: latest[0] };
+    const [refs, latest] = await Promise.all([refNames(repo), browse.lastCommit(repo.owner_name, repo.name, at.commit, at.path)]);
+    return { repo, access, target: at, path: at.path, refs, latest };
   }
 
   app.get('/explore', async (event) => {
