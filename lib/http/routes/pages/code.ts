@@ -8,7 +8,7 @@ import type { UserRow } from '../../../store/queries/users.js';
 import { currentUser } from '../../auth.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
-import type { PageUser, SafeHtml } from '../../pages/html.js';
+import type { SafeHtml } from '../../pages/html.js';
 import { renderDiff } from '../../pages/diff-view.js';
 import { LruCache } from '../../../git/lru.js';
 import { blobView } from '../../pages/code/blob.js';
@@ -21,6 +21,7 @@ import { exploreView, profileView } from '../../pages/code/people.js';
 import { folderView, sortEntries, type FolderContext, type ListedEntry } from '../../pages/code/tree.js';
 import { repoBase } from '../../pages/repo-layout.js';
 import { pathParam, queryString, readForm } from '../../validate.js';
+import { pageUserOf, repoPageRequest, type RepoPageRequest } from './page-request.js';
 
 /** Items per page of history, branches, profiles and Explore. */
 const PER_PAGE = 30;
@@ -54,15 +55,13 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
   const contents = new FileContents(ctx.highlighter);
   const renderedDiffs = new LruCache<string, SafeHtml>(32);
 
-  const pageUser = (event: H3Event, user: UserRow | undefined): PageUser | undefined => user && { username: user.username, csrf: forgery.tokenOf(event) };
+  const pageUser = (event: H3Event, viewer: UserRow | undefined) => pageUserOf(forgery, event, viewer);
 
-  /** The repository of the path if the viewer may read it, with the viewer's access level. */
-  async function openRepo(event: H3Event): Promise<{ viewer: UserRow | undefined; user: PageUser | undefined; repo: RepositoryRow; access: AccessLevel }> {
+  /** The repository of the path if the viewer may read it (404 otherwise), with the viewer's access level. */
+  async function openRepo(event: H3Event): Promise<RepoPageRequest> {
     // Someone is browsing code: have the highlighter ready before the first file is opened.
     ctx.highlighter.warm();
-    const viewer = await currentUser(ctx, event);
-    const repo = ctx.repos.visibleByName(viewer, pathParam(event, 'owner'), pathParam(event, 'repo'));
-    return { viewer, user: pageUser(event, viewer), repo, access: ctx.repos.access(viewer, repo) };
+    return repoPageRequest(ctx, forgery, event);
   }
 
   async function refNames(repo: RepositoryRow): Promise<{ branches: string[]; tags: string[] }> {
