@@ -286,7 +286,7 @@ export class PullService {
     });
     // The other open pull requests on this base follow in the background: what they show of mergeability is computed
     // from the branches when read, so only their recorded commits lag by a moment.
-    if (moved.length > 0) this.background(this.afterRefsMoved(repo, moved, merger));
+    if (moved.length > 0) this.background(() => this.afterRefsMoved(repo, moved, merger));
     if (truthy(request.deleteBranch)) await this.deleteHeadBranch(repo, pull.head, headSha, merger);
     return { sha: result.sha };
   }
@@ -343,11 +343,9 @@ export class PullService {
    */
   private prepareMerges(repo: RepositoryRow, pairs: ReadonlyArray<{ base: string | undefined; head: string | undefined }>): void {
     if (pairs.length === 0) return;
-    this.background(
-      (async () => {
-        for (const { base, head } of pairs) if (base && head) await this.git.prepareMerge(repo.owner_name, repo.name, base, head).catch(() => undefined);
-      })(),
-    );
+    this.background(async () => {
+      for (const { base, head } of pairs) if (base && head) await this.git.prepareMerge(repo.owner_name, repo.name, base, head).catch(() => undefined);
+    });
   }
 
   comments(repo: RepositoryRow, pullId: number, page: PageWindow): { items: PullComment[]; total: number } {
@@ -440,9 +438,15 @@ export class PullService {
     if (unmet.length > 0) throw notAllowed(`required status checks have not passed: ${unmet.join(', ')}`);
   }
 
-  /** Work that follows an answer: kept until done (see `idle`), its failure never breaks a request. */
-  private background(work: Promise<unknown>): void {
-    const tracked = work.catch(() => undefined).finally(() => this.pending.delete(tracked));
+  /**
+   * Work that follows an answer: kept until done (see `idle`), its failure never breaks a request. It starts on the
+   * next turn of the event loop, once the answer in hand is written: spawning git blocks the loop for a moment.
+   */
+  private background(work: () => Promise<unknown>): void {
+    const tracked = new Promise((resolve) => setImmediate(resolve))
+      .then(work)
+      .catch(() => undefined)
+      .finally(() => this.pending.delete(tracked));
     this.pending.add(tracked);
   }
 
