@@ -58,11 +58,7 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
   const pageUser = (event: H3Event, viewer: UserRow | undefined) => pageUserOf(forgery, event, viewer);
 
   /** The repository of the path if the viewer may read it (404 otherwise), with the viewer's access level. */
-  async function openRepo(event: H3Event): Promise<RepoPageRequest> {
-    // Someone is browsing code: have the highlighter ready before the first file is opened.
-    ctx.highlighter.warm();
-    return repoPageRequest(ctx, forgery, event);
-  }
+  const openRepo = (event: H3Event): Promise<RepoPageRequest> => repoPageRequest(ctx, forgery, event);
 
   async function refNames(repo: RepositoryRow): Promise<{ branches: string[]; tags: string[] }> {
     const [branches, tags] = await Promise.all([browse.refsOfKind(repo.owner_name, repo.name, 'branch'), browse.refsOfKind(repo.owner_name, repo.name, 'tag')]);
@@ -147,6 +143,9 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
 
   app.get('/:owner/:repo/src/:kind/**:rest', async (event) => {
     const { user, repo, access } = await openRepo(event);
+    // Someone is browsing code: have the highlighter's workers ready before the next file is opened (other pages
+    // do not start them: starting threads competes with the answer on a small machine).
+    ctx.highlighter.warm();
     const at = await refPath(event, repo);
     const object = await browse.objectAt(repo.owner_name, repo.name, at.commit, at.path);
     if (!object || object.type === 'commit') throw notFound('Not found');
