@@ -34,16 +34,33 @@ export function diffRefs(before: Map<string, string>, after: Map<string, string>
   return changes.sort((a, b) => (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0));
 }
 
+const MAX_KNOWN_COMMITS = 4096;
+
 /**
  * Every repository's refs, read once and kept until this process changes them: all ref changes pass through it
  * (pushes, imports, merges, seeds, renames), and each calls `forget`. Counts and listings then resolve branches
- * without running git when nothing changed.
+ * without running git when nothing changed. Commit ids found to exist are kept the same way.
  */
 export class RefCache {
   readonly #entries: LruCache<string, Promise<Map<string, string>>>;
+  /** Commit ids seen to exist, per repository, until it is forgotten (bounded per repository). */
+  readonly #commits: LruCache<string, Set<string>>;
 
   constructor(repositories = 1024) {
     this.#entries = new LruCache(repositories);
+    this.#commits = new LruCache(repositories);
+  }
+
+  /** True when `sha` was seen to be a commit of the repository since it was last forgotten. */
+  knowsCommit(gitDir: string, sha: string): boolean {
+    return this.#commits.get(gitDir)?.has(sha) ?? false;
+  }
+
+  /** Notes that `sha` is a commit of the repository (statuses ask again and again about the same few). */
+  rememberCommit(gitDir: string, sha: string): void {
+    let known = this.#commits.get(gitDir);
+    if (!known || known.size >= MAX_KNOWN_COMMITS) this.#commits.set(gitDir, (known = new Set()));
+    known.add(sha);
   }
 
   /** The refs of the repository at `gitDir` (shared: do not change the map). */
@@ -60,10 +77,12 @@ export class RefCache {
   /** Drops what is known of every repository (the repositories were replaced on disk, see host.restore). */
   clear(): void {
     this.#entries.clear();
+    this.#commits.clear();
   }
 
   /** Drops what is known of the repository: its refs changed, or it moved or went away. */
   forget(gitDir: string): void {
     this.#entries.delete(gitDir);
+    this.#commits.delete(gitDir);
   }
 }

@@ -430,7 +430,10 @@ export class GitRepositories {
   async commitExists(owner: string, name: string, sha: string): Promise<boolean> {
     if (!/^[0-9a-f]{40,64}$/.test(sha)) return false;
     const gitDir = await this.#existing(owner, name);
-    return (await this.#verifyCommit(gitDir, sha)) === sha;
+    if (this.#refs.knowsCommit(gitDir, sha)) return true;
+    const exists = (await this.#verifyCommit(gitDir, sha)) === sha;
+    if (exists) this.#refs.rememberCommit(gitDir, sha);
+    return exists;
   }
 
   /** The commit a branch, tag or full commit id names (branches first, as git does), or undefined. */

@@ -47,4 +47,16 @@ describe('the per-repository ref cache', () => {
     const files = await http(`${host.url}/api/v1/repos/${(await http(`${host.url}/api/v1/repos/alice/moved`, { headers: bearer(alice.token) })).json.id}/tree/files?branch=main`);
     expect(files.json).toEqual({ success: true, result: [] });
   });
+
+  it('remembers commits that statuses were posted on only while the repository stays what it was', async () => {
+    await newRepo(host, alice, 'statused');
+    const { main } = await pushTwoBranches(host, 'alice', alice.token, 'statused');
+    const post = () => http(`${host.url}/api/v1/repos/alice/statused/statuses/${main}`, { headers: bearer(alice.token), json: { state: 'success', context: 'ci' } });
+    expect((await post()).status).toBe(200);
+    expect((await post()).status).toBe(200);
+    // Deleted and created again without that history: the commit is no longer one of its commits.
+    expect((await http(`${host.url}/api/v1/repos/alice/statused`, { method: 'DELETE', headers: bearer(alice.token) })).status).toBe(204);
+    await newRepo(host, alice, 'statused');
+    expect((await post()).status).toBe(404);
+  });
 });
