@@ -83,9 +83,10 @@ try {
 
   await api('/hooks', { url: `http://127.0.0.1:${receiver.address().port}/hook`, events: ['*'] });
   const hookedRate = await statusesPerSecond();
-  // The pushes measured below queue behind the status deliveries of the same hook: let those go out first.
+  // The pushes measured below queue behind the status deliveries of the same hook: let those go out first. A hook
+  // holds at most 1,000 waiting deliveries; beyond that events are recorded as not sent, so not all of them arrive.
   const drainStarted = performance.now();
-  while (statusEvents < STATUS_REQUESTS) await new Promise((resolve) => setTimeout(resolve, 20));
+  await host.idle();
   const drainSeconds = (performance.now() - drainStarted) / 1000;
 
   const latencies = [];
@@ -105,7 +106,7 @@ try {
   console.log(`\nresults (${PUSHES} pushes; ${STATUS_REQUESTS} status posts with ${CONCURRENCY} connections)`);
   console.log(`  push returned -> webhook arrived: median ${fmt(median(latencies))}, p99 ${fmt(percentile(latencies, 99))}, max ${fmt(Math.max(...latencies))}   (targets: median <= 20 ms, p99 <= 100 ms)`);
   console.log(`  POST /statuses/:sha without hooks: ${bareRate.toFixed(0)} requests/s`);
-  console.log(`  POST /statuses/:sha with a hook on every event: ${hookedRate.toFixed(0)} requests/s (its ${STATUS_REQUESTS} deliveries all out ${drainSeconds.toFixed(1)} s after the last answer)`);
+  console.log(`  POST /statuses/:sha with a hook on every event: ${hookedRate.toFixed(0)} requests/s (${statusEvents} of its ${STATUS_REQUESTS} status events delivered, the last ${drainSeconds.toFixed(1)} s after the last answer; the rest found the hook's 1,000 places full)`);
 } finally {
   await pool.close();
   await host.close();
