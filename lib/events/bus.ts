@@ -33,6 +33,11 @@ export class HostEvents {
     return () => this.off(name, listener);
   }
 
+  /** Whether anyone in the process listens for events of that name. */
+  hears(name: RepoEventName): boolean {
+    return (this.#listeners.get(name)?.size ?? 0) > 0 || (this.#listeners.get('*')?.size ?? 0) > 0;
+  }
+
   off(name: RepoEventName | '*', listener: EventListener<never>): void {
     this.#listeners.get(name)?.delete(listener as EventListener<RepoEventName>);
   }

@@ -3,6 +3,7 @@ import type { GitHubShapes } from '../github/shapes.js';
 import type { PushedRef } from '../git/push-commits.js';
 import type { RefChange } from '../git/refs.js';
 import type { WriteTx } from '../store/database.js';
+import type { HookRow } from '../store/queries/webhooks.js';
 import { repositoryById, type RepositoryRow } from '../store/queries/repositories.js';
 import type { UserRow } from '../store/queries/users.js';
 import { userById } from '../store/queries/users.js';
@@ -12,8 +13,10 @@ import type { RepoEventMap, RepoEventName } from './types.js';
 
 /** Where recorded events go besides the in-process listeners: the webhook outbox (lib/webhooks). */
 export interface EventOutbox {
-  /** Records deliveries inside the write; returns the hooks to wake once it is durable. */
-  enqueue(tx: WriteTx, repoId: number, event: { event: string; action: string | null; payload: string; guid: () => string; now: string }): number[];
+  /** The active hooks of the repository subscribed to the event. */
+  subscribers(tx: WriteTx, repoId: number, event: string): HookRow[];
+  /** Records a delivery for each of `hooks` inside the write; returns the hooks to wake once it is durable. */
+  enqueue(tx: WriteTx, hooks: readonly HookRow[], event: { event: string; action: string | null; payload: string; guid: () => string; now: string }): number[];
   wake(hookIds: readonly number[]): void;
 }
 
@@ -41,17 +44,28 @@ export class EventRecorder {
 
   /**
    * `repo` is re-read inside the write (a rename may have happened since the request looked it up); `sender` is who
-   * caused the event, the owner when nobody did.
+   * caused the event, the owner when nobody did. `fields` may be given as a function: it is called only when a hook
+   * or a listener in the process is there to be told (building a pull request's shape reads rows).
    */
-  record<N extends Exclude<RepoEventName, 'ping'>>(tx: WriteTx, repo: Pick<RepositoryRow, 'id'>, sender: UserRow | undefined, name: N, fields: EventFields<N>): void {
+  record<N extends Exclude<RepoEventName, 'ping'>>(
+    tx: WriteTx,
+    repo: Pick<RepositoryRow, 'id'>,
+    sender: UserRow | undefined,
+    name: N,
+    fields: EventFields<N> | (() => EventFields<N>),
+  ): void {
     const current = repositoryById(tx, repo.id);
     if (!current) return;
+    const hooks = this.outbox.subscribers(tx, current.id, name);
+    // Nobody to tell: no payload is built. A listener added after this write began does not hear of it.
+    if (hooks.length === 0 && !this.bus.hears(name)) return;
+    const given = typeof fields === 'function' ? fields() : fields;
     const actor = sender ?? userById(tx, current.owner_id)!;
-    const payload = { ...fields, repository: this.shapes.repository(tx, current), sender: this.shapes.user(actor) } as RepoEventMap[N];
-    const action = 'action' in fields && typeof fields.action === 'string' ? fields.action : undefined;
-    const hooks = this.outbox.enqueue(tx, current.id, { event: name, action: action ?? null, payload: JSON.stringify(payload), guid: randomUUID, now: this.now() });
+    const payload = { ...given, repository: this.shapes.repository(tx, current), sender: this.shapes.user(actor) } as RepoEventMap[N];
+    const action = 'action' in given && typeof given.action === 'string' ? given.action : undefined;
+    const woken = hooks.length === 0 ? [] : this.outbox.enqueue(tx, hooks, { event: name, action: action ?? null, payload: JSON.stringify(payload), guid: randomUUID, now: this.now() });
     tx.onDurable(() => {
-      this.outbox.wake(hooks);
+      this.outbox.wake(woken);
       this.bus.emit({ name, action, payload });
     });
   }

@@ -209,9 +209,10 @@ export class IssueService {
   }
 
   private recordIssueEvent(tx: WriteTx, repo: RepositoryRow, sender: UserRow, issueId: number, action: IssuesEvent['action'], changes?: EditChanges): void {
-    const current = repositoryById(tx, repo.id)!;
-    const issue = this.events.github.issue(tx, current, issueInRepository(tx, repo.id, issueId)!);
-    this.events.record(tx, repo, sender, 'issues', { action, issue, ...(changes ? { changes } : {}) });
+    this.events.record(tx, repo, sender, 'issues', () => {
+      const issue = this.events.github.issue(tx, repositoryById(tx, repo.id)!, issueInRepository(tx, repo.id, issueId)!);
+      return { action, issue, ...(changes ? { changes } : {}) };
+    });
   }
 
   private recordCommentEvent(
@@ -223,13 +224,15 @@ export class IssueService {
     action: IssueCommentEvent['action'],
     changes?: IssueCommentEvent['changes'],
   ): void {
-    const current = repositoryById(tx, repo.id)!;
-    const issue = issueInRepository(tx, repo.id, issueId)!;
-    this.events.record(tx, repo, sender, 'issue_comment', {
-      action,
-      issue: this.events.github.issue(tx, current, issue),
-      comment: this.events.github.comment(tx, current, issue.number, comment),
-      ...(changes ? { changes } : {}),
+    this.events.record(tx, repo, sender, 'issue_comment', () => {
+      const current = repositoryById(tx, repo.id)!;
+      const issue = issueInRepository(tx, repo.id, issueId)!;
+      return {
+        action,
+        issue: this.events.github.issue(tx, current, issue),
+        comment: this.events.github.comment(tx, current, issue.number, comment),
+        ...(changes ? { changes } : {}),
+      };
     });
   }
 

@@ -404,9 +404,10 @@ export class PullService {
     pullId: number,
     fields: Pick<PullRequestEvent, 'action' | 'changes' | 'before' | 'after'>,
   ): void {
-    const current = repositoryById(tx, repo.id)!;
-    const pull = pullInRepository(tx, repo.id, pullId)!;
-    this.events.record(tx, repo, sender, 'pull_request', { ...fields, number: pull.number, pull_request: this.events.github.pull(tx, current, pull) });
+    this.events.record(tx, repo, sender, 'pull_request', () => {
+      const pull = pullInRepository(tx, repo.id, pullId)!;
+      return { ...fields, number: pull.number, pull_request: this.events.github.pull(tx, repositoryById(tx, repo.id)!, pull) };
+    });
   }
 
   /** GitHub reports conversation comments of a pull request as `issue_comment` on its issue. */
@@ -419,13 +420,15 @@ export class PullService {
     action: IssueCommentEvent['action'],
     changes?: IssueCommentEvent['changes'],
   ): void {
-    const current = repositoryById(tx, repo.id)!;
-    const pull = pullInRepository(tx, repo.id, pullId)!;
-    this.events.record(tx, repo, sender, 'issue_comment', {
-      action,
-      issue: this.events.github.pullAsIssue(tx, current, pull),
-      comment: this.events.github.comment(tx, current, pull.number, comment),
-      ...(changes ? { changes } : {}),
+    this.events.record(tx, repo, sender, 'issue_comment', () => {
+      const current = repositoryById(tx, repo.id)!;
+      const pull = pullInRepository(tx, repo.id, pullId)!;
+      return {
+        action,
+        issue: this.events.github.pullAsIssue(tx, current, pull),
+        comment: this.events.github.comment(tx, current, pull.number, comment),
+        ...(changes ? { changes } : {}),
+      };
     });
   }
 

@@ -88,7 +88,7 @@ export class CommitStatusService {
     const row = insertCommitStatus(tx, status);
     const sender = status.creatorId === null ? undefined : userById(tx, status.creatorId);
     const repo = repositoryById(tx, status.repoId)!;
-    this.events.record(tx, repo, sender, 'status', {
+    this.events.record(tx, repo, sender, 'status', () => ({
       id: row.id,
       sha: row.sha,
       name: `${repo.owner_name}/${repo.name}`,
@@ -99,7 +99,7 @@ export class CommitStatusService {
       branches: branchesAt(tx, status.repoId, row.sha).map((name) => ({ name, commit: { sha: row.sha } })),
       created_at: row.created_at,
       updated_at: row.updated_at,
-    });
+    }));
     return row;
   }
 

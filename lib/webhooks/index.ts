@@ -1,7 +1,7 @@
 import type { EventOutbox } from '../events/recorder.js';
 import type { GitHubShapes } from '../github/shapes.js';
 import type { Store } from '../store/database.js';
-import { enqueueDeliveries } from './outbox.js';
+import { enqueueDeliveries, subscribersOf } from './outbox.js';
 import { WebhookService } from './service.js';
 import { DeliveryWorker, type DeliveryPolicy } from './worker.js';
 
@@ -21,6 +21,6 @@ export function createWebhooks(store: Store, shapes: GitHubShapes, policy: Deliv
   return {
     worker,
     service: new WebhookService(store, worker, shapes, policy.allowLocalNetwork, () => now().toISOString()),
-    outbox: { enqueue: enqueueDeliveries, wake: (hookIds) => worker.wake(hookIds) },
+    outbox: { subscribers: subscribersOf, enqueue: enqueueDeliveries, wake: (hookIds) => worker.wake(hookIds) },
   };
 }

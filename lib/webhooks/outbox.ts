@@ -20,12 +20,16 @@ export function subscribes(hook: Pick<HookRow, 'active' | 'events'>, event: stri
   return events.includes('*') || events.includes(event);
 }
 
+/** The active hooks of the repository that subscribe to the event. */
+export function subscribersOf(tx: WriteTx, repoId: number, event: string): HookRow[] {
+  return hooksOfRepository(tx, repoId).filter((hook) => subscribes(hook, event));
+}
+
 /**
- * Records a delivery of the event for every active hook of the repository that subscribes to it, inside the write
- * that made the change: the outbox. Returns the hooks that have something new to send.
+ * Records a delivery of the event for each of `hooks` (see subscribersOf), inside the write that made the change:
+ * the outbox. Returns the hooks that have something new to send.
  */
-export function enqueueDeliveries(tx: WriteTx, repoId: number, entry: OutboxEntry): number[] {
-  const hooks = hooksOfRepository(tx, repoId).filter((hook) => subscribes(hook, entry.event));
+export function enqueueDeliveries(tx: WriteTx, hooks: readonly Pick<HookRow, 'id'>[], entry: OutboxEntry): number[] {
   for (const hook of hooks) enqueueFor(tx, hook.id, entry, false);
   return hooks.map((hook) => hook.id);
 }
