@@ -78,6 +78,8 @@ export class GitRepositories {
   readonly #mergeable = new LruCache<string, boolean>(4096);
   /** A pull request's own commits as the push event of its merge lists them, by the pair (see `#commitsOfHead`). */
   readonly #pullCommits = new LruCache<string, Promise<PushedCommit[]>>(256);
+  /** Changed files of a pair of commits: what two commit ids give never changes (patches are bounded in size). */
+  readonly #changedFiles = new LruCache<string, Promise<ChangedFile[]>>(64);
   readonly #maintenance: Maintenance;
   readonly #importTimeoutMs: number;
   readonly #import: { maxBytes: number; lowSpeedBytes: number; lowSpeedSeconds: number };
@@ -348,8 +350,17 @@ export class GitRepositories {
     return this.#existing(owner, name).then((gitDir) => commitsBetween(gitDir, base, head));
   }
 
-  changedFiles(owner: string, name: string, base: string, head: string): Promise<ChangedFile[]> {
-    return this.#existing(owner, name).then((gitDir) => changedFiles(gitDir, base, head));
+  async changedFiles(owner: string, name: string, base: string, head: string): Promise<ChangedFile[]> {
+    const gitDir = await this.#existing(owner, name);
+    const key = `${gitDir}\0${base}\0${head}`;
+    let files = this.#changedFiles.get(key);
+    if (!files) {
+      files = changedFiles(gitDir, base, head);
+      // A failure is not kept: the next request asks git again.
+      files.catch(() => this.#changedFiles.delete(key));
+      this.#changedFiles.set(key, files);
+    }
+    return files;
   }
 
   async diffStream(owner: string, name: string, base: string, head: string, kind: 'diff' | 'patch'): Promise<Readable> {
