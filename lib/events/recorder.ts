@@ -44,22 +44,23 @@ export class EventRecorder {
 
   /**
    * `repo` is re-read inside the write (a rename may have happened since the request looked it up); `sender` is who
-   * caused the event, the owner when nobody did. `fields` may be given as a function: it is called only when a hook
-   * or a listener in the process is there to be told (building a pull request's shape reads rows).
+   * caused the event, the owner when nobody did. `fields` may be given as a function of that re-read repository: it
+   * is called only when a hook or a listener in the process is there to be told (building a pull request's shape
+   * reads rows).
    */
   record<N extends Exclude<RepoEventName, 'ping'>>(
     tx: WriteTx,
     repo: Pick<RepositoryRow, 'id'>,
     sender: UserRow | undefined,
     name: N,
-    fields: EventFields<N> | (() => EventFields<N>),
+    fields: EventFields<N> | ((repo: RepositoryRow) => EventFields<N>),
   ): void {
     const current = repositoryById(tx, repo.id);
     if (!current) return;
     const hooks = this.outbox.subscribers(tx, current.id, name);
     // Nobody to tell: no payload is built. A listener added after this write began does not hear of it.
     if (hooks.length === 0 && !this.bus.hears(name)) return;
-    const given = typeof fields === 'function' ? fields() : fields;
+    const given = typeof fields === 'function' ? fields(current) : fields;
     const actor = sender ?? userById(tx, current.owner_id)!;
     const payload = { ...given, repository: this.shapes.repository(tx, current), sender: this.shapes.user(actor) } as RepoEventMap[N];
     const action = 'action' in given && typeof given.action === 'string' ? given.action : undefined;

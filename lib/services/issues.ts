@@ -209,8 +209,8 @@ export class IssueService {
   }
 
   private recordIssueEvent(tx: WriteTx, repo: RepositoryRow, sender: UserRow, issueId: number, action: IssuesEvent['action'], changes?: EditChanges): void {
-    this.events.record(tx, repo, sender, 'issues', () => {
-      const issue = this.events.github.issue(tx, repositoryById(tx, repo.id)!, issueInRepository(tx, repo.id, issueId)!);
+    this.events.record(tx, repo, sender, 'issues', (current) => {
+      const issue = this.events.github.issue(tx, current, issueInRepository(tx, repo.id, issueId)!);
       return { action, issue, ...(changes ? { changes } : {}) };
     });
   }
@@ -224,8 +224,7 @@ export class IssueService {
     action: IssueCommentEvent['action'],
     changes?: IssueCommentEvent['changes'],
   ): void {
-    this.events.record(tx, repo, sender, 'issue_comment', () => {
-      const current = repositoryById(tx, repo.id)!;
+    this.events.record(tx, repo, sender, 'issue_comment', (current) => {
       const issue = issueInRepository(tx, repo.id, issueId)!;
       return {
         action,

@@ -404,9 +404,9 @@ export class PullService {
     pullId: number,
     fields: Pick<PullRequestEvent, 'action' | 'changes' | 'before' | 'after'>,
   ): void {
-    this.events.record(tx, repo, sender, 'pull_request', () => {
+    this.events.record(tx, repo, sender, 'pull_request', (current) => {
       const pull = pullInRepository(tx, repo.id, pullId)!;
-      return { ...fields, number: pull.number, pull_request: this.events.github.pull(tx, repositoryById(tx, repo.id)!, pull) };
+      return { ...fields, number: pull.number, pull_request: this.events.github.pull(tx, current, pull) };
     });
   }
 
@@ -420,8 +420,7 @@ export class PullService {
     action: IssueCommentEvent['action'],
     changes?: IssueCommentEvent['changes'],
   ): void {
-    this.events.record(tx, repo, sender, 'issue_comment', () => {
-      const current = repositoryById(tx, repo.id)!;
+    this.events.record(tx, repo, sender, 'issue_comment', (current) => {
       const pull = pullInRepository(tx, repo.id, pullId)!;
       return {
         action,
