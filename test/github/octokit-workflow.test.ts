@@ -148,7 +148,7 @@ describe('the GitHub-compatible API driven by the real @octokit/rest', () => {
       expect(await readFile(join(dir, 'README.md'), 'utf8')).toBe('# bot-target\n\nNow with a bot.\n');
       expect(await readFile(join(dir, 'docs/new.md'), 'utf8')).toBe('docs\n');
       expect(await readFile(join(dir, 'data.bin'))).toEqual(binaryBytes);
-      expect(await git(dir, ['log', '--format=%s|%an|%ae', 'HEAD'], work.path)).toBe(
+      expect(await git(dir, ['log', '--topo-order', '--format=%s|%an|%ae', 'HEAD'], work.path)).toBe(
         [
           'Merge the bot|Alice Liddell|alice@users.noreply.repohost',
           'Add docs|Alice Liddell|alice@users.noreply.repohost',
