@@ -57,61 +57,71 @@ const STATUS_NAMES: Readonly<Record<string, ChangedFile['status']>> = { A: 'adde
 
 /**
  * What `head` changes against its merge base with `base` (`git diff base...head`), renames detected: per file its
- * status, line counts and patch. Two git runs: `--raw --numstat` for the list, `--patch` for the texts; both list
- * files in the same order, so the n-th patch belongs to the n-th file.
+ * status, line counts and patch. One git run (`-z --raw --patch`): the raw records name the files, then the patches
+ * follow in the same order, so the n-th patch belongs to the n-th file; the line counts are those of the patch (what
+ * `--numstat` would count again in a second diff of every file).
  */
 export async function changedFiles(gitDir: string, base: string, head: string, options: { maxPatchBytes?: number; direct?: boolean } = {}): Promise<ChangedFile[]> {
   checkIds(base, head);
   // `direct`: what head changes against base itself (a commit against its parent, or the empty tree for a root).
   const range = options.direct ? [base, head] : [`${base}...${head}`];
-  const [listing, patches] = await Promise.all([
-    runGit(['diff', '-z', '-M', '--raw', '--numstat', ...range, '--'], { gitDir }),
-    runGit(['diff', '-M', '--patch', ...range, '--'], { gitDir }),
-  ]);
-  const files = parseRawNumstat(listing.stdout.toString('utf8'));
-  const texts = splitPatches(patches.stdout.toString('utf8'));
+  const { stdout } = await runGit(['diff', '-z', '-M', '--raw', '--patch', ...range, '--'], { gitDir });
+  const { files, patchText } = parseRaw(stdout.toString('utf8'));
+  const texts = splitPatches(patchText);
   const limit = options.maxPatchBytes ?? DEFAULT_MAX_PATCH_BYTES;
   files.forEach((file, index) => {
     const text = texts[index];
-    if (file.binary || text === undefined) return;
-    const hunks = text.indexOf('\n@@');
+    const hunks = text === undefined ? -1 : text.indexOf('\n@@');
+    // No hunk: a binary file ("Binary files … differ"), or only a mode or a name changed.
     if (hunks === -1) return;
-    const patch = text.slice(hunks + 1).replace(/\n$/, '');
-    if (Buffer.byteLength(patch) > limit) file.entry.patch_omitted = true;
-    else file.entry.patch = patch;
+    const patch = text!.slice(hunks + 1).replace(/\n$/, '');
+    countLines(file, patch);
+    if (Buffer.byteLength(patch) > limit) file.patch_omitted = true;
+    else file.patch = patch;
   });
-  return files.map((file) => file.entry);
+  return files;
 }
 
-function parseRawNumstat(output: string): Array<{ entry: ChangedFile; binary: boolean }> {
-  const tokens = output.split('\0');
-  const files: Array<{ entry: ChangedFile; binary: boolean }> = [];
+/**
+ * The raw part of `-z --raw` output (":<modes> <ids> <status>" then one path, or two for renames and copies, each
+ * ended by a NUL; an empty field ends the part) and the patch text after it. Only the raw part is split at NULs: a
+ * patch may hold one.
+ */
+function parseRaw(output: string): { files: ChangedFile[]; patchText: string } {
+  const files: ChangedFile[] = [];
   let at = 0;
-  // The raw part: ":<modes> <ids> <status>" then one path, or two for renames and copies.
-  while (at < tokens.length && tokens[at]!.startsWith(':')) {
-    const letter = tokens[at]!.split(' ').pop()!.charAt(0);
+  const field = () => {
+    const end = output.indexOf('\0', at);
+    const value = output.slice(at, end === -1 ? output.length : end);
+    at = end === -1 ? output.length : end + 1;
+    return value;
+  };
+  while (output.startsWith(':', at)) {
+    const letter = field().split(' ').pop()!.charAt(0);
     const twoPaths = letter === 'R' || letter === 'C';
-    const from = tokens[at + 1]!;
-    const to = twoPaths ? tokens[at + 2]! : from;
-    files.push({
-      entry: { filename: to, status: STATUS_NAMES[letter] ?? 'modified', additions: 0, deletions: 0, changes: 0, previous_filename: twoPaths ? from : null },
-      binary: false,
-    });
-    at += twoPaths ? 3 : 2;
+    const from = field();
+    const to = twoPaths ? field() : from;
+    files.push({ filename: to, status: STATUS_NAMES[letter] ?? 'modified', additions: 0, deletions: 0, changes: 0, previous_filename: twoPaths ? from : null });
   }
-  // The numstat part, same order: "<added>\t<deleted>\t<path>" or, for renames, "<added>\t<deleted>\t" then two paths.
-  for (const file of files) {
-    const [added, deleted, path] = (tokens[at] ?? '').split('\t');
-    at += path === '' ? 3 : 1;
-    if (added === '-') {
-      file.binary = true;
-      continue;
-    }
-    file.entry.additions = Number(added) || 0;
-    file.entry.deletions = Number(deleted) || 0;
-    file.entry.changes = file.entry.additions + file.entry.deletions;
+  if (output.startsWith('\0', at)) at += 1;
+  return { files, patchText: output.slice(at) };
+}
+
+/** Adds up the patch's added and removed lines (each hunk line's first character; `\` marks "no newline"). */
+function countLines(file: ChangedFile, patch: string): void {
+  let additions = 0;
+  let deletions = 0;
+  for (let at = 0; at < patch.length; ) {
+    const first = patch.charCodeAt(at);
+    if (first === 0x2b) additions += 1;
+    else if (first === 0x2d) deletions += 1;
+    const end = patch.indexOf('\n', at);
+    if (end === -1) break;
+    at = end + 1;
   }
-  return files;
+  file.additions = additions;
+  file.deletions = deletions;
+  file.changes = additions + deletions;
 }
 
 /** Splits a multi-file patch at each `diff --git` header. */

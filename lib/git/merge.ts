@@ -1,5 +1,5 @@
 import { isAncestor } from './ancestry.js';
-import { commitTree, readCommit, RefMovedError, updateRef, type GitIdentity } from './objects.js';
+import { commitTree, GitObjectError, readCommit, RefMovedError, updateRef, type GitIdentity } from './objects.js';
 import { madeCommit, newCommits, MAX_PUSH_COMMITS, type PushedCommit } from './push-commits.js';
 import { DEFAULT_GIT_TIMEOUT_MS, isGitError, runGit, spawnGit } from './run-git.js';
 
@@ -27,8 +27,11 @@ export class MergeRefusedError extends Error {
   }
 }
 
+/** What `git merge-tree --write-tree` gives: the merged tree (its objects written to the repository), or the conflicts. */
+export type MergedTree = { tree: string } | { conflicts: string[] };
+
 /** The three-way merge of two commits as a tree (`git merge-tree --write-tree`), or the conflicting paths. */
-export async function mergeTree(gitDir: string, ours: string, theirs: string): Promise<{ tree: string } | { conflicts: string[] }> {
+export async function mergeTree(gitDir: string, ours: string, theirs: string): Promise<MergedTree> {
   const child = spawnGit(['merge-tree', '--write-tree', '--name-only', '--no-messages', ours, theirs], { gitDir, timeoutMs: DEFAULT_GIT_TIMEOUT_MS });
   child.stdin.end();
   const chunks: Buffer[] = [];
@@ -69,16 +72,28 @@ export interface MergeResult {
 }
 
 /**
+ * What a merge needs that depends only on the pair of commit ids, so a caller may have it already: the pull
+ * request's own commits (its push event lists them) and the merged tree its mergeability was computed from.
+ */
+export interface MergeInputs {
+  headCommits(): Promise<PushedCommit[]>;
+  /** `fresh`: ask git again (a tree kept from earlier may have lost its objects to a prune or a restore). */
+  mergedTree(fresh: boolean): Promise<MergedTree>;
+}
+
+/**
  * Makes the merge of `headSha` into `base` in the bare repository and moves `refs/heads/<base>` only from
  * `baseSha` (update-ref with the old value), so a push that landed meanwhile is never lost: the merge fails.
- * The push event's commits are read while git merges: `headCommits` gives the pull request's own commits (which do
- * not depend on the merge; the caller may have them cached by the pair), and a commit made here is described from
- * what made it, so describing the move adds no git run after the ref update.
+ * The push event's commits are read while git merges, and a commit made here is described from what made it, so
+ * describing the move adds no git run after the ref update.
  */
 export async function merge(
   gitDir: string,
   options: MergeOptions,
-  headCommits: () => Promise<PushedCommit[]> = () => newCommits(gitDir, options.headSha, [options.baseSha]),
+  inputs: MergeInputs = {
+    headCommits: () => newCommits(gitDir, options.headSha, [options.baseSha]),
+    mergedTree: () => mergeTree(gitDir, options.baseSha, options.headSha),
+  },
 ): Promise<MergeResult> {
   const { baseSha, committer } = options;
   // The event is a courtesy: if describing fails, it lists no commits and the merge stands.
@@ -86,7 +101,7 @@ export async function merge(
   let sha: string;
   let commits: Promise<PushedCommit[]>;
   if (options.method === 'fast-forward') {
-    commits = described(headCommits());
+    commits = described(inputs.headCommits());
     if (!(await isAncestor(gitDir, baseSha, options.headSha))) throw new MergeRefusedError('not_fast_forward', 'base cannot be fast-forwarded to head: the branches have diverged');
     sha = options.headSha;
   } else if (options.method === 'rebase') {
@@ -96,13 +111,16 @@ export async function merge(
     commits = described(newCommits(gitDir, sha, [baseSha]));
   } else {
     // A merge commit comes on top of the pull request's commits; a squash stands alone.
-    const pulled = options.method === 'merge' ? described(headCommits()).then((theirs) => theirs.slice(1 - MAX_PUSH_COMMITS)) : Promise.resolve([]);
-    const merged = await mergeTree(gitDir, baseSha, options.headSha);
-    if ('conflicts' in merged) throw new MergeRefusedError('conflict', `merge conflict in ${merged.conflicts.join(', ')}`);
+    const pulled = options.method === 'merge' ? described(inputs.headCommits()).then((theirs) => theirs.slice(1 - MAX_PUSH_COMMITS)) : Promise.resolve([]);
     const parents = options.method === 'squash' ? [baseSha] : [baseSha, options.headSha];
-    sha = await commitTree(gitDir, { tree: merged.tree, parents, message: options.message, author: committer });
-    const made = { sha, tree: merged.tree, message: options.message, author: committer, committer };
-    const own = described(madeCommit(gitDir, made, options.method === 'squash' ? baseSha : undefined).then((commit) => [commit]));
+    const commitMerged = async (fresh: boolean) => {
+      const merged = await inputs.mergedTree(fresh);
+      if ('conflicts' in merged) throw new MergeRefusedError('conflict', `merge conflict in ${merged.conflicts.join(', ')}`);
+      return { tree: merged.tree, sha: await commitTree(gitDir, { tree: merged.tree, parents, message: options.message, author: committer }) };
+    };
+    const { tree, sha: made } = await commitMerged(false).catch((error: unknown) => (error instanceof GitObjectError ? commitMerged(true) : Promise.reject(error)));
+    sha = made;
+    const own = described(madeCommit(gitDir, { sha, tree, message: options.message, author: committer, committer }, options.method === 'squash' ? baseSha : undefined).then((commit) => [commit]));
     commits = Promise.all([pulled, own]).then(([theirs, ours]) => [...theirs, ...ours]);
   }
   try {

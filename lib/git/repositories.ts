@@ -5,7 +5,7 @@ import { conflict, invalid, notAllowed, notFound, tooLarge } from '../errors.js'
 import { GitBrowser } from './browse.js';
 import { changedFiles, commitsBetween, streamDiff, streamFormatPatch, type ChangedFile, type CommitSummary } from './diff.js';
 import { isAncestor } from './ancestry.js';
-import { merge, MergeRefusedError, mergeTree, type MergeOptions, type MergeResult } from './merge.js';
+import { merge, MergeRefusedError, mergeTree, type MergedTree, type MergeOptions, type MergeResult } from './merge.js';
 import { checkImportSource } from './import-guard.js';
 import { LruCache } from './lru.js';
 import { Maintenance } from './maintenance.js';
@@ -75,7 +75,11 @@ export class GitRepositories {
   readonly #refs = new RefCache();
   /** The hooks folder, written on the first push that has rules (repository names never start with a dot). */
   #hooks: Promise<string> | undefined;
-  readonly #mergeable = new LruCache<string, boolean>(4096);
+  /**
+   * What merging a pair gives, by the pair of commit ids: nothing (head is already in base), or merge-tree's tree
+   * or conflicts. Mergeability reads it, and the merge itself then commits the tree it found.
+   */
+  readonly #mergePreviews = new LruCache<string, Promise<MergedTree | 'up-to-date'>>(1024);
   /** A pull request's own commits as the push event of its merge lists them, by the pair (see `#commitsOfHead`). */
   readonly #pullCommits = new LruCache<string, Promise<PushedCommit[]>>(256);
   /** Changed files of a pair of commits: what two commit ids give never changes (patches are bounded in size). */
@@ -371,25 +375,41 @@ export class GitRepositories {
   /** Whether head merges into base cleanly; cached by the pair of commit ids, which is all it depends on. */
   async mergeable(owner: string, name: string, base: string, head: string): Promise<boolean> {
     const gitDir = await this.#existing(owner, name);
-    const key = `${gitDir}\0${base}\0${head}`;
-    const cached = this.#mergeable.get(key);
-    if (cached !== undefined) return cached;
-    const clean = (await isAncestor(gitDir, head, base)) ? false : 'tree' in (await mergeTree(gitDir, base, head));
-    this.#mergeable.set(key, clean);
-    return clean;
+    const preview = await this.#mergePreview(gitDir, base, head);
+    return preview !== 'up-to-date' && 'tree' in preview;
   }
 
-  /** Works out ahead of a merge of the pair what it will need: mergeability and the commits its push event lists. */
+  #mergePreview(gitDir: string, base: string, head: string, fresh = false): Promise<MergedTree | 'up-to-date'> {
+    const key = `${gitDir}\0${base}\0${head}`;
+    let preview = fresh ? undefined : this.#mergePreviews.get(key);
+    if (!preview) {
+      preview = isAncestor(gitDir, head, base).then<MergedTree | 'up-to-date'>((merged) => (merged ? 'up-to-date' : mergeTree(gitDir, base, head)));
+      // A failure is not kept: the next read of the pair asks git again.
+      preview.catch(() => this.#mergePreviews.delete(key));
+      this.#mergePreviews.set(key, preview);
+    }
+    return preview;
+  }
+
+  /** Works out ahead of a merge of the pair what it will need: mergeability (with the merged tree) and the commits its push event lists. */
   async prepareMerge(owner: string, name: string, base: string, head: string): Promise<void> {
     const gitDir = await this.#existing(owner, name);
-    await Promise.all([this.mergeable(owner, name, base, head), this.#commitsOfHead(gitDir, base, head)]);
+    await Promise.all([this.#mergePreview(gitDir, base, head), this.#commitsOfHead(gitDir, base, head)]);
   }
 
   /** Merges as `merge` in merge.ts does; refusals become 405 (cannot merge) or 409 (base moved meanwhile). */
   async merge(owner: string, name: string, options: MergeOptions): Promise<MergeResult> {
     const gitDir = await this.#existing(owner, name);
+    const { baseSha, headSha } = options;
     try {
-      return await merge(gitDir, options, () => this.#commitsOfHead(gitDir, options.baseSha, options.headSha));
+      return await merge(gitDir, options, {
+        headCommits: () => this.#commitsOfHead(gitDir, baseSha, headSha),
+        // Head already in base (not yet marked merged): git's tree of the pair, which is base's own.
+        mergedTree: async (fresh) => {
+          const preview = await this.#mergePreview(gitDir, baseSha, headSha, fresh);
+          return preview === 'up-to-date' ? mergeTree(gitDir, baseSha, headSha) : preview;
+        },
+      });
     } catch (error) {
       if (error instanceof MergeRefusedError) throw error.reason === 'base_moved' ? conflict(error.message) : notAllowed(error.message);
       throw error;
@@ -476,6 +496,8 @@ export class GitRepositories {
   /** After the repositories were replaced on disk: nothing known of their refs holds any more. */
   replaced(): void {
     this.#refs.clear();
+    // Trees merge-tree wrote since the copy was taken are gone with the old repositories.
+    this.#mergePreviews.clear();
   }
 
   /** Runs pending background upkeep now and waits for it (tests and benchmarks). */

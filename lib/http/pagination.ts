@@ -13,6 +13,8 @@ export interface Page {
   readonly offset: number;
   /** Sets `X-Total-Count` and an RFC 8288 `Link` header (first, prev, next, last) and returns the items. */
   respond<T>(total: number, items: T[]): T[];
+  /** The page's share of a whole list held in memory (a pull request's commits or files), answered as `respond`. */
+  slice<T>(all: readonly T[]): T[];
 }
 
 /** A positive integer query parameter; anything else (missing, 0, negative, not a number) is `fallback`. */
@@ -51,6 +53,9 @@ export function pageOf(ctx: AppContext, event: H3Event, linkSizeParam: 'limit' |
       if (page > 1) links.push(link(1, 'first'), link(Math.min(page - 1, last), 'prev'));
       if (links.length > 0) headers.set('link', links.join(', '));
       return items;
+    },
+    slice<T>(all: readonly T[]): T[] {
+      return this.respond(all.length, all.slice(this.offset, this.offset + limit));
     },
   };
 }

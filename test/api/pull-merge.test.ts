@@ -38,18 +38,18 @@ describe('pull requests that merge (issue 8)', () => {
   }
 
   /** The history of `branch` on a fresh clone: `sha parents subject` per commit, newest first. */
-  async function freshHistory(name: string, branch = 'main'): Promise<Array<{ sha: string; parents: string[]; subject: string; tree: string }>> {
+  async function freshHistory(name: string, branch = 'main'): Promise<Array<{ sha: string; parents: string[]; subject: string; tree: string; author: string; committer: string }>> {
     counter += 1;
     const dir = join(work.path, `fresh-${counter}`);
     const remote = new URL(`${host.url}/owner/${name}.git`);
     await run('git', ['clone', '-q', '--branch', branch, remote.toString(), dir], { env: { PATH: process.env.PATH ?? '', HOME: work.path, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0' } });
-    const { stdout } = await run('git', ['log', '--format=%H%x00%P%x00%s%x00%T'], { cwd: dir });
+    const { stdout } = await run('git', ['log', '--format=%H%x00%P%x00%s%x00%T%x00%an <%ae>%x00%cn <%ce>'], { cwd: dir });
     return stdout
       .trim()
       .split('\n')
       .map((line) => {
-        const [sha, parents, subject, tree] = line.split('\0');
-        return { sha: sha!, parents: parents ? parents.split(' ') : [], subject: subject!, tree: tree! };
+        const [sha, parents, subject, tree, author, committer] = line.split('\0');
+        return { sha: sha!, parents: parents ? parents.split(' ') : [], subject: subject!, tree: tree!, author: author!, committer: committer! };
       });
   }
 
@@ -86,8 +86,17 @@ describe('pull requests that merge (issue 8)', () => {
 
     const files = await http(`${url}/pulls/${pull.id}/files`);
     expect(files.status).toBe(200);
-    const numstat = (await clone.git('diff', '--numstat', '-M', 'main...topic')).split('\n').length;
-    expect(files.json).toHaveLength(numstat);
+    // Every file's line counts as git's numstat gives them ("-" for binary), and every patch as git diff prints it.
+    const numstat = (await clone.git('diff', '--numstat', '-M', 'main...topic')).split('\n').map((line) => line.split('\t'));
+    expect(files.json.map((f: { filename: string; additions: number; deletions: number }) => [f.filename, f.additions, f.deletions])).toEqual(
+      numstat.map(([added, deleted, name]) => [name!.replace(/^old-name\.txt => /, ''), added === '-' ? 0 : Number(added), deleted === '-' ? 0 : Number(deleted)]),
+    );
+    for (const file of files.json as Array<{ filename: string; previous_filename: string | null; patch?: string }>) {
+      if (file.patch === undefined) continue;
+      const paths = file.previous_filename ? [file.previous_filename, file.filename] : [file.filename];
+      const byGit = await clone.git('diff', '-M', 'main...topic', '--', ...paths);
+      expect(byGit.slice(byGit.indexOf('\n@@') + 1)).toBe(file.patch);
+    }
     const byName = Object.fromEntries(files.json.map((f: { filename: string }) => [f.filename, f]));
     expect(byName['new-name.txt']).toMatchObject({ status: 'renamed', previous_filename: 'old-name.txt', additions: 1, deletions: 1, changes: 2 });
     expect(byName['logo.bin']).toMatchObject({ status: 'added', additions: 0, deletions: 0 });
@@ -109,6 +118,33 @@ describe('pull requests that merge (issue 8)', () => {
     expect(patch.text).toContain('Subject: [PATCH 1/3] Rename and edit');
   });
 
+  it('pages its commits and files (page, limit, X-Total-Count, Link) and leaves out a patch over the size bound', async () => {
+    const { clone, url } = await repository();
+    await clone.git('checkout', '-q', '-b', 'topic');
+    const many = Object.fromEntries(Array.from({ length: 34 }, (_, i) => [`many/f${String(i).padStart(2, '0')}.txt`, `file ${i}\n`]));
+    // 300 KiB of new lines: over the 256 KiB a patch may have.
+    await clone.commit('Many files and a big one', { ...many, 'big.txt': 'a line of the big file, long enough to count\n'.repeat(7000) });
+    for (let i = 0; i < 34; i++) await clone.commit(`Edit ${i}`, { [`many/f${String(i).padStart(2, '0')}.txt`]: `file ${i} edited\n` });
+    await clone.git('push', '-q', 'origin', 'topic');
+    const pull = await openPull(url);
+
+    const firstFiles = await http(`${url}/pulls/${pull.id}/files`);
+    expect(firstFiles.json).toHaveLength(30);
+    expect(firstFiles.headers['x-total-count']).toBe('35');
+    expect(String(firstFiles.headers.link)).toContain('rel="next"');
+    const allFiles = [...firstFiles.json, ...(await http(`${url}/pulls/${pull.id}/files?page=2`)).json];
+    expect(allFiles.map((f: { filename: string }) => f.filename)).toEqual((await clone.git('diff', '--name-only', 'main...topic')).split('\n'));
+    const big = allFiles.find((f: { filename: string }) => f.filename === 'big.txt');
+    expect(big).toMatchObject({ status: 'added', additions: 7000, deletions: 0, patch_omitted: true });
+    expect(big.patch).toBeUndefined();
+
+    const commits = await http(`${url}/pulls/${pull.id}/commits?limit=20&page=2`);
+    expect(commits.headers['x-total-count']).toBe('35');
+    expect(String(commits.headers.link)).toContain('rel="prev"');
+    const gitLog = (await clone.git('log', '--reverse', '--format=%H', 'main..topic')).split('\n');
+    expect(commits.json.map((c: { sha: string }) => c.sha)).toEqual(gitLog.slice(20));
+  });
+
   describe('each merge method gives the history git would', () => {
     async function prepared(): Promise<{ name: string; clone: Clone; url: string; base: string; topic: string[] }> {
       const repo = await repository();
@@ -127,7 +163,8 @@ describe('pull requests that merge (issue 8)', () => {
       const merged = await http(`${url}/pulls/${pull.id}/merge`, { headers: bearer(writer.token), json: { method: 'merge' } });
       expect(merged.json).toEqual({ success: true, merged: true, sha: expect.stringMatching(/^[0-9a-f]{40}$/) });
       const history = await freshHistory(name);
-      expect(history[0]).toMatchObject({ sha: merged.json.sha, parents: [base, topic[1]], subject: `Merge pull request #${pull.number} from topic` });
+      const merger = 'writer <writer@users.noreply.repohost>';
+      expect(history[0]).toMatchObject({ sha: merged.json.sha, parents: [base, topic[1]], subject: `Merge pull request #${pull.number} from topic`, author: merger, committer: merger });
       expect(history.map((c) => c.sha)).toEqual(expect.arrayContaining([...topic, base]));
       const summary = await http(`${url}/pulls/${pull.id}`);
       expect(summary.json).toMatchObject({ status: 'merged', merged: true, merged_by: 'writer', merge_commit_sha: merged.json.sha, mergeable: null });
@@ -141,9 +178,30 @@ describe('pull requests that merge (issue 8)', () => {
       const merged = await http(`${url}/pulls/${pull.id}/merge`, { headers: bearer(owner.token), json: { method: 'squash', title: 'Squashed topic', message: 'All of it' } });
       expect(merged.status).toBe(200);
       const history = await freshHistory(name);
-      expect(history[0]).toMatchObject({ sha: merged.json.sha, parents: [base], subject: 'Squashed topic' });
+      const merger = 'owner <owner@users.noreply.repohost>';
+      expect(history[0]).toMatchObject({ sha: merged.json.sha, parents: [base], subject: 'Squashed topic', author: merger, committer: merger });
       await clone.git('fetch', '-q', 'origin');
       expect(await clone.git('ls-tree', '-r', '--name-only', 'origin/main')).toBe(['README.md', 'a.txt', 'b.txt', 'c.txt', 'gone.txt', 'old-name.txt', 'src/keep.txt'].join('\n'));
+    });
+
+    it('a merge commits the tree found for mergeability, and runs merge-tree again when that tree was pruned', async () => {
+      const { name, clone, url, base, topic } = await prepared();
+      const serverRepo = join(host.options.dataDir, 'repositories', 'owner', `${name}.git`);
+      const inServer = (...args: string[]) => run('git', ['--git-dir', serverRepo, ...args], { env: { PATH: process.env.PATH ?? '', GIT_CONFIG_NOSYSTEM: '1' } });
+      // git's own merge of the pair, for the tree both methods must commit.
+      const tree = (await clone.git('merge-tree', '--write-tree', 'main', 'topic')).split('\n')[0]!;
+      const pull = await openPull(url);
+      expect((await http(`${url}/pulls/${pull.id}`)).json.mergeable).toBe(true);
+      await host.idle();
+      // Computing mergeability wrote the merged tree into the server's repository (unreachable until a merge commits it).
+      await inServer('cat-file', '-e', tree);
+      await inServer('prune', '--expire=now');
+      await expect(inServer('cat-file', '-e', tree)).rejects.toThrow();
+
+      const merged = await http(`${url}/pulls/${pull.id}/merge`, { headers: bearer(owner.token), json: { method: 'merge' } });
+      expect(merged.status).toBe(200);
+      const history = await freshHistory(name);
+      expect(history[0]).toMatchObject({ sha: merged.json.sha, parents: [base, topic[1]], tree });
     });
 
     it('rebase: the commits replayed on base, same messages and authors, linear', async () => {
@@ -205,6 +263,9 @@ describe('pull requests that merge (issue 8)', () => {
     await clone.git('push', '-q', 'origin', 'topic');
     const after = await http(`${url}/pulls/${pull.id}`);
     expect(after.json).toMatchObject({ mergeable: true, head_sha: await clone.git('rev-parse', 'topic') });
+    // The pushed commits join the pull request's commit list.
+    const commits = await http(`${url}/pulls/${pull.id}/commits`);
+    expect(commits.json.map((c: { sha: string }) => c.sha)).toEqual((await clone.git('log', '--reverse', '--topo-order', '--format=%H', 'main..topic')).split('\n'));
     expect((await http(`${url}/pulls/${pull.id}/merge`, { headers: bearer(owner.token), json: {} })).status).toBe(200);
   });
 

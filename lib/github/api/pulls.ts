@@ -82,13 +82,15 @@ export function mountPulls(app: H3, ctx: AppContext): void {
   app.get(`${PULL}/commits`, async (event) => {
     const repo = await repoOf(ctx, event);
     const pull = pullOf(ctx, repo, event);
-    const commits = await ctx.gitData.range(repo, pull.base_sha, pull.head_sha);
+    const page = githubPage(ctx, event);
+    const commits = page.slice(await ctx.gitData.range(repo, pull.base_sha, pull.head_sha));
     return commits.map((commit) => shapes.commit(ctx.store, repo, commit));
   });
 
   app.get(`${PULL}/files`, async (event) => {
     const repo = await repoOf(ctx, event);
     const pull = pullOf(ctx, repo, event);
-    return (await ctx.pulls.files(repo, pull.id)).map((file) => shapes.file(file));
+    const page = githubPage(ctx, event);
+    return page.slice(await ctx.pulls.files(repo, pull.id)).map((file) => shapes.file(file));
   });
 }

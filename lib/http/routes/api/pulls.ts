@@ -67,12 +67,14 @@ export function mountPullRoutes(app: H3, ctx: AppContext): void {
 
   app.get(`${PULL}/commits`, async (event) => {
     const repo = await repoFromPath(ctx, event);
-    return ctx.pulls.commits(repo, idParam(event, 'id'));
+    const page = pageOf(ctx, event);
+    return page.slice(await ctx.pulls.commits(repo, idParam(event, 'id')));
   });
 
   app.get(`${PULL}/files`, async (event) => {
     const repo = await repoFromPath(ctx, event);
-    return ctx.pulls.files(repo, idParam(event, 'id'));
+    const page = pageOf(ctx, event);
+    return page.slice(await ctx.pulls.files(repo, idParam(event, 'id')));
   });
 
   app.get(`${PULL}/comments`, async (event) => {
