@@ -65,6 +65,13 @@ function parseVisibility(value: unknown): boolean {
   throw invalid("repo_visibility must be 'public' or 'private'");
 }
 
+/** Gitea's `private` field: a boolean (or its text), as the visibility it names. */
+function parsePrivateFlag(value: unknown): 'private' | 'public' {
+  if (value === true || value === 'true') return 'private';
+  if (value === false || value === 'false') return 'public';
+  throw invalid('private must be true or false');
+}
+
 export class RepositoryService {
   /** Names an operation is changing right now: create, import, rename and delete all reserve them the same way. */
   private readonly names = new NameReservations();
@@ -155,6 +162,21 @@ export class RepositoryService {
     } finally {
       release();
     }
+  }
+
+  /**
+   * PATCH of a repository, as Gitea takes it: any of `name` (a rename), `description`, and the visibility as
+   * `private` (a boolean) or `visibility`. A body naming none of them is a rename without a name (400).
+   */
+  async update(viewer: Viewer, ownerName: string, repoName: string, input: { name?: unknown; description?: unknown; private?: unknown; visibility?: unknown }): Promise<RepositoryRow> {
+    const visibility = input.private === undefined ? input.visibility : parsePrivateFlag(input.private);
+    const details = input.description !== undefined || visibility !== undefined;
+    // Checked before anything changes, so a bad field never leaves a half-done update behind.
+    if (input.description !== undefined) optionalText('description', input.description, MAX_DESCRIPTION);
+    if (visibility !== undefined) parseVisibility(visibility);
+    let repo = input.name !== undefined || !details ? await this.rename(viewer, ownerName, repoName, input.name) : this.administeredBy(viewer, ownerName, repoName);
+    if (details) repo = await this.updateDetails(viewer, repo.owner_name, repo.name, { description: input.description, visibility });
+    return repo;
   }
 
   /** Changes the description and visibility (the settings page). */

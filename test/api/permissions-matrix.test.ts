@@ -33,6 +33,8 @@ describe('one permission check for API and git: {anonymous, owner, read, write, 
   let host: RepoHost;
   const users = {} as Record<Exclude<Role, 'anonymous'>, TestUser>;
   let home: { path: string; cleanup: () => Promise<void> };
+  /** The owner's pull request in each repository, for edits by others. */
+  const pulls = {} as Record<'public' | 'private', number>;
 
   beforeAll(async () => {
     host = await startHost();
@@ -42,6 +44,9 @@ describe('one permission check for API and git: {anonymous, owner, read, write, 
     for (const visibility of ['public', 'private'] as const) {
       await newRepo(host, users.owner, visibility, visibility);
       await pushTwoBranches(host, 'olivia', users.owner.token, visibility);
+      const pull = await http(`${host.url}/api/v1/repos/olivia/${visibility}/pulls`, { headers: bearer(users.owner.token), json: { title: 'Feature', head: 'feature', base: 'main' } });
+      expect(pull.status).toBe(200);
+      pulls[visibility] = pull.json.id;
       for (const role of ['read', 'write', 'admin'] as const) {
         const granted = await http(`${host.url}/api/v1/repos/olivia/${visibility}/collaborators/${users[role].username}`, {
           method: 'PUT',
@@ -82,6 +87,19 @@ describe('one permission check for API and git: {anonymous, owner, read, write, 
         // write: labels are managed with write access
         const label = await http(`${base}/labels`, { headers, json: { name: `l-${role}`, color: '00ff00' } });
         expect(label.status).toBe(expectedStatus(role, level, 'write', 200));
+        // write: others' pull requests are edited, closed and reopened with write access
+        const edit = await http(`${base}/pulls/${pulls[visibility]}`, { method: 'PATCH', headers, json: { title: `Edited by ${role}`, status: 'closed' } });
+        expect(edit.status).toBe(expectedStatus(role, level, 'write', 200));
+        if (edit.status === 200) {
+          expect(edit.json).toMatchObject({ title: `Edited by ${role}`, status: 'closed' });
+          expect((await http(`${base}/pulls/${pulls[visibility]}`, { method: 'PATCH', headers, json: { status: 'open' } })).json.status).toBe('open');
+        }
+        // admin: settings, webhooks and branch protection
+        expect((await http(base, { method: 'PATCH', headers, json: { description: `set by ${role}` } })).status).toBe(expectedStatus(role, level, 'admin', 200));
+        expect((await http(`${base}/hooks`, { headers })).status).toBe(expectedStatus(role, level, 'admin', 200));
+        const protect = await http(`${base}/branch_protections/feature`, { method: 'PUT', headers, json: { required_status_contexts: [] } });
+        expect(protect.status).toBe(expectedStatus(role, level, 'admin', 200));
+        if (protect.status === 200) expect((await http(`${base}/branch_protections/feature`, { method: 'DELETE', headers })).status).toBe(204);
         // admin: collaborators change only with admin access
         const grant = await http(`${base}/collaborators/stranger`, { method: 'PUT', headers, json: { permission: 'read' } });
         const expectedGrant = expectedStatus(role, level, 'admin', 200);

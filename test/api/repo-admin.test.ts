@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
-import { newRepo, newUser, type TestUser } from '../helpers/api.js';
+import { expectError, newRepo, newUser, type TestUser } from '../helpers/api.js';
 import { pushTwoBranches } from '../helpers/git-cli.js';
 import { bearer, cookie, http, startHost } from '../helpers/host.js';
 
@@ -41,6 +41,23 @@ describe('repository rename and delete (Gitea-style PATCH / DELETE /api/v1/repos
     expect(bad.status).toBe(400);
     expect(existsSync(folder('alice', 'one'))).toBe(true);
     expect((await http(`${host.url}/api/v1/repos/alice/one`)).status).toBe(200);
+  });
+
+  it('changes description and visibility as Gitea does (private: true | false), refusing bad values whole', async () => {
+    await newRepo(host, alice, 'details');
+    const url = `${host.url}/api/v1/repos/alice/details`;
+    const hidden = await http(url, { method: 'PATCH', headers: bearer(alice.token), json: { description: 'Now secret', private: true } });
+    expect(hidden.status, hidden.text).toBe(200);
+    expect(hidden.json).toMatchObject({ name: 'details', description: 'Now secret', private: true });
+    expect((await http(url)).status).toBe(404);
+    // A bad value changes nothing, not even the valid fields beside it.
+    expectError(await http(url, { method: 'PATCH', headers: bearer(alice.token), json: { description: 'Changed', private: 'maybe' } }), 400, 'private');
+    expectError(await http(url, { method: 'PATCH', headers: bearer(alice.token), json: { name: 'moved', visibility: 'secret' } }), 400);
+    const unchanged = await http(url, { headers: bearer(alice.token) });
+    expect(unchanged.json).toMatchObject({ name: 'details', description: 'Now secret', private: true });
+    const shown = await http(url, { method: 'PATCH', headers: bearer(alice.token), json: { private: false } });
+    expect(shown.json).toMatchObject({ description: 'Now secret', private: false });
+    expect((await http(url)).status).toBe(200);
   });
 
   it('deletes with the owner credentials: record and folder gone, the name free again', async () => {

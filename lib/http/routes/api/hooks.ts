@@ -9,7 +9,11 @@ import { repoFromPath } from './lookup.js';
 export function mountHookRoutes(app: H3, ctx: AppContext): void {
   const base = '/api/v1/repos/:owner/:repo/hooks';
 
-  app.get(base, async (event) => ctx.webhooks.list(await repoFromPath(ctx, event), await requireUser(ctx, event)));
+  app.get(base, async (event) => {
+    // Credentials first, as for every admin route: anonymous callers are asked for them (401) rather than told 404.
+    const user = await requireUser(ctx, event);
+    return ctx.webhooks.list(await repoFromPath(ctx, event), user);
+  });
 
   app.post(base, async (event) => {
     const user = await requireUser(ctx, event);
@@ -20,7 +24,10 @@ export function mountHookRoutes(app: H3, ctx: AppContext): void {
     return hook;
   });
 
-  app.get(`${base}/:id`, async (event) => ctx.webhooks.get(await repoFromPath(ctx, event), await requireUser(ctx, event), idParam(event, 'id')));
+  app.get(`${base}/:id`, async (event) => {
+    const user = await requireUser(ctx, event);
+    return ctx.webhooks.get(await repoFromPath(ctx, event), user, idParam(event, 'id'));
+  });
 
   app.patch(`${base}/:id`, async (event) => {
     const user = await requireUser(ctx, event);

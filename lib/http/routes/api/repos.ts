@@ -17,7 +17,7 @@ export function mountRepoRoutes(app: H3, ctx: AppContext): void {
   app.patch('/api/v1/repos/:owner/:repo', async (event) => {
     const user = await requireUser(ctx, event);
     const form = await readForm(event, ctx.options.maxBodyBytes);
-    return ctx.repos.summary(await ctx.repos.rename(user, pathParam(event, 'owner'), pathParam(event, 'repo'), form.name), user);
+    return ctx.repos.summary(await ctx.repos.update(user, pathParam(event, 'owner'), pathParam(event, 'repo'), form), user);
   });
 
   app.post('/api/v1/repos/:repo_id/star', async (event) => {
