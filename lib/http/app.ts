@@ -5,7 +5,7 @@ import { retryAfterOf } from './retry-after.js';
 import { currentUser } from './auth.js';
 import { RequestForgeryGuard } from './csrf.js';
 import { htmlHeaders } from './html-response.js';
-import { notFoundView } from './pages/views.js';
+import { errorView, notFoundView } from './pages/views.js';
 import { mountAssetRoutes } from './assets/index.js';
 import { mountAvatarRoutes } from './routes/api/avatar.js';
 import { mountBranchProtectionRoutes } from './routes/api/branch-protections.js';
@@ -46,8 +46,9 @@ export function errorResponse(error: unknown): { status: number; body: ErrorBody
   return { status: 500, body: { success: false, message: 'Internal server error' } };
 }
 
+/** A browser's request for a page or a form post (the API and git always answer as they do for scripts). */
 function wantsHtml(event: H3Event): boolean {
-  return !event.url.pathname.startsWith('/api/') && event.req.method === 'GET' && (event.req.headers.get('accept') ?? '').includes('text/html');
+  return !event.url.pathname.startsWith('/api/') && (event.req.headers.get('accept') ?? '').includes('text/html');
 }
 
 /** Builds the h3 app of one host: JSON API, web forms and pages, git smart HTTP. */
@@ -62,14 +63,17 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
       const { status, body } = errorResponse(error);
       // Expected refusals (a RepoHostError, 503s for a busy host included) are answers, not failures to log.
       if (status >= 500 && !isRepoHostError(error.cause)) log(`repohost: ${event.req.method} ${event.url.pathname} failed: ${(error.cause as Error)?.stack ?? error.stack}`);
-      if (status === 404 && wantsHtml(event)) {
-        const viewer = await currentUser(ctx, event).catch(() => undefined);
-        return new Response(notFoundView(viewer && { username: viewer.username, csrf: forgery.tokenOf(event) }), { status, headers: htmlHeaders() });
-      }
       // After a 413 the rest of the body is unread: close the connection instead of reading it for keep-alive.
       const headers: Record<string, string> = status === 413 ? { 'cache-control': 'no-store', connection: 'close' } : { 'cache-control': 'no-store' };
       const retryAfter = retryAfterOf(error);
       if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+      if (wantsHtml(event)) {
+        const viewer = await currentUser(ctx, event).catch(() => undefined);
+        const pageUser = viewer && { username: viewer.username, csrf: forgery.tokenOf(event) };
+        // A private repository's 404 and an unknown one's are the same page.
+        const view = status === 404 ? notFoundView(pageUser) : errorView(pageUser, status, body.message);
+        return new Response(view, { status, headers: { ...htmlHeaders(), ...headers } });
+      }
       return Response.json(body, { status, headers });
     },
   });

@@ -72,6 +72,35 @@ describe('request forgery', () => {
     expect({ status: ok.status, text: ok.text }).toEqual({ status: 200, text: 'ok' });
   });
 
+  it('lets a browser whose session cookie has ended sign in and sign up again (the forms carry that cookie token)', async () => {
+    const user = await newUser(host, 'returning');
+    const browser = { origin: host.url, 'sec-fetch-site': 'same-origin', accept: 'text/html' };
+    // Signed out elsewhere: the browser still holds the cookie of a session that is gone.
+    expect((await http(`${host.url}/logout`, { headers: cookie(user.session), form: { no_redirect: '1' } })).status).toBe(200);
+    for (const [path, form] of [
+      ['/login', { username: 'returning', password: 'password123' }],
+      ['/register', { username: 'newcomer', email: 'newcomer@example.com', password: 'password123' }],
+    ] as const) {
+      const page = await http(`${host.url}${path}`, { headers: { ...cookie(user.session), accept: 'text/html' } });
+      const token = /name="_csrf" value="([^"]+)"/.exec(page.text)?.[1];
+      expect(token, path).toBeTruthy();
+      const posted = await http(`${host.url}${path}`, { headers: { ...cookie(user.session), ...browser }, form: { ...form, _csrf: token! } });
+      expect({ path, status: posted.status, location: posted.headers.location }).toEqual({ path, status: 303, location: '/' });
+      expect(String(posted.headers['set-cookie'])).toMatch(/^token=/);
+    }
+  });
+
+  it('answers a refused browser form with an error page, not JSON', async () => {
+    const refused = await http(`${host.url}/new`, { headers: { ...cookie(victim.session), origin: host.url, accept: 'text/html,application/xhtml+xml' }, form: { name: 'no-token' } });
+    expect(refused.status).toBe(403);
+    expect(String(refused.headers['content-type'])).toMatch(/^text\/html/);
+    expect(refused.text).toContain('request-forgery token');
+    expect(refused.text).toContain('victim');
+    expect(refused.json).toBeUndefined();
+    // Scripts (no text/html in Accept) keep the JSON error.
+    expectError(await http(`${host.url}/new`, { headers: { ...cookie(victim.session), origin: host.url }, form: { name: 'no-token' } }), 403, 'request-forgery token');
+  });
+
   it('keeps the spec working for clients that are not browsers (no Origin) and for bearer and Basic requests', async () => {
     expect((await http(`${host.url}/api/v1/repos/${repoId}/star`, { method: 'POST', headers: cookie(victim.session) })).json).toEqual({ success: true, result: true });
     expect((await http(`${host.url}/api/v1/repos/${repoId}/star`, { method: 'POST', headers: cookie(victim.session) })).json).toEqual({ success: true, result: false });

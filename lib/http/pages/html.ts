@@ -40,7 +40,12 @@ export interface PageUser {
 
 /** The hidden field with the viewer's request-forgery token; every form of a signed-in viewer has it. */
 export function csrfInput(user: PageUser | undefined): SafeHtml | '' {
-  return user?.csrf ? html`<input type="hidden" name="${CSRF_FIELD}" value="${user.csrf}">` : '';
+  return csrfField(user?.csrf);
+}
+
+/** The hidden field with a request-forgery token, when the request has a session cookie to derive one from. */
+export function csrfField(token: string | undefined): SafeHtml | '' {
+  return token ? html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">` : '';
 }
 
 /** The signed-in viewer's menu: a `<details>` disclosure, so it opens with Enter/Space and needs no script. */

@@ -2,14 +2,18 @@ import type { ApiTokenRow } from '../../store/queries/credentials.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { repoList } from './code/people.js';
 import { errorBox } from './components.js';
-import { csrfInput, html, page, type PageUser } from './html.js';
+import { csrfField, csrfInput, html, page, type PageUser } from './html.js';
 
-export function registerView(user: PageUser | undefined, error?: string, values: { username?: string; email?: string } = {}): string {
+/**
+ * The sign-up and sign-in forms carry the request-forgery token of the session cookie the browser sent, if any: a
+ * cookie whose session ended (signed out elsewhere, password changed) still makes the guard ask for one.
+ */
+export function registerView(user: PageUser | undefined, csrf: string | undefined, error?: string, values: { username?: string; email?: string } = {}): string {
   return page(
     'Register',
     user,
     html`<h1>Create an account</h1>${errorBox(error)}
-<form class="card" method="post" action="/register">
+<form class="card" method="post" action="/register">${csrfField(csrf)}
 <label>Username <input name="username" autocomplete="username" required value="${values.username ?? ''}"></label>
 <label>Email <input name="email" type="email" autocomplete="email" required value="${values.email ?? ''}"></label>
 <label>Password <input name="password" type="password" autocomplete="new-password" required minlength="6"></label>
@@ -18,12 +22,12 @@ export function registerView(user: PageUser | undefined, error?: string, values:
   );
 }
 
-export function loginView(user: PageUser | undefined, error?: string, username = ''): string {
+export function loginView(user: PageUser | undefined, csrf: string | undefined, error?: string, username = ''): string {
   return page(
     'Sign in',
     user,
     html`<h1>Sign in</h1>${errorBox(error)}
-<form class="card" method="post" action="/login">
+<form class="card" method="post" action="/login">${csrfField(csrf)}
 <label>Username <input name="username" autocomplete="username" required value="${username}"></label>
 <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
 <button type="submit">Sign in</button></form>
@@ -71,4 +75,10 @@ export function homeView(user: PageUser | undefined, repos: RepositoryRow[]): st
 
 export function notFoundView(viewer: PageUser | undefined): string {
   return page('Not found', viewer, html`<h1>Not found</h1><p>There is nothing here, or you may not see it.</p>`);
+}
+
+/** Any other failed browser request: the status and the message the API would give, in a page. */
+export function errorView(viewer: PageUser | undefined, status: number, message: string): string {
+  const title = status >= 500 ? 'Something went wrong' : 'That did not work';
+  return page(title, viewer, html`<h1>${title}</h1>${errorBox(message)}<p class="muted">Error ${status}. <a href="/">Go to the start page</a>.</p>`);
 }

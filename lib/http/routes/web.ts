@@ -71,7 +71,7 @@ export function mountWebRoutes(app: H3, ctx: AppContext, guard: RequestForgeryGu
     return htmlResponse(homeView(pageUser(event, user), user ? ctx.repos.listOfOwner(user, user, FIRST_HUNDRED).items : []));
   });
 
-  app.get('/register', async (event) => htmlResponse(registerView(pageUser(event, await currentUser(ctx, event)))));
+  app.get('/register', async (event) => htmlResponse(registerView(pageUser(event, await currentUser(ctx, event)), guard.tokenOf(event))));
   app.post('/register', async (event) => {
     const form = await readForm(event, ctx.options.maxBodyBytes);
     return formAction(
@@ -80,11 +80,11 @@ export function mountWebRoutes(app: H3, ctx: AppContext, guard: RequestForgeryGu
         const user = await ctx.users.register({ username: form.username, password: form.password, email: form.email, fullName: form.full_name });
         return signIn(ctx, event, user, form);
       },
-      (message) => registerView(undefined, message, { username: String(form.username ?? ''), email: String(form.email ?? '') }),
+      (message) => registerView(undefined, guard.tokenOf(event), message, { username: String(form.username ?? ''), email: String(form.email ?? '') }),
     );
   });
 
-  app.get('/login', async (event) => htmlResponse(loginView(pageUser(event, await currentUser(ctx, event)))));
+  app.get('/login', async (event) => htmlResponse(loginView(pageUser(event, await currentUser(ctx, event)), guard.tokenOf(event))));
   app.post('/login', async (event) => {
     const form = await readForm(event, ctx.options.maxBodyBytes);
     return formAction(
@@ -96,7 +96,7 @@ export function mountWebRoutes(app: H3, ctx: AppContext, guard: RequestForgeryGu
         if (!user) throw unauthorized('Wrong username or password');
         return signIn(ctx, event, user, form);
       },
-      (message) => loginView(undefined, message, String(form.username ?? '')),
+      (message) => loginView(undefined, guard.tokenOf(event), message, String(form.username ?? '')),
     );
   });
 
