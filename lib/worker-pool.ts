@@ -4,31 +4,35 @@ interface Job<In, Out> {
   input: In;
   resolve: (value: Out) => void;
   reject: (error: Error) => void;
+  /** Ends the job that runs too long (see `jobTimeoutMs`). */
+  timer?: NodeJS.Timeout;
 }
 
 /**
  * CPU-heavy work off the event loop: a small pool of worker threads running one plain script (evaluated from a
  * string, so the same code runs from the TypeScript sources in tests and from dist/). The script answers each
- * message with `{ result }` or `{ error }`. Workers start on first use, are replaced when they crash, never keep
- * the process alive, and end with `close()`.
+ * message with `{ result }` or `{ error }`. Workers start on first use, are replaced when they crash or run a job
+ * past `jobTimeoutMs` (the job fails, the worker is ended), never keep the process alive, and end with `close()`.
  */
 export class WorkerPool<In, Out> {
   readonly #source: string;
   readonly #workerData: unknown;
   readonly #size: number;
   readonly #name: string;
+  readonly #jobTimeoutMs: number | undefined;
   readonly #idle: Worker[] = [];
   readonly #all: Worker[] = [];
   readonly #queue: Job<In, Out>[] = [];
   readonly #running = new Map<Worker, Job<In, Out>>();
   #closed = false;
 
-  /** @param name what the pool does, for the error of a job submitted after `close()` */
-  constructor(options: { source: string; workerData?: unknown; size: number; name: string }) {
+  /** @param name what the pool does, for the errors of its jobs */
+  constructor(options: { source: string; workerData?: unknown; size: number; name: string; jobTimeoutMs?: number }) {
     this.#source = options.source;
     this.#workerData = options.workerData;
     this.#size = Math.max(1, options.size);
     this.#name = options.name;
+    this.#jobTimeoutMs = options.jobTimeoutMs;
   }
 
   run(input: In): Promise<Out> {
@@ -56,8 +60,19 @@ export class WorkerPool<In, Out> {
       if (!worker) return;
       const job = this.#queue.shift()!;
       this.#running.set(worker, job);
+      if (this.#jobTimeoutMs !== undefined) job.timer = setTimeout(() => this.#abandon(worker, job), this.#jobTimeoutMs).unref();
       worker.postMessage(job.input);
     }
+  }
+
+  /** A job past its time: it fails, and its worker (busy with it, with no way to stop it) is ended and replaced. */
+  #abandon(worker: Worker, job: Job<In, Out>): void {
+    if (this.#running.get(worker) !== job) return;
+    this.#running.delete(worker);
+    this.#all.splice(this.#all.indexOf(worker), 1);
+    void worker.terminate();
+    job.reject(new Error(`${this.#name}: the job took longer than ${this.#jobTimeoutMs} ms`));
+    this.#pump();
   }
 
   #spawn(): Worker {
@@ -68,6 +83,7 @@ export class WorkerPool<In, Out> {
       const job = this.#running.get(worker);
       this.#running.delete(worker);
       this.#idle.push(worker);
+      clearTimeout(job?.timer);
       if (job) {
         if (message.error !== undefined) job.reject(new Error(message.error));
         else job.resolve(message.result as Out);
@@ -78,6 +94,7 @@ export class WorkerPool<In, Out> {
       // A crashed worker fails its job and is replaced on the next one.
       const job = this.#running.get(worker);
       this.#running.delete(worker);
+      clearTimeout(job?.timer);
       this.#all.splice(this.#all.indexOf(worker), 1);
       job?.reject(error);
       this.#pump();

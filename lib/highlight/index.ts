@@ -24,6 +24,13 @@ const BY_NAME: Readonly<Record<string, Language>> = { dockerfile: 'dockerfile', 
 
 /** Source larger than this is shown plain: highlighting cost stays bounded per file. */
 export const MAX_HIGHLIGHT_BYTES = 256 * 1024;
+/**
+ * Source with a longer line is shown plain too: highlight.js takes time growing with the square of a long token
+ * (5 KB of one identifier: 0.2 s, 40 KB: 7 s), and such lines are minified or generated code anyway.
+ */
+export const MAX_HIGHLIGHT_LINE = 1000;
+/** A highlighting that takes longer is given up (its worker ended): the file stays plain. */
+export const HIGHLIGHT_TIME_LIMIT_MS = 5000;
 
 /** The language highlight.js should use for a file name, or undefined (plain text). */
 export function languageOf(fileName: string): Language | undefined {
@@ -35,8 +42,12 @@ export function languageOf(fileName: string): Language | undefined {
 }
 
 // highlight.js is loaded in the worker by absolute paths resolved here, wherever repohost is installed.
+// Highlighting is background work (a page is served plain until it is done), so the worker lowers its own priority:
+// on Linux the nice value belongs to each thread, and setPriority(0, …) names the calling one. Elsewhere it would
+// name the whole process, so it is left as it is.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+if (process.platform === 'linux') try { require('node:os').setPriority(0, 10); } catch {}
 const hljs = require(workerData.core);
 for (const [name, path] of workerData.languages) hljs.registerLanguage(name, require(path));
 parentPort.on('message', ({ code, language }) => {
@@ -68,22 +79,34 @@ function splitLines(highlighted: string): string[] {
   return lines;
 }
 
+function longestLine(text: string): number {
+  let longest = 0;
+  for (let start = 0; start <= text.length; ) {
+    const end = text.indexOf('\n', start);
+    const stop = end === -1 ? text.length : end;
+    longest = Math.max(longest, stop - start);
+    start = stop + 1;
+  }
+  return longest;
+}
+
 export class Highlighter {
   readonly #pool: WorkerPool<{ code: string; language: Language }, string>;
 
   constructor(size = Math.max(1, availableParallelism() - 1)) {
     const require = createRequire(import.meta.url);
     const workerData = { core: require.resolve('highlight.js/lib/core'), languages: LANGUAGES.map((name) => [name, require.resolve(`highlight.js/lib/languages/${name}`)]) };
-    this.#pool = new WorkerPool({ source: WORKER_SOURCE, workerData, size, name: 'highlighter' });
+    this.#pool = new WorkerPool({ source: WORKER_SOURCE, workerData, size, name: 'highlighter', jobTimeoutMs: HIGHLIGHT_TIME_LIMIT_MS });
   }
 
   /**
    * The lines of a file as safe HTML (highlight.js escapes the source; only its own `<span class="hljs-…">` tags
-   * are markup), or undefined when the language is unknown or the text larger than MAX_HIGHLIGHT_BYTES.
+   * are markup), or undefined when the language is unknown, the text larger than MAX_HIGHLIGHT_BYTES or a line
+   * longer than MAX_HIGHLIGHT_LINE.
    */
   async lines(fileName: string, text: string): Promise<string[] | undefined> {
     const language = languageOf(fileName);
-    if (!language || Buffer.byteLength(text) > MAX_HIGHLIGHT_BYTES) return undefined;
+    if (!language || Buffer.byteLength(text) > MAX_HIGHLIGHT_BYTES || longestLine(text) > MAX_HIGHLIGHT_LINE) return undefined;
     return splitLines(await this.#pool.run({ code: text, language }));
   }
 

@@ -1,0 +1,23 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { WorkerPool } from '../lib/worker-pool.js';
+
+// Answers a number with its double; 'spin' never answers (a job that runs away).
+const SOURCE = `
+const { parentPort } = require('node:worker_threads');
+parentPort.on('message', (input) => {
+  if (input === 'spin') for (;;) {}
+  parentPort.postMessage({ result: input * 2 });
+});`;
+
+describe('WorkerPool', () => {
+  const pool = new WorkerPool<number | 'spin', number>({ source: SOURCE, size: 1, name: 'doubler', jobTimeoutMs: 300 });
+  afterAll(() => pool.close());
+
+  it('fails a job past its time limit, ends that worker, and goes on with the jobs queued behind it', async () => {
+    const spinning = pool.run('spin');
+    const queued = pool.run(21);
+    await expect(spinning).rejects.toThrow('doubler: the job took longer than 300 ms');
+    expect(await queued).toBe(42);
+    expect(await pool.run(5)).toBe(10);
+  });
+});
