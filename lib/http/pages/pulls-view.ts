@@ -6,7 +6,6 @@ import type { PullRow } from '../../store/queries/pulls.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { errorBox, stateBadge, stateTabs } from './components.js';
 import { commentForm, commentPager, conversation, stateToggle } from './conversation.js';
-import { renderDiff } from './diff-view.js';
 import { pager, relativeTime } from './code/links.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { pathUrl, repoBase, repoPage } from './repo-layout.js';
@@ -66,8 +65,8 @@ export interface CompareModel {
   branches: string[];
   base: string;
   head: string;
-  /** Absent until two different branches are chosen. */
-  comparison?: BranchComparison;
+  /** Absent until two different branches are chosen; `diff` is its files rendered (renderDiff). */
+  comparison?: BranchComparison & { diff: SafeHtml };
   error?: string;
   values?: { title?: string; description?: string };
 }
@@ -92,7 +91,7 @@ ${branchSelect('base', 'Base', model.branches, model.base)} <span aria-hidden="t
     body = html`<p>${comparison.mergeable ? html`<span class="status-success">Able to merge.</span> These branches merge without conflicts.` : html`<span class="status-failure">Cannot merge automatically.</span> These branches have conflicting changes; the pull request can still be opened.`}</p>
 ${form}
 <h3>Commits (${comparison.commits.length})</h3>${commitList(repo, comparison.commits)}
-<h3>Files changed (${comparison.files.length})</h3>${renderDiff(comparison.files)}`;
+<h3>Files changed (${comparison.files.length})</h3>${comparison.diff}`;
   }
   return repoPage(viewer, repo, access, 'pulls', 'Compare', html`<h2>Compare changes</h2>${errorBox(model.error)}${picker}${body}`);
 }
@@ -106,7 +105,8 @@ export interface PullModel {
   /** The page of the conversation shown. */
   commentPage: number;
   commits?: CommitSummary[];
-  files?: Parameters<typeof renderDiff>[0];
+  /** The files changed, rendered (renderDiff), on the files tab. */
+  diff?: SafeHtml;
   checks: CombinedStatus;
   /** Status contexts the base branch's protection requires before merging. */
   requiredContexts: string[];
@@ -187,7 +187,7 @@ export function pullView(viewer: PageUser | undefined, repo: RepositoryRow, acce
   const state = pull.status === 'merged' ? 'merged' : pull.status;
   let content: SafeHtml;
   if (model.tab === 'commits') content = commitList(repo, model.commits ?? []);
-  else if (model.tab === 'files') content = renderDiff(model.files ?? []);
+  else if (model.tab === 'files') content = model.diff ?? html``;
   else {
     const stateForm = viewer && model.canChangeState && pull.status !== 'merged' ? stateToggle(viewer, action, pull.status, 'pull request') : '';
     content = html`${conversation(viewer, [{ author: pull.author, created_at: pull.created_at, body: pull.description }, ...(model.comments ?? []).map((comment) => ({ ...comment, body: comment.text, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))])}

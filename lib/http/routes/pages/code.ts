@@ -195,7 +195,7 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
     const key = `${repo.id}\0${commit.sha}`;
     let diff = renderedDiffs.get(key);
     if (!diff) {
-      diff = renderDiff(await browse.commitDiff(repo.owner_name, repo.name, commit));
+      diff = await renderDiff(await browse.commitDiff(repo.owner_name, repo.name, commit));
       renderedDiffs.set(key, diff);
     }
     return htmlResponse(commitView(user, repo, access, commit, ctx.statuses.combinedOf(repo, commit.sha), diff));

@@ -6,6 +6,7 @@ import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import { atLeast } from '../../../services/permissions.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
+import { renderDiff } from '../../pages/diff-view.js';
 import { compareView, pullListView, pullView, type CompareModel, type PullTab } from '../../pages/pulls-view.js';
 import { pathUrl, repoBase } from '../../pages/repo-layout.js';
 import { pageOf } from '../../pagination.js';
@@ -38,7 +39,7 @@ async function renderPull(ctx: AppContext, request: RepoPageRequest, number: num
     comments: tab === 'conversation' ? ctx.pulls.comments(repo, row.id, window).items : undefined,
     commentPage: window.page,
     commits: tab === 'commits' ? await ctx.pulls.commits(repo, row.id) : undefined,
-    files: tab === 'files' ? await ctx.pulls.files(repo, row.id) : undefined,
+    diff: tab === 'files' ? await renderDiff(await ctx.pulls.files(repo, row.id)) : undefined,
     checks: ctx.statuses.combinedOf(repo, pull.head_sha),
     requiredContexts: ctx.protection.ruleFor(repo, pull.base)?.required_status_contexts ?? [],
     canChangeState: viewer !== undefined && (viewer.username === pull.author || atLeast(access, 'write')),
@@ -58,7 +59,8 @@ function parseCompareSpec(spec: string): { base: string; head: string } | undefi
 async function renderCompare(ctx: AppContext, request: RepoPageRequest, base: string, head: string, extra: Pick<CompareModel, 'error' | 'values'> = {}): Promise<string> {
   const { user, repo, access } = request;
   const branches = ctx.repos.branches(repo, MAX_LISTED_BRANCHES).items.map((branch) => branch.name);
-  const comparison = base !== head ? await ctx.pulls.compare(repo, base, head) : undefined;
+  const found = base !== head ? await ctx.pulls.compare(repo, base, head) : undefined;
+  const comparison = found && { ...found, diff: await renderDiff(found.files) };
   return compareView(user, repo, access, { branches, base, head, comparison, ...extra });
 }
 
