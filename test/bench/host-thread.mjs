@@ -1,6 +1,9 @@
 // A host in a worker thread of its own, as a server in its own process: a benchmark's client then never waits behind
 // the server's own work after an answer (background upkeep spawning git), as a client sharing the host's event loop
-// would. The handle offers what the benchmarks use: url, options.dataDir, admin.*, idle() and close().
+// would. The handle offers what the benchmarks use: url, options.dataDir, admin.*, idle(), close(), and a watch of
+// the host's own event loop: watchLoop() starts a fresh delay histogram in the host's thread, loopDelayMax() stops it
+// and answers its largest delay in milliseconds.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 
 export async function startHostThread(options) {
@@ -29,6 +32,8 @@ export async function startHostThread(options) {
     options: { dataDir },
     admin: new Proxy({}, { get: (_, name) => (...args) => call(`admin.${String(name)}`, ...args) }),
     idle: () => call('idle'),
+    watchLoop: () => call('watchLoop'),
+    loopDelayMax: () => call('loopDelayMax'),
     close: async () => {
       await call('close');
       await worker.terminate();
@@ -39,10 +44,22 @@ export async function startHostThread(options) {
 if (!isMainThread) {
   const { createRepoHost } = await import('../../dist/index.js');
   const host = await createRepoHost(workerData);
+  // A fresh histogram per watch: one re-enabled after a pause would count the pause as a delay.
+  let delay;
+  const own = {
+    watchLoop: () => {
+      delay = monitorEventLoopDelay({ resolution: 5 });
+      delay.enable();
+    },
+    loopDelayMax: () => {
+      delay.disable();
+      return delay.max / 1e6;
+    },
+  };
   parentPort.on('message', async ({ id, method, args }) => {
     try {
       const [first, second] = method.split('.');
-      const result = second ? await host[first][second](...args) : await host[first](...args);
+      const result = own[method] ? own[method]() : second ? await host[first][second](...args) : await host[first](...args);
       parentPort.postMessage({ id, result });
     } catch (error) {
       parentPort.postMessage({ id, error: String(error?.stack ?? error) });
