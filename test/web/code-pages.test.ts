@@ -324,6 +324,90 @@ describe('code pages in headless Chromium', () => {
     }
   });
 
+  it('renders XSS vectors in author names, branch and tag names, status texts and a full name as text', async () => {
+    // git keeps '<' and '>' out of names, so the author's vector breaks out of an attribute instead.
+    const author = `x" onmouseover="window.__xss='author'" y="z`;
+    const branch = `"><svg/onload=window.__xss='branch'>`;
+    const tag = `<img/src=x/onerror=window.__xss='tag'>`;
+    const status = { context: `<img src=x onerror="window.__xss='context'">`, description: `<script>window.__xss='status'</script>` };
+    const fullName = `<img src=x onerror="window.__xss='full-name'">`;
+    const signedUp = await http(`${host.url}/register`, { form: { username: 'vectorist', password: 'password123', email: 'vectorist@example.com', full_name: fullName, no_redirect: '1' } });
+    expect(signedUp.status).toBe(200);
+    const vectorSession = /token=([^;]+)/.exec(String(signedUp.headers['set-cookie']))![1]!;
+    const token = await createApiToken(host, vectorSession, 'vectorist');
+    // Private, and seen by its owner: the Explore test expects alice's repositories alone.
+    await createRepo(host, vectorSession, 'vectors', 'private');
+    const work = await tempDir('repohost-vectors-');
+    let tip: string;
+    try {
+      const run = (args: string[]) => git(work.path, args, work.path);
+      await run(['init', '-q', '.']);
+      await writeFile(join(work.path, 'a.txt'), 'a\n');
+      await run(['add', '-A']);
+      await run(['-c', `user.name=${author}`, 'commit', '-q', '-m', 'By a vector']);
+      tip = await run(['rev-parse', 'HEAD']);
+      await run(['branch', branch]);
+      await run(['tag', tag]);
+      const remote = new URL(`${host.url}/vectorist/vectors.git`);
+      remote.username = 'vectorist';
+      remote.password = token;
+      await run(['push', '-q', remote.toString(), 'main', branch, tag]);
+    } finally {
+      await work.cleanup();
+    }
+    const posted = await http(`${host.url}/api/v1/repos/vectorist/vectors/statuses/${tip}`, { headers: { authorization: `Bearer ${token}` }, json: { state: 'failure', ...status } });
+    expect(posted.status, posted.text).toBe(200);
+
+    const owner = await browser.newContext();
+    await owner.addCookies([{ name: 'token', value: vectorSession, url: host.url }]);
+    for (const [path, texts] of [
+      ['/vectorist/vectors', [author]],
+      [`/vectorist/vectors/commit/${tip}`, [author, status.context, status.description]],
+      ['/vectorist/vectors/commits/branch/main', [author]],
+      ['/vectorist/vectors/branches', [branch]],
+      ['/vectorist/vectors/tags', [tag]],
+      ['/vectorist', [fullName]],
+    ] as const) {
+      const { page, dialogs, status: code } = await open(owner, path);
+      expect({ path, code }).toEqual({ path, code: 200 });
+      const shown = (await page.textContent('main')) ?? '';
+      for (const text of texts) expect(shown, `${path} shows ${text}`).toContain(text);
+      await page.mouse.move(200, 200);
+      await page.mouse.move(400, 300);
+      expect({ path, dialogs, ran: await xssRan(page) }).toEqual({ path, dialogs: [], ran: undefined });
+      await page.close();
+    }
+    await owner.close();
+  });
+
+  it('collapses a file of more than 400 changed lines in a commit diff, and leaves the others open', async () => {
+    const token = await createApiToken(host, session, 'alice', 'diff-sizes');
+    await createRepo(host, session, 'sizes', 'private');
+    const work = await tempDir('repohost-sizes-');
+    let tip: string;
+    try {
+      const run = (args: string[]) => git(work.path, args, work.path);
+      await run(['init', '-q', '.']);
+      await run(['commit', '-q', '--allow-empty', '-m', 'Root']);
+      await writeFile(join(work.path, 'big.txt'), Array.from({ length: 401 }, (_, index) => `line ${index}`).join('\n') + '\n');
+      await writeFile(join(work.path, 'small.txt'), 'one line\n');
+      await run(['add', '-A']);
+      await run(['commit', '-q', '-m', 'Sizes']);
+      tip = await run(['rev-parse', 'HEAD']);
+      const remote = new URL(`${host.url}/alice/sizes.git`);
+      remote.username = 'alice';
+      remote.password = token;
+      await run(['push', '-q', remote.toString(), 'HEAD:main']);
+    } finally {
+      await work.cleanup();
+    }
+    const { page, status } = await open(visitor, `/alice/sizes/commit/${tip}`);
+    expect(status).toBe(200);
+    const sections = await page.$$eval('details.diff-file', (all) => all.map((section) => [section.querySelector('summary')?.textContent?.trim().split(/\s/)[0], (section as HTMLDetailsElement).open]));
+    expect(sections).toEqual([['big.txt', false], ['small.txt', true]]);
+    await page.close();
+  });
+
   it('puts a script-forbidding Content-Security-Policy on every page, the 404 page included', async () => {
     for (const path of ['/alice/code', '/alice/code/src/branch/main/src/app.ts', '/explore', '/alice', '/nobody/nothing']) {
       const answer = await http(`${host.url}${path}`, { headers: { accept: 'text/html' } });

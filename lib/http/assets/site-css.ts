@@ -11,7 +11,7 @@ header.top .spacer{flex:1}header.top nav{display:flex;gap:.75rem;align-items:cen
 .menu-items li a:hover,.menu-items li button:hover,.menu-items li a:focus,.menu-items li button:focus{background:#f6f8fa}
 .menu-items form{margin:0}
 form.card{display:grid;gap:.6rem;max-width:24rem}form.inline{display:inline}
-label{display:grid;gap:.2rem;font-weight:600}input,select,textarea{font:inherit;padding:.35rem}
+label{display:grid;gap:.2rem;font-weight:600}input,select,textarea{font:inherit;padding:.35rem;max-width:100%;min-width:0}
 button,.button{font:inherit;padding:.3rem .8rem;cursor:pointer;border:1px solid #d0d7de;border-radius:6px;background:#f6f8fa;color:#1f2328;text-decoration:none;display:inline-block}
 .error{color:#a40e26;border:1px solid #cf222e;padding:.5rem}.notice{border:1px solid #1a7f37;padding:.5rem}
 code{background:#f6f8fa;padding:.1rem .3rem;overflow-wrap:anywhere}
