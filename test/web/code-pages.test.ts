@@ -486,6 +486,15 @@ describe('accessibility and layout of every code page', () => {
     ['profile', () => '/alice'],
     ['explore', () => '/explore'],
     ['not-found', () => '/alice/nothing-here'],
+    ['start', () => '/'],
+    ['register', () => '/register'],
+    ['login', () => '/login'],
+    ['new-repository', () => '/new'],
+    ['api-tokens', () => '/alice/settings/api-tokens'],
+    ['large-file', () => '/alice/code/src/branch/main/big.txt'],
+    ['file-history', () => '/alice/code/commits/branch/main/src/app.ts'],
+    ['tag-folder', () => '/alice/code/src/tag/v1.0/docs'],
+    ['commit-file', () => `/alice/code/src/commit/${commits.first}/old-name.txt`],
   ];
 
   it.each(pages)('%s: axe reports no serious or critical violation; screenshots at 1280 and 375 px fit the width', async (name, path) => {

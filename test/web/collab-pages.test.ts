@@ -114,13 +114,26 @@ describe('collaboration pages in headless Chromium', () => {
     olive = await registerPerson('olive');
     await createRepoInBrowser(olive, 'garden');
     const copy = await workingCopy(olive, 'garden');
-    await copy.write('README.md', '# garden\n');
+    await copy.write('README.md', '# garden\n\nWhat grows **here**.\n');
     await copy.write('shared.txt', 'base\n');
+    await mkdir(join(work.path, `copy-${copies}`, 'beds'));
+    await copy.write('beds/plan.py', 'rows = 3\ncolumns = 4\nprint(rows * columns)\n');
     await copy.run('add', '.');
     await copy.run('commit', '-q', '-m', 'Initial commit');
     await copy.run('push', '-q', copy.remote, 'main');
 
+    // The pushed repository, browsed as its owner does: README, a folder, a file, a line link.
     const page = olive.page;
+    await page.goto(`${host.url}/olive/garden`);
+    expect(await page.textContent('.readme strong')).toBe('here');
+    await page.click('main a:has-text("beds")');
+    await page.waitForURL(`${host.url}/olive/garden/src/branch/main/beds`);
+    await page.click('main a:has-text("plan.py")');
+    await page.waitForURL(`${host.url}/olive/garden/src/branch/main/beds/plan.py`);
+    await page.click('a[href="#L2"]');
+    expect(page.url()).toBe(`${host.url}/olive/garden/src/branch/main/beds/plan.py#L2`);
+    expect(await page.textContent('tr#L2')).toContain('columns = 4');
+
     await page.goto(`${host.url}/olive/garden/issues`);
     await inspect(page, 'issues-empty');
     await page.click('text=New issue');

@@ -108,6 +108,11 @@ describe('webhooks', () => {
     // Twenty hooks at most.
     for (let index = 0; index < 20; index += 1) expect((await createHook({ url: receiver.url, active: false }, 'secret-repo')).status).toBe(201);
     expectError(await createHook({ url: receiver.url, active: false }, 'secret-repo'), 400, 'at most 20 webhooks');
+    // Paged like every list.
+    const paged = await http(`${api('secret-repo')}/hooks?limit=15&page=2`, { headers: bearer(owner.token) });
+    expect(paged.json).toHaveLength(5);
+    expect(paged.headers['x-total-count']).toBe('20');
+    expect(String(paged.headers.link)).toContain('rel="prev"');
   });
 
   it('sends push events for a branch created, fast-forwarded, forced and deleted, and for a tag', async () => {

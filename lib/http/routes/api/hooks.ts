@@ -12,7 +12,8 @@ export function mountHookRoutes(app: H3, ctx: AppContext): void {
   app.get(base, async (event) => {
     // Credentials first, as for every admin route: anonymous callers are asked for them (401) rather than told 404.
     const user = await requireUser(ctx, event);
-    return ctx.webhooks.list(await repoFromPath(ctx, event), user);
+    // At most 20 hooks a repository, so one page holds them all unless `limit` says less; paged like every list.
+    return pageOf(ctx, event).slice(ctx.webhooks.list(await repoFromPath(ctx, event), user));
   });
 
   app.post(base, async (event) => {
