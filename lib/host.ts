@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { H3, NodeHandler } from 'h3';
+import { acquireGitLauncher } from './git/launcher/index.js';
 import { Highlighter } from './highlight/index.js';
 import { toNodeHandler } from 'h3/node';
 import { listen, type Listener } from 'listhen';
@@ -233,6 +234,8 @@ const CLOSE_GRACE_MS = 30_000;
 export async function createRepoHost(input: RepoHostOptions = {}): Promise<RepoHost> {
   const core = await openHostCore(input);
   const { options, ctx } = core;
+  // git runs through a small launcher process once it is up (see git/launcher): forking the host blocks its loop.
+  const releaseLauncher = acquireGitLauncher();
   let listener: Listener | undefined;
   let channel: AdminChannel | undefined;
   let snapshots: Snapshots | undefined;
@@ -282,6 +285,7 @@ export async function createRepoHost(input: RepoHostOptions = {}): Promise<RepoH
             await openSnapshots.close();
           } finally {
             await core.close();
+            await releaseLauncher();
           }
         })()),
     };
@@ -290,6 +294,7 @@ export async function createRepoHost(input: RepoHostOptions = {}): Promise<RepoH
     await channel?.close().catch(() => undefined);
     await listener?.close().catch(() => undefined);
     await core.close().catch(() => undefined);
+    await releaseLauncher();
     throw error;
   }
 }

@@ -1,6 +1,5 @@
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { tmpdir } from 'node:os';
-import type { Readable, Writable } from 'node:stream';
+import { launchProcess, type GitProcess } from './launcher/index.js';
 
 /** Most stderr kept from one git run; the rest is dropped (git can be chatty on big transfers). */
 const STDERR_LIMIT = 16 * 1024;
@@ -95,8 +94,8 @@ export function runGit(args: readonly string[], options: RunGitOptions = {}): Pr
   });
 }
 
-/** A git child for streaming use: stdio pipes plus a promise of its successful exit. */
-export type GitChild = ChildProcessByStdio<Writable, Readable, Readable> & {
+/** A git child for streaming use: its stdio plus a promise of its successful exit. */
+export type GitChild = GitProcess & {
   /** Resolves when the child exits 0; rejects with GitError otherwise. Never unhandled. */
   readonly done: Promise<void>;
   /** The captured (bounded) stderr so far. */
@@ -110,11 +109,9 @@ export interface SpawnGitOptions extends Omit<RunGitOptions, 'input' | 'timeoutM
 
 /** Spawns git for streaming (transport, long walks); the caller wires stdin/stdout. */
 export function spawnGit(args: readonly string[], options: SpawnGitOptions = {}): GitChild {
-  const child = spawn('git', args as string[], {
+  const child = launchProcess('git', args, {
     cwd: options.cwd ?? options.gitDir,
     env: gitEnv(options.gitDir ? { GIT_DIR: options.gitDir, ...options.env } : options.env),
-    stdio: ['pipe', 'pipe', 'pipe'],
-    windowsHide: true,
   }) as GitChild;
   let stderr = '';
   let timedOut = false;

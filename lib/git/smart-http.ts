@@ -170,6 +170,8 @@ export async function handleSmartHttp(gitDir: string, request: SmartHttpRequest,
     idle.stop();
     child.kill('SIGTERM');
   });
+  // git that could not start ends the answer (its output would never end it).
+  child.once('error', (error: Error) => out.destroy(error));
   if (!before) child.stdout.pipe(out);
   else {
     const pass = out;

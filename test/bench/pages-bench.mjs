@@ -6,13 +6,12 @@
 // The host runs in a thread of its own (host-thread.mjs), as a server in its own process: the delay is that of the
 // host's loop, not of this client's, and the client's work never counts as the server's.
 // Run with `npm run bench:pages` (builds first). Options: BENCH_COMMITS (default 20000), BENCH_RUNS (default 5).
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHostThread } from './host-thread.mjs';
-import { buildSyntheticRepository, FILES, filePath, git, median, ms, timed } from './synthetic-repo.mjs';
+import { buildSyntheticRepository, FILES, filePath, git, gitText, median, ms, startLauncher, timed } from './synthetic-repo.mjs';
 
 const COMMITS = Number(process.env.BENCH_COMMITS ?? 20_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -38,15 +37,7 @@ async function waitFor(path, timeoutMs) {
   }
 }
 
-async function gitOut(gitDir, args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', ['--git-dir', gitDir, ...args]);
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`git ${args.join(' ')}: ${code}`))));
-  });
-}
+const gitOut = (gitDir, args) => gitText(['--git-dir', gitDir, ...args]);
 
 async function main() {
   const temp = await mkdtemp(join(tmpdir(), 'repohost-pages-bench-'));
@@ -54,6 +45,7 @@ async function main() {
   const data = join(temp, 'host');
   const hostOptions = { port: 0, dbPath: join(data, 'repohost.db'), dataDir: join(data, 'data'), bcryptCost: 4 };
   const open = [];
+  const releaseLauncher = await startLauncher();
   try {
     console.log(`building a synthetic repository: ${COMMITS} commits, ${FILES} files, plus a 2,000-line file and a 200-file commit ...`);
     const small = join(temp, 'small.git');
@@ -197,6 +189,7 @@ async function main() {
     console.log(`host's event loop, max delay (<= 50 ms): ${Object.entries(phases).filter(([phase]) => phase !== 'lastSpan').map(([phase, max]) => `${phase} ${ms(max)}`).join(', ')}`);
     console.log(`load average of the machine meanwhile: ${loadavg().map((value) => value.toFixed(1)).join(' ')}`);
   } finally {
+    await releaseLauncher();
     for (const host of open) await host.close();
     await rm(temp, { recursive: true, force: true });
   }

@@ -2,19 +2,16 @@
 // Ratios measured in the same run: GET /pulls/:id/files against `git diff --numstat` plus `git diff` of the same
 // range, and a merge through the API against `git merge-tree` + `commit-tree` + `update-ref` run by hand.
 // Run with `npm run bench:pull` (builds first). BENCH_COMMITS (default 20000), BENCH_RUNS (default 5).
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Pool } from 'undici';
 import { startHostThread } from './host-thread.mjs';
-import { buildSyntheticRepository, env, FILES, filePath, git, median, ms, timed } from './synthetic-repo.mjs';
+import { buildSyntheticRepository, FILES, filePath, git, gitText, median, ms, startLauncher, timed } from './synthetic-repo.mjs';
 
 const COMMITS = Number(process.env.BENCH_COMMITS ?? 20_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
-const run = promisify(execFile);
-const out = async (args, options = {}) => (await run('git', args, { env, maxBuffer: 256 * 1024 * 1024, ...options })).stdout.trim();
+const out = (args, options = {}) => gitText(args, options);
 
 /** A fast-import stream adding a topic branch of 50 commits off main, each changing 4 of its own 200 files. */
 function* topic(name, from, offset) {
@@ -37,6 +34,7 @@ const temp = await mkdtemp(join(tmpdir(), 'repohost-pull-bench-'));
 // The host runs in a thread of its own, as a server would (see host-thread.mjs).
 const host = await startHostThread({ port: 0, bcryptCost: 4, gitIdleTimeoutMs: 0 });
 const pools = [];
+const releaseLauncher = await startLauncher();
 try {
   const source = join(temp, 'source.git');
   console.log(`building a synthetic repository: ${COMMITS} commits ...`);
@@ -106,7 +104,7 @@ try {
     const byHand = async () => {
       const tree = await out(['--git-dir', repoDir, 'merge-tree', '--write-tree', base, head]);
       const commit = await out(['--git-dir', repoDir, 'commit-tree', tree.split('\n')[0], '-p', base, '-p', head, '-m', 'by hand'], {
-        env: { ...env, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@e', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@e' },
+        env: { GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@e', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@e' },
       });
       await out(['--git-dir', repoDir, 'update-ref', `refs/heads/by-hand-${r}`, commit, base]);
     };
@@ -139,6 +137,7 @@ try {
   row('POST /pulls/:id/merge (HTTP round trip)', mergeApi, mergeGit, '<= 1.3x');
   row('for reference: PATCH /pulls/:id (an API write, no git)', plainWrite);
 } finally {
+  await releaseLauncher();
   for (const pool of pools) await pool.close();
   await host.close();
   await rm(temp, { recursive: true, force: true });

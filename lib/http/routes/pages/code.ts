@@ -149,14 +149,15 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
     const at = await refPath(event, repo);
     const object = await browse.objectAt(repo.owner_name, repo.name, at.commit, at.path);
     if (!object || object.type === 'commit') throw notFound('Not found');
-    const context = await folderContext(repo, access, at);
+    // The header (refs, last commit) and the body are read from git side by side.
+    const context = folderContext(repo, access, at);
     if (object.type === 'tree') {
-      const { entries, readme } = await folderContents(repo, at, object.oid);
-      return htmlResponse(folderView(user, context, entries, readme));
+      const [header, { entries, readme }] = await Promise.all([context, folderContents(repo, at, object.oid)]);
+      return htmlResponse(folderView(user, header, entries, readme));
     }
     const display = queryString(event, 'display') === 'source' ? 'source' : 'rendered';
-    const content = await contents.content(shownFile(repo, at, at.path, object), display);
-    return htmlResponse(blobView(user, context, object.size, content));
+    const [header, content] = await Promise.all([context, contents.content(shownFile(repo, at, at.path, object), display)]);
+    return htmlResponse(blobView(user, header, object.size, content));
   });
 
   app.get('/:owner/:repo/raw/:kind/**:rest', async (event) => {

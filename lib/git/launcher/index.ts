@@ -1,0 +1,299 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { LAUNCHER_SOURCE } from './helper-source.js';
+
+/**
+ * Starting a process from the host forks the host, and the kernel copies the page tables of all of its memory
+ * meanwhile: 4-12 ms for a host of 150-200 MB (bench:pages), during which its event loop stands still, for every
+ * git command. The launcher is a small Node process started once that runs git on the host's behalf: the host
+ * sends a message, the fork happens in a 40 MB process, and git's stdin, stdout and stderr are Unix sockets whose
+ * other ends the host holds (passed over the IPC channel), so git's output never passes through the launcher.
+ * Until the launcher is up, and wherever it cannot run, git is spawned directly.
+ */
+
+/** What the host uses of a git process, whether spawned directly or through the launcher. */
+export interface GitProcess extends EventEmitter {
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  readonly exitCode: number | null;
+  readonly signalCode: NodeJS.Signals | null;
+  kill(signal?: NodeJS.Signals): boolean;
+}
+
+export interface LaunchOptions {
+  cwd: string | undefined;
+  env: NodeJS.ProcessEnv;
+}
+
+type HelperMessage =
+  | { type: 'ready' }
+  | { type: 'spawned'; id: number; pid: number }
+  | { type: 'error'; id: number; message: string; code?: string }
+  | { type: 'exit'; id: number; code: number | null; signal: NodeJS.Signals | null };
+
+/** A git process started by the launcher, shaped like a ChildProcess: 'spawn', 'error', 'exit', then 'close'. */
+class LaunchedProcess extends EventEmitter implements GitProcess {
+  /** Written by the caller at once; passed on to git only once it runs (the launcher must not read any of it). */
+  readonly stdin = new PassThrough();
+  readonly stdout: Socket;
+  readonly stderr: Socket;
+  exitCode: number | null = null;
+  signalCode: NodeJS.Signals | null = null;
+  pid: number | undefined;
+  readonly #stdinSocket: Socket;
+  readonly #sendKill: (signal: NodeJS.Signals) => void;
+  #state: 'starting' | 'running' | 'exited' = 'starting';
+  #killWhenStarted: NodeJS.Signals | undefined;
+  #openOutputs = 2;
+
+  constructor(sockets: readonly [Socket, Socket, Socket], sendKill: (signal: NodeJS.Signals) => void) {
+    super();
+    [this.#stdinSocket, this.stdout, this.stderr] = sockets;
+    this.#sendKill = sendKill;
+    this.#stdinSocket.on('error', (error) => this.stdin.destroy(error));
+    // A destroyed or ended stdin ends git's input (a pipe would be closed the same way), once git runs: before, the
+    // launcher holds the socket, and an end it saw would close it under the child it is about to start.
+    this.stdin.once('close', () => {
+      if (this.#state === 'running') this.#stdinSocket.end();
+    });
+    for (const output of [this.stdout, this.stderr]) {
+      // git going away is told by its exit; a reset on an output it will not write again is no failure of ours.
+      output.on('error', () => undefined);
+      output.once('close', () => {
+        this.#openOutputs -= 1;
+        this.#maybeClose();
+      });
+    }
+  }
+
+  kill(signal: NodeJS.Signals = 'SIGTERM'): boolean {
+    if (this.#state === 'exited') return false;
+    if (this.#state === 'starting') this.#killWhenStarted = signal;
+    else this.#sendKill(signal);
+    return true;
+  }
+
+  started(pid: number): void {
+    this.pid = pid;
+    this.#state = 'running';
+    if (this.stdin.destroyed) this.#stdinSocket.end();
+    else this.stdin.pipe(this.#stdinSocket);
+    if (this.#killWhenStarted) this.#sendKill(this.#killWhenStarted);
+    this.emit('spawn');
+  }
+
+  failed(message: string, code: string | undefined): void {
+    this.emit('error', Object.assign(new Error(message), { code }));
+  }
+
+  exited(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.#state === 'exited') return;
+    const wasRunning = this.#state === 'running';
+    this.#state = 'exited';
+    this.exitCode = code;
+    this.signalCode = signal;
+    this.#stdinSocket.destroy();
+    // Never started: nothing will ever close the outputs from the other side.
+    if (!wasRunning) for (const output of [this.stdout, this.stderr]) output.destroy();
+    this.emit('exit', code, signal);
+    this.#maybeClose();
+  }
+
+  #maybeClose(): void {
+    if (this.#state === 'exited' && this.#openOutputs === 0) this.emit('close', this.exitCode, this.signalCode);
+  }
+}
+
+/** The launcher process, its socket server, and the processes it runs for this host process. */
+class Launcher {
+  readonly #helper: ChildProcess;
+  readonly #server: Server;
+  readonly #path: string;
+  readonly #folder: string;
+  /** Accepted sockets are handed out in the order their connections were opened (all opened by us, in order). */
+  readonly #accepts: Array<(socket: Socket) => void> = [];
+  readonly #running = new Map<number, LaunchedProcess>();
+  #nextId = 1;
+  #broken = false;
+
+  private constructor(helper: ChildProcess, server: Server, folder: string) {
+    this.#helper = helper;
+    this.#server = server;
+    this.#folder = folder;
+    this.#path = join(folder, 's');
+    server.on('connection', (socket) => {
+      const take = this.#accepts.shift();
+      if (take) take(socket);
+      else socket.destroy();
+    });
+    helper.on('message', (message: HelperMessage) => this.#onMessage(message));
+    helper.once('exit', () => this.#onHelperGone());
+  }
+
+  static async start(): Promise<Launcher> {
+    const folder = await mkdtemp(join(tmpdir(), 'repohost-git-'));
+    try {
+      // Paused on connect: the host reads nothing of a socket it passes on.
+      const server = createServer({ pauseOnConnect: true });
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(join(folder, 's'), () => resolve());
+      });
+      server.unref();
+      const helper = spawn(process.execPath, ['-e', LAUNCHER_SOURCE], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: { PATH: process.env.PATH ?? '' } });
+      const ready = new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('the git launcher did not start')), 10_000);
+        helper.once('error', reject);
+        helper.once('exit', () => reject(new Error('the git launcher ended while starting')));
+        helper.on('message', (message: HelperMessage) => {
+          if (message.type !== 'ready') return;
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      try {
+        await ready;
+      } catch (error) {
+        helper.kill('SIGKILL');
+        server.close();
+        throw error;
+      }
+      helper.unref();
+      helper.channel?.unref();
+      return new Launcher(helper, server, folder);
+    } catch (error) {
+      await rm(folder, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  get usable(): boolean {
+    return !this.#broken && this.#helper.connected;
+  }
+
+  launch(command: string, args: readonly string[], options: LaunchOptions): LaunchedProcess {
+    const id = this.#nextId++;
+    // Connected in order, synchronously: the server accepts them in the same order (see #accepts).
+    const mine = [0, 1, 2].map(() => connect(this.#path)) as [Socket, Socket, Socket];
+    const theirs = mine.map(() => new Promise<Socket>((resolve) => this.#accepts.push(resolve)));
+    const child = new LaunchedProcess(mine, (signal) => this.#send({ type: 'kill', id, signal }));
+    this.#track(id, child);
+    for (const socket of mine) socket.once('error', (error) => this.#abandon(id, error));
+    void Promise.all(theirs).then((accepted) => {
+      if (!this.#running.has(id)) return accepted.forEach((socket) => socket.destroy());
+      accepted.forEach((socket, fd) => this.#send({ type: 'fd', id, fd }, socket));
+      this.#send({ type: 'spawn', id, command, args, cwd: options.cwd, env: options.env });
+    });
+    return child;
+  }
+
+  /** While anything runs, the channel keeps the process alive: its exit may come after its outputs closed. */
+  #track(id: number, child: LaunchedProcess): void {
+    if (this.#running.size === 0) this.#helper.channel?.ref();
+    this.#running.set(id, child);
+  }
+
+  #untrack(id: number): LaunchedProcess | undefined {
+    const child = this.#running.get(id);
+    if (!child) return undefined;
+    this.#running.delete(id);
+    if (this.#running.size === 0) this.#helper.channel?.unref();
+    return child;
+  }
+
+  /** Ends the launcher once the processes it runs have ended (their exits come through it). */
+  async close(): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    while (this.#running.size > 0 && this.usable && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    this.#broken = true;
+    if (this.#helper.connected) this.#helper.disconnect();
+    this.#server.close();
+    await rm(this.#folder, { recursive: true, force: true });
+  }
+
+  #send(message: object, handle?: Socket): void {
+    if (!this.#helper.connected) return;
+    this.#helper.send(message, handle as never, (error) => {
+      if (error) this.#onHelperGone();
+    });
+  }
+
+  #onMessage(message: HelperMessage): void {
+    if (message.type === 'ready') return;
+    if (message.type === 'exit') return this.#untrack(message.id)?.exited(message.code, message.signal);
+    const child = this.#running.get(message.id);
+    if (message.type === 'spawned') child?.started(message.pid);
+    else child?.failed(message.message, message.code);
+  }
+
+  /** A launch whose sockets failed: it never starts (the launcher may still run it; then it is killed). */
+  #abandon(id: number, error: Error): void {
+    const child = this.#untrack(id);
+    if (!child) return;
+    child.failed(`git could not be started: ${error.message}`, 'EPIPE');
+    child.exited(null, null);
+    if (child.pid) child.kill('SIGKILL');
+  }
+
+  /** The launcher died: what it ran is killed and reported killed, and git is spawned directly from now on. */
+  #onHelperGone(): void {
+    this.#broken = true;
+    for (const id of [...this.#running.keys()]) {
+      const child = this.#untrack(id)!;
+      if (child.pid) {
+        try {
+          process.kill(child.pid, 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
+      }
+      child.exited(null, 'SIGKILL');
+    }
+  }
+}
+
+/** One launcher per host process, shared by its hosts: started by the first, ended with the last. */
+let shared: { launcher: Promise<Launcher | undefined>; users: number } | undefined;
+let current: Launcher | undefined;
+
+/** Starts the launcher (in the background) for a host; the returned function releases it when the host closes. */
+export function acquireGitLauncher(): () => Promise<void> {
+  if (process.platform === 'win32') return async () => undefined;
+  if (!shared) {
+    const launcher = Launcher.start().then(
+      (started) => (current = started),
+      () => undefined,
+    );
+    shared = { launcher, users: 0 };
+  }
+  const held = shared;
+  held.users += 1;
+  let released = false;
+  return async () => {
+    if (released) return;
+    released = true;
+    held.users -= 1;
+    if (held.users > 0) return;
+    if (shared === held) shared = undefined;
+    const launcher = await held.launcher;
+    if (current === launcher) current = undefined;
+    await launcher?.close();
+  };
+}
+
+/** Resolves once the launcher has started (true) or could not start (false); false when none was asked for. */
+export async function gitLauncherStarted(): Promise<boolean> {
+  return (await shared?.launcher)?.usable ?? false;
+}
+
+/** Runs `command` through the launcher when it is up, or spawns it directly (stdio always three pipes). */
+export function launchProcess(command: string, args: readonly string[], options: LaunchOptions): GitProcess {
+  if (current?.usable) return current.launch(command, args, options);
+  return spawn(command, args as string[], { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true }) as ChildProcess & GitProcess;
+}

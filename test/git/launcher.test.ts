@@ -1,0 +1,95 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { describe, expect, it } from 'vitest';
+import { acquireGitLauncher, gitLauncherStarted } from '../../lib/git/launcher/index.js';
+import { runGit, spawnGit, type GitChild } from '../../lib/git/run-git.js';
+
+/** The parent of a process (Linux /proc). */
+async function parentOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+/** This process's launchers (the process names itself; the kernel keeps 15 characters of it). */
+async function launchers(): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    if (stat.includes('(repohost-git-') && Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid) found.push(Number(entry));
+  }
+  return found;
+}
+
+const started = (child: GitChild) => new Promise<number>((resolve, reject) => {
+  child.once('spawn', () => resolve((child as unknown as { pid: number }).pid));
+  child.once('error', reject);
+});
+
+describe.runIf(process.platform === 'linux')('the git launcher', () => {
+  it('runs git from a process of its own, with stdin, stdout, stderr, exit codes and kill working as with pipes', async () => {
+    const release = acquireGitLauncher();
+    try {
+      expect(await gitLauncherStarted()).toBe(true);
+      // A git that waits for its input: its parent is the launcher, not this process.
+      const child = spawnGit(['hash-object', '--stdin']);
+      const pid = await started(child);
+      expect(await parentOf(pid)).not.toBe(process.pid);
+      const chunks: Buffer[] = [];
+      child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+      // 8 MiB through stdin, with backpressure, then end of input.
+      const big = Buffer.alloc(8 * 1024 * 1024, 'x');
+      child.stdin.end(big);
+      await child.done;
+      const { stdout: expected } = await runGit(['hash-object', '--stdin'], { input: big });
+      expect(Buffer.concat(chunks).toString()).toBe(expected.toString());
+
+      // Input written, or given up (a client gone), before git has even started: git still runs, and sees it or an end.
+      const blobId = (text: string) => createHash('sha1').update(`blob ${Buffer.byteLength(text)}\0${text}`).digest('hex');
+      expect((await runGit(['hash-object', '--stdin'], { input: 'early' })).stdout.toString().trim()).toBe(blobId('early'));
+      const givenUp = spawnGit(['hash-object', '--stdin']);
+      const empty: Buffer[] = [];
+      givenUp.stdout.on('data', (chunk: Buffer) => empty.push(chunk));
+      givenUp.stdin.destroy();
+      await givenUp.done;
+      expect(Buffer.concat(empty).toString().trim()).toBe(blobId(''));
+
+      // A failing command: its exit code and stderr come back.
+      await expect(runGit(['rev-parse', '--verify', 'no-such-thing'], { gitDir: tmpdir() })).rejects.toThrow(/exited with 128: .*not a git repository/);
+      // One that cannot start at all (no such folder) is an error, as a spawn is.
+      await expect(runGit(['--version'], { cwd: '/nonexistent-folder' })).rejects.toThrow(/ENOENT/);
+      // A killed one: its signal comes back.
+      const waiting = spawnGit(['cat-file', '--batch']);
+      await started(waiting);
+      waiting.kill('SIGKILL');
+      await expect(waiting.done).rejects.toMatchObject({ signal: 'SIGKILL' });
+    } finally {
+      await release();
+    }
+    // Released by its last user, the launcher ends, and git is spawned directly again.
+    for (let tries = 0; tries < 50 && (await launchers()).length > 0; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await launchers()).toEqual([]);
+    const direct = spawnGit(['cat-file', '--batch']);
+    expect(await parentOf(await started(direct))).toBe(process.pid);
+    direct.stdin.end();
+    await direct.done;
+  });
+
+  it('reports what it ran as killed when the launcher dies, and spawns directly afterwards', async () => {
+    const release = acquireGitLauncher();
+    try {
+      expect(await gitLauncherStarted()).toBe(true);
+      const waiting = spawnGit(['cat-file', '--batch']);
+      const pid = await started(waiting);
+      const [launcher] = await launchers();
+      expect(await parentOf(pid)).toBe(launcher);
+      process.kill(launcher!, 'SIGKILL');
+      await expect(waiting.done).rejects.toMatchObject({ signal: 'SIGKILL' });
+      const { stdout } = await runGit(['--version']);
+      expect(stdout.toString()).toMatch(/^git version/);
+    } finally {
+      await release();
+    }
+  });
+});
