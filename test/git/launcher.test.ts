@@ -76,6 +76,18 @@ describe.runIf(process.platform === 'linux')('the git launcher', () => {
     await direct.done;
   });
 
+  it('keeps the input and output of each launch apart when hundreds start at once', async () => {
+    const release = acquireGitLauncher();
+    try {
+      expect(await gitLauncherStarted()).toBe(true);
+      const texts = Array.from({ length: 400 }, (_, index) => `input number ${index}\n`.repeat(index % 7 + 1));
+      const ids = await Promise.all(texts.map(async (text) => (await runGit(['hash-object', '--stdin'], { input: text })).stdout.toString().trim()));
+      expect(ids).toEqual(texts.map((text) => createHash('sha1').update(`blob ${Buffer.byteLength(text)}\0${text}`).digest('hex')));
+    } finally {
+      await release();
+    }
+  });
+
   it('reports what it ran as killed when the launcher dies, and spawns directly afterwards', async () => {
     const release = acquireGitLauncher();
     try {

@@ -31,6 +31,12 @@ export interface LaunchOptions {
   env: NodeJS.ProcessEnv;
 }
 
+/** A connection's first bytes: the launch id and the fd (0, 1 or 2) it is to be, each a 32-bit number. */
+const NAME_BYTES = 8;
+/** Launches waiting for their sockets at most: three connections each stay well within the listen backlog. */
+const MAX_STARTING = 128;
+const BACKLOG = 1024;
+
 type HelperMessage =
   | { type: 'ready' }
   | { type: 'spawned'; id: number; pid: number }
@@ -116,9 +122,11 @@ class Launcher {
   readonly #server: Server;
   readonly #path: string;
   readonly #folder: string;
-  /** Accepted sockets are handed out in the order their connections were opened (all opened by us, in order). */
-  readonly #accepts: Array<(socket: Socket) => void> = [];
   readonly #running = new Map<number, LaunchedProcess>();
+  /** The launcher's ends of the sockets of each launch, as they are accepted and named. */
+  readonly #accepted = new Map<number, Socket[]>();
+  /** What each launch runs, until its sockets are all accepted. */
+  readonly #starting = new Map<number, { command: string; args: readonly string[]; options: LaunchOptions }>();
   #nextId = 1;
   #broken = false;
 
@@ -127,11 +135,7 @@ class Launcher {
     this.#server = server;
     this.#folder = folder;
     this.#path = join(folder, 's');
-    server.on('connection', (socket) => {
-      const take = this.#accepts.shift();
-      if (take) take(socket);
-      else socket.destroy();
-    });
+    server.on('connection', (socket) => this.#name(socket));
     helper.on('message', (message: HelperMessage) => this.#onMessage(message));
     helper.once('exit', () => this.#onHelperGone());
   }
@@ -139,11 +143,10 @@ class Launcher {
   static async start(): Promise<Launcher> {
     const folder = await mkdtemp(join(tmpdir(), 'repohost-git-'));
     try {
-      // Paused on connect: the host reads nothing of a socket it passes on.
-      const server = createServer({ pauseOnConnect: true });
+      const server = createServer();
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
-        server.listen(join(folder, 's'), () => resolve());
+        server.listen({ path: join(folder, 's'), backlog: BACKLOG }, () => resolve());
       });
       server.unref();
       const helper = spawn(process.execPath, ['-e', LAUNCHER_SOURCE], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: { PATH: process.env.PATH ?? '' } });
@@ -173,24 +176,57 @@ class Launcher {
     }
   }
 
+  /** Up, and not in the middle of a burst: more launches starting at once than the socket backlog takes go direct. */
   get usable(): boolean {
-    return !this.#broken && this.#helper.connected;
+    return !this.#broken && this.#helper.connected && this.#starting.size < MAX_STARTING;
   }
 
   launch(command: string, args: readonly string[], options: LaunchOptions): LaunchedProcess {
     const id = this.#nextId++;
-    // Connected in order, synchronously: the server accepts them in the same order (see #accepts).
-    const mine = [0, 1, 2].map(() => connect(this.#path)) as [Socket, Socket, Socket];
-    const theirs = mine.map(() => new Promise<Socket>((resolve) => this.#accepts.push(resolve)));
+    // Each connection first says which launch and which of its fds it is (see #name).
+    const mine = [0, 1, 2].map((fd) => {
+      const socket = connect(this.#path);
+      const name = Buffer.alloc(NAME_BYTES);
+      name.writeUInt32BE(id, 0);
+      name.writeUInt32BE(fd, 4);
+      socket.write(name);
+      return socket;
+    }) as [Socket, Socket, Socket];
     const child = new LaunchedProcess(mine, (signal) => this.#send({ type: 'kill', id, signal }));
     this.#track(id, child);
+    this.#starting.set(id, { command, args, options });
     for (const socket of mine) socket.once('error', (error) => this.#abandon(id, error));
-    void Promise.all(theirs).then((accepted) => {
-      if (!this.#running.has(id)) return accepted.forEach((socket) => socket.destroy());
-      accepted.forEach((socket, fd) => this.#send({ type: 'fd', id, fd }, socket));
-      this.#send({ type: 'spawn', id, command, args, cwd: options.cwd, env: options.env });
-    });
     return child;
+  }
+
+  /**
+   * Reads the name a connection starts with, and once a launch has its three sockets, passes them to the launcher
+   * with the command. Nothing else is ever written to them before the launcher has started git and closed its
+   * copies (a launch's stdin waits for that), so reading the name reads nothing of git's input.
+   */
+  #name(socket: Socket): void {
+    socket.on('error', () => socket.destroy());
+    let name = Buffer.alloc(0);
+    const onData = (chunk: Buffer) => {
+      name = Buffer.concat([name, chunk]);
+      if (name.length < NAME_BYTES) return;
+      socket.off('data', onData);
+      socket.pause();
+      const id = name.readUInt32BE(0);
+      const fd = name.readUInt32BE(4);
+      const start = this.#starting.get(id);
+      if (!start || fd > 2 || name.length !== NAME_BYTES) return void socket.destroy();
+      const sockets = this.#accepted.get(id) ?? [];
+      sockets[fd] = socket;
+      this.#accepted.set(id, sockets);
+      if (sockets.filter(Boolean).length < 3) return;
+      this.#accepted.delete(id);
+      this.#starting.delete(id);
+      sockets.forEach((accepted, index) => this.#send({ type: 'fd', id, fd: index }, accepted));
+      this.#send({ type: 'spawn', id, command: start.command, args: start.args, cwd: start.options.cwd, env: start.options.env });
+    };
+    socket.on('data', onData);
+    socket.resume();
   }
 
   /** While anything runs, the channel keeps the process alive: its exit may come after its outputs closed. */
@@ -234,6 +270,9 @@ class Launcher {
 
   /** A launch whose sockets failed: it never starts (the launcher may still run it; then it is killed). */
   #abandon(id: number, error: Error): void {
+    this.#starting.delete(id);
+    for (const socket of this.#accepted.get(id) ?? []) socket?.destroy();
+    this.#accepted.delete(id);
     const child = this.#untrack(id);
     if (!child) return;
     child.failed(`git could not be started: ${error.message}`, 'EPIPE');

@@ -147,10 +147,11 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
     // do not start them: starting threads competes with the answer on a small machine).
     ctx.highlighter.warm();
     const at = await refPath(event, repo);
+    // The header (refs, last commit) is read from git while the path is looked up and its contents read.
+    const context = folderContext(repo, access, at);
+    context.catch(() => undefined);
     const object = await browse.objectAt(repo.owner_name, repo.name, at.commit, at.path);
     if (!object || object.type === 'commit') throw notFound('Not found');
-    // The header (refs, last commit) and the body are read from git side by side.
-    const context = folderContext(repo, access, at);
     if (object.type === 'tree') {
       const [header, { entries, readme }] = await Promise.all([context, folderContents(repo, at, object.oid)]);
       return htmlResponse(folderView(user, header, entries, readme));
