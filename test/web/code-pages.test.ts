@@ -130,6 +130,26 @@ async function open(context: BrowserContext, path: string): Promise<{ page: Page
   return { page, dialogs, status: response?.status() };
 }
 
+/** Runs `build` in a new git work tree (removed afterwards) and answers what it answers. */
+async function inWorkTree<T>(build: (run: (args: string[]) => Promise<string>, dir: string) => Promise<T>): Promise<T> {
+  const work = await tempDir('repohost-work-');
+  try {
+    const run = (args: string[]) => git(work.path, args, work.path);
+    await run(['init', '-q', '.']);
+    return await build(run, work.path);
+  } finally {
+    await work.cleanup();
+  }
+}
+
+/** The address `owner` pushes `repo` to with `token`. */
+function pushUrl(owner: string, token: string, repo: string): string {
+  const remote = new URL(`${host.url}/${owner}/${repo}.git`);
+  remote.username = owner;
+  remote.password = token;
+  return remote.toString();
+}
+
 async function xssRan(page: Page): Promise<unknown> {
   return page.evaluate(() => (window as unknown as { __xss?: unknown }).__xss);
 }
@@ -337,24 +357,15 @@ describe('code pages in headless Chromium', () => {
     const token = await createApiToken(host, vectorSession, 'vectorist');
     // Private, and seen by its owner: the Explore test expects alice's repositories alone.
     await createRepo(host, vectorSession, 'vectors', 'private');
-    const work = await tempDir('repohost-vectors-');
-    let tip: string;
-    try {
-      const run = (args: string[]) => git(work.path, args, work.path);
-      await run(['init', '-q', '.']);
-      await writeFile(join(work.path, 'a.txt'), 'a\n');
+    const tip = await inWorkTree(async (run, dir) => {
+      await writeFile(join(dir, 'a.txt'), 'a\n');
       await run(['add', '-A']);
       await run(['-c', `user.name=${author}`, 'commit', '-q', '-m', 'By a vector']);
-      tip = await run(['rev-parse', 'HEAD']);
       await run(['branch', branch]);
       await run(['tag', tag]);
-      const remote = new URL(`${host.url}/vectorist/vectors.git`);
-      remote.username = 'vectorist';
-      remote.password = token;
-      await run(['push', '-q', remote.toString(), 'main', branch, tag]);
-    } finally {
-      await work.cleanup();
-    }
+      await run(['push', '-q', pushUrl('vectorist', token, 'vectors'), 'main', branch, tag]);
+      return run(['rev-parse', 'HEAD']);
+    });
     const posted = await http(`${host.url}/api/v1/repos/vectorist/vectors/statuses/${tip}`, { headers: { authorization: `Bearer ${token}` }, json: { state: 'failure', ...status } });
     expect(posted.status, posted.text).toBe(200);
 
@@ -383,24 +394,15 @@ describe('code pages in headless Chromium', () => {
   it('collapses a file of more than 400 changed lines in a commit diff, and leaves the others open', async () => {
     const token = await createApiToken(host, session, 'alice', 'diff-sizes');
     await createRepo(host, session, 'sizes', 'private');
-    const work = await tempDir('repohost-sizes-');
-    let tip: string;
-    try {
-      const run = (args: string[]) => git(work.path, args, work.path);
-      await run(['init', '-q', '.']);
+    const tip = await inWorkTree(async (run, dir) => {
       await run(['commit', '-q', '--allow-empty', '-m', 'Root']);
-      await writeFile(join(work.path, 'big.txt'), Array.from({ length: 401 }, (_, index) => `line ${index}`).join('\n') + '\n');
-      await writeFile(join(work.path, 'small.txt'), 'one line\n');
+      await writeFile(join(dir, 'big.txt'), Array.from({ length: 401 }, (_, index) => `line ${index}`).join('\n') + '\n');
+      await writeFile(join(dir, 'small.txt'), 'one line\n');
       await run(['add', '-A']);
       await run(['commit', '-q', '-m', 'Sizes']);
-      tip = await run(['rev-parse', 'HEAD']);
-      const remote = new URL(`${host.url}/alice/sizes.git`);
-      remote.username = 'alice';
-      remote.password = token;
-      await run(['push', '-q', remote.toString(), 'HEAD:main']);
-    } finally {
-      await work.cleanup();
-    }
+      await run(['push', '-q', pushUrl('alice', token, 'sizes'), 'HEAD:main']);
+      return run(['rev-parse', 'HEAD']);
+    });
     const { page, status } = await open(visitor, `/alice/sizes/commit/${tip}`);
     expect(status).toBe(200);
     const sections = await page.$$eval('details.diff-file', (all) => all.map((section) => [section.querySelector('summary')?.textContent?.trim().split(/\s/)[0], (section as HTMLDetailsElement).open]));
