@@ -41,38 +41,38 @@ async function withLauncher(check: () => Promise<void>): Promise<void> {
 describe.runIf(process.platform === 'linux')('the git launcher', () => {
   it('runs git from a process of its own, with stdin, stdout, stderr, exit codes and kill working as with pipes', async () => {
     await withLauncher(async () => {
-        // A git that waits for its input: its parent is the launcher, not this process.
-        const child = spawnGit(['hash-object', '--stdin']);
-        const pid = await started(child);
-        expect(await parentOf(pid)).not.toBe(process.pid);
-        const chunks: Buffer[] = [];
-        child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-        // 8 MiB through stdin, with backpressure, then end of input.
-        const big = Buffer.alloc(8 * 1024 * 1024, 'x');
-        child.stdin.end(big);
-        await child.done;
-        const { stdout: expected } = await runGit(['hash-object', '--stdin'], { input: big });
-        expect(Buffer.concat(chunks).toString()).toBe(expected.toString());
+      // A git that waits for its input: its parent is the launcher, not this process.
+      const child = spawnGit(['hash-object', '--stdin']);
+      const pid = await started(child);
+      expect(await parentOf(pid)).not.toBe(process.pid);
+      const chunks: Buffer[] = [];
+      child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+      // 8 MiB through stdin, with backpressure, then end of input.
+      const big = Buffer.alloc(8 * 1024 * 1024, 'x');
+      child.stdin.end(big);
+      await child.done;
+      const { stdout: expected } = await runGit(['hash-object', '--stdin'], { input: big });
+      expect(Buffer.concat(chunks).toString()).toBe(expected.toString());
 
-        // Input written, or given up (a client gone), before git has even started: git still runs, and sees it or an end.
-        const blobId = (text: string) => createHash('sha1').update(`blob ${Buffer.byteLength(text)}\0${text}`).digest('hex');
-        expect((await runGit(['hash-object', '--stdin'], { input: 'early' })).stdout.toString().trim()).toBe(blobId('early'));
-        const givenUp = spawnGit(['hash-object', '--stdin']);
-        const empty: Buffer[] = [];
-        givenUp.stdout.on('data', (chunk: Buffer) => empty.push(chunk));
-        givenUp.stdin.destroy();
-        await givenUp.done;
-        expect(Buffer.concat(empty).toString().trim()).toBe(blobId(''));
+      // Input written, or given up (a client gone), before git has even started: git still runs, and sees it or an end.
+      const blobId = (text: string) => createHash('sha1').update(`blob ${Buffer.byteLength(text)}\0${text}`).digest('hex');
+      expect((await runGit(['hash-object', '--stdin'], { input: 'early' })).stdout.toString().trim()).toBe(blobId('early'));
+      const givenUp = spawnGit(['hash-object', '--stdin']);
+      const empty: Buffer[] = [];
+      givenUp.stdout.on('data', (chunk: Buffer) => empty.push(chunk));
+      givenUp.stdin.destroy();
+      await givenUp.done;
+      expect(Buffer.concat(empty).toString().trim()).toBe(blobId(''));
 
-        // A failing command: its exit code and stderr come back.
-        await expect(runGit(['rev-parse', '--verify', 'no-such-thing'], { gitDir: tmpdir() })).rejects.toThrow(/exited with 128: .*not a git repository/);
-        // One that cannot start at all (no such folder) is an error, as a spawn is.
-        await expect(runGit(['--version'], { cwd: '/nonexistent-folder' })).rejects.toThrow(/ENOENT/);
-        // A killed one: its signal comes back.
-        const waiting = spawnGit(['cat-file', '--batch']);
-        await started(waiting);
-        waiting.kill('SIGKILL');
-        await expect(waiting.done).rejects.toMatchObject({ signal: 'SIGKILL' });
+      // A failing command: its exit code and stderr come back.
+      await expect(runGit(['rev-parse', '--verify', 'no-such-thing'], { gitDir: tmpdir() })).rejects.toThrow(/exited with 128: .*not a git repository/);
+      // One that cannot start at all (no such folder) is an error, as a spawn is.
+      await expect(runGit(['--version'], { cwd: '/nonexistent-folder' })).rejects.toThrow(/ENOENT/);
+      // A killed one: its signal comes back.
+      const waiting = spawnGit(['cat-file', '--batch']);
+      await started(waiting);
+      waiting.kill('SIGKILL');
+      await expect(waiting.done).rejects.toMatchObject({ signal: 'SIGKILL' });
     });
     // Released by its last user, the launcher ends, and git is spawned directly again.
     for (let tries = 0; tries < 50 && (await launchers()).length > 0; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -85,22 +85,22 @@ describe.runIf(process.platform === 'linux')('the git launcher', () => {
 
   it('keeps the input and output of each launch apart when hundreds start at once', async () => {
     await withLauncher(async () => {
-        const texts = Array.from({ length: 400 }, (_, index) => `input number ${index}\n`.repeat(index % 7 + 1));
-        const ids = await Promise.all(texts.map(async (text) => (await runGit(['hash-object', '--stdin'], { input: text })).stdout.toString().trim()));
-        expect(ids).toEqual(texts.map((text) => createHash('sha1').update(`blob ${Buffer.byteLength(text)}\0${text}`).digest('hex')));
+      const texts = Array.from({ length: 400 }, (_, index) => `input number ${index}\n`.repeat(index % 7 + 1));
+      const ids = await Promise.all(texts.map(async (text) => (await runGit(['hash-object', '--stdin'], { input: text })).stdout.toString().trim()));
+      expect(ids).toEqual(texts.map((text) => createHash('sha1').update(`blob ${Buffer.byteLength(text)}\0${text}`).digest('hex')));
     });
   });
 
   it('reports what it ran as killed when the launcher dies, and spawns directly afterwards', async () => {
     await withLauncher(async () => {
-        const waiting = spawnGit(['cat-file', '--batch']);
-        const pid = await started(waiting);
-        const [launcher] = await launchers();
-        expect(await parentOf(pid)).toBe(launcher);
-        process.kill(launcher!, 'SIGKILL');
-        await expect(waiting.done).rejects.toMatchObject({ signal: 'SIGKILL' });
-        const { stdout } = await runGit(['--version']);
-        expect(stdout.toString()).toMatch(/^git version/);
+      const waiting = spawnGit(['cat-file', '--batch']);
+      const pid = await started(waiting);
+      const [launcher] = await launchers();
+      expect(await parentOf(pid)).toBe(launcher);
+      process.kill(launcher!, 'SIGKILL');
+      await expect(waiting.done).rejects.toMatchObject({ signal: 'SIGKILL' });
+      const { stdout } = await runGit(['--version']);
+      expect(stdout.toString()).toMatch(/^git version/);
     });
   });
 });
