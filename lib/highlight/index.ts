@@ -50,25 +50,14 @@ const { parentPort, workerData } = require('node:worker_threads');
 if (process.platform === 'linux') try { require('node:os').setPriority(0, 10); } catch {}
 const hljs = require(workerData.core);
 for (const [name, path] of workerData.languages) hljs.registerLanguage(name, require(path));
-parentPort.on('message', ({ code, language }) => {
-  try {
-    parentPort.postMessage({ result: hljs.highlight(code, { language, ignoreIllegals: true }).value });
-  } catch (error) {
-    parentPort.postMessage({ error: String((error && error.message) || error) });
-  }
-});`;
-
-const TAG = /<span class="([^"]*)">|<\/span>/g;
-
-/**
- * Splits highlighted HTML into lines that each stand alone: a span open at a line break is closed at the end of
- * the line and reopened on the next, so every line can sit in its own table row.
- */
-function splitLines(highlighted: string): string[] {
-  const lines: string[] = [];
-  const open: string[] = [];
-  for (const line of highlighted.split('\n')) {
-    let out = open.map((cls) => `<span class="${cls}">`).join('') + line;
+const TAG = /<span class="([^"]*)">|<\\/span>/g;
+// Splits highlighted HTML into lines that each stand alone: a span open at a line break is closed at the end of the
+// line and reopened on the next, so every line can sit in its own table row. Done here, off the event loop.
+function splitLines(highlighted) {
+  const lines = [];
+  const open = [];
+  for (const line of highlighted.split('\\n')) {
+    let out = open.map((cls) => '<span class="' + cls + '">').join('') + line;
     for (const match of line.matchAll(TAG)) {
       if (match[1] !== undefined) open.push(match[1]);
       else open.pop();
@@ -78,6 +67,13 @@ function splitLines(highlighted: string): string[] {
   }
   return lines;
 }
+parentPort.on('message', ({ code, language }) => {
+  try {
+    parentPort.postMessage({ result: splitLines(hljs.highlight(code, { language, ignoreIllegals: true }).value) });
+  } catch (error) {
+    parentPort.postMessage({ error: String((error && error.message) || error) });
+  }
+});`;
 
 function longestLine(text: string): number {
   let longest = 0;
@@ -91,7 +87,7 @@ function longestLine(text: string): number {
 }
 
 export class Highlighter {
-  readonly #pool: WorkerPool<{ code: string; language: Language }, string>;
+  readonly #pool: WorkerPool<{ code: string; language: Language }, string[]>;
 
   constructor(size = Math.max(1, availableParallelism() - 1)) {
     const require = createRequire(import.meta.url);
@@ -107,7 +103,7 @@ export class Highlighter {
   async lines(fileName: string, text: string): Promise<string[] | undefined> {
     const language = languageOf(fileName);
     if (!language || Buffer.byteLength(text) > MAX_HIGHLIGHT_BYTES || longestLine(text) > MAX_HIGHLIGHT_LINE) return undefined;
-    return splitLines(await this.#pool.run({ code: text, language }));
+    return this.#pool.run({ code: text, language });
   }
 
   /** Gets a worker loading highlight.js before the first file is shown (code pages call it). */

@@ -21,6 +21,11 @@ describe('the highlighter', () => {
     const lines = await highlighter.lines('a.ts', 'const x = "<b>";\nexport {}\n');
     expect(lines![0]).toContain('<span class="hljs-keyword">const</span>');
     expect(lines![0]).toContain('&lt;b&gt;');
+    // A comment across lines: each line closes the spans it opens and reopens those still open, so rows stand alone.
+    expect(await highlighter.lines('c.ts', '/* one\ntwo */ let y;')).toEqual([
+      '<span class="hljs-comment">/* one</span>',
+      '<span class="hljs-comment">two */</span> <span class="hljs-keyword">let</span> y;',
+    ]);
     expect(await highlighter.lines('notes.unknown-kind', 'const x = 1;')).toBeUndefined();
     const line = `let a = 1; // ${'words '.repeat(15)}\n`;
     expect(await highlighter.lines('edge.ts', line.repeat(Math.floor(MAX_HIGHLIGHT_BYTES / line.length)))).toBeDefined();
