@@ -78,6 +78,10 @@ class LaunchedProcess extends EventEmitter implements GitProcess {
     }
   }
 
+  get starting(): boolean {
+    return this.#state === 'starting';
+  }
+
   kill(signal: NodeJS.Signals = 'SIGTERM'): boolean {
     if (this.#state === 'exited') return false;
     if (this.#state === 'starting') this.#killWhenStarted = signal;
@@ -195,7 +199,9 @@ class Launcher {
     const child = new LaunchedProcess(mine, (signal) => this.#send({ type: 'kill', id, signal }));
     this.#track(id, child);
     this.#starting.set(id, { command, args, options });
-    for (const socket of mine) socket.once('error', (error) => this.#abandon(id, error));
+    // A socket failing before git runs means it never will; later, git's exit tells what happened (an EPIPE on its
+    // stdin, say, when it stopped reading early, is no failure of its own).
+    for (const socket of mine) socket.once('error', (error) => child.starting && this.#abandon(id, error));
     return child;
   }
 
