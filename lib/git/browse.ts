@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { changedFiles, type ChangedFile } from './diff.js';
-import { LruCache } from './lru.js';
+import { LruCache, remembered } from './lru.js';
 import { isSafeBranchName, normaliseTreePath } from './names.js';
 import { isGitError, runGit, spawnGit } from './run-git.js';
 import type { FileEntry, TreeListing } from './tree-listing.js';
@@ -266,14 +266,7 @@ export class GitBrowser {
   /** What a commit changed against its first parent (the empty tree for a root commit), renames detected. */
   async commitDiff(owner: string, name: string, commit: CommitInfo): Promise<ChangedFile[]> {
     const gitDir = await this.#deps.gitDir(owner, name);
-    const key = `${gitDir}\0${commit.sha}`;
-    let diff = this.#diffs.get(key);
-    if (!diff) {
-      diff = changedFiles(gitDir, commit.parents[0] ?? EMPTY_TREE, commit.sha, { direct: true });
-      this.#diffs.set(key, diff);
-      diff.catch(() => this.#diffs.delete(key));
-    }
-    return diff;
+    return remembered(this.#diffs, `${gitDir}\0${commit.sha}`, () => changedFiles(gitDir, commit.parents[0] ?? EMPTY_TREE, commit.sha, { direct: true }));
   }
 
   /** How many commits `tip` has that `base` lacks (ahead) and the reverse (behind); cached by the pair. */

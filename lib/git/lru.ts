@@ -27,3 +27,17 @@ export class LruCache<K, V> {
     }
   }
 }
+
+/**
+ * The promise `cache` keeps under `key`, or `compute()`'s, now kept there: work keyed by what it depends on is done
+ * once, by concurrent askers too. A failure is not kept: the next ask computes again.
+ */
+export function remembered<K, T>(cache: LruCache<K, Promise<T>>, key: K, compute: () => Promise<T>): Promise<T> {
+  let value = cache.get(key);
+  if (!value) {
+    value = compute();
+    value.catch(() => cache.delete(key));
+    cache.set(key, value);
+  }
+  return value;
+}

@@ -1,4 +1,4 @@
-import { LruCache } from './lru.js';
+import { LruCache, remembered } from './lru.js';
 import { runGit } from './run-git.js';
 
 /** The id git uses for "no object" in ref updates (SHA-1 width; SHA-256 repositories use 64 zeros). */
@@ -65,13 +65,7 @@ export class RefCache {
 
   /** The refs of the repository at `gitDir` (shared: do not change the map). */
   refs(gitDir: string): Promise<ReadonlyMap<string, string>> {
-    let refs = this.#entries.get(gitDir);
-    if (!refs) {
-      refs = readRefs(gitDir);
-      this.#entries.set(gitDir, refs);
-      refs.catch(() => this.#entries.delete(gitDir));
-    }
-    return refs;
+    return remembered(this.#entries, gitDir, () => readRefs(gitDir));
   }
 
   /** Drops what is known of every repository (the repositories were replaced on disk, see host.restore). */

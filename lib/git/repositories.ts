@@ -7,7 +7,7 @@ import { changedFiles, commitsBetween, streamDiff, streamFormatPatch, type Chang
 import { isAncestor } from './ancestry.js';
 import { merge, MergeRefusedError, mergeTree, type MergedTree, type MergeOptions, type MergeResult } from './merge.js';
 import { checkImportSource } from './import-guard.js';
-import { LruCache } from './lru.js';
+import { LruCache, remembered } from './lru.js';
 import { Maintenance } from './maintenance.js';
 import { isSafeBranchName, normaliseTreePath, repositoryPath } from './names.js';
 import { newCommits, pushedRef, type PushedCommit, type PushedRef } from './push-commits.js';
@@ -356,15 +356,7 @@ export class GitRepositories {
 
   async changedFiles(owner: string, name: string, base: string, head: string): Promise<ChangedFile[]> {
     const gitDir = await this.#existing(owner, name);
-    const key = `${gitDir}\0${base}\0${head}`;
-    let files = this.#changedFiles.get(key);
-    if (!files) {
-      files = changedFiles(gitDir, base, head);
-      // A failure is not kept: the next request asks git again.
-      files.catch(() => this.#changedFiles.delete(key));
-      this.#changedFiles.set(key, files);
-    }
-    return files;
+    return remembered(this.#changedFiles, `${gitDir}\0${base}\0${head}`, () => changedFiles(gitDir, base, head));
   }
 
   async diffStream(owner: string, name: string, base: string, head: string, kind: 'diff' | 'patch'): Promise<Readable> {
@@ -381,14 +373,8 @@ export class GitRepositories {
 
   #mergePreview(gitDir: string, base: string, head: string, fresh = false): Promise<MergedTree | 'up-to-date'> {
     const key = `${gitDir}\0${base}\0${head}`;
-    let preview = fresh ? undefined : this.#mergePreviews.get(key);
-    if (!preview) {
-      preview = isAncestor(gitDir, head, base).then<MergedTree | 'up-to-date'>((merged) => (merged ? 'up-to-date' : mergeTree(gitDir, base, head)));
-      // A failure is not kept: the next read of the pair asks git again.
-      preview.catch(() => this.#mergePreviews.delete(key));
-      this.#mergePreviews.set(key, preview);
-    }
-    return preview;
+    if (fresh) this.#mergePreviews.delete(key);
+    return remembered(this.#mergePreviews, key, () => isAncestor(gitDir, head, base).then<MergedTree | 'up-to-date'>((merged) => (merged ? 'up-to-date' : mergeTree(gitDir, base, head))));
   }
 
   /** Works out ahead of a merge of the pair what it will need: mergeability (with the merged tree) and the commits its push event lists. */
@@ -421,15 +407,7 @@ export class GitRepositories {
 
   /** The commits of head that base lacks (newest MAX_PUSH_COMMITS, oldest first), cached by the pair of commit ids. */
   #commitsOfHead(gitDir: string, base: string, head: string): Promise<PushedCommit[]> {
-    const key = `${gitDir}\0${base}\0${head}`;
-    let commits = this.#pullCommits.get(key);
-    if (!commits) {
-      commits = newCommits(gitDir, head, [base]);
-      // A failure is not kept: the next merge of the pair asks git again.
-      commits.catch(() => this.#pullCommits.delete(key));
-      this.#pullCommits.set(key, commits);
-    }
-    return commits;
+    return remembered(this.#pullCommits, `${gitDir}\0${base}\0${head}`, () => newCommits(gitDir, head, [base]));
   }
 
   async branchesMergedInto(owner: string, name: string, commit: string): Promise<Set<string>> {

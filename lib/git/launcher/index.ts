@@ -131,6 +131,8 @@ class Launcher {
   readonly #accepted = new Map<number, Socket[]>();
   /** What each launch runs, until its sockets are all accepted. */
   readonly #starting = new Map<number, { command: string; args: readonly string[]; options: LaunchOptions }>();
+  /** Told when nothing runs any more (close waits for that). */
+  readonly #whenDrained: Array<() => void> = [];
   #nextId = 1;
   #broken = false;
 
@@ -201,7 +203,11 @@ class Launcher {
     this.#starting.set(id, { command, args, options });
     // A socket failing before git runs means it never will; later, git's exit tells what happened (an EPIPE on its
     // stdin, say, when it stopped reading early, is no failure of its own).
-    for (const socket of mine) socket.once('error', (error) => child.starting && this.#abandon(id, error));
+    for (const socket of mine) {
+      socket.once('error', (error) => {
+        if (child.starting) this.#abandon(id, error);
+      });
+    }
     return child;
   }
 
@@ -245,14 +251,20 @@ class Launcher {
     const child = this.#running.get(id);
     if (!child) return undefined;
     this.#running.delete(id);
-    if (this.#running.size === 0) this.#helper.channel?.unref();
+    if (this.#running.size === 0) {
+      this.#helper.channel?.unref();
+      for (const drained of this.#whenDrained.splice(0)) drained();
+    }
     return child;
   }
 
   /** Ends the launcher once the processes it runs have ended (their exits come through it). */
   async close(): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    while (this.#running.size > 0 && this.usable && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    if (this.#running.size > 0 && !this.#broken) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([new Promise<void>((resolve) => this.#whenDrained.push(resolve)), new Promise<void>((resolve) => (timer = setTimeout(resolve, 10_000)))]);
+      clearTimeout(timer);
+    }
     this.#broken = true;
     if (this.#helper.connected) this.#helper.disconnect();
     this.#server.close();
@@ -281,7 +293,7 @@ class Launcher {
     this.#accepted.delete(id);
     const child = this.#untrack(id);
     if (!child) return;
-    child.failed(`git could not be started: ${error.message}`, 'EPIPE');
+    child.failed(`git could not be started: ${error.message}`, (error as NodeJS.ErrnoException).code);
     child.exited(null, null);
     if (child.pid) child.kill('SIGKILL');
   }
