@@ -1,11 +1,11 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { H3, NodeHandler } from 'h3';
+import type { H3 } from 'h3';
+import type { Listener } from 'listhen';
 import { acquireGitLauncher } from './git/launcher/index.js';
 import { Highlighter } from './highlight/index.js';
-import { toNodeHandler } from 'h3/node';
-import { listen, type Listener } from 'listhen';
+import { checkPortFree, closeListener, listenStrict, nodeHandlerOf } from './http/node-listener.js';
 import { startAdminChannel, type AdminChannel } from './admin/channel-server.js';
 import type { AppContext } from './context.js';
 import { GitRepositories } from './git/repositories.js';
@@ -25,6 +25,7 @@ import { IssueService } from './services/issues.js';
 import { LabelService } from './services/labels.js';
 import { GitDataService } from './services/git-data.js';
 import { PullService } from './services/pulls.js';
+import { RefJournal } from './services/ref-journal.js';
 import { RefUpdateService } from './services/ref-updates.js';
 import { RepositoryService } from './services/repos.js';
 import { LoginThrottle } from './services/login-throttle.js';
@@ -78,12 +79,7 @@ export interface RepoHost {
   close(): Promise<void>;
 }
 
-export class PortInUseError extends Error {
-  constructor(readonly port: number) {
-    super(`port ${port} is already in use`);
-    this.name = 'PortInUseError';
-  }
-}
+export { PortInUseError } from './http/node-listener.js';
 
 function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => string): AppContext {
   const nowIso = () => options.now().toISOString();
@@ -123,8 +119,9 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
     windowMs: options.failedLoginWindowMs,
   });
   const repos = new RepositoryService(store, git, baseUrl, nowIso, new ConcurrencyGate(options.maxImports, options.maxImportsPerUser), recorder);
-  const pulls = new PullService(store, git, nowIso, publicEmail, statuses, protection, recorder);
-  const refUpdates = new RefUpdateService(store, git, repos, pulls, protection);
+  const journal = new RefJournal(store, nowIso);
+  const pulls = new PullService(store, git, nowIso, publicEmail, statuses, protection, recorder, journal, (repo, work) => repos.whileUnchanged(repo, work));
+  const refUpdates = new RefUpdateService(store, git, repos, pulls, protection, journal);
   return {
     options,
     store,
@@ -180,7 +177,7 @@ export async function openHostCore(input: RepoHostOptions = {}): Promise<HostCor
     await mkdir(dirname(options.dbPath), { recursive: true });
     // The lock comes first: a second process must not even read a log that its owner is appending to.
     lock = await acquireLock(options.dbPath);
-    store = await Store.open(options.dbPath, { snapshotThresholdBytes: options.snapshotThresholdBytes });
+    store = await Store.open(options.dbPath, { snapshotThresholdBytes: options.snapshotThresholdBytes, acceptLogLoss: options.acceptLogLoss });
     let baseUrl = options.publicUrl ?? '';
     ctx = buildContext(options, store, () => baseUrl);
     const [openStore, openCtx, openLock] = [store, ctx, lock];
@@ -219,11 +216,9 @@ export async function openHostCore(input: RepoHostOptions = {}): Promise<HostCor
   }
 }
 
-/** How long `close()` lets in-flight requests and git transfers finish before cutting their connections. */
-const CLOSE_GRACE_MS = 30_000;
-
 /**
- * Starts a repohost server. Resolves once it accepts connections.
+ * Starts a repohost server. Resolves once it accepts connections, with its fixtures loaded: on a fixed port it
+ * listens only then; on port 0 (which only listening reveals) requests arriving earlier wait until then.
  *
  * @example
  * const host = await createRepoHost({ port: 0 });
@@ -235,19 +230,29 @@ export async function createRepoHost(input: RepoHostOptions = {}): Promise<RepoH
   const core = await openHostCore(input);
   const { options, ctx } = core;
   // git runs through a small launcher process once it is up (see git/launcher): forking the host blocks its loop.
-  const releaseLauncher = acquireGitLauncher();
+  const log = (message: string) => void process.stderr.write(`${message}\n`);
+  const releaseLauncher = acquireGitLauncher(log);
   let listener: Listener | undefined;
   let channel: AdminChannel | undefined;
   let snapshots: Snapshots | undefined;
+  let setReady: (ready: boolean) => void = () => undefined;
+  const ready = new Promise<boolean>((resolve) => (setReady = resolve));
   try {
-    const app = createApp(ctx, (message) => process.stderr.write(`${message}\n`));
-    listener = await listenStrict(app, options);
-    const port = listener.address.port;
+    const app = createApp(ctx, log);
+    const handler = nodeHandlerOf(app, ready);
+    // Nothing may answer before the fixtures are loaded (issue 17 point 10b). A fixed port is known now: it is
+    // checked (a busy port stops us before anything is written) and listened on at the end. Port 0 is only known
+    // by listening, so that listener holds requests until the host is ready.
+    if (options.port === 0) listener = await listenStrict(handler, 0, options.host);
+    else await checkPortFree(options.port, options.host);
+    const port = listener?.address.port ?? options.port;
     const host = options.host.includes(':') ? `[${options.host}]` : options.host;
     const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`;
     core.setBaseUrl(url);
     // Admin commands run while we serve reach the database through us (a ':memory:' one is ours alone).
     if (!options.inMemory) channel = await startAdminChannel(options.dbPath, core.admin);
+    // Ref changes a crash left unrecorded are recorded, and announced, before anything is answered.
+    await ctx.refUpdates.reconcilePending((message) => process.stderr.write(`${message}\n`));
     // Deliveries left pending by the last run (a crash, a stop) go out now that links carry the right base URL.
     ctx.deliveries.start();
     snapshots = new Snapshots(ctx);
@@ -255,6 +260,8 @@ export async function createRepoHost(input: RepoHostOptions = {}): Promise<RepoH
     const startedEmpty = !hasUsers(ctx.store);
     if (input.fixtures !== undefined) await core.admin.load(input.fixtures);
     const baseline = input.fixtures !== undefined || startedEmpty ? await snapshots.take() : undefined;
+    setReady(true);
+    listener ??= await listenStrict(handler, port, options.host);
     const [openListener, openChannel, openSnapshots] = [listener, channel, snapshots];
     let closing: Promise<void> | undefined;
     return {
@@ -290,6 +297,7 @@ export async function createRepoHost(input: RepoHostOptions = {}): Promise<RepoH
         })()),
     };
   } catch (error) {
+    setReady(false);
     await snapshots?.close().catch(() => undefined);
     await channel?.close().catch(() => undefined);
     await listener?.close().catch(() => undefined);
@@ -297,54 +305,4 @@ export async function createRepoHost(input: RepoHostOptions = {}): Promise<RepoH
     await releaseLauncher();
     throw error;
   }
-}
-
-/** Stops accepting, lets in-flight requests finish for a bounded time, then cuts what is left. */
-async function closeListener(listener: Listener): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const graceOver = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), CLOSE_GRACE_MS);
-    timer.unref();
-  });
-  const closed = listener.close();
-  if ((await Promise.race([closed, graceOver])) === 'timeout') {
-    listener.server.closeAllConnections();
-    await closed;
-  }
-  clearTimeout(timer);
-}
-
-/**
- * listhen's graceful shutdown (http-shutdown) sets `req.socket._isIdle` when each response finishes. Node clears
- * `req.socket` when a request stream is destroyed through `pipeline` or a web-stream cancel (a handler that stops
- * reading a body it refuses, git fed a corrupt body), and that hook then throws outside any handler, which would
- * end the process. Put the socket back before the hook runs.
- */
-function keepRequestSocket(handler: NodeHandler): NodeHandler {
-  return (req, res) => {
-    const socket = req.socket;
-    res.prependOnceListener('finish', () => {
-      if (!req.socket) (req as { socket: typeof socket }).socket = socket;
-    });
-    return handler(req, res);
-  };
-}
-
-/** Listens on exactly the requested port: listhen would quietly pick another one when it is busy. */
-async function listenStrict(app: H3, options: ResolvedOptions): Promise<Listener> {
-  const listener = await listen(keepRequestSocket(toNodeHandler(app)) as Parameters<typeof listen>[0], {
-    port: options.port,
-    hostname: options.host,
-    showURL: false,
-    isTest: true,
-    autoClose: false,
-    open: false,
-    clipboard: false,
-    qr: false,
-  });
-  if (options.port !== 0 && listener.address.port !== options.port) {
-    await listener.close();
-    throw new PortInUseError(options.port);
-  }
-  return listener;
 }

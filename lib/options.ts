@@ -71,6 +71,15 @@ export interface RepoHostOptions {
    */
   snapshotThresholdBytes?: number;
   /**
+   * Start even when the end of the write log is damaged or missing in a way that may have lost acknowledged writes
+   * (e.g. its tail cut off while its durable mark `<db>.wal-mark` was lost too): the records before the damage are
+   * kept, the damaged bytes moved aside (`<log>.torn-<time>`) and the loss told on stderr. Without it such a start
+   * fails with a `LogLossError` and changes no file. Meant for one start after deciding the writes cannot be
+   * restored, not for every start. Damage that intact records follow is refused either way.
+   * @default false
+   */
+  acceptLogLoss?: boolean;
+  /**
    * Public base URL used in links (e.g. avatar URLs); defaults to the listening URL.
    * @default undefined
    */
@@ -106,8 +115,9 @@ export interface RepoHostOptions {
    */
   gitIdleTimeoutMs?: number;
   /**
-   * Git transfers (clone, fetch, push, ref advertisements) running at once; beyond it the answer is 503 with
-   * Retry-After.
+   * Git transfers (the `git-upload-pack` / `git-receive-pack` requests of clones, fetches and pushes) running at
+   * once. Ref advertisements (`info/refs`, short) are counted apart, with the same caps. A request beyond a cap
+   * waits up to `gitTransferWaitMs` for a place, then is answered 503 with Retry-After.
    * @default 16
    */
   maxGitTransfers?: number;
@@ -117,13 +127,22 @@ export interface RepoHostOptions {
    */
   maxGitTransfersPerClient?: number;
   /**
-   * Failed password attempts allowed per account within `failedLoginWindowMs`; then password checks for it answer
-   * 429 until the window ends (API tokens keep working).
+   * How long a git request waits in line (first come, first served) for a place under `maxGitTransfers` /
+   * `maxGitTransfersPerClient` before the answer is 503 with Retry-After, in milliseconds. 0: never waits.
+   * @default 30000
+   */
+  gitTransferWaitMs?: number;
+  /**
+   * Failed password attempts on one account (from all client addresses together) after which the addresses that
+   * failed on it must wait between attempts (429 + Retry-After): 1 second, doubling with each further failure, at
+   * most `failedLoginWindowMs`. An address that has not failed on the account is never held back by it, so a stranger
+   * cannot lock the owner out; API tokens keep working. The count is forgotten `failedLoginWindowMs` after the latest.
    * @default 10
    */
   maxFailedLoginsPerAccount?: number;
   /**
-   * Failed password attempts allowed per client address within `failedLoginWindowMs`.
+   * Failed password attempts allowed per client address (an IPv6 address counts as its /64), on all accounts
+   * together, within `failedLoginWindowMs`; then its password checks answer 429 until the window ends.
    * @default 50
    */
   maxFailedLoginsPerAddress?: number;
@@ -168,6 +187,7 @@ export interface ResolvedOptions {
   readonly webhookMaxAttempts: number;
   readonly webhookRetryDelayMs: number;
   readonly snapshotThresholdBytes: number;
+  readonly acceptLogLoss: boolean;
   readonly publicUrl: string | undefined;
   readonly noreplyEmailDomain: string;
   readonly maxImports: number;
@@ -179,6 +199,7 @@ export interface ResolvedOptions {
   readonly gitIdleTimeoutMs: number;
   readonly maxGitTransfers: number;
   readonly maxGitTransfersPerClient: number;
+  readonly gitTransferWaitMs: number;
   readonly maxFailedLoginsPerAccount: number;
   readonly maxFailedLoginsPerAddress: number;
   readonly failedLoginWindowMs: number;
@@ -236,6 +257,7 @@ export function resolveOptions(options: RepoHostOptions, tempDir: () => string):
     webhookMaxAttempts: positiveInteger('webhookMaxAttempts', options.webhookMaxAttempts, 5),
     webhookRetryDelayMs: positiveInteger('webhookRetryDelayMs', options.webhookRetryDelayMs, 1000, 0),
     snapshotThresholdBytes: positiveInteger('snapshotThresholdBytes', options.snapshotThresholdBytes, 64 * 1024 * 1024, 1024),
+    acceptLogLoss: options.acceptLogLoss === true,
     publicUrl: options.publicUrl?.replace(/\/+$/, ''),
     noreplyEmailDomain: emailDomain(options.noreplyEmailDomain),
     maxImports: positiveInteger('maxImports', options.maxImports, 4),
@@ -247,6 +269,7 @@ export function resolveOptions(options: RepoHostOptions, tempDir: () => string):
     gitIdleTimeoutMs: positiveInteger('gitIdleTimeoutMs', options.gitIdleTimeoutMs, 60_000, 0),
     maxGitTransfers: positiveInteger('maxGitTransfers', options.maxGitTransfers, 16),
     maxGitTransfersPerClient: positiveInteger('maxGitTransfersPerClient', options.maxGitTransfersPerClient, 4),
+    gitTransferWaitMs: positiveInteger('gitTransferWaitMs', options.gitTransferWaitMs, 30_000, 0),
     maxFailedLoginsPerAccount: positiveInteger('maxFailedLoginsPerAccount', options.maxFailedLoginsPerAccount, 10),
     maxFailedLoginsPerAddress: positiveInteger('maxFailedLoginsPerAddress', options.maxFailedLoginsPerAddress, 50),
     failedLoginWindowMs: positiveInteger('failedLoginWindowMs', options.failedLoginWindowMs, 15 * 60_000),

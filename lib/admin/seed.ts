@@ -72,6 +72,7 @@ export async function seedRepository(ctx: AppContext, input: AdminSeedInput): Pr
   const created = !repo;
   repo ??= await ctx.repos.create(owner, { name: input.name, description: input.description, visibility: input.private ? 'private' : 'public' });
   const gitDir = git.pathOf(repo.owner_name, repo.name);
+  const intent = await ctx.refUpdates.intend(repo);
   const before = await git.refsOf(repo.owner_name, repo.name);
   const branch = await git.headBranch(repo.owner_name, repo.name);
   let sourceHead: string | undefined;
@@ -94,6 +95,8 @@ export async function seedRepository(ctx: AppContext, input: AdminSeedInput): Pr
       else await commitFolder(gitDir, dir, branch, 'Initial commit', ctx.options.now());
     }
   } catch (error) {
+    // Whatever moved before the failure is compared with the records once nothing else runs on the repository.
+    await intent.close(false);
     if (isGitError(error)) throw invalid(`seeding ${repo.owner_name}/${repo.name} failed: ${(error.stderr.trim().split('\n').pop() ?? error.message).replace(/^(fatal|error): /, '')}`);
     throw error;
   }
@@ -103,7 +106,7 @@ export async function seedRepository(ctx: AppContext, input: AdminSeedInput): Pr
   const hadBranches = [...before.keys()].some((ref) => ref.startsWith('refs/heads/'));
   if (!hadBranches && sourceHead) changes.sort((a, b) => Number(b.ref === sourceHead) - Number(a.ref === sourceHead));
   const headBranch = await git.afterPush(repo.owner_name, repo.name, changes);
-  await ctx.repos.recordPush(repo, changes, headBranch, undefined);
+  await ctx.refUpdates.recordChanges(repo, changes, headBranch, undefined, intent);
   const current = ctx.repos.findByName(owner.username, repo.name)!;
   return { repository: ctx.repos.summary(current), created, refsUpdated: changes.map((change) => change.ref) };
 }

@@ -54,8 +54,13 @@ function buildProgram(io: CliIO, exit: (code: number) => void): Command {
     .addOption(new Option('--host [host]', 'interface to bind; --host alone means all interfaces (0.0.0.0)').env('REPOHOST_HOST').default('127.0.0.1'))
     .option('--allow-local-network', 'let imports and webhooks reach loopback and private addresses', false)
     .option('--allow-local-import', 'let imports (only) reach loopback and private addresses', false)
-    .option('--fixtures <file>', 'load users, repositories, issues and pull requests from this JSON file first (see Fixtures)');
-  type ServeCommandFlags = DbFlags & { port: string; host: string | true; allowLocalNetwork: boolean; allowLocalImport: boolean; fixtures?: string };
+    .option('--fixtures <file>', 'load users, repositories, issues and pull requests from this JSON file first (see Fixtures)')
+    .option(
+      '--accept-log-loss',
+      'start even if the end of the write log is damaged and may have held acknowledged writes: keep the records before the damage, move the rest aside (use once, after deciding they cannot be restored)',
+      false,
+    );
+  type ServeCommandFlags = DbFlags & { port: string; host: string | true; allowLocalNetwork: boolean; allowLocalImport: boolean; fixtures?: string; acceptLogLoss: boolean };
   dbOptions(serveCommand).action(async (flags: ServeCommandFlags) => {
     exit(
       await serve(
@@ -67,6 +72,7 @@ function buildProgram(io: CliIO, exit: (code: number) => void): Command {
           allowLocalNetwork: flags.allowLocalNetwork,
           allowLocalImport: flags.allowLocalImport || flags.allowLocalNetwork,
           fixtures: flags.fixtures === undefined ? undefined : resolve(flags.fixtures),
+          acceptLogLoss: flags.acceptLogLoss,
         },
         io,
       ),

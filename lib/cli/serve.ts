@@ -16,6 +16,8 @@ export interface ServeFlags {
   allowLocalImport: boolean;
   /** A JSON file of fixtures (see `Fixtures`) loaded before the URL is printed. */
   fixtures?: string;
+  /** Start even if the write log's end is damaged (see `RepoHostOptions.acceptLogLoss`). */
+  acceptLogLoss?: boolean;
 }
 
 /** The parsed fixtures file; a usage error names the file and what is wrong with it. */
@@ -55,6 +57,7 @@ export async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
       dataDir: flags.data,
       allowLocalNetwork: flags.allowLocalNetwork,
       allowLocalImport: flags.allowLocalImport,
+      acceptLogLoss: flags.acceptLogLoss,
     });
     io.stdout.write(`repohost listening on ${host.url} (database ${host.options.dbPath})\n`);
     return await new Promise<number>((resolve) => {

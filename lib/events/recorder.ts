@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { GitHubShapes } from '../github/shapes.js';
 import type { PushedRef } from '../git/push-commits.js';
 import type { RefChange } from '../git/refs.js';
-import type { WriteTx } from '../store/database.js';
+import type { ReadTx, WriteTx } from '../store/database.js';
 import type { HookRow } from '../store/queries/webhooks.js';
 import { repositoryById, type RepositoryRow } from '../store/queries/repositories.js';
 import type { UserRow } from '../store/queries/users.js';
@@ -14,7 +14,7 @@ import type { RepoEventMap, RepoEventName } from './types.js';
 /** Where recorded events go besides the in-process listeners: the webhook outbox (lib/webhooks). */
 export interface EventOutbox {
   /** The active hooks of the repository subscribed to the event. */
-  subscribers(tx: WriteTx, repoId: number, event: string): HookRow[];
+  subscribers(tx: ReadTx, repoId: number, event: string): HookRow[];
   /** Records a delivery for each of `hooks` inside the write; returns the hooks to wake once it is durable. */
   enqueue(tx: WriteTx, hooks: readonly HookRow[], event: { event: string; action: string | null; payload: string; guid: () => string; now: string }): number[];
   wake(hookIds: readonly number[]): void;
@@ -71,23 +71,45 @@ export class EventRecorder {
     });
   }
 
+  /** True when a hook of the repository or a listener in the process would hear any of the events. */
+  anyoneHears(db: ReadTx, repoId: number, names: readonly RepoEventName[]): boolean {
+    return names.some((name) => this.bus.hears(name) || this.outbox.subscribers(db, repoId, name).length > 0);
+  }
+
   /**
    * The events of refs that moved (a push, a merge, a deleted branch): per change `create` or `delete` when a ref
-   * appeared or went, and `push`; `pushed[i]` is what `changes[i]` brought (see git/push-commits.ts).
+   * appeared or went, and `push`; `pushed[i]` is what `changes[i]` brought (see git/push-commits.ts). As on GitHub,
+   * a push of more than 5,000 branches causes no events for its branches, and one of more than three tags none for its
+   * tags. `reconciled` marks events of changes found after a crash (`repohost_reconciled: true` in the payload).
    */
-  recordRefChanges(tx: WriteTx, repo: Pick<RepositoryRow, 'id'>, pusher: UserRow | undefined, changes: readonly RefChange[], pushed: readonly PushedRef[]): void {
+  recordRefChanges(
+    tx: WriteTx,
+    repo: Pick<RepositoryRow, 'id'>,
+    pusher: UserRow | undefined,
+    changes: readonly RefChange[],
+    pushed: readonly PushedRef[],
+    options: { reconciled?: boolean } = {},
+  ): void {
     const current = repositoryById(tx, repo.id);
     if (!current) return;
     const actor = pusher ?? userById(tx, current.owner_id)!;
     const identity = { name: actor.username, email: this.publicEmail(actor) };
+    const branches = changes.filter((change) => change.ref.startsWith('refs/heads/')).length;
+    const tags = changes.filter((change) => change.ref.startsWith('refs/tags/')).length;
+    const mark = options.reconciled ? { repohost_reconciled: true as const } : {};
     changes.forEach((change, index) => {
+      if (change.ref.startsWith('refs/heads/') ? branches > MAX_BRANCHES_WITH_EVENTS : change.ref.startsWith('refs/tags/') && tags > MAX_TAGS_WITH_EVENTS) return;
       const events = refEvents(current, this.baseUrl(), change, pushed[index] ?? NOTHING_PUSHED, identity);
-      if (events.create) this.record(tx, current, actor, 'create', events.create);
-      this.record(tx, current, actor, 'push', events.push);
-      if (events.delete) this.record(tx, current, actor, 'delete', events.delete);
+      if (events.create) this.record(tx, current, actor, 'create', { ...events.create, ...mark });
+      this.record(tx, current, actor, 'push', { ...events.push, ...mark });
+      if (events.delete) this.record(tx, current, actor, 'delete', { ...events.delete, ...mark });
     });
   }
 }
+
+/** GitHub's limits: no events for the branches of a push of more than 5,000, nor the tags of one of more than three. */
+const MAX_BRANCHES_WITH_EVENTS = 5000;
+const MAX_TAGS_WITH_EVENTS = 3;
 
 /** What a ref change is known to bring when its commits could not be read (or there are none: a deletion). */
 export const NOTHING_PUSHED: PushedRef = Object.freeze({ commits: [], head: null, forced: false });

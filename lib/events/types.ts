@@ -14,6 +14,8 @@ export interface RepositoryEventBase {
 }
 
 export interface PushEvent extends RepositoryEventBase {
+  /** Present (true) on events of ref changes found after a crash, which nobody was told of when they happened. */
+  repohost_reconciled?: true;
   ref: string;
   before: string;
   after: string;
@@ -29,6 +31,8 @@ export interface PushEvent extends RepositoryEventBase {
 }
 
 export interface CreateEvent extends RepositoryEventBase {
+  /** Present (true) on events of ref changes found after a crash, which nobody was told of when they happened. */
+  repohost_reconciled?: true;
   ref: string;
   ref_type: 'branch' | 'tag';
   master_branch: string;
@@ -37,6 +41,8 @@ export interface CreateEvent extends RepositoryEventBase {
 }
 
 export interface DeleteEvent extends RepositoryEventBase {
+  /** Present (true) on events of ref changes found after a crash, which nobody was told of when they happened. */
+  repohost_reconciled?: true;
   ref: string;
   ref_type: 'branch' | 'tag';
   pusher_type: 'user';

@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
-import { changedFiles, type ChangedFile } from './diff.js';
+import { EMPTY_TREE_ID, readDiff, streamCommitDiff, streamCommitPatch, streamDiff, streamFormatPatch, type DiffPage, type DiffWindow } from './diff.js';
 import { LruCache, remembered } from './lru.js';
 import { isSafeBranchName, normaliseTreePath } from './names.js';
 import { isGitError, runGit, spawnGit } from './run-git.js';
-import type { FileEntry, TreeListing } from './tree-listing.js';
+import type { FileEntry, LastCommit, TreeListing } from './tree-listing.js';
 
 /** What a code page points at: the ref kind the URL names, its name, the commit it resolves to, and the path. */
 export interface RefPath {
@@ -51,8 +51,6 @@ export interface BrowseDeps {
 
 const HEX_PREFIX = /^[0-9a-f]{4,64}$/;
 const FULL_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
-/** The id of the empty tree (SHA-1): what a root commit is compared with. */
-const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 const LITERAL = { GIT_LITERAL_PATHSPECS: '1' };
 const iso = (date: string) => new Date(date).toISOString().replace('.000Z', 'Z');
 /** Most history entries one page may ask for. */
@@ -91,7 +89,7 @@ export class GitBrowser {
   readonly #objects = new LruCache<string, TreeObject | null>(8192);
   readonly #logs = new LruCache<string, CommitInfo[]>(512);
   readonly #commits = new LruCache<string, CommitInfo>(2048);
-  readonly #diffs = new LruCache<string, Promise<ChangedFile[]>>(32);
+  readonly #diffs = new LruCache<string, Promise<DiffPage>>(32);
   readonly #aheadBehind = new LruCache<string, AheadBehind>(4096);
   readonly #treeKinds = new LruCache<string, Map<string, TreeObject['type']>>(1024);
 
@@ -173,6 +171,11 @@ export class GitBrowser {
   /** Entries of the folder at `commit`, each with its last commit (TreeListing, cached by commit and folder). */
   async list(owner: string, name: string, commit: string, folder: string): Promise<FileEntry[]> {
     return this.#deps.listing.list(await this.#deps.gitDir(owner, name), commit, folder);
+  }
+
+  /** The last commit of some entries of the folder at `commit` (a page of a large folder; TreeListing, cached). */
+  async lastCommits(owner: string, name: string, commit: string, folder: string, names: readonly string[]): Promise<Map<string, LastCommit>> {
+    return this.#deps.listing.lastCommits(await this.#deps.gitDir(owner, name), commit, folder, names);
   }
 
   /** The kind of each entry of a tree (by the tree's id, so cached for good). */
@@ -263,10 +266,26 @@ export class GitBrowser {
     }
   }
 
-  /** What a commit changed against its first parent (the empty tree for a root commit), renames detected. */
-  async commitDiff(owner: string, name: string, commit: CommitInfo): Promise<ChangedFile[]> {
+  /**
+   * What a commit changed against its first parent (the empty tree for a root commit), renames detected: the files
+   * of `window` (its first files, within its patch budget) and how many it changed in all. Cached by commit id.
+   */
+  async commitDiff(owner: string, name: string, commit: CommitInfo, window: Omit<DiffWindow, 'direct' | 'skip'>): Promise<DiffPage> {
     const gitDir = await this.#deps.gitDir(owner, name);
-    return remembered(this.#diffs, `${gitDir}\0${commit.sha}`, () => changedFiles(gitDir, commit.parents[0] ?? EMPTY_TREE, commit.sha, { direct: true }));
+    const key = `${gitDir}\0${commit.sha}\0${window.maxFiles}\0${window.maxPatchBytes}\0${window.budget?.bytes}\0${window.budget?.lines}`;
+    return remembered(this.#diffs, key, () => readDiff(gitDir, commit.parents[0] ?? EMPTY_TREE_ID, commit.sha, { ...window, direct: true }));
+  }
+
+  /** The whole diff of a commit (`diff`, against its first parent or the empty tree) or its format-patch mail, streamed. */
+  async streamCommit(owner: string, name: string, commit: CommitInfo, kind: 'diff' | 'patch'): Promise<Readable> {
+    const gitDir = await this.#deps.gitDir(owner, name);
+    return kind === 'diff' ? streamCommitDiff(gitDir, commit.parents[0] ?? EMPTY_TREE_ID, commit.sha) : streamCommitPatch(gitDir, commit.sha);
+  }
+
+  /** What `head` changes against its merge base with `base` (`diff`) or its commits as format-patch mails, streamed. */
+  async streamComparison(owner: string, name: string, base: string, head: string, kind: 'diff' | 'patch'): Promise<Readable> {
+    const gitDir = await this.#deps.gitDir(owner, name);
+    return kind === 'diff' ? streamDiff(gitDir, base, head) : streamFormatPatch(gitDir, base, head);
   }
 
   /** How many commits `tip` has that `base` lacks (ahead) and the reverse (behind); cached by the pair. */

@@ -1,7 +1,8 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isGitError, runGit } from './run-git.js';
+import { StringDecoder } from 'node:string_decoder';
+import { DEFAULT_GIT_TIMEOUT_MS, isGitError, runGit, spawnGit } from './run-git.js';
 
 // Low-level object plumbing for commits made without a work tree or a push: blobs, trees, commits and
 // guarded ref updates, each a stock git command over an argument array. Callers that move refs with it
@@ -107,18 +108,19 @@ export function normaliseMode(mode: string): string {
  * The entries of a tree (`treeish` is a tree or commit id, optionally with `:folder`), or undefined when
  * there is no such tree. `recursive` lists every entry below it, folders included, as GitHub's trees do.
  */
-export async function readTree(gitDir: string, treeish: string, options: { recursive?: boolean } = {}): Promise<TreeEntry[] | undefined> {
+export async function readTree(gitDir: string, treeish: string, options: { recursive?: boolean; limit?: number } = {}): Promise<TreeEntry[] | undefined> {
   requireId(treeish.split(':', 1)[0]!, 'tree');
-  let stdout: Buffer;
+  const args = ['ls-tree', '-z', '--long', '--full-tree', ...(options.recursive ? ['-r', '-t'] : []), treeish];
+  let records: string[];
   try {
-    ({ stdout } = await runGit(['ls-tree', '-z', '--long', '--full-tree', ...(options.recursive ? ['-r', '-t'] : []), treeish], { gitDir }));
+    records = options.limit === undefined ? (await runGit(args, { gitDir })).stdout.toString('utf8').split('\0') : await firstRecords(args, gitDir, options.limit);
   } catch (error) {
     // 128: no such object, or not a tree.
     if (isGitError(error) && error.code === 128) return undefined;
     throw error;
   }
   const entries: TreeEntry[] = [];
-  for (const record of stdout.toString('utf8').split('\0')) {
+  for (const record of records) {
     if (!record) continue;
     // "<mode> <type> <id> <size, right-aligned>\t<path>"
     const tab = record.indexOf('\t');
@@ -126,6 +128,34 @@ export async function readTree(gitDir: string, treeish: string, options: { recur
     entries.push({ mode: mode!, type: type as EntryType, id: objectId!, path: record.slice(tab + 1), ...(size !== '-' ? { size: Number(size) } : {}) });
   }
   return entries;
+}
+
+/**
+ * The first `limit` NUL-ended records git prints, read as they come: git is stopped once they are in (`ls-tree
+ * --long` of a 20,000-entry tree then reads the sizes of the listed entries only).
+ */
+async function firstRecords(args: readonly string[], gitDir: string, limit: number): Promise<string[]> {
+  const child = spawnGit(args, { gitDir, timeoutMs: DEFAULT_GIT_TIMEOUT_MS });
+  child.stdin.end();
+  const decoder = new StringDecoder('utf8');
+  const records: string[] = [];
+  let rest = '';
+  let enough = limit <= 0;
+  try {
+    if (!enough) {
+      for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+        const parts = (rest + decoder.write(chunk)).split('\0');
+        rest = parts.pop()!;
+        records.push(...parts.slice(0, limit - records.length));
+        enough = records.length >= limit;
+        if (enough) break;
+      }
+    }
+  } finally {
+    if (enough) child.kill('SIGKILL');
+  }
+  if (!enough) await child.done;
+  return records;
 }
 
 /** Writes a tree of exactly these entries (names, not paths; `mktree` sorts them) and returns its id. */

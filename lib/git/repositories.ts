@@ -11,7 +11,8 @@ import { LruCache, remembered } from './lru.js';
 import { Maintenance } from './maintenance.js';
 import { isSafeBranchName, normaliseTreePath, repositoryPath } from './names.js';
 import { newCommits, pushedRef, type PushedCommit, type PushedRef } from './push-commits.js';
-import { PUSH_RULES_ENV, writePushHooks, type PushRule } from './push-rules.js';
+import { HookChannel } from './push/channel.js';
+import { ReceiveSessions, type RefCheck } from './push/session.js';
 import { RefCache, type RefChange } from './refs.js';
 import { folderBytes, watchFolderSize } from './size-watch.js';
 import { isGitError, runGit } from './run-git.js';
@@ -55,12 +56,18 @@ export interface GitRepositoriesOptions {
 /** Options for serving one smart-HTTP request. */
 export interface ServeGitOptions {
   /**
-   * Told which refs a push changed and the branch HEAD now names, after HEAD was fixed up and before the client
-   * sees the end of the response.
+   * Asked by a push's pre-receive hook once the pack is in and before any ref moves (see push/session.ts): the refs
+   * it refuses, with reasons. It must have made the move recoverable (an intent on disk) before it resolves.
    */
-  onPushed?: (changes: RefChange[], headBranch: string, refsAfter: ReadonlyMap<string, string>) => void | Promise<void>;
-  /** Protected-branch rules this push must keep, enforced per ref by git's update hook. */
-  pushRules?: PushRule[];
+  checkPush?: RefCheck;
+  /** Refuse single refs (the others of the push land) rather than the whole push. */
+  perRefRefusals?: boolean;
+  /**
+   * Told, when `checkPush` was asked, once receive-pack ended and before the client sees the end of the answer:
+   * git's own list of the refs that moved, or null when git ended without a whole list (refs may have moved), and
+   * the branch HEAD names after it was fixed up (undefined when the repository's folder is gone).
+   */
+  onPushed?: (changes: RefChange[] | null, headBranch: string | undefined) => Promise<void>;
 }
 
 /**
@@ -73,8 +80,8 @@ export class GitRepositories {
   readonly #listing: TreeListing;
   readonly #counts = new LruCache<string, number>(4096);
   readonly #refs = new RefCache();
-  /** The hooks folder, written on the first push that has rules (repository names never start with a dot). */
-  #hooks: Promise<string> | undefined;
+  /** The receive-packs running, their hooks and what they leave behind. */
+  readonly #receives: ReceiveSessions;
   /**
    * What merging a pair gives, by the pair of commit ids: nothing (head is already in base), or merge-tree's tree
    * or conflicts. Mergeability reads it, and the merge itself then commits the tree it found.
@@ -103,6 +110,7 @@ export class GitRepositories {
       lowSpeedSeconds: options.importLowSpeedSeconds ?? 30,
     };
     this.#transferIdleTimeoutMs = options.transferIdleTimeoutMs ?? 0;
+    this.#receives = new ReceiveSessions(this.root, new HookChannel());
     this.browse = new GitBrowser({ gitDir: (owner, name) => this.#existing(owner, name), refs: (gitDir) => this.#refs.refs(gitDir), listing: this.#listing });
   }
 
@@ -336,17 +344,20 @@ export class GitRepositories {
    */
   async serveHttpStream(owner: string, name: string, request: SmartHttpRequest, options: ServeGitOptions = {}): Promise<GitHttpResult> {
     const path = await this.#existing(owner, name);
-    const rules = options.pushRules ?? [];
     return handleSmartHttp(path, request, {
       idleTimeoutMs: this.#transferIdleTimeoutMs,
-      receive:
-        rules.length > 0 ? { config: ['-c', `core.hooksPath=${await (this.#hooks ??= writePushHooks(join(this.root, '.hooks')))}`], env: { [PUSH_RULES_ENV]: JSON.stringify(rules) } } : undefined,
-      onPushed: async (changes, refsAfter) => {
-        this.#refs.forget(path);
-        const head = await this.#fixHead(path, changes, refsAfter).catch(() => this.headBranch(owner, name));
-        this.#maintenance.schedule(path);
-        await options.onPushed?.(changes, head, refsAfter);
-      },
+      receive: () =>
+        this.#receives.start(path, {
+          perRef: options.perRefRefusals ?? false,
+          check: options.checkPush ?? (async () => new Map()),
+          moved: async (changes) => {
+            this.#refs.forget(path);
+            // A repository renamed or deleted meanwhile has no HEAD here: the record keeps its default branch.
+            const head = await this.#fixHead(path, changes ?? []).catch(() => undefined);
+            this.#maintenance.schedule(path);
+            await options.onPushed?.(changes, head);
+          },
+        }),
     });
   }
 
@@ -485,6 +496,7 @@ export class GitRepositories {
 
   /** Stops background upkeep (waiting for running jobs to stop); no child is left behind. */
   async close(): Promise<void> {
+    await this.#receives.close();
     await this.#maintenance.close();
   }
 
@@ -503,6 +515,8 @@ export class GitRepositories {
     // HEAD of a bare repository we created is always a symbolic ref file; reading it saves a git run per push.
     const headFile = await readFile(`${gitDir}/HEAD`, 'utf8').catch(() => '');
     const head = /^ref: (\S+)\s*$/.exec(headFile)?.[1] ?? '';
+    // HEAD's branch as a loose ref file (a branch just pushed always is one): it exists, and git need not be asked.
+    if (head.startsWith(BRANCH_PREFIX) && !knownRefs && (await access(join(gitDir, head)).then(() => true, () => false))) return head.slice(BRANCH_PREFIX.length);
     const refs = knownRefs ?? (await this.#refs.refs(gitDir));
     let target = head;
     if (!head || !refs.has(head)) {

@@ -1,6 +1,5 @@
 import { Readable, pipeline, type Transform } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
-import { diffRefs, readRefs, type RefChange } from './refs.js';
 import { IdleTimer } from './idle-timer.js';
 import { spawnGit, type GitChild } from './run-git.js';
 
@@ -21,13 +20,24 @@ export interface SmartHttpRequest {
   signal?: AbortSignal;
 }
 
+/** How one receive-pack runs: the hooks' settings, and what follows once it ended. */
+export interface ReceiveSetup {
+  /** Extra `-c` settings (the hooks folder). */
+  config: string[];
+  /** Extra environment (what the hooks need to reach the host). */
+  env: Record<string, string | undefined>;
+  /**
+   * Called once receive-pack ended, before the answer ends: `clean` when it exited 0 (a push cut short may still have
+   * moved some refs, and the host's records must follow the disk).
+   */
+  finish(clean: boolean): Promise<void>;
+}
+
 export interface SmartHttpOptions {
-  /** Called once after a successful receive-pack with the refs it changed, before the response ends. */
-  onPushed?: (changes: RefChange[], refsAfter: Map<string, string>) => void | Promise<void>;
   /** A transfer in which no byte moved either way for this long is ended and its git killed; 0 for never. */
   idleTimeoutMs?: number;
-  /** Extra `-c` settings and environment for receive-pack (the hooks that enforce protected branches). */
-  receive?: { config: string[]; env: Record<string, string> };
+  /** Sets up one receive-pack (its hooks); called only when receive-pack is about to run. */
+  receive?: () => Promise<ReceiveSetup>;
 }
 
 const SERVICES: readonly string[] = ['git-upload-pack', 'git-receive-pack'];
@@ -120,9 +130,9 @@ export async function handleSmartHttp(gitDir: string, request: SmartHttpRequest,
   // accepts any want); pushes may carry options (`git push -o`), which later features read.
   const config =
     service === 'git-receive-pack'
-      ? ['-c', 'receive.denyDeletes=false', '-c', 'receive.denyNonFastForwards=false', '-c', 'receive.autogc=false', '-c', 'receive.advertisePushOptions=true', ...(options.receive?.config ?? [])]
+      ? ['-c', 'receive.denyDeletes=false', '-c', 'receive.denyNonFastForwards=false', '-c', 'receive.autogc=false', '-c', 'receive.advertisePushOptions=true']
       : ['-c', 'uploadpack.allowFilter=true', '-c', 'uploadpack.allowAnySHA1InWant=true'];
-  const env = { GIT_PROTOCOL: protocol, ...(service === 'git-receive-pack' ? options.receive?.env : undefined) };
+  const env: Record<string, string | undefined> = { GIT_PROTOCOL: protocol };
 
   if (request.action === 'info/refs' && request.method === 'HEAD') {
     return { status: 200, headers: { 'Content-Type': `application/x-${service}-advertisement`, ...NO_CACHE_HEADERS }, body: null };
@@ -153,8 +163,8 @@ export async function handleSmartHttp(gitDir: string, request: SmartHttpRequest,
     if (bytes === '0000') return { status: 200, headers: { 'Content-Type': `application/x-${service}-result`, ...NO_CACHE_HEADERS }, body: null };
     return plain(400, 'Bad request');
   }
-  const before = service === 'git-receive-pack' ? await readRefs(gitDir) : undefined;
-  const child = spawnGit([...config, command, '--stateless-rpc', '.'], { gitDir, env, signal: request.signal });
+  const setup = service === 'git-receive-pack' ? await options.receive?.() : undefined;
+  const child = spawnGit([...config, ...(setup?.config ?? []), command, '--stateless-rpc', '.'], { gitDir, env: { ...env, ...setup?.env }, signal: request.signal });
   let bodyDone = false;
   const idle: IdleTimer = new IdleTimer(options.idleTimeoutMs ?? 0, (): boolean => !bodyDone || out.readableLength > 0, () => stall(child, out));
   const body = request.body ? (request.body instanceof Readable ? request.body : Readable.fromWeb(request.body as import('node:stream/web').ReadableStream)) : Readable.from([]);
@@ -172,21 +182,19 @@ export async function handleSmartHttp(gitDir: string, request: SmartHttpRequest,
   });
   // git that could not start ends the answer (its output would never end it).
   child.once('error', (error: Error) => out.destroy(error));
-  if (!before) child.stdout.pipe(out);
+  if (!setup) child.stdout.pipe(out);
   else {
-    const pass = out;
-    child.stdout.pipe(pass, { end: false });
-    // Diff the refs however receive-pack ended: a push cut short (client gone, killed) may still
-    // have moved some refs, and the caller's records must follow the disk.
+    child.stdout.pipe(out, { end: false });
+    // The answer ends only once what the push changed is recorded: the client never learns of a push the host
+    // has not recorded (a crash before that is reconciled at the next start).
     child.done
+      .then(
+        () => true,
+        () => false,
+      )
+      .then((clean) => setup.finish(clean))
       .catch(() => undefined)
-      .then(async () => {
-        const after = await readRefs(gitDir);
-        const changes = diffRefs(before, after);
-        if (changes.length > 0) await options.onPushed?.(changes, after);
-      })
-      .catch(() => undefined)
-      .finally(() => pass.end());
+      .finally(() => out.end());
   }
   return { status: 200, headers: { 'Content-Type': `application/x-${service}-result`, ...NO_CACHE_HEADERS }, body: out };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
 import { notFound } from '../errors.js';
 import { LruCache } from './lru.js';
@@ -38,6 +39,17 @@ const WALK_TIMEOUT_MS = 120_000;
 
 const isoTime = (seconds: string) => new Date(Number(seconds) * 1000).toISOString().replace('.000Z', 'Z');
 
+/** An entry's last commit as a listing shows it (empty strings when unknown). */
+export type LastCommit = Pick<FileEntry, 'last_msg' | 'last_hash' | 'last_time'>;
+
+const pickLast = (entry: LastCommit | undefined): LastCommit => ({ last_msg: entry?.last_msg ?? '', last_hash: entry?.last_hash ?? '', last_time: entry?.last_time ?? '' });
+
+/** A walk's answer as listing fields (times as ISO 8601), like `#compute` makes them. */
+function toLast(info: CommitInfo | undefined): LastCommit {
+  if (!info) return pickLast(undefined);
+  return { last_msg: info.msg, last_hash: info.hash, last_time: /^\d+$/.test(info.time) ? isoTime(info.time) : info.time };
+}
+
 /**
  * Folder listings with the last commit per entry, computed in one history walk and cached by
  * (commit, folder) forever, since they never change for a given commit id.
@@ -51,8 +63,11 @@ const isoTime = (seconds: string) => new Date(Number(seconds) * 1000).toISOStrin
 export class TreeListing {
   readonly #cache: LruCache<string, Map<string, FileEntry>>;
 
+  /** Last commits of some entries of large folders (a page each), by commit, folder and the names asked for. */
+  readonly #some = new LruCache<string, Map<string, LastCommit>>(64);
   readonly #narrowAfter: number;
   readonly #inFlight = new Map<string, Promise<Map<string, FileEntry>>>();
+  readonly #someInFlight = new Map<string, Promise<Map<string, LastCommit>>>();
   /** Entries answered by the slow per-entry fallback (expected to stay 0; tests check it). */
   fallbacks = 0;
 
@@ -77,6 +92,30 @@ export class TreeListing {
       this.#inFlight.set(key, running);
     }
     return [...(await running).values()].map((entry) => ({ ...entry }));
+  }
+
+  /**
+   * The last commit of each of `names` (entries of `folder` at `commit`): the walk follows only them, so a page of a
+   * folder of 20,000 entries costs what its own entries cost. Answered from the whole folder's listing when cached.
+   */
+  async lastCommits(gitDir: string, commit: string, folder: string, names: readonly string[]): Promise<Map<string, LastCommit>> {
+    const whole = this.#cache.get(`${commit}\0${folder}`);
+    if (whole) return new Map(names.map((name) => [name, pickLast(whole.get(name))]));
+    const key = `${commit}\0${folder}\0${createHash('sha1').update(names.join('\0')).digest('hex')}`;
+    const cached = this.#some.get(key);
+    if (cached) return cached;
+    let running = this.#someInFlight.get(key);
+    if (!running) {
+      running = this.#walk(gitDir, commit, folder, [...names])
+        .then((answers) => {
+          const found = new Map(names.map((name) => [name, toLast(answers.get(name))]));
+          this.#some.set(key, found);
+          return found;
+        })
+        .finally(() => this.#someInFlight.delete(key));
+      this.#someInFlight.set(key, running);
+    }
+    return running;
   }
 
   async #compute(gitDir: string, commit: string, folder: string, key: string): Promise<Map<string, FileEntry>> {

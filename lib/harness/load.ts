@@ -44,6 +44,7 @@ export async function loadFixtures(ctx: AppContext, fixtures: unknown): Promise<
 async function writeBranches(ctx: AppContext, repo: RepositoryRow, owner: UserRow, planned: PlannedRepository): Promise<Record<string, string>> {
   if (planned.branches.length === 0) return {};
   const gitDir = ctx.git.pathOf(repo.owner_name, repo.name);
+  const intent = await ctx.refUpdates.intend(repo);
   const before = await ctx.git.refsOf(repo.owner_name, repo.name);
   // The whole history in one run: each commit's parent is the one before it, or the tip of the branch it starts from.
   const history: HistoryCommit[] = [];
@@ -60,7 +61,7 @@ async function writeBranches(ctx: AppContext, repo: RepositoryRow, owner: UserRo
   const changes = diffRefs(before, await ctx.git.refsOf(repo.owner_name, repo.name));
   changes.sort((a, b) => Number(b.ref === `refs/heads/${planned.defaultBranch}`) - Number(a.ref === `refs/heads/${planned.defaultBranch}`));
   const headBranch = await ctx.git.afterPush(repo.owner_name, repo.name, changes);
-  await ctx.repos.recordPush(ctx.repos.findByName(repo.owner_name, repo.name)!, changes, headBranch, owner);
+  await ctx.refUpdates.recordChanges(ctx.repos.findByName(repo.owner_name, repo.name)!, changes, headBranch, owner, intent);
   return Object.fromEntries([...tips].map(([branch, tip]) => [branch, ids[tip]!]));
 }
 

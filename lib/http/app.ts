@@ -4,6 +4,7 @@ import { isRepoHostError } from '../errors.js';
 import { retryAfterOf } from './retry-after.js';
 import { currentUser } from './auth.js';
 import { RequestForgeryGuard } from './csrf.js';
+import { compression } from './compression.js';
 import { htmlHeaders } from './html-response.js';
 import { errorView, notFoundView } from './pages/views.js';
 import { mountAssetRoutes } from './assets/index.js';
@@ -77,6 +78,8 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
       return Response.json(body, { status, headers });
     },
   });
+  // Outermost: what every other layer answers is compressed here, in this one place (compression.ts).
+  app.use(compression());
   app.use(forgery.middleware());
   // No answer leaves before every write it may have read is on disk; one that read a write whose flush failed is
   // answered 503 instead (store.ts: settled).

@@ -1,6 +1,7 @@
 import { getCookie, getRequestHeader, type H3Event } from 'h3';
 import type { AppContext } from '../context.js';
 import { notFound, unauthorized } from '../errors.js';
+import { looksLikeApiToken } from '../services/credentials.js';
 import type { UserRow } from '../store/queries/users.js';
 
 export const SESSION_COOKIE = 'token';
@@ -22,11 +23,14 @@ export function parseBasic(header: string | undefined): BasicCredentials | undef
 /**
  * The user behind HTTP Basic credentials. An API token is accepted in either field whatever the other holds, as
  * Gitea does (tools written for GitHub and GitLab send `x-access-token:<token>`, `oauth2:<token>` or `<token>:`);
- * tokens are checked first (cheap). Otherwise the secret is the password of the named user (bcrypt).
+ * tokens are checked first (cheap). A token-shaped value that is no live token is refused as a bad token: it is
+ * neither tried as a password nor counted as a failed sign-in of the named user. Otherwise the secret is the
+ * password of the named user (bcrypt, throttled).
  */
 async function userFromBasic(ctx: AppContext, event: H3Event, credentials: BasicCredentials): Promise<UserRow | undefined> {
   const tokenUser = ctx.credentials.userOfApiToken(credentials.secret) ?? ctx.credentials.userOfApiToken(credentials.username);
   if (tokenUser) return tokenUser;
+  if (looksLikeApiToken(credentials.secret) || looksLikeApiToken(credentials.username)) return undefined;
   if (credentials.secret.length === 0 || credentials.secret.length > 256) return undefined;
   return ctx.users.authenticate(credentials.username, credentials.secret, clientAddress(event));
 }

@@ -1,13 +1,24 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { getCookie, getRequestHeader, type H3Event, type Middleware } from 'h3';
+import { getCookie, getRequestHeader, setCookie, type H3Event, type Middleware } from 'h3';
 import { forbidden } from '../errors.js';
 import { SESSION_COOKIE } from './auth.js';
 
 /** The hidden form field that carries the per-session token. */
 export const CSRF_FIELD = '_csrf';
 
+/**
+ * The cookie that stands in for a session on the forms that start one (sign-in, sign-up): a random value the page
+ * sets and the form's token is derived from, as Rails' pre-login session (GitHub) and Gitea's `_csrf` cookie do.
+ */
+export const PRE_SESSION_COOKIE = 'pre_session';
+/** Long enough to fill in a form, short enough that a stale value is soon gone. */
+const PRE_SESSION_MAX_AGE = 2 * 3600;
+const PRE_SESSION_VALUE = /^[A-Za-z0-9_-]{43}$/;
+
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const EXPECTED = Symbol('csrf token this request must carry');
+/** What a browser form must carry: a token, or `null` when it cannot carry a right one (no pre-session cookie). */
+type Expected = string | null;
 
 /**
  * Request-forgery protection for requests authenticated by the session cookie (bearer and Basic requests carry
@@ -16,6 +27,9 @@ const EXPECTED = Symbol('csrf token this request must carry');
  * SameSite=Lax alone lets same-site attackers through (another port, a sibling subdomain). A browser request must
  * also carry the per-session token that every form of ours holds; clients that are not browsers (no Origin, no
  * Sec-Fetch-Site, no Referer: curl, test harnesses) keep using the spec's cookie endpoints as they are.
+ *
+ * The forms that start a session (`/login`, `/register`) are checked the same way when the browser has no session
+ * yet (see `guardSignInForm`): otherwise another site could sign a visitor in to an account of its own (login CSRF).
  */
 export class RequestForgeryGuard {
   readonly #secret = randomBytes(32);
@@ -31,6 +45,31 @@ export class RequestForgeryGuard {
     return session ? this.tokenFor(session) : undefined;
   }
 
+  /**
+   * The token for the sign-in and sign-up forms: the session's when the browser has a session cookie, otherwise
+   * one derived from the pre-session cookie, which this sets (or renews) on the response.
+   */
+  signInFormToken(event: H3Event): string {
+    const session = getCookie(event, SESSION_COOKIE);
+    if (session) return this.tokenFor(session);
+    const value = preSessionOf(event) ?? randomBytes(32).toString('base64url');
+    setCookie(event, PRE_SESSION_COOKIE, value, { httpOnly: true, sameSite: 'lax', path: '/', maxAge: PRE_SESSION_MAX_AGE });
+    return this.#preSessionToken(value);
+  }
+
+  /**
+   * Called by the forms that start a session, before the body is read. With a session cookie the middleware did the
+   * work. Without one, a browser's post from another site is refused (403) and a same-origin one must carry the
+   * token of the pre-session cookie; clients that are not browsers (no Origin, Sec-Fetch-Site or Referer) and
+   * requests with an Authorization header pass as before.
+   */
+  guardSignInForm(event: H3Event): void {
+    if (getRequestHeader(event, 'authorization') || getCookie(event, SESSION_COOKIE)) return;
+    if (!checkSameOrigin(event)) return;
+    const value = preSessionOf(event);
+    (event.context as Record<symbol, Expected>)[EXPECTED] = value === undefined ? null : this.#preSessionToken(value);
+  }
+
   /** The h3 middleware: checks the origin, and notes the token the body must carry (see `verifyForm`). */
   middleware(): Middleware {
     return (event) => {
@@ -38,19 +77,31 @@ export class RequestForgeryGuard {
       const session = getCookie(event, SESSION_COOKIE);
       if (!session) return;
       const browser = checkSameOrigin(event);
-      if (browser) (event.context as Record<symbol, string>)[EXPECTED] = this.tokenFor(session);
+      if (browser) (event.context as Record<symbol, Expected>)[EXPECTED] = this.tokenFor(session);
     };
   }
 
   /** Refuses a browser's cookie-authenticated form whose token is missing or wrong; strips the field. */
   static verifyForm(event: H3Event, fields: Record<string, unknown>): void {
-    const expected = (event.context as Record<symbol, string | undefined>)[EXPECTED];
+    const expected = (event.context as Record<symbol, Expected | undefined>)[EXPECTED];
     const given = fields[CSRF_FIELD];
     delete fields[CSRF_FIELD];
     if (expected === undefined) return;
-    const matches = typeof given === 'string' && given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+    const matches =
+      expected !== null && typeof given === 'string' && given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
     if (!matches) throw forbidden('The form is missing its request-forgery token or it has expired: reload the page and try again');
   }
+
+  // Its own domain, so no pre-session value ever yields the token of a session with the same value.
+  #preSessionToken(value: string): string {
+    return createHmac('sha256', this.#secret).update(`pre-session\0${value}`).digest('base64url');
+  }
+}
+
+/** The browser's pre-session cookie value, if it has a well-formed one. */
+function preSessionOf(event: H3Event): string | undefined {
+  const value = getCookie(event, PRE_SESSION_COOKIE);
+  return value !== undefined && PRE_SESSION_VALUE.test(value) ? value : undefined;
 }
 
 function hostOf(url: string): string | undefined {

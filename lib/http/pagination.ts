@@ -26,12 +26,18 @@ function positive(value: string | undefined, fallback: number): number {
 
 /**
  * The page a list request asks for: `page` from 1 and `limit` from 1 to 100 (default 30), read leniently like
- * Gitea (a bad value means the default, a too large limit the maximum), so a list request never fails on paging.
+ * Gitea (a bad value means the default, a too large limit the maximum), so a list request never fails on paging;
+ * `sizes` changes the default and the maximum for lists that page otherwise (a commit's files: 300).
  * Links are absolute, built on the host's base URL (never the request's Host header).
  */
-export function pageOf(ctx: AppContext, event: H3Event, linkSizeParam: 'limit' | 'per_page' = 'limit'): Page {
+export function pageOf(
+  ctx: AppContext,
+  event: H3Event,
+  linkSizeParam: 'limit' | 'per_page' = 'limit',
+  sizes: { default: number; max: number } = { default: DEFAULT_PAGE_LIMIT, max: MAX_PAGE_LIMIT },
+): Page {
   const page = positive(queryString(event, 'page'), 1);
-  const limit = Math.min(positive(queryString(event, 'limit') ?? queryString(event, 'per_page'), DEFAULT_PAGE_LIMIT), MAX_PAGE_LIMIT);
+  const limit = Math.min(positive(queryString(event, 'limit') ?? queryString(event, 'per_page'), sizes.default), sizes.max);
   return {
     page,
     limit,

@@ -6,7 +6,7 @@ import { writeToRepository } from './repository-write.js';
 import { repositoryById, type RepositoryRow } from '../store/queries/repositories.js';
 import type { StatusState } from '../store/queries/commit-statuses.js';
 import type { StatusGit } from './git-backend.js';
-import { accessLevel, requireAccess, type Viewer } from './permissions.js';
+import { accessLevel, atLeast, requireAccess, type Viewer } from './permissions.js';
 import type { CommitStatusService } from './statuses.js';
 
 const FIELDS = ['run_id', 'repo_id', 'commit_hash', 'branch', 'status'] as const;
@@ -42,7 +42,9 @@ export class CiService {
 
   /**
    * Validates and records a report. Reports for a private repository need write access; callers who cannot see
-   * it are answered like for an unknown repository.
+   * it are answered like for an unknown repository. The run is recorded for anyone the spec lets report (no
+   * credentials on a public repository); it becomes a commit status only for a caller with write access, since a
+   * status can satisfy a protected branch's required checks (issue 17 point 2).
    */
   async report(viewer: Viewer, body: unknown): Promise<CiRunRow> {
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw invalid('Invalid request body');
@@ -58,13 +60,15 @@ export class CiService {
     if (!COMMIT_PATTERN.test(values.commit_hash)) throw invalid('commit_hash must be a commit id without spaces');
     if (!STATUS_PATTERN.test(values.status)) throw invalid('status must be a single word such as running, success or failure');
     const repo = repositoryById(this.store, Number(values.repo_id));
-    if (!repo || accessLevel(this.store, viewer, repo) === 'none') throw notFound('Repository not found');
+    const level = repo ? accessLevel(this.store, viewer, repo) : 'none';
+    if (!repo || level === 'none') throw notFound('Repository not found');
     // Anyone may report on a public repository (the spec's callback needs no credentials); a private one needs write.
     if (repo.is_private === 1) requireAccess(this.store, viewer, repo, 'write', 'Reporting CI status needs write access');
     const report = { repoId: repo.id, runId: values.run_id, commitHash: values.commit_hash, branch: values.branch, status: values.status };
-    // A report on a real commit of the repository also shows as its commit status (placeholder ids do not).
+    // A report on a real commit of the repository also shows as its commit status (placeholder ids do not), but
+    // only from a caller who may post statuses: an anonymous or read-only report must not turn a required check green.
     const sha = values.commit_hash.toLowerCase();
-    const onCommit = FULL_SHA.test(sha) && (await this.git.commitExists(repo.owner_name, repo.name, sha));
+    const onCommit = atLeast(level, 'write') && FULL_SHA.test(sha) && (await this.git.commitExists(repo.owner_name, repo.name, sha));
     const now = this.now();
     return writeToRepository(this.store, repo, (tx) => {
       const run = recordCiReport(tx, report, now);

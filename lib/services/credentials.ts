@@ -25,6 +25,17 @@ const MAX_TOKEN_LABEL = 100;
 /** Shortest fixed token: 16 characters of a token alphabet (GitHub-style `ghp_...` values fit). */
 export const MIN_FIXED_TOKEN = 16;
 const FIXED_TOKEN = new RegExp(`^[A-Za-z0-9_-]{${MIN_FIXED_TOKEN},200}$`);
+/** What `newToken` mints (64 hex digits), and the prefixed forms of GitHub (`ghp_`, `github_pat_`...) and GitLab. */
+const TOKEN_SHAPES = [/^[0-9a-f]{64}$/, /^(?:gh[pousr]_|github_pat_)[A-Za-z0-9_]{16,200}$/, /^glpat-[A-Za-z0-9_-]{16,200}$/];
+
+/**
+ * Whether a secret has the shape of an API token. Over HTTP Basic such a secret is taken for a token only: when it
+ * is no live token (revoked, mistyped) it is a bad token, not a password guess, so it is never checked with bcrypt
+ * nor counted as a failed sign-in (a CI job with a revoked token must not slow its owner's sign-in down).
+ */
+export function looksLikeApiToken(secret: string): boolean {
+  return TOKEN_SHAPES.some((shape) => shape.test(secret));
+}
 
 /** What is shown of an API token: never the token itself, only its last eight characters. */
 export function tokenSummary({ id, name, last_eight, created_at }: ApiTokenRow): { id: number; name: string; last_eight: string; created_at: string } {

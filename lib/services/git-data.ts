@@ -1,5 +1,5 @@
 import { conflict, invalid, notFound, tooLarge } from '../errors.js';
-import { changedFiles, type ChangedFile } from '../git/diff.js';
+import { EMPTY_TREE_ID, readDiff, type ChangedFile } from '../git/diff.js';
 import { countCommits, logCommits, mergeBase } from '../git/history.js';
 import {
   buildTree,
@@ -33,6 +33,12 @@ export const MAX_API_BLOB_BYTES = 10 * 1024 * 1024;
 const MAX_TREE_ENTRIES = 100_000;
 /** Most commits a compare lists (GitHub's limit too). */
 const MAX_COMPARE_COMMITS = 250;
+/** Most files a compare lists (GitHub: "up to 300 changed files for the entire comparison"). */
+const MAX_COMPARE_FILES = 300;
+/** Most entries a folder's contents list (GitHub: "If the directory has more than 1,000 files, only the first 1,000"). */
+const MAX_CONTENTS_ENTRIES = 1000;
+/** Most files a commit lists in all, over its pages (GitHub: "up to a limit of 3000 files"). */
+const MAX_COMMIT_FILES = 3000;
 const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 /** A person given in a request (`author`, `committer`); the date defaults to the host's clock. */
@@ -243,12 +249,18 @@ export class GitDataService {
     return { items, total };
   }
 
-  /** The commit `ref` names with the files it changed against its first parent. */
-  async commitWithFiles(repo: RepositoryRow, ref: string): Promise<{ commit: CommitObject; files: ChangedFile[] }> {
+  /**
+   * The commit `ref` names with the files it changed against its first parent (a root commit: against nothing), the
+   * `files.limit` of them after `files.offset` (only those are read) within the first MAX_COMMIT_FILES, and how many
+   * of those first MAX_COMMIT_FILES there are (`totalFiles`). Without `files`, no diff is read (none listed).
+   */
+  async commitWithFiles(repo: RepositoryRow, ref: string, files?: PageWindow): Promise<{ commit: CommitObject; files: ChangedFile[]; totalFiles: number }> {
     const gitDir = await this.dir(repo);
     const commit = (await readCommit(gitDir, await this.resolve(repo, ref)))!;
-    const parent = commit.parents[0];
-    return { commit, files: parent ? await changedFiles(gitDir, parent, commit.id) : [] };
+    if (!files) return { commit, files: [], totalFiles: 0 };
+    const maxFiles = Math.max(0, Math.min(files.limit, MAX_COMMIT_FILES - files.offset));
+    const diff = await readDiff(gitDir, commit.parents[0] ?? EMPTY_TREE_ID, commit.id, { direct: true, skip: files.offset, maxFiles });
+    return { commit, files: diff.files, totalFiles: Math.min(diff.total, MAX_COMMIT_FILES) };
   }
 
   /** The commits of `head` not in `base` (ids), oldest first, at most 250 (GitHub's limit for these lists). */
@@ -264,7 +276,7 @@ export class GitDataService {
     const status = aheadBy === 0 && behindBy === 0 ? 'identical' : behindBy === 0 ? 'ahead' : aheadBy === 0 ? 'behind' : 'diverged';
     const [commits, files] = await Promise.all([
       this.range(repo, baseSha, headSha),
-      baseOfBoth ? changedFiles(gitDir, baseSha, headSha) : Promise.resolve([]),
+      baseOfBoth ? readDiff(gitDir, baseSha, headSha, { maxFiles: MAX_COMPARE_FILES }).then((diff) => diff.files) : Promise.resolve([]),
     ]);
     return { base: base!, head: head!, mergeBase: baseOfBoth ? await readCommit(gitDir, baseOfBoth) : undefined, status, aheadBy, behindBy, commits, files };
   }
@@ -287,8 +299,9 @@ export class GitDataService {
     return { file, content };
   }
 
+  /** A folder's first MAX_CONTENTS_ENTRIES entries (git stops there: a larger folder costs no more). */
   private async folder(gitDir: string, commit: string, path: string): Promise<ContentEntry[]> {
-    const entries = (await readTree(gitDir, path ? `${commit}:${path}` : commit)) ?? [];
+    const entries = (await readTree(gitDir, path ? `${commit}:${path}` : commit, { limit: MAX_CONTENTS_ENTRIES })) ?? [];
     return entries.map((entry) => contentEntry(entry, path));
   }
 

@@ -1,3 +1,4 @@
+import { isIPv6 } from 'node:net';
 import { RepoHostError } from '../errors.js';
 
 /** Too many failed password attempts: 429 with `Retry-After`. */
@@ -8,70 +9,130 @@ export class TooManyAttemptsError extends RepoHostError {
 }
 
 export interface LoginThrottleLimits {
-  /** Failed attempts allowed per account within the window. */
+  /**
+   * Failed attempts on one account (from all addresses together) before the addresses that failed on it must wait
+   * between attempts: 1 second after the next failure, doubling with every further one, at most `windowMs`.
+   */
   perAccount: number;
-  /** Failed attempts allowed per client address within the window. */
+  /** Failed attempts allowed per client address (on all accounts together) within the window. */
   perAddress: number;
   windowMs: number;
 }
 
-interface Window {
-  failures: number;
+/** A count of failures, forgotten at `endsAt`; `lastAt` is when the latest one happened. */
+interface Failures {
+  count: number;
+  lastAt: number;
   endsAt: number;
 }
 
-/** Most keys remembered; past this, expired windows are dropped (and, if need be, the oldest). */
+/** The first wait once an account is past its failures; each further failure doubles it. */
+const BASE_DELAY_MS = 1000;
+/** Most keys remembered; past this, expired entries are dropped (and, if need be, the least recently failed). */
 const MAX_KEYS = 50_000;
 
 /**
- * Limits guessing: failed password checks are counted per account and per client address in a fixed window, and
- * once either count is reached every further password check for it is refused (429) until the window ends,
- * before any bcrypt work. Only failures count, so a user who types the password right is never slowed; API tokens
- * do not go through here at all.
+ * Slows password guessing without letting a stranger lock the owner out. Only failed password checks count (API
+ * tokens never come here, and token-shaped Basic secrets are refused before it, see auth.ts), and three things are
+ * remembered:
+ *
+ * - per client address, its failures on any account in a fixed window: past `perAddress`, that address is refused
+ *   (429) until the window ends. This is the first limit a single guesser meets;
+ * - per account, its failures from every address, forgotten `windowMs` after the latest: past `perAccount`, the
+ *   account asks for a delay that doubles with each further failure (1 s, 2 s, 4 s, ... at most `windowMs`);
+ * - per account and address, when that address last failed on that account.
+ *
+ * The account's delay applies only to addresses that have themselves failed on it within the window, counted from
+ * their own latest failure. A guesser therefore meets a growing wait, and a distributed guesser gets about one try
+ * per address per delay (so it needs ever more addresses, and each is also limited by its own count), while the
+ * owner signing in from an address that has not failed is never refused: no number of wrong guesses from elsewhere
+ * locks the account. Nothing is refused by the account's delay before bcrypt runs unless the address failed first.
  */
 export class LoginThrottle {
-  readonly #windows = new Map<string, Window>();
+  readonly #entries = new Map<string, Failures>();
 
   constructor(
     private readonly limits: LoginThrottleLimits,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Throws TooManyAttemptsError when the account or the address used up its failures. */
+  /** Throws TooManyAttemptsError when the address used up its failures, or must still wait on this account. */
   check(username: string, address: string | undefined): void {
     const now = this.now();
-    for (const [key, limit] of this.#keys(username, address)) {
-      const window = this.#windows.get(key);
-      if (window && window.endsAt > now && window.failures >= limit) throw new TooManyAttemptsError(Math.ceil((window.endsAt - now) / 1000));
-    }
+    const { addressKey, accountKey, pairKey } = this.#keys(username, address);
+    const byAddress = addressKey === undefined ? undefined : this.#live(addressKey, now);
+    if (byAddress && byAddress.count >= this.limits.perAddress) throw tooMany(byAddress.endsAt - now);
+    const pair = this.#live(pairKey, now);
+    const account = pair && this.#live(accountKey, now);
+    if (!pair || !account || account.count < this.limits.perAccount) return;
+    const readyAt = pair.lastAt + this.#delay(account.count);
+    if (readyAt > now) throw tooMany(readyAt - now);
   }
 
   failed(username: string, address: string | undefined): void {
     const now = this.now();
-    for (const [key] of this.#keys(username, address)) {
-      const window = this.#windows.get(key);
-      if (window && window.endsAt > now) window.failures += 1;
-      else this.#windows.set(key, { failures: 1, endsAt: now + this.limits.windowMs });
-    }
-    if (this.#windows.size > MAX_KEYS) this.#prune(now);
+    const { addressKey, accountKey, pairKey } = this.#keys(username, address);
+    // The address's window is fixed (its Retry-After is when it ends); the others last while failures keep coming.
+    if (addressKey !== undefined) this.#count(addressKey, now, (entry) => entry?.endsAt ?? now + this.limits.windowMs);
+    this.#count(accountKey, now, () => now + this.limits.windowMs);
+    this.#count(pairKey, now, () => now + this.limits.windowMs);
+    if (this.#entries.size > MAX_KEYS) this.#prune(now);
   }
 
   /** Forgets every failure counted (the accounts were put back to an earlier state, see host.restore). */
   clear(): void {
-    this.#windows.clear();
+    this.#entries.clear();
   }
 
-  #keys(username: string, address: string | undefined): Array<[string, number]> {
-    const keys: Array<[string, number]> = [[`user:${username.toLowerCase()}`, this.limits.perAccount]];
-    if (address) keys.push([`addr:${address}`, this.limits.perAddress]);
-    return keys;
+  /** The wait an account past its failures asks of the addresses that failed on it. */
+  #delay(failures: number): number {
+    const doublings = Math.min(failures - this.limits.perAccount, 40);
+    return Math.min(BASE_DELAY_MS * 2 ** doublings, this.limits.windowMs);
+  }
+
+  #keys(username: string, address: string | undefined): { addressKey: string | undefined; accountKey: string; pairKey: string } {
+    const account = username.toLowerCase();
+    // Requests without a known address (in-process, no socket) are one client among themselves.
+    const client = address ? clientOf(address) : '';
+    return { addressKey: client ? `addr:${client}` : undefined, accountKey: `user:${account}`, pairKey: `pair:${client}\n${account}` };
+  }
+
+  #live(key: string, now: number): Failures | undefined {
+    const entry = this.#entries.get(key);
+    return entry && entry.endsAt > now ? entry : undefined;
+  }
+
+  #count(key: string, now: number, endsAt: (live: Failures | undefined) => number): void {
+    const live = this.#live(key, now);
+    // Re-inserted, so the map's order is least recently failed first (what #prune drops first).
+    this.#entries.delete(key);
+    this.#entries.set(key, { count: (live?.count ?? 0) + 1, lastAt: now, endsAt: endsAt(live) });
   }
 
   #prune(now: number): void {
-    for (const [key, window] of this.#windows) if (window.endsAt <= now) this.#windows.delete(key);
-    for (const key of this.#windows.keys()) {
-      if (this.#windows.size <= MAX_KEYS) break;
-      this.#windows.delete(key);
+    for (const [key, entry] of this.#entries) if (entry.endsAt <= now) this.#entries.delete(key);
+    for (const key of this.#entries.keys()) {
+      if (this.#entries.size <= MAX_KEYS) break;
+      this.#entries.delete(key);
     }
   }
+}
+
+/**
+ * The client an address stands for: an IPv4 address itself (also when written IPv4-mapped), an IPv6 address its
+ * /64, since one network holds all of those and could otherwise take a fresh address for every guess.
+ */
+export function clientOf(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (!isIPv6(address)) return address;
+  const [head = '', tail = ''] = address.toLowerCase().split('%')[0]!.split('::');
+  const left = head ? head.split(':') : [];
+  const right = address.includes('::') ? (tail ? tail.split(':') : []) : [];
+  const groups = address.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
+  return `${groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
+function tooMany(waitMs: number): TooManyAttemptsError {
+  return new TooManyAttemptsError(Math.max(1, Math.ceil(waitMs / 1000)));
 }

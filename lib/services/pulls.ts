@@ -27,7 +27,10 @@ import { branchTip, deleteBranch, repositoryById, takeNextNumber, upsertBranch, 
 import { NOTHING_PUSHED, type EditChanges, type EventRecorder, type IssueCommentEvent, type PullRequestEvent } from '../events/index.js';
 import type { StatusState } from '../store/queries/commit-statuses.js';
 import type { UserRow } from '../store/queries/users.js';
-import type { ChangedFile, CommitSummary, MergeMethod, PullGit, RefChange } from './git-backend.js';
+import type { ChangedFile, CommitSummary, MergeMethod, MergeResult, PullGit, RefChange } from './git-backend.js';
+import { pushRefusal } from '../git/push-rules.js';
+import { deleteRefIntent } from '../store/queries/refs.js';
+import type { RefJournal } from './ref-journal.js';
 import { MAX_BODY, MAX_TITLE, mayChange } from './issues.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import { requireAccess, type Viewer } from './permissions.js';
@@ -106,6 +109,9 @@ export class PullService {
     private readonly statuses: CommitStatusService,
     private readonly protection: BranchProtectionService,
     private readonly events: EventRecorder,
+    private readonly journal: RefJournal,
+    /** Runs work on a repository that can be neither deleted nor renamed meanwhile (RepositoryService.whileUnchanged). */
+    private readonly whileUnchanged: <T>(repo: RepositoryRow, work: (current: RepositoryRow) => Promise<T>) => Promise<T>,
   ) {}
 
   private readonly pending = new Set<Promise<unknown>>();
@@ -247,6 +253,11 @@ export class PullService {
    */
   async merge(repo: RepositoryRow, viewer: Viewer, id: number, request: MergeRequest): Promise<{ sha: string }> {
     requireAccess(this.store, viewer, repo, 'write', 'Merging needs write access');
+    // A delete or rename racing the merge answers 409 (or the merge 404), never git in a folder that moved.
+    return this.whileUnchanged(repo, (current) => this.mergeHolding(current, viewer, id, request));
+  }
+
+  private async mergeHolding(repo: RepositoryRow, viewer: Viewer, id: number, request: MergeRequest): Promise<{ sha: string }> {
     const merger = viewer!;
     const method = (request.method ?? 'merge') as MergeMethod;
     if (!METHODS.includes(method)) throw invalid("method must be 'merge', 'squash', 'rebase' or 'fast-forward'");
@@ -267,23 +278,39 @@ export class PullService {
     const now = this.now();
     const identity = { name: merger.full_name || merger.username, email: this.committerEmail(merger), date: now };
     const defaultTitle = method === 'squash' ? `${pull.title} (#${pull.number})` : `Merge pull request #${pull.number} from ${pull.head}`;
-    const result = await this.git.merge(repo.owner_name, repo.name, {
-      base: pull.base,
-      baseSha,
-      headSha,
-      method,
-      message: `${title || defaultTitle}\n\n${message || (method === 'squash' ? '' : pull.title)}`.trim() + '\n',
-      committer: identity,
-    });
+    // Noted before the base moves: a crash between update-ref and the record below is reconciled at the next start.
+    const intent = await this.journal.open(repo);
+    let result: MergeResult;
+    try {
+      result = await this.git.merge(repo.owner_name, repo.name, {
+        base: pull.base,
+        baseSha,
+        headSha,
+        method,
+        message: `${title || defaultTitle}\n\n${message || (method === 'squash' ? '' : pull.title)}`.trim() + '\n',
+        committer: identity,
+      });
+    } catch (error) {
+      // The base moves last in a merge, only if everything before succeeded: a failed merge moved nothing.
+      await this.journal.discard(repo, intent);
+      throw error;
+    }
     const moved = result.sha !== baseSha ? [{ ref: `${BRANCH_PREFIX}${pull.base}`, before: baseSha, after: result.sha }] : [];
     // Like a push, the base moving is a `push` event with the commits it brought (a merge only ever moves it forward).
     const pushed = moved.map(() => ({ commits: result.commits, head: result.commits.at(-1) ?? null, forced: false }));
-    await writeToRepository(this.store, repo, (tx) => {
-      if (moved.length > 0) upsertBranch(tx, repo.id, pull.base, result.sha, now);
-      markPullMerged(tx, pull.id, { byUserId: merger.id, sha: result.sha, headSha, baseSha, now });
-      this.events.recordRefChanges(tx, repo, merger, moved, pushed);
-      this.recordPullEvent(tx, repo, merger, pull.id, { action: 'closed' });
-    });
+    try {
+      await writeToRepository(this.store, repo, (tx) => {
+        if (moved.length > 0) upsertBranch(tx, repo.id, pull.base, result.sha, now);
+        markPullMerged(tx, pull.id, { byUserId: merger.id, sha: result.sha, headSha, baseSha, now });
+        this.events.recordRefChanges(tx, repo, merger, moved, pushed);
+        this.recordPullEvent(tx, repo, merger, pull.id, { action: 'closed' });
+        deleteRefIntent(tx, intent.id);
+      });
+    } catch (error) {
+      await intent.close(false);
+      throw error;
+    }
+    await intent.close(true);
     // The other open pull requests on this base follow in the background: what they show of mergeability is computed
     // from the branches when read, so only their recorded commits lag by a moment.
     if (moved.length > 0) this.background(() => this.afterRefsMoved(repo, moved, merger));
@@ -457,15 +484,28 @@ export class PullService {
     while (this.pending.size > 0) await Promise.all(this.pending);
   }
 
+  /**
+   * Deletes the merged head branch, only if nobody pushed to it meanwhile and its protection allows deletion (the one
+   * rule every ref change passes); otherwise the branch stays as it is and the merge still succeeded.
+   */
   private async deleteHeadBranch(repo: RepositoryRow, branch: string, expectedSha: string, deleter: UserRow): Promise<void> {
-    // Only if nobody pushed to it meanwhile; a refused delete leaves the branch as the pusher left it.
-    const deleted = await this.git.deleteBranch(repo.owner_name, repo.name, branch, expectedSha);
-    if (!deleted) return;
     const change = { ref: `${BRANCH_PREFIX}${branch}`, before: expectedSha, after: '0'.repeat(expectedSha.length) };
-    await writeToRepository(this.store, repo, (tx) => {
-      deleteBranch(tx, repo.id, branch);
-      this.events.recordRefChanges(tx, repo, deleter, [change], [NOTHING_PUSHED]);
-    });
+    const refusal = await pushRefusal(this.protection.pushRules(repo, deleter), change.ref, change.before, change.after, () => false);
+    if (refusal !== undefined) return;
+    const intent = await this.journal.open(repo);
+    const deleted = await this.git.deleteBranch(repo.owner_name, repo.name, branch, expectedSha).catch(() => false);
+    if (!deleted) return this.journal.discard(repo, intent);
+    try {
+      await writeToRepository(this.store, repo, (tx) => {
+        deleteBranch(tx, repo.id, branch);
+        this.events.recordRefChanges(tx, repo, deleter, [change], [NOTHING_PUSHED]);
+        deleteRefIntent(tx, intent.id);
+      });
+    } catch (error) {
+      await intent.close(false);
+      throw error;
+    }
+    await intent.close(true);
     await this.afterRefsMoved(repo, [change], deleter);
   }
 

@@ -3,6 +3,11 @@ import { isAncestor } from '../git/ancestry.js';
 import { deleteRef, objectInfo, RefMovedError, updateRef } from '../git/objects.js';
 import { isSafeBranchName } from '../git/names.js';
 import { pushRefusal } from '../git/push-rules.js';
+import type { RefCheck } from '../git/push/session.js';
+import { diffRefs } from '../git/refs.js';
+import { recordedRefs, repositoriesToReconcile } from '../store/queries/refs.js';
+import { repositoryById } from '../store/queries/repositories.js';
+import type { RefIntent, RefJournal } from './ref-journal.js';
 import type { GitRepositories } from '../git/repositories.js';
 import type { Store } from '../store/database.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
@@ -46,10 +51,18 @@ function isMovableRef(ref: string): boolean {
   return match !== null && isSafeBranchName(match[2]!);
 }
 
+/** The options a push runs with (see `ServeGitOptions` in git/repositories.ts). */
+export interface PushOptions {
+  perRefRefusals: boolean;
+  checkPush: RefCheck;
+  onPushed: (changes: RefChange[] | null, headBranch: string | undefined) => Promise<void>;
+}
+
 /**
- * Ref changes and what follows them, the same for a git push and for the API: branch records, HEAD, push/create/
- * delete events (webhooks included) and pull requests following their branches. API updates are checked against
- * branch protection with the very rule git's update hook applies to pushes.
+ * Ref changes and what follows them, the same for a git push and for the API: branch and ref records, HEAD,
+ * push/create/delete events (webhooks included) and pull requests following their branches. Every ref change passes
+ * the one protection rule (`pushRefusal`), read when the ref is about to move, and is noted in the ref journal first,
+ * so that the database and the repositories never disagree after a crash (see `reconcile`).
  */
 export class RefUpdateService {
   constructor(
@@ -58,12 +71,93 @@ export class RefUpdateService {
     private readonly repos: RepositoryService,
     private readonly pulls: PullService,
     private readonly protection: BranchProtectionService,
-  ) {}
+    private readonly journal: RefJournal,
+  ) {
+    journal.reconcileWith(async (repoId) => {
+      const repo = repositoryById(this.store, repoId);
+      if (repo) await this.reconcile(repo);
+    });
+  }
+
+  /** Notes durably that refs of the repository are about to move by hand (seeds, fixtures); pass it to `recordChanges`. */
+  intend(repo: RepositoryRow): Promise<RefIntent> {
+    return this.journal.open(repo);
+  }
 
   /** Records refs that moved (after a push, or an update below): one path for both. */
-  async recordChanges(repo: RepositoryRow, changes: readonly RefChange[], headBranch: string, pusher: UserRow | undefined, refsAfter?: ReadonlyMap<string, string>): Promise<void> {
-    await this.repos.recordPush(repo, changes, headBranch, pusher, refsAfter);
+  async recordChanges(repo: RepositoryRow, changes: readonly RefChange[], headBranch: string, pusher: UserRow | undefined, intent?: RefIntent): Promise<void> {
+    try {
+      await this.repos.recordPush(repo, changes, headBranch, pusher, { intentId: intent?.id });
+    } catch (error) {
+      await intent?.close(false);
+      throw error;
+    }
+    await intent?.close(true);
     await this.pulls.afterRefsMoved(repo, changes, pusher);
+  }
+
+  /**
+   * How a push by `pusher` runs: the rules are read when its pre-receive hook asks (the pack is in, no ref moved yet),
+   * an intent is noted before anything may move, and git's own list of what moved is recorded before the answer ends.
+   * Refusals are per ref when the repository had rules as the push began, else they end the whole push.
+   */
+  pushOptions(repo: RepositoryRow, pusher: UserRow | undefined): PushOptions {
+    const perRef = this.protection.pushRules(repo, pusher).length > 0;
+    let intent: RefIntent | undefined;
+    return {
+      perRefRefusals: perRef,
+      checkPush: async (proposed, isFastForward) => {
+        const rules = this.protection.pushRules(repo, pusher);
+        const refusals = new Map<string, string>();
+        for (const change of proposed) {
+          const why = await pushRefusal(rules, change.ref, change.before, change.after, () => isFastForward(change.before, change.after));
+          if (why !== undefined) refusals.set(change.ref, why);
+        }
+        const mayMove = perRef ? refusals.size < proposed.length : refusals.size === 0;
+        if (mayMove) intent = await this.journal.open(repo);
+        return refusals;
+      },
+      onPushed: async (changes, headBranch) => {
+        if (!intent) return;
+        if (changes === null) return intent.close(false);
+        await this.recordChanges(repo, changes, headBranch ?? repo.default_branch, pusher, intent);
+      },
+    };
+  }
+
+  /**
+   * Compares the repository's refs in the database with git's and records what differs, with its events marked
+   * `repohost_reconciled` (sent by nobody, found after the fact), and pull requests follow. Clears its intents. With
+   * `backfill` (a repository from before refs other than branches were recorded) nothing is announced.
+   */
+  async reconcile(repo: RepositoryRow, options: { backfill?: boolean } = {}): Promise<RefChange[]> {
+    const onDisk = await this.git.refsOf(repo.owner_name, repo.name);
+    const changes = diffRefs(recordedRefs(this.store, repo.id), onDisk);
+    const head = await this.git.afterPush(repo.owner_name, repo.name, changes);
+    await this.repos.recordPush(repo, changes, head, undefined, { reconciled: !options.backfill, backfill: options.backfill, reconciling: true });
+    if (changes.length > 0 && !options.backfill) await this.pulls.afterRefsMoved(repo, changes, undefined);
+    return changes;
+  }
+
+  /**
+   * At start, before the host answers: every repository an intent was left for (a crash while its refs moved) is
+   * reconciled, and repositories from before refs other than branches were recorded are read once. One that cannot be
+   * read keeps its intent for the next start. Returns what was found, per repository.
+   */
+  async reconcilePending(log: (message: string) => void = () => undefined): Promise<Array<{ repo: string; changes: RefChange[] }>> {
+    const found: Array<{ repo: string; changes: RefChange[] }> = [];
+    for (const pending of repositoriesToReconcile(this.store)) {
+      const repo = repositoryById(this.store, pending.repo_id);
+      if (!repo) continue;
+      try {
+        const changes = await this.reconcile(repo, { backfill: pending.backfill === 1 });
+        if (pending.backfill !== 1) found.push({ repo: `${repo.owner_name}/${repo.name}`, changes });
+        if (changes.length > 0 && pending.backfill !== 1) log(`repohost: ${repo.owner_name}/${repo.name}: recorded ${changes.length} ref change(s) made before a crash`);
+      } catch (error) {
+        log(`repohost: ${repo.owner_name}/${repo.name}: its refs could not be compared with the database (${(error as Error).message}); will try again at the next start`);
+      }
+    }
+    return found;
   }
 
   /** Creates, moves or deletes one ref as a push by `viewer` would (write access, protection, fast-forward). */
@@ -83,18 +177,23 @@ export class RefUpdateService {
     const before = current ?? ZERO(after ?? '0'.repeat(40));
     const fastForward = current === undefined || after === null || (await isAncestor(gitDir, current, after).catch(() => false));
     if (current !== undefined && after !== null && !fastForward && !update.force) throw new RefUpdateRefused('Update is not a fast forward');
-    const refusal = pushRefusal(this.protection.pushRules(repo, viewer), update.ref, before, after ?? ZERO(before), () => fastForward);
+    const refusal = await pushRefusal(this.protection.pushRules(repo, viewer), update.ref, before, after ?? ZERO(before), () => fastForward);
     if (refusal !== undefined) throw forbidden(refusal);
+    const intent = await this.journal.open(repo);
     try {
       if (after === null) await deleteRef(gitDir, update.ref, current, 'repohost api');
       else await updateRef(gitDir, update.ref, after, current ?? null, 'repohost api');
     } catch (error) {
+      await this.journal.discard(repo, intent);
       if (error instanceof RefMovedError) throw conflict(`${update.ref} moved meanwhile; read it again`);
       throw error;
     }
     const change: RefChange = { ref: update.ref, before, after: after ?? ZERO(before) };
-    const head = await this.git.afterPush(repo.owner_name, repo.name, [change]);
-    await this.recordChanges(repo, [change], head, viewer);
+    const head = await this.git.afterPush(repo.owner_name, repo.name, [change]).catch(async (error: unknown) => {
+      await intent.close(false);
+      throw error;
+    });
+    await this.recordChanges(repo, [change], head, viewer, intent);
     return change;
   }
 }

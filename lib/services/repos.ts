@@ -22,6 +22,7 @@ import {
 import type { PageWindow } from '../store/queries/page-window.js';
 import type { UserRow } from '../store/queries/users.js';
 import { NOTHING_PUSHED, type EventRecorder } from '../events/index.js';
+import { deleteRefBackfill, deleteRefIntent, deleteRefIntentsOf, setOtherRef } from '../store/queries/refs.js';
 import type { FileEntry, GitBackend, RefChange } from './git-backend.js';
 import { isPlausibleName, validateRepositoryName } from './names.js';
 import { optionalText } from './text-fields.js';
@@ -116,7 +117,10 @@ export class RepositoryService {
           if (repositoryByName(tx, owner.id, name)) throw conflict('repository already exists');
           // HEAD is the default branch: `main` for a new repository, the source's for an import (as git clone does).
           const repoId = insertRepository(tx, { ownerId: owner.id, name, description, isPrivate, defaultBranch: head, now });
-          for (const [branch, sha] of branchRefs(refs)) upsertBranch(tx, repoId, branch, sha, now);
+          for (const [ref, sha] of refs) {
+            if (ref.startsWith(BRANCH_PREFIX)) upsertBranch(tx, repoId, ref.slice(BRANCH_PREFIX.length), sha, now);
+            else setOtherRef(tx, repoId, ref, sha);
+          }
           return repoId;
         });
         return repositoryById(this.store, id)!;
@@ -126,6 +130,22 @@ export class RepositoryService {
         throw error;
       }
     });
+  }
+
+  /**
+   * Runs `work` on the repository as it is now, while it can be neither deleted nor renamed (those answer 409 then):
+   * the operations that change its contents in git (merges) take part in the same reservations as create, rename and
+   * delete, so git never runs in a folder that moved. 404 when it is gone, 409 while a delete or rename runs.
+   */
+  async whileUnchanged<T>(repo: Pick<RepositoryRow, 'id' | 'owner_id' | 'name'>, work: (current: RepositoryRow) => Promise<T>): Promise<T> {
+    const release = this.names.share(repo.owner_id, repo.name, BUSY);
+    try {
+      const current = repositoryById(this.store, repo.id);
+      if (!current || current.name !== repo.name) throw notFound('Not found');
+      return await work(current);
+    } finally {
+      release();
+    }
   }
 
   /** Deletes a repository: the record first (durable), then its folder, holding the name throughout. */
@@ -262,28 +282,36 @@ export class RepositoryService {
   }
 
   /**
-   * Records what a push changed (branches created, moved and deleted, the default branch as git's HEAD) with its
-   * events, in one write: `create`/`delete` for refs that appeared or went, and a `push` per ref.
+   * Records what a push changed (branches and other refs created, moved and deleted, the default branch as git's
+   * HEAD) with its events, in one write that also clears the push's intent (see ref-updates.ts): `create`/`delete`
+   * for refs that appeared or went, and a `push` per ref. `reconciled` marks changes found after a crash.
    */
-  async recordPush(repo: RepositoryRow, changes: readonly RefChange[], headBranch: string, pusher: UserRow | undefined, refsAfter?: ReadonlyMap<string, string>): Promise<void> {
-    if (changes.length === 0) return;
-    // The commits are read before the write (git runs cannot happen inside it); without them the refs still count.
-    const pushed = await this.git.pushedRefs(repo.owner_name, repo.name, changes, refsAfter).catch(() => changes.map(() => NOTHING_PUSHED));
+  async recordPush(
+    repo: RepositoryRow,
+    changes: readonly RefChange[],
+    headBranch: string,
+    pusher: UserRow | undefined,
+    extra: { intentId?: number; reconciled?: boolean; backfill?: boolean; reconciling?: boolean } = {},
+  ): Promise<void> {
+    // The commits are read before the write (git runs cannot happen inside it), and only when someone will hear of
+    // them; without them the refs still count.
+    const heard = changes.length > 0 && !extra.backfill && this.events.anyoneHears(this.store, repo.id, ['push', 'create', 'delete']);
+    const pushed = heard ? await this.git.pushedRefs(repo.owner_name, repo.name, changes).catch(() => changes.map(() => NOTHING_PUSHED)) : changes.map(() => NOTHING_PUSHED);
     const now = this.now();
     await writeToRepository(this.store, repo, (tx) => {
-      for (const change of changes.filter((candidate) => candidate.ref.startsWith(BRANCH_PREFIX))) {
-        const branch = change.ref.slice(BRANCH_PREFIX.length);
-        if (ZERO_SHA.test(change.after)) deleteBranch(tx, repo.id, branch);
-        else upsertBranch(tx, repo.id, branch, change.after, now);
+      for (const change of changes) {
+        const after = ZERO_SHA.test(change.after) ? null : change.after;
+        if (!change.ref.startsWith(BRANCH_PREFIX)) setOtherRef(tx, repo.id, change.ref, after);
+        else if (after === null) deleteBranch(tx, repo.id, change.ref.slice(BRANCH_PREFIX.length));
+        else upsertBranch(tx, repo.id, change.ref.slice(BRANCH_PREFIX.length), after, now);
       }
       if (headBranch !== repo.default_branch) setDefaultBranch(tx, repo.id, headBranch, now);
-      this.events.recordRefChanges(tx, repo, pusher, changes, pushed);
+      if (extra.intentId !== undefined) deleteRefIntent(tx, extra.intentId);
+      if (extra.reconciling) {
+        deleteRefIntentsOf(tx, repo.id);
+        deleteRefBackfill(tx, repo.id);
+      }
+      if (heard) this.events.recordRefChanges(tx, repo, pusher, changes, pushed, { reconciled: extra.reconciled });
     });
   }
-}
-
-function branchRefs(refs: Map<string, string>): Map<string, string> {
-  const branches = new Map<string, string>();
-  for (const [ref, sha] of refs) if (ref.startsWith(BRANCH_PREFIX)) branches.set(ref.slice(BRANCH_PREFIX.length), sha);
-  return branches;
 }

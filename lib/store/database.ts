@@ -6,7 +6,7 @@ import { DurableMark } from './durable-mark.js';
 import { readIfExists } from './read-if-exists.js';
 import { runMigrations } from './migrations.js';
 import { loadSqlJs, looksLikeSqlite, StatementRunner, type Row } from './sqlite.js';
-import { fsyncDir, readLog, WriteLog, type LogRecord, type ParsedLog, type SqlParam } from './write-log.js';
+import { fsyncDir, LogLossError, readLog, WriteLog, type LogRecord, type ParsedLog, type SqlParam } from './write-log.js';
 
 /** Executes statements inside one write transaction; every change is recorded for the write log. */
 export interface WriteTx {
@@ -30,6 +30,14 @@ export interface ReadTx {
 export interface OpenDatabaseOptions {
   /** Log size after which a snapshot is taken and the log restarted. */
   snapshotThresholdBytes: number;
+  /**
+   * Start even when the end of the write log is damaged or missing in a way that may have lost acknowledged writes
+   * (see `LogLossError`): keep every record before the damage, move the damaged bytes aside and say so on stderr.
+   * Without it such a log refuses startup and no file is changed. Damage that intact records follow is refused
+   * either way.
+   * @default false
+   */
+  acceptLogLoss?: boolean;
 }
 
 const META_TABLE = 'repohost_meta';
@@ -115,17 +123,19 @@ export class Store implements ReadTx {
   static async open(dbPath: string, options: OpenDatabaseOptions): Promise<Store> {
     const files = new DatabaseFiles(dbPath);
     await mkdir(files.dir, { recursive: true });
-    const state = await loadState(files);
+    const state = await loadState(files, options.acceptLogLoss === true);
     let mark: DurableMark | undefined;
     try {
       mark = await DurableMark.open(files.markPath);
       const store = new Store(files, state.db, state.runner, state.log, state.seq, options, state.snapshotSeq, state.hasSnapshot, mark);
-      store.follow(state.log, state.firstSeq);
+      // The mark names the log (and any loss accepted above is settled on disk) before anything is written.
+      await store.follow(state.log, state.firstSeq);
       await runMigrations(store);
       await store.snapshot();
       return store;
     } catch (error) {
       await mark?.close().catch(() => undefined);
+      await state.log.abandon();
       state.runner.freeAll();
       state.db.close();
       throw error;
@@ -280,7 +290,6 @@ export class Store implements ReadTx {
     const nextPath = this.files.logPath(this.seq + 1);
     // The current log already starts after the last record when it is still empty: keep it.
     const nextLog = nextPath === this.log.path ? this.log : await WriteLog.open(nextPath);
-    this.follow(nextLog, this.seq + 1);
     // From here to the log swap nothing awaits, so no write lands between the export and the new log.
     const seq = this.seq;
     this.runner.run(`INSERT INTO ${META_TABLE} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, [LOG_SEQ_KEY, String(seq)]);
@@ -289,9 +298,10 @@ export class Store implements ReadTx {
     this.log = nextLog;
     this.snapshotSeq = seq;
     if (oldLog !== nextLog) {
-      // Records still flushing to the old log come before any in the new one: the new log waits for them.
+      // Records still flushing to the old log come before any in the new one: the new log waits for them, and
+      // for the mark to name it (so the mark leaves the old log only once all of it is on disk).
       const oldClosed = oldLog.close();
-      nextLog.follow(oldClosed);
+      void this.follow(nextLog, seq + 1, oldClosed).catch(() => undefined);
       await oldClosed;
     }
     const temp = this.files.tempPath;
@@ -335,7 +345,7 @@ export class Store implements ReadTx {
       this.runner.freeAll();
       this.db.close();
       Object.assign(this, { db: state.db, runner: state.runner, log: state.log, seq: state.seq, snapshotSeq: state.snapshotSeq });
-      this.follow(state.log, state.firstSeq);
+      void this.follow(state.log, state.firstSeq).catch(() => undefined);
       this.failure = undefined;
     })()
       .catch((reason: unknown) => process.stderr.write(`repohost: the database could not be reloaded after a failed write (${(reason as Error).message}); restart the server\n`))
@@ -349,9 +359,17 @@ export class Store implements ReadTx {
     await this.recovery;
   }
 
-  /** Keeps the durable mark on the log being appended to. */
-  private follow(log: WriteLog, firstSeq: number): void {
+  /**
+   * Keeps the durable mark on the log being appended to. Nothing is written to `log` before `previous` (the prior
+   * log's close) has settled and the mark names `log` on disk: a log holding bytes is always the one the mark names,
+   * or newer than it only through damage. A mark that cannot be written fails the log's writes (503) rather than
+   * leave acknowledged writes that no mark vouches for. Resolves once the mark names `log`.
+   */
+  private follow(log: WriteLog, firstSeq: number, previous: Promise<void> = Promise.resolve()): Promise<void> {
+    const marked = previous.then(() => this.mark.set({ firstSeq, bytes: log.durableLength }));
+    log.follow(marked);
     log.onDurable = (bytes) => this.mark.note({ firstSeq, bytes });
+    return marked;
   }
 
   /** Size of the database in bytes (page count × page size). */
@@ -392,7 +410,8 @@ interface LoadedState {
   hasSnapshot: boolean;
 }
 
-async function loadState(files: DatabaseFiles): Promise<LoadedState> {
+/** `acceptLoss`: see `OpenDatabaseOptions.acceptLogLoss` (never set when reloading after a failed write). */
+async function loadState(files: DatabaseFiles, acceptLoss = false): Promise<LoadedState> {
   const snapshot = await readSnapshot(files.dbPath);
   const SQL = await loadSqlJs();
   let db: Database;
@@ -406,7 +425,7 @@ async function loadState(files: DatabaseFiles): Promise<LoadedState> {
   const runner = new StatementRunner(db);
   try {
     const snapshotSeq = Number(runner.all<{ value: string }>(`SELECT value FROM ${META_TABLE} WHERE key = ?`, [LOG_SEQ_KEY])[0]?.value ?? 0);
-    const { seq, log, firstSeq } = await replayLogs(files, runner, snapshotSeq, snapshot !== undefined);
+    const { seq, log, firstSeq } = await replayLogs(files, runner, snapshotSeq, snapshot !== undefined, acceptLoss);
     return { db, runner, log, seq, firstSeq, snapshotSeq, hasSnapshot: snapshot !== undefined };
   } catch (error) {
     runner.freeAll();
@@ -415,25 +434,47 @@ async function loadState(files: DatabaseFiles): Promise<LoadedState> {
   }
 }
 
-async function replayLogs(files: DatabaseFiles, runner: StatementRunner, snapshotSeq: number, hasSnapshot: boolean): Promise<{ seq: number; log: WriteLog; firstSeq: number }> {
+async function replayLogs(
+  files: DatabaseFiles,
+  runner: StatementRunner,
+  snapshotSeq: number,
+  hasSnapshot: boolean,
+  acceptLoss: boolean,
+): Promise<{ seq: number; log: WriteLog; firstSeq: number }> {
   const logs = await files.logs();
   const mark = await DurableMark.read(files.markPath);
+  /** Losses accepted with `acceptLoss`, said once the replay has succeeded. */
+  const accepted: string[] = [];
   // The log being appended to is never removed (a snapshot makes the next one before removing older ones): a
   // snapshot without any log, or a mark naming a log newer than every one left, means acknowledged writes are gone.
   const newest = logs.at(-1)?.firstSeq ?? 0;
   if ((hasSnapshot && logs.length === 0) || (mark && mark.bytes > 0 && mark.firstSeq > newest)) {
     const missing = files.logPath(mark && mark.firstSeq > newest ? mark.firstSeq : snapshotSeq + 1);
-    throw new Error(`write log ${missing} is missing but writes recorded in it were acknowledged; refusing to start`);
+    const problem = 'is missing but writes recorded in it were acknowledged';
+    if (!acceptLoss) throw new LogLossError(missing, problem);
+    accepted.push(`write log ${missing} ${problem}; starting anyway as asked (acceptLogLoss) without them: those writes are lost`);
   }
-  // Parse everything first: a corrupt log must stop startup before anything is applied or touched.
+  // Parse everything first: a corrupt log must stop startup before anything is applied or touched. Damage that
+  // intact records follow throws here; a damaged end is returned with what it lost, and judged below.
   const parsed: ParsedLog[] = [];
-  for (const log of logs) parsed.push(await readLog(log.path, mark?.firstSeq === log.firstSeq ? mark.bytes : 0));
-  const torn = parsed.findIndex((log) => log.tornTail);
+  for (const log of logs) parsed.push(await readLog(log.path, mark?.firstSeq === log.firstSeq ? mark.bytes : 0, true));
+  const torn = parsed.findIndex((log) => log.tornTail || log.loss !== undefined);
   if (torn !== -1) {
     // A torn tail is only legitimate in the newest log holding data: a crash while a snapshot was swapping
     // logs can leave an empty newer log, which never receives a byte before the older one is complete.
     const later = logs.slice(torn + 1).find((_log, index) => parsed[torn + 1 + index]!.totalBytes > 0);
     if (later) throw new Error(`write log ${logs[torn]!.path} is damaged before its tail (${later.path} follows it); refusing to start`);
+    // Only the mark tells an unfinished append from acknowledged writes cut off, and it vouches only for the log it
+    // names (each log is named before its first byte is written). Without it a damaged tail is possible loss.
+    const log = logs[torn]!;
+    const tail = parsed[torn]!;
+    if (mark?.firstSeq !== log.firstSeq && tail.loss === undefined) {
+      const why = mark
+        ? `the durable mark ${files.markPath} names another log (${files.logPath(mark.firstSeq)}), not this one`
+        : `the durable mark ${files.markPath} is missing or damaged`;
+      tail.loss = `ends in ${tail.totalBytes - tail.validBytes} damaged bytes from byte ${tail.validBytes}, and ${why}, so nothing shows that they held no acknowledged writes`;
+    }
+    if (tail.loss !== undefined && !acceptLoss) throw new LogLossError(log.path, tail.loss);
   }
   let seq = snapshotSeq;
   for (const [index, log] of logs.entries()) {
@@ -444,7 +485,10 @@ async function replayLogs(files: DatabaseFiles, runner: StatementRunner, snapsho
       seq = record.seq;
     }
   }
-  if (torn !== -1) await keepTornTail(logs[torn]!.path, parsed[torn]!);
+  for (const message of accepted) process.stderr.write(`repohost: ${message}\n`);
+  for (const [index, log] of logs.entries()) {
+    if (parsed[index]!.tornTail || parsed[index]!.loss !== undefined) await keepTornTail(log.path, parsed[index]!);
+  }
   if (torn !== -1 && torn < logs.length - 1) {
     for (const empty of logs.slice(torn + 1)) await rm(empty.path, { force: true });
     await fsyncDir(files.dir);
@@ -457,21 +501,34 @@ async function replayLogs(files: DatabaseFiles, runner: StatementRunner, snapsho
 
 /**
  * Before a torn final append is cut off, its bytes are kept beside the log (`<log>.torn-<time>`) and the operator
- * is told: nothing of it was acknowledged, but nothing is thrown away silently either.
+ * is told: nothing of it was acknowledged, but nothing is thrown away silently either. A loss accepted with
+ * `acceptLogLoss` is told as such: what was wrong, which records were kept, where the dropped bytes went.
  */
 async function keepTornTail(path: string, parsed: ParsedLog): Promise<void> {
-  const tail = (await readFile(path)).subarray(parsed.validBytes);
-  if (tail.length === 0) return;
-  const kept = `${path}.torn-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-  const handle = await open(kept, 'wx');
-  try {
-    await handle.writeFile(tail);
-    await handle.sync();
-  } finally {
-    await handle.close();
+  const tail = parsed.tornTail ? (await readFile(path)).subarray(parsed.validBytes) : Buffer.alloc(0);
+  let kept: string | undefined;
+  if (tail.length > 0) {
+    kept = `${path}.torn-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    const handle = await open(kept, 'wx');
+    try {
+      await handle.writeFile(tail);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fsyncDir(dirname(path));
   }
-  await fsyncDir(dirname(path));
-  process.stderr.write(`repohost: write log ${path} ended in an unfinished write (${tail.length} bytes never acknowledged); they were moved to ${kept}\n`);
+  if (parsed.loss === undefined) {
+    if (kept) process.stderr.write(`repohost: write log ${path} ended in an unfinished write (${tail.length} bytes never acknowledged); they were moved to ${kept}\n`);
+    return;
+  }
+  const lastKept = parsed.records.at(-1)?.seq;
+  process.stderr.write(
+    `repohost: write log ${path} ${parsed.loss}. Starting anyway as asked (acceptLogLoss): kept its ${parsed.records.length} records before the damage` +
+      (lastKept === undefined ? '' : ` (writes up to #${lastKept})`) +
+      (kept ? `, moved the ${tail.length} bytes from byte ${parsed.validBytes} to ${kept}` : '') +
+      '; any acknowledged writes after those records are lost\n',
+  );
 }
 
 function applyRecord(runner: StatementRunner, record: LogRecord, path: string): void {

@@ -17,10 +17,13 @@ export interface Mark {
  * A small side file (`<db>.wal-mark`) that remembers how long the current write log was known to be on disk. It is
  * written after each fsync'd batch, in the background (acknowledgements never wait for it), so it lags the log by a
  * batch at most: a log found shorter than its mark, or damaged before it, lost acknowledged writes, which tells
- * real damage from the torn final append a crash leaves.
+ * real damage from the torn final append a crash leaves. A log is named in the mark (`set`) before its first byte is
+ * written, so a mark naming another log, or no mark at all, means the mark cannot vouch for that log's tail.
  */
 export class DurableMark {
   #wanted: Mark | undefined;
+  /** `set` callers waiting for `#wanted` (or a newer mark) to be on disk. */
+  #waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
   #writing: Promise<void> | undefined;
 
   private constructor(private readonly file: FileHandle) {}
@@ -37,28 +40,43 @@ export class DurableMark {
     return { firstSeq: Number(bytes.readBigUInt64LE(8)), bytes: Number(bytes.readBigUInt64LE(16)) };
   }
 
-  /** Records a new durable length; writes coalesce, the newest wins. */
+  /**
+   * Records a new durable length, in the background; writes coalesce, the newest wins. One that fails is
+   * dropped: the mark then lags further, which only makes recovery less strict.
+   */
   note(mark: Mark): void {
     this.#wanted = mark;
     this.#writing ??= this.#writeLoop();
+  }
+
+  /** Records `mark` and resolves once it (or a newer one) is on disk; rejects when it cannot be written. */
+  set(mark: Mark): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#waiters.push({ resolve, reject });
+      this.note(mark);
+    });
   }
 
   async #writeLoop(): Promise<void> {
     try {
       while (this.#wanted) {
         const mark = this.#wanted;
+        const waiters = this.#waiters;
         this.#wanted = undefined;
+        this.#waiters = [];
         const record = Buffer.alloc(SIZE);
         MAGIC.copy(record, 0);
         record.writeBigUInt64LE(BigInt(mark.firstSeq), 8);
         record.writeBigUInt64LE(BigInt(mark.bytes), 16);
         record.writeUInt32LE(crc32(record.subarray(8, SIZE)), 4);
-        await this.file.write(record, 0, SIZE, 0);
-        await this.file.datasync();
+        try {
+          await this.file.write(record, 0, SIZE, 0);
+          await this.file.datasync();
+          for (const waiter of waiters) waiter.resolve();
+        } catch (error) {
+          for (const waiter of waiters) waiter.reject(error);
+        }
       }
-    } catch {
-      // A mark that cannot be written only makes recovery less strict; the log itself decides durability.
-      this.#wanted = undefined;
     } finally {
       this.#writing = undefined;
     }

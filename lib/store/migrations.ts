@@ -312,6 +312,31 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
     version: 7,
     statements: ['ALTER TABLE issues ADD COLUMN state_reason TEXT'],
   },
+  {
+    // Exact git state: refs other than branches (tags, ...) are recorded too, so the database can be compared with
+    // `git for-each-ref`; an intent is written before git moves refs and cleared in the write that records them, so
+    // after a crash only repositories with an intent left are compared (see services/ref-journal.ts). Repositories
+    // made before this version have their other refs read once at the next start (ref_backfills).
+    version: 8,
+    statements: [
+      `CREATE TABLE other_refs (
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        ref TEXT NOT NULL,
+        sha TEXT NOT NULL,
+        PRIMARY KEY (repo_id, ref)
+      )`,
+      `CREATE TABLE ref_intents (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        created_at TEXT NOT NULL
+      )`,
+      'CREATE INDEX ref_intents_by_repo ON ref_intents (repo_id)',
+      `CREATE TABLE ref_backfills (
+        repo_id INTEGER PRIMARY KEY REFERENCES repositories(id) ON DELETE CASCADE
+      )`,
+      'INSERT INTO ref_backfills (repo_id) SELECT id FROM repositories',
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -97,18 +97,50 @@ export interface ParsedLog {
   validBytes: number;
   tornTail: boolean;
   totalBytes: number;
+  /**
+   * Set only when `acceptLoss` let through damage that lost (or may have lost) acknowledged writes: what it was.
+   * Undefined for a clean log and for an unfinished final append past the acknowledged length.
+   */
+  loss?: string;
+}
+
+/** How to start anyway, named in every refusal that `acceptLogLoss` would let through. */
+const ACCEPT_LOSS_HINT =
+  'If these writes cannot be restored (from a backup of the database files), start once with `repohost serve --accept-log-loss` ' +
+  '(option acceptLogLoss) to keep the records before the damage and move the damaged bytes aside';
+
+/**
+ * The write log's end is damaged or gone in a way that may have lost acknowledged writes, and nothing shows it
+ * harmless: startup is refused and no file is changed. Starting with `acceptLogLoss` (`repohost serve
+ * --accept-log-loss`) keeps every record before the damage and moves the damaged bytes aside. Damage that intact
+ * records follow is never accepted this way (that would drop them); it throws a plain Error.
+ */
+export class LogLossError extends Error {
+  override readonly name = 'LogLossError';
+  readonly code = 'REPOHOST_LOG_LOSS';
+  /** @param problem what is wrong with `logPath`, continuing "write log <path> ..." */
+  constructor(
+    readonly logPath: string,
+    problem: string,
+  ) {
+    super(`write log ${logPath} ${problem}; refusing to start, no file was changed. ${ACCEPT_LOSS_HINT}`);
+  }
 }
 
 /**
  * Parses a log file. Only an unfinished final append may be discarded as a torn write: a last frame that the end
  * of the file cuts short, or zeros to the end of the file (a file extended by a crash before its data arrived),
- * and only past `acknowledgedBytes`, the length known durable (see DurableMark). Anything else is damage that
- * would lose acknowledged records, and throws: a complete frame with a bad checksum, bytes that are not a frame,
- * or a file shorter than what was acknowledged.
+ * and only past `acknowledgedBytes`, the length known durable (see DurableMark); whether that length is known at
+ * all is the caller's to judge. Anything else is damage that would lose acknowledged records, and throws: a
+ * complete frame with a bad checksum, bytes that are not a frame, or a file shorter than what was acknowledged
+ * (`LogLossError`, or with `acceptLoss` the records before it are returned and `loss` says what was given up).
+ * Damage that a whole frame follows always throws: accepting it would drop intact records.
  */
-export function parseLog(bytes: Buffer, fileName: string, acknowledgedBytes = 0): ParsedLog {
+export function parseLog(bytes: Buffer, fileName: string, acknowledgedBytes = 0, acceptLoss = false): ParsedLog {
+  let loss: string | undefined;
   if (bytes.length < acknowledgedBytes) {
-    throw new Error(`write log ${fileName} has ${bytes.length} bytes but ${acknowledgedBytes} were acknowledged as written: it was cut short; refusing to start`);
+    loss = `has ${bytes.length} bytes but ${acknowledgedBytes} were acknowledged as written: it was cut short`;
+    if (!acceptLoss) throw new LogLossError(fileName, loss);
   }
   const records: LogRecord[] = [];
   let offset = 0;
@@ -117,18 +149,22 @@ export function parseLog(bytes: Buffer, fileName: string, acknowledgedBytes = 0)
     if (typeof frame === 'string') {
       const unfinished = frame === 'incomplete' || allZero(bytes.subarray(offset));
       if (!unfinished || offset < acknowledgedBytes) {
-        throw new Error(`write log ${fileName} is corrupt at byte ${offset} (damage where acknowledged records were written); refusing to start`);
+        const damage = `is corrupt at byte ${offset} (damage where acknowledged records were written)`;
+        // Intact records after the damage: a hole in the history, which no flag may paper over.
+        if (wholeFrameAfter(bytes, offset)) throw new Error(`write log ${fileName} ${damage}; refusing to start`);
+        if (!acceptLoss) throw new LogLossError(fileName, damage);
+        loss ??= damage;
       }
-      return { records, validBytes: offset, tornTail: true, totalBytes: bytes.length };
+      return { records, validBytes: offset, tornTail: true, totalBytes: bytes.length, loss };
     }
     records.push(frame.record);
     offset = frame.end;
   }
-  return { records, validBytes: offset, tornTail: false, totalBytes: bytes.length };
+  return { records, validBytes: offset, tornTail: false, totalBytes: bytes.length, loss };
 }
 
-export async function readLog(path: string, acknowledgedBytes = 0): Promise<ParsedLog> {
-  return parseLog(await readFile(path), path, acknowledgedBytes);
+export async function readLog(path: string, acknowledgedBytes = 0, acceptLoss = false): Promise<ParsedLog> {
+  return parseLog(await readFile(path), path, acknowledgedBytes, acceptLoss);
 }
 
 /** fsync a folder so a created, renamed or removed entry in it survives a power cut. */

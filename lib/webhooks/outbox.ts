@@ -1,4 +1,4 @@
-import type { WriteTx } from '../store/database.js';
+import type { ReadTx, WriteTx } from '../store/database.js';
 import { countPendingDeliveries, hooksOfRepository, insertDelivery, type HookRow } from '../store/queries/webhooks.js';
 
 /** Deliveries one hook may have waiting; beyond it new ones are recorded as failed at once (a hook down for long). */
@@ -21,7 +21,7 @@ export function subscribes(hook: Pick<HookRow, 'active' | 'events'>, event: stri
 }
 
 /** The active hooks of the repository that subscribe to the event. */
-export function subscribersOf(tx: WriteTx, repoId: number, event: string): HookRow[] {
+export function subscribersOf(tx: ReadTx, repoId: number, event: string): HookRow[] {
   return hooksOfRepository(tx, repoId).filter((hook) => subscribes(hook, event));
 }
 

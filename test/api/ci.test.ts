@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
-import { http, startHost } from '../helpers/host.js';
+import { bearer, http, startHost } from '../helpers/host.js';
 import { expectError, newRepo, newUser, type TestUser } from '../helpers/api.js';
+import { pushTwoBranches, type SeededBranches } from '../helpers/git-cli.js';
 
 describe('POST /api/v1/ci/status (spec §4.1 endpoint 18)', () => {
   let host: RepoHost;
@@ -117,5 +118,86 @@ describe('POST /api/v1/ci/status (spec §4.1 endpoint 18)', () => {
       expectError(result, 415, 'Invalid request body');
     }
     expect((await postRaw(body, 'application/json; charset=utf-8')).status).toBe(200);
+  });
+});
+
+/**
+ * Issue 17 point 2: the callback takes no credentials, so it must not be a way around a protected branch's
+ * required checks. Every report is recorded as a run (the spec's answer), but only one carrying credentials with
+ * write access becomes a commit status.
+ */
+describe('CI reports and commit statuses: only writers turn a required check green', () => {
+  let host: RepoHost;
+  let owner: TestUser;
+  let writer: TestUser;
+  let reader: TestUser;
+  let outsider: TestUser;
+  let commits: SeededBranches;
+  let repoId: number;
+  let pullId: number;
+  const base = () => `${host.url}/api/v1/repos/owner/guarded`;
+
+  const report = (headers: Record<string, string>, status = 'success') =>
+    http(`${host.url}/api/v1/ci/status`, { headers, json: { run_id: 'build', repo_id: String(repoId), commit_hash: commits.feature, branch: 'feature', status } });
+  const ciStatuses = async () =>
+    ((await http(`${base()}/commits/${commits.feature}/statuses`)).json as Array<{ context: string; state: string; creator: string | null }>).filter(
+      (status) => status.context === 'ci/build',
+    );
+  const buildRun = async () => ((await http(`${base()}/ci/runs`)).json as Array<{ run_id: string; status: string; history: Array<{ status: string }> }>).find((run) => run.run_id === 'build');
+  const merge = () => http(`${base()}/pulls/${pullId}/merge`, { headers: bearer(owner.token), json: { method: 'merge' } });
+
+  beforeAll(async () => {
+    host = await startHost();
+    owner = await newUser(host, 'owner');
+    writer = await newUser(host, 'writer');
+    reader = await newUser(host, 'reader');
+    outsider = await newUser(host, 'outsider');
+    repoId = (await newRepo(host, owner, 'guarded')).id;
+    commits = await pushTwoBranches(host, 'owner', owner.token, 'guarded');
+    for (const [user, permission] of [[writer, 'write'], [reader, 'read']] as const) {
+      expect((await http(`${base()}/collaborators/${user.username}`, { method: 'PUT', headers: bearer(owner.token), json: { permission } })).status).toBeLessThan(300);
+    }
+    expect((await http(`${base()}/branch_protections/main`, { method: 'PUT', headers: bearer(owner.token), json: { required_status_contexts: ['ci/build'] } })).status).toBe(200);
+    const pull = await http(`${base()}/pulls`, { headers: bearer(owner.token), json: { title: 'Feature', head: 'feature', base: 'main' } });
+    expect(pull.status).toBe(200);
+    pullId = pull.json.id;
+  });
+  afterAll(() => host?.close());
+
+  it('records an anonymous report as a run (the spec answer) but not as a commit status: the required check stays unmet', async () => {
+    const result = await report({});
+    expect(result.status).toBe(200);
+    expect(result.json).toEqual({ success: true, run_id: 'build', repo_id: String(repoId), status: 'success' });
+    expect(await buildRun()).toMatchObject({ status: 'success', history: [{ status: 'success' }] });
+    expect(await ciStatuses()).toEqual([]);
+    expect((await http(`${base()}/commits/${commits.feature}/status`)).json).toMatchObject({ state: 'pending', total_count: 0 });
+    expectError(await merge(), 405, 'ci/build (missing)');
+  });
+
+  it('records a report of a read-only collaborator or of a signed-in stranger as a run only: no status, merge still refused', async () => {
+    for (const user of [reader, outsider]) {
+      const result = await report(bearer(user.token));
+      expect(result.status).toBe(200);
+      expect(result.json).toEqual({ success: true, run_id: 'build', repo_id: String(repoId), status: 'success' });
+    }
+    const basic = `Basic ${Buffer.from(`reader:${reader.token}`).toString('base64')}`;
+    expect((await report({ authorization: basic })).status).toBe(200);
+    expect((await buildRun())!.history).toHaveLength(4);
+    expect(await ciStatuses()).toEqual([]);
+    expectError(await merge(), 405, 'ci/build (missing)');
+  });
+
+  it('turns a report carrying a write token (Bearer or Basic) into a commit status that satisfies the required check', async () => {
+    const basic = `Basic ${Buffer.from(`writer:${writer.token}`).toString('base64')}`;
+    const failing = await report({ authorization: basic }, 'failure');
+    expect(failing.json).toEqual({ success: true, run_id: 'build', repo_id: String(repoId), status: 'failure' });
+    expect(await ciStatuses()).toMatchObject([{ state: 'failure', creator: 'writer' }]);
+    expectError(await merge(), 405, 'ci/build (failure)');
+    const passing = await report(bearer(writer.token));
+    expect(passing.json).toEqual({ success: true, run_id: 'build', repo_id: String(repoId), status: 'success' });
+    expect((await ciStatuses())[0]).toMatchObject({ state: 'success', creator: 'writer' });
+    expect((await buildRun())!.history).toHaveLength(6);
+    const merged = await merge();
+    expect(merged.status).toBe(200);
   });
 });

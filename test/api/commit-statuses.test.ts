@@ -84,12 +84,12 @@ describe('commit statuses (issue 9): posted, listed, combined; the CI callback s
     expect(list.headers['x-total-count']).toBe('6');
   });
 
-  it("turns the spec's CI callback into a commit status: running is pending, unknown words are errors", async () => {
+  it("turns the spec's CI callback of a writer into a commit status: running is pending, unknown words are errors", async () => {
     const report = (status: string, run = '42') =>
-      http(`${host.url}/api/v1/ci/status`, { json: { run_id: run, repo_id: String(repoId), commit_hash: commits.feature, branch: 'feature', status } });
+      http(`${host.url}/api/v1/ci/status`, { headers: bearer(writer.token), json: { run_id: run, repo_id: String(repoId), commit_hash: commits.feature, branch: 'feature', status } });
     expect((await report('running')).json).toMatchObject({ success: true, status: 'running' });
     let combined = (await http(`${base}/commits/feature/status`)).json;
-    expect(combined.statuses.find((s: { context: string }) => s.context === 'ci/42')).toMatchObject({ state: 'pending', creator: null });
+    expect(combined.statuses.find((s: { context: string }) => s.context === 'ci/42')).toMatchObject({ state: 'pending', creator: 'writer' });
     await report('cancelled');
     combined = (await http(`${base}/commits/feature/status`)).json;
     const ci = combined.statuses.find((s: { context: string }) => s.context === 'ci/42');
@@ -104,7 +104,7 @@ describe('commit statuses (issue 9): posted, listed, combined; the CI callback s
   it('pull requests show the combined status of their head as checks_state', async () => {
     const pull = await http(`${base}/pulls`, { headers: bearer(owner.token), json: { title: 'Feature', head: 'feature', base: 'main' } });
     expect(pull.json).toMatchObject({ status: 'open', checks_state: 'failure', head_sha: commits.feature });
-    await http(`${host.url}/api/v1/ci/status`, { json: { run_id: '42', repo_id: String(repoId), commit_hash: commits.feature, branch: 'feature', status: 'success' } });
+    await http(`${host.url}/api/v1/ci/status`, { headers: bearer(writer.token), json: { run_id: '42', repo_id: String(repoId), commit_hash: commits.feature, branch: 'feature', status: 'success' } });
     expect((await http(`${base}/pulls/${pull.json.id}`)).json.checks_state).toBe('pending');
     await post(commits.feature, { state: 'success' });
     expect((await http(`${base}/pulls/${pull.json.id}`)).json.checks_state).toBe('success');

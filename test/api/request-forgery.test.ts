@@ -3,6 +3,17 @@ import type { RepoHost } from '../../lib/index.js';
 import { expectError, newRepo, newUser, type TestUser } from '../helpers/api.js';
 import { bearer, cookie, http, startHost } from '../helpers/host.js';
 
+
+/** Headers by which a browser shows a request comes from another site. */
+const CROSS_SITE = [
+  ['an evil Origin', { origin: 'http://evil.example' }],
+  ['a same-site Origin on another port', { origin: 'http://127.0.0.1:1' }],
+  ['Origin: null', { origin: 'null' }],
+  ['Sec-Fetch-Site: cross-site', { 'sec-fetch-site': 'cross-site' }],
+  ['Sec-Fetch-Site: same-site', { 'sec-fetch-site': 'same-site' }],
+  ['an evil Referer', { referer: 'http://evil.example/page' }],
+] as const;
+
 /** Issue 7 point 12: cookie-authenticated writes from another site are refused; our own forms carry a token. */
 describe('request forgery', () => {
   let host: RepoHost;
@@ -35,14 +46,7 @@ describe('request forgery', () => {
     session: (await http(`${host.url}/api/v1/me`, { headers: cookie(victim.session) })).status,
   });
 
-  for (const [label, headers] of [
-    ['an evil Origin', { origin: 'http://evil.example' }],
-    ['a same-site Origin on another port', { origin: 'http://127.0.0.1:1' }],
-    ['Origin: null', { origin: 'null' }],
-    ['Sec-Fetch-Site: cross-site', { 'sec-fetch-site': 'cross-site' }],
-    ['Sec-Fetch-Site: same-site', { 'sec-fetch-site': 'same-site' }],
-    ['an evil Referer', { referer: 'http://evil.example/page' }],
-  ] as const) {
+  for (const [label, headers] of CROSS_SITE) {
     it(`refuses every cookie-authenticated write with ${label} (403) and changes nothing`, async () => {
       const before = await state();
       for (const attack of attacks()) {
@@ -88,6 +92,81 @@ describe('request forgery', () => {
       expect({ path, status: posted.status, location: posted.headers.location }).toEqual({ path, status: 303, location: '/' });
       expect(String(posted.headers['set-cookie'])).toMatch(/^token=/);
     }
+  });
+
+  /** Issue 17 point 6: the forms that start a session are guarded before there is one (login CSRF). */
+  describe('sign-in and sign-up without a session', () => {
+    const preSessionOf = (result: { headers: Record<string, string | string[] | undefined> }) =>
+      [result.headers['set-cookie']].flat().map((value) => /^pre_session=([^;]+)/.exec(value ?? '')?.[1]).find(Boolean);
+    const formToken = (text: string) => /name="_csrf" value="([^"]+)"/.exec(text)?.[1];
+    const sessionStarted = (result: { headers: Record<string, string | string[] | undefined> }) =>
+      [result.headers['set-cookie']].flat().some((value) => value?.startsWith('token='));
+
+    for (const [label, headers] of CROSS_SITE) {
+      it(`refuses a cross-site sign-in and sign-up with ${label} (403) and starts no session`, async () => {
+        // Even with a pre-session cookie and its token in hand (an attacker can get their own), cross-site is refused.
+        const page = await http(`${host.url}/login`);
+        const preSession = { cookie: `pre_session=${preSessionOf(page)}` };
+        const csrf = formToken(page.text)!;
+        for (const extra of [{}, preSession]) {
+          const login = await http(`${host.url}/login`, { headers: { ...extra, ...headers }, form: { username: 'victim', password: 'password123', _csrf: csrf } });
+          expectError(login, 403, 'Cross-site request refused');
+          expect(sessionStarted(login)).toBe(false);
+          const signUp = await http(`${host.url}/register`, {
+            headers: { ...extra, ...headers },
+            form: { username: 'planted', email: 'planted@example.com', password: 'password123', _csrf: csrf, no_redirect: '1' },
+          });
+          expectError(signUp, 403, 'Cross-site request refused');
+          expect(sessionStarted(signUp)).toBe(false);
+        }
+        expect((await http(`${host.url}/api/v1/users/planted`)).status).toBe(404);
+      });
+    }
+
+    it('asks a same-origin browser for the token of the pre-session cookie the page set', async () => {
+      const browser = { origin: host.url, 'sec-fetch-site': 'same-origin', accept: 'text/html' };
+      for (const [path, form] of [
+        ['/login', { username: 'victim', password: 'password123' }],
+        ['/register', { username: 'fresh', email: 'fresh@example.com', password: 'password123' }],
+      ] as const) {
+        // No cookie, or no token: refused, nothing started.
+        const bare = await http(`${host.url}${path}`, { headers: browser, form });
+        expect({ path, status: bare.status, session: sessionStarted(bare) }).toEqual({ path, status: 403, session: false });
+        expect(bare.text).toContain('request-forgery token');
+        const page = await http(`${host.url}${path}`, { headers: { accept: 'text/html' } });
+        const preSession = preSessionOf(page);
+        const csrf = formToken(page.text);
+        expect(preSession, path).toBeTruthy();
+        expect(csrf, path).toBeTruthy();
+        expect(String(page.headers['set-cookie'])).toMatch(/HttpOnly/i);
+        const withCookie = { ...browser, cookie: `pre_session=${preSession}` };
+        expect((await http(`${host.url}${path}`, { headers: withCookie, form })).status).toBe(403);
+        expect((await http(`${host.url}${path}`, { headers: withCookie, form: { ...form, _csrf: `${csrf}x` } })).status).toBe(403);
+        // The token of another browser's pre-session cookie does not fit this one.
+        const otherPage = await http(`${host.url}${path}`);
+        expect(formToken(otherPage.text)).not.toBe(csrf);
+        expect((await http(`${host.url}${path}`, { headers: withCookie, form: { ...form, _csrf: formToken(otherPage.text)! } })).status).toBe(403);
+        expect((await http(`${host.url}${path}`, { headers: { ...browser, cookie: `pre_session=${preSessionOf(otherPage)}` }, form: { ...form, _csrf: csrf! } })).status).toBe(403);
+        // With both: signed in (up), and the pre-session cookie is cleared.
+        const posted = await http(`${host.url}${path}`, { headers: withCookie, form: { ...form, _csrf: csrf! } });
+        expect({ path, status: posted.status, location: posted.headers.location, session: sessionStarted(posted) }).toEqual({ path, status: 303, location: '/', session: true });
+        expect([posted.headers['set-cookie']].flat().some((value) => /^pre_session=;/.test(value ?? ''))).toBe(true);
+      }
+      // A wrong password re-renders the form with a token that still fits the browser's cookie.
+      const page = await http(`${host.url}/login`, { headers: { accept: 'text/html' } });
+      const withCookie = { ...browser, cookie: `pre_session=${preSessionOf(page)}` };
+      const wrong = await http(`${host.url}/login`, { headers: withCookie, form: { username: 'victim', password: 'wrong-password', _csrf: formToken(page.text)! } });
+      expect(wrong.status).toBe(401);
+      const again = await http(`${host.url}/login`, { headers: withCookie, form: { username: 'victim', password: 'password123', _csrf: formToken(wrong.text)! } });
+      expect(again.status).toBe(303);
+    });
+
+    it('keeps sign-in and sign-up working for clients that are not browsers (no Origin), as the spec uses them', async () => {
+      const signUp = await http(`${host.url}/register`, { form: { username: 'scripted', email: 'scripted@example.com', password: 'password123', no_redirect: '1' } });
+      expect({ status: signUp.status, session: sessionStarted(signUp) }).toEqual({ status: 200, session: true });
+      const login = await http(`${host.url}/login`, { form: { username: 'scripted', password: 'password123', no_redirect: '1' } });
+      expect({ status: login.status, session: sessionStarted(login) }).toEqual({ status: 200, session: true });
+    });
   });
 
   it('answers a refused browser form with an error page, not JSON', async () => {

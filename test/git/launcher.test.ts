@@ -28,8 +28,8 @@ const started = (child: GitChild) => new Promise<number>((resolve, reject) => {
 });
 
 /** Runs `check` with the launcher acquired and started, and releases it afterwards. */
-async function withLauncher(check: () => Promise<void>): Promise<void> {
-  const release = acquireGitLauncher();
+async function withLauncher(check: () => Promise<void>, log?: (line: string) => void): Promise<void> {
+  const release = acquireGitLauncher(log);
   try {
     expect(await gitLauncherStarted()).toBe(true);
     await check();
@@ -96,7 +96,8 @@ describe.runIf(process.platform === 'linux')('the git launcher', () => {
     });
   });
 
-  it('reports what it ran as killed when the launcher dies, and spawns directly afterwards', async () => {
+  it('reports what it ran as killed when the launcher dies, and still runs git afterwards', async () => {
+    const lines: string[] = [];
     await withLauncher(async () => {
       const waiting = spawnGit(['cat-file', '--batch']);
       const pid = await started(waiting);
@@ -106,6 +107,57 @@ describe.runIf(process.platform === 'linux')('the git launcher', () => {
       await expect(waiting.done).rejects.toMatchObject({ signal: 'SIGKILL' });
       const { stdout } = await runGit(['--version']);
       expect(stdout.toString()).toMatch(/^git version/);
-    });
+      expect(lines).toEqual([expect.stringContaining(`git launcher (pid ${launcher}) died`)]);
+    }, (line) => lines.push(line));
+  });
+
+  it('starts a new launcher with the next git command after one died, logs each death once, and backs off while they die young', async () => {
+    const lines: string[] = [];
+    const release = acquireGitLauncher((line) => lines.push(line));
+    const until = async (condition: () => boolean | Promise<boolean>) => {
+      for (let tries = 0; tries < 250 && !(await condition()); tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await condition()).toBe(true);
+    };
+    const parentOfNewGit = async () => {
+      const child = spawnGit(['cat-file', '--batch']);
+      const parent = await parentOf(await started(child));
+      child.stdin.end();
+      await child.done;
+      return parent;
+    };
+    try {
+      expect(await gitLauncherStarted()).toBe(true);
+      const [first] = await launchers();
+      process.kill(first!, 'SIGKILL');
+      await until(() => lines.length === 1);
+      expect(lines[0]).toMatch(new RegExp(`^repohost: the git launcher \\(pid ${first}\\) died \\(signal SIGKILL\\); .*with the next git command$`));
+      // The next launches run (directly until it is up), the first of them starting a new launcher.
+      await Promise.all(Array.from({ length: 20 }, () => runGit(['--version'])));
+      expect(await gitLauncherStarted()).toBe(true);
+      const [second] = await launchers();
+      expect(second).toBeDefined();
+      expect(second).not.toBe(first);
+      expect(await parentOfNewGit()).toBe(second);
+      expect(lines).toHaveLength(1); // one line for the death, none per launch
+
+      // It dies young again: no restart before the back-off (1 s), git runs directly meanwhile; one more line.
+      process.kill(second!, 'SIGKILL');
+      await until(() => lines.length === 2);
+      expect(lines[1]).toMatch(/died \(signal SIGKILL\); .* in 1 s or later$/);
+      expect(await parentOfNewGit()).toBe(process.pid);
+      expect(await launchers()).toEqual([]);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await runGit(['--version']);
+      expect(await gitLauncherStarted()).toBe(true);
+      const [third] = await launchers();
+      expect([first, second]).not.toContain(third);
+      expect(await parentOfNewGit()).toBe(third);
+      expect(lines).toHaveLength(2);
+    } finally {
+      await release();
+    }
+    // The restarted launcher ends with its last user, as the first one does.
+    for (let tries = 0; tries < 50 && (await launchers()).length > 0; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await launchers()).toEqual([]);
   });
 });

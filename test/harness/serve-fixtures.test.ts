@@ -1,8 +1,10 @@
+import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, http, startHost, tempDir } from '../helpers/host.js';
-import { runCli, startCliServer, type ServerProcess } from '../cli/processes.js';
+import { BIN, runCli, startCliServer, type ServerProcess } from '../cli/processes.js';
 import { sh } from '../git/fixtures.js';
 import { BOT_TOKEN, sampleFixtures } from './sample-fixtures.js';
 
@@ -34,6 +36,45 @@ describe('repohost serve --fixtures', () => {
       await local.close();
     }
     expect(await server.kill('SIGTERM')).toBe(0);
+  });
+
+  it('answers nothing on its port before the fixtures are loaded: the first answer already shows them (issue 17 point 10b)', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as { port: number };
+        probe.close(() => resolve(free));
+      });
+    });
+    // More accounts (bcrypt at the default cost) make loading last long enough to be caught in the act.
+    const fixtures = sampleFixtures();
+    for (let index = 0; index < 6; index++) fixtures.users!.push({ username: `extra${index}`, email: `extra${index}@example.com`, password: 'password123' });
+    const file = join(dir.path, 'polled.json');
+    await writeFile(file, JSON.stringify(fixtures));
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--db', join(dir.path, 'polled.db'), '--fixtures', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    let output = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (output += text));
+    try {
+      // From the moment the process starts: the last thing the fixtures load is bob/secret's issue, which alice reads.
+      let refused = 0;
+      let first: Awaited<ReturnType<typeof http>> | undefined;
+      for (const deadline = Date.now() + 30_000; !first && Date.now() < deadline && child.exitCode === null; ) {
+        try {
+          first = await http(`http://127.0.0.1:${port}/api/v1/repos/bob/secret/issues?status=all`, { headers: bearer(BOT_TOKEN) });
+        } catch {
+          refused += 1;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      }
+      expect(first, output).toBeDefined();
+      expect(refused).toBeGreaterThan(0);
+      expect({ status: first!.status, titles: (first!.json as Array<{ title: string }>).map((issue) => issue.title) }).toEqual({ status: 200, titles: ['Private issue'] });
+      expect(output).toContain(`listening on http://127.0.0.1:${port}`);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
   });
 
   it('refuses bad fixtures before serving: every problem on its own line, exit code 1; a missing or non-JSON file is a usage error', async () => {

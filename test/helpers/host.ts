@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { createRepoHost, type RepoHost, type RepoHostOptions } from '../../lib/index.js';
 
 /** Starts a real host on a free port with a fast bcrypt cost; close it in afterAll/afterEach. */
@@ -25,7 +25,7 @@ export interface HttpResult {
 /** Sends a request with undici and reads the whole body. */
 export async function http(
   url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string | Buffer; form?: Record<string, string>; json?: unknown } = {},
+  init: { method?: string; headers?: Record<string, string>; body?: string | Buffer; form?: Record<string, string>; json?: unknown; dispatcher?: Dispatcher } = {},
 ): Promise<HttpResult> {
   const headers = { ...init.headers };
   let body = init.body;
@@ -36,7 +36,7 @@ export async function http(
     body = JSON.stringify(init.json);
     headers['content-type'] = 'application/json';
   }
-  const response = await request(url, { method: (init.method ?? (body === undefined ? 'GET' : 'POST')) as 'GET', headers, body });
+  const response = await request(url, { method: (init.method ?? (body === undefined ? 'GET' : 'POST')) as 'GET', headers, body, dispatcher: init.dispatcher });
   const text = await response.body.text();
   let json: unknown;
   try {

@@ -1,9 +1,11 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { appendFile, readFile } from 'node:fs/promises';
+import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createRepoHost } from '../../lib/index.js';
+import { LogLossError } from '../../lib/store/write-log.js';
 import { tempDir } from '../helpers/host.js';
-import { call, listAll, runCli, startFixtureServer, type ServerProcess } from '../cli/processes.js';
+import { call, listAll, runCli, startCliServer, startFixtureServer, type ServerProcess } from '../cli/processes.js';
 
 interface Acked {
   id: number;
@@ -261,5 +263,139 @@ describe('refusing damaged files', () => {
     expect(await readFile(join(dir.path, kept[0]!))).toEqual(bytes.subarray(0, 30));
     const titles = ((await listAll(`${again.url}/api/v1/repos/alice/crash/issues`)) as Acked[]).map((issue) => issue.title);
     expect(titles).toHaveLength(40);
+  });
+});
+
+describe('a damaged log tail that no durable mark vouches for (issue 17, defect 7)', () => {
+  const markPath = () => `${dbPath()}.wal-mark`;
+  const titles = async (url: string) => ((await listAll(`${url}/api/v1/repos/alice/crash/issues`)) as Acked[]).map((issue) => issue.title).sort();
+  const firstTitles = (n: number) => Array.from({ length: n }, (_, i) => `issue ${i}`).sort();
+  /** The database's files (not the lock or the admin channel), byte for byte. */
+  const everything = async () => {
+    const files = new Map<string, Buffer>();
+    for (const name of readdirSync(dir.path)) if (name.startsWith('forge.db') && !/\.(lock|admin)$/.test(name)) files.set(name, await readFile(join(dir.path, name)));
+    return files;
+  };
+
+  /**
+   * 20 issues created one after another (each acknowledged on its own), then a kill. Returns the newest log, its
+   * bytes and those bytes cut 10 bytes into the record of the 9th issue: 8 acknowledged issues are left whole.
+   */
+  async function twentyIssuesThenKill(): Promise<{ log: string; bytes: Buffer; cut: Buffer; cutAt: number }> {
+    const server = await start();
+    const token = await prepare();
+    for (let i = 0; i < 20; i++) expect((await call(`${server.url}/api/v1/repos/alice/crash/issues`, { token, form: { title: `issue ${i}` } })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the mark follows each batch in the background
+    await server.kill('SIGKILL');
+    const log = join(dir.path, logFiles().at(-1)!);
+    const bytes = await readFile(log);
+    // Frames: magic, checksum, payload length, offset in batch (16 bytes), then the JSON payload.
+    let ninth: number | undefined;
+    for (let at = 0; at + 16 <= bytes.length && ninth === undefined; at += 16 + bytes.readUInt32LE(at + 8)) {
+      if (bytes.subarray(at + 16, at + 16 + bytes.readUInt32LE(at + 8)).includes('"issue 8"')) ninth = at;
+    }
+    expect(ninth).toBeDefined();
+    const cutAt = ninth! + 10;
+    return { log, bytes, cut: bytes.subarray(0, cutAt), cutAt };
+  }
+
+  it('refuses to start with the mark deleted or damaged and the log cut short, changes nothing, says how to accept the loss, and accepts it when asked', async () => {
+    const { log, cut, cutAt } = await twentyIssuesThenKill();
+    const mark = await readFile(markPath());
+    await writeFile(log, cut);
+    const damagedMark = Buffer.from(mark);
+    damagedMark[20] = damagedMark[20]! ^ 0x01;
+    for (const [what, prepareMark] of [
+      ['deleted', () => rm(markPath())],
+      ['damaged', () => writeFile(markPath(), damagedMark)],
+    ] as const) {
+      await prepareMark();
+      const before = await everything();
+      const result = await runCli(['serve', '--port', '0', '--db', dbPath()]);
+      expect({ what, code: result.code }).toEqual({ what, code: 1 });
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toContain(`write log ${log} ends in 10 damaged bytes from byte ${cutAt - 10}`);
+      expect(result.stderr).toContain(`the durable mark ${markPath()} is missing or damaged`);
+      expect(result.stderr).toContain('refusing to start, no file was changed');
+      expect(result.stderr).toContain('repohost serve --accept-log-loss');
+      expect(result.stderr).not.toContain('never acknowledged');
+      expect(result.stderr).not.toMatch(/\n\s+at |Error:/);
+      expect(await everything()).toEqual(before); // no truncation, no snapshot, no new mark
+    }
+
+    // Accepted knowingly: starts with the 8 whole issues, says what was dropped and where the bytes went.
+    expect((await runCli(['serve', '--help'])).stdout).toMatch(/--accept-log-loss +start even if the end of the write log is damaged/);
+    const accepted = await startCliServer(['--db', dbPath(), '--accept-log-loss']);
+    servers.push(accepted);
+    expect(accepted.output().stderr).toMatch(
+      /write log .* ends in 10 damaged bytes from byte \d+, and the durable mark .* is missing or damaged.*Starting anyway as asked \(acceptLogLoss\): kept its \d+ records before the damage \(writes up to #\d+\), moved the 10 bytes from byte \d+ to .*\.torn-.*; any acknowledged writes after those records are lost/,
+    );
+    expect(accepted.output().stderr).not.toContain('never acknowledged');
+    const kept = readdirSync(dir.path).filter((name) => name.includes('.torn-'));
+    expect(kept).toHaveLength(1);
+    expect(await readFile(join(dir.path, kept[0]!))).toEqual(cut.subarray(cutAt - 10));
+    expect(await titles(accepted.url)).toEqual(firstTitles(8));
+    expect(await accepted.kill('SIGTERM')).toBe(0);
+
+    // The loss was accepted once: the next start needs no flag.
+    const again = await startCliServer(['--db', dbPath()]);
+    servers.push(again);
+    expect(await titles(again.url)).toEqual(firstTitles(8));
+    expect(await again.kill('SIGTERM')).toBe(0);
+  });
+
+  it('makes createRepoHost reject with a LogLossError naming both files, opens an intact log without its mark, and opens the cut one with acceptLogLoss', async () => {
+    const { log, bytes, cut } = await twentyIssuesThenKill();
+    const killed = await everything();
+    /** The files as the kill left them, with `logBytes` for the log and no mark. */
+    const markless = async (logBytes: Buffer) => {
+      for (const name of readdirSync(dir.path)) if (name.startsWith('forge.db') && !/\.(lock|admin)$/.test(name)) await rm(join(dir.path, name));
+      for (const [name, content] of killed) if (!name.endsWith('.wal-mark')) await writeFile(join(dir.path, name), content);
+      await writeFile(log, logBytes);
+    };
+    const damagedMark = Buffer.from(killed.get('forge.db.wal-mark')!);
+    damagedMark[4] = damagedMark[4]! ^ 0xff; // its checksum
+    await writeFile(markPath(), damagedMark);
+    await writeFile(log, cut);
+    const before = await everything();
+    const error = await createRepoHost({ port: 0, dbPath: dbPath(), bcryptCost: 4 }).then(
+      async (host) => {
+        await host.close();
+        throw new Error('opened a log cut short without a mark');
+      },
+      (reason: unknown) => reason,
+    );
+    expect(error).toBeInstanceOf(LogLossError);
+    expect(error).toMatchObject({ name: 'LogLossError', code: 'REPOHOST_LOG_LOSS', logPath: log });
+    expect((error as Error).message).toContain(markPath());
+    expect((error as Error).message).toContain('acceptLogLoss');
+    expect(await everything()).toEqual(before);
+
+    // The same log intact with its mark gone (as a database from before marks): opens with everything, no flag needed.
+    await markless(bytes);
+    const intact = await createRepoHost({ port: 0, dbPath: dbPath(), bcryptCost: 4 });
+    try {
+      expect(await titles(intact.url)).toEqual(firstTitles(20));
+    } finally {
+      await intact.close();
+    }
+
+    // Cut short with the mark gone: refused, then opened with acceptLogLoss with the 8 issues before the cut.
+    await markless(cut);
+    await expect(createRepoHost({ port: 0, dbPath: dbPath(), bcryptCost: 4 })).rejects.toBeInstanceOf(LogLossError);
+    const told: string[] = [];
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((text) => {
+      told.push(String(text));
+      return true;
+    });
+    const lossy = await createRepoHost({ port: 0, dbPath: dbPath(), bcryptCost: 4, acceptLogLoss: true }).finally(() => stderr.mockRestore());
+    try {
+      expect(told.join('')).toMatch(/^repohost: write log .* ends in 10 damaged bytes .* Starting anyway as asked \(acceptLogLoss\): kept its \d+ records before the damage/);
+      expect(lossy.options.acceptLogLoss).toBe(true);
+      expect(await titles(lossy.url)).toEqual(firstTitles(8));
+    } finally {
+      await lossy.close();
+    }
   });
 });

@@ -1,11 +1,13 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Store } from '../../lib/store/database.js';
 import { acquireLock, DatabaseLockedError, lockPathOf } from '../../lib/store/lock.js';
-import { encodeBatch, parseLog, WriteLog, type LogRecord } from '../../lib/store/write-log.js';
+import { crc32 } from '../../lib/store/crc32.js';
+import { DurableMark } from '../../lib/store/durable-mark.js';
+import { encodeBatch, LogLossError, parseLog, WriteLog, type LogRecord } from '../../lib/store/write-log.js';
 import { tempDir } from '../helpers/host.js';
 
 const record = (seq: number): LogRecord => ({ seq, statements: [['INSERT INTO t (v) VALUES (?)', [`value ${seq}`]]] });
@@ -53,6 +55,31 @@ describe('write log framing', () => {
     const at = middle.length - 3; // inside the last record of a batch that was followed by another one
     middle[at] = middle[at]! ^ 0xff;
     expect(() => parseLog(Buffer.concat([batch(1, 2), middle, batch(5)]), 'log')).toThrow(/corrupt at byte/);
+  });
+
+  it('keeps the records before tail damage only when loss is accepted, and says what was given up (issue 17, defect 7)', () => {
+    const whole = Buffer.concat([batch(1, 2), batch(3), batch(4)]);
+    const half = whole.subarray(0, batch(1, 2).length + 10); // inside the record of 3
+    expect(() => parseLog(half, 'log', whole.length)).toThrow(LogLossError);
+    expect(() => parseLog(half, 'log', whole.length)).toThrow(/cut short; refusing to start, no file was changed\. .*--accept-log-loss/);
+    const cutShort = parseLog(half, 'log', whole.length, true);
+    expect(cutShort.records.map((r) => r.seq)).toEqual([1, 2]);
+    expect(cutShort).toMatchObject({ tornTail: true, validBytes: batch(1, 2).length, loss: expect.stringMatching(/cut short/) });
+    // Cut at a record boundary short of the mark: nothing to drop, but the loss is still reported.
+    const atBoundary = parseLog(Buffer.concat([batch(1, 2), batch(3)]), 'log', whole.length, true);
+    expect(atBoundary).toMatchObject({ tornTail: false, loss: expect.stringMatching(/cut short/) });
+    const flipped = Buffer.from(whole);
+    flipped[flipped.length - 5] = flipped[flipped.length - 5]! ^ 0x01; // the last record
+    expect(() => parseLog(flipped, 'log')).toThrow(LogLossError);
+    expect(parseLog(flipped, 'log', 0, true)).toMatchObject({ tornTail: true, loss: expect.stringMatching(/corrupt at byte/) });
+    expect(parseLog(flipped, 'log', 0, true).records.map((r) => r.seq)).toEqual([1, 2, 3]);
+    // An unfinished append past the mark is no loss at all.
+    expect(parseLog(Buffer.concat([whole, batch(5).subarray(0, 20)]), 'log', whole.length, true).loss).toBeUndefined();
+    // Damage that intact records follow is refused even so, and not as a loss one may accept.
+    const middle = Buffer.concat([batch(1, 2), batch(3), batch(4)]);
+    middle[batch(1, 2).length + 20] = middle[batch(1, 2).length + 20]! ^ 0xff;
+    expect(() => parseLog(middle, 'log', 0, true)).toThrow(/corrupt at byte/);
+    expect(() => parseLog(middle, 'log', 0, true)).not.toThrow(LogLossError);
   });
 
   it('refuses a damaged length field instead of reading it as a tail', () => {
@@ -130,6 +157,150 @@ describe('store', () => {
     const reopened = await Store.open(path, { snapshotThresholdBytes: 1 << 20 });
     expect(reopened.all('SELECT v FROM t')).toEqual([{ v: 'kept' }]);
     await reopened.close();
+  });
+});
+
+describe('store: a damaged log tail and the durable mark (issue 17, defect 7)', () => {
+  let dir: { path: string; cleanup: () => Promise<void> };
+  beforeEach(async () => {
+    dir = await tempDir('repohost-mark-');
+  });
+  afterEach(() => dir.cleanup());
+
+  const options = { snapshotThresholdBytes: 1 << 20 };
+  const path = () => join(dir.path, 'db.sqlite');
+  const logs = () => readdirSync(dir.path).filter((name) => name.startsWith('db.sqlite.wal.')).sort();
+  const files = () => new Map(readdirSync(dir.path).sort().map((name) => [name, readFileSync(join(dir.path, name))]));
+
+  /** A store with `rows` rows written one by one, left as a kill would leave it: files copied while it is open. */
+  async function killedWith(rows: number): Promise<void> {
+    const store = await Store.open(path(), options);
+    await store.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)'));
+    for (let i = 0; i < rows; i++) await store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [`v${i}`]));
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the mark follows each batch in the background
+    const copy = join(dir.path, 'copy');
+    mkdirSync(copy);
+    for (const name of readdirSync(dir.path)) if (name !== 'copy') writeFileSync(join(copy, name), readFileSync(join(dir.path, name)));
+    await store.close();
+    for (const name of readdirSync(dir.path)) if (name !== 'copy') rmSync(join(dir.path, name));
+    for (const name of readdirSync(copy)) writeFileSync(join(dir.path, name), readFileSync(join(copy, name)));
+    rmSync(copy, { recursive: true });
+  }
+  const count = (store: Store) => store.get<{ n: number }>('SELECT count(*) AS n FROM t')?.n;
+
+  it('names each new log in the mark before writing to it: a torn first append after a snapshot is discarded, not refused', async () => {
+    const store = await Store.open(path(), options);
+    await store.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)'));
+    await store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', ['kept']));
+    await store.close(); // a snapshot, and a fresh empty log for the next start
+    const [log] = logs();
+    expect(readFileSync(join(dir.path, log!)).length).toBe(0);
+    expect(await DurableMark.read(`${path()}.wal-mark`)).toEqual({ firstSeq: Number(log!.split('.').at(-1)), bytes: 0 });
+    // A crash during the first append to that log.
+    writeFileSync(join(dir.path, log!), batch(9).subarray(0, 30));
+    const reopened = await Store.open(path(), options);
+    expect(count(reopened)).toBe(1);
+    await reopened.close();
+  });
+
+  it('refuses a torn tail when the mark is missing, damaged or names another log, changing nothing; opens the log without it', async () => {
+    await killedWith(10);
+    const [log] = logs();
+    const logPath = join(dir.path, log!);
+    const markPath = `${path()}.wal-mark`;
+    const intact = readFileSync(logPath);
+    const mark = readFileSync(markPath);
+    expect(await DurableMark.read(markPath)).toEqual({ firstSeq: Number(log!.split('.').at(-1)), bytes: intact.length });
+
+    // With its mark, an unfinished append past it is a torn write: no refusal (the files are restored after).
+    writeFileSync(logPath, Buffer.concat([intact, batch(99).subarray(0, 30)]));
+    const before = files();
+    const torn = await Store.open(path(), options);
+    expect(count(torn)).toBe(10);
+    await torn.close();
+    for (const name of readdirSync(dir.path)) rmSync(join(dir.path, name));
+    for (const [name, content] of before) writeFileSync(join(dir.path, name), content);
+
+    const otherLog = Buffer.from(mark);
+    otherLog.writeBigUInt64LE(1n, 8); // a valid mark, for log 1, which is gone
+    otherLog.writeUInt32LE(crc32(otherLog.subarray(8, 24)), 4);
+    const damaged = Buffer.from(mark);
+    damaged[16] = damaged[16]! ^ 0x01;
+    for (const [what, setMark, reason] of [
+      ['missing', () => rmSync(markPath), /the durable mark .* is missing or damaged/],
+      ['damaged', () => writeFileSync(markPath, damaged), /the durable mark .* is missing or damaged/],
+      ['for another log', () => writeFileSync(markPath, otherLog), /names another log \(.*wal\.000000000001\), not this one/],
+    ] as const) {
+      setMark();
+      const unchanged = files();
+      const error = await Store.open(path(), options).then(
+        () => new Error(`opened with the mark ${what}`),
+        (reason: unknown) => reason,
+      );
+      expect(error, what).toBeInstanceOf(LogLossError);
+      expect((error as Error).message).toMatch(reason);
+      expect((error as Error).message).toContain(`write log ${logPath} ends in 30 damaged bytes from byte ${intact.length}`);
+      expect(files(), what).toEqual(unchanged);
+    }
+
+    // The same log without its torn tail opens without a mark.
+    rmSync(markPath);
+    writeFileSync(logPath, intact);
+    const clean = await Store.open(path(), options);
+    expect(count(clean)).toBe(10);
+    await clean.close();
+  });
+
+  it('opens a log cut short of its mark, or torn without a mark, only with acceptLogLoss, keeping the records before the damage', async () => {
+    await killedWith(10);
+    const [log] = logs();
+    const logPath = join(dir.path, log!);
+    const intact = readFileSync(logPath);
+    // Cut inside the 9th record: CREATE TABLE and 7 rows stay whole.
+    const starts: number[] = [];
+    for (let at = 0; at < intact.length; at += 16 + intact.readUInt32LE(at + 8)) starts.push(at);
+    writeFileSync(logPath, intact.subarray(0, starts[8]! + 10));
+    const unchanged = files();
+    await expect(Store.open(path(), options)).rejects.toThrow(/cut short; refusing to start, no file was changed/);
+    expect(files()).toEqual(unchanged);
+    const accepted = await Store.open(path(), { ...options, acceptLogLoss: true });
+    expect(count(accepted)).toBe(7);
+    await accepted.close();
+    // Accepted once: the mark now names what is there.
+    const again = await Store.open(path(), options);
+    expect(count(again)).toBe(7);
+    await again.close();
+
+    // Torn without a mark: the same.
+    for (const name of readdirSync(dir.path)) rmSync(join(dir.path, name));
+    for (const [name, content] of unchanged) if (!name.endsWith('.wal-mark')) writeFileSync(join(dir.path, name), content);
+    await expect(Store.open(path(), options)).rejects.toThrow(/is missing or damaged, so nothing shows that they held no acknowledged writes; refusing to start/);
+    const tornAccepted = await Store.open(path(), { ...options, acceptLogLoss: true });
+    expect(count(tornAccepted)).toBe(7);
+    await tornAccepted.close();
+    expect(readdirSync(dir.path).filter((name) => name.includes('.torn-'))).toHaveLength(1);
+  });
+  it('refuses damage in a log that a later log with records follows, with or without acceptLogLoss (no hint it could be accepted)', async () => {
+    await killedWith(10);
+    const [log] = logs();
+    const logPath = join(dir.path, log!);
+    const intact = readFileSync(logPath);
+    const firstSeq = Number(log!.split('.').at(-1));
+    const records = parseLog(intact, log!).records;
+    const next = records.at(-1)!.seq + 1;
+    writeFileSync(join(dir.path, `db.sqlite.wal.${String(next).padStart(12, '0')}`), batch(next));
+    expect(firstSeq).toBeLessThan(next);
+    writeFileSync(logPath, intact.subarray(0, intact.length - 5));
+    const unchanged = files();
+    for (const acceptLogLoss of [false, true]) {
+      const error = await Store.open(path(), { ...options, acceptLogLoss }).then(
+        () => new Error('opened'),
+        (reason: unknown) => reason,
+      );
+      expect(error).not.toBeInstanceOf(LogLossError);
+      expect((error as Error).message).toMatch(/is damaged before its tail \(.* follows it\); refusing to start/);
+      expect(files()).toEqual(unchanged);
+    }
   });
 });
 

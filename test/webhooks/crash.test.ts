@@ -50,7 +50,8 @@ describe('webhook outbox across a SIGKILL', () => {
     const second = await startCliServer(['--db', db, '--allow-local-network']);
     servers.push(second);
     const arrived = await receiver.waitFor((request) => request.headers['x-github-event'] === 'push', 2, 10_000);
-    expect(arrived.map((request) => request.json.ref)).toEqual(['refs/heads/feature', 'refs/heads/main']);
+    // In the order git updated the refs (the order of the push's commands), as its post-receive hook lists them.
+    expect(arrived.map((request) => request.json.ref)).toEqual(['refs/heads/main', 'refs/heads/feature']);
     expect(arrived.find((request) => request.json.ref === 'refs/heads/main')!.json).toMatchObject({ after: main, created: true, pusher: { name: 'owner' } });
     // Nothing arrives twice, however long we wait for a duplicate.
     await new Promise((resolve) => setTimeout(resolve, 1500));

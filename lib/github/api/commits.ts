@@ -2,8 +2,12 @@ import type { H3 } from 'h3';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { pathParam, queryString } from '../../http/validate.js';
+import { pageOf } from '../../http/pagination.js';
 import { githubPage } from './http.js';
 import { apiUrl, REPO, repoOf, shapesOf } from './lookup.js';
+
+/** Files per page of one commit's answer: 300 unless `per_page` asks for fewer (GitHub's page of a commit's files). */
+const COMMIT_FILE_PAGES = { default: 300, max: 300 };
 
 /** Commit history, one commit with its files, and comparisons of two refs. */
 export function mountCommits(app: H3, ctx: AppContext): void {
@@ -16,10 +20,14 @@ export function mountCommits(app: H3, ctx: AppContext): void {
     return page.respond(total, items.map((commit) => shapes.commit(ctx.store, repo, commit)));
   });
 
+  // GitHub: "If there are more than 300 files in the commit diff ..., the response will include pagination link
+  // headers for the remaining files, up to a limit of 3000 files. Each page contains the static commit information,
+  // and the only changes are to the file listing." `per_page` (at most 300) sizes the pages of files.
   app.get(`${REPO}/commits/:ref`, async (event) => {
     const repo = await repoOf(ctx, event);
-    const { commit, files } = await ctx.gitData.commitWithFiles(repo, pathParam(event, 'ref'));
-    return shapes.commit(ctx.store, repo, commit, files);
+    const page = pageOf(ctx, event, 'per_page', COMMIT_FILE_PAGES);
+    const { commit, files, totalFiles } = await ctx.gitData.commitWithFiles(repo, pathParam(event, 'ref'), page);
+    return shapes.commit(ctx.store, repo, commit, page.respond(totalFiles, files));
   });
 
   // `base...head` (or `base..head`); refs may hold slashes.

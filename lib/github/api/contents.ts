@@ -26,6 +26,8 @@ export function mountContents(app: H3, ctx: AppContext): void {
     const repo = await repoOf(ctx, event);
     const ref = queryString(event, 'ref') || repo.default_branch;
     const found = await ctx.gitData.contents(repo, path, ref);
+    // A folder lists its first 1,000 entries and no more, as GitHub's does ("If the directory has more than 1,000
+    // files, only the first 1,000 are returned"): no pages, `per_page` means nothing here; the git trees API has all.
     if ('folder' in found) return found.folder.map((entry) => shapes.content(repo, entry, ref));
     return shapes.content(repo, found.file, ref, found.content);
   };

@@ -1,8 +1,25 @@
-import type { ChangedFile } from '../../git/diff.js';
+import type { ChangedFile, DiffPage, PatchBudget } from '../../git/diff.js';
 import { html, type SafeHtml } from './html.js';
 
 /** A file with more changed lines than this starts collapsed (its `<details>` closed). */
 const COLLAPSE_ABOVE_LINES = 400;
+
+/**
+ * What one page shows of a diff (commit, pull request files, compare), GitHub's documented diff limits: at most 300
+ * files, at most 20,000 lines or 1 MB of patch text in all (a file past that is listed without its patch), and a
+ * file's own patch up to 256 KiB (GitHub: 500 KB). The rest is in the full diff, downloaded as text.
+ */
+export const PAGE_DIFF_LIMITS: { maxFiles: number; maxPatchBytes: number; budget: PatchBudget } = {
+  maxFiles: 300,
+  maxPatchBytes: 256 * 1024,
+  budget: { bytes: 1024 * 1024, lines: 20_000 },
+};
+
+/** Where the whole diff of what a page shows can be downloaded (text/plain, streamed from git). */
+export interface FullDiffLinks {
+  diff: string;
+  patch?: string;
+}
 
 const HUNK_HEADER = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/;
 
@@ -45,9 +62,15 @@ function fileTitle(file: ChangedFile): SafeHtml {
   return html`<span>${file.filename}</span>`;
 }
 
-function fileBody(file: ChangedFile): SafeHtml {
-  if (file.patch === undefined) {
-    if (file.patch_omitted) return html`<p class="muted">This diff is too large to show here; download the patch instead.</p>`;
+/** The way to the whole diff, where the page has one. */
+function downloadLinks(links: FullDiffLinks | undefined): SafeHtml | '' {
+  if (!links) return '';
+  return html`<a href="${links.diff}">Download the full diff</a>${links.patch ? html` or <a href="${links.patch}">the patch</a>` : ''}.`;
+}
+
+function fileBody(file: ChangedFile, shown: boolean, links: FullDiffLinks | undefined): SafeHtml {
+  if (file.patch === undefined || !shown) {
+    if (file.patch_omitted || file.patch !== undefined) return html`<p class="muted">This diff is too large to show here. ${downloadLinks(links)}</p>`;
     if (file.status === 'renamed' && file.changes === 0) return html`<p class="muted">File renamed without changes.</p>`;
     return html`<p class="muted">Binary file not shown.</p>`;
   }
@@ -57,12 +80,12 @@ function fileBody(file: ChangedFile): SafeHtml {
 }
 
 /** One file's section: name (renames as old → new), status, line counts, and its patch (collapsed when large). */
-function fileSection(file: ChangedFile, index: number): SafeHtml {
+function fileSection(file: ChangedFile, index: number, shown: boolean, links: FullDiffLinks | undefined): SafeHtml {
   const open = file.changes <= COLLAPSE_ABOVE_LINES;
   return html`<details class="diff-file" id="diff-${index + 1}"${open ? ' open' : ''}>
 <summary>${fileTitle(file)} <span class="badge">${file.status}</span>
 <span class="added">+${file.additions}</span> <span class="removed">−${file.deletions}</span></summary>
-${fileBody(file)}</details>`;
+${fileBody(file, shown, links)}</details>`;
 }
 
 /** How long one slice of a diff renders before the event loop gets a turn (a 200-file diff takes tens of ms cold). */
@@ -82,17 +105,49 @@ async function renderInSlices<T>(items: readonly T[], renderOne: (item: T, index
   return rendered;
 }
 
+function lineCount(text: string): number {
+  let lines = 1;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines += 1;
+  return lines;
+}
+
+/** Which patches fit the page's budget, in order (a patch that does not fit is left out, later smaller ones may fit). */
+function withinBudget(files: readonly ChangedFile[], budget: PatchBudget): boolean[] {
+  let { bytes, lines } = budget;
+  return files.map((file) => {
+    if (file.patch === undefined) return false;
+    const size = Buffer.byteLength(file.patch);
+    const count = lineCount(file.patch);
+    if (size > bytes || count > lines) return false;
+    bytes -= size;
+    lines -= count;
+    return true;
+  });
+}
+
+const count = (n: number, noun: string) => `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
+
 /**
- * Renders per-file unified diffs from git's own output (lib/git/diff.ts `changedFiles`): a summary of the files,
- * then a section per file. Every name and line is escaped by `html`.
+ * Renders per-file unified diffs from git's own output (lib/git/diff.ts): a summary of the files, then a section per
+ * file, within PAGE_DIFF_LIMITS: past them a note says how much is shown and links to the full diff (`links`).
+ * `diff` is a page of a diff (its `total` counts every file) or all of its files. Every name and line is escaped.
  */
-export async function renderDiff(files: readonly ChangedFile[]): Promise<SafeHtml> {
-  if (files.length === 0) return html`<p class="muted">No changes.</p>`;
+export async function renderDiff(diff: readonly ChangedFile[] | DiffPage, links?: FullDiffLinks): Promise<SafeHtml> {
+  const all = 'files' in diff ? diff.files : diff;
+  const total = 'files' in diff ? Math.max(diff.total, all.length) : all.length;
+  if (total === 0) return html`<p class="muted">No changes.</p>`;
+  const files = all.slice(0, PAGE_DIFF_LIMITS.maxFiles);
   const additions = files.reduce((sum, file) => sum + file.additions, 0);
   const deletions = files.reduce((sum, file) => sum + file.deletions, 0);
-  const sections = await renderInSlices(files, fileSection);
-  return html`<div class="diff-view"><p>${files.length} ${files.length === 1 ? 'file' : 'files'} changed,
-<span class="added">${additions} ${additions === 1 ? 'addition' : 'additions'}</span>, <span class="removed">${deletions} ${deletions === 1 ? 'deletion' : 'deletions'}</span></p>
+  const shown = withinBudget(files, PAGE_DIFF_LIMITS.budget);
+  const sections = await renderInSlices(files, (file, index) => fileSection(file, index, shown[index]!, links));
+  const changes = html`<span class="added">${count(additions, 'addition')}</span>, <span class="removed">${count(deletions, 'deletion')}</span>`;
+  const summary =
+    files.length === total
+      ? html`<p>${count(total, 'file')} changed, ${changes}</p>`
+      : html`<p>${count(total, 'file')} changed; the first ${files.length.toLocaleString('en-US')} are shown, with ${changes}.</p>
+<p class="notice" role="status">This diff is too large to show in full: only its first ${count(files.length, 'file')} are listed here. ${downloadLinks(links)}</p>`;
+  return html`<div class="diff-view">${summary}
 <ol class="diff-toc">${files.map((file, index) => html`<li><a href="#diff-${index + 1}">${file.filename}</a> <span class="added">+${file.additions}</span> <span class="removed">−${file.deletions}</span></li>`)}</ol>
 ${sections}</div>`;
 }

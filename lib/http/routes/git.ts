@@ -23,7 +23,10 @@ const textResponse = (status: number, message: string, headers: Record<string, s
  */
 export function mountGitRoutes(app: H3, ctx: AppContext): void {
   const git = ctx.git;
-  const gate = new ConcurrencyGate(ctx.options.maxGitTransfers, ctx.options.maxGitTransfersPerClient);
+  // Transfers are counted, not requests: a clone or push is a short ref advertisement (GET info/refs), then its
+  // upload-pack / receive-pack POST. Advertisements have places of their own, so they never hold a transfer's.
+  const transfers = new ConcurrencyGate(ctx.options.maxGitTransfers, ctx.options.maxGitTransfersPerClient);
+  const advertisements = new ConcurrencyGate(ctx.options.maxGitTransfers, ctx.options.maxGitTransfersPerClient);
   const handle = (action: string) => async (event: H3Event) => {
     const params = event.context.params ?? {};
     const owner = params.owner ?? '';
@@ -56,7 +59,10 @@ export function mountGitRoutes(app: H3, ctx: AppContext): void {
       if (level === 'none') return textResponse(404, 'Repository not found');
       return textResponse(403, `Permission denied: ${user.username} may not push to ${repo!.owner_name}/${repo!.name}`);
     }
-    const place = gate.enter(clientAddress(event) ?? '');
+    // Beyond a cap the request waits its turn for a while (a CI machine runs many jobs at once), then 503.
+    const gate = action === 'info/refs' ? advertisements : transfers;
+    const place = await gate.wait(clientAddress(event) ?? '', ctx.options.gitTransferWaitMs, event.req.signal);
+    if (place === 'aborted') return textResponse(503, 'The client went away while waiting for a git transfer place');
     if (typeof place === 'string') {
       const message = place === 'busy' ? 'Too many git transfers are running; try again shortly' : 'Too many git transfers from your address are running; try again shortly';
       return textResponse(503, message, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
@@ -74,10 +80,7 @@ export function mountGitRoutes(app: H3, ctx: AppContext): void {
         body: nodeRequest ?? event.req.body,
         signal: event.req.signal,
       },
-      {
-        pushRules: service === 'git-receive-pack' ? ctx.protection.pushRules(repo!, user) : undefined,
-        onPushed: (changes, headBranch, refsAfter) => ctx.refUpdates.recordChanges(repo!, changes, headBranch, user, refsAfter),
-      },
+      service === 'git-receive-pack' && action !== 'info/refs' ? ctx.refUpdates.pushOptions(repo!, user) : {},
       )
       .catch((error: unknown) => {
         place();

@@ -4,8 +4,9 @@ import { isRepoHostError, notFound, unauthorized } from '../../errors.js';
 import { FIRST_HUNDRED } from '../../store/queries/page-window.js';
 import type { UserRow } from '../../store/queries/users.js';
 import { clientAddress, currentUser, SESSION_COOKIE } from '../auth.js';
-import type { RequestForgeryGuard } from '../csrf.js';
+import { PRE_SESSION_COOKIE, type RequestForgeryGuard } from '../csrf.js';
 import { htmlResponse } from '../html-response.js';
+import { retryAfterOf } from '../retry-after.js';
 import type { PageUser } from '../pages/html.js';
 import { apiTokensView, homeView, loginView, newRepositoryView, registerView } from '../pages/views.js';
 import { pathParam, queryString, readForm, type FormFields } from '../validate.js';
@@ -28,12 +29,18 @@ export async function formAction(form: FormFields, action: () => Promise<Respons
     return await action();
   } catch (error) {
     if (wantsNoRedirect(form) || !isRepoHostError(error)) throw error;
-    return htmlResponse(await renderError(error.message), error.status);
+    const response = htmlResponse(await renderError(error.message), error.status);
+    // A throttled sign-in says when to try again, on the page as on the API.
+    const retryAfter = retryAfterOf(error);
+    if (retryAfter !== undefined) response.headers.set('retry-after', String(retryAfter));
+    return response;
   }
 }
 
 function startSessionCookie(event: H3Event, token: string): void {
   setCookie(event, SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', path: '/', maxAge: SESSION_MAX_AGE });
+  // The session now carries the forms' tokens: the pre-session cookie of the sign-in form has done its job.
+  if (getCookie(event, PRE_SESSION_COOKIE) !== undefined) deleteCookie(event, PRE_SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', path: '/' });
 }
 
 /** Signs the user in: a session cookie and either `200` (no_redirect=1) or a redirect home. */
@@ -71,8 +78,10 @@ export function mountWebRoutes(app: H3, ctx: AppContext, guard: RequestForgeryGu
     return htmlResponse(homeView(pageUser(event, user), user ? ctx.repos.listOfOwner(user, user, FIRST_HUNDRED).items : []));
   });
 
-  app.get('/register', async (event) => htmlResponse(registerView(pageUser(event, await currentUser(ctx, event)), guard.tokenOf(event))));
+  // Sign-up and sign-in forms carry a token even before there is a session (csrf.ts: the pre-session cookie).
+  app.get('/register', async (event) => htmlResponse(registerView(pageUser(event, await currentUser(ctx, event)), guard.signInFormToken(event))));
   app.post('/register', async (event) => {
+    guard.guardSignInForm(event);
     const form = await readForm(event, ctx.options.maxBodyBytes);
     return formAction(
       form,
@@ -80,12 +89,13 @@ export function mountWebRoutes(app: H3, ctx: AppContext, guard: RequestForgeryGu
         const user = await ctx.users.register({ username: form.username, password: form.password, email: form.email, fullName: form.full_name });
         return signIn(ctx, event, user, form);
       },
-      (message) => registerView(undefined, guard.tokenOf(event), message, { username: String(form.username ?? ''), email: String(form.email ?? '') }),
+      (message) => registerView(undefined, guard.signInFormToken(event), message, { username: String(form.username ?? ''), email: String(form.email ?? '') }),
     );
   });
 
-  app.get('/login', async (event) => htmlResponse(loginView(pageUser(event, await currentUser(ctx, event)), guard.tokenOf(event))));
+  app.get('/login', async (event) => htmlResponse(loginView(pageUser(event, await currentUser(ctx, event)), guard.signInFormToken(event))));
   app.post('/login', async (event) => {
+    guard.guardSignInForm(event);
     const form = await readForm(event, ctx.options.maxBodyBytes);
     return formAction(
       form,
@@ -96,7 +106,7 @@ export function mountWebRoutes(app: H3, ctx: AppContext, guard: RequestForgeryGu
         if (!user) throw unauthorized('Wrong username or password');
         return signIn(ctx, event, user, form);
       },
-      (message) => loginView(undefined, guard.tokenOf(event), message, String(form.username ?? '')),
+      (message) => loginView(undefined, guard.signInFormToken(event), message, String(form.username ?? '')),
     );
   });
 

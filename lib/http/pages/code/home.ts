@@ -1,13 +1,13 @@
 import { csrfInput, html, type PageUser, type SafeHtml } from '../html.js';
 import { repoBase, repoPage } from '../repo-layout.js';
 import { refSwitcher } from './links.js';
-import { listingTable, type FolderContext, type ListedEntry } from './tree.js';
+import { listingTable, type FolderContext, type ListedEntry, type ListingPage } from './tree.js';
 
 export interface HomeDetails {
   cloneUrl: string;
   social: { stars: number; watchers: number; starred: boolean; watching: boolean };
   /** The default branch's root listing; undefined for an empty repository. */
-  listing?: { folder: FolderContext; entries: ListedEntry[] };
+  listing?: { folder: FolderContext; entries: ListedEntry[]; paging?: ListingPage };
   readme: SafeHtml | '';
 }
 
@@ -46,7 +46,7 @@ export function homeView(viewer: PageUser | undefined, folder: Pick<FolderContex
 <div class="toolbar"><div class="clone"><span class="muted">Clone</span> <code id="clone-url">${details.cloneUrl}</code>
 <button type="button" data-copy="clone-url">Copy</button></div><span class="spacer"></span>${socialButtons(viewer, repoBase(repo), details.social)}</div>
 ${listing
-  ? html`<div class="toolbar">${refSwitcher(repo, listing.folder.target, listing.folder.refs)}</div>${listingTable(listing.folder, listing.entries)}${details.readme}`
+  ? html`<div class="toolbar">${refSwitcher(repo, listing.folder.target, listing.folder.refs)}</div>${listingTable(listing.folder, listing.entries, listing.paging)}${details.readme}`
   : emptyHint(details.cloneUrl, repo.default_branch)}`,
   );
 }

@@ -4,11 +4,23 @@ import type { AccessLevel } from '../../../services/permissions.js';
 import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import { html, SafeHtml, type PageUser } from '../html.js';
 import { repoPage } from '../repo-layout.js';
-import { breadcrumbs, commitUrl, historyUrl, refSwitcher, relativeTime, srcUrl, type RefTarget } from './links.js';
+import { breadcrumbs, commitUrl, historyUrl, pager, refSwitcher, relativeTime, srcUrl, type RefTarget } from './links.js';
 
-/** A folder entry with its kind (folder, file or submodule). */
-export interface ListedEntry extends FileEntry {
+/** A folder entry with its kind (folder, file or submodule); the size is not shown (nor always read). */
+export interface ListedEntry extends Omit<FileEntry, 'size'> {
   kind: TreeObject['type'];
+}
+
+/** Entries one folder page lists (GitHub shows a folder's first 1,000); the rest are on the next pages. */
+export const FOLDER_PAGE_SIZE = 1000;
+
+/** Where a listing is among the pages of a large folder. */
+export interface ListingPage {
+  page: number;
+  pages: number;
+  /** Entries of the whole folder. */
+  total: number;
+  url: (page: number) => string;
 }
 
 /** Everything a folder view shows besides the entries. */
@@ -33,8 +45,8 @@ const icon = (kind: ListedEntry['kind']) =>
   new SafeHtml(`<svg class="kind" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false"><path fill="currentColor" d="${ICON_PATH[kind]}"/></svg>`);
 
 /** Folders first, then files, each by name (as forges list them). */
-export function sortEntries(entries: ListedEntry[]): ListedEntry[] {
-  const rank = (entry: ListedEntry) => (entry.kind === 'blob' ? 1 : 0);
+export function sortEntries<T extends Pick<ListedEntry, 'name' | 'kind'>>(entries: T[]): T[] {
+  const rank = (entry: T) => (entry.kind === 'blob' ? 1 : 0);
   return entries.sort((a, b) => rank(a) - rank(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
@@ -58,17 +70,28 @@ function latestLine(folder: FolderContext): SafeHtml | '' {
 <a href="${historyUrl(folder.repo, folder.target, folder.path)}">History</a></p>`;
 }
 
-/** The listing table of a folder, with each entry's last commit. */
-export function listingTable(folder: FolderContext, entries: ListedEntry[]): SafeHtml {
-  const parent = folder.path.includes('/') ? folder.path.slice(0, folder.path.lastIndexOf('/')) : '';
-  return html`${latestLine(folder)}<table class="listing"><caption class="sr-only">Files in ${folder.path || folder.repo.name}</caption>
-<thead class="sr-only"><tr><th scope="col">Name</th><th scope="col">Last commit</th><th scope="col">When</th></tr></thead><tbody>
-${folder.path ? html`<tr><td class="name" colspan="3"><a href="${srcUrl(folder.repo, folder.target, parent)}">..</a></td></tr>` : ''}
-${entries.map((entry) => entryRow(folder, entry))}</tbody></table>`;
+const number = (n: number) => n.toLocaleString('en-US');
+
+/** Which entries of a large folder this page lists, and the links to the other pages. */
+function pageNote(paging: ListingPage | undefined, shown: number): { above: SafeHtml | ''; below: SafeHtml | '' } {
+  if (!paging || paging.pages <= 1) return { above: '', below: '' };
+  const first = (paging.page - 1) * FOLDER_PAGE_SIZE + 1;
+  const note = html`<p class="notice" role="status">This folder has ${number(paging.total)} entries: ${number(first)} to ${number(first + shown - 1)} are listed here (page ${paging.page} of ${paging.pages}).</p>`;
+  return { above: note, below: pager(paging.url, paging.page, paging.page < paging.pages, ['← Previous entries', 'Next entries →']) };
 }
 
-/** The page of a folder: switcher, breadcrumbs, listing, and the folder's README when it has one. */
-export function folderView(viewer: PageUser | undefined, folder: FolderContext, entries: ListedEntry[], readme: SafeHtml | ''): string {
+/** The listing table of a folder, with each entry's last commit; one page of it when the folder is large. */
+export function listingTable(folder: FolderContext, entries: ListedEntry[], paging?: ListingPage): SafeHtml {
+  const parent = folder.path.includes('/') ? folder.path.slice(0, folder.path.lastIndexOf('/')) : '';
+  const { above, below } = pageNote(paging, entries.length);
+  return html`${latestLine(folder)}${above}<table class="listing"><caption class="sr-only">Files in ${folder.path || folder.repo.name}</caption>
+<thead class="sr-only"><tr><th scope="col">Name</th><th scope="col">Last commit</th><th scope="col">When</th></tr></thead><tbody>
+${folder.path ? html`<tr><td class="name" colspan="3"><a href="${srcUrl(folder.repo, folder.target, parent)}">..</a></td></tr>` : ''}
+${entries.map((entry) => entryRow(folder, entry))}</tbody></table>${below}`;
+}
+
+/** The page of a folder: switcher, breadcrumbs, listing (a page of it when large), and the folder's README. */
+export function folderView(viewer: PageUser | undefined, folder: FolderContext, entries: ListedEntry[], readme: SafeHtml | '', paging?: ListingPage): string {
   return repoPage(
     viewer,
     folder.repo,
@@ -76,6 +99,6 @@ export function folderView(viewer: PageUser | undefined, folder: FolderContext, 
     'code',
     folder.path || folder.target.ref,
     html`<div class="toolbar">${refSwitcher(folder.repo, folder.target, folder.refs, folder.path)}${breadcrumbs(folder.repo, folder.target, folder.path)}</div>
-${listingTable(folder, entries)}${readme}`,
+${listingTable(folder, entries, paging)}${readme}`,
   );
 }

@@ -1,6 +1,6 @@
 import { HTTPResponse, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../../../context.js';
-import type { RefPath } from '../../../git/browse.js';
+import type { RefPath, TreeObject } from '../../../git/browse.js';
 import { notFound } from '../../../errors.js';
 import type { AccessLevel } from '../../../services/permissions.js';
 import type { RepositoryRow } from '../../../store/queries/repositories.js';
@@ -9,23 +9,38 @@ import { currentUser } from '../../auth.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
 import type { SafeHtml } from '../../pages/html.js';
-import { renderDiff } from '../../pages/diff-view.js';
+import { PAGE_DIFF_LIMITS, renderDiff } from '../../pages/diff-view.js';
 import { LruCache } from '../../../git/lru.js';
 import { blobView } from '../../pages/code/blob.js';
 import { branchesView, tagsView, type BranchRowView } from '../../pages/code/branches.js';
 import { FileContents, imageTypeOf, looksBinary, pickReadme, type ShownFile } from '../../pages/code/content.js';
 import { commitView, historyView } from '../../pages/code/history.js';
 import { homeView } from '../../pages/code/home.js';
-import { historyUrl, rawUrl, srcUrl } from '../../pages/code/links.js';
+import { commitUrl, historyUrl, rawUrl, srcUrl } from '../../pages/code/links.js';
 import { exploreView, profileView } from '../../pages/code/people.js';
-import { folderView, sortEntries, type FolderContext, type ListedEntry } from '../../pages/code/tree.js';
+import { FOLDER_PAGE_SIZE, folderView, sortEntries, type FolderContext, type ListedEntry } from '../../pages/code/tree.js';
 import { repoBase } from '../../pages/repo-layout.js';
 import { pathParam, queryString, readForm } from '../../validate.js';
-import { pageUserOf, repoPageRequest, type RepoPageRequest } from './page-request.js';
+import { pageUserOf, repoPageRequest, textDownload, type RepoPageRequest } from './page-request.js';
 
 /** Items per page of history, branches, profiles and Explore. */
 const PER_PAGE = 30;
+/**
+ * The fewest bytes one entry takes in a tree object (mode "40000", space, a one-byte name, NUL, a 20-byte id): a
+ * tree no larger than FOLDER_PAGE_SIZE times this has at most one page of entries, known without listing it.
+ */
+const MIN_TREE_ENTRY_BYTES = 28;
+/** Rendered commit diffs longer than this are not kept (re-rendering the cached, bounded read is cheap). */
+const MAX_KEPT_DIFF_CHARS = 512 * 1024;
 const KINDS = new Set<RefPath['kind']>(['branch', 'tag', 'commit']);
+
+/** A folder's entries in listing order, without their last commits. */
+type FolderOrder = Array<Pick<ListedEntry, 'name' | 'kind'>>;
+interface FolderContents {
+  entries: ListedEntry[];
+  paging: { page: number; pages: number; total: number };
+  readme: Awaited<ReturnType<FileContents['readme']>>;
+}
 
 /** `?page=` from 1 (leniently: anything else is page 1), bounded so `skip` stays reasonable. */
 function pageNumber(event: H3Event): number {
@@ -54,6 +69,7 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
   const browse = ctx.git.browse;
   const contents = new FileContents(ctx.highlighter);
   const renderedDiffs = new LruCache<string, SafeHtml>(32);
+  const folderOrders = new LruCache<string, FolderOrder>(64);
 
   const pageUser = (event: H3Event, viewer: UserRow | undefined) => pageUserOf(forgery, event, viewer);
 
@@ -85,16 +101,48 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
     };
   }
 
-  /** A folder's entries with their kinds and last commits, plus its README rendered. */
-  async function folderContents(repo: RepositoryRow, at: RefPath, tree: string): Promise<{ entries: ListedEntry[]; readme: Awaited<ReturnType<FileContents['readme']>> }> {
-    const [entries, kinds] = await Promise.all([browse.list(repo.owner_name, repo.name, at.commit, at.path), browse.treeKinds(repo.owner_name, repo.name, tree)]);
-    const listed = sortEntries(entries.map((entry) => ({ ...entry, kind: kinds.get(entry.name) ?? 'blob' })));
-    const readmeName = pickReadme(listed.filter((entry) => entry.kind === 'blob').map((entry) => entry.name));
-    if (!readmeName) return { entries: listed, readme: '' };
+  /** A large folder's entries in listing order, by tree id (so for good). */
+  async function folderOrder(repo: RepositoryRow, tree: string): Promise<FolderOrder> {
+    const cached = folderOrders.get(tree);
+    if (cached) return cached;
+    const kinds = await browse.treeKinds(repo.owner_name, repo.name, tree);
+    const order = sortEntries([...kinds].map(([name, kind]) => ({ name, kind })));
+    folderOrders.set(tree, order);
+    return order;
+  }
+
+  /**
+   * A folder's entries with their kinds and last commits (page `page` of FOLDER_PAGE_SIZE entries: only those are
+   * looked up and listed), plus its README rendered. Not found past the last page.
+   */
+  async function folderContents(repo: RepositoryRow, at: RefPath, tree: TreeObject, page: number): Promise<FolderContents> {
+    let listed: ListedEntry[];
+    let all: FolderOrder;
+    const pagesOf = (entries: number) => {
+      const pages = Math.max(1, Math.ceil(entries / FOLDER_PAGE_SIZE));
+      if (page > pages) throw notFound('Not found');
+      return pages;
+    };
+    if (tree.size <= FOLDER_PAGE_SIZE * MIN_TREE_ENTRY_BYTES) {
+      if (page > 1) throw notFound('Not found');
+      // At most one page: the whole listing (cached, shared with the API's), its kinds read beside it.
+      const [entries, kinds] = await Promise.all([browse.list(repo.owner_name, repo.name, at.commit, at.path), browse.treeKinds(repo.owner_name, repo.name, tree.oid)]);
+      listed = sortEntries(entries.map((entry) => ({ ...entry, kind: kinds.get(entry.name) ?? 'blob' })));
+      all = listed;
+    } else {
+      all = await folderOrder(repo, tree.oid);
+      pagesOf(all.length);
+      const shown = all.slice((page - 1) * FOLDER_PAGE_SIZE, page * FOLDER_PAGE_SIZE);
+      const last = await browse.lastCommits(repo.owner_name, repo.name, at.commit, at.path, shown.map((entry) => entry.name));
+      listed = shown.map((entry) => ({ name: entry.name, kind: entry.kind, ...last.get(entry.name)! }));
+    }
+    const paging = { page, pages: pagesOf(all.length), total: all.length };
+    const readmeName = pickReadme(all.filter((entry) => entry.kind === 'blob').map((entry) => entry.name));
+    if (!readmeName) return { entries: listed, paging, readme: '' };
     const readmePath = at.path ? `${at.path}/${readmeName}` : readmeName;
     const object = await browse.objectAt(repo.owner_name, repo.name, at.commit, readmePath);
     const readme = object?.type === 'blob' ? await contents.readme(shownFile(repo, at, readmePath, object)) : '';
-    return { entries: listed, readme };
+    return { entries: listed, paging, readme };
   }
 
   async function folderContext(repo: RepositoryRow, access: AccessLevel, at: RefPath): Promise<FolderContext> {
@@ -126,8 +174,9 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
     const at = await browse.resolveRefPath(repo.owner_name, repo.name, 'branch', repo.default_branch);
     const tree = at && (await browse.objectAt(repo.owner_name, repo.name, at.commit, ''));
     if (!at || !tree) return htmlResponse(homeView(user, { repo, access }, { cloneUrl, social, readme: '' }));
-    const [folder, { entries, readme }] = await Promise.all([folderContext(repo, access, at), folderContents(repo, at, tree.oid)]);
-    return htmlResponse(homeView(user, { repo, access }, { cloneUrl, social, listing: { folder, entries }, readme }));
+    const [folder, { entries, paging, readme }] = await Promise.all([folderContext(repo, access, at), folderContents(repo, at, tree, 1)]);
+    const pageUrl = (page: number) => `${srcUrl(repo, at)}?page=${page}`;
+    return htmlResponse(homeView(user, { repo, access }, { cloneUrl, social, listing: { folder, entries, paging: { ...paging, url: pageUrl } }, readme }));
   });
 
   for (const toggle of ['star', 'watch'] as const) {
@@ -153,8 +202,9 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
     const object = await browse.objectAt(repo.owner_name, repo.name, at.commit, at.path);
     if (!object || object.type === 'commit') throw notFound('Not found');
     if (object.type === 'tree') {
-      const [header, { entries, readme }] = await Promise.all([context, folderContents(repo, at, object.oid)]);
-      return htmlResponse(folderView(user, header, entries, readme));
+      const [header, { entries, paging, readme }] = await Promise.all([context, folderContents(repo, at, object, pageNumber(event))]);
+      const pageUrl = (page: number) => `${srcUrl(repo, at, at.path)}?page=${page}`;
+      return htmlResponse(folderView(user, header, entries, readme, { ...paging, url: pageUrl }));
     }
     const display = queryString(event, 'display') === 'source' ? 'source' : 'rendered';
     const [header, content] = await Promise.all([context, contents.content(shownFile(repo, at, at.path, object), display)]);
@@ -188,17 +238,24 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
     );
   });
 
+  // `/commit/<id>` is the page; `/commit/<id>.diff` and `.patch` the whole change as text, streamed from git.
   app.get('/:owner/:repo/commit/:sha', async (event) => {
     const { user, repo, access } = await openRepo(event);
-    const sha = await browse.resolveCommitId(repo.owner_name, repo.name, pathParam(event, 'sha').toLowerCase());
+    const [, id, kind] = /^(.*?)(?:\.(diff|patch))?$/.exec(pathParam(event, 'sha').toLowerCase())!;
+    const sha = await browse.resolveCommitId(repo.owner_name, repo.name, id!);
     const commit = sha && (await browse.commit(repo.owner_name, repo.name, sha));
     if (!commit) throw notFound('Not found');
-    // A commit's diff never changes: rendered once per commit id.
+    if (kind === 'diff' || kind === 'patch') {
+      return textDownload(await browse.streamCommit(repo.owner_name, repo.name, commit, kind));
+    }
+    // A commit's diff never changes: rendered once per commit id (the largest are rendered again from the bounded
+    // read, which stays cached, instead of being kept as markup).
     const key = `${repo.id}\0${commit.sha}`;
     let diff = renderedDiffs.get(key);
     if (!diff) {
-      diff = await renderDiff(await browse.commitDiff(repo.owner_name, repo.name, commit));
-      renderedDiffs.set(key, diff);
+      const base = commitUrl(repo, commit.sha);
+      diff = await renderDiff(await browse.commitDiff(repo.owner_name, repo.name, commit, PAGE_DIFF_LIMITS), { diff: `${base}.diff`, patch: `${base}.patch` });
+      if (diff.value.length <= MAX_KEPT_DIFF_CHARS) renderedDiffs.set(key, diff);
     }
     return htmlResponse(commitView(user, repo, access, commit, ctx.statuses.combinedOf(repo, commit.sha), diff));
   });

@@ -1,4 +1,5 @@
-import type { H3Event } from 'h3';
+import type { Readable } from 'node:stream';
+import { HTTPResponse, type H3Event } from 'h3';
 import type { AppContext } from '../../../context.js';
 import { notFound } from '../../../errors.js';
 import { atLeast, type AccessLevel } from '../../../services/permissions.js';
@@ -74,4 +75,17 @@ export function commentWindow(event: H3Event): PageWindow & { page: number } {
 export function lastCommentAnchor(total: number, commentId: number): string {
   const last = Math.max(1, Math.ceil(total / COMMENTS_PER_PAGE));
   return `${last > 1 ? `?page=${last}` : ''}#comment-${commentId}`;
+}
+
+/** What a diff or patch download is: plain text, never run as a page of this host (sandboxed, no sniffing). */
+const TEXT_DOWNLOAD_HEADERS = {
+  'content-type': 'text/plain; charset=utf-8',
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; sandbox",
+  'cache-control': 'private, max-age=60',
+};
+
+/** A diff or patch streamed from git as it writes it (`.diff` / `.patch` addresses of commits, pulls, comparisons). */
+export function textDownload(body: Readable): HTTPResponse {
+  return new HTTPResponse(body as unknown as BodyInit, { headers: TEXT_DOWNLOAD_HEADERS });
 }

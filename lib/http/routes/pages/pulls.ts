@@ -1,4 +1,4 @@
-import type { H3 } from 'h3';
+import type { H3, HTTPResponse } from 'h3';
 import type { AppContext } from '../../../context.js';
 import { isRepoHostError, notFound } from '../../../errors.js';
 import type { PullRow } from '../../../store/queries/pulls.js';
@@ -13,7 +13,7 @@ import { pageOf } from '../../pagination.js';
 import { idParam, pathParam, queryString } from '../../validate.js';
 import { redirectTo } from '../web.js';
 import { mountConversationForms, type ConversationForm } from './conversation-forms.js';
-import { commentWindow, repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
+import { commentWindow, repoForm, repoPageRequest, textDownload, type RepoPageRequest } from './page-request.js';
 
 type CommentWindow = ReturnType<typeof commentWindow>;
 
@@ -39,7 +39,7 @@ async function renderPull(ctx: AppContext, request: RepoPageRequest, number: num
     comments: tab === 'conversation' ? ctx.pulls.comments(repo, row.id, window).items : undefined,
     commentPage: window.page,
     commits: tab === 'commits' ? await ctx.pulls.commits(repo, row.id) : undefined,
-    diff: tab === 'files' ? await renderDiff(await ctx.pulls.files(repo, row.id)) : undefined,
+    diff: tab === 'files' ? await renderDiff(await ctx.pulls.files(repo, row.id), downloads(`${repoBase(repo)}/pulls/${row.number}`)) : undefined,
     checks: ctx.statuses.combinedOf(repo, pull.head_sha),
     requiredContexts: ctx.protection.ruleFor(repo, pull.base)?.required_status_contexts ?? [],
     canChangeState: viewer !== undefined && (viewer.username === pull.author || atLeast(access, 'write')),
@@ -48,6 +48,9 @@ async function renderPull(ctx: AppContext, request: RepoPageRequest, number: num
     error,
   });
 }
+
+/** The `.diff` and `.patch` addresses beside a page's. */
+const downloads = (page: string) => ({ diff: `${page}.diff`, patch: `${page}.patch` });
 
 /** `base...head` of a compare address; branch names may hold slashes but never `...` (git forbids `..`). */
 function parseCompareSpec(spec: string): { base: string; head: string } | undefined {
@@ -60,8 +63,26 @@ async function renderCompare(ctx: AppContext, request: RepoPageRequest, base: st
   const { user, repo, access } = request;
   const branches = ctx.repos.branches(repo, MAX_LISTED_BRANCHES).items.map((branch) => branch.name);
   const found = base !== head ? await ctx.pulls.compare(repo, base, head) : undefined;
-  const comparison = found && { ...found, diff: await renderDiff(found.files) };
+  const comparison = found && { ...found, diff: await renderDiff(found.files, downloads(`${repoBase(repo)}/compare/${pathUrl(base)}...${pathUrl(head)}`)) };
   return compareView(user, repo, access, { branches, base, head, comparison, ...extra });
+}
+
+/**
+ * `base...head.diff` (or `.patch`): the comparison as text streamed from git, when both are branches; undefined for
+ * any other address (a head branch whose name itself ends in `.diff` is a page).
+ */
+async function comparisonDownload(ctx: AppContext, repo: RepositoryRow, spec: { base: string; head: string }): Promise<HTTPResponse | undefined> {
+  const match = /^(.+)\.(diff|patch)$/.exec(spec.head);
+  if (!match) return undefined;
+  const browse = ctx.git.browse;
+  const branch = async (name: string) => {
+    const found = await browse.resolveRefPath(repo.owner_name, repo.name, 'branch', name);
+    return found && found.path === '' && found.ref === name ? found.commit : undefined;
+  };
+  if (await branch(spec.head)) return undefined;
+  const [base, head] = await Promise.all([branch(spec.base), branch(match[1]!)]);
+  if (!base || !head) throw notFound('Not found');
+  return textDownload(await browse.streamComparison(repo.owner_name, repo.name, base, head, match[2] as 'diff' | 'patch'));
 }
 
 /** Pull request pages: the list, compare-and-create, the pull request with its tabs, merging. */
@@ -91,6 +112,8 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
     const request = await repoPageRequest(ctx, guard, event);
     const spec = parseCompareSpec(pathParam(event, 'spec'));
     if (!spec) return redirectTo(`${repoBase(request.repo)}/compare`);
+    const download = await comparisonDownload(ctx, request.repo, spec);
+    if (download) return download;
     return htmlResponse(await renderCompare(ctx, request, spec.base, spec.head));
   });
 
@@ -117,6 +140,12 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
   for (const [suffix, tab] of [['', 'conversation'], ['/commits', 'commits'], ['/files', 'files']] as const) {
     app.get(`/:owner/:repo/pulls/:number${suffix}`, async (event) => {
       const request = await repoPageRequest(ctx, guard, event);
+      // `/pulls/<number>.diff` and `.patch`: what the pull request changes, as text streamed from git.
+      const download = suffix === '' ? /^(\d{1,15})\.(diff|patch)$/.exec(pathParam(event, 'number')) : null;
+      if (download) {
+        const pull = pullNumbered(ctx, request.repo, Number(download[1]));
+        return textDownload(await ctx.pulls.diff(request.repo, pull.id, download[2] as 'diff' | 'patch'));
+      }
       return htmlResponse(await renderPull(ctx, request, idParam(event, 'number'), tab, commentWindow(event)));
     });
   }

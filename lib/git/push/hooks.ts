@@ -1,0 +1,77 @@
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * The hooks every receive-pack runs (`core.hooksPath`), as small bash scripts: a node script would cost tens of
+ * milliseconds a run, and `update` runs once per ref. They talk to the host only through the environment of one push
+ * (see push/session.ts): the loopback port and token of the hook channel, and a folder of the push's own.
+ *
+ * - `pre-receive`, once the pack is in and before any ref moves: sends git's proposed updates to the host, which reads
+ *   the protection rules now and notes durably that the repository's refs may move, and answers refusals.
+ * - `update` (per-ref mode only): refuses its ref when the host did, so the other refs of the push still land.
+ * - `post-receive`: keeps git's own list of the refs that moved, ended by a line `.` so a cut list is told apart.
+ */
+const PRE_RECEIVE = `#!/bin/bash
+refused="$REPOHOST_PUSH_DIR/refused"
+: > "$refused" || exit 1
+if ! exec 3<>"/dev/tcp/127.0.0.1/$REPOHOST_HOOK_PORT"; then
+  echo "repohost: the server could not be reached; nothing was changed" >&2
+  exit 1
+fi
+mapfile -t updates
+printf '%s\\n' "$REPOHOST_HOOK_TOKEN" "$GIT_QUARANTINE_PATH" "\${updates[@]}" '' >&3
+status=1
+while IFS= read -r line <&3; do
+  case "$line" in
+    ok) status=0 ;;
+    "refuse "*) printf '%s\\n' "\${line#refuse }" >> "$refused" ;;
+    "error "*) echo "repohost: \${line#error }" >&2 ;;
+  esac
+done
+exec 3<&-
+if [ "$status" = 0 ] && [ -s "$refused" ] && [ -z "$REPOHOST_PER_REF" ]; then
+  while IFS=$'\\t' read -r ref reason; do echo "repohost: $reason" >&2; done < "$refused"
+  exit 1
+fi
+exit $status
+`;
+
+const UPDATE = `#!/bin/bash
+while IFS=$'\\t' read -r ref reason; do
+  if [ "$ref" = "$1" ]; then
+    echo "repohost: $reason" >&2
+    exit 1
+  fi
+done < "$REPOHOST_PUSH_DIR/refused"
+exit 0
+`;
+
+const POST_RECEIVE = `#!/bin/bash
+mapfile -t updates
+printf '%s\\n' "\${updates[@]}" . > "$REPOHOST_PUSH_DIR/updated"
+`;
+
+/** The two hook folders: `whole` refuses a push as a whole, `per-ref` refuses single refs. */
+export interface HookFolders {
+  whole: string;
+  perRef: string;
+}
+
+async function writeHook(dir: string, name: string, source: string): Promise<void> {
+  const path = join(dir, name);
+  await writeFile(path, source);
+  await chmod(path, 0o755);
+}
+
+/** Writes the hook folders below `dir` (once per host; repository names never start with a dot). */
+export async function writeHookFolders(dir: string): Promise<HookFolders> {
+  const whole = join(dir, 'whole');
+  const perRef = join(dir, 'per-ref');
+  for (const folder of [whole, perRef]) {
+    await mkdir(folder, { recursive: true });
+    await writeHook(folder, 'pre-receive', PRE_RECEIVE);
+    await writeHook(folder, 'post-receive', POST_RECEIVE);
+  }
+  await writeHook(perRef, 'update', UPDATE);
+  return { whole, perRef };
+}

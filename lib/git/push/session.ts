@@ -1,0 +1,113 @@
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
+import type { ReceiveSetup } from '../smart-http.js';
+import type { RefChange } from '../refs.js';
+import { isGitError, runGit } from '../run-git.js';
+import type { HookChannel } from './channel.js';
+import { writeHookFolders, type HookFolders } from './hooks.js';
+
+/**
+ * The host's decision on the updates a push proposes (the refs it refuses, with reasons), asked once the pack is in and
+ * before any ref moves. `isFastForward` sees the pushed objects, which are still in git's quarantine then.
+ */
+export type RefCheck = (proposed: RefChange[], isFastForward: (before: string, after: string) => Promise<boolean>) => Promise<Map<string, string>>;
+
+export interface ReceiveOptions {
+  /** Refuse single refs (the update hook runs per ref) rather than the whole push. */
+  perRef: boolean;
+  check: RefCheck;
+  /** After receive-pack ended, when `check` was asked: git's own list of moved refs, or null when it has none whole. */
+  moved: (changes: RefChange[] | null) => Promise<void>;
+}
+
+/** Where git keeps a push's objects until its refs move; left behind by a receive-pack that was killed. */
+const QUARANTINE_PREFIX = 'tmp_objdir-incoming-';
+
+/** git's list of the refs that moved, as the post-receive hook kept it; null unless it is there whole. */
+async function readMoved(pushDir: string): Promise<RefChange[] | null> {
+  const text = await readFile(join(pushDir, 'updated'), 'utf8').catch(() => null);
+  if (text === null || !text.endsWith('.\n')) return null;
+  const changes: RefChange[] = [];
+  for (const line of text.slice(0, -2).split('\n')) {
+    const [before, after, ref] = line.split(' ');
+    if (before && after && ref) changes.push({ ref, before, after });
+  }
+  return changes;
+}
+
+/**
+ * The receive-packs of one host: each gets the hooks (push/hooks.ts), a folder of its own for what they write, and a
+ * registration on the hook channel through which its pre-receive asks the host. Once the last receive-pack of a
+ * repository ended, quarantine folders that killed ones left behind are removed.
+ */
+export class ReceiveSessions {
+  #folders: Promise<HookFolders> | undefined;
+  readonly #running = new Map<string, number>();
+
+  constructor(
+    private readonly root: string,
+    private readonly channel: HookChannel,
+  ) {}
+
+  async start(gitDir: string, options: ReceiveOptions): Promise<ReceiveSetup> {
+    const folders = await (this.#folders ??= writeHookFolders(join(this.root, '.hooks')));
+    await mkdir(join(this.root, '.pushes'), { recursive: true });
+    const pushDir = await mkdtemp(join(this.root, '.pushes', 'push-'));
+    let asked = false;
+    const registration = await this.channel.register(async (proposed, quarantine) => {
+      asked = true;
+      const objects = quarantineEnv(gitDir, quarantine);
+      return options.check(proposed, (before, after) => isAncestorIn(gitDir, before, after, objects));
+    });
+    this.#running.set(gitDir, (this.#running.get(gitDir) ?? 0) + 1);
+    return {
+      config: ['-c', `core.hooksPath=${options.perRef ? folders.perRef : folders.whole}`],
+      env: {
+        REPOHOST_HOOK_PORT: String(registration.port),
+        REPOHOST_HOOK_TOKEN: registration.token,
+        REPOHOST_PUSH_DIR: pushDir,
+        REPOHOST_PER_REF: options.perRef ? '1' : undefined,
+      },
+      finish: async (clean) => {
+        registration.release();
+        try {
+          if (asked) await options.moved(clean ? await readMoved(pushDir) : null);
+        } finally {
+          await rm(pushDir, { recursive: true, force: true });
+          await this.#leave(gitDir);
+        }
+      },
+    };
+  }
+
+  async #leave(gitDir: string): Promise<void> {
+    const left = (this.#running.get(gitDir) ?? 1) - 1;
+    if (left > 0) return void this.#running.set(gitDir, left);
+    this.#running.delete(gitDir);
+    // No receive-pack of ours runs here now: a quarantine folder is what a killed one (or a crash) left behind.
+    const objects = join(gitDir, 'objects');
+    const names = await readdir(objects).catch(() => [] as string[]);
+    await Promise.all(names.filter((name) => name.startsWith(QUARANTINE_PREFIX)).map((name) => rm(join(objects, name), { recursive: true, force: true })));
+  }
+
+  async close(): Promise<void> {
+    await this.channel.close();
+  }
+}
+
+/** The environment that lets git see a push's quarantined objects (only a folder inside the repository's objects). */
+function quarantineEnv(gitDir: string, quarantine: string | undefined): Record<string, string> {
+  const objects = resolve(gitDir, 'objects');
+  if (!quarantine || !resolve(quarantine).startsWith(objects + sep)) return {};
+  return { GIT_OBJECT_DIRECTORY: resolve(quarantine), GIT_ALTERNATE_OBJECT_DIRECTORIES: objects };
+}
+
+async function isAncestorIn(gitDir: string, ancestor: string, descendant: string, env: Record<string, string>): Promise<boolean> {
+  try {
+    await runGit(['merge-base', '--is-ancestor', ancestor, descendant], { gitDir, env });
+    return true;
+  } catch (error) {
+    if (isGitError(error) && error.code === 1) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,84 @@
+import type { Store } from '../store/database.js';
+import { deleteRefIntent, insertRefIntent } from '../store/queries/refs.js';
+import type { RepositoryRow } from '../store/queries/repositories.js';
+import { writeToRepository } from './repository-write.js';
+
+/** An operation about to move refs of a repository, noted durably before git moves them. */
+export interface RefIntent {
+  readonly id: number;
+  /**
+   * Ends the operation in this process. `recorded`: the write that recorded its changes also cleared the intent. Not
+   * recorded (git ended without saying what moved, or the record failed): the repository is compared with git once no
+   * other operation on it runs here (see `RefUpdateService.reconcile`); a crash leaves the intent for the next start.
+   */
+  close(recorded: boolean): Promise<void>;
+}
+
+/**
+ * The intents of operations that move refs (pushes, merges, API ref updates, branch deletions): one row per operation,
+ * written before git moves a ref and cleared in the same write that records what moved. A crash in between leaves the
+ * row, so the next start compares only those repositories with `git for-each-ref` instead of every one.
+ */
+export class RefJournal {
+  readonly #running = new Map<number, number>();
+  readonly #unrecorded = new Set<number>();
+  /** Comparisons running: refs of that repository move only once it is done. */
+  readonly #reconciling = new Map<number, Promise<void>>();
+  #reconcile: (repoId: number) => Promise<void> = async () => undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => string,
+  ) {}
+
+  /** Who compares a repository with git when an operation could not record what it moved. */
+  reconcileWith(reconcile: (repoId: number) => Promise<void>): void {
+    this.#reconcile = reconcile;
+  }
+
+  /** Notes durably that refs of `repo` are about to move (404 when the repository went away meanwhile). */
+  async open(repo: Pick<RepositoryRow, 'id'>): Promise<RefIntent> {
+    while (this.#reconciling.has(repo.id)) await this.#reconciling.get(repo.id);
+    const now = this.now();
+    this.#running.set(repo.id, (this.#running.get(repo.id) ?? 0) + 1);
+    let id: number;
+    try {
+      id = await writeToRepository(this.store, repo, (tx) => insertRefIntent(tx, repo.id, now));
+    } catch (error) {
+      await this.#leave(repo.id);
+      throw error;
+    }
+    let closed = false;
+    return {
+      id,
+      close: async (recorded) => {
+        if (closed) return;
+        closed = true;
+        if (!recorded) this.#unrecorded.add(repo.id);
+        await this.#leave(repo.id);
+      },
+    };
+  }
+
+  /** Clears an intent whose operation moved nothing (it failed before git touched a ref). */
+  async discard(repo: Pick<RepositoryRow, 'id'>, intent: RefIntent): Promise<void> {
+    const cleared = await this.store.write((tx) => deleteRefIntent(tx, intent.id)).then(
+      () => true,
+      () => false,
+    );
+    await intent.close(cleared);
+  }
+
+  async #leave(repoId: number): Promise<void> {
+    const left = (this.#running.get(repoId) ?? 1) - 1;
+    if (left > 0) return void this.#running.set(repoId, left);
+    this.#running.delete(repoId);
+    // Compared only when nothing else moves its refs here: a running push's own record must not be taken for a lost one.
+    if (!this.#unrecorded.delete(repoId)) return;
+    const reconciling = this.#reconcile(repoId)
+      .catch(() => undefined)
+      .finally(() => this.#reconciling.delete(repoId));
+    this.#reconciling.set(repoId, reconciling);
+    await reconciling;
+  }
+}
