@@ -177,7 +177,7 @@ export async function openHostCore(input: RepoHostOptions = {}): Promise<HostCor
     await mkdir(dirname(options.dbPath), { recursive: true });
     // The lock comes first: a second process must not even read a log that its owner is appending to.
     lock = await acquireLock(options.dbPath);
-    store = await Store.open(options.dbPath, { snapshotThresholdBytes: options.snapshotThresholdBytes, acceptLogLoss: options.acceptLogLoss });
+    store = await Store.open(options.dbPath, { snapshotThresholdBytes: options.snapshotThresholdBytes, acceptLogLoss: options.acceptLogLoss, ephemeral: options.inMemory });
     let baseUrl = options.publicUrl ?? '';
     ctx = buildContext(options, store, () => baseUrl);
     const [openStore, openCtx, openLock] = [store, ctx, lock];

@@ -38,6 +38,12 @@ export interface OpenDatabaseOptions {
    * @default false
    */
   acceptLogLoss?: boolean;
+  /**
+   * A database removed when its host closes (':memory:'): its log is written before a write is acknowledged, as
+   * always, but never fsync'd (nothing of it is meant to outlive the process).
+   * @default false
+   */
+  ephemeral?: boolean;
 }
 
 const META_TABLE = 'repohost_meta';
@@ -366,6 +372,7 @@ export class Store implements ReadTx {
    * leave acknowledged writes that no mark vouches for. Resolves once the mark names `log`.
    */
   private follow(log: WriteLog, firstSeq: number, previous: Promise<void> = Promise.resolve()): Promise<void> {
+    log.syncToDisk = !this.options.ephemeral;
     const marked = previous.then(() => this.mark.set({ firstSeq, bytes: log.durableLength }));
     log.follow(marked);
     log.onDurable = (bytes) => this.mark.note({ firstSeq, bytes });

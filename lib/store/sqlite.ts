@@ -37,7 +37,16 @@ export class StatementRunner {
     try {
       statement.bind(params as SqlParam[]);
       const rows: T[] = [];
-      while (statement.step()) rows.push(statement.getAsObject() as T);
+      // Values by position, the column names read once per run: getAsObject() asks for the names on every row, which
+      // was most of a list query's cost.
+      let columns: string[] | undefined;
+      while (statement.step()) {
+        const values = statement.get();
+        columns ??= statement.getColumnNames();
+        const row: Record<string, unknown> = {};
+        for (let index = 0; index < columns.length; index++) row[columns[index]!] = values[index];
+        rows.push(row as T);
+      }
       return rows;
     } finally {
       statement.reset();

@@ -192,6 +192,8 @@ export class WriteLog {
   private durableBytes: number;
   /** Told the durable length after every fsync'd batch (the durable mark). */
   onDurable: ((bytes: number) => void) | undefined;
+  /** False for a database thrown away on close (':memory:'): written, but never waited on to reach the disk. */
+  syncToDisk = true;
 
   private constructor(
     readonly path: string,
@@ -265,7 +267,7 @@ export class WriteLog {
         for (let written = 0; written < batch.length; ) {
           written += (await this.file.write(batch, written, batch.length - written)).bytesWritten;
         }
-        await this.file.datasync();
+        if (this.syncToDisk) await this.file.datasync();
         this.durableBytes += batch.length;
         this.onDurable?.(this.durableBytes);
         for (const waiter of waiters) waiter.resolve();

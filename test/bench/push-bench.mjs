@@ -1,6 +1,7 @@
 // Push benchmark (issue 17): a push of one commit and a push of many new branches, through repohost and through stock
 // `git http-backend` behind a bare node:http server, alternating, in the same run. Run with `npm run bench:push`
-// (builds first). Options: BENCH_BRANCHES (default 5000), BENCH_RUNS (default 7 one-commit pushes, 3 many-ref pushes).
+// (builds first). Options: BENCH_BRANCHES (default 5000), BENCH_RUNS (default 7 one-commit pushes), BENCH_MANY_RUNS
+// (default 3 many-ref pushes), BENCH_DB=file for a database file (fsync'd) instead of a harness's ':memory:' one.
 import { createServer } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,9 +14,16 @@ const BRANCHES = Number(process.env.BENCH_BRANCHES ?? 5000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const MANY_RUNS = Number(process.env.BENCH_MANY_RUNS ?? 3);
 
-/** `git http-backend` as CGI behind node:http: the baseline every forge's smart HTTP is measured against. */
+/**
+ * `git http-backend` as CGI behind node:http: the baseline every forge's smart HTTP is measured against. Like any
+ * deployment that takes pushes, it asks for credentials (git sends them only after a 401), and takes any.
+ */
 function httpBackend(root) {
   const server = createServer((request, response) => {
+    if (!request.headers.authorization) {
+      response.writeHead(401, { 'WWW-Authenticate': 'Basic realm="bench"' });
+      return void response.end();
+    }
     const url = new URL(request.url, 'http://localhost');
     const child = launchProcess('git', ['http-backend'], {
       env: {
@@ -74,7 +82,7 @@ function* branchesImport(count) {
 async function main() {
   const temp = await mkdtemp(join(tmpdir(), 'repohost-push-bench-'));
   const releaseLauncher = await startLauncher();
-  const host = await createRepoHost({ port: 0, dbPath: ':memory:', bcryptCost: 4 });
+  const host = await createRepoHost({ port: 0, dbPath: process.env.BENCH_DB === 'file' ? join(temp, 'bench.db') : ':memory:', bcryptCost: 4 });
   const backend = await httpBackend(join(temp, 'backend'));
   try {
     await host.admin.createUser({ username: 'bench', email: 'bench@example.com', password: 'password123' });
@@ -87,7 +95,10 @@ async function main() {
     };
     const backendRemote = async (name) => {
       await git(['init', '-q', '--bare', join(temp, 'backend', `${name}.git`)]);
-      return `${backend.url}/${name}.git`;
+      const url = new URL(`${backend.url}/${name}.git`);
+      url.username = 'bench';
+      url.password = 'secret';
+      return url.toString();
     };
 
     // One commit onto an existing branch, many times.
@@ -128,7 +139,7 @@ async function main() {
       const spread = `[${ms(Math.min(...values))} .. ${ms(Math.max(...values))}]`;
       console.log(`  ${label.padEnd(52)} ${ms(median(values)).padStart(11)}${ratio}${target ? `   (target ${target})` : ''}  ${spread}`);
     };
-    console.log(`\nresults (medians; git ${await gitText(['--version'])}, node ${process.version})`);
+    console.log(`\nresults (medians; ${host.options.inMemory ? "':memory:'" : 'file'} database; ${await gitText(['--version'])}, node ${process.version})`);
     row(`one-commit push: git http-backend (${RUNS} runs)`, one.backend);
     row('one-commit push: repohost', one.host, one.backend, '<= 1.1x');
     row(`${count} new branches: git http-backend (${MANY_RUNS} runs)`, many.backend);

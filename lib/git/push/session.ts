@@ -43,6 +43,7 @@ async function readMoved(pushDir: string): Promise<RefChange[] | null> {
 export class ReceiveSessions {
   #folders: Promise<HookFolders> | undefined;
   readonly #running = new Map<string, number>();
+  readonly #tidying = new Set<Promise<void>>();
 
   constructor(
     private readonly root: string,
@@ -73,8 +74,8 @@ export class ReceiveSessions {
         try {
           if (asked) await options.moved(clean ? await readMoved(pushDir) : null);
         } finally {
-          await rm(pushDir, { recursive: true, force: true });
-          await this.#leave(gitDir);
+          // Tidying up is not the pusher's to wait for.
+          this.#track(rm(pushDir, { recursive: true, force: true }).then(() => this.#leave(gitDir)));
         }
       },
     };
@@ -90,7 +91,14 @@ export class ReceiveSessions {
     await Promise.all(names.filter((name) => name.startsWith(QUARANTINE_PREFIX)).map((name) => rm(join(objects, name), { recursive: true, force: true })));
   }
 
+  /** Work that follows a push's answer (removing its folder and quarantines), awaited by `close`. */
+  #track(work: Promise<void>): void {
+    const tracked = work.catch(() => undefined).finally(() => this.#tidying.delete(tracked));
+    this.#tidying.add(tracked);
+  }
+
   async close(): Promise<void> {
+    await Promise.all(this.#tidying);
     await this.channel.close();
   }
 }
