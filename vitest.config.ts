@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SQL_CAPTURE_DIR } from './test/helpers/sql-capture.js';
 
 export default defineConfig({
   test: {
@@ -10,5 +11,9 @@ export default defineConfig({
     pool: 'forks',
     // The JSON report lets .ci/run print a plain "N passed, N failed" closing line.
     reporters: ['default', ['json', { outputFile: '.test-results/vitest.json' }]],
+    // Every statement the store prepares is recorded (emptied first by the globalSetup), for the PostgreSQL check that
+    // runs after the suite (vitest.postgres-check.config.ts).
+    globalSetup: ['test/helpers/sql-capture.ts'],
+    env: { REPOHOST_SQL_CAPTURE: SQL_CAPTURE_DIR },
   },
 });

@@ -5,9 +5,10 @@ import { keptCount } from '../store/queries/list-counts.js';
 import type { PullCommentRow, PullRow } from '../store/queries/pulls.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { countToggles } from '../store/queries/toggles.js';
-import { userByName, type UserRow } from '../store/queries/users.js';
+import { userByName, usersByNames, type UserRow } from '../store/queries/users.js';
 import type { ChangedFile } from '../git/diff.js';
 import type { CommitIdentity, CommitObject } from '../git/objects.js';
+import { githubTime } from './time.js';
 import type {
   GitHubCommit,
   GitHubContent,
@@ -16,6 +17,12 @@ import type {
   GitHubGitCommit,
   GitHubParentRef,
   GitHubBranchRef, GitHubComment, GitHubIssue, GitHubLabel, GitHubPullRequest, GitHubRepository, GitHubUser } from './types.js';
+
+/** What shaping reads besides the rows it is given: accounts by name, and the repository's own shape. */
+interface ShapeReads {
+  user(username: string | null): GitHubUser | null;
+  repository(): GitHubRepository;
+}
 
 /** Where the GitHub-compatible API lives: the `url` fields of GitHub's objects point there. */
 export const GITHUB_API_PREFIX = '/api/v3';
@@ -49,6 +56,43 @@ export class GitHubShapes {
     };
   }
 
+  /** Reads for one object: each account and the repository's shape when it is needed. */
+  private reads(db: ReadTx, repo: RepositoryRow): ShapeReads {
+    let repository: GitHubRepository | undefined;
+    return { user: (username) => this.userNamed(db, username), repository: () => (repository ??= this.repository(db, repo)) };
+  }
+
+  /** Reads for a page of objects: every account they name in one query, the repository's shape once. */
+  private pageReads(db: ReadTx, repo: RepositoryRow, usernames: ReadonlyArray<string | null>): ShapeReads {
+    const users = usersByNames(db, usernames.filter((username): username is string => !!username));
+    let repository: GitHubRepository | undefined;
+    return {
+      user: (username) => {
+        const row = username ? users.get(username.toLowerCase()) : undefined;
+        return row ? this.user(row) : null;
+      },
+      repository: () => (repository ??= this.repository(db, repo)),
+    };
+  }
+
+  /** A page of issues and pull requests (the issue list), in a fixed number of queries whatever its length. */
+  conversations(db: ReadTx, repo: RepositoryRow, items: ReadonlyArray<{ kind: 'issue'; issue: IssueRow } | { kind: 'pull'; pull: PullRow }>): GitHubIssue[] {
+    const reads = this.pageReads(db, repo, items.flatMap((item) => (item.kind === 'issue' ? [item.issue.author] : [item.pull.author, item.pull.merged_by])));
+    return items.map((item) => (item.kind === 'issue' ? this.issue(db, repo, item.issue, reads) : this.pullAsIssue(db, repo, item.pull, reads)));
+  }
+
+  /** A page of pull requests, in a fixed number of queries whatever its length. */
+  pulls(db: ReadTx, repo: RepositoryRow, pulls: readonly PullRow[]): GitHubPullRequest[] {
+    const reads = this.pageReads(db, repo, pulls.flatMap((pull) => [pull.author, pull.merged_by]));
+    return pulls.map((pull) => this.pull(db, repo, pull, reads));
+  }
+
+  /** A page of comments of one issue or pull request, in one query whatever its length. */
+  comments(db: ReadTx, repo: RepositoryRow, number: number, comments: ReadonlyArray<Omit<IssueCommentRow, 'author_id'> | Omit<PullCommentRow, 'author_id'>>): GitHubComment[] {
+    const reads = this.pageReads(db, repo, comments.map((comment) => comment.author));
+    return comments.map((comment) => this.comment(db, repo, number, comment, reads));
+  }
+
   /** A user named by a row's joined username (authors, closers); undefined when the account is gone. */
   userNamed(db: ReadTx, username: string | null): GitHubUser | null {
     const user = username ? userByName(db, username) : undefined;
@@ -72,8 +116,8 @@ export class GitHubShapes {
       url: this.api(`/repos/${fullName}`),
       clone_url: `${this.baseUrl()}/${fullName}.git`,
       default_branch: repo.default_branch,
-      created_at: repo.created_at,
-      updated_at: repo.updated_at,
+      created_at: githubTime(repo.created_at),
+      updated_at: githubTime(repo.updated_at),
       stargazers_count: countToggles(db, 'stars', repo.id),
       watchers_count: countToggles(db, 'watches', repo.id),
       open_issues_count: keptCount(db, repo.id, 'issue', ['open']),
@@ -85,7 +129,7 @@ export class GitHubShapes {
     return { id: label.id, name: label.name, color: label.color.replace(/^#/, ''), description: label.description || null, default: false };
   }
 
-  issue(db: ReadTx, repo: RepositoryRow, issue: IssueRow): GitHubIssue {
+  issue(db: ReadTx, repo: RepositoryRow, issue: IssueRow, reads: ShapeReads = this.reads(db, repo)): GitHubIssue {
     const path = `/repos/${repo.owner_name}/${repo.name}`;
     return {
       id: issue.id,
@@ -94,21 +138,21 @@ export class GitHubShapes {
       body: issue.body || null,
       state: issue.status === 'closed' ? 'closed' : 'open',
       state_reason: issue.state_reason,
-      user: this.userNamed(db, issue.author)!,
+      user: reads.user(issue.author)!,
       labels: issue.labels.map((label) => this.label(label)),
       comments: issue.comments,
       html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/issues/${issue.number}`,
       url: this.api(`${path}/issues/${issue.number}`),
       repository_url: this.api(path),
-      created_at: issue.created_at,
-      updated_at: issue.updated_at,
-      closed_at: issue.closed_at,
+      created_at: githubTime(issue.created_at),
+      updated_at: githubTime(issue.updated_at),
+      closed_at: githubTime(issue.closed_at),
     };
   }
 
   /** A pull request as the issue GitHub's `issue_comment` event carries for it. */
-  pullAsIssue(db: ReadTx, repo: RepositoryRow, pull: PullRow): GitHubIssue {
-    const shaped = this.pull(db, repo, pull);
+  pullAsIssue(db: ReadTx, repo: RepositoryRow, pull: PullRow, reads: ShapeReads = this.reads(db, repo)): GitHubIssue {
+    const shaped = this.pull(db, repo, pull, reads);
     return {
       id: pull.id,
       number: pull.number,
@@ -121,15 +165,15 @@ export class GitHubShapes {
       html_url: shaped.html_url,
       url: shaped.issue_url,
       repository_url: this.api(`/repos/${repo.owner_name}/${repo.name}`),
-      created_at: pull.created_at,
-      updated_at: pull.updated_at,
-      closed_at: pull.closed_at,
-      pull_request: { url: shaped.url, html_url: shaped.html_url, diff_url: shaped.diff_url, patch_url: shaped.patch_url, merged_at: pull.merged_at },
+      created_at: githubTime(pull.created_at),
+      updated_at: githubTime(pull.updated_at),
+      closed_at: githubTime(pull.closed_at),
+      pull_request: { url: shaped.url, html_url: shaped.html_url, diff_url: shaped.diff_url, patch_url: shaped.patch_url, merged_at: githubTime(pull.merged_at) },
     };
   }
 
-  pull(db: ReadTx, repo: RepositoryRow, pull: PullRow): GitHubPullRequest {
-    const repository = this.repository(db, repo);
+  pull(db: ReadTx, repo: RepositoryRow, pull: PullRow, reads: ShapeReads = this.reads(db, repo)): GitHubPullRequest {
+    const repository = reads.repository();
     const html = `${this.baseUrl()}/${repo.owner_name}/${repo.name}/pulls/${pull.number}`;
     const branch = (ref: string, sha: string): GitHubBranchRef => ({ label: `${repo.owner_name}:${ref}`, ref, sha, user: repository.owner, repo: repository });
     return {
@@ -138,12 +182,12 @@ export class GitHubShapes {
       state: pull.status === 'open' ? 'open' : 'closed',
       title: pull.title,
       body: pull.description || null,
-      user: this.userNamed(db, pull.author)!,
+      user: reads.user(pull.author)!,
       head: branch(pull.head, pull.head_sha),
       base: branch(pull.base, pull.base_sha),
       merged: pull.status === 'merged',
-      merged_at: pull.merged_at,
-      merged_by: this.userNamed(db, pull.merged_by),
+      merged_at: githubTime(pull.merged_at),
+      merged_by: reads.user(pull.merged_by),
       merge_commit_sha: pull.merge_commit_sha,
       draft: false,
       comments: pull.comments,
@@ -152,23 +196,29 @@ export class GitHubShapes {
       diff_url: `${html}.diff`,
       patch_url: `${html}.patch`,
       issue_url: this.api(`/repos/${repo.owner_name}/${repo.name}/issues/${pull.number}`),
-      created_at: pull.created_at,
-      updated_at: pull.updated_at,
-      closed_at: pull.closed_at,
+      created_at: githubTime(pull.created_at),
+      updated_at: githubTime(pull.updated_at),
+      closed_at: githubTime(pull.closed_at),
     };
   }
 
-  comment(db: ReadTx, repo: RepositoryRow, number: number, comment: Omit<IssueCommentRow, 'author_id'> | Omit<PullCommentRow, 'author_id'>): GitHubComment {
+  comment(
+    db: ReadTx,
+    repo: RepositoryRow,
+    number: number,
+    comment: Omit<IssueCommentRow, 'author_id'> | Omit<PullCommentRow, 'author_id'>,
+    reads: ShapeReads = this.reads(db, repo),
+  ): GitHubComment {
     const issuePath = `/repos/${repo.owner_name}/${repo.name}/issues/${number}`;
     return {
       id: comment.id,
       body: 'body' in comment ? comment.body : comment.text,
-      user: this.userNamed(db, comment.author)!,
+      user: reads.user(comment.author)!,
       html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/issues/${number}#issuecomment-${comment.id}`,
       url: this.api(`/repos/${repo.owner_name}/${repo.name}/issues/comments/${comment.id}`),
       issue_url: this.api(issuePath),
-      created_at: comment.created_at,
-      updated_at: comment.updated_at,
+      created_at: githubTime(comment.created_at),
+      updated_at: githubTime(comment.updated_at),
     };
   }
 
@@ -177,7 +227,7 @@ export class GitHubShapes {
   }
 
   private actor(identity: CommitIdentity): GitHubGitActor {
-    return { name: identity.name, email: identity.email, date: identity.iso };
+    return { name: identity.name, email: identity.email, date: githubTime(identity.iso) };
   }
 
   private parents(repo: RepositoryRow, commit: CommitObject, kind: 'git/commits' | 'commits'): GitHubParentRef[] {

@@ -11,6 +11,7 @@ import {
   issueByNumber,
   issueComment,
   issueInRepository,
+  issuesByIds,
   issueRecord,
   issuesOfRepository,
   setIssueStatus,
@@ -23,7 +24,7 @@ import {
   type IssueRow,
 } from '../store/queries/issues.js';
 import { commentOwner, conversationsOfRepository, countConversations, type ConversationKey } from '../store/queries/conversations.js';
-import { pullInRepository, type PullRow } from '../store/queries/pulls.js';
+import { pullInRepository, pullsByIds, type PullRow } from '../store/queries/pulls.js';
 import { repositoryById, takeNextNumber, type RepositoryRow } from '../store/queries/repositories.js';
 import type { EditChanges, EventRecorder, IssueCommentEvent, IssuesEvent } from '../events/index.js';
 import type { PageWindow } from '../store/queries/page-window.js';
@@ -93,9 +94,12 @@ export class IssueService {
 
   /** Issues and pull requests in one list, as GitHub's issue list shows them (pull requests carry no labels here). */
   listWithPulls(repo: RepositoryRow, filter: IssueFilter, page: PageWindow): { items: Conversation[]; total: number } {
-    const items = conversationsOfRepository(this.store, repo.id, filter, page).map((key): Conversation =>
-      key.kind === 'issue' ? { kind: 'issue', issue: issueInRepository(this.store, repo.id, key.id)! } : { kind: 'pull', pull: pullInRepository(this.store, repo.id, key.id)! },
-    );
+    // The page's keys, then its issues and its pull requests each in one query, whatever the page's length.
+    const keys = conversationsOfRepository(this.store, repo.id, filter, page);
+    const idsOf = (kind: ConversationKey['kind']) => keys.filter((key) => key.kind === kind).map((key) => key.id);
+    const issues = new Map(issuesByIds(this.store, repo.id, idsOf('issue')).map((issue) => [issue.id, issue]));
+    const pulls = new Map(pullsByIds(this.store, repo.id, idsOf('pull')).map((pull) => [pull.id, pull]));
+    const items = keys.map((key): Conversation => (key.kind === 'issue' ? { kind: 'issue', issue: issues.get(key.id)! } : { kind: 'pull', pull: pulls.get(key.id)! }));
     return { items, total: countConversations(this.store, repo.id, filter, countFilteredIssues(this.store, repo.id, filter)) };
   }
 

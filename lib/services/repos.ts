@@ -12,6 +12,7 @@ import {
   publicRepositories,
   repositoriesOfOwner,
   repositoryById,
+  repositoryByFullName,
   repositoryByName,
   renameRepository,
   setDefaultBranch,
@@ -236,8 +237,7 @@ export class RepositoryService {
 
   findByName(ownerName: string, repoName: string): RepositoryRow | undefined {
     if (!isPlausibleName(ownerName) || !isPlausibleName(repoName)) return undefined;
-    const owner = this.store.get<{ id: number }>('SELECT id FROM users WHERE username_lower = ?', [ownerName.toLowerCase()]);
-    return owner ? repositoryByName(this.store, owner.id, repoName) : undefined;
+    return repositoryByFullName(this.store, ownerName, repoName);
   }
 
   /** The owner's repositories the viewer may read, a page at a time. */

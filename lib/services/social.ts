@@ -4,6 +4,7 @@ import type { RepositoryRow } from '../store/queries/repositories.js';
 import { countToggles, flipToggle, isToggled, type ToggleTable } from '../store/queries/toggles.js';
 import type { UserRow } from '../store/queries/users.js';
 import type { EventRecorder } from '../events/index.js';
+import { githubTime } from '../github/time.js';
 
 /** Stars and watches: per-user toggles on a repository. */
 export class SocialService {
@@ -42,7 +43,7 @@ export class SocialService {
     const now = this.now();
     return writeToRepository(this.store, repo, (tx) => {
       const on = flipToggle(tx, table, user.id, repo.id, now);
-      if (table === 'stars') this.events.record(tx, repo, user, 'star', { action: on ? 'created' : 'deleted', starred_at: on ? now : null });
+      if (table === 'stars') this.events.record(tx, repo, user, 'star', { action: on ? 'created' : 'deleted', starred_at: on ? githubTime(now) : null });
       else if (on) this.events.record(tx, repo, user, 'watch', { action: 'started' });
       return on;
     });

@@ -13,6 +13,7 @@ import {
 import { branchesAt, repositoryById, type RepositoryRow } from '../store/queries/repositories.js';
 import { userById } from '../store/queries/users.js';
 import type { EventRecorder } from '../events/index.js';
+import { githubTime } from '../github/time.js';
 import type { StatusGit } from './git-backend.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import { requireAccess, type Viewer } from './permissions.js';
@@ -97,8 +98,8 @@ export class CommitStatusService {
       description: row.description || null,
       target_url: row.target_url,
       branches: branchesAt(tx, status.repoId, row.sha).map((name) => ({ name, commit: { sha: row.sha } })),
-      created_at: row.created_at,
-      updated_at: row.updated_at,
+      created_at: githubTime(row.created_at),
+      updated_at: githubTime(row.updated_at),
     }));
     return row;
   }

@@ -155,6 +155,11 @@ export class Store implements ReadTx {
     return this.runner.all<T>(sql, params);
   }
 
+  /** Statements run on the database so far, reads and writes (tests count what a request costs). */
+  statementsRun(): number {
+    return this.runner.executed;
+  }
+
   /** How many flushes have failed so far; see `settled`. */
   failures(): number {
     return this.failureCount;

@@ -2,7 +2,8 @@ import type { Store } from './database.js';
 
 /**
  * Triggers that keep `list_counts` (per repository, kind and status) in step with `table`, then the counts of the
- * rows already there. Triggers fire on log replay too, so the counts replay with the rows.
+ * rows already there. Triggers fire on log replay too, so the counts replay with the rows. Version 9 drops them: the
+ * write functions keep the counts since (queries/list-counts.ts).
  */
 function countTriggers(table: string, kind: string): string[] {
   const add = `INSERT INTO list_counts (repo_id, kind, status, n) VALUES (NEW.repo_id, '${kind}', NEW.status, 1)
@@ -335,6 +336,33 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
         repo_id INTEGER PRIMARY KEY REFERENCES repositories(id) ON DELETE CASCADE
       )`,
       'INSERT INTO ref_backfills (repo_id) SELECT id FROM repositories',
+    ],
+  },
+  {
+    // Portable SQL (issue 18), so a PostgreSQL engine can run the same statements:
+    // - the per-status counts of issues and pull requests are kept by the write functions (queries/list-counts.ts) in
+    //   the same transaction, no longer by the triggers of version 4 (SQLite's trigger syntax is not PostgreSQL's);
+    //   the counts are taken again from the rows;
+    // - issue and pull request comments take their shared ids from a row of `id_sequences` (UPDATE … RETURNING), not
+    //   from MAX(id) + 1 inside the INSERT, which two concurrent PostgreSQL transactions would both compute alike; it
+    //   starts where MAX(id) + 1 was (see queries/comment-ids.ts).
+    version: 9,
+    statements: [
+      'DROP TRIGGER IF EXISTS issues_count_insert',
+      'DROP TRIGGER IF EXISTS issues_count_status',
+      'DROP TRIGGER IF EXISTS issues_count_delete',
+      'DROP TRIGGER IF EXISTS pull_requests_count_insert',
+      'DROP TRIGGER IF EXISTS pull_requests_count_status',
+      'DROP TRIGGER IF EXISTS pull_requests_count_delete',
+      'DELETE FROM list_counts',
+      "INSERT INTO list_counts (repo_id, kind, status, n) SELECT repo_id, 'issue', status, COUNT(*) FROM issues GROUP BY repo_id, status",
+      "INSERT INTO list_counts (repo_id, kind, status, n) SELECT repo_id, 'pull', status, COUNT(*) FROM pull_requests GROUP BY repo_id, status",
+      `CREATE TABLE id_sequences (
+        name TEXT PRIMARY KEY,
+        next_id INTEGER NOT NULL
+      )`,
+      `INSERT INTO id_sequences (name, next_id) SELECT 'comment', COALESCE(MAX(id), 0) + 1 FROM (
+        SELECT MAX(id) AS id FROM issue_comments UNION ALL SELECT MAX(id) AS id FROM pull_comments) AS newest`,
     ],
   },
 ];

@@ -1,4 +1,5 @@
 import initSqlJs, { type Database, type SqlJsStatic, type Statement } from 'sql.js';
+import { CAPTURE_DIR, captureStatement } from './postgres/statement-capture.js';
 import type { SqlParam } from './write-log.js';
 
 export type Row = Record<string, string | number | null | Uint8Array>;
@@ -20,6 +21,8 @@ export function looksLikeSqlite(bytes: Uint8Array): boolean {
 /** Runs statements on one sql.js database through a cache of prepared statements. */
 export class StatementRunner {
   private readonly cache = new Map<string, Statement>();
+  /** Statements run so far (a test checks that a list costs a fixed number, whatever its length). */
+  executed = 0;
 
   constructor(readonly db: Database) {}
 
@@ -28,12 +31,15 @@ export class StatementRunner {
     if (!statement) {
       statement = this.db.prepare(sql);
       this.cache.set(sql, statement);
+      // Off unless REPOHOST_SQL_CAPTURE is set (the suite's PostgreSQL check): one constant compared per new statement.
+      if (CAPTURE_DIR !== undefined) captureStatement(sql);
     }
     return statement;
   }
 
   all<T = Row>(sql: string, params: readonly SqlParam[] = []): T[] {
     const statement = this.statement(sql);
+    this.executed += 1;
     try {
       statement.bind(params as SqlParam[]);
       const rows: T[] = [];

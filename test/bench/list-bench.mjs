@@ -37,6 +37,9 @@ async function prepare(dir, name, count) {
         );
       }
       tx.run('UPDATE repositories SET next_number = ? WHERE id = ?', [done + rows + 1, repoId]);
+      // Kept counts follow the rows as the write functions keep them.
+      tx.run("DELETE FROM list_counts WHERE repo_id = ? AND kind = 'issue'", [repoId]);
+      tx.run("INSERT INTO list_counts (repo_id, kind, status, n) SELECT repo_id, 'issue', status, COUNT(*) FROM issues WHERE repo_id = ? GROUP BY repo_id, status", [repoId]);
     });
     done += rows;
   }
@@ -44,7 +47,7 @@ async function prepare(dir, name, count) {
   for (const [label, sql, params] of [
     ['open page', `SELECT i.id FROM issues i WHERE i.repo_id = ? AND i.status = ? ORDER BY i.number DESC LIMIT 30`, [repoId, 'open']],
     ['all, updated', `SELECT i.id FROM issues i WHERE i.repo_id = ? ORDER BY i.updated_at DESC, i.id DESC LIMIT 30`, [repoId]],
-    ['total', `SELECT COALESCE(SUM(n), 0) FROM list_counts WHERE repo_id = ? AND kind = 'issue' AND status IN (SELECT value FROM json_each(?))`, [repoId, '["open"]']],
+    ['total', `SELECT COALESCE(SUM(n), 0) FROM list_counts WHERE repo_id = ? AND kind = 'issue' AND status IN (?)`, [repoId, 'open']],
   ]) {
     plans[label] = store.all(`EXPLAIN QUERY PLAN ${sql}`, params).map((row) => row.detail).join('; ');
   }

@@ -5,6 +5,7 @@ import { pathParam, queryString } from '../../http/validate.js';
 import { MAX_API_BLOB_BYTES, type TreeEntryInput } from '../../services/git-data.js';
 import { optionalFlag } from '../../services/text-fields.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
+import { githubTime } from '../time.js';
 import { created, GitHubApiError, noContent, readJson, unprocessable, validationFailed } from './http.js';
 import { apiUrl, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
@@ -136,7 +137,7 @@ export function mountGitData(app: H3, ctx: AppContext): void {
   app.get(`${REPO}/git/tags/:sha`, async (event) => {
     const repo = await repoOf(ctx, event);
     const tag = await ctx.gitData.tag(repo, pathParam(event, 'sha'));
-    const tagger = tag.tagger && { name: tag.tagger.name, email: tag.tagger.email, date: tag.tagger.iso };
+    const tagger = tag.tagger && { name: tag.tagger.name, email: tag.tagger.email, date: githubTime(tag.tagger.iso) };
     return {
       sha: tag.id,
       url: api(repo, `/git/tags/${tag.id}`),

@@ -4,6 +4,7 @@ import { idParam } from '../../http/validate.js';
 import type { Delivery, Hook, HookInput } from '../../webhooks/service.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { FormFields } from '../../http/validate.js';
+import { githubTime } from '../time.js';
 import { created, githubPage, noContent, readJson, validationFailed } from './http.js';
 import { apiUrl, REPO, repoAndUser } from './lookup.js';
 
@@ -34,8 +35,8 @@ export function mountHooks(app: H3, ctx: AppContext): void {
       events: hook.events,
       // GitHub masks a secret it holds; it never sends one back.
       config: { ...hook.config, ...(hook.has_secret ? { secret: '********' } : {}) },
-      created_at: hook.created_at,
-      updated_at: hook.updated_at,
+      created_at: githubTime(hook.created_at),
+      updated_at: githubTime(hook.updated_at),
       url: api(repo, path),
       test_url: api(repo, `${path}/tests`),
       ping_url: api(repo, `${path}/pings`),
@@ -45,7 +46,7 @@ export function mountHooks(app: H3, ctx: AppContext): void {
   const deliveryShape = (repo: RepositoryRow, delivery: Delivery, full: boolean) => ({
     id: delivery.id,
     guid: delivery.guid,
-    delivered_at: delivery.delivered_at ?? delivery.created_at,
+    delivered_at: githubTime(delivery.delivered_at ?? delivery.created_at),
     redelivery: delivery.redelivery,
     duration: (delivery.duration ?? 0) / 1000,
     status: delivery.status,

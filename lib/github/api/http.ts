@@ -3,7 +3,8 @@ import { getRequestHeader, HTTPError, HTTPResponse, type H3Event, type Middlewar
 import type { AppContext } from '../../context.js';
 import { isRepoHostError, type RepoHostError } from '../../errors.js';
 import { retryAfterOf } from '../../http/retry-after.js';
-import { readForm, type FormFields } from '../../http/validate.js';
+import { RequestForgeryGuard } from '../../http/csrf.js';
+import { readLimitedText, type FormFields } from '../../http/validate.js';
 import { pageOf, type Page } from '../../http/pagination.js';
 import { RefUpdateRefused } from '../../services/ref-updates.js';
 import { GITHUB_API_PREFIX } from '../shapes.js';
@@ -34,6 +35,19 @@ export class GitHubApiError extends Error {
 export const validationFailed = (...errors: ValidationError[]) => new GitHubApiError(422, 'Validation Failed', errors);
 /** A refusal GitHub words itself (e.g. 422 `Update is not a fast forward`, `Reference already exists`). */
 export const unprocessable = (message: string) => new GitHubApiError(422, message);
+
+/**
+ * Runs a service call whose only conflict is a name or pair already taken (a label, a repository, an open pull request
+ * of the same branches), answering it as GitHub does, 422 with `error`, rather than the 409 of the spec's `/api/v1`.
+ */
+export async function conflictAs<T>(work: () => Promise<T>, error: () => GitHubApiError): Promise<T> {
+  try {
+    return await work();
+  } catch (cause) {
+    if (isRepoHostError(cause) && cause.kind === 'conflict') throw error();
+    throw cause;
+  }
+}
 
 /** GitHub's resource names, from the path of the request (the `resource` of a 422's errors). */
 const RESOURCES: ReadonlyArray<[RegExp, string]> = [
@@ -97,8 +111,12 @@ export function notImplemented(event: H3Event): Response {
   return githubJson(404, { message: `Not Found: repohost does not implement ${event.req.method} ${path}`, documentation_url: DOCUMENTATION_URL });
 }
 
+/**
+ * A JSON answer built here rather than by a route (errors, the 404 of what is not implemented). h3 adds no headers set
+ * on the event to an error response, so it carries GitHub's headers itself.
+ */
 function githubJson(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...githubHeaders(), ...headers } });
 }
 
 /**
@@ -118,9 +136,34 @@ const NOT_FOUND = Symbol.for('h3.notFound');
 /** The API does not limit requests; the headers say so with one generous, constant allowance. */
 const RATE_LIMIT = 1_000_000;
 
+/** One allowance as GitHub reports it (headers and `GET /rate_limit`). */
+export interface RateLimit {
+  limit: number;
+  remaining: number;
+  used: number;
+  reset: number;
+}
+
 /** The allowance as GitHub reports it (headers and `GET /rate_limit`): never used up, reset an hour from now. */
-export function rateLimit(): { limit: number; remaining: number; used: number; reset: number } {
+export function rateLimit(): RateLimit {
   return { limit: RATE_LIMIT, remaining: RATE_LIMIT, used: 0, reset: Math.ceil(Date.now() / 1000) + 3600 };
+}
+
+/**
+ * The headers GitHub sends with every REST answer, failures included (401, 404, 422, ...): its media type and the
+ * rate limit of the `core` resource. Clients that pace themselves (Octokit's throttling plugin, PyGithub's
+ * `rate_limiting`, gh) read them from whatever answer they get.
+ */
+export function githubHeaders(): Record<string, string> {
+  const rate = rateLimit();
+  return {
+    'x-github-media-type': 'github.v3; format=json',
+    'x-ratelimit-limit': String(rate.limit),
+    'x-ratelimit-remaining': String(rate.remaining),
+    'x-ratelimit-used': String(rate.used),
+    'x-ratelimit-reset': String(rate.reset),
+    'x-ratelimit-resource': 'core',
+  };
 }
 
 /**
@@ -131,13 +174,8 @@ export function rateLimit(): { limit: number; remaining: number; used: number; r
 export function githubEnvelope(log: (message: string) => void): Middleware {
   return async (event, next) => {
     const headers = event.res.headers;
-    headers.set('x-github-media-type', 'github.v3; format=json');
-    const rate = rateLimit();
-    headers.set('x-ratelimit-limit', String(rate.limit));
-    headers.set('x-ratelimit-remaining', String(rate.remaining));
-    headers.set('x-ratelimit-used', String(rate.used));
-    headers.set('x-ratelimit-reset', String(rate.reset));
-    headers.set('x-ratelimit-resource', 'core');
+    // On answers below 400 (h3 adds these to a Response a route returns); failures carry them from githubJson.
+    for (const [name, value] of Object.entries(githubHeaders())) headers.set(name, value);
     // Paths of /api/v3 that only another part of the app matches (a web page's `/:owner/:repo`) are not this API's.
     const route = (event.context.matchedRoute as { route?: string } | undefined)?.route;
     if (route !== undefined && !route.startsWith(GITHUB_API_PREFIX)) return notImplemented(event);
@@ -163,14 +201,48 @@ function withEtag(event: H3Event, text: string): Response {
   return new Response(text, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', ...cache } });
 }
 
-/** A JSON request body (GitHub accepts JSON only; an unparseable one is 400 `Problems parsing JSON`). */
-export async function readJson(ctx: AppContext, event: H3Event): Promise<FormFields> {
+const PROBLEMS_PARSING_JSON = 'Problems parsing JSON';
+
+/**
+ * The request body as GitHub reads it: JSON whatever the `Content-Type` says (`curl -d '{...}'` sends JSON as
+ * `application/x-www-form-urlencoded`, and GitHub parses it as JSON; a form-encoded body is not JSON there either);
+ * an empty body is `{}`. Unparseable text is 400 `Problems parsing JSON`. The request-forgery check of cookie-signed
+ * browser requests holds as for forms: an object must carry the token, anything else cannot and is refused.
+ */
+async function readJsonValue(ctx: AppContext, event: H3Event): Promise<unknown> {
+  let text: string;
   try {
-    return await readForm(event, ctx.options.maxBodyBytes);
+    text = await readLimitedText(event, ctx.options.maxBodyBytes);
   } catch (error) {
-    if (isRepoHostError(error) && error.kind === 'invalid') throw new GitHubApiError(400, 'Problems parsing JSON');
+    if (isRepoHostError(error) && error.kind === 'invalid') throw new GitHubApiError(400, PROBLEMS_PARSING_JSON);
     throw error;
   }
+  let value: unknown = {};
+  if (text.trim() !== '') {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new GitHubApiError(400, PROBLEMS_PARSING_JSON);
+    }
+  }
+  RequestForgeryGuard.verifyForm(event, isObject(value) ? value : {});
+  return value;
+}
+
+const isObject = (value: unknown): value is FormFields => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A JSON object request body (anything else is 400 `Problems parsing JSON`); see readJsonValue. */
+export async function readJson(ctx: AppContext, event: H3Event): Promise<FormFields> {
+  const value = await readJsonValue(ctx, event);
+  if (!isObject(value)) throw new GitHubApiError(400, PROBLEMS_PARSING_JSON);
+  return value;
+}
+
+/** A JSON body that may also be a bare array (`["bug"]`, what octokit.rb and PyGithub send for an issue's labels). */
+export async function readJsonOrArray(ctx: AppContext, event: H3Event): Promise<FormFields | unknown[]> {
+  const value = await readJsonValue(ctx, event);
+  if (!isObject(value) && !Array.isArray(value)) throw new GitHubApiError(400, PROBLEMS_PARSING_JSON);
+  return value;
 }
 
 /** `page` and `per_page` as GitHub reads them, answered with GitHub's `Link` header. */

@@ -7,6 +7,7 @@ import { mountHooks } from './hooks.js';
 import { githubEnvelope } from './http.js';
 import { mountIssues } from './issues.js';
 import { mountLabels } from './labels.js';
+import { mountMeta } from './meta.js';
 import { mountPulls } from './pulls.js';
 import { mountRepos } from './repos.js';
 import { mountStatuses } from './statuses.js';
@@ -20,6 +21,7 @@ import { V3 } from './lookup.js';
  */
 export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) => void): void {
   app.use(`${V3}/**`, githubEnvelope(log));
+  mountMeta(app, ctx);
   mountUsers(app, ctx);
   mountRepos(app, ctx);
   mountGitData(app, ctx);

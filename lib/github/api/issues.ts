@@ -8,7 +8,7 @@ import { atLeast } from '../../services/permissions.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { UserRow } from '../../store/queries/users.js';
 import type { GitHubIssue } from '../types.js';
-import { created, githubPage, noContent, readJson, unprocessable, validationFailed } from './http.js';
+import { created, githubPage, noContent, readJson, readJsonOrArray, unprocessable, validationFailed } from './http.js';
 import { conversationOf, numberParam, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
 const ISSUE = `${REPO}/issues/:number`;
@@ -30,7 +30,7 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     const filter = parseIssueFilter({ status: queryString(event, 'state'), labels: queryString(event, 'labels'), sort: queryString(event, 'sort'), direction: queryString(event, 'direction') });
     const page = githubPage(ctx, event);
     const { items, total } = ctx.issues.listWithPulls(repo, filter, page);
-    return page.respond(total, items.map((item) => issueShape(repo, item)));
+    return page.respond(total, shapes.conversations(ctx.store, repo, items));
   });
 
   app.post(`${REPO}/issues`, async (event) => {
@@ -74,7 +74,7 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     const page = githubPage(ctx, event);
     const number = numberOf(conversation);
     const { items, total } = conversation.kind === 'issue' ? ctx.issues.comments(repo, conversation.issue.id, page) : ctx.pulls.comments(repo, conversation.pull.id, page);
-    return page.respond(total, items.map((comment) => shapes.comment(ctx.store, repo, number, comment)));
+    return page.respond(total, shapes.comments(ctx.store, repo, number, items));
   });
 
   app.post(`${ISSUE}/comments`, async (event) => {
@@ -126,9 +126,10 @@ export function mountIssues(app: H3, ctx: AppContext): void {
   for (const [method, replace] of [['post', false], ['put', true]] as const) {
     app[method](`${ISSUE}/labels`, async (event) => {
       const { repo, user } = await repoAndUser(ctx, event);
-      const body = await readJson(ctx, event);
+      // `{ "labels": [...] }` or the bare list `[...]` (octokit.rb and PyGithub send that), of names or `{ name }`s.
+      const body = await readJsonOrArray(ctx, event);
       const issue = issueForLabels(repo, event);
-      await ctx.labels.setOnIssue(repo, user, issue, labelNames(body.labels ?? []), replace);
+      await ctx.labels.setOnIssue(repo, user, issue, labelNames(Array.isArray(body) ? body : (body.labels ?? [])), replace);
       return labelsNow(repo, issue.number);
     });
   }

@@ -1,8 +1,11 @@
 import type { H3 } from 'h3';
 import type { AppContext } from '../../context.js';
 import { pathParam } from '../../http/validate.js';
-import { created, githubPage, noContent, readJson, validationFailed } from './http.js';
+import { conflictAs, created, githubPage, noContent, readJson, validationFailed } from './http.js';
 import { REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
+
+/** GitHub's answer to a label name the repository already has (a 409 under `/api/v1`). */
+const labelExists = () => validationFailed({ resource: 'Label', code: 'already_exists', field: 'name' });
 
 /** Repository labels, named by their name in paths as on GitHub. */
 export function mountLabels(app: H3, ctx: AppContext): void {
@@ -21,7 +24,7 @@ export function mountLabels(app: H3, ctx: AppContext): void {
     const body = await readJson(ctx, event);
     if (body.name === undefined) throw validationFailed({ resource: 'Label', field: 'name', code: 'missing_field' });
     // GitHub's color is optional (a default grey); repohost's service needs one.
-    const label = await ctx.labels.create(repo, user, { name: body.name, color: body.color ?? 'ededed', description: body.description ?? undefined });
+    const label = await conflictAs(() => ctx.labels.create(repo, user, { name: body.name, color: body.color ?? 'ededed', description: body.description ?? undefined }), labelExists);
     return created(event, shapes.label(label));
   });
 
@@ -31,7 +34,8 @@ export function mountLabels(app: H3, ctx: AppContext): void {
     const { repo, user } = await repoAndUser(ctx, event);
     const body = await readJson(ctx, event);
     const current = ctx.labels.byName(repo, pathParam(event, 'name'));
-    const label = await ctx.labels.update(repo, user, current.id, { name: body.new_name ?? body.name ?? undefined, color: body.color ?? undefined, description: body.description ?? undefined });
+    const changes = { name: body.new_name ?? body.name ?? undefined, color: body.color ?? undefined, description: body.description ?? undefined };
+    const label = await conflictAs(() => ctx.labels.update(repo, user, current.id, changes), labelExists);
     return shapes.label(label);
   });
 

@@ -5,7 +5,7 @@ import { parsePullStatus } from '../../services/pulls.js';
 import type { PullRow } from '../../store/queries/pulls.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { notFound } from '../../errors.js';
-import { created, githubPage, noContent, readJson, validationFailed } from './http.js';
+import { conflictAs, created, githubPage, noContent, readJson, validationFailed } from './http.js';
 import { pullOf, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
 const PULL = `${REPO}/pulls/:number`;
@@ -31,7 +31,7 @@ export function mountPulls(app: H3, ctx: AppContext): void {
     const page = githubPage(ctx, event);
     // GitHub's `closed` holds merged pull requests too, as the service's does.
     const { items, total } = ctx.pulls.list(repo, parsePullStatus(queryString(event, 'state')), page);
-    return page.respond(total, items.map((pull) => shapes.pull(ctx.store, repo, pull)));
+    return page.respond(total, shapes.pulls(ctx.store, repo, items));
   });
 
   app.post(`${REPO}/pulls`, async (event) => {
@@ -39,7 +39,10 @@ export function mountPulls(app: H3, ctx: AppContext): void {
     const body = await readJson(ctx, event);
     const missing = (['title', 'head', 'base'] as const).filter((field) => body[field] === undefined);
     if (missing.length > 0) throw validationFailed(...missing.map((field) => ({ resource: 'PullRequest', field, code: 'missing_field' as const })));
-    const pull = await ctx.pulls.create(repo, user, { title: body.title, description: body.body ?? undefined, head: branchOf(repo, body.head), base: body.base });
+    const head = branchOf(repo, body.head);
+    // GitHub's words, which tools match (create-pull-request, Weblate): one open pull request per head and base.
+    const exists = () => validationFailed({ resource: 'PullRequest', code: 'custom', message: `A pull request already exists for ${repo.owner_name}:${String(head)}.` });
+    const pull = await conflictAs(() => ctx.pulls.create(repo, user, { title: body.title, description: body.body ?? undefined, head, base: body.base }), exists);
     return created(event, await pullShape(repo, pull));
   });
 

@@ -1,11 +1,14 @@
 import type { H3 } from 'h3';
 import type { AppContext } from '../../context.js';
-import { notFound } from '../../errors.js';
+import { isRepoHostError, notFound } from '../../errors.js';
 import { currentUser, requireUser } from '../../http/auth.js';
 import { pathParam } from '../../http/validate.js';
+import { requireAccess } from '../../services/permissions.js';
 import { optionalFlag } from '../../services/text-fields.js';
+import { collaboratorPermission } from '../../store/queries/collaborators.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
-import { created, githubPage, noContent, readJson, validationFailed } from './http.js';
+import type { UserRow } from '../../store/queries/users.js';
+import { conflictAs, created, GitHubApiError, githubPage, noContent, readJson, validationFailed } from './http.js';
 import { apiUrl, REPO, repoOf, repositoryFor, shapesOf, V3 } from './lookup.js';
 
 /** Fields of `PATCH /repos/:owner/:repo` this host can change (the rest are refused, never silently dropped). */
@@ -20,7 +23,8 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     const body = await readJson(ctx, event);
     if (body.name === undefined) throw validationFailed({ resource: 'Repository', field: 'name', code: 'missing_field' });
     const autoInit = optionalFlag('auto_init', body.auto_init, false);
-    const repo = await ctx.repos.create(user, { name: body.name, description: body.description ?? undefined, visibility: optionalFlag('private', body.private, false) ? 'private' : 'public' });
+    const input = { name: body.name, description: body.description ?? undefined, visibility: optionalFlag('private', body.private, false) ? 'private' : 'public' } as const;
+    const repo = await conflictAs(() => ctx.repos.create(user, input), () => nameTaken('Repository creation failed.'));
     if (autoInit) {
       // GitHub's initial commit: a README named after the repository, made by the caller.
       const readme = `# ${repo.name}\n${repo.description ? `\n${repo.description}\n` : ''}`;
@@ -28,6 +32,17 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     }
     return created(event, repositoryFor(ctx, ctx.repos.findByName(repo.owner_name, repo.name)!, user));
   });
+
+  /** A rename onto another repository's name is GitHub's 422; other conflicts (the repository is busy) stay 409. */
+  const renameTo = async (user: UserRow, repo: RepositoryRow, name: unknown) => {
+    try {
+      return await ctx.repos.rename(user, repo.owner_name, repo.name, name);
+    } catch (error) {
+      const clash = typeof name === 'string' ? ctx.repos.findByName(repo.owner_name, name) : undefined;
+      if (isRepoHostError(error) && error.kind === 'conflict' && clash && clash.id !== repo.id) throw nameTaken('Validation Failed');
+      throw error;
+    }
+  };
 
   app.patch(REPO, async (event) => {
     const user = await requireUser(ctx, event);
@@ -37,7 +52,7 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     if (refused.length > 0) {
       throw validationFailed(...refused.map((field) => ({ resource: 'Repository', field, code: 'custom' as const, message: `repohost cannot change ${field} through this API` })));
     }
-    const renamed = body.name === undefined ? repo : await ctx.repos.rename(user, repo.owner_name, repo.name, body.name);
+    const renamed = body.name === undefined ? repo : await renameTo(user, repo, body.name);
     return repositoryFor(ctx, renamed, user);
   });
 
@@ -72,6 +87,18 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     return page.respond(total, items.map((tag) => ({ name: tag.name, commit: { sha: tag.commit, url: commitUrl(ctx, repo, tag.commit) } })));
   });
 
+  // "Is this user a collaborator?": 204 for the owner and every collaborator whatever their permission, 404 for
+  // anyone else (or no such account). As on GitHub it needs a caller with push access: 401 anonymous, 404 when the
+  // repository is hidden from the caller, 403 for one who may only read.
+  app.get(`${REPO}/collaborators/:username`, async (event) => {
+    const viewer = await requireUser(ctx, event);
+    const repo = await repoOf(ctx, event);
+    requireAccess(ctx.store, viewer, repo, 'write', 'Must have push access to view repository collaborators.');
+    const user = ctx.users.byName(pathParam(event, 'username'));
+    if (!user || (user.id !== repo.owner_id && collaboratorPermission(ctx.store, repo.id, user.id) === undefined)) throw notFound();
+    return noContent();
+  });
+
   app.get(`${REPO}/collaborators/:username/permission`, async (event) => {
     const viewer = await requireUser(ctx, event);
     const repo = await repoOf(ctx, event);
@@ -80,6 +107,14 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     const level = ctx.collaborators.permissionOf(repo, viewer, user);
     return { permission: level, role_name: level, user: shapesOf(ctx).user(user) };
   });
+}
+
+/**
+ * GitHub's refusal of a repository name the account already uses: `Repository creation failed.` on create,
+ * `Validation Failed` on a rename, both with this error (a 409 under `/api/v1`).
+ */
+function nameTaken(message: string): GitHubApiError {
+  return new GitHubApiError(422, message, [{ resource: 'Repository', code: 'custom', field: 'name', message: 'name already exists on this account' }]);
 }
 
 /** A field sent with the value it already has changes nothing, so it needs no support. */

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { pathParam } from '../../http/validate.js';
 import type { CommitStatusRow } from '../../store/queries/commit-statuses.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
+import { githubTime } from '../time.js';
 import { created, githubPage, readJson } from './http.js';
 import { apiUrl, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
@@ -17,8 +18,8 @@ export function mountStatuses(app: H3, ctx: AppContext): void {
     description: status.description || null,
     target_url: status.target_url,
     context: status.context,
-    created_at: status.created_at,
-    updated_at: status.updated_at,
+    created_at: githubTime(status.created_at),
+    updated_at: githubTime(status.updated_at),
     creator: shapes.userNamed(ctx.store, status.creator),
   });
 

@@ -4,17 +4,11 @@ import { notFound } from '../../errors.js';
 import { currentUser, requireUser } from '../../http/auth.js';
 import { pathParam } from '../../http/validate.js';
 import type { UserRow } from '../../store/queries/users.js';
-import { githubPage, rateLimit } from './http.js';
+import { githubPage } from './http.js';
 import { repositoryFor, shapesOf, V3 } from './lookup.js';
 
-/** Users and their repositories: `/user`, `/users/:username`, `/user/repos`, `/users/:username/repos`; `/rate_limit`. */
+/** Users and their repositories: `/user`, `/users/:username`, `/user/repos`, `/users/:username/repos`. */
 export function mountUsers(app: H3, ctx: AppContext): void {
-  // Clients that pace themselves (Octokit's throttling plugin, CI tools) ask this before a burst of calls.
-  app.get(`${V3}/rate_limit`, () => {
-    const core = rateLimit();
-    return { resources: { core }, rate: core };
-  });
-
   app.get(`${V3}/user`, async (event) => shapesOf(ctx).user(await requireUser(ctx, event)));
 
   app.get(`${V3}/users/:username`, (event) => shapesOf(ctx).user(userNamed(ctx, pathParam(event, 'username'))));

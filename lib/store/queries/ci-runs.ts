@@ -53,7 +53,7 @@ export function countCiRuns(db: ReadTx, repoId: number): number {
 /** The newest `limit` reports of a run, oldest first. */
 export function ciRunHistory(db: ReadTx, ciRunId: number, limit: number): Array<{ status: string; received_at: string }> {
   return db.all(
-    'SELECT status, received_at FROM (SELECT id, status, received_at FROM ci_run_events WHERE ci_run_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id',
+    'SELECT status, received_at FROM (SELECT id, status, received_at FROM ci_run_events WHERE ci_run_id = ? ORDER BY id DESC LIMIT ?) AS newest ORDER BY id',
     [ciRunId, limit],
   );
 }

@@ -1,7 +1,10 @@
 import type { ReadTx, WriteTx } from '../database.js';
 import type { PageWindow } from './page-window.js';
-import { keptCount } from './list-counts.js';
+import { countAdded, countMoved, keptCount } from './list-counts.js';
 import { labelsOfIssues, type LabelRow } from './labels.js';
+import { inList } from './in-list.js';
+import { commentIdReleased, takeCommentId } from './comment-ids.js';
+import type { SqlParam } from '../write-log.js';
 
 /** An issue as stored, with its author's and closer's names. */
 export interface IssueRecord {
@@ -41,18 +44,19 @@ export interface IssueFilter {
 }
 
 /** The WHERE clause (over `issues i`) of an issue filter. */
-export function filterClause(repoId: number, filter: IssueFilter): { where: string; params: Array<string | number> } {
+export function filterClause(repoId: number, filter: IssueFilter): { where: string; params: SqlParam[] } {
   let where = 'i.repo_id = ?';
-  const params: Array<string | number> = [repoId];
+  const params: SqlParam[] = [repoId];
   if (filter.status) {
     where += ' AND i.status = ?';
     params.push(filter.status);
   }
   if (filter.labels.length > 0) {
-    // Every named label must be on the issue: count the matches among the issue's labels.
+    // Every named label must be on the issue: count the matches among the issue's labels (the names are distinct).
+    const names = inList(filter.labels);
     where += ` AND (SELECT COUNT(*) FROM issue_labels il JOIN labels l ON l.id = il.label_id
-      WHERE il.issue_id = i.id AND l.name_lower IN (SELECT value FROM json_each(?))) = ?`;
-    params.push(JSON.stringify(filter.labels), filter.labels.length);
+      WHERE il.issue_id = i.id AND l.name_lower ${names.sql}) = ?`;
+    params.push(...names.params, filter.labels.length);
   }
   return { where, params };
 }
@@ -93,6 +97,14 @@ export function issueInRepository(db: ReadTx, repoId: number, id: number): Issue
   return record ? withLabels(db, [record])[0] : undefined;
 }
 
+/** The issues of the repository with these ids, in no particular order, with their labels: a page in two queries. */
+export function issuesByIds(db: ReadTx, repoId: number, ids: readonly number[]): IssueRow[] {
+  if (ids.length === 0) return [];
+  // By primary key alone (a condition on repo_id would make SQLite walk the repository's index instead).
+  const list = inList(ids);
+  return withLabels(db, db.all<IssueRecord>(`${SELECT} WHERE i.id ${list.sql}`, list.params).filter((record) => record.repo_id === repoId));
+}
+
 /** The issue with this per-repository number (issues and pull requests share the numbering). */
 export function issueByNumber(db: ReadTx, repoId: number, number: number): IssueRow | undefined {
   const record = db.get<IssueRecord>(`${SELECT} WHERE i.repo_id = ? AND i.number = ?`, [repoId, number]);
@@ -103,20 +115,26 @@ export function countIssues(db: ReadTx, repoId: number): number {
   return keptCount(db, repoId, 'issue');
 }
 
+/** Inserts an open issue and counts it (see `countAdded`). */
 export function insertIssue(tx: WriteTx, issue: { repoId: number; number: number; authorId: number; title: string; body: string; now: string }): number {
-  return tx.run<{ id: number }>(
+  const id = tx.run<{ id: number }>(
     `INSERT INTO issues (repo_id, number, author_id, title, body, status, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, 'open', ?, ?) RETURNING id`,
     [issue.repoId, issue.number, issue.authorId, issue.title, issue.body, issue.now, issue.now],
   ).rows[0]!.id;
+  countAdded(tx, issue.repoId, 'issue', 'open');
+  return id;
 }
 
 export function updateIssueText(tx: WriteTx, id: number, fields: { title: string; body: string }, now: string): void {
   tx.run('UPDATE issues SET title = ?, body = ?, updated_at = ? WHERE id = ?', [fields.title, fields.body, now, id]);
 }
 
-/** Closing records when, by whom and why; reopening clears when and by whom. */
+/** Closing records when, by whom and why; reopening clears when and by whom. The kept counts follow. */
 export function setIssueStatus(tx: WriteTx, id: number, status: 'open' | 'closed', byUserId: number, now: string, reason: string | null = null): void {
+  const before = tx.get<{ repo_id: number; status: string }>('SELECT repo_id, status FROM issues WHERE id = ?', [id]);
+  if (!before) return;
+  countMoved(tx, before.repo_id, 'issue', before.status, status);
   if (status === 'closed') {
     tx.run(`UPDATE issues SET status = 'closed', closed_at = ?, closed_by = ?, state_reason = ?, updated_at = ? WHERE id = ?`, [now, byUserId, reason, now, id]);
   } else {
@@ -138,12 +156,6 @@ export interface IssueCommentRow {
   updated_at: string;
 }
 
-/**
- * Issue and pull request comments take their ids from one sequence, so a comment id names one comment of either kind
- * (GitHub's `/issues/comments/:id` serves both). Computed in SQL from the rows, so a replayed write gets the same id.
- */
-export const NEXT_COMMENT_ID = '(SELECT COALESCE(MAX(id), 0) + 1 FROM (SELECT MAX(id) AS id FROM issue_comments UNION ALL SELECT MAX(id) AS id FROM pull_comments))';
-
 const COMMENT_SELECT = `SELECT c.id, u.username AS author, c.author_id, c.body, c.created_at, c.updated_at
   FROM issue_comments c JOIN users u ON u.id = c.author_id`;
 
@@ -155,15 +167,17 @@ export function issueComment(db: ReadTx, issueId: number, commentId: number): Is
   return db.get<IssueCommentRow>(`${COMMENT_SELECT} WHERE c.issue_id = ? AND c.id = ?`, [issueId, commentId]);
 }
 
-/** Adds a comment and keeps the issue's comment count and updated time in step. */
+/** Adds a comment (its id shared with pull request comments) and keeps the issue's comment count and updated time in step. */
 export function insertIssueComment(tx: WriteTx, comment: { issueId: number; authorId: number; body: string; now: string }): number {
-  const id = tx.run<{ id: number }>(`INSERT INTO issue_comments (id, issue_id, author_id, body, created_at, updated_at) VALUES (${NEXT_COMMENT_ID}, ?, ?, ?, ?, ?) RETURNING id`, [
+  const id = takeCommentId(tx);
+  tx.run('INSERT INTO issue_comments (id, issue_id, author_id, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [
+    id,
     comment.issueId,
     comment.authorId,
     comment.body,
     comment.now,
     comment.now,
-  ]).rows[0]!.id;
+  ]);
   tx.run('UPDATE issues SET comment_count = comment_count + 1, updated_at = ? WHERE id = ?', [comment.now, comment.issueId]);
   return id;
 }
@@ -175,5 +189,6 @@ export function updateIssueComment(tx: WriteTx, commentId: number, body: string,
 export function deleteIssueComment(tx: WriteTx, issueId: number, commentId: number): void {
   if (tx.run('DELETE FROM issue_comments WHERE id = ? AND issue_id = ?', [commentId, issueId]).changes > 0) {
     tx.run('UPDATE issues SET comment_count = comment_count - 1 WHERE id = ?', [issueId]);
+    commentIdReleased(tx, commentId);
   }
 }

@@ -1,4 +1,5 @@
 import type { ReadTx, WriteTx } from '../database.js';
+import { inList } from './in-list.js';
 import type { PageWindow } from './page-window.js';
 
 export interface LabelRow {
@@ -51,14 +52,15 @@ export function deleteLabel(tx: WriteTx, id: number): void {
   tx.run('DELETE FROM labels WHERE id = ?', [id]);
 }
 
-/** The labels of each issue, ordered by name, in one query for a whole page of issues. */
+/** The labels of each issue, ordered by name, in one query for a whole page of issues (at most a page's length). */
 export function labelsOfIssues(db: ReadTx, issueIds: readonly number[]): Map<number, LabelRow[]> {
   const byIssue = new Map<number, LabelRow[]>();
   if (issueIds.length === 0) return byIssue;
+  const ids = inList(issueIds);
   const rows = db.all<LabelRow & { issue_id: number }>(
     `SELECT il.issue_id, l.id, l.name, l.color, l.description FROM issue_labels il JOIN labels l ON l.id = il.label_id
-     WHERE il.issue_id IN (SELECT value FROM json_each(?)) ORDER BY l.name_lower`,
-    [JSON.stringify(issueIds)],
+     WHERE il.issue_id ${ids.sql} ORDER BY l.name_lower`,
+    ids.params,
   );
   for (const { issue_id: issueId, ...label } of rows) {
     const list = byIssue.get(issueId) ?? [];

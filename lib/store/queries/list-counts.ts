@@ -1,16 +1,38 @@
-import type { ReadTx } from '../database.js';
+import type { ReadTx, WriteTx } from '../database.js';
+import { inList } from './in-list.js';
+
+/** What `list_counts` counts: issues and pull requests, per repository and status. */
+export type CountedKind = 'issue' | 'pull';
 
 /**
  * The number of issues or pull requests of a repository with one of `statuses` (all when undefined), read from the
- * counts that triggers keep (migration 4), so a list's total costs no scan of the list.
+ * kept counts (see `countAdded`), so a list's total costs no scan of the list.
  */
-export function keptCount(db: ReadTx, repoId: number, kind: 'issue' | 'pull', statuses?: readonly string[]): number {
-  const row = statuses
-    ? db.get<{ n: number }>('SELECT COALESCE(SUM(n), 0) AS n FROM list_counts WHERE repo_id = ? AND kind = ? AND status IN (SELECT value FROM json_each(?))', [
-        repoId,
-        kind,
-        JSON.stringify(statuses),
-      ])
-    : db.get<{ n: number }>('SELECT COALESCE(SUM(n), 0) AS n FROM list_counts WHERE repo_id = ? AND kind = ?', [repoId, kind]);
-  return row!.n;
+export function keptCount(db: ReadTx, repoId: number, kind: CountedKind, statuses?: readonly string[]): number {
+  if (!statuses) return db.get<{ n: number }>('SELECT COALESCE(SUM(n), 0) AS n FROM list_counts WHERE repo_id = ? AND kind = ?', [repoId, kind])!.n;
+  const list = inList(statuses);
+  return db.get<{ n: number }>(`SELECT COALESCE(SUM(n), 0) AS n FROM list_counts WHERE repo_id = ? AND kind = ? AND status ${list.sql}`, [repoId, kind, ...list.params])!.n;
+}
+
+/*
+ * The counts are kept by the functions that insert issues and pull requests or change their status, in the same
+ * transaction (until schema version 9 SQLite triggers kept them; PostgreSQL has no triggers of that form). They are
+ * statements run through `tx.run`, so the write log replays them with the rows. Deleting a repository removes its
+ * rows of `list_counts` with it (ON DELETE CASCADE); issues and pull requests are never deleted otherwise.
+ */
+
+/** One more issue or pull request of `kind` in `status`. */
+export function countAdded(tx: WriteTx, repoId: number, kind: CountedKind, status: string): void {
+  tx.run(
+    `INSERT INTO list_counts (repo_id, kind, status, n) VALUES (?, ?, ?, 1)
+     ON CONFLICT (repo_id, kind, status) DO UPDATE SET n = list_counts.n + 1`,
+    [repoId, kind, status],
+  );
+}
+
+/** An issue or pull request of `kind` went from status `from` to `to` (nothing when they are the same). */
+export function countMoved(tx: WriteTx, repoId: number, kind: CountedKind, from: string, to: string): void {
+  if (from === to) return;
+  tx.run('UPDATE list_counts SET n = n - 1 WHERE repo_id = ? AND kind = ? AND status = ?', [repoId, kind, from]);
+  countAdded(tx, repoId, kind, to);
 }

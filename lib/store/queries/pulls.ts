@@ -1,6 +1,7 @@
 import type { ReadTx, WriteTx } from '../database.js';
-import { NEXT_COMMENT_ID } from './issues.js';
-import { keptCount } from './list-counts.js';
+import { commentIdReleased, takeCommentId } from './comment-ids.js';
+import { inChunks, inList } from './in-list.js';
+import { countAdded, countMoved, keptCount } from './list-counts.js';
 import type { PageWindow } from './page-window.js';
 
 export type PullStatus = 'open' | 'closed' | 'merged';
@@ -64,33 +65,54 @@ export function pullInRepository(db: ReadTx, repoId: number, id: number): PullRo
   return db.get<PullRow>(`${SELECT} WHERE p.repo_id = ? AND p.id = ?`, [repoId, id]);
 }
 
+/** The pull requests of the repository with these ids, in no particular order: a page of a list in one query. */
+export function pullsByIds(db: ReadTx, repoId: number, ids: readonly number[]): PullRow[] {
+  if (ids.length === 0) return [];
+  // By primary key alone (a condition on repo_id would make SQLite walk the repository's index instead).
+  const list = inList(ids);
+  return db.all<PullRow>(`${SELECT} WHERE p.id ${list.sql}`, list.params).filter((pull) => pull.repo_id === repoId);
+}
+
 /** The pull request with this per-repository number (issues and pull requests share the numbering). */
 export function pullByNumber(db: ReadTx, repoId: number, number: number): PullRow | undefined {
   return db.get<PullRow>(`${SELECT} WHERE p.repo_id = ? AND p.number = ?`, [repoId, number]);
 }
 
-/** Open pull requests whose head or base is one of `branches`: the ones a push to those branches concerns. */
+/**
+ * Open pull requests whose head or base is one of `branches`: the ones a push to those branches concerns, by number
+ * (the order SQLite gave them in, walking the (repo_id, status, number) index, now said so every engine agrees). A
+ * push may move thousands of branches: they are asked about a chunk at a time.
+ */
 export function openPullsTouching(db: ReadTx, repoId: number, branches: readonly string[]): PullRow[] {
-  return db.all<PullRow>(
-    `${SELECT} WHERE p.repo_id = ? AND p.status = 'open'
-     AND (p.head_branch IN (SELECT value FROM json_each(?)) OR p.base_branch IN (SELECT value FROM json_each(?)))`,
-    [repoId, JSON.stringify(branches), JSON.stringify(branches)],
-  );
+  const pulls = new Map<number, PullRow>();
+  for (const chunk of inChunks(branches)) {
+    const list = inList(chunk);
+    const rows = db.all<PullRow>(
+      `${SELECT} WHERE p.repo_id = ? AND p.status = 'open' AND (p.head_branch ${list.sql} OR p.base_branch ${list.sql}) ORDER BY p.number`,
+      [repoId, ...list.params, ...list.params],
+    );
+    for (const row of rows) pulls.set(row.id, row);
+  }
+  // A pull request may be met in two chunks (head in one, base in another), and each chunk has its own order.
+  return [...pulls.values()].sort((a, b) => a.number - b.number);
 }
 
 export function openPullJoining(db: ReadTx, repoId: number, head: string, base: string): PullRow | undefined {
   return db.get<PullRow>(`${SELECT} WHERE p.repo_id = ? AND p.status = 'open' AND p.head_branch = ? AND p.base_branch = ?`, [repoId, head, base]);
 }
 
+/** Inserts an open pull request and counts it (see `countAdded`). */
 export function insertPull(
   tx: WriteTx,
   pull: { repoId: number; number: number; authorId: number; title: string; description: string; head: string; base: string; headSha: string; baseSha: string; now: string },
 ): number {
-  return tx.run<{ id: number }>(
+  const id = tx.run<{ id: number }>(
     `INSERT INTO pull_requests (repo_id, number, author_id, title, description, status, head_branch, base_branch, head_sha, base_sha, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?) RETURNING id`,
     [pull.repoId, pull.number, pull.authorId, pull.title, pull.description, pull.head, pull.base, pull.headSha, pull.baseSha, pull.now, pull.now],
   ).rows[0]!.id;
+  countAdded(tx, pull.repoId, 'pull', 'open');
+  return id;
 }
 
 export function updatePull(tx: WriteTx, id: number, fields: { title: string; description: string; base: string; baseSha: string }, now: string): void {
@@ -104,9 +126,13 @@ export function updatePull(tx: WriteTx, id: number, fields: { title: string; des
   ]);
 }
 
-/** Closing records when; reopening clears it. Merged pull requests never change status again. */
+/** Closing records when; reopening clears it. Merged pull requests never change status again. The kept counts follow. */
 export function setPullOpen(tx: WriteTx, id: number, open: boolean, now: string): void {
-  tx.run(`UPDATE pull_requests SET status = ?, closed_at = ?, updated_at = ? WHERE id = ? AND status != 'merged'`, [open ? 'open' : 'closed', open ? null : now, now, id]);
+  const status = open ? 'open' : 'closed';
+  const before = tx.get<{ repo_id: number; status: PullStatus }>('SELECT repo_id, status FROM pull_requests WHERE id = ?', [id]);
+  if (!before || before.status === 'merged') return;
+  countMoved(tx, before.repo_id, 'pull', before.status, status);
+  tx.run(`UPDATE pull_requests SET status = ?, closed_at = ?, updated_at = ? WHERE id = ? AND status != 'merged'`, [status, open ? null : now, now, id]);
 }
 
 /** Follows the branches of an open pull request after a push. */
@@ -114,12 +140,14 @@ export function setPullShas(tx: WriteTx, id: number, headSha: string, baseSha: s
   tx.run(`UPDATE pull_requests SET head_sha = ?, base_sha = ?, updated_at = ? WHERE id = ? AND status = 'open'`, [headSha, baseSha, now, id]);
 }
 
+/** Only an open pull request becomes merged; the kept counts follow. */
 export function markPullMerged(tx: WriteTx, id: number, merge: { byUserId: number | null; sha: string; headSha: string; baseSha: string; now: string }): void {
-  tx.run(
+  const merged = tx.run<{ repo_id: number }>(
     `UPDATE pull_requests SET status = 'merged', merged_by = ?, merged_at = ?, merge_commit_sha = ?, head_sha = ?, base_sha = ?, closed_at = ?, updated_at = ?
-     WHERE id = ? AND status = 'open'`,
+     WHERE id = ? AND status = 'open' RETURNING repo_id`,
     [merge.byUserId, merge.now, merge.sha, merge.headSha, merge.baseSha, merge.now, merge.now, id],
-  );
+  ).rows[0];
+  if (merged) countMoved(tx, merged.repo_id, 'pull', 'open', 'merged');
 }
 
 const COMMENT_SELECT = 'SELECT c.id, u.username AS author, c.author_id, c.text, c.created_at, c.updated_at FROM pull_comments c JOIN users u ON u.id = c.author_id';
@@ -132,14 +160,17 @@ export function pullComment(db: ReadTx, pullId: number, commentId: number): Pull
   return db.get<PullCommentRow>(`${COMMENT_SELECT} WHERE c.pull_id = ? AND c.id = ?`, [pullId, commentId]);
 }
 
+/** Adds a comment (its id shared with issue comments) and keeps the pull request's comment count and updated time in step. */
 export function insertComment(tx: WriteTx, comment: { pullId: number; authorId: number; text: string; now: string }): number {
-  const id = tx.run<{ id: number }>(`INSERT INTO pull_comments (id, pull_id, author_id, text, created_at, updated_at) VALUES (${NEXT_COMMENT_ID}, ?, ?, ?, ?, ?) RETURNING id`, [
+  const id = takeCommentId(tx);
+  tx.run('INSERT INTO pull_comments (id, pull_id, author_id, text, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [
+    id,
     comment.pullId,
     comment.authorId,
     comment.text,
     comment.now,
     comment.now,
-  ]).rows[0]!.id;
+  ]);
   tx.run('UPDATE pull_requests SET comment_count = comment_count + 1, updated_at = ? WHERE id = ?', [comment.now, comment.pullId]);
   return id;
 }
@@ -151,5 +182,6 @@ export function updateComment(tx: WriteTx, commentId: number, text: string, now:
 export function deleteComment(tx: WriteTx, pullId: number, commentId: number): void {
   if (tx.run('DELETE FROM pull_comments WHERE id = ? AND pull_id = ?', [commentId, pullId]).changes > 0) {
     tx.run('UPDATE pull_requests SET comment_count = comment_count - 1 WHERE id = ?', [pullId]);
+    commentIdReleased(tx, commentId);
   }
 }

@@ -1,4 +1,5 @@
 import type { ReadTx, WriteTx } from '../database.js';
+import { commentIdsReleased } from './comment-ids.js';
 import type { PageWindow } from './page-window.js';
 
 export interface RepositoryRow {
@@ -27,6 +28,11 @@ export function repositoryExists(db: ReadTx, id: number): boolean {
 /** Names are unique per owner regardless of case. */
 export function repositoryByName(db: ReadTx, ownerId: number, name: string): RepositoryRow | undefined {
   return db.get<RepositoryRow>(`${SELECT} WHERE r.owner_id = ? AND r.name_lower = ?`, [ownerId, name.toLowerCase()]);
+}
+
+/** The repository `owner/name`, both names regardless of case, in one query. */
+export function repositoryByFullName(db: ReadTx, ownerName: string, name: string): RepositoryRow | undefined {
+  return db.get<RepositoryRow>(`${SELECT} WHERE u.username_lower = ? AND r.name_lower = ?`, [ownerName.toLowerCase(), name.toLowerCase()]);
 }
 
 const READABLE_BY = `r.owner_id = ? AND (r.is_private = 0 OR r.owner_id = ?
@@ -68,8 +74,13 @@ export function insertRepository(
   ).rows[0]!.id;
 }
 
+/**
+ * Deletes the repository and, by ON DELETE CASCADE, everything of it: issues, pull requests and their comments, its
+ * rows of `list_counts`. The comment id sequence then follows the newest comment left (see comment-ids.ts).
+ */
 export function deleteRepository(tx: WriteTx, id: number): void {
   tx.run('DELETE FROM repositories WHERE id = ?', [id]);
+  commentIdsReleased(tx);
 }
 
 export function renameRepository(tx: WriteTx, id: number, name: string, now: string): void {

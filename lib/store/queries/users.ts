@@ -1,4 +1,5 @@
 import type { ReadTx, WriteTx } from '../database.js';
+import { inList } from './in-list.js';
 
 export interface UserRow {
   id: number;
@@ -15,6 +16,14 @@ const COLUMNS = 'id, username, email, full_name, password_hash, is_admin, avatar
 
 export function userById(db: ReadTx, id: number): UserRow | undefined {
   return db.get<UserRow>(`SELECT ${COLUMNS} FROM users WHERE id = ?`, [id]);
+}
+
+/** The accounts with these names (regardless of case), by lower-cased name: one query for a page's authors. */
+export function usersByNames(db: ReadTx, usernames: readonly string[]): Map<string, UserRow> {
+  const list = inList([...new Set(usernames.map((name) => name.toLowerCase()))]);
+  const users = new Map<string, UserRow>();
+  for (const user of db.all<UserRow>(`SELECT ${COLUMNS} FROM users WHERE username_lower ${list.sql}`, list.params)) users.set(user.username.toLowerCase(), user);
+  return users;
 }
 
 /** Usernames are unique regardless of case. */

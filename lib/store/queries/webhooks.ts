@@ -126,8 +126,9 @@ export function nextPendingDelivery(db: ReadTx, hookId: number): DeliveryRow | u
   return db.get<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE state = 'pending' AND hook_id = ? ORDER BY id LIMIT 1`, [hookId]);
 }
 
+/** By id: the order SQLite's index gave, said so PostgreSQL (whose DISTINCT may hash) gives it too. */
 export function hooksWithPendingDeliveries(db: ReadTx): number[] {
-  return db.all<{ hook_id: number }>("SELECT DISTINCT hook_id FROM webhook_deliveries WHERE state = 'pending'").map((row) => row.hook_id);
+  return db.all<{ hook_id: number }>("SELECT DISTINCT hook_id FROM webhook_deliveries WHERE state = 'pending' ORDER BY hook_id").map((row) => row.hook_id);
 }
 
 export function deliveryOfHook(db: ReadTx, hookId: number, id: number): DeliveryRow | undefined {

@@ -1,0 +1,16 @@
+/**
+ * A timestamp as GitHub writes every one in its REST answers and webhook payloads: ISO 8601 in UTC to the whole
+ * second, `2026-11-24T17:26:36Z`. repohost stores milliseconds (`2026-11-24T17:26:36.890Z`, what the spec's
+ * `/api/v1` answers show); clients written for GitHub parse only GitHub's form (PyGithub's parser refuses the
+ * fraction). The fraction is dropped, never rounded up, so a time never moves past the moment it records. Anything
+ * that is not a date is returned as it is.
+ */
+export function githubTime(value: string): string;
+export function githubTime(value: string | null): string | null;
+export function githubTime(value: string | null | undefined): string | null | undefined;
+export function githubTime(value: string | null | undefined): string | null | undefined {
+  if (value === null || value === undefined) return value;
+  const millis = Date.parse(value);
+  if (Number.isNaN(millis)) return value;
+  return new Date(millis - (((millis % 1000) + 1000) % 1000)).toISOString().replace(/\.000Z$/, 'Z');
+}

@@ -1,0 +1,125 @@
+// Issue list benchmark (issue 18): a page of 30 issues through `/api/v1` and `/api/v3` against a bare node:http server
+// running one sql.js query for the same 30 rows, on the same database file, each server in a thread of its own,
+// alternating rounds on one keep-alive connection. Run with `npm run bench:issue-list` (builds first).
+// Options: BENCH_ISSUES (default 1000), BENCH_REQUESTS (per round and server, default 300), BENCH_ROUNDS (default 5).
+import { createServer } from 'node:http';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { Pool } from 'undici';
+
+const ISSUES = Number(process.env.BENCH_ISSUES ?? 1000);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const PAGE_SQL = `SELECT i.id, i.number, i.title, i.body, i.status, u.username AS author, i.created_at, i.updated_at, i.closed_at
+  FROM issues i JOIN users u ON u.id = i.author_id WHERE i.repo_id = ? AND i.status = 'open' ORDER BY i.number DESC LIMIT 30`;
+
+/** The baseline: node:http and sql.js, one prepared query, rows read by position, JSON out. */
+async function bareServer(dbPath) {
+  const { default: initSqlJs } = await import('sql.js');
+  const SQL = await initSqlJs();
+  const db = new SQL.Database(await readFile(dbPath));
+  const repoId = db.exec("SELECT id FROM repositories WHERE name = 'big'")[0].values[0][0];
+  const statement = db.prepare(PAGE_SQL);
+  const server = createServer((_request, response) => {
+    statement.bind([repoId]);
+    const columns = statement.getColumnNames();
+    const rows = [];
+    while (statement.step()) {
+      const values = statement.get();
+      const row = {};
+      for (let i = 0; i < columns.length; i++) row[columns[i]] = values[i];
+      rows.push(row);
+    }
+    statement.reset();
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify(rows));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${server.address().port}`;
+}
+
+async function repohostServer(dbPath) {
+  const { createRepoHost } = await import('../../dist/index.js');
+  const host = await createRepoHost({ port: 0, dbPath, bcryptCost: 4 });
+  return host.url;
+}
+
+if (!isMainThread) {
+  const url = workerData.kind === 'bare' ? await bareServer(workerData.dbPath) : await repohostServer(workerData.dbPath);
+  parentPort.postMessage(url);
+} else {
+  const dir = await mkdtemp(join(tmpdir(), 'repohost-issue-list-'));
+  const workers = [];
+  try {
+    const dbPath = join(dir, 'lists.db');
+    const { createRepoHost } = await import('../../dist/index.js');
+    const { Store } = await import('../../dist/store/database.js');
+    const host = await createRepoHost({ dbPath, bcryptCost: 4 });
+    await host.admin.createUser({ username: 'bench', email: 'bench@example.com', password: 'password123' });
+    await host.admin.createRepo({ owner: 'bench', name: 'big' });
+    await host.close();
+    const store = await Store.open(dbPath, { snapshotThresholdBytes: 1 << 30 });
+    const { repoId, userId } = store.get("SELECT r.id AS repoId, u.id AS userId FROM repositories r JOIN users u ON u.id = r.owner_id WHERE r.name = 'big'");
+    await store.write((tx) => {
+      for (let number = 1; number <= ISSUES; number++) {
+        const now = new Date(1_700_000_000_000 + number * 1000).toISOString();
+        const status = number % 3 === 0 ? 'closed' : 'open';
+        tx.run('INSERT INTO issues (repo_id, number, author_id, title, body, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [repoId, number, userId, `Issue ${number}`, `Body of issue ${number}`, status, now, now]);
+      }
+      // Kept counts follow the rows as the write functions keep them.
+      tx.run("DELETE FROM list_counts WHERE repo_id = ? AND kind = 'issue'", [repoId]);
+      tx.run("INSERT INTO list_counts (repo_id, kind, status, n) SELECT repo_id, 'issue', status, COUNT(*) FROM issues WHERE repo_id = ? GROUP BY repo_id, status", [repoId]);
+      tx.run('UPDATE repositories SET next_number = ? WHERE id = ?', [ISSUES + 1, repoId]);
+    });
+    await store.close();
+
+    const start = (kind) =>
+      new Promise((resolve, reject) => {
+        const worker = new Worker(new URL(import.meta.url), { workerData: { kind, dbPath } });
+        workers.push(worker);
+        worker.once('message', resolve);
+        worker.once('error', reject);
+      });
+    // The bare server reads the file as the host left it; the host then opens (and locks) it.
+    const bareUrl = await start('bare');
+    const hostUrl = await start('repohost');
+    const targets = {
+      bare: { pool: new Pool(bareUrl, { connections: 1 }), path: '/' },
+      v1: { pool: new Pool(hostUrl, { connections: 1 }), path: '/api/v1/repos/bench/big/issues?limit=30' },
+      v3: { pool: new Pool(hostUrl, { connections: 1 }), path: '/api/v3/repos/bench/big/issues?per_page=30' },
+    };
+    const rate = {};
+    for (const name of Object.keys(targets)) rate[name] = [];
+    const run = async (name, count) => {
+      const { pool, path } = targets[name];
+      const began = performance.now();
+      for (let i = 0; i < count; i++) {
+        const response = await pool.request({ path, method: 'GET' });
+        const text = await response.body.text();
+        if (response.statusCode !== 200) throw new Error(`${name}: ${response.statusCode} ${text.slice(0, 200)}`);
+        if (i === 0 && JSON.parse(text).length !== 30) throw new Error(`${name}: not 30 rows`);
+      }
+      return (count * 1000) / (performance.now() - began);
+    };
+    for (const name of Object.keys(targets)) await run(name, 100);
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 ? ['v3', 'v1', 'bare'] : ['bare', 'v1', 'v3'];
+      for (const name of order) rate[name].push(await run(name, REQUESTS));
+    }
+    const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    const line = (label, name, base, target) =>
+      console.log(
+        `  ${label.padEnd(44)} ${median(rate[name]).toFixed(0).padStart(6)} req/s${base ? `  = ${(median(rate[name]) / median(rate[base])).toFixed(2)}x ${base}` : ''}${target ? `  (target ${target})` : ''}  [${Math.min(...rate[name]).toFixed(0)} .. ${Math.max(...rate[name]).toFixed(0)}]`,
+      );
+    console.log(`\nissue list, 30 of ${ISSUES} issues, ${REQUESTS} requests x ${ROUNDS} rounds each, one keep-alive connection (medians)`);
+    line('bare node:http + sql.js, one query', 'bare');
+    line('repohost /api/v1 issues', 'v1', 'bare', '>= 0.8x');
+    line('repohost /api/v3 issues', 'v3', 'v1', '>= 0.83x v1, i.e. within 1.2x');
+    for (const { pool } of Object.values(targets)) await pool.close();
+  } finally {
+    for (const worker of workers) await worker.terminate();
+    await rm(dir, { recursive: true, force: true });
+  }
+}

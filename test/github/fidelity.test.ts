@@ -1,0 +1,267 @@
+import { Octokit } from '@octokit/rest';
+import { RequestError } from '@octokit/request-error';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RepoHost } from '../../lib/index.js';
+import { http, startHost, type HttpResult } from '../helpers/host.js';
+import { HookReceiver } from '../helpers/receiver.js';
+
+const DOCS = 'https://docs.github.com/rest';
+/** GitHub's only timestamp form: UTC, whole seconds. */
+const GITHUB_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
+const PUSHED_COMMIT_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:Z|[+-]\d{2}:\d{2})$/;
+/** The clock of the host: a time with milliseconds, which GitHub-shaped answers must not show. */
+const NOW = '2026-11-24T17:26:36.890Z';
+
+/** The error a request fails with (Octokit throws RequestError with GitHub's body as `response.data`). */
+async function failure(request: Promise<unknown>): Promise<{ status: number; data: any }> {
+  try {
+    await request;
+  } catch (error) {
+    if (error instanceof RequestError) return { status: error.status, data: error.response?.data };
+    throw error;
+  }
+  throw new Error('the request succeeded');
+}
+
+/** Every string of a JSON value that reads as a date and time (`2026-11-24T...`), with where it is. */
+function timestamps(value: unknown, path = '$'): Array<[string, string]> {
+  if (typeof value === 'string') return /^\d{4}-\d{2}-\d{2}T\d/.test(value) ? [[path, value]] : [];
+  if (Array.isArray(value)) return value.flatMap((item, index) => timestamps(item, `${path}[${index}]`));
+  if (value && typeof value === 'object') return Object.entries(value).flatMap(([key, item]) => timestamps(item, `${path}.${key}`));
+  return [];
+}
+
+/** Asserts the value holds timestamps (`fields` among them, by name) and that every one is in GitHub's form. */
+function expectGitHubTimes(what: string, value: unknown, fields: readonly string[]): void {
+  const found = timestamps(value);
+  for (const field of fields) expect(found.some(([path]) => path.endsWith(`.${field}`)), `${what}: ${field} present`).toBe(true);
+  for (const [path, time] of found) {
+    // A pushed commit's `timestamp` is git's own (`%aI`, with the author's offset), on GitHub as here: whole seconds.
+    expect(time, `${what} ${path}`).toMatch(path.endsWith('.timestamp') ? PUSHED_COMMIT_TIME : GITHUB_TIME);
+  }
+}
+
+/** Octokit logs every failed request; these tests make failures on purpose. */
+const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-used', 'x-ratelimit-resource'] as const;
+
+function expectRateHeaders(what: string, headers: Record<string, unknown>): void {
+  for (const name of RATE_HEADERS) expect(headers[name], `${what}: ${name}`).toBeDefined();
+  expect(Number(headers['x-ratelimit-remaining']), what).toBeGreaterThan(0);
+  expect(Number(headers['x-ratelimit-reset']), what).toBeGreaterThan(Date.now() / 1000);
+  expect(headers['x-ratelimit-resource'], what).toBe('core');
+  expect(headers['x-github-media-type'], what).toBe('github.v3; format=json');
+}
+
+describe('GitHub fidelity of /api/v3 (issue 20: what is wrong today)', () => {
+  let host: RepoHost;
+  let receiver: HookReceiver;
+  const tokens: Record<string, string> = {};
+  const clients: Record<string, Octokit> = {};
+  let anonymous: Octokit;
+  let api: string;
+
+  beforeAll(async () => {
+    receiver = await HookReceiver.start();
+    host = await startHost({ now: () => new Date(NOW), allowLocalNetwork: true });
+    api = `${host.url}/api/v3`;
+    for (const username of ['alice', 'bob', 'carol', 'dave']) {
+      await host.admin.createUser({ username, email: `${username}@example.com`, password: 'password123' });
+      tokens[username] = await host.admin.createToken(username);
+      clients[username] = new Octokit({ baseUrl: api, auth: tokens[username], log: quiet });
+    }
+    anonymous = new Octokit({ baseUrl: api, log: quiet });
+    await clients.alice!.repos.createForAuthenticatedUser({ name: 'public', auto_init: true });
+    await clients.alice!.repos.createForAuthenticatedUser({ name: 'secret', private: true, auto_init: true });
+    for (const [username, permission] of [['bob', 'write'], ['carol', 'read']]) {
+      const added = await http(`${host.url}/api/v1/repos/alice/public/collaborators/${username}`, { method: 'PUT', headers: { authorization: `Bearer ${tokens.alice}` }, json: { permission } });
+      expect(added.status).toBe(200);
+    }
+  });
+
+  afterAll(async () => {
+    await host?.close();
+    await receiver?.close();
+  });
+
+  const v3 = (path: string, init: Parameters<typeof http>[1] = {}): Promise<HttpResult> => http(`${api}${path}`, init);
+  const as = (username: string) => ({ authorization: `token ${tokens[username]}` });
+
+  it('writes every timestamp of its answers and webhook payloads in whole seconds (the spec API keeps milliseconds)', async () => {
+    const alice = clients.alice!;
+    const repo = { owner: 'alice', repo: 'public' };
+    const hook = await alice.repos.createWebhook({ ...repo, config: { url: receiver.url, content_type: 'json' }, events: ['*'] });
+    expectGitHubTimes('hook', hook.data, ['created_at', 'updated_at']);
+
+    const issue = await alice.issues.create({ ...repo, title: 'Timed' });
+    const comment = await alice.issues.createComment({ ...repo, issue_number: issue.data.number, body: 'now' });
+    const closed = await alice.issues.update({ ...repo, issue_number: issue.data.number, state: 'closed' });
+    expectGitHubTimes('issue', issue.data, ['created_at', 'updated_at']);
+    expectGitHubTimes('comment', comment.data, ['created_at', 'updated_at']);
+    expectGitHubTimes('closed issue', closed.data, ['closed_at']);
+    expectGitHubTimes('issue list', (await alice.issues.listForRepo({ ...repo, state: 'all' })).data, ['created_at']);
+    expectGitHubTimes('comment list', (await alice.issues.listComments({ ...repo, issue_number: issue.data.number })).data, ['created_at']);
+    expectGitHubTimes('repository', (await alice.repos.get(repo)).data, ['created_at', 'updated_at']);
+
+    const main = (await alice.git.getRef({ ...repo, ref: 'heads/main' })).data.object.sha;
+    await alice.git.createRef({ ...repo, ref: 'refs/heads/topic', sha: main });
+    const file = await alice.repos.createOrUpdateFileContents({ ...repo, path: 'topic.txt', branch: 'topic', message: 'Topic', content: Buffer.from('t').toString('base64') });
+    expectGitHubTimes('contents commit', file.data.commit, ['date']);
+    const pull = await alice.pulls.create({ ...repo, title: 'Topic', head: 'topic', base: 'main' });
+    expectGitHubTimes('pull', pull.data, ['created_at', 'updated_at']);
+    const status = await alice.repos.createCommitStatus({ ...repo, sha: file.data.commit.sha!, state: 'success', context: 'ci' });
+    expectGitHubTimes('status', status.data, ['created_at', 'updated_at']);
+    expectGitHubTimes('combined status', (await alice.repos.getCombinedStatusForRef({ ...repo, ref: 'topic' })).data, ['created_at']);
+    await alice.pulls.merge({ ...repo, pull_number: pull.data.number });
+    expectGitHubTimes('merged pull', (await alice.pulls.get({ ...repo, pull_number: pull.data.number })).data, ['merged_at', 'closed_at']);
+    expectGitHubTimes('pull list', (await alice.pulls.list({ ...repo, state: 'all' })).data, ['merged_at']);
+    expectGitHubTimes('commit', (await alice.repos.getCommit({ ...repo, ref: 'main' })).data, ['date']);
+    const repoId = (await alice.repos.get(repo)).data.id;
+    expect((await http(`${host.url}/api/v1/repos/${repoId}/star`, { method: 'POST', headers: { authorization: `Bearer ${tokens.alice}` } })).status).toBe(200);
+
+    // The payloads as delivered, byte for byte, and as listeners in the process hear them.
+    await host.idle();
+    const kinds = ['issues', 'issue_comment', 'pull_request', 'status', 'star', 'push'];
+    for (const kind of kinds) expect(receiver.ofEvent(kind).length, kind).toBeGreaterThan(0);
+    for (const delivery of receiver.received) expectGitHubTimes(`${String(delivery.headers['x-github-event'])} payload`, delivery.json, []);
+    expectGitHubTimes('issues payload', receiver.ofEvent('issues')[0]!.json, ['created_at', 'updated_at']);
+    expectGitHubTimes('issue_comment payload', receiver.ofEvent('issue_comment')[0]!.json, ['created_at']);
+    expectGitHubTimes('pull_request payload', receiver.ofEvent('pull_request').at(-1)!.json, ['merged_at', 'closed_at']);
+    expectGitHubTimes('status payload', receiver.ofEvent('status')[0]!.json, ['created_at', 'updated_at']);
+    expectGitHubTimes('star payload', receiver.ofEvent('star')[0]!.json, ['starred_at']);
+    const deliveries = await alice.repos.listWebhookDeliveries({ ...repo, hook_id: hook.data.id });
+    expectGitHubTimes('deliveries', deliveries.data, ['delivered_at']);
+
+    // The spec's /api/v1 answers are not GitHub's shapes: they keep the stored milliseconds.
+    const spec = await http(`${host.url}/api/v1/repos/alice/public/issues/${issue.data.id}`, { headers: { authorization: `Bearer ${tokens.alice}` } });
+    expect(spec.json.created_at).toBe(NOW);
+  });
+
+  it('answers GET /repos/:o/:r/collaborators/:username with 204 or 404, to callers with push access', async () => {
+    const check = (client: Octokit, username: string, repo = 'public') => client.repos.checkCollaborator({ owner: 'alice', repo, username });
+    for (const username of ['alice', 'bob', 'carol']) expect((await check(clients.alice!, username)).status, username).toBe(204);
+    for (const username of ['dave', 'nobody']) expect(await failure(check(clients.alice!, username)), username).toEqual({ status: 404, data: { message: 'Not Found', documentation_url: DOCS } });
+    // A write collaborator may ask; what PyGithub's has_in_collaborators and octokit.rb's collaborator? read.
+    expect((await check(clients.bob!, 'carol')).status).toBe(204);
+    expect(await failure(check(clients.bob!, 'dave'))).toMatchObject({ status: 404 });
+    // Read access is not enough; a private repository the caller cannot see is not found; anonymous callers sign in.
+    expect(await failure(check(clients.carol!, 'bob'))).toEqual({ status: 403, data: { message: 'Must have push access to view repository collaborators.', documentation_url: DOCS } });
+    expect(await failure(check(clients.dave!, 'alice'))).toMatchObject({ status: 403 });
+    expect(await failure(check(clients.bob!, 'alice', 'secret'))).toEqual({ status: 404, data: { message: 'Not Found', documentation_url: DOCS } });
+    expect(await failure(check(anonymous, 'bob'))).toEqual({ status: 401, data: { message: 'Requires authentication', documentation_url: DOCS } });
+  });
+
+  it('refuses a duplicate label, repository or pull request with 422 as GitHub does (409 stays under /api/v1)', async () => {
+    const alice = clients.alice!;
+    const repo = { owner: 'alice', repo: 'public' };
+    await alice.issues.createLabel({ ...repo, name: 'dup', color: 'ff0000' });
+    await alice.issues.createLabel({ ...repo, name: 'other', color: '00ff00' });
+    const labelExists = { status: 422, data: { message: 'Validation Failed', errors: [{ resource: 'Label', code: 'already_exists', field: 'name' }], documentation_url: DOCS } };
+    expect(await failure(alice.issues.createLabel({ ...repo, name: 'DUP', color: '0000ff' }))).toEqual(labelExists);
+    expect(await failure(alice.issues.updateLabel({ ...repo, name: 'other', new_name: 'dup' }))).toEqual(labelExists);
+
+    const nameTaken = [{ resource: 'Repository', code: 'custom', field: 'name', message: 'name already exists on this account' }];
+    expect(await failure(alice.repos.createForAuthenticatedUser({ name: 'public' }))).toEqual({ status: 422, data: { message: 'Repository creation failed.', errors: nameTaken, documentation_url: DOCS } });
+    expect(await failure(alice.repos.update({ owner: 'alice', repo: 'secret', name: 'public' }))).toEqual({ status: 422, data: { message: 'Validation Failed', errors: nameTaken, documentation_url: DOCS } });
+
+    const main = (await alice.git.getRef({ ...repo, ref: 'heads/main' })).data.object.sha;
+    await alice.git.createRef({ ...repo, ref: 'refs/heads/twice', sha: main });
+    await alice.repos.createOrUpdateFileContents({ ...repo, path: 'twice.txt', branch: 'twice', message: 'Twice', content: Buffer.from('2').toString('base64') });
+    await alice.pulls.create({ ...repo, title: 'Once', head: 'twice', base: 'main' });
+    expect(await failure(alice.pulls.create({ ...repo, title: 'Again', head: 'alice:twice', base: 'main' }))).toEqual({
+      status: 422,
+      data: { message: 'Validation Failed', errors: [{ resource: 'PullRequest', code: 'custom', message: 'A pull request already exists for alice:twice.' }], documentation_url: DOCS },
+    });
+
+    const spec = await http(`${host.url}/api/v1/repos/alice/public/labels`, { headers: { authorization: `Bearer ${tokens.alice}` }, json: { name: 'dup', color: '#ff0000' } });
+    expect(spec.status).toBe(409);
+  });
+
+  it('takes an issue’s labels as a bare JSON array, and JSON sent with a form content type, as GitHub does', async () => {
+    const alice = clients.alice!;
+    const repo = { owner: 'alice', repo: 'public' };
+    for (const name of ['bug', 'enhancement', 'docs']) await alice.issues.createLabel({ ...repo, name, color: 'ededed' }).catch(() => undefined);
+    const issue = await alice.issues.create({ ...repo, title: 'Labelled' });
+    const labels = `/repos/alice/public/issues/${issue.data.number}/labels`;
+    const json = { ...as('alice'), 'content-type': 'application/json' };
+    const names = (result: HttpResult) => result.json.map((label: { name: string }) => label.name).sort();
+
+    // octokit.rb and PyGithub send the list itself.
+    const added = await v3(labels, { method: 'POST', headers: json, body: '["bug"]' });
+    expect([added.status, names(added)]).toEqual([200, ['bug']]);
+    const set = await v3(labels, { method: 'PUT', headers: json, body: JSON.stringify(['enhancement', { name: 'docs' }]) });
+    expect([set.status, names(set)]).toEqual([200, ['docs', 'enhancement']]);
+    // Octokit sends { labels }.
+    expect((await alice.issues.addLabels({ ...repo, issue_number: issue.data.number, labels: ['bug'] })).data.map((label) => label.name).sort()).toEqual(['bug', 'docs', 'enhancement']);
+    expect((await v3(labels, { method: 'POST', headers: json, body: '[5]' })).status).toBe(422);
+
+    // `curl -d '{...}'`: JSON with application/x-www-form-urlencoded, parsed as JSON.
+    const form = { ...as('alice'), 'content-type': 'application/x-www-form-urlencoded' };
+    const created = await v3('/repos/alice/public/issues', { method: 'POST', headers: form, body: JSON.stringify({ title: 'From curl', labels: ['bug'] }) });
+    expect(created.status).toBe(201);
+    expect([created.json.title, created.json.labels.map((label: { name: string }) => label.name)]).toEqual(['From curl', ['bug']]);
+    const label = await v3('/repos/alice/public/labels', { method: 'POST', headers: form, body: '{"name":"curl","color":"123456"}' });
+    expect([label.status, label.json.name, label.json.color]).toEqual([201, 'curl', '123456']);
+    const list = await v3(labels, { method: 'POST', headers: form, body: '["curl"]' });
+    expect(names(list)).toContain('curl');
+    // Without a content type too; a form-encoded body is not JSON, for GitHub either.
+    expect((await v3('/repos/alice/public/issues', { method: 'POST', headers: as('alice'), body: '{"title":"No type"}' })).status).toBe(201);
+    const encoded = await v3('/repos/alice/public/issues', { method: 'POST', headers: form, body: 'title=encoded' });
+    expect([encoded.status, encoded.json]).toEqual([400, { message: 'Problems parsing JSON', documentation_url: DOCS }]);
+    // A bare array is an issue's labels only.
+    expect((await v3('/repos/alice/public/issues', { method: 'POST', headers: json, body: '["x"]' })).json).toEqual({ message: 'Problems parsing JSON', documentation_url: DOCS });
+  });
+
+  it('sends the rate-limit headers on every answer, failures included, and serves GET / and GET /rate_limit', async () => {
+    const answers: Array<[string, HttpResult]> = [
+      ['401', await v3('/user')],
+      ['401 bad token', await v3('/', { headers: { authorization: 'token not-a-real-token' } })],
+      ['403', await v3('/repos/alice/public/collaborators/bob', { headers: as('carol') })],
+      ['404 hidden', await v3('/repos/alice/secret')],
+      ['404 not implemented', await v3('/repos/alice/public/deployments', { headers: as('alice') })],
+      ['400', await v3('/repos/alice/public/issues', { method: 'POST', headers: { ...as('alice'), 'content-type': 'application/json' }, body: '{nope' })],
+      ['422', await v3('/repos/alice/public/issues', { method: 'POST', headers: { ...as('alice'), 'content-type': 'application/json' }, body: '{"title":""}' })],
+      ['204', await v3('/repos/alice/public/collaborators/bob', { headers: as('alice') })],
+      ['200', await v3('/repos/alice/public')],
+    ];
+    const etag = String(answers.at(-1)![1].headers.etag);
+    answers.push(['304', await v3('/repos/alice/public', { headers: { 'if-none-match': etag } })]);
+    expect(answers.map(([what, result]) => [what, result.status])).toEqual([
+      ['401', 401],
+      ['401 bad token', 401],
+      ['403', 403],
+      ['404 hidden', 404],
+      ['404 not implemented', 404],
+      ['400', 400],
+      ['422', 422],
+      ['204', 204],
+      ['200', 200],
+      ['304', 304],
+    ]);
+    for (const [what, result] of answers) expectRateHeaders(what, result.headers);
+
+    // The root gh asks to check a token: URL templates pointing at this host; a wrong token is refused there.
+    for (const path of ['', '/']) {
+      const root = await v3(path, { headers: as('alice') });
+      expect(root.status, path).toBe(200);
+      expect(root.json).toMatchObject({ current_user_url: `${api}/user`, repository_url: `${api}/repos/{owner}/{repo}`, rate_limit_url: `${api}/rate_limit`, user_url: `${api}/users/{user}` });
+      expectRateHeaders(`GET ${path}`, root.headers);
+    }
+    expect((await v3('/')).status).toBe(200);
+    expect(answers[1]![1].json).toEqual({ message: 'Bad credentials', documentation_url: DOCS });
+    const followed = await v3(((await v3('/')).json.repository_url as string).slice(api.length).replace('{owner}', 'alice').replace('{repo}', 'public'));
+    expect(followed.json.full_name).toBe('alice/public');
+
+    const limits = await clients.alice!.rateLimit.get();
+    expect(limits.status).toBe(200);
+    const { core, search, graphql } = limits.data.resources;
+    for (const resource of [core, search, graphql]) expect(Object.keys(resource!).sort()).toEqual(['limit', 'remaining', 'reset', 'used']);
+    expect(limits.data.rate).toEqual(core);
+    expect(core.remaining).toBeGreaterThan(0);
+    expect(core.reset).toBeGreaterThan(Date.now() / 1000);
+    expectRateHeaders('rate_limit', limits.headers);
+    expect((await anonymous.rateLimit.get()).status).toBe(200);
+    expect((await v3('/rate_limit', { headers: { authorization: 'Bearer nope' } })).status).toBe(401);
+  });
+});

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openHostCore, type HostCore } from '../../lib/host.js';
+import { createApp } from '../../lib/http/app.js';
+import type { Fixtures } from '../../lib/index.js';
+
+const TOKEN = 'ghp_liststatements0123456789abcdef';
+
+/** 60 issues by three authors, some labelled, with comments, and 8 pull requests, one merged. */
+function fixtures(): Fixtures {
+  const authors = ['alice', 'bob', 'carol'];
+  const branches: Record<string, { from?: string; commits?: Array<{ message: string; files: Record<string, string> }> }> = {
+    main: { commits: [{ message: 'root', files: { 'a.txt': 'a\n' } }] },
+  };
+  for (let i = 0; i < 8; i++) branches[`topic-${i}`] = { from: 'main', commits: [{ message: `topic ${i}`, files: { [`t${i}.txt`]: `${i}\n` } }] };
+  return {
+    users: authors.map((username) => ({ username, email: `${username}@example.com`, password: 'password123', ...(username === 'alice' ? { tokens: [{ name: 'bot', token: TOKEN }] } : {}) })),
+    repositories: [
+      {
+        owner: 'alice',
+        name: 'app',
+        collaborators: { bob: 'write', carol: 'write' },
+        branches,
+        labels: [{ name: 'bug', color: 'd73a4a' }, { name: 'docs', color: '0075ca' }],
+        issues: Array.from({ length: 60 }, (_, i) => ({
+          title: `Issue ${i}`,
+          author: authors[i % 3],
+          labels: i % 4 === 0 ? ['bug'] : i % 5 === 0 ? ['bug', 'docs'] : [],
+          comments: i % 10 === 0 ? [{ author: authors[(i + 1) % 3]!, body: 'seen' }] : [],
+          closed: i % 7 === 0,
+        })),
+        pulls: Array.from({ length: 8 }, (_, i) => ({ title: `Pull ${i}`, head: `topic-${i}`, base: 'main', author: authors[i % 3], comments: Array.from({ length: 12 }, (_, c) => ({ author: authors[c % 3]!, body: `comment ${c}` })) })),
+      },
+    ],
+  };
+}
+
+/** Issue 18: every list costs a fixed number of statements, whatever its length (no statement per item). */
+describe('statements per list', () => {
+  let core: HostCore;
+  let app: ReturnType<typeof createApp>;
+
+  beforeAll(async () => {
+    core = await openHostCore({ bcryptCost: 4 });
+    core.setBaseUrl('http://repohost.test');
+    await core.admin.load(fixtures());
+    app = createApp(core.ctx, () => undefined);
+  });
+
+  afterAll(async () => {
+    await core?.close();
+  });
+
+  /** What one GET costs in statements, with the answer's length. */
+  const cost = async (path: string) => {
+    const before = core.ctx.store.statementsRun();
+    const response = await app.fetch(new Request(`http://repohost.test${path}`, { headers: { authorization: `Bearer ${TOKEN}` } }));
+    const body = (await response.json()) as unknown[];
+    expect(response.status).toBe(200);
+    return { statements: core.ctx.store.statementsRun() - before, length: body.length };
+  };
+
+  // Each short page holds every kind of row the long one does: the newest 10 conversations are 8 pull requests and 2
+  // issues (with labels and authors of every kind).
+  for (const [label, path, shortPage] of [
+    ['/api/v3 issues (issues and pull requests together)', '/api/v3/repos/alice/app/issues?state=all&per_page=PAGE', 10],
+    ['/api/v3 pull requests', '/api/v3/repos/alice/app/pulls?state=all&per_page=PAGE', 2],
+    ['/api/v3 comments of a pull request', '/api/v3/repos/alice/app/issues/68/comments?per_page=PAGE', 2],
+    ['/api/v1 issues', '/api/v1/repos/alice/app/issues?status=all&limit=PAGE', 2],
+  ] as const) {
+    it(`${label}: a long page costs what a short one does`, async () => {
+      const short = await cost(path.replace('PAGE', String(shortPage)));
+      const long = await cost(path.replace('PAGE', '100'));
+      expect(short.length).toBe(shortPage);
+      expect(long.length).toBeGreaterThan(shortPage);
+      expect(long.statements).toBe(short.statements);
+    });
+  }
+});
