@@ -1,21 +1,8 @@
 import { Octokit } from '@octokit/rest';
-import { RequestError } from '@octokit/request-error';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
+import { DOCS, failure } from '../helpers/octokit.js';
 import { http, startHost } from '../helpers/host.js';
-
-const DOCS = 'https://docs.github.com/rest';
-
-/** The error a request fails with (Octokit throws RequestError with GitHub's body as `response.data`). */
-async function failure(request: Promise<unknown>): Promise<{ status: number; data: any }> {
-  try {
-    await request;
-  } catch (error) {
-    if (error instanceof RequestError) return { status: error.status, data: error.response?.data };
-    throw error;
-  }
-  throw new Error('the request succeeded');
-}
 
 describe('GitHub-compatible errors, headers and access', () => {
   let host: RepoHost;

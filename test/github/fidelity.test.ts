@@ -1,27 +1,15 @@
 import { Octokit } from '@octokit/rest';
-import { RequestError } from '@octokit/request-error';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
+import { DOCS, failure } from '../helpers/octokit.js';
 import { http, startHost, type HttpResult } from '../helpers/host.js';
 import { HookReceiver } from '../helpers/receiver.js';
 
-const DOCS = 'https://docs.github.com/rest';
 /** GitHub's only timestamp form: UTC, whole seconds. */
 const GITHUB_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 const PUSHED_COMMIT_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:Z|[+-]\d{2}:\d{2})$/;
 /** The clock of the host: a time with milliseconds, which GitHub-shaped answers must not show. */
 const NOW = '2026-11-24T17:26:36.890Z';
-
-/** The error a request fails with (Octokit throws RequestError with GitHub's body as `response.data`). */
-async function failure(request: Promise<unknown>): Promise<{ status: number; data: any }> {
-  try {
-    await request;
-  } catch (error) {
-    if (error instanceof RequestError) return { status: error.status, data: error.response?.data };
-    throw error;
-  }
-  throw new Error('the request succeeded');
-}
 
 /** Every string of a JSON value that reads as a date and time (`2026-11-24T...`), with where it is. */
 function timestamps(value: unknown, path = '$'): Array<[string, string]> {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
-import { pushWideHistory, wideFile, type WideHistory } from '../helpers/big-repo.js';
-import { http, startHost } from '../helpers/host.js';
+import { startWideHost, wideFile, type WideHistory } from '../helpers/big-repo.js';
+import { http } from '../helpers/host.js';
 
 const FILES = 2500;
 
@@ -11,11 +11,7 @@ describe("GitHub's documented limits on large folders, commits and comparisons",
   const api = () => `${host.url}/api/v3/repos/alice/wide`;
 
   beforeAll(async () => {
-    host = await startHost();
-    await host.admin.createUser({ username: 'alice', email: 'alice@example.com', password: 'password123' });
-    const token = await host.admin.createToken('alice', 'push');
-    await host.admin.createRepo({ owner: 'alice', name: 'wide' });
-    wide = await pushWideHistory(host, 'alice', token, 'wide', FILES);
+    ({ host, wide } = await startWideHost(FILES));
   });
 
   afterAll(async () => {

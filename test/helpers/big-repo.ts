@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { RepoHost } from '../../lib/index.js';
 import { git } from './git-cli.js';
-import { tempDir } from './host.js';
+import { startHost, tempDir } from './host.js';
 
 /** The path of file `i` of the wide folder (zero-padded, so git's order is the numeric order). */
 export const wideFile = (i: number, folder = 'wide') => `${folder ? `${folder}/` : ''}f${String(i).padStart(5, '0')}.txt`;
@@ -61,4 +61,18 @@ function fastImport(gitDir: string, stream: Iterable<string>): Promise<void> {
       child.stdin.end();
     })().catch(reject);
   });
+}
+
+/** A host with `alice/wide` holding a wide history of `files` files (see `pushWideHistory`). */
+export async function startWideHost(files: number): Promise<{ host: RepoHost; wide: WideHistory }> {
+  const host = await startHost();
+  try {
+    await host.admin.createUser({ username: 'alice', email: 'alice@example.com', password: 'password123' });
+    const token = await host.admin.createToken('alice', 'push');
+    await host.admin.createRepo({ owner: 'alice', name: 'wide' });
+    return { host, wide: await pushWideHistory(host, 'alice', token, 'wide', files) };
+  } catch (error) {
+    await host.close();
+    throw error;
+  }
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
-import { pushWideHistory, wideFile, type WideHistory } from '../helpers/big-repo.js';
-import { http, startHost } from '../helpers/host.js';
+import { pushWideHistory, startWideHost, wideFile, type WideHistory } from '../helpers/big-repo.js';
+import { http } from '../helpers/host.js';
 
 /** More files than a page shows of a diff (300) and than a folder page lists (1,000): three folder pages. */
 const FILES = 2500;
@@ -13,11 +13,7 @@ describe('pages of very large commits and folders stay bounded', () => {
   const base = () => `${host.url}/alice/wide`;
 
   beforeAll(async () => {
-    host = await startHost();
-    await host.admin.createUser({ username: 'alice', email: 'alice@example.com', password: 'password123' });
-    const token = await host.admin.createToken('alice', 'push');
-    await host.admin.createRepo({ owner: 'alice', name: 'wide' });
-    wide = await pushWideHistory(host, 'alice', token, 'wide', FILES);
+    ({ host, wide } = await startWideHost(FILES));
   });
 
   afterAll(async () => {
