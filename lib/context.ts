@@ -1,4 +1,5 @@
 import type { GitRepositories } from './git/repositories.js';
+import type { GitHubRateLimits } from './github/rate-limit.js';
 import type { Highlighter } from './highlight/index.js';
 import type { ResolvedOptions } from './options.js';
 import type { AvatarService } from './services/avatars.js';
@@ -47,6 +48,8 @@ export interface AppContext {
   readonly protection: BranchProtectionService;
   /** In-process listeners of the host's events (`host.events`). */
   readonly events: HostEvents;
+  /** The rate limit `/api/v3` reports (unlimited unless a harness simulates one: admin.simulateRateLimit). */
+  readonly githubRateLimits: GitHubRateLimits;
   /** Records an event inside the write that causes it (webhook outbox + in-process listeners). */
   readonly recorder: EventRecorder;
   readonly webhooks: WebhookService;

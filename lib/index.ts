@@ -47,4 +47,5 @@ export type {
 } from './harness/fixtures.js';
 export { FixtureError } from './harness/validate.js';
 export type { FixtureResult } from './harness/load.js';
+export type { RateLimitSimulation } from './github/rate-limit.js';
 export type { HostSnapshot } from './harness/snapshots.js';

@@ -56,8 +56,10 @@ export interface RepoHostOptions {
    */
   webhookTimeoutMs?: number;
   /**
-   * Attempts of one webhook delivery (connection error, timeout, non-2xx answer) before it stays failed.
-   * @default 5
+   * Attempts of one webhook delivery (connection error, timeout, non-2xx answer) before it stays failed. A host
+   * started from code makes one, as GitHub does (it never retries on its own: `host.idle()` then waits for no retry);
+   * `repohost serve` makes 5, so a receiver that is down for a moment still gets its deliveries.
+   * @default 1 (`repohost serve`: 5)
    */
   webhookMaxAttempts?: number;
   /**
@@ -254,7 +256,7 @@ export function resolveOptions(options: RepoHostOptions, tempDir: () => string):
     allowLocalNetwork: options.allowLocalNetwork ?? false,
     allowLocalImport: options.allowLocalImport ?? options.allowLocalNetwork ?? false,
     webhookTimeoutMs: positiveInteger('webhookTimeoutMs', options.webhookTimeoutMs, 10_000),
-    webhookMaxAttempts: positiveInteger('webhookMaxAttempts', options.webhookMaxAttempts, 5),
+    webhookMaxAttempts: positiveInteger('webhookMaxAttempts', options.webhookMaxAttempts, 1),
     webhookRetryDelayMs: positiveInteger('webhookRetryDelayMs', options.webhookRetryDelayMs, 1000, 0),
     snapshotThresholdBytes: positiveInteger('snapshotThresholdBytes', options.snapshotThresholdBytes, 64 * 1024 * 1024, 1024),
     acceptLogLoss: options.acceptLogLoss === true,

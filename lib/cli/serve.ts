@@ -4,6 +4,9 @@ import { FixtureError } from '../harness/validate.js';
 import { createRepoHost } from '../host.js';
 import { UsageError, type CliIO } from './output.js';
 
+/** Attempts of a webhook delivery by `repohost serve` (1 s, 4 s, 16 s and 64 s apart). */
+const SERVED_WEBHOOK_ATTEMPTS = 5;
+
 /** Largest fixtures file `--fixtures` reads. */
 const MAX_FIXTURES_BYTES = 64 * 1024 * 1024;
 
@@ -58,6 +61,8 @@ export async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
       allowLocalNetwork: flags.allowLocalNetwork,
       allowLocalImport: flags.allowLocalImport,
       acceptLogLoss: flags.acceptLogLoss,
+      // A server retries deliveries a receiver missed (a host started from code does not, as GitHub does not).
+      webhookMaxAttempts: SERVED_WEBHOOK_ATTEMPTS,
     });
     io.stdout.write(`repohost listening on ${host.url} (database ${host.options.dbPath})\n`);
     return await new Promise<number>((resolve) => {

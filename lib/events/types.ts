@@ -1,6 +1,8 @@
 import type {
   GitHubComment,
+  GitHubCommit,
   GitHubIssue,
+  GitHubLabel,
   GitHubPullRequest,
   GitHubPushCommit,
   GitHubRepository,
@@ -52,9 +54,11 @@ export interface DeleteEvent extends RepositoryEventBase {
 export type EditChanges = Partial<Record<'title' | 'body', { from: string }>> & { base?: { ref: { from: string }; sha: { from: string } } };
 
 export interface IssuesEvent extends RepositoryEventBase {
-  action: 'opened' | 'edited' | 'closed' | 'reopened';
+  action: 'opened' | 'edited' | 'closed' | 'reopened' | 'labeled' | 'unlabeled';
   issue: GitHubIssue;
   changes?: EditChanges;
+  /** The label added or removed (`labeled`, `unlabeled`). */
+  label?: GitHubLabel;
 }
 
 export interface IssueCommentEvent extends RepositoryEventBase {
@@ -84,6 +88,8 @@ export interface StatusEvent extends RepositoryEventBase {
   target_url: string | null;
   /** The branches whose tip is the commit. */
   branches: Array<{ name: string; commit: { sha: string } }>;
+  /** The commit, as GitHub's commit object (present when it could be read). */
+  commit?: GitHubCommit;
   created_at: string;
   updated_at: string;
 }

@@ -19,7 +19,25 @@ function parse(output: string): CommitObject[] {
   return commits;
 }
 
-export interface LogOptions {
+/** Which commits of a history count (GitHub's `since`, `until` and `author` filters of the commit list). */
+export interface CommitFilter {
+  /** Only commits committed at or after / at or before this time (ISO 8601). */
+  since?: string;
+  until?: string;
+  /** Only commits whose author's name or address contains one of these (case-insensitive, not patterns). */
+  authors?: readonly string[];
+}
+
+/** git's options for a filter (they limit `log` and `rev-list` alike). */
+function filterArgs(filter: CommitFilter): string[] {
+  const args: string[] = [];
+  if (filter.since) args.push(`--since=${filter.since}`);
+  if (filter.until) args.push(`--until=${filter.until}`);
+  if (filter.authors?.length) args.push('--fixed-strings', '--regexp-ignore-case', ...filter.authors.map((author) => `--author=${author}`));
+  return args;
+}
+
+export interface LogOptions extends CommitFilter {
   /** Commits to leave out from the start (paging). */
   skip?: number;
   /** Most commits returned. */
@@ -41,17 +59,17 @@ export async function logCommits(gitDir: string, revision: string, options: LogO
   const args = ['log', FORMAT, '--date=raw', '--topo-order'];
   if (options.reverse) args.push('--reverse');
   else args.push(`--max-count=${options.max}`, `--skip=${options.skip ?? 0}`);
-  args.push(revision, '--');
+  args.push(...filterArgs(options), revision, '--');
   if (options.path) args.push(`:(literal)${options.path}`);
   const { stdout } = await runGit(args, { gitDir });
   const commits = parse(stdout.toString('utf8'));
   return options.reverse ? commits.slice(options.skip ?? 0, (options.skip ?? 0) + options.max) : commits;
 }
 
-/** How many commits `revision` has (that change `path`, if given). */
-export async function countCommits(gitDir: string, revision: string, path?: string): Promise<number> {
+/** How many commits `revision` has (that change `path`, if given, and pass `filter`). */
+export async function countCommits(gitDir: string, revision: string, path?: string, filter: CommitFilter = {}): Promise<number> {
   if (!REVISION.test(revision)) throw new TypeError(`not a revision of commit ids: ${revision}`);
-  const { stdout } = await runGit(['rev-list', '--count', revision, '--', ...(path ? [`:(literal)${path}`] : [])], { gitDir });
+  const { stdout } = await runGit(['rev-list', '--count', ...filterArgs(filter), revision, '--', ...(path ? [`:(literal)${path}`] : [])], { gitDir });
   return Number.parseInt(stdout.toString('utf8'), 10) || 0;
 }
 

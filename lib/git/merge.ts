@@ -14,6 +14,11 @@ export interface MergeOptions {
   /** Message of the merge or squash commit. */
   message: string;
   committer: GitIdentity;
+  /**
+   * Author of a squash commit (GitHub: the pull request's author; the merger is the committer). The authors of the
+   * squashed commits other than this one are added as `Co-authored-by:` trailers. Defaults to the committer.
+   */
+  author?: GitIdentity;
 }
 
 /** Why a merge cannot be made: the service answers 405 for these, 409 for `base_moved`. */
@@ -64,6 +69,27 @@ async function replay(gitDir: string, onto: string, sha: string, committer: GitI
   return commitTree(gitDir, { tree: merged.tree, parents: [onto], message: commit.message, author: commit.author, committer });
 }
 
+/** The distinct authors (`Name <email>`, first seen first) of the commits `head` has and `base` has not. */
+async function squashedAuthors(gitDir: string, baseSha: string, headSha: string): Promise<Array<{ name: string; email: string }>> {
+  const { stdout } = await runGit(['log', '--reverse', '--no-merges', '--format=%an%x00%ae', `${baseSha}..${headSha}`], { gitDir });
+  const seen = new Map<string, { name: string; email: string }>();
+  for (const line of stdout.toString('utf8').split('\n')) {
+    const [name, email] = line.split('\0');
+    if (name === undefined || email === undefined || !email) continue;
+    if (!seen.has(email.toLowerCase())) seen.set(email.toLowerCase(), { name, email });
+  }
+  return [...seen.values()];
+}
+
+/** GitHub's squash message: the authors other than the commit's own as `Co-authored-by:` trailers after a blank line. */
+function withCoAuthors(message: string, authors: Array<{ name: string; email: string }>, author: GitIdentity): string {
+  const present = new Set([...message.matchAll(/^Co-authored-by:.*<([^>]*)>\s*$/gim)].map((m) => m[1]!.toLowerCase()));
+  const trailers = authors
+    .filter((a) => a.email.toLowerCase() !== author.email.toLowerCase() && !present.has(a.email.toLowerCase()))
+    .map((a) => `Co-authored-by: ${a.name} <${a.email}>`);
+  return trailers.length === 0 ? message : `${message.replace(/\n+$/, '')}\n\n${trailers.join('\n')}\n`;
+}
+
 /** A merge made and the base moved: the new tip and what the move brought, for its push event. */
 export interface MergeResult {
   sha: string;
@@ -112,15 +138,18 @@ export async function merge(
   } else {
     // A merge commit comes on top of the pull request's commits; a squash stands alone.
     const pulled = options.method === 'merge' ? described(inputs.headCommits()).then((theirs) => theirs.slice(1 - MAX_PUSH_COMMITS)) : Promise.resolve([]);
-    const parents = options.method === 'squash' ? [baseSha] : [baseSha, options.headSha];
+    const squash = options.method === 'squash';
+    const parents = squash ? [baseSha] : [baseSha, options.headSha];
+    const author = squash ? (options.author ?? committer) : committer;
+    const message = squash ? withCoAuthors(options.message, await squashedAuthors(gitDir, baseSha, options.headSha), author) : options.message;
     const commitMerged = async (fresh: boolean) => {
       const merged = await inputs.mergedTree(fresh);
       if ('conflicts' in merged) throw new MergeRefusedError('conflict', `merge conflict in ${merged.conflicts.join(', ')}`);
-      return { tree: merged.tree, sha: await commitTree(gitDir, { tree: merged.tree, parents, message: options.message, author: committer }) };
+      return { tree: merged.tree, sha: await commitTree(gitDir, { tree: merged.tree, parents, message, author, committer }) };
     };
     const { tree, sha: made } = await commitMerged(false).catch((error: unknown) => (error instanceof GitObjectError ? commitMerged(true) : Promise.reject(error)));
     sha = made;
-    const own = described(madeCommit(gitDir, { sha, tree, message: options.message, author: committer, committer }, options.method === 'squash' ? baseSha : undefined).then((commit) => [commit]));
+    const own = described(madeCommit(gitDir, { sha, tree, message, author, committer }, squash ? baseSha : undefined).then((commit) => [commit]));
     commits = Promise.all([pulled, own]).then(([theirs, ours]) => [...theirs, ...ours]);
   }
   try {

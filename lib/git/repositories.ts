@@ -12,6 +12,7 @@ import { Maintenance } from './maintenance.js';
 import { isSafeBranchName, normaliseTreePath, repositoryPath } from './names.js';
 import { newCommits, pushedRef, type PushedCommit, type PushedRef } from './push-commits.js';
 import { HookChannel } from './push/channel.js';
+import { readCommit, type CommitObject } from './objects.js';
 import { ReceiveSessions, type RefCheck } from './push/session.js';
 import { RefCache, type RefChange } from './refs.js';
 import { folderBytes, watchFolderSize } from './size-watch.js';
@@ -454,6 +455,11 @@ export class GitRepositories {
     const exists = (await this.#verifyCommit(gitDir, sha)) === sha;
     if (exists) this.#refs.rememberCommit(gitDir, sha);
     return exists;
+  }
+
+  /** The commit object of a full commit id, or undefined. */
+  async readCommit(owner: string, name: string, sha: string): Promise<CommitObject | undefined> {
+    return readCommit(await this.#existing(owner, name), sha);
   }
 
   /** The commit a branch, tag or full commit id names (branches first, as git does), or undefined. */

@@ -6,6 +6,7 @@ import type { PullCommentRow, PullRow } from '../store/queries/pulls.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { countToggles } from '../store/queries/toggles.js';
 import { userByName, usersByNames, type UserRow } from '../store/queries/users.js';
+import { collaboratorsAmong } from '../store/queries/collaborators.js';
 import type { ChangedFile } from '../git/diff.js';
 import type { CommitIdentity, CommitObject } from '../git/objects.js';
 import { githubTime } from './time.js';
@@ -16,13 +17,33 @@ import type {
   GitHubGitActor,
   GitHubGitCommit,
   GitHubParentRef,
+  GitHubAuthorAssociation,
   GitHubBranchRef, GitHubComment, GitHubIssue, GitHubLabel, GitHubPullRequest, GitHubRepository, GitHubUser } from './types.js';
 
 /** What shaping reads besides the rows it is given: accounts by name, and the repository's own shape. */
 interface ShapeReads {
   user(username: string | null): GitHubUser | null;
   repository(): GitHubRepository;
+  association(username: string | null): GitHubAuthorAssociation;
 }
+
+/** What GitHub's `author_association` says of an account: the owner, a collaborator, or neither. */
+function associationOf(repo: RepositoryRow, username: string | null, collaborates: (lowerName: string) => boolean): GitHubAuthorAssociation {
+  if (!username) return 'NONE';
+  if (username.toLowerCase() === repo.owner_name.toLowerCase()) return 'OWNER';
+  return collaborates(username.toLowerCase()) ? 'COLLABORATOR' : 'NONE';
+}
+
+/**
+ * An object's node id in GitHub's legacy form (base64 of `0<length of type>:<type><id>`, e.g. `MDQ6VXNlcjE=` for
+ * user 1): opaque, stable, and distinct per kind of object.
+ */
+export function nodeId(type: 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'IssueComment' | 'Label', id: number): string {
+  return Buffer.from(`0${type.length}:${type}${id}`).toString('base64');
+}
+
+/** What repohost does not keep yet (assignees, milestones, locks), as GitHub shows an issue without them. */
+const UNASSIGNED = { assignee: null, assignees: [], milestone: null, locked: false, active_lock_reason: null } as const satisfies Partial<GitHubIssue>;
 
 /** Where the GitHub-compatible API lives: the `url` fields of GitHub's objects point there. */
 export const GITHUB_API_PREFIX = '/api/v3';
@@ -44,12 +65,24 @@ export class GitHubShapes {
   }
 
   user(user: UserRow): GitHubUser {
+    const url = this.api(`/users/${user.username}`);
     return {
       login: user.username,
       id: user.id,
+      node_id: nodeId('User', user.id),
       avatar_url: this.avatarUrl(user),
+      gravatar_id: '',
       html_url: `${this.baseUrl()}/${user.username}`,
-      url: this.api(`/users/${user.username}`),
+      url,
+      followers_url: `${url}/followers`,
+      following_url: `${url}/following{/other_user}`,
+      gists_url: `${url}/gists{/gist_id}`,
+      starred_url: `${url}/starred{/owner}{/repo}`,
+      subscriptions_url: `${url}/subscriptions`,
+      organizations_url: `${url}/orgs`,
+      repos_url: `${url}/repos`,
+      events_url: `${url}/events{/privacy}`,
+      received_events_url: `${url}/received_events`,
       type: 'User',
       site_admin: user.is_admin === 1,
       ...(user.full_name ? { name: user.full_name } : {}),
@@ -59,14 +92,21 @@ export class GitHubShapes {
   /** Reads for one object: each account and the repository's shape when it is needed. */
   private reads(db: ReadTx, repo: RepositoryRow): ShapeReads {
     let repository: GitHubRepository | undefined;
-    return { user: (username) => this.userNamed(db, username), repository: () => (repository ??= this.repository(db, repo)) };
+    return {
+      user: (username) => this.userNamed(db, username),
+      repository: () => (repository ??= this.repository(db, repo)),
+      association: (username) => associationOf(repo, username, (name) => collaboratorsAmong(db, repo.id, [name]).has(name)),
+    };
   }
 
   /** Reads for a page of objects: every account they name in one query, the repository's shape once. */
   private pageReads(db: ReadTx, repo: RepositoryRow, usernames: ReadonlyArray<string | null>): ShapeReads {
-    const users = usersByNames(db, usernames.filter((username): username is string => !!username));
+    const named = usernames.filter((username): username is string => !!username);
+    const users = usersByNames(db, named);
+    let collaborators: Set<string> | undefined;
     let repository: GitHubRepository | undefined;
     return {
+      association: (username) => associationOf(repo, username, (name) => (collaborators ??= collaboratorsAmong(db, repo.id, named)).has(name)),
       user: (username) => {
         const row = username ? users.get(username.toLowerCase()) : undefined;
         return row ? this.user(row) : null;
@@ -103,8 +143,10 @@ export class GitHubShapes {
   repository(db: ReadTx, repo: RepositoryRow, permissions?: GitHubRepository['permissions']): GitHubRepository {
     const fullName = `${repo.owner_name}/${repo.name}`;
     const owner = userByName(db, repo.owner_name)!;
+    const url = this.api(`/repos/${fullName}`);
     return {
       id: repo.id,
+      node_id: nodeId('Repository', repo.id),
       name: repo.name,
       full_name: fullName,
       private: repo.is_private === 1,
@@ -113,8 +155,30 @@ export class GitHubShapes {
       html_url: `${this.baseUrl()}/${fullName}`,
       description: repo.description || null,
       fork: false,
-      url: this.api(`/repos/${fullName}`),
+      url,
       clone_url: `${this.baseUrl()}/${fullName}.git`,
+      git_url: `${this.baseUrl()}/${fullName}.git`,
+      svn_url: `${this.baseUrl()}/${fullName}`,
+      branches_url: `${url}/branches{/branch}`,
+      collaborators_url: `${url}/collaborators{/collaborator}`,
+      comments_url: `${url}/comments{/number}`,
+      commits_url: `${url}/commits{/sha}`,
+      compare_url: `${url}/compare/{base}...{head}`,
+      contents_url: `${url}/contents/{+path}`,
+      events_url: `${url}/events`,
+      git_commits_url: `${url}/git/commits{/sha}`,
+      git_refs_url: `${url}/git/refs{/sha}`,
+      git_tags_url: `${url}/git/tags{/sha}`,
+      hooks_url: `${url}/hooks`,
+      issue_comment_url: `${url}/issues/comments{/number}`,
+      issues_url: `${url}/issues{/number}`,
+      labels_url: `${url}/labels{/name}`,
+      pulls_url: `${url}/pulls{/number}`,
+      stargazers_url: `${url}/stargazers`,
+      statuses_url: `${url}/statuses/{sha}`,
+      subscribers_url: `${url}/subscribers`,
+      tags_url: `${url}/tags`,
+      trees_url: `${url}/git/trees{/sha}`,
       default_branch: repo.default_branch,
       created_at: githubTime(repo.created_at),
       updated_at: githubTime(repo.updated_at),
@@ -125,29 +189,46 @@ export class GitHubShapes {
     };
   }
 
-  label(label: LabelRow): GitHubLabel {
-    return { id: label.id, name: label.name, color: label.color.replace(/^#/, ''), description: label.description || null, default: false };
+  label(repo: RepositoryRow, label: LabelRow): GitHubLabel {
+    return {
+      id: label.id,
+      node_id: nodeId('Label', label.id),
+      url: this.api(`/repos/${repo.owner_name}/${repo.name}/labels/${encodeURIComponent(label.name)}`),
+      name: label.name,
+      color: label.color.replace(/^#/, ''),
+      description: label.description || null,
+      default: false,
+    };
   }
 
   issue(db: ReadTx, repo: RepositoryRow, issue: IssueRow, reads: ShapeReads = this.reads(db, repo)): GitHubIssue {
     const path = `/repos/${repo.owner_name}/${repo.name}`;
     return {
       id: issue.id,
+      node_id: nodeId('Issue', issue.id),
       number: issue.number,
       title: issue.title,
       body: issue.body || null,
       state: issue.status === 'closed' ? 'closed' : 'open',
       state_reason: issue.state_reason,
       user: reads.user(issue.author)!,
-      labels: issue.labels.map((label) => this.label(label)),
+      labels: issue.labels.map((label) => this.label(repo, label)),
+      ...UNASSIGNED,
+      author_association: reads.association(issue.author),
       comments: issue.comments,
       html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/issues/${issue.number}`,
-      url: this.api(`${path}/issues/${issue.number}`),
-      repository_url: this.api(path),
+      ...this.issueUrls(repo, issue.number),
       created_at: githubTime(issue.created_at),
       updated_at: githubTime(issue.updated_at),
       closed_at: githubTime(issue.closed_at),
     };
+  }
+
+  /** The URL fields of an issue (or of a pull request as an issue). */
+  private issueUrls(repo: RepositoryRow, number: number): Pick<GitHubIssue, 'url' | 'repository_url' | 'labels_url' | 'comments_url' | 'events_url'> {
+    const repository = this.api(`/repos/${repo.owner_name}/${repo.name}`);
+    const url = `${repository}/issues/${number}`;
+    return { url, repository_url: repository, labels_url: `${url}/labels{/name}`, comments_url: `${url}/comments`, events_url: `${url}/events` };
   }
 
   /** A pull request as the issue GitHub's `issue_comment` event carries for it. */
@@ -155,16 +236,18 @@ export class GitHubShapes {
     const shaped = this.pull(db, repo, pull, reads);
     return {
       id: pull.id,
+      node_id: nodeId('Issue', pull.id),
       number: pull.number,
       title: pull.title,
       body: shaped.body,
       state: shaped.state,
       user: shaped.user,
       labels: [],
+      ...UNASSIGNED,
+      author_association: shaped.author_association,
       comments: pull.comments,
       html_url: shaped.html_url,
-      url: shaped.issue_url,
-      repository_url: this.api(`/repos/${repo.owner_name}/${repo.name}`),
+      ...this.issueUrls(repo, pull.number),
       created_at: githubTime(pull.created_at),
       updated_at: githubTime(pull.updated_at),
       closed_at: githubTime(pull.closed_at),
@@ -176,8 +259,10 @@ export class GitHubShapes {
     const repository = reads.repository();
     const html = `${this.baseUrl()}/${repo.owner_name}/${repo.name}/pulls/${pull.number}`;
     const branch = (ref: string, sha: string): GitHubBranchRef => ({ label: `${repo.owner_name}:${ref}`, ref, sha, user: repository.owner, repo: repository });
+    const url = this.api(`/repos/${repo.owner_name}/${repo.name}/pulls/${pull.number}`);
     return {
       id: pull.id,
+      node_id: nodeId('PullRequest', pull.id),
       number: pull.number,
       state: pull.status === 'open' ? 'open' : 'closed',
       title: pull.title,
@@ -189,13 +274,24 @@ export class GitHubShapes {
       merged_at: githubTime(pull.merged_at),
       merged_by: reads.user(pull.merged_by),
       merge_commit_sha: pull.merge_commit_sha,
+      mergeable_state: 'unknown',
+      labels: [],
+      ...UNASSIGNED,
+      requested_reviewers: [],
+      requested_teams: [],
+      author_association: reads.association(pull.author),
       draft: false,
       comments: pull.comments,
       html_url: html,
-      url: this.api(`/repos/${repo.owner_name}/${repo.name}/pulls/${pull.number}`),
+      url,
       diff_url: `${html}.diff`,
       patch_url: `${html}.patch`,
       issue_url: this.api(`/repos/${repo.owner_name}/${repo.name}/issues/${pull.number}`),
+      commits_url: `${url}/commits`,
+      review_comments_url: `${url}/comments`,
+      review_comment_url: this.api(`/repos/${repo.owner_name}/${repo.name}/pulls/comments{/number}`),
+      comments_url: this.api(`/repos/${repo.owner_name}/${repo.name}/issues/${pull.number}/comments`),
+      statuses_url: this.api(`/repos/${repo.owner_name}/${repo.name}/statuses/${pull.head_sha}`),
       created_at: githubTime(pull.created_at),
       updated_at: githubTime(pull.updated_at),
       closed_at: githubTime(pull.closed_at),
@@ -212,8 +308,10 @@ export class GitHubShapes {
     const issuePath = `/repos/${repo.owner_name}/${repo.name}/issues/${number}`;
     return {
       id: comment.id,
+      node_id: nodeId('IssueComment', comment.id),
       body: 'body' in comment ? comment.body : comment.text,
       user: reads.user(comment.author)!,
+      author_association: reads.association(comment.author),
       html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/issues/${number}#issuecomment-${comment.id}`,
       url: this.api(`/repos/${repo.owner_name}/${repo.name}/issues/comments/${comment.id}`),
       issue_url: this.api(issuePath),

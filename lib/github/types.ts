@@ -1,11 +1,23 @@
 /**
- * GitHub's REST objects as repohost fills them: the fields consumers of GitHub's webhooks and API read. Fields GitHub
- * has and repohost cannot fill honestly (node ids, app installations) are left out rather than faked.
+ * GitHub's REST objects as repohost fills them: the fields consumers of GitHub's webhooks and API read, with the URL
+ * fields clients follow pointing at this host. Node ids are opaque, stable ids in GitHub's legacy form (there is no
+ * GraphQL API to use them with). Fields repohost cannot fill honestly (app installations) are left out.
  */
 
 export interface GitHubUser {
   login: string;
   id: number;
+  node_id: string;
+  gravatar_id: '';
+  followers_url: string;
+  following_url: string;
+  gists_url: string;
+  starred_url: string;
+  subscriptions_url: string;
+  organizations_url: string;
+  repos_url: string;
+  events_url: string;
+  received_events_url: string;
   avatar_url: string;
   html_url: string;
   url: string;
@@ -16,6 +28,7 @@ export interface GitHubUser {
 
 export interface GitHubRepository {
   id: number;
+  node_id: string;
   name: string;
   full_name: string;
   private: boolean;
@@ -26,6 +39,28 @@ export interface GitHubRepository {
   fork: false;
   url: string;
   clone_url: string;
+  git_url: string;
+  svn_url: string;
+  branches_url: string;
+  collaborators_url: string;
+  comments_url: string;
+  commits_url: string;
+  compare_url: string;
+  contents_url: string;
+  events_url: string;
+  git_commits_url: string;
+  git_refs_url: string;
+  git_tags_url: string;
+  hooks_url: string;
+  issue_comment_url: string;
+  issues_url: string;
+  labels_url: string;
+  pulls_url: string;
+  stargazers_url: string;
+  statuses_url: string;
+  subscribers_url: string;
+  tags_url: string;
+  trees_url: string;
   default_branch: string;
   created_at: string;
   updated_at: string;
@@ -36,8 +71,13 @@ export interface GitHubRepository {
   permissions?: { admin: boolean; push: boolean; pull: boolean };
 }
 
+/** How the author of an issue, pull request or comment relates to the repository. */
+export type GitHubAuthorAssociation = 'OWNER' | 'COLLABORATOR' | 'NONE';
+
 export interface GitHubLabel {
   id: number;
+  node_id: string;
+  url: string;
   name: string;
   color: string;
   description: string | null;
@@ -46,6 +86,7 @@ export interface GitHubLabel {
 
 export interface GitHubIssue {
   id: number;
+  node_id: string;
   number: number;
   title: string;
   body: string | null;
@@ -54,10 +95,20 @@ export interface GitHubIssue {
   state_reason?: string | null;
   user: GitHubUser;
   labels: GitHubLabel[];
+  /** repohost keeps no assignees, milestones or locks yet: always empty, null and unlocked. */
+  assignee: null;
+  assignees: [];
+  milestone: null;
+  locked: false;
+  active_lock_reason: null;
+  author_association: GitHubAuthorAssociation;
   comments: number;
   html_url: string;
   url: string;
   repository_url: string;
+  labels_url: string;
+  comments_url: string;
+  events_url: string;
   created_at: string;
   updated_at: string;
   closed_at: string | null;
@@ -75,6 +126,7 @@ export interface GitHubBranchRef {
 
 export interface GitHubPullRequest {
   id: number;
+  node_id: string;
   number: number;
   state: 'open' | 'closed';
   title: string;
@@ -86,6 +138,17 @@ export interface GitHubPullRequest {
   merged_at: string | null;
   merged_by: GitHubUser | null;
   merge_commit_sha: string | null;
+  /** `unknown` until mergeability is asked (a single pull request's answer computes it). */
+  mergeable_state: 'unknown' | 'clean' | 'dirty';
+  labels: [];
+  assignee: null;
+  assignees: [];
+  requested_reviewers: [];
+  requested_teams: [];
+  milestone: null;
+  locked: false;
+  active_lock_reason: null;
+  author_association: GitHubAuthorAssociation;
   draft: false;
   comments: number;
   html_url: string;
@@ -93,6 +156,11 @@ export interface GitHubPullRequest {
   diff_url: string;
   patch_url: string;
   issue_url: string;
+  commits_url: string;
+  review_comments_url: string;
+  review_comment_url: string;
+  comments_url: string;
+  statuses_url: string;
   created_at: string;
   updated_at: string;
   closed_at: string | null;
@@ -100,8 +168,10 @@ export interface GitHubPullRequest {
 
 export interface GitHubComment {
   id: number;
+  node_id: string;
   body: string;
   user: GitHubUser;
+  author_association: GitHubAuthorAssociation;
   html_url: string;
   url: string;
   issue_url: string;

@@ -6,8 +6,6 @@ import { currentUser } from './auth.js';
 import { RequestForgeryGuard } from './csrf.js';
 import { compression } from './compression.js';
 import { htmlHeaders } from './html-response.js';
-import { errorView, notFoundView } from './pages/views.js';
-import { mountAssetRoutes } from './assets/index.js';
 import { mountAvatarRoutes } from './routes/api/avatar.js';
 import { mountBranchProtectionRoutes } from './routes/api/branch-protections.js';
 import { mountCiRoutes } from './routes/api/ci.js';
@@ -20,15 +18,8 @@ import { mountStatusRoutes } from './routes/api/statuses.js';
 import { mountHookRoutes } from './routes/api/hooks.js';
 import { mountTreeRoutes } from './routes/api/tree.js';
 import { mountUserRoutes } from './routes/api/users.js';
-import { githubErrorResponse, isGitHubApiPath } from '../github/api/http.js';
-import { mountGitHubApi } from '../github/api/index.js';
 import { mountGitRoutes } from './routes/git.js';
-import { mountCodePages } from './routes/pages/code.js';
-import { mountWebRoutes } from './routes/web.js';
-import { mountIssuePages } from './routes/pages/issues.js';
-import { mountPullPages } from './routes/pages/pulls.js';
-import { mountSettingsPages } from './routes/pages/settings.js';
-import { mountAccountPages } from './routes/pages/account.js';
+import { RESERVED_USERNAMES } from '../services/names.js';
 
 export interface ErrorBody {
   success: false;
@@ -52,15 +43,70 @@ function wantsHtml(event: H3Event): boolean {
   return !event.url.pathname.startsWith('/api/') && (event.req.headers.get('accept') ?? '').includes('text/html');
 }
 
+/** The GitHub-compatible API's prefix (github/api/http.ts: GITHUB_API_PREFIX, not imported: it loads on demand). */
+const GITHUB_API_PREFIX = '/api/v3';
+const isGitHubApiPath = (path: string) => path === GITHUB_API_PREFIX || path.startsWith(`${GITHUB_API_PREFIX}/`);
+/** Paths only the routes mounted at once answer: the spec API, avatars and git smart HTTP. */
+const EAGER_PREFIX = /^\/(?:api\/v1|avatars)\//;
+const GIT_PATH = /^\/([^/]+)\/[^/]+\/(?:info\/refs|git-upload-pack|git-receive-pack)$/;
+
 /** Builds the h3 app of one host: JSON API, web forms and pages, git smart HTTP. */
 export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   const forgery = new RequestForgeryGuard();
+  let lazyMounted: Promise<void> | undefined;
+  let lazyDone = false;
+  // Loaded when a request first needs them (issue 23): the GitHub-compatible API, the web pages and forms with their
+  // assets (markdown-it and the page views). A host that only serves git and the spec API never loads them
+  // (test/package/lazy-modules.test.ts). They are mounted on this same app, in the order they were mounted in before,
+  // so routes answer exactly as if they had been there from the start.
+  const mountLazy = () =>
+    (lazyMounted ??= (async () => {
+      const [github, web, code, issues, pulls, settings, account, assets] = await Promise.all([
+        import('../github/api/index.js'),
+        import('./routes/web.js'),
+        import('./routes/pages/code.js'),
+        import('./routes/pages/issues.js'),
+        import('./routes/pages/pulls.js'),
+        import('./routes/pages/settings.js'),
+        import('./routes/pages/account.js'),
+        import('./assets/index.js'),
+      ]);
+      github.mountGitHubApi(app, ctx, log);
+      assets.mountAssetRoutes(app);
+      web.mountWebRoutes(app, ctx, forgery);
+      code.mountCodePages(app, ctx, forgery);
+      issues.mountIssuePages(app, ctx, forgery);
+      pulls.mountPullPages(app, ctx, forgery);
+      settings.mountSettingsPages(app, ctx, forgery);
+      account.mountAccountPages(app, ctx, forgery);
+      lazyDone = true;
+    })().catch((error: unknown) => {
+      lazyMounted = undefined;
+      throw error;
+    }));
+  /**
+   * Whether a request is answered by the routes mounted at once, whatever the lazy ones would add: a spec API,
+   * avatar or git path that one of them matches. h3's router prefers static segments to parameters, and no lazy route
+   * starts with `/api/v1/` or `/avatars/`; a lazy route can only beat a git route (`/:owner/:repo/info/refs`) through a
+   * static first segment, which is a reserved user name, so git paths under those load the lazy groups first.
+   */
+  const answeredEagerly = (event: H3Event) => {
+    const path = event.url.pathname;
+    const git = GIT_PATH.exec(path);
+    if (!EAGER_PREFIX.test(path) && !(git && !RESERVED_USERNAMES.has(git[1]!.toLowerCase()))) return false;
+    return app['~findRoute'](event) !== undefined;
+  };
   const app = new H3({
     // h3 would print every thrown service error (a 404 is one) with its stack; onError logs the real failures.
     silent: true,
+    // Before the route is looked up: mounts the lazy groups when this request may be theirs.
+    onRequest: (event) => {
+      if (lazyDone || answeredEagerly(event)) return;
+      return mountLazy();
+    },
     onError: async (error, event) => {
       // /api/v3 speaks GitHub's error shape, also for what fails before its routes run.
-      if (isGitHubApiPath(event)) return githubErrorResponse(error, event, log);
+      if (isGitHubApiPath(event.url.pathname)) return (await import('../github/api/http.js')).githubErrorResponse(error, event, log);
       const { status, body } = errorResponse(error);
       // Expected refusals (a RepoHostError, 503s for a busy host included) are answers, not failures to log.
       if (status >= 500 && !isRepoHostError(error.cause)) log(`repohost: ${event.req.method} ${event.url.pathname} failed: ${(error.cause as Error)?.stack ?? error.stack}`);
@@ -69,6 +115,7 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
       const retryAfter = retryAfterOf(error);
       if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
       if (wantsHtml(event)) {
+        const { errorView, notFoundView } = await import('./pages/views.js');
         const viewer = await currentUser(ctx, event).catch(() => undefined);
         const pageUser = viewer && { username: viewer.username, csrf: forgery.tokenOf(event) };
         // A private repository's 404 and an unknown one's are the same page.
@@ -102,14 +149,7 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   mountStatusRoutes(app, ctx);
   mountBranchProtectionRoutes(app, ctx);
   mountHookRoutes(app, ctx);
-  mountGitHubApi(app, ctx, log);
   mountGitRoutes(app, ctx);
-  mountAssetRoutes(app);
-  mountWebRoutes(app, ctx, forgery);
-  mountCodePages(app, ctx, forgery);
-  mountIssuePages(app, ctx, forgery);
-  mountPullPages(app, ctx, forgery);
-  mountSettingsPages(app, ctx, forgery);
-  mountAccountPages(app, ctx, forgery);
+  // The GitHub API, the assets and the pages: see mountLazy above.
   return app;
 }

@@ -1,8 +1,8 @@
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
+import type { Socket } from 'node:net';
 import type { H3, NodeHandler } from 'h3';
 import { toNodeHandler } from 'h3/node';
-import { listen, type Listener } from 'listhen';
 
 /** The port asked for is taken: repohost never quietly serves on another one. */
 export class PortInUseError extends Error {
@@ -21,26 +21,60 @@ const CLOSE_GRACE_MS = 30_000;
  * false (start-up failed), they are answered 503.
  */
 export function nodeHandlerOf(app: H3, ready: Promise<boolean>): NodeHandler {
-  return heldUntil(ready, keepRequestSocket(withReasonPhrase(toNodeHandler(app))));
+  return heldUntil(ready, withReasonPhrase(toNodeHandler(app)));
 }
 
-/** Listens on exactly the requested port: listhen would quietly pick another one when it is busy. */
+/** A listening HTTP server of one host. */
+export interface Listener {
+  readonly server: Server;
+  readonly address: { readonly port: number };
+  /**
+   * Stops accepting and resolves once every connection has ended: idle keep-alive connections are ended at once,
+   * the others as soon as their response is finished (what listhen's http-shutdown did before, issue 23).
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Listens on exactly the requested port (a busy one is `PortInUseError`, never another port), with a plain
+ * `node:http` server: listhen cost 78 ms of every start (issue 23) for what is only a `listen` here.
+ */
 export async function listenStrict(handler: NodeHandler, port: number, hostname: string): Promise<Listener> {
-  const listener = await listen(handler as Parameters<typeof listen>[0], {
-    port,
-    hostname,
-    showURL: false,
-    isTest: true,
-    autoClose: false,
-    open: false,
-    clipboard: false,
-    qr: false,
+  let closing: Promise<void> | undefined;
+  const server = createHttpServer((req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    if (closing) res.shouldKeepAlive = false;
+    res.once('finish', () => {
+      if (closing) endSocket(socket);
+    });
+    return (handler as RequestListener)(req, res);
   });
-  if (port !== 0 && listener.address.port !== port) {
-    await listener.close();
-    throw new PortInUseError(port);
-  }
-  return listener;
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? new PortInUseError(port) : error);
+    server.once('error', onError);
+    server.listen({ port, host: hostname }, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('repohost: the server has no TCP address');
+  return {
+    server,
+    address: { port: address.port },
+    close: () =>
+      (closing ??= new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeIdleConnections();
+      })),
+  };
+}
+
+/** Ends a connection once what was written to it has gone out. */
+function endSocket(socket: Socket): void {
+  socket.end();
+  if (socket.writableFinished) socket.destroy();
+  else socket.once('finish', () => socket.destroy());
 }
 
 /**
@@ -97,22 +131,6 @@ function withReasonPhrase(handler: NodeHandler): NodeHandler {
       if (rest[0] === '' && typeof statusCode === 'number') rest[0] = STATUS_CODES[statusCode] ?? 'unknown';
       return writeHead.call(this, statusCode, ...rest);
     };
-    return handler(req, res);
-  };
-}
-
-/**
- * listhen's graceful shutdown (http-shutdown) sets `req.socket._isIdle` when each response finishes. Node clears
- * `req.socket` when a request stream is destroyed through `pipeline` or a web-stream cancel (a handler that stops
- * reading a body it refuses, git fed a corrupt body), and that hook then throws outside any handler, which would
- * end the process. Put the socket back before the hook runs.
- */
-function keepRequestSocket(handler: NodeHandler): NodeHandler {
-  return (req, res) => {
-    const socket = req.socket;
-    res.prependOnceListener('finish', () => {
-      if (!req.socket) (req as { socket: typeof socket }).socket = socket;
-    });
     return handler(req, res);
   };
 }

@@ -2,6 +2,7 @@ import { seedRepository } from '../admin/seed.js';
 import type { Fixtures } from '../harness/fixtures.js';
 import { loadFixtures, type FixtureResult } from '../harness/load.js';
 import type { AppContext } from '../context.js';
+import type { RateLimitSimulation } from '../github/rate-limit.js';
 import { tokenSummary } from './credentials.js';
 import type { RepositorySummary } from './repos.js';
 import type { UserSummary } from './users.js';
@@ -65,10 +66,19 @@ export interface AdminOperations {
    * checking all of them: a FixtureError naming every bad path, and nothing written, when any is wrong.
    */
   load(fixtures: Fixtures): Promise<FixtureResult>;
+  /**
+   * Makes `/api/v3` answer as a rate-limited GitHub until called again without arguments (harnesses testing back-off):
+   * GitHub's headers count down from `remaining`, then every request gets its 403 until `resetAt`; with `secondary`,
+   * every request gets the 403 of a secondary limit with `retry-after`.
+   */
+  simulateRateLimit(simulation?: RateLimitSimulation): void;
 }
 
 export function createAdminOperations(ctx: AppContext): AdminOperations {
   return {
+    simulateRateLimit(simulation) {
+      ctx.githubRateLimits.simulate(simulation);
+    },
     async createUser(input) {
       const user = await ctx.users.register({
         username: input.username,

@@ -70,9 +70,10 @@ export class CiService {
     const sha = values.commit_hash.toLowerCase();
     const onCommit = atLeast(level, 'write') && FULL_SHA.test(sha) && (await this.git.commitExists(repo.owner_name, repo.name, sha));
     const now = this.now();
+    const commit = onCommit ? await this.statuses.commitForEvent(repo, sha) : undefined;
     return writeToRepository(this.store, repo, (tx) => {
       const run = recordCiReport(tx, report, now);
-      if (onCommit) this.statuses.record(tx, { repoId: repo.id, sha, ...statusOfReport(values.run_id, values.status), targetUrl: null, creatorId: viewer?.id ?? null, now });
+      if (onCommit) this.statuses.record(tx, { repoId: repo.id, sha, ...statusOfReport(values.run_id, values.status), targetUrl: null, creatorId: viewer?.id ?? null, now }, commit);
       return run;
     });
   }

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import type { ChangedFile, CommitSummary } from '../git/diff.js';
 import type { MergeMethod, MergeOptions, MergeResult } from '../git/merge.js';
 import type { RefChange } from '../git/refs.js';
+import type { CommitObject } from '../git/objects.js';
 import type { PushedRef } from '../git/push-commits.js';
 
 export type { ChangedFile, CommitSummary, FileEntry, MergeMethod, MergeOptions, MergeResult, PushedRef, RefChange };
@@ -52,4 +53,6 @@ export interface StatusGit {
   commitExists(owner: string, name: string, sha: string): Promise<boolean>;
   /** The commit a branch, tag or commit id names, or undefined. */
   resolveCommit(owner: string, name: string, ref: string): Promise<string | undefined>;
+  /** The commit object of a full commit id, or undefined. */
+  readCommit(owner: string, name: string, sha: string): Promise<CommitObject | undefined>;
 }

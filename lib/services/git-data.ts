@@ -1,6 +1,6 @@
 import { conflict, invalid, notFound, tooLarge } from '../errors.js';
 import { EMPTY_TREE_ID, readDiff, type ChangedFile } from '../git/diff.js';
-import { countCommits, logCommits, mergeBase } from '../git/history.js';
+import { countCommits, logCommits, mergeBase, type CommitFilter } from '../git/history.js';
 import {
   buildTree,
   commitTree,
@@ -238,14 +238,15 @@ export class GitDataService {
   }
 
   /** Commits reachable from `ref` (default branch), optionally only those changing `path`, newest first. */
-  async history(repo: RepositoryRow, options: { ref?: string; path?: string }, page: PageWindow): Promise<{ items: CommitObject[]; total: number }> {
+  async history(repo: RepositoryRow, options: { ref?: string; path?: string; filter?: CommitFilter }, page: PageWindow): Promise<{ items: CommitObject[]; total: number }> {
     const gitDir = await this.dir(repo);
     const tips = await this.refsOf(repo);
     // An empty repository has no history: GitHub answers 409 there; an empty list says the same without failing.
     if (options.ref === undefined && !tips.has(`refs/heads/${repo.default_branch}`)) return { items: [], total: 0 };
     const sha = await this.resolve(repo, options.ref ?? repo.default_branch);
     const path = options.path ? treePath(options.path) : undefined;
-    const [items, total] = await Promise.all([logCommits(gitDir, sha, { skip: page.offset, max: page.limit, path }), countCommits(gitDir, sha, path)]);
+    const filter = options.filter ?? {};
+    const [items, total] = await Promise.all([logCommits(gitDir, sha, { ...filter, skip: page.offset, max: page.limit, path }), countCommits(gitDir, sha, path, filter)]);
     return { items, total };
   }
 

@@ -1,7 +1,9 @@
 import { conflict, invalid, notFound } from '../errors.js';
 import { writeToRepository } from './repository-write.js';
 import type { Store, WriteTx } from '../store/database.js';
-import { issueRecord } from '../store/queries/issues.js';
+import { issueInRepository, issueRecord } from '../store/queries/issues.js';
+import type { UserRow } from '../store/queries/users.js';
+import type { EventRecorder } from '../events/index.js';
 import {
   addIssueLabel,
   clearIssueLabels,
@@ -10,6 +12,7 @@ import {
   insertLabel,
   labelById,
   labelByName,
+  labelsOfIssues,
   labelsOfRepository,
   removeIssueLabel,
   touchIssueForLabels,
@@ -51,6 +54,7 @@ export class LabelService {
   constructor(
     private readonly store: Store,
     private readonly now: () => string,
+    private readonly events: EventRecorder,
   ) {}
 
   list(repo: RepositoryRow, page: PageWindow): { items: LabelRow[]; total: number } {
@@ -116,9 +120,14 @@ export class LabelService {
         if (!label) throw invalid(`label '${name}' does not exist`);
         return label;
       });
+      const before = labelsOfIssues(tx, [issue.id]).get(issue.id) ?? [];
       if (replace) clearIssueLabels(tx, issue.id);
       for (const label of labels) addIssueLabel(tx, issue.id, label.id);
       touchIssueForLabels(tx, issue.id, now);
+      const after = labelsOfIssues(tx, [issue.id]).get(issue.id) ?? [];
+      const missingFrom = (list: readonly LabelRow[]) => (label: LabelRow) => !list.some((other) => other.id === label.id);
+      for (const label of before.filter(missingFrom(after))) this.recordLabelEvent(tx, repo, viewer!, issue.id, 'unlabeled', label);
+      for (const label of after.filter(missingFrom(before))) this.recordLabelEvent(tx, repo, viewer!, issue.id, 'labeled', label);
     });
   }
 
@@ -130,7 +139,17 @@ export class LabelService {
       const label = labelByName(tx, repo.id, name);
       if (!label || !removeIssueLabel(tx, issue.id, label.id)) throw notFound('Label not found on this issue');
       touchIssueForLabels(tx, issue.id, now);
+      this.recordLabelEvent(tx, repo, viewer!, issue.id, 'unlabeled', label);
     });
+  }
+
+  /** GitHub's `issues` event `labeled` / `unlabeled`, one per label, with the issue as it is after the change. */
+  private recordLabelEvent(tx: WriteTx, repo: RepositoryRow, sender: UserRow, issueId: number, action: 'labeled' | 'unlabeled', label: LabelRow): void {
+    this.events.record(tx, repo, sender, 'issues', (current) => ({
+      action,
+      issue: this.events.github.issue(tx, current, issueInRepository(tx, repo.id, issueId)!),
+      label: this.events.github.label(current, label),
+    }));
   }
 
   private get(repo: RepositoryRow, id: number): LabelRow {

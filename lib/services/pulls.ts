@@ -20,13 +20,14 @@ import {
   updateComment,
   updatePull,
   type PullCommentRow,
+  type PullBranches,
   type PullListStatus,
   type PullRow,
 } from '../store/queries/pulls.js';
 import { branchTip, deleteBranch, repositoryById, takeNextNumber, upsertBranch, type RepositoryRow } from '../store/queries/repositories.js';
 import { NOTHING_PUSHED, type EditChanges, type EventRecorder, type IssueCommentEvent, type PullRequestEvent } from '../events/index.js';
 import type { StatusState } from '../store/queries/commit-statuses.js';
-import type { UserRow } from '../store/queries/users.js';
+import { userById, type UserRow } from '../store/queries/users.js';
 import type { ChangedFile, CommitSummary, MergeMethod, MergeResult, PullGit, RefChange } from './git-backend.js';
 import { pushRefusal } from '../git/push-rules.js';
 import { deleteRefIntent } from '../store/queries/refs.js';
@@ -116,14 +117,20 @@ export class PullService {
 
   private readonly pending = new Set<Promise<unknown>>();
 
-  list(repo: RepositoryRow, status: PullListStatus, page: PageWindow): { items: PullRow[]; total: number } {
-    return { items: pullsOfRepository(this.store, repo.id, status, page), total: countPulls(this.store, repo.id, status) };
+  list(repo: RepositoryRow, status: PullListStatus, page: PageWindow, branches: PullBranches = {}): { items: PullRow[]; total: number } {
+    return { items: pullsOfRepository(this.store, repo.id, status, page, branches), total: countPulls(this.store, repo.id, status, branches) };
   }
 
   get(repo: RepositoryRow, id: number): PullRow {
     const pull = Number.isSafeInteger(id) ? pullInRepository(this.store, repo.id, id) : undefined;
     if (!pull) throw notFound('Pull request not found');
     return pull;
+  }
+
+  /** The pull request author as a commit author (their noreply address, as for the merges they make). */
+  private authorIdentity(pull: PullRow, date: string): { name: string; email: string; date: string } | undefined {
+    const author = userById(this.store, pull.author_id);
+    return author ? { name: author.full_name || author.username, email: this.committerEmail(author), date } : undefined;
   }
 
   /** The pull request numbered `number` in the repository (a number may instead name an issue: undefined then). */
@@ -289,6 +296,8 @@ export class PullService {
         method,
         message: `${title || defaultTitle}\n\n${message || (method === 'squash' ? '' : pull.title)}`.trim() + '\n',
         committer: identity,
+        // GitHub credits a squash to the pull request's author; the merger is its committer.
+        author: method === 'squash' ? this.authorIdentity(pull, now) ?? identity : identity,
       });
     } catch (error) {
       // The base moves last in a merge, only if everything before succeeded: a failed merge moved nothing.

@@ -15,6 +15,7 @@ import { userById } from '../store/queries/users.js';
 import type { EventRecorder } from '../events/index.js';
 import { githubTime } from '../github/time.js';
 import type { StatusGit } from './git-backend.js';
+import type { CommitObject } from '../git/objects.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import { requireAccess, type Viewer } from './permissions.js';
 import { optionalText } from './text-fields.js';
@@ -76,13 +77,23 @@ export class CommitStatusService {
     const targetUrl = parseTargetUrl(input.target_url);
     if (!FULL_SHA.test(sha) || !(await this.git.commitExists(repo.owner_name, repo.name, sha))) throw notFound('Commit not found');
     const now = this.now();
+    const commit = await this.commitForEvent(repo, sha);
     return writeToRepository(this.store, repo, (tx) =>
-      this.record(tx, { repoId: repo.id, sha, state: state as StatusState, context, description, targetUrl, creatorId: viewer!.id, now }),
+      this.record(tx, { repoId: repo.id, sha, state: state as StatusState, context, description, targetUrl, creatorId: viewer!.id, now }, commit),
     );
   }
 
-  /** Records inside a caller's write (the CI callback), with its `status` event; the per-context bound holds there too. */
-  record(tx: WriteTx, status: Parameters<typeof insertCommitStatus>[1]): CommitStatusRow {
+  /** The commit a `status` event carries, read (before the write) only when a hook or a listener will hear it. */
+  async commitForEvent(repo: RepositoryRow, sha: string): Promise<CommitObject | undefined> {
+    if (!this.events.anyoneHears(this.store, repo.id, ['status'])) return undefined;
+    return this.git.readCommit(repo.owner_name, repo.name, sha).catch(() => undefined);
+  }
+
+  /**
+   * Records inside a caller's write (the CI callback), with its `status` event (carrying `commit` as GitHub's does,
+   * when given); the per-context bound holds there too.
+   */
+  record(tx: WriteTx, status: Parameters<typeof insertCommitStatus>[1], commit?: CommitObject): CommitStatusRow {
     if (countStatusesOfContext(tx, status.repoId, status.sha, status.context) >= MAX_PER_CONTEXT) {
       throw invalid(`a commit has at most ${MAX_PER_CONTEXT} statuses per context`);
     }
@@ -98,6 +109,7 @@ export class CommitStatusService {
       description: row.description || null,
       target_url: row.target_url,
       branches: branchesAt(tx, status.repoId, row.sha).map((name) => ({ name, commit: { sha: row.sha } })),
+      ...(commit ? { commit: this.events.github.commit(tx, repo, commit) } : {}),
       created_at: githubTime(row.created_at),
       updated_at: githubTime(row.updated_at),
     }));

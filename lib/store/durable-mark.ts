@@ -26,11 +26,15 @@ export class DurableMark {
   #waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
   #writing: Promise<void> | undefined;
 
-  private constructor(private readonly file: FileHandle) {}
+  private constructor(
+    private readonly file: FileHandle,
+    private readonly sync: boolean,
+  ) {}
 
-  static async open(path: string): Promise<DurableMark> {
+  /** `sync` false (a ':memory:' database, removed on close): the mark is written but never fsync'd. */
+  static async open(path: string, sync = true): Promise<DurableMark> {
     // Read-write without append mode: each mark overwrites the one before in place (one small write).
-    return new DurableMark(await open(path, constants.O_RDWR | constants.O_CREAT, 0o644));
+    return new DurableMark(await open(path, constants.O_RDWR | constants.O_CREAT, 0o644), sync);
   }
 
   /** The mark on disk, or undefined when there is none or it was itself torn (then it says nothing). */
@@ -71,7 +75,7 @@ export class DurableMark {
         record.writeUInt32LE(crc32(record.subarray(8, SIZE)), 4);
         try {
           await this.file.write(record, 0, SIZE, 0);
-          await this.file.datasync();
+          if (this.sync) await this.file.datasync();
           for (const waiter of waiters) waiter.resolve();
         } catch (error) {
           for (const waiter of waiters) waiter.reject(error);

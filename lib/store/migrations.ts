@@ -1,4 +1,5 @@
 import type { Store } from './database.js';
+import { FRESH_SCHEMA, FRESH_SCHEMA_VERSION } from './fresh-schema.js';
 
 /**
  * Triggers that keep `list_counts` (per repository, kind and status) in step with `table`, then the counts of the
@@ -375,6 +376,14 @@ export async function runMigrations(store: Store): Promise<void> {
   let current = exists ? (store.get<{ version: number }>('SELECT version FROM schema_version')?.version ?? 0) : 0;
   if (current > SCHEMA_VERSION) {
     throw new Error(`the database has schema version ${current}, newer than this repohost (${SCHEMA_VERSION}); upgrade repohost`);
+  }
+  if (current === 0 && !exists && FRESH_SCHEMA_VERSION === SCHEMA_VERSION) {
+    // A fresh database: the newest schema in one transaction, not every step replayed (issue 23).
+    await store.write((tx) => {
+      for (const statement of FRESH_SCHEMA) tx.run(statement);
+      tx.run('INSERT INTO schema_version (version) VALUES (?)', [SCHEMA_VERSION]);
+    });
+    return;
   }
   for (const migration of MIGRATIONS) {
     if (migration.version <= current) continue;

@@ -204,8 +204,11 @@ export class WriteLog {
     this.durableBytes = size;
   }
 
-  /** Opens (creating if needed) for appending, first cutting the file to `validBytes` to drop a torn tail. */
-  static async open(path: string, validBytes?: number): Promise<WriteLog> {
+  /**
+   * Opens (creating if needed) for appending, first cutting the file to `validBytes` to drop a torn tail. `sync`
+   * false (a ':memory:' database) skips the fsyncs, and the log's own (`syncToDisk`).
+   */
+  static async open(path: string, validBytes?: number, sync = true): Promise<WriteLog> {
     let file: FileHandle;
     let created = true;
     try {
@@ -217,13 +220,15 @@ export class WriteLog {
     }
     try {
       // A new file's name must be durable before records in it are acknowledged.
-      if (created) await fsyncDir(dirname(path));
+      if (created && sync) await fsyncDir(dirname(path));
       const { size } = await file.stat();
       if (validBytes !== undefined && validBytes < size) {
         await file.truncate(validBytes);
-        await file.sync();
+        if (sync) await file.sync();
       }
-      return new WriteLog(path, file, Math.min(size, validBytes ?? size));
+      const log = new WriteLog(path, file, Math.min(size, validBytes ?? size));
+      log.syncToDisk = sync;
+      return log;
     } catch (error) {
       await file.close();
       throw error;

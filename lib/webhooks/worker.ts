@@ -8,8 +8,15 @@ import {
   type DeliveryRow,
   type HookRow,
 } from '../store/queries/webhooks.js';
-import { deliveryRequest } from './request.js';
-import { postWebhook, type SendResult } from './send.js';
+import type { SendResult } from './send.js';
+
+/** What sends a delivery (node:https, DNS checks), loaded by the first delivery rather than by every host (issue 23). */
+let sending: Promise<[typeof import('./request.js'), typeof import('./send.js')]> | undefined;
+const loadSending = () =>
+  (sending ??= Promise.all([import('./request.js'), import('./send.js')]).catch((error: unknown) => {
+    sending = undefined;
+    throw error;
+  }));
 
 export interface DeliveryPolicy {
   /** Time limit of one attempt. */
@@ -119,6 +126,9 @@ export class DeliveryWorker {
 
   async #drain(hookId: number): Promise<void> {
     const signal = AbortSignal.any([this.#stop.signal, this.#generation.signal]);
+    const modules = await loadSending().catch(() => undefined);
+    if (!modules) return this.#wakeAt(hookId, Date.now() + STORE_RETRY_MS);
+    const [{ deliveryRequest }, { postWebhook }] = modules;
     while (!signal.aborted) {
       let delivery: DeliveryRow | undefined;
       let hook: HookRow | undefined;

@@ -172,16 +172,24 @@ describe('pull requests that merge (issue 8)', () => {
       expectError(await http(`${url}/pulls/${pull.id}/merge`, { headers: bearer(writer.token), json: {} }), 405, 'already merged');
     });
 
-    it('squash: one new commit with one parent and the tree of the merge', async () => {
+    it('squash: one new commit with one parent and the tree of the merge, authored by the pull request author and committed by the merger (GitHub)', async () => {
       const { name, clone, url, base } = await prepared();
-      const pull = await openPull(url);
+      const pull = await openPull(url, 'topic', 'main', writer);
       const merged = await http(`${url}/pulls/${pull.id}/merge`, { headers: bearer(owner.token), json: { method: 'squash', title: 'Squashed topic', message: 'All of it' } });
       expect(merged.status).toBe(200);
       const history = await freshHistory(name);
-      const merger = 'owner <owner@users.noreply.repohost>';
-      expect(history[0]).toMatchObject({ sha: merged.json.sha, parents: [base], subject: 'Squashed topic', author: merger, committer: merger });
+      expect(history[0]).toMatchObject({
+        sha: merged.json.sha,
+        parents: [base],
+        subject: 'Squashed topic',
+        author: 'writer <writer@users.noreply.repohost>',
+        committer: 'owner <owner@users.noreply.repohost>',
+      });
       await clone.git('fetch', '-q', 'origin');
       expect(await clone.git('ls-tree', '-r', '--name-only', 'origin/main')).toBe(['README.md', 'a.txt', 'b.txt', 'c.txt', 'gone.txt', 'old-name.txt', 'src/keep.txt'].join('\n'));
+      // The squashed commits' author (Dev, not the pull request's author) is kept as a co-author trailer, once.
+      expect(await clone.git('log', '-1', '--format=%B', 'origin/main')).toBe('Squashed topic\n\nAll of it\n\nCo-authored-by: Dev <dev@example.com>');
+      expect(await clone.git('log', '-1', '--format=%(trailers:key=Co-authored-by,valueonly)', 'origin/main')).toBe('Dev <dev@example.com>');
     });
 
     it('a merge commits the tree found for mergeability, and runs merge-tree again when that tree was pruned', async () => {

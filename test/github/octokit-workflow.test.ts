@@ -19,7 +19,7 @@ describe('the GitHub-compatible API driven by the real @octokit/rest', () => {
   const repo = 'bot-target';
 
   beforeAll(async () => {
-    host = await startHost({ allowLocalNetwork: true, webhookRetryDelayMs: 50 });
+    host = await startHost({ allowLocalNetwork: true, webhookRetryDelayMs: 50, webhookMaxAttempts: 5 });
     receiver = await HookReceiver.start();
     await host.admin.createUser({ username: owner, email: 'alice@example.com', password: 'password123', fullName: 'Alice Liddell' });
     token = await host.admin.createToken(owner, 'bot');

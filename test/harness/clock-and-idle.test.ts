@@ -18,7 +18,7 @@ describe('a controllable clock and waiting for effects', () => {
   beforeAll(async () => {
     dir = await tempDir();
     receiver = await HookReceiver.start();
-    host = await startHost({ now: () => clock, fixtures: sampleFixtures(), allowLocalNetwork: true, webhookRetryDelayMs: 20 });
+    host = await startHost({ now: () => clock, fixtures: sampleFixtures(), allowLocalNetwork: true, webhookRetryDelayMs: 20, webhookMaxAttempts: 5 });
   });
   afterAll(async () => {
     await host?.close();

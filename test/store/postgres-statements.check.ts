@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FRESH_SCHEMA } from '../../lib/store/fresh-schema.js';
 import { MIGRATIONS } from '../../lib/store/migrations.js';
 import { freshPostgresSchema, POSTGRES_MIGRATIONS, SCHEMA_VERSION_TABLE } from '../../lib/store/postgres/migrations.js';
 import { toPostgresPlaceholders } from '../../lib/store/postgres/placeholders.js';
@@ -22,8 +23,11 @@ const ENGINE_OWN: ReadonlyArray<[RegExp, string]> = [
   [/\brepohost_meta\b/, 'snapshot bookkeeping of the write log'],
 ];
 
-/** SQLite's schema steps: PostgreSQL gets its own (lib/store/postgres/migrations.ts), checked below against them. */
-const SQLITE_MIGRATION_TEXT = new Set<string>([SCHEMA_VERSION_TABLE, ...MIGRATIONS.flatMap((migration) => migration.statements)]);
+/**
+ * SQLite's schema steps, and the fresh schema made of them (lib/store/fresh-schema.ts): PostgreSQL gets its own
+ * (lib/store/postgres/migrations.ts), checked below against them.
+ */
+const SQLITE_MIGRATION_TEXT = new Set<string>([SCHEMA_VERSION_TABLE, ...MIGRATIONS.flatMap((migration) => migration.statements), ...FRESH_SCHEMA]);
 
 interface Captured {
   sql: string;

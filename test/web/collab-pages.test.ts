@@ -261,6 +261,10 @@ describe('collaboration pages in headless Chromium', () => {
       await page.click('#merge-box button:has-text("Merge pull request")');
       await page.waitForURL(`${host.url}/olive/garden/pulls/${number}`);
       expect(await page.textContent('.merge-box')).toContain('merged');
+      // GitHub's line under the title once merged (issue 21), no longer "wants to merge".
+      const line = (await page.textContent('.item-heading + p'))!.replace(/\s+/g, ' ');
+      expect(line).toMatch(/olive merged 2 commits into main from \S+ ·/);
+      expect(line).not.toContain('wants to merge');
     };
 
     const fast = await open('fast', 'Fast change');
@@ -336,9 +340,9 @@ describe('collaboration pages in headless Chromium', () => {
     await page.waitForURL(/\/pulls\/\d+$/);
     clashNumber = Number(/(\d+)$/.exec(page.url())![1]);
     expect(await page.textContent('#merge-box')).toContain('cannot be merged automatically');
-    const [response] = await Promise.all([page.waitForResponse((answer) => answer.url().endsWith('/merge')), page.click('#merge-box button:has-text("Merge pull request")')]);
-    expect(response.status()).toBe(405);
-    expect(await page.textContent('[role=alert]')).toContain('conflict in shared.txt');
+    // The button says why it cannot merge instead of answering with a refusal (issue 21).
+    expect(await page.isDisabled('#merge-box button:has-text("Merge pull request")')).toBe(true);
+    expect(await page.textContent('#merge-blocked')).toContain('conflicts with main');
     // Closed and reopened from the page.
     await page.click('main button:has-text("Close pull request")');
     await page.waitForURL(`${host.url}/olive/garden/pulls/${clashNumber}`);
@@ -444,7 +448,10 @@ describe('collaboration pages in headless Chromium', () => {
       await expect.poll(async () => (await page.reload(), await page.textContent('table.deliveries')), { timeout: 10_000 }).toContain('OK');
       await inspect(page, 'settings-hook');
       await page.click('table.deliveries button:has-text("Redeliver")');
-      await page.waitForURL(/\?saved=1$/);
+      // A redelivery saves nothing: the page says what happened, not "Saved." (issue 21).
+      await page.waitForURL(/\?saved=redelivered$/);
+      expect(await page.textContent('[role=status]')).toContain('Delivery sent again');
+      expect(await page.textContent('main')).not.toContain('Saved.');
       await receiver.waitForEvent('ping', 2);
       expect(await page.textContent('table.deliveries')).toContain('(redelivery)');
       expect(receiver.ofEvent('ping')[1]!.headers['x-github-delivery']).toBe(receiver.ofEvent('ping')[0]!.headers['x-github-delivery']);
@@ -479,9 +486,8 @@ describe('collaboration pages in headless Chromium', () => {
       const pull = await http(`${host.url}/api/v1/repos/olive/shed/pulls`, { headers: bearer(olive.token), json: { title: 'Needs checks', head: 'feature', base: 'main' } });
       await page.goto(`${host.url}/olive/shed/pulls/${pull.json.number}`);
       expect(await page.textContent('#merge-box')).toContain('ci/test');
-      const [refusedMerge] = await Promise.all([page.waitForResponse((answer) => answer.url().endsWith('/merge')), page.click('#merge-box button:has-text("Merge pull request")')]);
-      expect(refusedMerge.status()).toBe(405);
-      expect(await page.textContent('[role=alert]')).toContain('required status checks have not passed: ci/test (missing)');
+      expect(await page.isDisabled('#merge-box button:has-text("Merge pull request")')).toBe(true);
+      expect(await page.textContent('#merge-blocked')).toContain('required check ci/test (missing) must pass');
       // Once CI reports success, the list shows it and the same merge goes through.
       const posted = await http(`${host.url}/api/v1/repos/olive/shed/statuses/${pull.json.head_sha}`, { headers: bearer(olive.token), json: { state: 'success', context: 'ci/test' } });
       expect(posted.status).toBe(200);

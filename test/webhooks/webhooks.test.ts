@@ -47,7 +47,7 @@ describe('webhooks', () => {
   };
 
   beforeAll(async () => {
-    host = await startHost({ allowLocalNetwork: true, webhookRetryDelayMs: 50, webhookTimeoutMs: 700 });
+    host = await startHost({ allowLocalNetwork: true, webhookRetryDelayMs: 50, webhookTimeoutMs: 700, webhookMaxAttempts: 5 });
     owner = await newUser(host, 'owner');
     writer = await newUser(host, 'writer');
     await newRepo(host, owner, 'hooked');
@@ -187,6 +187,8 @@ describe('webhooks', () => {
 
     const status = await during('status', () => http(`${api()}/statuses/${topic}`, { headers: bearer(writer.token), json: { state: 'success', context: 'ci/build', description: 'green', target_url: 'https://ci.example.com/1' } }));
     expect(status.json).toMatchObject({ sha: topic, state: 'success', context: 'ci/build', description: 'green', target_url: 'https://ci.example.com/1', name: 'owner/hooked', branches: [{ name: 'topic', commit: { sha: topic } }], sender: { login: 'writer' } });
+    // The commit as GitHub's status event carries it (issue 20).
+    expect(status.json.commit).toMatchObject({ sha: topic, url: `${host.url}/api/v3/repos/owner/hooked/commits/${topic}`, commit: { tree: { sha: expect.stringMatching(/^[0-9a-f]{40}$/) } } });
 
     const pullComment = await during('issue_comment', () => http(`${api()}/pulls/${pullId}/comments`, { headers: bearer(owner.token), json: { text: 'Nice' } }));
     expect(pullComment.json).toMatchObject({ action: 'created', issue: { number: pullOpened.json.number, pull_request: { merged_at: null } }, comment: { body: 'Nice' } });

@@ -1,9 +1,10 @@
-import type { H3 } from 'h3';
+import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { pathParam, queryString } from '../../http/validate.js';
 import { pageOf } from '../../http/pagination.js';
-import { githubPage } from './http.js';
+import { diffResponse, githubPage, requestedDiff, validationFailed } from './http.js';
+import type { CommitFilter } from '../../git/history.js';
 import { apiUrl, REPO, repoOf, shapesOf } from './lookup.js';
 
 /** Files per page of one commit's answer: 300 unless `per_page` asks for fewer (GitHub's page of a commit's files). */
@@ -16,7 +17,9 @@ export function mountCommits(app: H3, ctx: AppContext): void {
   app.get(`${REPO}/commits`, async (event) => {
     const repo = await repoOf(ctx, event);
     const page = githubPage(ctx, event);
-    const { items, total } = await ctx.gitData.history(repo, { ref: queryString(event, 'sha') || undefined, path: queryString(event, 'path') || undefined }, page);
+    const filter = commitFilter(ctx, event);
+    if (filter === 'nobody') return page.respond(0, []);
+    const { items, total } = await ctx.gitData.history(repo, { ref: queryString(event, 'sha') || undefined, path: queryString(event, 'path') || undefined, filter }, page);
     return page.respond(total, items.map((commit) => shapes.commit(ctx.store, repo, commit)));
   });
 
@@ -25,6 +28,12 @@ export function mountCommits(app: H3, ctx: AppContext): void {
   // and the only changes are to the file listing." `per_page` (at most 300) sizes the pages of files.
   app.get(`${REPO}/commits/:ref`, async (event) => {
     const repo = await repoOf(ctx, event);
+    const kind = requestedDiff(event);
+    if (kind) {
+      const commit = await ctx.git.browse.commit(repo.owner_name, repo.name, (await ctx.gitData.commitWithFiles(repo, pathParam(event, 'ref'))).commit.id);
+      if (!commit) throw notFound();
+      return diffResponse(kind, await ctx.git.browse.streamCommit(repo.owner_name, repo.name, commit, kind));
+    }
     const page = pageOf(ctx, event, 'per_page', COMMIT_FILE_PAGES);
     const { commit, files, totalFiles } = await ctx.gitData.commitWithFiles(repo, pathParam(event, 'ref'), page);
     return shapes.commit(ctx.store, repo, commit, page.respond(totalFiles, files));
@@ -36,6 +45,9 @@ export function mountCommits(app: H3, ctx: AppContext): void {
     const match = /^(.+?)\.{2,3}(.+)$/.exec(pathParam(event, 'spec'));
     if (!match) throw notFound();
     const comparison = await ctx.gitData.compare(repo, match[1]!, match[2]!);
+    // As on GitHub: what head brings since the merge base (the diff), or head's commits base lacks (the patch).
+    const kind = requestedDiff(event);
+    if (kind) return diffResponse(kind, await ctx.git.diffStream(repo.owner_name, repo.name, comparison.base.id, comparison.head.id, kind));
     return {
       url: apiUrl(ctx, repo, `/compare/${match[1]}...${match[2]}`),
       html_url: `${ctx.baseUrl()}/${repo.owner_name}/${repo.name}/compare/${match[1]}...${match[2]}`,
@@ -49,4 +61,29 @@ export function mountCommits(app: H3, ctx: AppContext): void {
       files: comparison.files.map((file) => shapes.file(file)),
     };
   });
+}
+
+/**
+ * GitHub's `since`, `until` (ISO 8601, by commit date) and `author` (a username: the account's address and the address
+ * its commits here carry; or an address) filters of the commit list. An unknown username is an author of nothing.
+ */
+function commitFilter(ctx: AppContext, event: H3Event): CommitFilter | 'nobody' {
+  const filter: CommitFilter = {};
+  for (const name of ['since', 'until'] as const) {
+    const value = queryString(event, name);
+    if (!value) continue;
+    const time = Date.parse(value);
+    if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(time)) throw validationFailed({ resource: 'Commit', field: name, code: 'invalid' });
+    filter[name] = new Date(time).toISOString();
+  }
+  const author = queryString(event, 'author');
+  if (author) {
+    if (author.includes('@')) filter.authors = [author];
+    else {
+      const user = ctx.users.byName(author);
+      if (!user) return 'nobody';
+      filter.authors = [user.email, `${user.username}@${ctx.options.noreplyEmailDomain}`];
+    }
+  }
+  return filter;
 }

@@ -1,12 +1,14 @@
 import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../../context.js';
-import { getRouterParam } from 'h3';
+import { getRequestHeader, getRouterParam, HTTPResponse } from 'h3';
 import { notFound } from '../../errors.js';
 import { queryString } from '../../http/validate.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { identityField } from './git-data.js';
 import { created, readJson, validationFailed } from './http.js';
 import { REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
+
+const RAW_MEDIA_TYPE = /application\/vnd\.github(?:\.v3)?\.raw/;
 
 /** The file path of `/contents/<path>` ('' for the top folder), decoded once. */
 function contentPath(event: H3Event): string {
@@ -26,6 +28,14 @@ export function mountContents(app: H3, ctx: AppContext): void {
     const repo = await repoOf(ctx, event);
     const ref = queryString(event, 'ref') || repo.default_branch;
     const found = await ctx.gitData.contents(repo, path, ref);
+    // `application/vnd.github.raw` (or `.v3.raw`, as Octokit's mediaType.format sends it): a file's own bytes, streamed
+    // from git whatever its size (Probot's context.config() reads `.github/*.yml` so); a folder is listed as JSON.
+    if ('file' in found && found.file.type === 'file' && RAW_MEDIA_TYPE.test(getRequestHeader(event, 'accept') ?? '')) {
+      const body = await ctx.git.browse.streamBlob(repo.owner_name, repo.name, found.file.sha);
+      return new HTTPResponse(body as unknown as BodyInit, {
+        headers: { 'content-type': 'application/vnd.github.raw; charset=utf-8', 'content-length': String(found.file.size), 'x-content-type-options': 'nosniff' },
+      });
+    }
     // A folder lists its first 1,000 entries and no more, as GitHub's does ("If the directory has more than 1,000
     // files, only the first 1,000 are returned"): no pages, `per_page` means nothing here; the git trees API has all.
     if ('folder' in found) return found.folder.map((entry) => shapes.content(repo, entry, ref));

@@ -8,6 +8,7 @@ import { readLimitedText, type FormFields } from '../../http/validate.js';
 import { pageOf, type Page } from '../../http/pagination.js';
 import { RefUpdateRefused } from '../../services/ref-updates.js';
 import { GITHUB_API_PREFIX } from '../shapes.js';
+import { GitHubRateLimits, type RateLimit } from '../rate-limit.js';
 
 /** Where GitHub's error bodies point; the REST reference is the contract this API follows. */
 export const DOCUMENTATION_URL = 'https://docs.github.com/rest';
@@ -108,15 +109,15 @@ export function githubError(error: unknown, path: string): { status: number; bod
 /** The answer for any path or method of /api/v3 that no route serves: a 404 naming it, as the issue asks. */
 export function notImplemented(event: H3Event): Response {
   const path = event.url.pathname.slice(GITHUB_API_PREFIX.length) || '/';
-  return githubJson(404, { message: `Not Found: repohost does not implement ${event.req.method} ${path}`, documentation_url: DOCUMENTATION_URL });
+  return githubJson(404, { message: `Not Found: repohost does not implement ${event.req.method} ${path}`, documentation_url: DOCUMENTATION_URL }, {}, event);
 }
 
 /**
  * A JSON answer built here rather than by a route (errors, the 404 of what is not implemented). h3 adds no headers set
  * on the event to an error response, so it carries GitHub's headers itself.
  */
-function githubJson(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...githubHeaders(), ...headers } });
+function githubJson(status: number, body: unknown, headers: Record<string, string>, event: H3Event | undefined): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...githubHeaders(rateOf(event)), ...headers } });
 }
 
 /**
@@ -126,27 +127,16 @@ function githubJson(status: number, body: unknown, headers: Record<string, strin
 export function githubErrorResponse(error: unknown, event: H3Event, log: (message: string) => void): Response {
   const { status, body, retryAfter } = githubError(error, event.url.pathname);
   if (status >= 500) log(`repohost: ${event.req.method} ${event.url.pathname} failed: ${(error as Error)?.stack ?? String(error)}`);
-  return githubJson(status, body, { 'cache-control': 'no-store', ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }) });
+  return githubJson(status, body, { 'cache-control': 'no-store', ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }) }, event);
 }
 
 /** True for the paths the GitHub-compatible API answers (and shapes the errors of). */
 export const isGitHubApiPath = (event: H3Event) => event.url.pathname === GITHUB_API_PREFIX || event.url.pathname.startsWith(`${GITHUB_API_PREFIX}/`);
 
 const NOT_FOUND = Symbol.for('h3.notFound');
-/** The API does not limit requests; the headers say so with one generous, constant allowance. */
-const RATE_LIMIT = 1_000_000;
-
-/** One allowance as GitHub reports it (headers and `GET /rate_limit`). */
-export interface RateLimit {
-  limit: number;
-  remaining: number;
-  used: number;
-  reset: number;
-}
-
-/** The allowance as GitHub reports it (headers and `GET /rate_limit`): never used up, reset an hour from now. */
-export function rateLimit(): RateLimit {
-  return { limit: RATE_LIMIT, remaining: RATE_LIMIT, used: 0, reset: Math.ceil(Date.now() / 1000) + 3600 };
+/** The allowance of the request in hand, as the envelope counted it (unlimited before it did). */
+function rateOf(event: H3Event | undefined): RateLimit {
+  return (event?.context.githubRateLimit as RateLimit | undefined) ?? new GitHubRateLimits(() => new Date()).current();
 }
 
 /**
@@ -154,8 +144,7 @@ export function rateLimit(): RateLimit {
  * rate limit of the `core` resource. Clients that pace themselves (Octokit's throttling plugin, PyGithub's
  * `rate_limiting`, gh) read them from whatever answer they get.
  */
-export function githubHeaders(): Record<string, string> {
-  const rate = rateLimit();
+export function githubHeaders(rate: RateLimit): Record<string, string> {
   return {
     'x-github-media-type': 'github.v3; format=json',
     'x-ratelimit-limit': String(rate.limit),
@@ -171,11 +160,15 @@ export function githubHeaders(): Record<string, string> {
  * shape (the app's own handler keeps `/api/v1`'s), a 404 naming what is not implemented, and for JSON answers to GET
  * an ETag that `If-None-Match` turns into 304.
  */
-export function githubEnvelope(log: (message: string) => void): Middleware {
+export function githubEnvelope(limits: GitHubRateLimits, log: (message: string) => void): Middleware {
   return async (event, next) => {
     const headers = event.res.headers;
+    // Every request counts against a simulated limit but the one that asks about it (as on GitHub).
+    const refusal = event.url.pathname === `${GITHUB_API_PREFIX}/rate_limit` ? undefined : limits.take();
+    event.context.githubRateLimit = limits.current();
+    if (refusal) return githubJson(refusal.status, { message: refusal.message, documentation_url: refusal.documentationUrl }, refusal.headers, event);
     // On answers below 400 (h3 adds these to a Response a route returns); failures carry them from githubJson.
-    for (const [name, value] of Object.entries(githubHeaders())) headers.set(name, value);
+    for (const [name, value] of Object.entries(githubHeaders(rateOf(event)))) headers.set(name, value);
     // Paths of /api/v3 that only another part of the app matches (a web page's `/:owner/:repo`) are not this API's.
     const route = (event.context.matchedRoute as { route?: string } | undefined)?.route;
     if (route !== undefined && !route.startsWith(GITHUB_API_PREFIX)) return notImplemented(event);
@@ -257,3 +250,17 @@ export function created<T>(event: H3Event, body: T): T {
 }
 
 export const noContent = () => new Response(null, { status: 204 });
+
+/**
+ * The diff or patch an `Accept` header asks for (`application/vnd.github.diff`, or `.v3.diff` as Octokit's
+ * mediaType.format sends it; the same for patch), or undefined for JSON.
+ */
+export function requestedDiff(event: H3Event): 'diff' | 'patch' | undefined {
+  const accept = getRequestHeader(event, 'accept') ?? '';
+  return /application\/vnd\.github(?:\.v3)?\.diff/.test(accept) ? 'diff' : /application\/vnd\.github(?:\.v3)?\.patch/.test(accept) ? 'patch' : undefined;
+}
+
+/** A diff or patch streamed from git, in GitHub's media type. */
+export function diffResponse(kind: 'diff' | 'patch', body: import('node:stream').Readable): HTTPResponse {
+  return new HTTPResponse(body as unknown as BodyInit, { headers: { 'content-type': `application/vnd.github.${kind}; charset=utf-8`, 'x-content-type-options': 'nosniff' } });
+}

@@ -20,7 +20,7 @@ import { V3 } from './lookup.js';
  * GitHub's field names and shapes, GitHub's errors. Anything else under /api/v3 is a 404 naming what is missing.
  */
 export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) => void): void {
-  app.use(`${V3}/**`, githubEnvelope(log));
+  app.use(`${V3}/**`, githubEnvelope(ctx.githubRateLimits, log));
   mountMeta(app, ctx);
   mountUsers(app, ctx);
   mountRepos(app, ctx);

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { pathParam, queryString } from '../../http/validate.js';
 import { parseIssueFilter, type Conversation } from '../../services/issues.js';
+import type { IssueFilter } from '../../store/queries/issues.js';
 import { parseLabelNames } from '../../services/labels.js';
 import { atLeast } from '../../services/permissions.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
@@ -27,7 +28,7 @@ export function mountIssues(app: H3, ctx: AppContext): void {
 
   app.get(`${REPO}/issues`, async (event) => {
     const repo = await repoOf(ctx, event);
-    const filter = parseIssueFilter({ status: queryString(event, 'state'), labels: queryString(event, 'labels'), sort: queryString(event, 'sort'), direction: queryString(event, 'direction') });
+    const filter = { ...parseIssueFilter({ status: queryString(event, 'state'), labels: queryString(event, 'labels'), sort: queryString(event, 'sort'), direction: queryString(event, 'direction') }), ...githubFilters(ctx, event) };
     const page = githubPage(ctx, event);
     const { items, total } = ctx.issues.listWithPulls(repo, filter, page);
     return page.respond(total, shapes.conversations(ctx.store, repo, items));
@@ -113,7 +114,7 @@ export function mountIssues(app: H3, ctx: AppContext): void {
   // The labels of one issue: list, add (POST), set (PUT), remove one or all.
   const labelsNow = (repo: RepositoryRow, number: number) => {
     const conversation = conversationOf(ctx, repo, number);
-    return conversation.kind === 'issue' ? conversation.issue.labels.map((label) => shapes.label(label)) : [];
+    return conversation.kind === 'issue' ? conversation.issue.labels.map((label) => shapes.label(repo, label)) : [];
   };
   const issueForLabels = (repo: RepositoryRow, event: H3Event) => {
     const conversation = conversationOf(ctx, repo, numberParam(event));
@@ -179,4 +180,31 @@ function commentOf(ctx: AppContext, repo: RepositoryRow, event: H3Event): { conv
   const conversation: Conversation =
     owner.kind === 'issue' ? { kind: 'issue', issue: ctx.issues.get(repo, owner.id) } : { kind: 'pull', pull: ctx.pulls.get(repo, owner.id) };
   return { conversation, id };
+}
+
+/**
+ * GitHub's narrowing filters of the issue list: `creator`, `since`, and `assignee` / `milestone`, which no issue meets
+ * but their `none` (repohost keeps neither yet). `mentioned` is refused with 422 rather than silently ignored.
+ */
+function githubFilters(ctx: AppContext, event: H3Event): Pick<IssueFilter, 'creatorId' | 'since' | 'nothing'> {
+  if (queryString(event, 'mentioned')) throw unprocessable('repohost does not support the mentioned filter of the issue list');
+  const filter: Pick<IssueFilter, 'creatorId' | 'since' | 'nothing'> = {};
+  const creator = queryString(event, 'creator');
+  if (creator) {
+    const user = ctx.users.byName(creator);
+    if (user) filter.creatorId = user.id;
+    else filter.nothing = true;
+  }
+  const since = queryString(event, 'since');
+  if (since) {
+    const time = Date.parse(since);
+    if (!/^\d{4}-\d{2}-\d{2}/.test(since) || Number.isNaN(time)) throw validationFailed({ resource: 'Issue', field: 'since', code: 'invalid' });
+    filter.since = new Date(time).toISOString();
+  }
+  // Nothing is assigned and no milestone is set yet: `none` keeps every issue, anything else none.
+  for (const name of ['assignee', 'milestone']) {
+    const value = queryString(event, name);
+    if (value && value !== 'none') filter.nothing = true;
+  }
+  return filter;
 }

@@ -16,7 +16,7 @@ export function mountLabels(app: H3, ctx: AppContext): void {
     const repo = await repoOf(ctx, event);
     const page = githubPage(ctx, event);
     const { items, total } = ctx.labels.list(repo, page);
-    return page.respond(total, items.map((label) => shapes.label(label)));
+    return page.respond(total, items.map((label) => shapes.label(repo, label)));
   });
 
   app.post(`${REPO}/labels`, async (event) => {
@@ -25,10 +25,13 @@ export function mountLabels(app: H3, ctx: AppContext): void {
     if (body.name === undefined) throw validationFailed({ resource: 'Label', field: 'name', code: 'missing_field' });
     // GitHub's color is optional (a default grey); repohost's service needs one.
     const label = await conflictAs(() => ctx.labels.create(repo, user, { name: body.name, color: body.color ?? 'ededed', description: body.description ?? undefined }), labelExists);
-    return created(event, shapes.label(label));
+    return created(event, shapes.label(repo, label));
   });
 
-  app.get(LABEL, async (event) => shapes.label(ctx.labels.byName(await repoOf(ctx, event), pathParam(event, 'name'))));
+  app.get(LABEL, async (event) => {
+    const repo = await repoOf(ctx, event);
+    return shapes.label(repo, ctx.labels.byName(repo, pathParam(event, 'name')));
+  });
 
   app.patch(LABEL, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
@@ -36,7 +39,7 @@ export function mountLabels(app: H3, ctx: AppContext): void {
     const current = ctx.labels.byName(repo, pathParam(event, 'name'));
     const changes = { name: body.new_name ?? body.name ?? undefined, color: body.color ?? undefined, description: body.description ?? undefined };
     const label = await conflictAs(() => ctx.labels.update(repo, user, current.id, changes), labelExists);
-    return shapes.label(label);
+    return shapes.label(repo, label);
   });
 
   app.delete(LABEL, async (event) => {

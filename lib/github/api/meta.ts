@@ -1,7 +1,7 @@
 import { getRequestHeader, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../../context.js';
 import { currentUser } from '../../http/auth.js';
-import { GitHubApiError, rateLimit } from './http.js';
+import { GitHubApiError } from './http.js';
 import { V3 } from './lookup.js';
 
 /**
@@ -81,7 +81,7 @@ export function mountMeta(app: H3, ctx: AppContext): void {
   // Clients that pace themselves (Octokit's throttling plugin, CI tools) ask this before a burst of calls.
   app.get(`${V3}/rate_limit`, async (event) => {
     await refuseBadCredentials(ctx, event);
-    const core = rateLimit();
+    const core = ctx.githubRateLimits.current();
     return { resources: Object.fromEntries(RATE_LIMITED_RESOURCES.map((name) => [name, { ...core }])), rate: core };
   });
 }

@@ -1,15 +1,14 @@
-import { getRequestHeader, HTTPResponse, type H3 } from 'h3';
+import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../../context.js';
 import { queryString } from '../../http/validate.js';
 import { parsePullStatus } from '../../services/pulls.js';
-import type { PullRow } from '../../store/queries/pulls.js';
+import type { PullBranches, PullRow } from '../../store/queries/pulls.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { notFound } from '../../errors.js';
-import { conflictAs, created, githubPage, noContent, readJson, validationFailed } from './http.js';
+import { conflictAs, created, diffResponse, githubPage, noContent, readJson, requestedDiff, validationFailed } from './http.js';
 import { pullOf, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
 const PULL = `${REPO}/pulls/:number`;
-const DIFF_TYPES = { diff: 'application/vnd.github.diff', patch: 'application/vnd.github.patch' } as const;
 
 /** `owner:branch` (GitHub's cross-repository form) names a branch of this repository when the owner is its own. */
 function branchOf(repo: RepositoryRow, value: unknown): unknown {
@@ -21,16 +20,16 @@ function branchOf(repo: RepositoryRow, value: unknown): unknown {
 /** Pull requests: list, open, read (JSON, diff or patch), edit, merge, and their commits and files. */
 export function mountPulls(app: H3, ctx: AppContext): void {
   const shapes = shapesOf(ctx);
-  const pullShape = async (repo: RepositoryRow, pull: PullRow) => ({
-    ...shapes.pull(ctx.store, repo, pull),
-    mergeable: (await ctx.pulls.summary(repo, pull)).mergeable,
-  });
+  const pullShape = async (repo: RepositoryRow, pull: PullRow) => {
+    const { mergeable } = await ctx.pulls.summary(repo, pull);
+    return { ...shapes.pull(ctx.store, repo, pull), mergeable, mergeable_state: mergeable === true ? 'clean' : mergeable === false ? 'dirty' : 'unknown' };
+  };
 
   app.get(`${REPO}/pulls`, async (event) => {
     const repo = await repoOf(ctx, event);
     const page = githubPage(ctx, event);
     // GitHub's `closed` holds merged pull requests too, as the service's does.
-    const { items, total } = ctx.pulls.list(repo, parsePullStatus(queryString(event, 'state')), page);
+    const { items, total } = ctx.pulls.list(repo, parsePullStatus(queryString(event, 'state')), page, pullBranches(repo, event));
     return page.respond(total, shapes.pulls(ctx.store, repo, items));
   });
 
@@ -49,12 +48,9 @@ export function mountPulls(app: H3, ctx: AppContext): void {
   app.get(PULL, async (event) => {
     const repo = await repoOf(ctx, event);
     const pull = pullOf(ctx, repo, event);
-    const accept = getRequestHeader(event, 'accept') ?? '';
-    // `application/vnd.github.diff`, or `.v3.diff` as Octokit's mediaType.format sends it; the same for patch.
-    const kind = /application\/vnd\.github(?:\.v3)?\.diff/.test(accept) ? 'diff' : /application\/vnd\.github(?:\.v3)?\.patch/.test(accept) ? 'patch' : undefined;
+    const kind = requestedDiff(event);
     if (!kind) return pullShape(repo, pull);
-    const body = await ctx.pulls.diff(repo, pull.id, kind);
-    return new HTTPResponse(body as unknown as BodyInit, { headers: { 'content-type': `${DIFF_TYPES[kind]}; charset=utf-8`, 'x-content-type-options': 'nosniff' } });
+    return diffResponse(kind, await ctx.pulls.diff(repo, pull.id, kind));
   });
 
   app.patch(PULL, async (event) => {
@@ -96,4 +92,22 @@ export function mountPulls(app: H3, ctx: AppContext): void {
     const page = githubPage(ctx, event);
     return page.slice(await ctx.pulls.files(repo, pull.id)).map((file) => shapes.file(file));
   });
+}
+
+/**
+ * GitHub's `head` (`user:ref`, pull requests of that user's branch: here only the repository's owner has branches in
+ * it) and `base` filters of the pull request list. A head of another user matches nothing.
+ */
+function pullBranches(repo: RepositoryRow, event: H3Event): PullBranches {
+  const branches: PullBranches = {};
+  const head = queryString(event, 'head');
+  if (head) {
+    const colon = head.indexOf(':');
+    const user = colon >= 0 ? head.slice(0, colon) : repo.owner_name;
+    // A branch name never has a NUL: asking for one matches no pull request.
+    branches.head = user.toLowerCase() === repo.owner_name.toLowerCase() ? head.slice(colon + 1) : '\0';
+  }
+  const base = queryString(event, 'base');
+  if (base) branches.base = base;
+  return branches;
 }

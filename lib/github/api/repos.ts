@@ -129,6 +129,12 @@ function commitUrl(ctx: AppContext, repo: RepositoryRow, sha: string): string {
   return apiUrl(ctx, repo, `/commits/${sha}`);
 }
 
+/** A branch as GitHub lists it, with the URL of its protection (PyGithub's `get_protection()` follows it). */
 function branchSummary(ctx: AppContext, repo: RepositoryRow, name: string, sha: string) {
-  return { name, commit: { sha, url: commitUrl(ctx, repo, sha) }, protected: ctx.protection.ruleFor(repo, name) !== undefined };
+  return {
+    name,
+    commit: { sha, url: commitUrl(ctx, repo, sha) },
+    protected: ctx.protection.ruleFor(repo, name) !== undefined,
+    protection_url: apiUrl(ctx, repo, `/branches/${encodeURIComponent(name)}/protection`),
+  };
 }

@@ -16,6 +16,11 @@ button,.button{font:inherit;padding:.3rem .8rem;cursor:pointer;border:1px solid 
 .error{color:#a40e26;border:1px solid #cf222e;padding:.5rem}.notice{border:1px solid #1a7f37;padding:.5rem}
 code{background:#f6f8fa;padding:.1rem .3rem;overflow-wrap:anywhere}
 pre{background:#f6f8fa;padding:.75rem;white-space:pre-wrap;overflow-wrap:anywhere}
+pre code{padding:0;background:none}
+a code{text-decoration:inherit}
+.skip-link{position:absolute;left:.5rem;top:-3rem;z-index:100;background:#fff;color:#0550ae;padding:.4rem .8rem;border:2px solid #0550ae;border-radius:6px}
+.skip-link:focus{top:.5rem}
+main:focus{outline:none}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #d0d7de;padding:.3rem;text-align:left;vertical-align:top}
 .badge{display:inline-block;font-size:.75rem;font-weight:600;border:1px solid #57606a;color:#57606a;border-radius:2em;padding:0 .5em;vertical-align:middle}
 .muted{color:#57606a}.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
@@ -28,6 +33,9 @@ table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #d0d7de;
 .clone{display:flex;gap:.4rem;align-items:center;flex-wrap:wrap;max-width:100%}
 .switcher{position:relative}.switcher summary{cursor:pointer;list-style:none;border:1px solid #d0d7de;border-radius:6px;padding:.3rem .7rem;background:#f6f8fa}
 .switcher .menu-items{left:0;right:auto;max-height:20rem;overflow:auto}
+.switcher .menu-items ul{list-style:none;margin:0;padding:0}
+.switcher .menu-items li a{display:block;padding:.3rem .8rem;overflow-wrap:anywhere}
+table.branches td{overflow-wrap:anywhere}
 .switcher h2{font-size:.8rem;margin:.3rem .8rem;color:#57606a}
 .breadcrumbs{font-size:1.05rem;overflow-wrap:anywhere;margin:.5rem 0}
 .listing td.name{width:35%;overflow-wrap:anywhere}.listing td.msg{overflow-wrap:anywhere}.listing td.when{white-space:nowrap;text-align:right}
@@ -60,4 +68,7 @@ table.code tr.hunk td{background:#ddf4ff;color:#57606a}
 .profile{display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
 img.preview{max-width:100%;height:auto;display:block;margin:1rem auto}
 @media (max-width:40rem){body{padding:0 .6rem 2rem}.wide-only{display:none}.listing td.when{display:none}.listing td.name{width:auto}
-table.code{font-size:.8rem}}`;
+table.code{font-size:.8rem}
+table.branches thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+table.branches,table.branches tbody,table.branches tr,table.branches td{display:block;width:auto}
+table.branches tr{border-bottom:1px solid #d0d7de;padding:.3rem 0}table.branches td{border:0;padding:.1rem .3rem}}`;

@@ -1,6 +1,6 @@
 /**
  * The progressive-enhancement script of every page (served as /assets/site.js; pages work without it):
- * copy buttons, and the highlighted line range of a file view (`#L10` or `#L10-L20`, shift-click on a
+ * copy buttons, Escape closing menus, and the highlighted line range of a file view (`#L10` or `#L10-L20`, shift-click on a
  * line number extends the range).
  */
 export const SITE_JS = `(() => {
@@ -15,6 +15,17 @@ export const SITE_JS = `(() => {
       button.textContent = 'Copied';
       setTimeout(() => { button.textContent = label; }, 1500);
     }, () => {});
+  });
+
+  // Escape closes the open menu (a <details> disclosure: user menu, branch/tag switcher) and returns focus to it.
+  document.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape') return;
+    for (const menu of document.querySelectorAll('details.menu[open], details.switcher[open]')) {
+      const hadFocus = menu.contains(document.activeElement);
+      menu.removeAttribute('open');
+      const summary = menu.querySelector('summary');
+      if (hadFocus && summary) summary.focus();
+    }
   });
 
   const RANGE = /^#L(\\d+)(?:-L(\\d+))?$/;

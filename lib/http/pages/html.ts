@@ -71,6 +71,6 @@ export function page(title: string, user: PageUser | undefined, body: SafeHtml):
     : html`<a href="/explore">Explore</a><a href="/login">Sign in</a><a href="/register">Register</a>`;
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${title} · repohost</title><link rel="stylesheet" href="/assets/highlight.css"><link rel="stylesheet" href="/assets/site.css"><script src="/assets/site.js" defer></script></head>
-<body><header class="top"><a href="/" class="brand"><strong>repohost</strong></a><span class="spacer"></span><nav aria-label="Site">${nav}</nav></header>
-<main>${body}</main></body></html>`.value;
+<body><a class="skip-link" href="#content">Skip to content</a><header class="top"><a href="/" class="brand"><strong>repohost</strong></a><span class="spacer"></span><nav aria-label="Site">${nav}</nav></header>
+<main id="content" tabindex="-1">${body}</main></body></html>`.value;
 }

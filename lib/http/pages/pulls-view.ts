@@ -107,6 +107,8 @@ export interface PullModel {
   commits?: CommitSummary[];
   /** The files changed, rendered (renderDiff), on the files tab. */
   diff?: SafeHtml;
+  /** How many commits the pull request brought (shown once merged: "merged N commits into base from head"). */
+  commitCount?: number;
   checks: CombinedStatus;
   /** Status contexts the base branch's protection requires before merging. */
   requiredContexts: string[];
@@ -168,7 +170,17 @@ ${pull.merge_commit_sha ? html` as <a href="${repoBase(repo)}/commit/${pull.merg
   if (!viewer || !model.canMerge) {
     return html`<section class="merge-box" aria-label="Merge">${state}${required}<p class="muted">Only collaborators with write access can merge this pull request.</p></section>`;
   }
-  return html`<section class="merge-box" id="merge-box" aria-label="Merge">${state}${required}
+  // The merge service's rules (lib/services/pulls.ts): no conflicts, and every required check a success.
+  const states = new Map(model.checks.statuses.map((status) => [status.context, status.state]));
+  const unmet = model.requiredContexts.filter((context) => states.get(context) !== 'success');
+  const blockers: SafeHtml[] = [];
+  if (pull.mergeable !== true) blockers.push(html`the branch has conflicts with <code>${pull.base}</code> that must be resolved`);
+  if (unmet.length) {
+    blockers.push(html`required ${unmet.length === 1 ? 'check' : 'checks'} ${unmet.map((context, index) => html`${index ? ', ' : ''}<code>${context}</code> (${states.get(context) ?? 'missing'})`)} must pass`);
+  }
+  const blocked = blockers.length > 0;
+  const why = blocked ? html`<p class="status-failure" id="merge-blocked"><strong>Merging is blocked:</strong> ${blockers.map((reason, index) => html`${index ? '; ' : ''}${reason}`)}.</p>` : '';
+  return html`<section class="merge-box" id="merge-box" aria-label="Merge">${state}${required}${why}
 <form method="post" action="${repoBase(repo)}/pulls/${pull.number}/merge" class="card wide">${csrfInput(viewer)}
 <input type="hidden" name="head_sha" value="${pull.head_sha}">
 <fieldset><legend>Merge method</legend>${METHODS.map(
@@ -177,7 +189,23 @@ ${pull.merge_commit_sha ? html` as <a href="${repoBase(repo)}/commit/${pull.merg
 <label>Commit title (merge and squash) <input name="title" maxlength="255" placeholder="Merge pull request #${pull.number} from ${pull.head}"></label>
 <label>Commit message <textarea name="message" rows="3">${pull.title}</textarea></label>
 <label class="check"><input type="checkbox" name="delete_branch" value="true"> Delete the branch <code>${pull.head}</code> after merging</label>
-<button type="submit">Merge pull request</button></form></section>`;
+<button type="submit"${blocked ? html` disabled aria-describedby="merge-blocked"` : ''}>Merge pull request</button></form></section>`;
+}
+
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/**
+ * GitHub's line under the title: "alice wants to merge head into base" while open, "bob merged 2 commits into base
+ * from head" once merged. Links hold only their words (never the spaces around them, which would be underlined).
+ */
+function pullSentence(repo: RepositoryRow, pull: PullSummary, commitCount: number | undefined): SafeHtml {
+  const branch = (name: string) => html`<a href="${repoBase(repo)}/src/branch/${pathUrl(name)}"><code>${name}</code></a>`;
+  if (pull.status === 'merged') {
+    const commits = commitCount === undefined ? 'commits' : count(commitCount, 'commit');
+    return html`<strong>${pull.merged_by ?? pull.author}</strong> merged ${commits} into ${branch(pull.base)} from ${branch(pull.head)} · ${relativeTime(pull.merged_at ?? pull.created_at)}`;
+  }
+  // GitHub says the same of a closed pull request.
+  return html`<strong>${pull.author}</strong> wants to merge <a href="${compareHref(repo, pull.base, pull.head)}"><code>${pull.head}</code></a> into ${branch(pull.base)} · ${relativeTime(pull.created_at)}`;
 }
 
 /** `/:owner/:repo/pulls/:number[/commits|/files]`: the pull request with its tabs, checks and merge box. */
@@ -202,7 +230,7 @@ ${commentForm(viewer, `${action}/comments`)}${stateForm}`;
     'pulls',
     `${pull.title} #${pull.number}`,
     html`<h2 class="item-heading"><span class="title">${pull.title}</span> <span class="muted">#${pull.number}</span></h2>
-<p>${stateBadge(state)} <strong>${pull.author}</strong> wants to merge <a href="${compareHref(repo, pull.base, pull.head)}"><code>${pull.head}</code> into <code>${pull.base}</code></a> · ${relativeTime(pull.created_at)}</p>
+<p>${stateBadge(state)} ${pullSentence(repo, pull, model.commitCount)}</p>
 ${errorBox(model.error)}${pullTabs(repo, pull, model.tab)}${content}`,
   );
 }

@@ -2,6 +2,7 @@ import type { ApiTokenRow } from '../../store/queries/credentials.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { repoList } from './code/people.js';
 import { errorBox } from './components.js';
+import { relativeTime } from './code/links.js';
 import { csrfField, csrfInput, html, page, type PageUser } from './html.js';
 
 /**
@@ -49,20 +50,21 @@ export function newRepositoryView(user: PageUser, error?: string, values: { name
   );
 }
 
-export function apiTokensView(user: PageUser, tokens: ApiTokenRow[], newToken?: string, error?: string): string {
+export function apiTokensView(user: PageUser, tokens: ApiTokenRow[], newToken?: string, error?: string, notice?: string): string {
   const fresh = newToken
     ? html`<div class="notice" role="status"><p>Your new token (copy it now, it will not be shown again):</p>
 <p><code id="new-token">${newToken}</code></p></div>`
     : '';
-  const rows = tokens.map((token) => html`<tr><td>${token.name}</td><td><code>…${token.last_eight}</code></td><td>${token.created_at}</td></tr>`);
+  const rows = tokens.map((token) => html`<tr><td>${token.name}</td><td><code>…${token.last_eight}</code></td><td>${relativeTime(token.created_at) || token.created_at}</td>
+<td><form class="inline" method="post" action="/${user.username}/settings/api-tokens/${token.id}/revoke">${csrfInput(user)}<button type="submit" class="danger" aria-label="Revoke ${token.name}">Revoke</button></form></td></tr>`);
   return page(
     'API tokens',
     user,
-    html`<h1>API tokens</h1>${errorBox(error)}${fresh}
+    html`<h1>API tokens</h1>${errorBox(error)}${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}${fresh}
 <form class="card" method="post" action="/${user.username}/settings/api-tokens">${csrfInput(user)}
 <label>Token name <input name="name" required></label><button type="submit">Generate token</button></form>
 <h2>Your tokens</h2>
-${tokens.length ? html`<table><thead><tr><th>Name</th><th>Ends with</th><th>Created</th></tr></thead><tbody>${rows}</tbody></table>` : html`<p>No tokens yet.</p>`}`,
+${tokens.length ? html`<table><thead><tr><th>Name</th><th>Ends with</th><th>Created</th><th><span class="sr-only">Actions</span></th></tr></thead><tbody>${rows}</tbody></table>` : html`<p>No tokens yet.</p>`}`,
   );
 }
 

@@ -1,4 +1,4 @@
-import { deleteCookie, getCookie, setCookie, type H3, type H3Event } from 'h3';
+import { deleteCookie, getCookie, getRequestHeader, setCookie, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../../context.js';
 import { isRepoHostError, notFound, unauthorized } from '../../errors.js';
 import { FIRST_HUNDRED } from '../../store/queries/page-window.js';
@@ -59,6 +59,9 @@ export async function signedInOrLogin(ctx: AppContext, event: H3Event, form?: Fo
   if (form && wantsNoRedirect(form)) throw unauthorized('Unauthorized');
   return redirectTo('/login');
 }
+
+/** Whether a request says where it came from as browsers do (the request-forgery guard's test, see csrf.ts). */
+const fromBrowser = (event: H3Event) => ['origin', 'sec-fetch-site', 'referer'].some((name) => getRequestHeader(event, name) !== undefined);
 
 /** Settings pages exist only for their own user: anyone else is told there is nothing here. */
 function assertOwnSettings(event: H3Event, user: UserRow): void {
@@ -143,7 +146,7 @@ export function mountWebRoutes(app: H3, ctx: AppContext, guard: RequestForgeryGu
     const user = await signedInOrLogin(ctx, event);
     if (user instanceof Response) return user;
     assertOwnSettings(event, user);
-    return htmlResponse(apiTokensView(pageUser(event, user), ctx.credentials.apiTokens(user.id, FIRST_HUNDRED).items, queryString(event, 'new_token')));
+    return htmlResponse(apiTokensView(pageUser(event, user), ctx.credentials.apiTokens(user.id, FIRST_HUNDRED).items, queryString(event, 'new_token'), undefined, queryString(event, 'revoked') ? 'The token was revoked.' : undefined));
   });
   app.post('/:username/settings/api-tokens', async (event) => {
     const form = await readForm(event, ctx.options.maxBodyBytes);
@@ -154,6 +157,14 @@ export function mountWebRoutes(app: H3, ctx: AppContext, guard: RequestForgeryGu
       form,
       async () => {
         const { token } = await ctx.credentials.createApiToken(user.id, form.name);
+        // A browser (it says where the form came from, so the request-forgery guard made it carry its token): the
+        // answer itself shows the token once, never in a URL (history, logs, Referer). Clients that send none of
+        // those headers (the spec's, harnesses) get the spec's redirect with `new_token=` as before.
+        if (fromBrowser(event)) {
+          const response = htmlResponse(apiTokensView(pageUser(event, user), ctx.credentials.apiTokens(user.id, FIRST_HUNDRED).items, token));
+          response.headers.set('cache-control', 'no-store');
+          return response;
+        }
         // The plain token travels once, in the redirect; the page shows it and it is never stored.
         return redirectTo(`/${user.username}/settings/api-tokens?new_token=${token}`);
       },

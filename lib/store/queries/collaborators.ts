@@ -1,5 +1,6 @@
 import type { ReadTx, WriteTx } from '../database.js';
 import type { PageWindow } from './page-window.js';
+import { inList } from './in-list.js';
 
 /** What a collaborator may do; the owner is always `admin` and has no row. */
 export type CollaboratorPermission = 'read' | 'write' | 'admin';
@@ -23,6 +24,14 @@ export function collaboratorPermission(db: ReadTx, repoId: number, userId: numbe
 
 export function collaboratorsOf(db: ReadTx, repoId: number, page: PageWindow): CollaboratorRow[] {
   return db.all<CollaboratorRow>(`${SELECT} WHERE c.repo_id = ? ORDER BY u.username_lower LIMIT ? OFFSET ?`, [repoId, page.limit, page.offset]);
+}
+
+/** Which of these accounts (by name, regardless of case) collaborate on the repository, lower-cased: one query. */
+export function collaboratorsAmong(db: ReadTx, repoId: number, usernames: readonly string[]): Set<string> {
+  if (usernames.length === 0) return new Set();
+  const list = inList([...new Set(usernames.map((name) => name.toLowerCase()))]);
+  const rows = db.all<{ name: string }>(`SELECT u.username_lower AS name FROM collaborators c JOIN users u ON u.id = c.user_id WHERE c.repo_id = ? AND u.username_lower ${list.sql}`, [repoId, ...list.params]);
+  return new Set(rows.map((row) => row.name));
 }
 
 export function countCollaborators(db: ReadTx, repoId: number): number {

@@ -1,5 +1,5 @@
 import type { ReadTx } from '../database.js';
-import { filterClause, type IssueFilter } from './issues.js';
+import { filterClause, narrowsBeyondState, sharedConditions, type IssueFilter } from './issues.js';
 import { keptCount } from './list-counts.js';
 import type { PageWindow } from './page-window.js';
 
@@ -12,9 +12,9 @@ export interface ConversationKey {
 /** The pull requests an issue filter keeps: those in its state, none when it asks for labels (they carry none). */
 function pullClause(repoId: number, filter: IssueFilter): { where: string; params: Array<string | number> } {
   if (filter.labels.length > 0) return { where: '0 = 1', params: [] };
-  if (filter.status === 'open') return { where: "p.repo_id = ? AND p.status = 'open'", params: [repoId] };
-  if (filter.status === 'closed') return { where: "p.repo_id = ? AND p.status IN ('closed', 'merged')", params: [repoId] };
-  return { where: 'p.repo_id = ?', params: [repoId] };
+  const shared = sharedConditions('p', filter);
+  const status = filter.status === 'open' ? " AND p.status = 'open'" : filter.status === 'closed' ? " AND p.status IN ('closed', 'merged')" : '';
+  return { where: `p.repo_id = ?${status}${shared.where}`, params: [repoId, ...shared.params] };
 }
 
 /** Issues and pull requests together in one list, by number or update time. */
@@ -43,6 +43,10 @@ export function conversationsOfRepository(db: ReadTx, repoId: number, filter: Is
 /** How many the combined list holds (kept counts unless labels are asked for). */
 export function countConversations(db: ReadTx, repoId: number, filter: IssueFilter, countIssues: number): number {
   if (filter.labels.length > 0) return countIssues;
+  if (narrowsBeyondState(filter)) {
+    const pulls = pullClause(repoId, filter);
+    return countIssues + db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM pull_requests p WHERE ${pulls.where}`, pulls.params)!.n;
+  }
   const statuses = filter.status === undefined ? undefined : filter.status === 'open' ? ['open'] : ['closed', 'merged'];
   return countIssues + keptCount(db, repoId, 'pull', statuses);
 }

@@ -41,6 +41,33 @@ export interface IssueFilter {
   labels: readonly string[];
   sort: 'created' | 'updated';
   direction: 'asc' | 'desc';
+  /** Only those opened by this account (GitHub's `creator`). */
+  creatorId?: number;
+  /** Only those updated at or after this time (GitHub's `since`; ISO 8601 as stored). */
+  since?: string;
+  /** Matches nothing: a filter no issue can meet (an assignee or a milestone, which repohost does not keep yet). */
+  nothing?: boolean;
+}
+
+/** True when the filter narrows beyond state: the kept counts no longer give its total. */
+export function narrowsBeyondState(filter: IssueFilter): boolean {
+  return filter.labels.length > 0 || filter.creatorId !== undefined || filter.since !== undefined || filter.nothing === true;
+}
+
+/** The conditions every kind of conversation shares (author, update time, nothing), over the alias given. */
+export function sharedConditions(alias: 'i' | 'p', filter: IssueFilter): { where: string; params: Array<string | number> } {
+  let where = '';
+  const params: Array<string | number> = [];
+  if (filter.creatorId !== undefined) {
+    where += ` AND ${alias}.author_id = ?`;
+    params.push(filter.creatorId);
+  }
+  if (filter.since !== undefined) {
+    where += ` AND ${alias}.updated_at >= ?`;
+    params.push(filter.since);
+  }
+  if (filter.nothing) where += ' AND 0 = 1';
+  return { where, params };
 }
 
 /** The WHERE clause (over `issues i`) of an issue filter. */
@@ -58,7 +85,8 @@ export function filterClause(repoId: number, filter: IssueFilter): { where: stri
       WHERE il.issue_id = i.id AND l.name_lower ${names.sql}) = ?`;
     params.push(...names.params, filter.labels.length);
   }
-  return { where, params };
+  const shared = sharedConditions('i', filter);
+  return { where: where + shared.where, params: [...params, ...shared.params] };
 }
 
 /** Attaches labels to issues with one query for the whole page. */
@@ -82,7 +110,7 @@ export function issuesOfRepository(db: ReadTx, repoId: number, filter: IssueFilt
 
 /** How many issues the filter matches: from the kept counts unless labels are involved (then counted). */
 export function countFilteredIssues(db: ReadTx, repoId: number, filter: IssueFilter): number {
-  if (filter.labels.length === 0) return keptCount(db, repoId, 'issue', filter.status ? [filter.status] : undefined);
+  if (!narrowsBeyondState(filter)) return keptCount(db, repoId, 'issue', filter.status ? [filter.status] : undefined);
   const { where, params } = filterClause(repoId, filter);
   return db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM issues i WHERE ${where}`, params)!.n;
 }

@@ -46,19 +46,34 @@ const SELECT = `SELECT p.id, p.number, p.repo_id, p.title, p.description, p.stat
 /** `closed` lists closed and merged pull requests, as on GitHub; undefined lists all. */
 export type PullListStatus = 'open' | 'closed' | 'merged' | undefined;
 
-function statusClause(status: PullListStatus): { where: string; params: string[] } {
-  if (status === undefined) return { where: '', params: [] };
-  if (status === 'closed') return { where: " AND p.status IN ('closed', 'merged')", params: [] };
-  return { where: ' AND p.status = ?', params: [status] };
+/** Only pull requests from this head branch and/or into this base branch (GitHub's `head` and `base` filters). */
+export interface PullBranches {
+  head?: string;
+  base?: string;
 }
 
-export function pullsOfRepository(db: ReadTx, repoId: number, status: PullListStatus, page: PageWindow): PullRow[] {
-  const clause = statusClause(status);
+function listClause(status: PullListStatus, branches: PullBranches): { where: string; params: string[] } {
+  let where = status === undefined ? '' : status === 'closed' ? " AND p.status IN ('closed', 'merged')" : ' AND p.status = ?';
+  const params: string[] = status === undefined || status === 'closed' ? [] : [status];
+  for (const [column, value] of [['head_branch', branches.head], ['base_branch', branches.base]] as const) {
+    if (value === undefined) continue;
+    where += ` AND p.${column} = ?`;
+    params.push(value);
+  }
+  return { where, params };
+}
+
+export function pullsOfRepository(db: ReadTx, repoId: number, status: PullListStatus, page: PageWindow, branches: PullBranches = {}): PullRow[] {
+  const clause = listClause(status, branches);
   return db.all<PullRow>(`${SELECT} WHERE p.repo_id = ?${clause.where} ORDER BY p.number DESC LIMIT ? OFFSET ?`, [repoId, ...clause.params, page.limit, page.offset]);
 }
 
-export function countPulls(db: ReadTx, repoId: number, status: PullListStatus): number {
-  return keptCount(db, repoId, 'pull', status === undefined ? undefined : status === 'closed' ? ['closed', 'merged'] : [status]);
+export function countPulls(db: ReadTx, repoId: number, status: PullListStatus, branches: PullBranches = {}): number {
+  if (branches.head === undefined && branches.base === undefined) {
+    return keptCount(db, repoId, 'pull', status === undefined ? undefined : status === 'closed' ? ['closed', 'merged'] : [status]);
+  }
+  const clause = listClause(status, branches);
+  return db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM pull_requests p WHERE p.repo_id = ?${clause.where}`, [repoId, ...clause.params])!.n;
 }
 
 export function pullInRepository(db: ReadTx, repoId: number, id: number): PullRow | undefined {

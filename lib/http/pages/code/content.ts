@@ -1,5 +1,5 @@
 import { LruCache } from '../../../git/lru.js';
-import type { Highlighter } from '../../../highlight/index.js';
+import { HIGHLIGHT_TIME_LIMIT_MS, type Highlighter } from '../../../highlight/index.js';
 import { escapeHtml, html, type SafeHtml } from '../html.js';
 import { renderMarkdown, type RelativeBase } from '../markdown.js';
 import { numberedLines, type BlobContent } from './blob.js';
@@ -44,8 +44,11 @@ export interface ShownFile {
 /**
  * How long a page of a small file (up to QUICK_HIGHLIGHT_BYTES) waits for its highlighting before it is served
  * plain; larger files, whose highlighting takes longer anyway, are served plain at once until highlighted.
+ * Highlighting a small file takes milliseconds once a worker runs, but a worker's start (loading highlight.js) or a
+ * queue behind other files takes hundreds under load: a short wait served first views plain and a reload added
+ * colour. So a small file's first view waits for it, bounded by the highlighter's own time limit.
  */
-export const HIGHLIGHT_WAIT_MS = 50;
+export const HIGHLIGHT_WAIT_MS = HIGHLIGHT_TIME_LIMIT_MS;
 const QUICK_HIGHLIGHT_BYTES = 32 * 1024;
 
 /** A file's content: `plain` as soon as its bytes are read, `ready` once highlighted (the same for other kinds). */

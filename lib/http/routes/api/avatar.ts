@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { Writable } from 'node:stream';
-import formidable, { errors as formidableErrors } from 'formidable';
+import type formidable from 'formidable';
 import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../../../context.js';
 import { invalid, isRepoHostError, tooLarge, unsupported } from '../../../errors.js';
@@ -50,8 +50,10 @@ export async function readAvatarUpload(event: H3Event, maxBytes: number): Promis
   if (!req) throw unsupported('avatar upload needs a Node.js server');
   const type = req.headers['content-type'] ?? '';
   if (!/^multipart\/form-data/i.test(type)) throw unsupported('avatar upload must be multipart/form-data with a file part named "file"');
+  // formidable is loaded by the first upload, not by every host (issue 23).
+  const { default: createForm, errors: formidableErrors } = await import('formidable');
   const buffers = new Map<string, Buffer[]>();
-  const form = formidable({
+  const form = createForm({
     maxFiles: 1,
     maxFields: 10,
     maxFileSize: maxBytes,

@@ -5,7 +5,10 @@ import { clientAddress, SESSION_COOKIE } from '../../auth.js';
 import { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
 import { accountView } from '../../pages/account-view.js';
-import { idParam, queryString, readForm, type FormFields } from '../../validate.js';
+import { idParam, pathParam, queryString, readForm, type FormFields } from '../../validate.js';
+import { notFound } from '../../../errors.js';
+import { FIRST_HUNDRED } from '../../../store/queries/page-window.js';
+import { apiTokensView } from '../../pages/views.js';
 import { readAvatarUpload } from '../api/avatar.js';
 import { formAction, redirectTo, signedInOrLogin } from '../web.js';
 import { pageUserOf } from './page-request.js';
@@ -72,6 +75,23 @@ export function mountAccountPages(app: H3, ctx: AppContext, guard: RequestForger
       await ctx.users.changePassword(user, form.current_password, form.new_password, getCookie(event, SESSION_COOKIE), clientAddress(event));
       return 'password';
     });
+  });
+
+  // API tokens are listed at /:username/settings/api-tokens (routes/web.ts); each row's button revokes it here.
+  app.post('/:username/settings/api-tokens/:id/revoke', async (event) => {
+    const form = await readForm(event, ctx.options.maxBodyBytes);
+    const user = await signedInOrLogin(ctx, event, form);
+    if (user instanceof Response) return user;
+    if (user.username.toLowerCase() !== pathParam(event, 'username').toLowerCase()) throw notFound('Not found');
+    const home = `/${user.username}/settings/api-tokens`;
+    return formAction(
+      form,
+      async () => {
+        await ctx.credentials.revokeApiToken(user.id, String(idParam(event, 'id')));
+        return redirectTo(`${home}?revoked=1`);
+      },
+      (message) => apiTokensView(pageUserOf(guard, event, user), ctx.credentials.apiTokens(user.id, FIRST_HUNDRED).items, undefined, message),
+    );
   });
 
   app.post('/user/settings/sessions/:id/revoke', async (event) => {

@@ -33,12 +33,15 @@ async function renderPull(ctx: AppContext, request: RepoPageRequest, number: num
   const { viewer, user, repo, access } = request;
   const row = pullNumbered(ctx, repo, number);
   const pull = await ctx.pulls.summary(repo, row);
+  // A merged pull request says how many commits it brought (its recorded base and head no longer move).
+  const commits = tab === 'commits' || pull.status === 'merged' ? await ctx.pulls.commits(repo, row.id) : undefined;
   return pullView(user, repo, access, {
     pull,
     tab,
     comments: tab === 'conversation' ? ctx.pulls.comments(repo, row.id, window).items : undefined,
     commentPage: window.page,
-    commits: tab === 'commits' ? await ctx.pulls.commits(repo, row.id) : undefined,
+    commits: tab === 'commits' ? commits : undefined,
+    commitCount: pull.status === 'merged' ? commits?.length : undefined,
     diff: tab === 'files' ? await renderDiff(await ctx.pulls.files(repo, row.id), downloads(`${repoBase(repo)}/pulls/${row.number}`)) : undefined,
     checks: ctx.statuses.combinedOf(repo, pull.head_sha),
     requiredContexts: ctx.protection.ruleFor(repo, pull.base)?.required_status_contexts ?? [],

@@ -12,6 +12,12 @@ import { repoForm, repoPageRequest, type RepoPageRequest } from './page-request.
 
 /** The one confirmation a success redirect may ask the next page to show (never text from the query itself). */
 const SAVED = 'saved';
+/** What a settings form did, by the key its redirect carries: a ping or a redelivery saves nothing. */
+const NOTICES: Readonly<Record<string, string>> = {
+  '1': 'Saved.',
+  ping: 'Ping sent: its delivery is listed below.',
+  redelivered: 'Delivery sent again: the new attempt is listed below.',
+};
 
 function frameOf(request: RepoPageRequest, error?: string, notice?: string): SettingsFrame {
   return { viewer: request.user!, repo: request.repo, access: request.access, error, notice };
@@ -46,18 +52,23 @@ function hookInput(form: FormFields, existing: boolean) {
  */
 export function mountSettingsPages(app: H3, ctx: AppContext, guard: RequestForgeryGuard): void {
   const admin = (event: H3Event) => repoPageRequest(ctx, guard, event, 'admin');
-  const notice = (event: H3Event) => (queryString(event, SAVED) ? 'Saved.' : undefined);
+  /** The note a settings page shows after a form: which one by key, never text taken from the query. */
+  const notice = (event: H3Event) => {
+    const key = queryString(event, SAVED) ?? '';
+    return Object.hasOwn(NOTICES, key) ? NOTICES[key] : undefined;
+  };
   /** A settings form: admin only, back to `where` with the saved note, or the section again with the error. */
   const settingsForm = (
     event: H3Event,
     action: (request: Parameters<Parameters<typeof repoForm>[3]>[0], form: FormFields) => Promise<string>,
     rerender: (request: RepoPageRequest, message: string) => string | Promise<string>,
+    done: keyof typeof NOTICES = '1',
   ) =>
     repoForm(
       ctx,
       guard,
       event,
-      async (request, form) => redirectTo(`${await action(request, form)}?${SAVED}=1`),
+      async (request, form) => redirectTo(`${await action(request, form)}?${SAVED}=${done}`),
       (request, message) => rerender(request, message),
       'admin',
     );
@@ -156,6 +167,7 @@ export function mountSettingsPages(app: H3, ctx: AppContext, guard: RequestForge
         return hookHome(repo, idParam(event, 'id'));
       },
       renderHook(event),
+      'ping',
     ),
   );
   app.post('/:owner/:repo/settings/hooks/:id/delete', (event) =>
@@ -176,6 +188,7 @@ export function mountSettingsPages(app: H3, ctx: AppContext, guard: RequestForge
         return hookHome(repo, idParam(event, 'id'));
       },
       renderHook(event),
+      'redelivered',
     ),
   );
 

@@ -1,0 +1,258 @@
+/**
+ * The schema a fresh database gets in one transaction (issue 23): what replaying every step of `MIGRATIONS` on an
+ * empty database leaves, as SQLite lists it (`sqlite_master`, in its order), and the rows those steps insert.
+ * Existing databases still migrate step by step. test/store/fresh-schema.test.ts checks that both give the same
+ * schema and rows; after adding a migration, regenerate this list from a migrated database the way that test says
+ * (until then fresh databases replay the steps: `runMigrations` uses this list only while its version is the newest).
+ */
+export const FRESH_SCHEMA_VERSION = 9;
+
+/** Table, index and trigger definitions first (`schema_version` among them), then the rows; the version row is added by `runMigrations`. */
+
+export const FRESH_SCHEMA: readonly string[] = [
+  `CREATE TABLE schema_version (version INTEGER NOT NULL)`,
+  `CREATE TABLE users (
+        id INTEGER PRIMARY KEY,
+        username TEXT NOT NULL,
+        username_lower TEXT NOT NULL UNIQUE,
+        email TEXT NOT NULL,
+        full_name TEXT NOT NULL DEFAULT '',
+        password_hash TEXT NOT NULL,
+        is_admin INTEGER NOT NULL DEFAULT 0,
+        avatar_file TEXT,
+        created_at TEXT NOT NULL
+      )`,
+  `CREATE TABLE sessions (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        token_hash TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+      )`,
+  `CREATE TABLE api_tokens (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        last_eight TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        UNIQUE (user_id, name)
+      )`,
+  `CREATE TABLE repositories (
+        id INTEGER PRIMARY KEY,
+        owner_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        name_lower TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        is_private INTEGER NOT NULL DEFAULT 0,
+        default_branch TEXT NOT NULL DEFAULT 'main',
+        next_number INTEGER NOT NULL DEFAULT 1,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (owner_id, name_lower)
+      )`,
+  `CREATE TABLE branches (
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        commit_sha TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (repo_id, name)
+      )`,
+  `CREATE TABLE issues (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,
+        author_id INTEGER NOT NULL REFERENCES users(id),
+        title TEXT NOT NULL,
+        body TEXT NOT NULL DEFAULT '',
+        status TEXT NOT NULL DEFAULT 'open',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL, closed_at TEXT, closed_by INTEGER REFERENCES users(id), comment_count INTEGER NOT NULL DEFAULT 0, state_reason TEXT,
+        UNIQUE (repo_id, number)
+      )`,
+  `CREATE TABLE pull_requests (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,
+        author_id INTEGER NOT NULL REFERENCES users(id),
+        title TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        status TEXT NOT NULL DEFAULT 'open',
+        head_branch TEXT NOT NULL,
+        base_branch TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL, head_sha TEXT NOT NULL DEFAULT '', base_sha TEXT NOT NULL DEFAULT '', merged_by INTEGER REFERENCES users(id), merged_at TEXT, merge_commit_sha TEXT, closed_at TEXT, comment_count INTEGER NOT NULL DEFAULT 0,
+        UNIQUE (repo_id, number)
+      )`,
+  `CREATE TABLE pull_comments (
+        id INTEGER PRIMARY KEY,
+        pull_id INTEGER NOT NULL REFERENCES pull_requests(id) ON DELETE CASCADE,
+        author_id INTEGER NOT NULL REFERENCES users(id),
+        text TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      , updated_at TEXT NOT NULL DEFAULT '')`,
+  `CREATE TABLE stars (
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (user_id, repo_id)
+      )`,
+  `CREATE TABLE watches (
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (user_id, repo_id)
+      )`,
+  `CREATE TABLE ci_runs (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        run_id TEXT NOT NULL,
+        commit_hash TEXT NOT NULL,
+        branch TEXT NOT NULL,
+        status TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (repo_id, run_id)
+      )`,
+  `CREATE TABLE ci_run_events (
+        id INTEGER PRIMARY KEY,
+        ci_run_id INTEGER NOT NULL REFERENCES ci_runs(id) ON DELETE CASCADE,
+        status TEXT NOT NULL,
+        commit_hash TEXT NOT NULL,
+        branch TEXT NOT NULL,
+        received_at TEXT NOT NULL
+      )`,
+  `CREATE INDEX issues_by_repo ON issues (repo_id, number)`,
+  `CREATE INDEX pulls_by_repo ON pull_requests (repo_id, number)`,
+  `CREATE INDEX comments_by_pull ON pull_comments (pull_id, id)`,
+  `CREATE INDEX repositories_by_owner ON repositories (owner_id, name_lower)`,
+  `CREATE INDEX sessions_by_user ON sessions (user_id)`,
+  `CREATE INDEX tokens_by_user ON api_tokens (user_id)`,
+  `CREATE TABLE collaborators (
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        permission TEXT NOT NULL CHECK (permission IN ('read', 'write', 'admin')),
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (repo_id, user_id)
+      )`,
+  `CREATE INDEX collaborators_by_user ON collaborators (user_id, repo_id)`,
+  `CREATE TABLE issue_comments (
+        id INTEGER PRIMARY KEY,
+        issue_id INTEGER NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+        author_id INTEGER NOT NULL REFERENCES users(id),
+        body TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+  `CREATE INDEX issue_comments_by_issue ON issue_comments (issue_id, id)`,
+  `CREATE TABLE labels (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        name_lower TEXT NOT NULL,
+        color TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        UNIQUE (repo_id, name_lower)
+      )`,
+  `CREATE TABLE issue_labels (
+        issue_id INTEGER NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+        label_id INTEGER NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+        PRIMARY KEY (issue_id, label_id)
+      )`,
+  `CREATE INDEX issue_labels_by_label ON issue_labels (label_id, issue_id)`,
+  `CREATE INDEX pulls_by_branch ON pull_requests (repo_id, status, head_branch, base_branch)`,
+  `CREATE TABLE commit_statuses (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        sha TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'success', 'error', 'failure')),
+        context TEXT NOT NULL,
+        description TEXT NOT NULL DEFAULT '',
+        target_url TEXT,
+        creator_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+  `CREATE INDEX commit_statuses_by_sha ON commit_statuses (repo_id, sha, context, id)`,
+  `CREATE INDEX commit_statuses_newest ON commit_statuses (repo_id, sha, id)`,
+  `CREATE INDEX issues_by_status ON issues (repo_id, status, number)`,
+  `CREATE INDEX issues_by_update ON issues (repo_id, updated_at, id)`,
+  `CREATE INDEX issues_by_status_update ON issues (repo_id, status, updated_at, id)`,
+  `CREATE INDEX pulls_by_status ON pull_requests (repo_id, status, number)`,
+  `CREATE INDEX ci_runs_by_repo ON ci_runs (repo_id, id)`,
+  `CREATE INDEX ci_run_events_by_run ON ci_run_events (ci_run_id, id)`,
+  `CREATE TABLE list_counts (
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        kind TEXT NOT NULL,
+        status TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        PRIMARY KEY (repo_id, kind, status)
+      )`,
+  `CREATE TABLE branch_protections (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        pattern TEXT NOT NULL,
+        allow_force_push INTEGER NOT NULL DEFAULT 0,
+        allow_deletion INTEGER NOT NULL DEFAULT 0,
+        require_pull_request INTEGER NOT NULL DEFAULT 0,
+        required_status_contexts TEXT NOT NULL DEFAULT '[]',
+        push_allowlist TEXT NOT NULL DEFAULT '[]',
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (repo_id, pattern)
+      )`,
+  `CREATE TABLE webhooks (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        url TEXT NOT NULL,
+        content_type TEXT NOT NULL,
+        secret TEXT NOT NULL DEFAULT '',
+        events TEXT NOT NULL,
+        active INTEGER NOT NULL DEFAULT 1,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+  `CREATE INDEX webhooks_by_repo ON webhooks (repo_id, id)`,
+  `CREATE TABLE webhook_deliveries (
+        id INTEGER PRIMARY KEY,
+        hook_id INTEGER NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+        guid TEXT NOT NULL,
+        event TEXT NOT NULL,
+        action TEXT,
+        redelivery INTEGER NOT NULL DEFAULT 0,
+        payload TEXT NOT NULL,
+        state TEXT NOT NULL DEFAULT 'pending',
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER NOT NULL DEFAULT 0,
+        status_code INTEGER,
+        duration_ms INTEGER,
+        request_headers TEXT,
+        response_headers TEXT,
+        response_body TEXT,
+        error TEXT,
+        created_at TEXT NOT NULL,
+        delivered_at TEXT
+      )`,
+  `CREATE INDEX webhook_deliveries_by_hook ON webhook_deliveries (hook_id, id)`,
+  `CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (state, hook_id, id)`,
+  `CREATE TABLE other_refs (
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        ref TEXT NOT NULL,
+        sha TEXT NOT NULL,
+        PRIMARY KEY (repo_id, ref)
+      )`,
+  `CREATE TABLE ref_intents (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        created_at TEXT NOT NULL
+      )`,
+  `CREATE INDEX ref_intents_by_repo ON ref_intents (repo_id)`,
+  `CREATE TABLE ref_backfills (
+        repo_id INTEGER PRIMARY KEY REFERENCES repositories(id) ON DELETE CASCADE
+      )`,
+  `CREATE TABLE id_sequences (
+        name TEXT PRIMARY KEY,
+        next_id INTEGER NOT NULL
+      )`,
+  `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
+];

@@ -1,0 +1,232 @@
+// Start-up benchmark (issue 23): fresh node processes, kinds run alternately, medians with spread (min–max).
+// Run with `npm run bench:start` (builds first). BENCH_ROUNDS sets the rounds (default 11).
+//
+// In-process (one child per round, timed inside it): import('repohost'), the first createRepoHost({ port: 0 }),
+// its first answered request (GET /api/v1/users/nobody, a 404 of the spec API), RSS after that, further hosts in the
+// same process (the second, and the median of the next four), close() of the first host.
+// Baselines in the same run: a bare `node` process (spawn to exit), a bare node:http server (spawn to first
+// answered request), and `git http-backend` behind a bare node:http server (spawn to first answered info/refs),
+// against `repohost serve` on an existing database (spawn to first answered info/refs).
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 11);
+const root = resolve(fileURLToPath(import.meta.url), '../../..');
+const dist = join(root, 'dist/index.js');
+const gitEnv = { PATH: process.env.PATH ?? '', HOME: tmpdir(), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', LANG: 'C' };
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const fmt = (values, unit = 'ms') => {
+  const digits = unit === 'MB' ? 0 : 1;
+  return `median ${median(values).toFixed(digits).padStart(7)} ${unit}   (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}, ${values.length} runs)`;
+};
+
+function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+function get(port, path) {
+  return new Promise((resolveGet, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolveGet(res.statusCode));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Spawns `args` and polls `path` on `port` until it is answered: ms from spawn to that answer. */
+async function untilAnswered(args, port, path, env = process.env) {
+  const started = performance.now();
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'], env });
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  try {
+    for (;;) {
+      if (exited) throw new Error(`${args.join(' ')} exited before answering`);
+      try {
+        const status = await get(port, path);
+        if (status !== 200) throw new Error(`${args.join(' ')}: ${path} answered ${status}`);
+        return performance.now() - started;
+      } catch (error) {
+        // Refused before it listens; reset by `repohost serve`'s own probe of its port (checkPortFree).
+        if (error.code !== 'ECONNREFUSED' && error.code !== 'ECONNRESET') throw error;
+        await new Promise((r) => setTimeout(r, 1));
+      }
+    }
+  } finally {
+    if (!exited) {
+      const gone = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await gone;
+    }
+  }
+}
+
+function runNode(args) {
+  return new Promise((resolveRun, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolveRun({ ms: performance.now() - started, out }) : reject(new Error(`${args.join(' ')}: exit ${code}`))));
+  });
+}
+
+const IN_PROCESS = `
+const t0 = performance.now();
+const { createRepoHost } = await import(${JSON.stringify(dist)});
+const t1 = performance.now();
+const host = await createRepoHost({ port: 0 });
+const t2 = performance.now();
+const res = await fetch(host.url + '/api/v1/users/nobody');
+await res.arrayBuffer();
+if (res.status !== 404) throw new Error('first request: ' + res.status);
+const t3 = performance.now();
+const rss = process.memoryUsage().rss / 1048576;
+// Further hosts, each closed before the next starts: the second one, and the median of the next four (warm).
+const further = [];
+for (let i = 0; i < 5; i++) {
+  const t4 = performance.now();
+  const next = await createRepoHost({ port: 0 });
+  further.push(performance.now() - t4);
+  await next.close();
+}
+const t6 = performance.now();
+await host.close();
+const t7 = performance.now();
+const later = further.slice(1).sort((a, b) => a - b);
+console.log(JSON.stringify({ import: t1 - t0, firstHost: t2 - t1, firstRequest: t3 - t2, total: t3 - t0, secondHost: further[0], laterHost: (later[1] + later[2]) / 2, close: t7 - t6, rss }));
+process.exit(0);
+`;
+
+const BARE_HTTP = `
+require('node:http').createServer((req, res) => res.end('ok')).listen(Number(process.argv[1]), '127.0.0.1');
+`;
+
+// git http-backend behind a bare node:http server: the CGI environment it needs, its headers parsed, body piped.
+const GIT_BACKEND = `
+const { spawn } = require('node:child_process');
+const [port, projectRoot] = [Number(process.argv[1]), process.argv[2]];
+require('node:http').createServer((req, res) => {
+  const url = new URL(req.url, 'http://x');
+  const git = spawn('git', ['http-backend'], { env: { ...${JSON.stringify(gitEnv)}, GIT_PROJECT_ROOT: projectRoot, GIT_HTTP_EXPORT_ALL: '1',
+    REQUEST_METHOD: req.method, PATH_INFO: url.pathname, QUERY_STRING: url.search.slice(1), CONTENT_TYPE: req.headers['content-type'] ?? '' } });
+  req.pipe(git.stdin);
+  let head = Buffer.alloc(0);
+  let headersDone = false;
+  git.stdout.on('data', (chunk) => {
+    if (headersDone) return void res.write(chunk);
+    head = Buffer.concat([head, chunk]);
+    const end = head.indexOf('\\r\\n\\r\\n');
+    if (end < 0) return;
+    headersDone = true;
+    let status = 200;
+    for (const line of head.subarray(0, end).toString().split('\\r\\n')) {
+      const colon = line.indexOf(':');
+      const name = line.slice(0, colon).toLowerCase();
+      const value = line.slice(colon + 1).trim();
+      if (name === 'status') status = parseInt(value, 10);
+      else res.setHeader(name, value);
+    }
+    res.statusCode = status;
+    res.write(head.subarray(end + 4));
+  });
+  git.stdout.on('end', () => res.end());
+}).listen(port, '127.0.0.1');
+`;
+
+function git(args, cwd) {
+  return new Promise((resolveGit, reject) => {
+    const child = spawn('git', args, { cwd, env: gitEnv, stdio: 'ignore' });
+    child.on('exit', (code) => (code === 0 ? resolveGit() : reject(new Error(`git ${args.join(' ')}: ${code}`))));
+  });
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'repohost-start-bench-'));
+try {
+  // An existing database with one user and one repository of a few commits, for `repohost serve`.
+  const dbPath = join(dir, 'data.db');
+  const source = join(dir, 'source');
+  await git(['init', '-q', '-b', 'main', source]);
+  for (let i = 0; i < 3; i++) {
+    await writeFile(join(source, `file${i}.txt`), `content ${i}\n`);
+    await git(['add', '.'], source);
+    await git(['-c', 'user.name=b', '-c', 'user.email=b@example.com', 'commit', '-q', '-m', `commit ${i}`], source);
+  }
+  const { createRepoHost } = await import(dist);
+  const setup = await createRepoHost({ port: 0, dbPath, bcryptCost: 4 });
+  await setup.admin.createUser({ username: 'owner', email: 'owner@example.com', password: 'password123' });
+  await setup.admin.seedRepo({ owner: 'owner', name: 'project', from: source });
+  await setup.idle();
+  await setup.close();
+  // The same repository for git http-backend.
+  const projectRoot = join(dir, 'plain');
+  await git(['clone', '-q', '--bare', source, join(projectRoot, 'owner', 'project.git')]);
+  const infoRefs = '/owner/project.git/info/refs?service=git-upload-pack';
+
+  const results = { bareNode: [], bareHttp: [], gitBackend: [], serve: [], inProcess: [] };
+  const kinds = [
+    async () => results.bareNode.push((await runNode(['-e', ''])).ms),
+    async () => {
+      const port = await freePort();
+      results.bareHttp.push(await untilAnswered(['-e', BARE_HTTP, String(port)], port, '/'));
+    },
+    async () => {
+      const port = await freePort();
+      results.gitBackend.push(await untilAnswered(['-e', GIT_BACKEND, String(port), projectRoot], port, infoRefs));
+    },
+    async () => {
+      const port = await freePort();
+      results.serve.push(await untilAnswered([join(root, 'bin/repohost'), 'serve', '--port', String(port), '--db', dbPath], port, infoRefs));
+    },
+    async () => results.inProcess.push(JSON.parse((await runNode(['--input-type=module', '-e', IN_PROCESS])).out)),
+  ];
+  // One warm-up round (file caches), then alternating rounds, each starting with a different kind.
+  for (const kind of kinds) await kind();
+  for (const list of Object.values(results)) list.length = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let i = 0; i < kinds.length; i++) await kinds[(round + i) % kinds.length]();
+  }
+
+  const of = (key) => results.inProcess.map((r) => r[key]);
+  console.log(`start-up, ${ROUNDS} rounds of fresh processes, alternating (node ${process.version})\n`);
+  console.log('baselines');
+  console.log(`  bare node process (spawn to exit)                    ${fmt(results.bareNode)}`);
+  console.log(`  bare node:http (spawn to first answer)               ${fmt(results.bareHttp)}`);
+  console.log(`  git http-backend behind node:http (spawn to answer)  ${fmt(results.gitBackend)}`);
+  console.log('in-process (inside one fresh process)');
+  console.log(`  import('repohost')                                   ${fmt(of('import'))}`);
+  console.log(`  first createRepoHost({ port: 0 })                    ${fmt(of('firstHost'))}`);
+  console.log(`  first answered request                               ${fmt(of('firstRequest'))}`);
+  console.log(`  import + first host + first request (target 150 ms)  ${fmt(of('total'))}`);
+  console.log(`  second host (target 20 ms)                           ${fmt(of('secondHost'))}`);
+  console.log(`  hosts 3-6, median of each run (target 20 ms)         ${fmt(of('laterHost'))}`);
+  console.log(`  close() (target 10 ms)                               ${fmt(of('close'))}`);
+  console.log(`  RSS after start (target 70 MB)                       ${fmt(of('rss'), 'MB')}`);
+  console.log('repohost serve on an existing database');
+  console.log(`  spawn to first answered info/refs                    ${fmt(results.serve)}`);
+  const ratio = median(results.serve) / median(results.gitBackend);
+  console.log(`  against git http-backend behind node:http: ${ratio.toFixed(2)}x (target <= 1.5x)`);
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,58 @@
+import { Octokit } from '@octokit/rest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RepoHost } from '../../lib/index.js';
+import { http, startHost } from '../helpers/host.js';
+
+const TOKEN = 'ghp_ratelimit0123456789abcdef012345';
+
+/** Issue 20: a harness makes the host answer as a rate-limited GitHub, so back-off code can be tested. */
+describe('a simulated rate limit', () => {
+  let host: RepoHost;
+  let clock = Date.parse('2026-11-24T12:00:00Z');
+  const get = (path: string) => http(`${host.url}/api/v3${path}`, { headers: { authorization: `token ${TOKEN}` } });
+
+  beforeAll(async () => {
+    host = await startHost({
+      now: () => new Date(clock),
+      fixtures: { users: [{ username: 'alice', email: 'alice@example.com', password: 'password123', tokens: [{ name: 't', token: TOKEN }] }] },
+    });
+  });
+
+  afterAll(async () => {
+    await host?.close();
+  });
+
+  it('counts down, refuses with 403 and x-ratelimit-remaining 0 until the reset, and says so at /rate_limit', async () => {
+    host.admin.simulateRateLimit({ limit: 60, remaining: 2, resetAt: new Date(clock + 60_000) });
+    const first = await get('/users/alice');
+    expect(first.status).toBe(200);
+    expect(first.headers['x-ratelimit-remaining']).toBe('1');
+    expect(first.headers['x-ratelimit-limit']).toBe('60');
+    expect((await get('/users/alice')).headers['x-ratelimit-remaining']).toBe('0');
+    const refused = await get('/users/alice');
+    expect(refused.status).toBe(403);
+    expect(refused.json.message).toMatch(/^API rate limit exceeded/);
+    expect(refused.headers['x-ratelimit-remaining']).toBe('0');
+    expect(refused.headers['x-ratelimit-reset']).toBe(String((clock + 60_000) / 1000));
+    const rate = await get('/rate_limit');
+    expect(rate.status).toBe(200);
+    expect(rate.json.rate).toMatchObject({ limit: 60, remaining: 0, used: 60 });
+    // Octokit sees GitHub's refusal.
+    const octokit = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: TOKEN });
+    await expect(octokit.users.getByUsername({ username: 'alice' })).rejects.toMatchObject({ status: 403 });
+    clock += 61_000;
+    expect((await get('/users/alice')).headers['x-ratelimit-remaining']).toBe('59');
+  });
+
+  it('answers a secondary limit with retry-after, and goes back to unlimited', async () => {
+    host.admin.simulateRateLimit({ remaining: 10, secondary: { retryAfterSeconds: 7 } });
+    const refused = await get('/users/alice');
+    expect(refused.status).toBe(403);
+    expect(refused.headers['retry-after']).toBe('7');
+    expect(refused.json.message).toMatch(/secondary rate limit/);
+    host.admin.simulateRateLimit();
+    const free = await get('/users/alice');
+    expect(free.status).toBe(200);
+    expect(Number(free.headers['x-ratelimit-remaining'])).toBeGreaterThan(1000);
+  });
+});

@@ -1,0 +1,75 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// Issue 23: a host started from code loads the page, upload and GitHub API modules only once a request needs them.
+// Checked on the built package (dist/, as `npm test` builds it) in a child process whose loader hook records every
+// module loaded (fixtures/record-modules.mjs), plus CommonJS's require cache: a static import put back anywhere on the
+// start-up path shows up here.
+
+const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
+
+/** What no host may load before a request needs it, by kind. */
+const PAGES = [/\/dist\/http\/pages\//, /\/dist\/http\/routes\/pages\//, /\/dist\/http\/routes\/web\.js$/, /\/dist\/http\/assets\//, /\/node_modules\/markdown-it\//];
+const UPLOADS = [/\/node_modules\/formidable\//];
+const GITHUB_API = [/\/dist\/github\/api\//];
+/** What sends webhook deliveries: loaded by the first delivery (none is made here). */
+const DELIVERY = [/\/dist\/webhooks\/send\.js$/, /\/dist\/webhooks\/request\.js$/];
+/** Never needed by a host started from code on ':memory:' (listhen is not used at all any more). */
+const NEVER = [/\/node_modules\/listhen\//, /\/node_modules\/node-forge\//, /\/node_modules\/highlight\.js\//, /\/dist\/admin\/channel-server\.js$/];
+
+const matching = (modules: string[], patterns: RegExp[]) => modules.filter((url) => patterns.some((pattern) => pattern.test(url)));
+
+describe('modules a host loads on demand', () => {
+  let dir: string;
+  let steps: Map<string, string[]>;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'repohost-lazy-'));
+    const record = join(dir, 'modules.txt');
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', join(fixtures, 'record-modules.mjs'), join(fixtures, 'lazy-host.mjs')], {
+      env: { ...process.env, RECORD_MODULES: record },
+      timeout: 50_000,
+    });
+    steps = new Map(
+      stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { step: string; modules: string[] })
+        .map(({ step, modules }) => [step, modules]),
+    );
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('records what is loaded (the check itself works)', () => {
+    const first = steps.get('git and spec API')!;
+    expect(first.some((url) => url.endsWith('/dist/http/app.js'))).toBe(true);
+    expect(first.some((url) => url.endsWith('/dist/http/routes/api/avatar.js'))).toBe(true);
+    expect(first.some((url) => /\/node_modules\/h3\//.test(url))).toBe(true);
+  });
+
+  it('serves git and the spec API without the page, upload, GitHub API or webhook delivery modules', () => {
+    const modules = steps.get('git and spec API')!;
+    expect(matching(modules, [...PAGES, ...UPLOADS, ...GITHUB_API, ...DELIVERY, ...NEVER])).toEqual([]);
+  });
+
+  it('loads formidable with the first upload, and nothing of the pages or the GitHub API', () => {
+    const modules = steps.get('upload')!;
+    expect(matching(modules, UPLOADS)).not.toEqual([]);
+    expect(matching(modules, [...PAGES, ...GITHUB_API, ...NEVER])).toEqual([]);
+  });
+
+  it('loads the GitHub API and the pages once a request needs them', () => {
+    expect(matching(steps.get('GitHub API')!, GITHUB_API)).not.toEqual([]);
+    const page = steps.get('page')!;
+    expect(matching(page, PAGES.slice(0, 2))).not.toEqual([]);
+    expect(matching(page, [/\/node_modules\/markdown-it\//])).not.toEqual([]);
+    expect(matching(page, NEVER)).toEqual([]);
+  });
+});
