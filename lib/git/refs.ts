@@ -11,6 +11,16 @@ export interface RefChange {
   after: string;
 }
 
+/** git's `old new ref` lines (what its receive hooks read on stdin), as ref changes; anything else is skipped. */
+export function parseRefUpdates(text: string): RefChange[] {
+  const changes: RefChange[] = [];
+  for (const line of text.split('\n')) {
+    const [before, after, ref] = line.split(' ');
+    if (before && after && ref) changes.push({ ref, before, after });
+  }
+  return changes;
+}
+
 /** Every ref of the repository with the object it points to. */
 export async function readRefs(gitDir: string): Promise<Map<string, string>> {
   const { stdout } = await runGit(['for-each-ref', '--format=%(objectname) %(refname)'], { gitDir });

@@ -34,6 +34,14 @@ export interface RateLimitRefusal {
 /** The API does not limit requests unless a simulation says so: one generous, constant allowance. */
 const UNLIMITED = 1_000_000;
 
+/**
+ * The allowance reported when nothing is simulated: never used up, renewed an hour from the real now (clients compute
+ * waits from their own clock, not the host's).
+ */
+export function unlimitedRate(): RateLimit {
+  return { limit: UNLIMITED, remaining: UNLIMITED, used: 0, reset: Math.ceil(Date.now() / 1000) + 3600 };
+}
+
 /** The rate limit of one host's `/api/v3`: never used up, unless a harness simulates one. */
 interface Simulated {
   limit: number;
@@ -59,8 +67,7 @@ export class GitHubRateLimits {
   /** The allowance as it stands. */
   current(): RateLimit {
     const simulation = this.#renewed();
-    // Unlimited: reset an hour from the real now (clients compute waits from their own clock, not the host's).
-    if (!simulation) return { limit: UNLIMITED, remaining: UNLIMITED, used: 0, reset: Math.ceil(Date.now() / 1000) + 3600 };
+    if (!simulation) return unlimitedRate();
     return { limit: simulation.limit, remaining: simulation.limit - simulation.used, used: simulation.used, reset: simulation.reset };
   }
 

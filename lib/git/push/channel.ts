@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
-import type { RefChange } from '../refs.js';
+import { parseRefUpdates, type RefChange } from '../refs.js';
 
 /**
  * What the host decides about the ref updates a push proposes, asked by its pre-receive hook: the refs it refuses,
@@ -20,12 +20,7 @@ function parseRequest(text: string): { token: string; quarantine: string; change
   if (second < 0) return undefined;
   const rest = text.slice(second + 1);
   if (rest !== '\n' && !rest.endsWith('\n\n')) return undefined;
-  const changes: RefChange[] = [];
-  for (const line of rest.split('\n')) {
-    const [before, after, ref] = line.split(' ');
-    if (before && after && ref) changes.push({ ref, before, after });
-  }
-  return { token: text.slice(0, first), quarantine: text.slice(first + 1, second), changes };
+  return { token: text.slice(0, first), quarantine: text.slice(first + 1, second), changes: parseRefUpdates(rest) };
 }
 
 /**

@@ -1,8 +1,8 @@
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import type { ReceiveSetup } from '../smart-http.js';
-import type { RefChange } from '../refs.js';
-import { isGitError, runGit } from '../run-git.js';
+import { parseRefUpdates, type RefChange } from '../refs.js';
+import { isAncestor } from '../ancestry.js';
 import type { HookChannel } from './channel.js';
 import { writeHookFolders, type HookFolders } from './hooks.js';
 
@@ -26,13 +26,7 @@ const QUARANTINE_PREFIX = 'tmp_objdir-incoming-';
 /** git's list of the refs that moved, as the post-receive hook kept it; null unless it is there whole. */
 async function readMoved(pushDir: string): Promise<RefChange[] | null> {
   const text = await readFile(join(pushDir, 'updated'), 'utf8').catch(() => null);
-  if (text === null || !text.endsWith('.\n')) return null;
-  const changes: RefChange[] = [];
-  for (const line of text.slice(0, -2).split('\n')) {
-    const [before, after, ref] = line.split(' ');
-    if (before && after && ref) changes.push({ ref, before, after });
-  }
-  return changes;
+  return text === null || !text.endsWith('.\n') ? null : parseRefUpdates(text.slice(0, -2));
 }
 
 /**
@@ -41,7 +35,8 @@ async function readMoved(pushDir: string): Promise<RefChange[] | null> {
  * repository ended, quarantine folders that killed ones left behind are removed.
  */
 export class ReceiveSessions {
-  #folders: Promise<HookFolders> | undefined;
+  /** The hook folders and the folder of the pushes' own folders, made by the first push. */
+  #folders: Promise<HookFolders & { pushes: string }> | undefined;
   readonly #running = new Map<string, number>();
   readonly #tidying = new Set<Promise<void>>();
 
@@ -51,14 +46,13 @@ export class ReceiveSessions {
   ) {}
 
   async start(gitDir: string, options: ReceiveOptions): Promise<ReceiveSetup> {
-    const folders = await (this.#folders ??= writeHookFolders(join(this.root, '.hooks')));
-    await mkdir(join(this.root, '.pushes'), { recursive: true });
-    const pushDir = await mkdtemp(join(this.root, '.pushes', 'push-'));
+    const folders = await (this.#folders ??= this.#makeFolders());
+    const pushDir = await mkdtemp(join(folders.pushes, 'push-'));
     let asked = false;
     const registration = await this.channel.register(async (proposed, quarantine) => {
       asked = true;
       const objects = quarantineEnv(gitDir, quarantine);
-      return options.check(proposed, (before, after) => isAncestorIn(gitDir, before, after, objects));
+      return options.check(proposed, (before, after) => isAncestor(gitDir, before, after, objects));
     });
     this.#running.set(gitDir, (this.#running.get(gitDir) ?? 0) + 1);
     return {
@@ -79,6 +73,12 @@ export class ReceiveSessions {
         }
       },
     };
+  }
+
+  async #makeFolders(): Promise<HookFolders & { pushes: string }> {
+    const pushes = join(this.root, '.pushes');
+    await mkdir(pushes, { recursive: true });
+    return { ...(await writeHookFolders(join(this.root, '.hooks'))), pushes };
   }
 
   async #leave(gitDir: string): Promise<void> {
@@ -110,12 +110,3 @@ function quarantineEnv(gitDir: string, quarantine: string | undefined): Record<s
   return { GIT_OBJECT_DIRECTORY: resolve(quarantine), GIT_ALTERNATE_OBJECT_DIRECTORIES: objects };
 }
 
-async function isAncestorIn(gitDir: string, ancestor: string, descendant: string, env: Record<string, string>): Promise<boolean> {
-  try {
-    await runGit(['merge-base', '--is-ancestor', ancestor, descendant], { gitDir, env });
-    return true;
-  } catch (error) {
-    if (isGitError(error) && error.code === 1) return false;
-    throw error;
-  }
-}

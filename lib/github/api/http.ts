@@ -8,7 +8,7 @@ import { readLimitedText, type FormFields } from '../../http/validate.js';
 import { pageOf, type Page } from '../../http/pagination.js';
 import { RefUpdateRefused } from '../../services/ref-updates.js';
 import { GITHUB_API_PREFIX } from '../shapes.js';
-import { GitHubRateLimits, type RateLimit } from '../rate-limit.js';
+import { unlimitedRate, type GitHubRateLimits, type RateLimit } from '../rate-limit.js';
 
 /** Where GitHub's error bodies point; the REST reference is the contract this API follows. */
 export const DOCUMENTATION_URL = 'https://docs.github.com/rest';
@@ -136,7 +136,7 @@ export const isGitHubApiPath = (event: H3Event) => event.url.pathname === GITHUB
 const NOT_FOUND = Symbol.for('h3.notFound');
 /** The allowance of the request in hand, as the envelope counted it (unlimited before it did). */
 function rateOf(event: H3Event | undefined): RateLimit {
-  return (event?.context.githubRateLimit as RateLimit | undefined) ?? new GitHubRateLimits(() => new Date()).current();
+  return (event?.context.githubRateLimit as RateLimit | undefined) ?? unlimitedRate();
 }
 
 /**
