@@ -1,19 +1,13 @@
-import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, FLAGS, inspect as inspectPage, SCREENSHOTS } from '../helpers/browser.js';
 import type { RepoHost } from '../../lib/index.js';
 import { git, pushTwoBranches } from '../helpers/git-cli.js';
 import { HookReceiver } from '../helpers/receiver.js';
 import { bearer, cookie, createApiToken, http, startHost, tempDir } from '../helpers/host.js';
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
-// The machine has no network: keep Chromium from trying to reach anything but localhost.
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-const SCREENSHOTS = join(process.cwd(), '.test-results', 'screenshots');
 // Browser journeys on a shared two-core machine: room beyond the default minute.
 const JOURNEY_MS = 180_000;
 
@@ -72,22 +66,7 @@ async function createRepoInBrowser(person: Person, name: string, visibility: 'pu
   await person.page.waitForURL(`${host.url}/${person.name}/${name}`);
 }
 
-/** axe-core in the page: no serious or critical violation; then screenshots at desktop and phone widths. */
-async function inspect(page: Page, name: string): Promise<void> {
-  await page.addScriptTag({ path: AXE });
-  const violations = await page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ html: string }> }> }> } }).axe.run(document, {});
-    return result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.html).join(' | ')}`);
-  });
-  expect(violations, `axe on ${name}`).toEqual([]);
-  for (const width of [1280, 375]) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: join(SCREENSHOTS, `collab-${name}-${width}.png`), fullPage: true });
-    // Readable on a phone: nothing wider than the screen (wide tables and code scroll inside their own box).
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} fits ${width}px`).toBeLessThanOrEqual(width + 1);
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
+const inspect = (page: Page, name: string) => inspectPage(page, name, 'collab', 1);
 
 let copies = 0;
 

@@ -1,18 +1,13 @@
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, FLAGS, inspect as inspectPage, SCREENSHOTS } from '../helpers/browser.js';
 import type { Fixtures, RepoHost } from '../../lib/index.js';
 import { bearer, cookie, createApiToken, http, startHost } from '../helpers/host.js';
 
 /** The rough edges of issue 21 ("Defects found"), points 2–8; point 1 is in test/api/pull-merge.test.ts. */
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-const SCREENSHOTS = join(process.cwd(), '.test-results', 'screenshots');
 const TOKEN = 'a'.repeat(40);
 const BROWSER_MS = 120_000;
 
@@ -76,21 +71,7 @@ async function signedIn(): Promise<{ context: BrowserContext; page: Page }> {
   return { context, page: await context.newPage() };
 }
 
-/** axe with no serious or critical violation, screenshots at 1280 and 375 px, nothing wider than the screen. */
-async function inspect(page: Page, name: string): Promise<void> {
-  await page.addScriptTag({ path: AXE });
-  const violations = await page.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ html: string }> }> }> } }).axe.run(document, {});
-    return result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.html).join(' | ')}`);
-  });
-  expect(violations, `axe on ${name}`).toEqual([]);
-  for (const width of [1280, 375]) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: join(SCREENSHOTS, `rough-${name}-${width}.png`), fullPage: true });
-    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} fits ${width}px`).toBeLessThanOrEqual(width);
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
+const inspect = (page: Page, name: string) => inspectPage(page, name, 'rough');
 
 /** Links whose text starts or ends with white space (underlined spaces around the words). */
 const spacedLinks = (page: Page) => page.$$eval('main a', (links) => links.map((link) => link.textContent ?? '').filter((text) => /^\s|\s$/.test(text)));

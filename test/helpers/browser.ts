@@ -1,0 +1,32 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+/** Debian's Chromium, driven by playwright-core (no browser download). */
+export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
+/** Flags that keep Chromium off the network and quiet (this machine has none). */
+export const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const SCREENSHOTS = join(process.cwd(), '.test-results', 'screenshots');
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/**
+ * axe in the page with no serious or critical violation, then screenshots (`<prefix>-<name>-<width>.png`) at desktop and
+ * phone widths with nothing wider than the screen (`slack` pixels allowed).
+ */
+export async function inspect(page: Page, name: string, prefix: string, slack = 0): Promise<void> {
+  await page.addScriptTag({ path: AXE });
+  const violations = await page.evaluate(async () => {
+    const result = await (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ html: string }> }> }> } }).axe.run(document, {});
+    return result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical').map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.html).join(' | ')}`);
+  });
+  expect(violations, `axe on ${name}`).toEqual([]);
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: join(SCREENSHOTS, `${prefix}-${name}-${width}.png`), fullPage: true });
+    // Readable on a phone: nothing wider than the screen (wide tables and code scroll inside their own box).
+    expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} fits ${width}px`).toBeLessThanOrEqual(width + slack);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
