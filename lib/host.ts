@@ -111,8 +111,8 @@ function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => str
     options.now,
   );
   const recorder = new EventRecorder(shapes, events, webhooks.outbox, nowIso, baseUrl, publicEmail);
-  const statuses = new CommitStatusService(store, git, nowIso, recorder);
   const protection = new BranchProtectionService(store, nowIso);
+  const statuses = new CommitStatusService(store, git, nowIso, recorder, protection);
   const passwords = new PasswordHasher();
   const throttle = new LoginThrottle({
     perAccount: options.maxFailedLoginsPerAccount,

@@ -87,7 +87,7 @@ export interface StatusEvent extends RepositoryEventBase {
   description: string | null;
   target_url: string | null;
   /** The branches whose tip is the commit. */
-  branches: Array<{ name: string; commit: { sha: string } }>;
+  branches: Array<{ name: string; commit: { sha: string; url: string }; protected: boolean }>;
   /** The commit, as GitHub's commit object (present when it could be read). */
   commit?: GitHubCommit;
   created_at: string;

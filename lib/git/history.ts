@@ -24,8 +24,9 @@ export interface CommitFilter {
   /** Only commits committed at or after / at or before this time (ISO 8601). */
   since?: string;
   until?: string;
-  /** Only commits whose author's name or address contains one of these (case-insensitive, not patterns). */
+  /** Only commits whose author's / committer's name or address contains one of these (case-insensitive, not patterns). */
   authors?: readonly string[];
+  committers?: readonly string[];
 }
 
 /** git's options for a filter (they limit `log` and `rev-list` alike). */
@@ -33,7 +34,9 @@ function filterArgs(filter: CommitFilter): string[] {
   const args: string[] = [];
   if (filter.since) args.push(`--since=${filter.since}`);
   if (filter.until) args.push(`--until=${filter.until}`);
-  if (filter.authors?.length) args.push('--fixed-strings', '--regexp-ignore-case', ...filter.authors.map((author) => `--author=${author}`));
+  if (filter.authors?.length || filter.committers?.length) args.push('--fixed-strings', '--regexp-ignore-case');
+  for (const author of filter.authors ?? []) args.push(`--author=${author}`);
+  for (const committer of filter.committers ?? []) args.push(`--committer=${committer}`);
   return args;
 }
 

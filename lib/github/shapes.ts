@@ -38,7 +38,7 @@ function associationOf(repo: RepositoryRow, username: string | null, collaborate
  * An object's node id in GitHub's legacy form (base64 of `0<length of type>:<type><id>`, e.g. `MDQ6VXNlcjE=` for
  * user 1): opaque, stable, and distinct per kind of object.
  */
-export function nodeId(type: 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'IssueComment' | 'Label', id: number): string {
+export function nodeId(type: 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'PullRequestIssue' | 'IssueComment' | 'Label', id: number): string {
   return Buffer.from(`0${type.length}:${type}${id}`).toString('base64');
 }
 
@@ -236,7 +236,8 @@ export class GitHubShapes {
     const shaped = this.pull(db, repo, pull, reads);
     return {
       id: pull.id,
-      node_id: nodeId('Issue', pull.id),
+      // Pull requests have ids of their own, which issues' ids may equal: a node id of its own kind.
+      node_id: nodeId('PullRequestIssue', pull.id),
       number: pull.number,
       title: pull.title,
       body: shaped.body,
@@ -332,6 +333,11 @@ export class GitHubShapes {
     return commit.parents.map((sha) => ({ sha, url: this.api(`${this.repoPath(repo)}/${kind}/${sha}`), html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/commit/${sha}` }));
   }
 
+  /** The API URL of a commit (`/repos/:o/:r/commits/:sha`). */
+  commitApiUrl(repo: RepositoryRow, sha: string): string {
+    return this.api(`${this.repoPath(repo)}/commits/${sha}`);
+  }
+
   /** A commit of the git data API. */
   gitCommit(repo: RepositoryRow, commit: CommitObject): GitHubGitCommit {
     const path = this.repoPath(repo);
@@ -358,7 +364,7 @@ export class GitHubShapes {
     const git = this.gitCommit(repo, commit);
     const shaped: GitHubCommit = {
       sha: commit.id,
-      url: this.api(`${this.repoPath(repo)}/commits/${commit.id}`),
+      url: this.commitApiUrl(repo, commit.id),
       html_url: git.html_url,
       commit: { url: git.url, author: git.author, committer: git.committer, message: git.message, tree: git.tree, comment_count: 0 },
       author: this.userOfAddress(db, commit.author.email),

@@ -139,7 +139,7 @@ export interface GitHubPullRequest {
   merged_by: GitHubUser | null;
   merge_commit_sha: string | null;
   /** `unknown` until mergeability is asked (a single pull request's answer computes it). */
-  mergeable_state: 'unknown' | 'clean' | 'dirty';
+  mergeable_state: 'unknown' | 'clean' | 'dirty' | 'blocked';
   labels: [];
   assignee: null;
   assignees: [];

@@ -20,7 +20,7 @@ import {
   updateComment,
   updatePull,
   type PullCommentRow,
-  type PullBranches,
+  type PullListFilter,
   type PullListStatus,
   type PullRow,
 } from '../store/queries/pulls.js';
@@ -117,7 +117,7 @@ export class PullService {
 
   private readonly pending = new Set<Promise<unknown>>();
 
-  list(repo: RepositoryRow, status: PullListStatus, page: PageWindow, branches: PullBranches = {}): { items: PullRow[]; total: number } {
+  list(repo: RepositoryRow, status: PullListStatus, page: PageWindow, branches: PullListFilter = {}): { items: PullRow[]; total: number } {
     return { items: pullsOfRepository(this.store, repo.id, status, page, branches), total: countPulls(this.store, repo.id, status, branches) };
   }
 
@@ -468,12 +468,20 @@ export class PullService {
   }
 
   /** A protected base may require status contexts: each must be `success` on the head commit (405 naming the rest). */
-  private requirePassingChecks(repo: RepositoryRow, base: string, headSha: string): void {
+  /**
+   * The checks base's protection requires that head has not passed, each with its state (`missing` when none was
+   * reported): the one rule the merge, the merge box and GitHub's `mergeable_state` follow.
+   */
+  unmetChecks(repo: RepositoryRow, base: string, headSha: string): Array<{ context: string; state: string }> {
     const required = this.protection.ruleFor(repo, base)?.required_status_contexts ?? [];
-    if (required.length === 0) return;
+    if (required.length === 0) return [];
     const states = new Map(this.statuses.combinedOf(repo, headSha).statuses.map((status) => [status.context, status.state]));
-    const unmet = required.filter((context) => states.get(context) !== 'success').map((context) => `${context} (${states.get(context) ?? 'missing'})`);
-    if (unmet.length > 0) throw notAllowed(`required status checks have not passed: ${unmet.join(', ')}`);
+    return required.filter((context) => states.get(context) !== 'success').map((context) => ({ context, state: states.get(context) ?? 'missing' }));
+  }
+
+  private requirePassingChecks(repo: RepositoryRow, base: string, headSha: string): void {
+    const unmet = this.unmetChecks(repo, base, headSha);
+    if (unmet.length > 0) throw notAllowed(`required status checks have not passed: ${unmet.map(({ context, state }) => `${context} (${state})`).join(', ')}`);
   }
 
   /**

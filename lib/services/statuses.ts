@@ -15,6 +15,7 @@ import { userById } from '../store/queries/users.js';
 import type { EventRecorder } from '../events/index.js';
 import { githubTime } from '../github/time.js';
 import type { StatusGit } from './git-backend.js';
+import type { BranchProtectionService } from './branch-protection.js';
 import type { CommitObject } from '../git/objects.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import { requireAccess, type Viewer } from './permissions.js';
@@ -65,6 +66,8 @@ export class CommitStatusService {
     private readonly git: StatusGit,
     private readonly now: () => string,
     private readonly events: EventRecorder,
+    /** Whether a branch is protected (the `status` event says so of each branch at the commit). */
+    private readonly protection: Pick<BranchProtectionService, 'ruleFor'>,
   ) {}
 
   /** Records a status on a full commit id of the repository (404 for anything else); needs write access. */
@@ -108,7 +111,10 @@ export class CommitStatusService {
       context: row.context,
       description: row.description || null,
       target_url: row.target_url,
-      branches: branchesAt(tx, status.repoId, row.sha).map((name) => ({ name, commit: { sha: row.sha } })),
+      // As GitHub: at most 10, each with its commit's URL and whether it is protected.
+      branches: branchesAt(tx, status.repoId, row.sha)
+        .slice(0, 10)
+        .map((name) => ({ name, commit: { sha: row.sha, url: this.events.github.commitApiUrl(repo, row.sha) }, protected: this.protection.ruleFor(repo, name) !== undefined })),
       ...(commit ? { commit: this.events.github.commit(tx, repo, commit) } : {}),
       created_at: githubTime(row.created_at),
       updated_at: githubTime(row.updated_at),

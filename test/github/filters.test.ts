@@ -78,6 +78,15 @@ describe('filters of the /api/v3 lists', () => {
     expect(await pulls({ head: 'bob:topic' })).toEqual([]);
     expect(await pulls({ base: 'topic' })).toEqual(['other into topic']);
     expect(await pulls({ head: 'alice:other', base: 'main' })).toEqual([]);
+    const ordered = async (query: Record<string, string>) => (await alice.pulls.list({ ...repo, state: 'all', ...query })).data.map((pull) => pull.number);
+    expect(await ordered({})).toEqual([4, 3]);
+    expect(await ordered({ direction: 'asc' })).toEqual([3, 4]);
+    clock += 3_600_000;
+    await alice.pulls.update({ ...repo, pull_number: 3, title: 'topic into main, edited' });
+    // `updated` sorts oldest first unless asked otherwise, as on GitHub.
+    expect(await ordered({ sort: 'updated' })).toEqual([4, 3]);
+    expect(await ordered({ sort: 'updated', direction: 'desc' })).toEqual([3, 4]);
+    expect((await failure(alice.pulls.list({ ...repo, sort: 'popularity' }))).status).toBe(422);
   });
 
   it('commits: since, until, author (username or address) and path', async () => {
@@ -89,6 +98,8 @@ describe('filters of the /api/v3 lists', () => {
     expect(await messages({ author: 'bob' })).toEqual(['second']);
     expect(await messages({ author: 'alice@example.com' })).toEqual(['third', 'first']);
     expect(await messages({ author: 'nobody' })).toEqual([]);
+    expect(await messages({ committer: 'bob' })).toEqual(['second']);
+    expect(await messages({ committer: 'nobody' })).toEqual([]);
     expect(await messages({ path: 'a.txt' })).toEqual(['third', 'first']);
     expect((await failure(alice.repos.listCommits({ ...repo, until: 'soon' }))).status).toBe(422);
   });

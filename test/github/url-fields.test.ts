@@ -50,6 +50,13 @@ describe('URL fields and node ids of /api/v3 objects', () => {
     }
     expect((await follow(label.url)).json.name).toBe('good first issue');
     expect(branch.protection_url).toBe(`${host.url}/api/v3/repos/alice/app/branches/main/protection`);
+    // Followed (PyGithub's get_protection()): GitHub's 404 while unprotected, the rules once protected.
+    expect((await follow(branch.protection_url)).json).toMatchObject({ message: 'Branch not protected' });
+    await http(`${host.url}/api/v1/repos/alice/app/branch_protections/main`, { method: 'PUT', headers: { authorization: `token ${TOKEN}` }, json: { allow_deletion: true, required_status_contexts: ['ci'] } });
+    const protection = await follow(branch.protection_url);
+    expect(protection.status).toBe(200);
+    expect(protection.json).toMatchObject({ url: branch.protection_url, required_status_checks: { contexts: ['ci'] }, allow_deletions: { enabled: true }, allow_force_pushes: { enabled: false } });
+    expect((await follow(`${host.url}/api/v3/repos/alice/app/branches?protected=true`)).status).toBe(422);
     const ids = [repository.node_id, repository.owner.node_id, issue.node_id, pull.node_id, label.node_id, comment.node_id];
     expect(ids.every((id) => typeof id === 'string' && id.length > 0)).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
@@ -62,7 +69,10 @@ describe('URL fields and node ids of /api/v3 objects', () => {
     const comment = (await octokit.issues.listComments({ ...repo, issue_number: 1 })).data[0]!;
     expect([issue.author_association, pull.author_association, comment.author_association]).toEqual(['OWNER', 'OWNER', 'OWNER']);
     expect(issue).toMatchObject({ assignee: null, assignees: [], milestone: null, locked: false });
-    expect(pull).toMatchObject({ labels: [], assignees: [], requested_reviewers: [], requested_teams: [], mergeable: true, mergeable_state: 'clean' });
+    // The first test protected main with a required check `ci`: the merge is blocked until head passes it.
+    expect(pull).toMatchObject({ labels: [], assignees: [], requested_reviewers: [], requested_teams: [], mergeable: true, mergeable_state: 'blocked' });
+    await octokit.repos.createCommitStatus({ ...repo, sha: pull.head.sha, state: 'success', context: 'ci' });
+    expect((await octokit.pulls.get({ ...repo, pull_number: 2 })).data.mergeable_state).toBe('clean');
     const listed = (await octokit.issues.listForRepo({ ...repo, state: 'all' })).data;
     expect(listed.every((item) => item.author_association === 'OWNER')).toBe(true);
   });

@@ -188,6 +188,7 @@ describe('webhooks', () => {
     const status = await during('status', () => http(`${api()}/statuses/${topic}`, { headers: bearer(writer.token), json: { state: 'success', context: 'ci/build', description: 'green', target_url: 'https://ci.example.com/1' } }));
     expect(status.json).toMatchObject({ sha: topic, state: 'success', context: 'ci/build', description: 'green', target_url: 'https://ci.example.com/1', name: 'owner/hooked', branches: [{ name: 'topic', commit: { sha: topic } }], sender: { login: 'writer' } });
     // The commit as GitHub's status event carries it (issue 20).
+    expect(status.json.branches).toEqual([{ name: 'topic', commit: { sha: topic, url: `${host.url}/api/v3/repos/owner/hooked/commits/${topic}` }, protected: false }]);
     expect(status.json.commit).toMatchObject({ sha: topic, url: `${host.url}/api/v3/repos/owner/hooked/commits/${topic}`, commit: { tree: { sha: expect.stringMatching(/^[0-9a-f]{40}$/) } } });
 
     const pullComment = await during('issue_comment', () => http(`${api()}/pulls/${pullId}/comments`, { headers: bearer(owner.token), json: { text: 'Nice' } }));

@@ -64,8 +64,9 @@ export function mountCommits(app: H3, ctx: AppContext): void {
 }
 
 /**
- * GitHub's `since`, `until` (ISO 8601, by commit date) and `author` (a username: the account's address and the address
- * its commits here carry; or an address) filters of the commit list. An unknown username is an author of nothing.
+ * GitHub's `since`, `until` (ISO 8601, by commit date), `author` and `committer` (a username: the account's address
+ * and the address its commits here carry; or an address) filters of the commit list. An unknown username matches
+ * nothing.
  */
 function commitFilter(ctx: AppContext, event: H3Event): CommitFilter | 'nobody' {
   const filter: CommitFilter = {};
@@ -76,13 +77,14 @@ function commitFilter(ctx: AppContext, event: H3Event): CommitFilter | 'nobody' 
     if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(time)) throw validationFailed({ resource: 'Commit', field: name, code: 'invalid' });
     filter[name] = new Date(time).toISOString();
   }
-  const author = queryString(event, 'author');
-  if (author) {
-    if (author.includes('@')) filter.authors = [author];
+  for (const [name, field] of [['author', 'authors'], ['committer', 'committers']] as const) {
+    const value = queryString(event, name);
+    if (!value) continue;
+    if (value.includes('@')) filter[field] = [value];
     else {
-      const user = ctx.users.byName(author);
+      const user = ctx.users.byName(value);
       if (!user) return 'nobody';
-      filter.authors = [user.email, `${user.username}@${ctx.options.noreplyEmailDomain}`];
+      filter[field] = [user.email, `${user.username}@${ctx.options.noreplyEmailDomain}`];
     }
   }
   return filter;

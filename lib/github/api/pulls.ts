@@ -2,7 +2,7 @@ import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../../context.js';
 import { queryString } from '../../http/validate.js';
 import { parsePullStatus } from '../../services/pulls.js';
-import type { PullBranches, PullRow } from '../../store/queries/pulls.js';
+import type { PullListFilter, PullRow } from '../../store/queries/pulls.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { notFound } from '../../errors.js';
 import { conflictAs, created, diffResponse, githubPage, noContent, readJson, requestedDiff, validationFailed } from './http.js';
@@ -22,14 +22,17 @@ export function mountPulls(app: H3, ctx: AppContext): void {
   const shapes = shapesOf(ctx);
   const pullShape = async (repo: RepositoryRow, pull: PullRow) => {
     const { mergeable } = await ctx.pulls.summary(repo, pull);
-    return { ...shapes.pull(ctx.store, repo, pull), mergeable, mergeable_state: mergeable === true ? 'clean' : mergeable === false ? 'dirty' : 'unknown' };
+    // GitHub's states: `dirty` (conflicts), `blocked` (the base's required checks not passed), else `clean`.
+    const blocked = mergeable === true && ctx.pulls.unmetChecks(repo, pull.base, pull.head_sha).length > 0;
+    const state = mergeable === false ? 'dirty' : blocked ? 'blocked' : mergeable === true ? 'clean' : 'unknown';
+    return { ...shapes.pull(ctx.store, repo, pull), mergeable, mergeable_state: state };
   };
 
   app.get(`${REPO}/pulls`, async (event) => {
     const repo = await repoOf(ctx, event);
     const page = githubPage(ctx, event);
     // GitHub's `closed` holds merged pull requests too, as the service's does.
-    const { items, total } = ctx.pulls.list(repo, parsePullStatus(queryString(event, 'state')), page, pullBranches(repo, event));
+    const { items, total } = ctx.pulls.list(repo, parsePullStatus(queryString(event, 'state')), page, pullListFilter(repo, event));
     return page.respond(total, shapes.pulls(ctx.store, repo, items));
   });
 
@@ -95,19 +98,31 @@ export function mountPulls(app: H3, ctx: AppContext): void {
 }
 
 /**
+ * GitHub's `sort` (created or updated; popularity and long-running are refused) and `direction` (desc by default for
+ * created, asc for updated, as GitHub's).
+ */
+function pullOrder(event: H3Event): Pick<PullListFilter, 'sort' | 'direction'> {
+  const sort = queryString(event, 'sort') || 'created';
+  if (sort !== 'created' && sort !== 'updated') throw validationFailed({ resource: 'PullRequest', field: 'sort', code: 'invalid' });
+  const direction = queryString(event, 'direction') || (sort === 'created' ? 'desc' : 'asc');
+  if (direction !== 'asc' && direction !== 'desc') throw validationFailed({ resource: 'PullRequest', field: 'direction', code: 'invalid' });
+  return { sort, direction };
+}
+
+/**
  * GitHub's `head` (`user:ref`, pull requests of that user's branch: here only the repository's owner has branches in
  * it) and `base` filters of the pull request list. A head of another user matches nothing.
  */
-function pullBranches(repo: RepositoryRow, event: H3Event): PullBranches {
-  const branches: PullBranches = {};
+function pullListFilter(repo: RepositoryRow, event: H3Event): PullListFilter {
+  const filter: PullListFilter = { ...pullOrder(event) };
   const head = queryString(event, 'head');
   if (head) {
     const colon = head.indexOf(':');
     const user = colon >= 0 ? head.slice(0, colon) : repo.owner_name;
     // A branch name never has a NUL: asking for one matches no pull request.
-    branches.head = user.toLowerCase() === repo.owner_name.toLowerCase() ? head.slice(colon + 1) : '\0';
+    filter.head = user.toLowerCase() === repo.owner_name.toLowerCase() ? head.slice(colon + 1) : '\0';
   }
   const base = queryString(event, 'base');
-  if (base) branches.base = base;
-  return branches;
+  if (base) filter.base = base;
+  return filter;
 }

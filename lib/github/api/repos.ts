@@ -2,7 +2,7 @@ import type { H3 } from 'h3';
 import type { AppContext } from '../../context.js';
 import { isRepoHostError, notFound } from '../../errors.js';
 import { currentUser, requireUser } from '../../http/auth.js';
-import { pathParam } from '../../http/validate.js';
+import { pathParam, queryString } from '../../http/validate.js';
 import { requireAccess } from '../../services/permissions.js';
 import { optionalFlag } from '../../services/text-fields.js';
 import { collaboratorPermission } from '../../store/queries/collaborators.js';
@@ -65,6 +65,8 @@ export function mountRepos(app: H3, ctx: AppContext): void {
 
   app.get(`${REPO}/branches`, async (event) => {
     const repo = await repoOf(ctx, event);
+    // The list pages in the database, where protection (branch globs) is not known: refused rather than ignored.
+    if (queryString(event, 'protected')) throw validationFailed({ resource: 'Branch', field: 'protected', code: 'invalid', message: 'repohost does not filter branches by protection' });
     const page = githubPage(ctx, event);
     const { items, total } = ctx.repos.branches(repo, page);
     return page.respond(total, items.map((branch) => branchSummary(ctx, repo, branch.name, branch.commit_sha)));
@@ -74,7 +76,11 @@ export function mountRepos(app: H3, ctx: AppContext): void {
   app.get(`${REPO}/branches/**:branch`, async (event) => {
     const repo = await repoOf(ctx, event);
     const name = pathParam(event, 'branch');
-    const sha = (await ctx.gitData.refsOf(repo)).get(`refs/heads/${name}`);
+    const refs = await ctx.gitData.refsOf(repo);
+    const sha = refs.get(`refs/heads/${name}`);
+    // `/branches/:branch/protection`, where a branch of that whole name does not exist (the `protection_url` of a branch).
+    const protectionOf = /^(.+)\/protection$/.exec(name)?.[1];
+    if (!sha && protectionOf !== undefined && refs.has(`refs/heads/${protectionOf}`)) return branchProtection(ctx, repo, await currentUser(ctx, event), protectionOf);
     if (!sha) throw notFound('Branch not found');
     const { commit } = await ctx.gitData.commitWithFiles(repo, sha);
     return { ...branchSummary(ctx, repo, name, sha), commit: shapesOf(ctx).commit(ctx.store, repo, commit) };
@@ -127,6 +133,35 @@ function unchanged(repo: RepositoryRow, field: string, value: unknown): boolean 
 
 function commitUrl(ctx: AppContext, repo: RepositoryRow, sha: string): string {
   return apiUrl(ctx, repo, `/commits/${sha}`);
+}
+
+/**
+ * A branch's protection in GitHub's shape (admins only, as on GitHub: 404 for others), or 404 `Branch not protected`.
+ * What repohost's rules have no counterpart for (admin enforcement, linear history, reviews counted) is off.
+ */
+function branchProtection(ctx: AppContext, repo: RepositoryRow, viewer: UserRow | undefined, branch: string) {
+  if (!viewer) throw new GitHubApiError(401, 'Requires authentication');
+  if (ctx.repos.access(viewer, repo) !== 'admin') throw notFound();
+  const rule = ctx.protection.ruleFor(repo, branch);
+  if (!rule) throw new GitHubApiError(404, 'Branch not protected');
+  const url = apiUrl(ctx, repo, `/branches/${encodeURIComponent(branch)}/protection`);
+  const shapes = shapesOf(ctx);
+  return {
+    url,
+    ...(rule.required_status_contexts.length > 0
+      ? { required_status_checks: { url: `${url}/required_status_checks`, strict: false, contexts: rule.required_status_contexts, checks: rule.required_status_contexts.map((context) => ({ context, app_id: null })) } }
+      : {}),
+    ...(rule.require_pull_request
+      ? { required_pull_request_reviews: { url: `${url}/required_pull_request_reviews`, dismiss_stale_reviews: false, require_code_owner_reviews: false, required_approving_review_count: 0 } }
+      : {}),
+    ...(rule.push_allowlist.length > 0
+      ? { restrictions: { url: `${url}/restrictions`, users: rule.push_allowlist.map((username) => shapes.userNamed(ctx.store, username)).filter((user) => user !== null), teams: [], apps: [] } }
+      : {}),
+    enforce_admins: { url: `${url}/enforce_admins`, enabled: false },
+    required_linear_history: { enabled: false },
+    allow_force_pushes: { enabled: rule.allow_force_push },
+    allow_deletions: { enabled: rule.allow_deletion },
+  };
 }
 
 /** A branch as GitHub lists it, with the URL of its protection (PyGithub's `get_protection()` follows it). */

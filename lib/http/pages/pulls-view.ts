@@ -112,6 +112,8 @@ export interface PullModel {
   checks: CombinedStatus;
   /** Status contexts the base branch's protection requires before merging. */
   requiredContexts: string[];
+  /** The required checks head has not passed (PullService.unmetChecks): they block the merge. */
+  unmetChecks: ReadonlyArray<{ context: string; state: string }>;
   /** The author or a collaborator with write access. */
   canChangeState: boolean;
   /** Write access (the merge service's rule). */
@@ -171,12 +173,11 @@ ${pull.merge_commit_sha ? html` as <a href="${repoBase(repo)}/commit/${pull.merg
     return html`<section class="merge-box" aria-label="Merge">${state}${required}<p class="muted">Only collaborators with write access can merge this pull request.</p></section>`;
   }
   // The merge service's rules (lib/services/pulls.ts): no conflicts, and every required check a success.
-  const states = new Map(model.checks.statuses.map((status) => [status.context, status.state]));
-  const unmet = model.requiredContexts.filter((context) => states.get(context) !== 'success');
+  const unmet = model.unmetChecks;
   const blockers: SafeHtml[] = [];
   if (pull.mergeable !== true) blockers.push(html`the branch has conflicts with <code>${pull.base}</code> that must be resolved`);
   if (unmet.length) {
-    blockers.push(html`required ${unmet.length === 1 ? 'check' : 'checks'} ${unmet.map((context, index) => html`${index ? ', ' : ''}<code>${context}</code> (${states.get(context) ?? 'missing'})`)} must pass`);
+    blockers.push(html`required ${unmet.length === 1 ? 'check' : 'checks'} ${unmet.map(({ context, state }, index) => html`${index ? ', ' : ''}<code>${context}</code> (${state})`)} must pass`);
   }
   const blocked = blockers.length > 0;
   const why = blocked ? html`<p class="status-failure" id="merge-blocked"><strong>Merging is blocked:</strong> ${blockers.map((reason, index) => html`${index ? '; ' : ''}${reason}`)}.</p>` : '';

@@ -46,13 +46,16 @@ const SELECT = `SELECT p.id, p.number, p.repo_id, p.title, p.description, p.stat
 /** `closed` lists closed and merged pull requests, as on GitHub; undefined lists all. */
 export type PullListStatus = 'open' | 'closed' | 'merged' | undefined;
 
-/** Only pull requests from this head branch and/or into this base branch (GitHub's `head` and `base` filters). */
-export interface PullBranches {
+/** GitHub's filters of the pull request list: from this head branch and/or into this base branch, and the order. */
+export interface PullListFilter {
   head?: string;
   base?: string;
+  /** By creation (the number) or by last update. @default created, newest first */
+  sort?: 'created' | 'updated';
+  direction?: 'asc' | 'desc';
 }
 
-function listClause(status: PullListStatus, branches: PullBranches): { where: string; params: string[] } {
+function listClause(status: PullListStatus, branches: PullListFilter): { where: string; params: string[] } {
   let where = status === undefined ? '' : status === 'closed' ? " AND p.status IN ('closed', 'merged')" : ' AND p.status = ?';
   const params: string[] = status === undefined || status === 'closed' ? [] : [status];
   for (const [column, value] of [['head_branch', branches.head], ['base_branch', branches.base]] as const) {
@@ -63,12 +66,14 @@ function listClause(status: PullListStatus, branches: PullBranches): { where: st
   return { where, params };
 }
 
-export function pullsOfRepository(db: ReadTx, repoId: number, status: PullListStatus, page: PageWindow, branches: PullBranches = {}): PullRow[] {
+export function pullsOfRepository(db: ReadTx, repoId: number, status: PullListStatus, page: PageWindow, branches: PullListFilter = {}): PullRow[] {
   const clause = listClause(status, branches);
-  return db.all<PullRow>(`${SELECT} WHERE p.repo_id = ?${clause.where} ORDER BY p.number DESC LIMIT ? OFFSET ?`, [repoId, ...clause.params, page.limit, page.offset]);
+  const direction = branches.direction === 'asc' ? 'ASC' : 'DESC';
+  const order = branches.sort === 'updated' ? `p.updated_at ${direction}, p.id ${direction}` : `p.number ${direction}`;
+  return db.all<PullRow>(`${SELECT} WHERE p.repo_id = ?${clause.where} ORDER BY ${order} LIMIT ? OFFSET ?`, [repoId, ...clause.params, page.limit, page.offset]);
 }
 
-export function countPulls(db: ReadTx, repoId: number, status: PullListStatus, branches: PullBranches = {}): number {
+export function countPulls(db: ReadTx, repoId: number, status: PullListStatus, branches: PullListFilter = {}): number {
   if (branches.head === undefined && branches.base === undefined) {
     return keptCount(db, repoId, 'pull', status === undefined ? undefined : status === 'closed' ? ['closed', 'merged'] : [status]);
   }

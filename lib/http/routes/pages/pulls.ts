@@ -45,6 +45,7 @@ async function renderPull(ctx: AppContext, request: RepoPageRequest, number: num
     diff: tab === 'files' ? await renderDiff(await ctx.pulls.files(repo, row.id), downloads(`${repoBase(repo)}/pulls/${row.number}`)) : undefined,
     checks: ctx.statuses.combinedOf(repo, pull.head_sha),
     requiredContexts: ctx.protection.ruleFor(repo, pull.base)?.required_status_contexts ?? [],
+    unmetChecks: ctx.pulls.unmetChecks(repo, pull.base, pull.head_sha),
     canChangeState: viewer !== undefined && (viewer.username === pull.author || atLeast(access, 'write')),
     canMerge: atLeast(access, 'write'),
     canEdit: (author) => viewer !== undefined && (viewer.username === author || atLeast(access, 'write')),
