@@ -2,65 +2,21 @@
 // `git http-backend` behind a bare node:http server, alternating, in the same run. Run with `npm run bench:push`
 // (builds first). Options: BENCH_BRANCHES (default 5000), BENCH_RUNS (default 7 one-commit pushes), BENCH_MANY_RUNS
 // (default 3 many-ref pushes), BENCH_DB=file for a database file (fsync'd) instead of a harness's ':memory:' one.
-import { createServer } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRepoHost } from '../../dist/index.js';
 import { launchProcess } from '../../dist/git/launcher/index.js';
-import { env, git, gitText, median, ms, startLauncher, timed } from './synthetic-repo.mjs';
+import { httpBackendServer } from './http-backend.mjs';
+import { git, gitText, median, ms, startLauncher, timed } from './synthetic-repo.mjs';
 
 const BRANCHES = Number(process.env.BENCH_BRANCHES ?? 5000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const MANY_RUNS = Number(process.env.BENCH_MANY_RUNS ?? 3);
 
-/**
- * `git http-backend` as CGI behind node:http: the baseline every forge's smart HTTP is measured against. Like any
- * deployment that takes pushes, it asks for credentials (git sends them only after a 401), and takes any.
- */
+/** The baseline on a free port, git started through the host's launcher as repohost's is. */
 function httpBackend(root) {
-  const server = createServer((request, response) => {
-    if (!request.headers.authorization) {
-      response.writeHead(401, { 'WWW-Authenticate': 'Basic realm="bench"' });
-      return void response.end();
-    }
-    const url = new URL(request.url, 'http://localhost');
-    const child = launchProcess('git', ['http-backend'], {
-      env: {
-        ...env,
-        GIT_PROJECT_ROOT: root,
-        GIT_HTTP_EXPORT_ALL: '1',
-        REMOTE_USER: 'bench',
-        REQUEST_METHOD: request.method,
-        PATH_INFO: decodeURIComponent(url.pathname),
-        QUERY_STRING: url.search.slice(1),
-        CONTENT_TYPE: request.headers['content-type'] ?? '',
-        HTTP_CONTENT_ENCODING: request.headers['content-encoding'] ?? '',
-        GIT_PROTOCOL: request.headers['git-protocol'] ?? '',
-      },
-    });
-    request.pipe(child.stdin);
-    let head = Buffer.alloc(0);
-    let headersDone = false;
-    child.stdout.on('data', (chunk) => {
-      if (headersDone) return void response.write(chunk);
-      head = Buffer.concat([head, chunk]);
-      const end = head.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      headersDone = true;
-      let status = 200;
-      for (const line of head.subarray(0, end).toString('latin1').split('\r\n')) {
-        const colon = line.indexOf(':');
-        const name = line.slice(0, colon).trim();
-        const value = line.slice(colon + 1).trim();
-        if (name.toLowerCase() === 'status') status = Number.parseInt(value, 10);
-        else response.setHeader(name, value);
-      }
-      response.writeHead(status);
-      response.write(head.subarray(end + 4));
-    });
-    child.on('close', () => response.end());
-  });
+  const server = httpBackendServer(root, { launch: launchProcess, askCredentials: true });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}` })));
 }
 

@@ -123,37 +123,8 @@ const BARE_HTTP = `
 require('node:http').createServer((req, res) => res.end('ok')).listen(Number(process.argv[1]), '127.0.0.1');
 `;
 
-// git http-backend behind a bare node:http server: the CGI environment it needs, its headers parsed, body piped.
-const GIT_BACKEND = `
-const { spawn } = require('node:child_process');
-const [port, projectRoot] = [Number(process.argv[1]), process.argv[2]];
-require('node:http').createServer((req, res) => {
-  const url = new URL(req.url, 'http://x');
-  const git = spawn('git', ['http-backend'], { env: { ...${JSON.stringify(gitEnv)}, GIT_PROJECT_ROOT: projectRoot, GIT_HTTP_EXPORT_ALL: '1',
-    REQUEST_METHOD: req.method, PATH_INFO: url.pathname, QUERY_STRING: url.search.slice(1), CONTENT_TYPE: req.headers['content-type'] ?? '' } });
-  req.pipe(git.stdin);
-  let head = Buffer.alloc(0);
-  let headersDone = false;
-  git.stdout.on('data', (chunk) => {
-    if (headersDone) return void res.write(chunk);
-    head = Buffer.concat([head, chunk]);
-    const end = head.indexOf('\\r\\n\\r\\n');
-    if (end < 0) return;
-    headersDone = true;
-    let status = 200;
-    for (const line of head.subarray(0, end).toString().split('\\r\\n')) {
-      const colon = line.indexOf(':');
-      const name = line.slice(0, colon).toLowerCase();
-      const value = line.slice(colon + 1).trim();
-      if (name === 'status') status = parseInt(value, 10);
-      else res.setHeader(name, value);
-    }
-    res.statusCode = status;
-    res.write(head.subarray(end + 4));
-  });
-  git.stdout.on('end', () => res.end());
-}).listen(port, '127.0.0.1');
-`;
+// git http-backend behind a bare node:http server (test/bench/http-backend.mjs, run as a script).
+const GIT_BACKEND = fileURLToPath(new URL('./http-backend.mjs', import.meta.url));
 
 function git(args, cwd) {
   return new Promise((resolveGit, reject) => {
@@ -193,7 +164,7 @@ try {
     },
     async () => {
       const port = await freePort();
-      results.gitBackend.push(await untilAnswered(['-e', GIT_BACKEND, String(port), projectRoot], port, infoRefs));
+      results.gitBackend.push(await untilAnswered([GIT_BACKEND, String(port), projectRoot], port, infoRefs));
     },
     async () => {
       const port = await freePort();
