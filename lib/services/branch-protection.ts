@@ -95,11 +95,18 @@ export class BranchProtectionService {
 
   /** The rule that covers a branch: its exact name first, else the longest matching glob. */
   ruleFor(repo: RepositoryRow, branch: string): BranchProtection | undefined {
+    return this.rulesOf(repo)(branch);
+  }
+
+  /** `ruleFor` for many branches (a list of them), the rules read once. */
+  rulesOf(repo: RepositoryRow): (branch: string) => BranchProtection | undefined {
     const rows = protectionsOf(this.store, repo.id);
-    const exact = rows.find((row) => row.pattern === branch);
-    const glob = rows.filter((row) => row.pattern.includes('*') && new RegExp(globSource(row.pattern)).test(branch)).sort((a, b) => b.pattern.length - a.pattern.length)[0];
-    const row = exact ?? glob;
-    return row ? summary(row) : undefined;
+    return (branch) => {
+      const exact = rows.find((row) => row.pattern === branch);
+      const glob = rows.filter((row) => row.pattern.includes('*') && new RegExp(globSource(row.pattern)).test(branch)).sort((a, b) => b.pattern.length - a.pattern.length)[0];
+      const row = exact ?? glob;
+      return row ? summary(row) : undefined;
+    };
   }
 
   /** The rules of a repository as they apply to one pusher (git's update hook enforces them per ref). */

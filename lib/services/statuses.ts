@@ -67,7 +67,7 @@ export class CommitStatusService {
     private readonly now: () => string,
     private readonly events: EventRecorder,
     /** Whether a branch is protected (the `status` event says so of each branch at the commit). */
-    private readonly protection: Pick<BranchProtectionService, 'ruleFor'>,
+    private readonly protection: Pick<BranchProtectionService, 'rulesOf'>,
   ) {}
 
   /** Records a status on a full commit id of the repository (404 for anything else); needs write access. */
@@ -103,22 +103,25 @@ export class CommitStatusService {
     const row = insertCommitStatus(tx, status);
     const sender = status.creatorId === null ? undefined : userById(tx, status.creatorId);
     const repo = repositoryById(tx, status.repoId)!;
-    this.events.record(tx, repo, sender, 'status', () => ({
-      id: row.id,
-      sha: row.sha,
-      name: `${repo.owner_name}/${repo.name}`,
-      state: row.state,
-      context: row.context,
-      description: row.description || null,
-      target_url: row.target_url,
-      // As GitHub: at most 10, each with its commit's URL and whether it is protected.
-      branches: branchesAt(tx, status.repoId, row.sha)
-        .slice(0, 10)
-        .map((name) => ({ name, commit: { sha: row.sha, url: this.events.github.commitApiUrl(repo, row.sha) }, protected: this.protection.ruleFor(repo, name) !== undefined })),
-      ...(commit ? { commit: this.events.github.commit(tx, repo, commit) } : {}),
-      created_at: githubTime(row.created_at),
-      updated_at: githubTime(row.updated_at),
-    }));
+    this.events.record(tx, repo, sender, 'status', () => {
+      const ruleOf = this.protection.rulesOf(repo);
+      return {
+        id: row.id,
+        sha: row.sha,
+        name: `${repo.owner_name}/${repo.name}`,
+        state: row.state,
+        context: row.context,
+        description: row.description || null,
+        target_url: row.target_url,
+        // As GitHub: at most 10, each with its commit's URL and whether it is protected.
+        branches: branchesAt(tx, status.repoId, row.sha)
+          .slice(0, 10)
+          .map((name) => ({ name, commit: { sha: row.sha, url: this.events.github.commitApiUrl(repo, row.sha) }, protected: ruleOf(name) !== undefined })),
+        ...(commit ? { commit: this.events.github.commit(tx, repo, commit) } : {}),
+        created_at: githubTime(row.created_at),
+        updated_at: githubTime(row.updated_at),
+      };
+    });
     return row;
   }
 

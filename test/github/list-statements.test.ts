@@ -66,6 +66,7 @@ describe('statements per list', () => {
     ['/api/v3 pull requests', '/api/v3/repos/alice/app/pulls?state=all&per_page=PAGE', 2],
     ['/api/v3 comments of a pull request', '/api/v3/repos/alice/app/issues/68/comments?per_page=PAGE', 2],
     ['/api/v1 issues', '/api/v1/repos/alice/app/issues?status=all&limit=PAGE', 2],
+    ['/api/v3 branches (each says whether it is protected)', '/api/v3/repos/alice/app/branches?per_page=PAGE', 2],
   ] as const) {
     it(`${label}: a long page costs what a short one does`, async () => {
       const short = await cost(path.replace('PAGE', String(shortPage)));

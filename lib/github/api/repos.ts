@@ -69,7 +69,8 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     if (queryString(event, 'protected')) throw validationFailed({ resource: 'Branch', field: 'protected', code: 'invalid', message: 'repohost does not filter branches by protection' });
     const page = githubPage(ctx, event);
     const { items, total } = ctx.repos.branches(repo, page);
-    return page.respond(total, items.map((branch) => branchSummary(ctx, repo, branch.name, branch.commit_sha)));
+    const ruleOf = ctx.protection.rulesOf(repo);
+    return page.respond(total, items.map((branch) => branchSummary(ctx, repo, branch.name, branch.commit_sha, ruleOf)));
   });
 
   // Branch names may hold slashes (`feature/x`): the rest of the path is the name.
@@ -83,7 +84,7 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     if (!sha && protectionOf !== undefined && refs.has(`refs/heads/${protectionOf}`)) return branchProtection(ctx, repo, await currentUser(ctx, event), protectionOf);
     if (!sha) throw notFound('Branch not found');
     const { commit } = await ctx.gitData.commitWithFiles(repo, sha);
-    return { ...branchSummary(ctx, repo, name, sha), commit: shapesOf(ctx).commit(ctx.store, repo, commit) };
+    return { ...branchSummary(ctx, repo, name, sha, ctx.protection.rulesOf(repo)), commit: shapesOf(ctx).commit(ctx.store, repo, commit) };
   });
 
   app.get(`${REPO}/tags`, async (event) => {
@@ -165,11 +166,11 @@ function branchProtection(ctx: AppContext, repo: RepositoryRow, viewer: UserRow 
 }
 
 /** A branch as GitHub lists it, with the URL of its protection (PyGithub's `get_protection()` follows it). */
-function branchSummary(ctx: AppContext, repo: RepositoryRow, name: string, sha: string) {
+function branchSummary(ctx: AppContext, repo: RepositoryRow, name: string, sha: string, ruleOf: (branch: string) => unknown) {
   return {
     name,
     commit: { sha, url: commitUrl(ctx, repo, sha) },
-    protected: ctx.protection.ruleFor(repo, name) !== undefined,
+    protected: ruleOf(name) !== undefined,
     protection_url: apiUrl(ctx, repo, `/branches/${encodeURIComponent(name)}/protection`),
   };
 }
