@@ -259,10 +259,10 @@ export async function createRepoHost(input: RepoHostOptions = {}): Promise<RepoH
     // Ref changes a crash left unrecorded are recorded, and announced, before anything is answered.
     await ctx.refUpdates.reconcilePending((message) => process.stderr.write(`${message}\n`));
     // Deliveries left pending by the last run (a crash, a stop) go out now that links carry the right base URL.
-    ctx.deliveries.start();
+    await ctx.deliveries.start();
     snapshots = new Snapshots(ctx);
     await snapshots.open();
-    const startedEmpty = !hasUsers(ctx.store);
+    const startedEmpty = !await hasUsers(ctx.store);
     if (input.fixtures !== undefined) await core.admin.load(input.fixtures);
     const baseline = input.fixtures !== undefined || startedEmpty ? await snapshots.take() : undefined;
     setReady(true);

@@ -67,8 +67,8 @@ async function importAll(gitDir: string, source: string): Promise<string | undef
  */
 export async function seedRepository(ctx: AppContext, input: AdminSeedInput): Promise<SeedResult> {
   const git = ctx.git;
-  const owner = ctx.users.requireByName(input.owner);
-  let repo = ctx.repos.findByName(owner.username, input.name);
+  const owner = await ctx.users.requireByName(input.owner);
+  let repo = await ctx.repos.findByName(owner.username, input.name);
   const created = !repo;
   repo ??= await ctx.repos.create(owner, { name: input.name, description: input.description, visibility: input.private ? 'private' : 'public' });
   const gitDir = git.pathOf(repo.owner_name, repo.name);
@@ -107,6 +107,6 @@ export async function seedRepository(ctx: AppContext, input: AdminSeedInput): Pr
   if (!hadBranches && sourceHead) changes.sort((a, b) => Number(b.ref === sourceHead) - Number(a.ref === sourceHead));
   const headBranch = await git.afterPush(repo.owner_name, repo.name, changes);
   await ctx.refUpdates.recordChanges(repo, changes, headBranch, undefined, intent);
-  const current = ctx.repos.findByName(owner.username, repo.name)!;
-  return { repository: ctx.repos.summary(current), created, refsUpdated: changes.map((change) => change.ref) };
+  const current = (await ctx.repos.findByName(owner.username, repo.name))!;
+  return { repository: await ctx.repos.summary(current), created, refsUpdated: changes.map((change) => change.ref) };
 }

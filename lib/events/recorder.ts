@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { GitHubShapes } from '../github/shapes.js';
 import type { PushedRef } from '../git/push-commits.js';
 import type { RefChange } from '../git/refs.js';
-import type { ReadTx, WriteTx } from '../store/database.js';
+import type { ReadTx, WriteTx } from '../store/interface.js';
 import type { HookRow } from '../store/queries/webhooks.js';
 import { repositoryById, type RepositoryRow } from '../store/queries/repositories.js';
 import type { UserRow } from '../store/queries/users.js';
@@ -14,9 +14,9 @@ import type { RepoEventMap, RepoEventName } from './types.js';
 /** Where recorded events go besides the in-process listeners: the webhook outbox (lib/webhooks). */
 export interface EventOutbox {
   /** The active hooks of the repository subscribed to the event. */
-  subscribers(tx: ReadTx, repoId: number, event: string): HookRow[];
+  subscribers(tx: ReadTx, repoId: number, event: string): Promise<HookRow[]>;
   /** Records a delivery for each of `hooks` inside the write; returns the hooks to wake once it is durable. */
-  enqueue(tx: WriteTx, hooks: readonly HookRow[], event: { event: string; action: string | null; payload: string; guid: () => string; now: string }): number[];
+  enqueue(tx: WriteTx, hooks: readonly HookRow[], event: { event: string; action: string | null; payload: string; guid: () => string; now: string }): Promise<number[]>;
   wake(hookIds: readonly number[]): void;
 }
 
@@ -48,23 +48,23 @@ export class EventRecorder {
    * is called only when a hook or a listener in the process is there to be told (building a pull request's shape
    * reads rows).
    */
-  record<N extends Exclude<RepoEventName, 'ping'>>(
+  async record<N extends Exclude<RepoEventName, 'ping'>>(
     tx: WriteTx,
     repo: Pick<RepositoryRow, 'id'>,
     sender: UserRow | undefined,
     name: N,
-    fields: EventFields<N> | ((repo: RepositoryRow) => EventFields<N>),
-  ): void {
-    const current = repositoryById(tx, repo.id);
+    fields: EventFields<N> | ((repo: RepositoryRow) => Promise<EventFields<N>>),
+  ): Promise<void> {
+    const current = await repositoryById(tx, repo.id);
     if (!current) return;
-    const hooks = this.outbox.subscribers(tx, current.id, name);
+    const hooks = await this.outbox.subscribers(tx, current.id, name);
     // Nobody to tell: no payload is built. A listener added after this write began does not hear of it.
     if (hooks.length === 0 && !this.bus.hears(name)) return;
-    const given = typeof fields === 'function' ? fields(current) : fields;
-    const actor = sender ?? userById(tx, current.owner_id)!;
-    const payload = { ...given, repository: this.shapes.repository(tx, current), sender: this.shapes.user(actor) } as RepoEventMap[N];
+    const given = typeof fields === 'function' ? await fields(current) : fields;
+    const actor = sender ?? (await userById(tx, current.owner_id))!;
+    const payload = { ...given, repository: await this.shapes.repository(tx, current), sender: this.shapes.user(actor) } as RepoEventMap[N];
     const action = 'action' in given && typeof given.action === 'string' ? given.action : undefined;
-    const woken = hooks.length === 0 ? [] : this.outbox.enqueue(tx, hooks, { event: name, action: action ?? null, payload: JSON.stringify(payload), guid: randomUUID, now: this.now() });
+    const woken = hooks.length === 0 ? [] : await this.outbox.enqueue(tx, hooks, { event: name, action: action ?? null, payload: JSON.stringify(payload), guid: randomUUID, now: this.now() });
     tx.onDurable(() => {
       this.outbox.wake(woken);
       this.bus.emit({ name, action, payload });
@@ -72,8 +72,9 @@ export class EventRecorder {
   }
 
   /** True when a hook of the repository or a listener in the process would hear any of the events. */
-  anyoneHears(db: ReadTx, repoId: number, names: readonly RepoEventName[]): boolean {
-    return names.some((name) => this.bus.hears(name) || this.outbox.subscribers(db, repoId, name).length > 0);
+  async anyoneHears(db: ReadTx, repoId: number, names: readonly RepoEventName[]): Promise<boolean> {
+    for (const name of names) if (this.bus.hears(name) || (await this.outbox.subscribers(db, repoId, name)).length > 0) return true;
+    return false;
   }
 
   /**
@@ -82,28 +83,28 @@ export class EventRecorder {
    * a push of more than 5,000 branches causes no events for its branches, and one of more than three tags none for its
    * tags. `reconciled` marks events of changes found after a crash (`repohost_reconciled: true` in the payload).
    */
-  recordRefChanges(
+  async recordRefChanges(
     tx: WriteTx,
     repo: Pick<RepositoryRow, 'id'>,
     pusher: UserRow | undefined,
     changes: readonly RefChange[],
     pushed: readonly PushedRef[],
     options: { reconciled?: boolean } = {},
-  ): void {
-    const current = repositoryById(tx, repo.id);
+  ): Promise<void> {
+    const current = await repositoryById(tx, repo.id);
     if (!current) return;
-    const actor = pusher ?? userById(tx, current.owner_id)!;
+    const actor = pusher ?? (await userById(tx, current.owner_id))!;
     const identity = { name: actor.username, email: this.publicEmail(actor) };
     const branches = changes.filter((change) => change.ref.startsWith('refs/heads/')).length;
     const tags = changes.filter((change) => change.ref.startsWith('refs/tags/')).length;
     const mark = options.reconciled ? { repohost_reconciled: true as const } : {};
-    changes.forEach((change, index) => {
-      if (change.ref.startsWith('refs/heads/') ? branches > MAX_BRANCHES_WITH_EVENTS : change.ref.startsWith('refs/tags/') && tags > MAX_TAGS_WITH_EVENTS) return;
+    for (const [index, change] of changes.entries()) {
+      if (change.ref.startsWith('refs/heads/') ? branches > MAX_BRANCHES_WITH_EVENTS : change.ref.startsWith('refs/tags/') && tags > MAX_TAGS_WITH_EVENTS) continue;
       const events = refEvents(current, this.baseUrl(), change, pushed[index] ?? NOTHING_PUSHED, identity);
-      if (events.create) this.record(tx, current, actor, 'create', { ...events.create, ...mark });
-      this.record(tx, current, actor, 'push', { ...events.push, ...mark });
-      if (events.delete) this.record(tx, current, actor, 'delete', { ...events.delete, ...mark });
-    });
+      if (events.create) await this.record(tx, current, actor, 'create', { ...events.create, ...mark });
+      await this.record(tx, current, actor, 'push', { ...events.push, ...mark });
+      if (events.delete) await this.record(tx, current, actor, 'delete', { ...events.delete, ...mark });
+    }
   }
 }
 

@@ -29,6 +29,8 @@ export function watchFolderSize(dir: string, limit: number, onOver: () => void, 
           onOver();
         }
       })
+      // A folder that vanished or cannot be read is judged again at the next tick.
+      .catch(() => undefined)
       .finally(() => {
         checking = false;
       });

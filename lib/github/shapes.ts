@@ -1,4 +1,4 @@
-import type { ReadTx } from '../store/database.js';
+import type { ReadTx } from '../store/interface.js';
 import type { IssueCommentRow, IssueRow } from '../store/queries/issues.js';
 import type { LabelRow } from '../store/queries/labels.js';
 import { keptCount } from '../store/queries/list-counts.js';
@@ -22,16 +22,16 @@ import type {
 
 /** What shaping reads besides the rows it is given: accounts by name, and the repository's own shape. */
 interface ShapeReads {
-  user(username: string | null): GitHubUser | null;
-  repository(): GitHubRepository;
-  association(username: string | null): GitHubAuthorAssociation;
+  user(username: string | null): Promise<GitHubUser | null>;
+  repository(): Promise<GitHubRepository>;
+  association(username: string | null): Promise<GitHubAuthorAssociation>;
 }
 
 /** What GitHub's `author_association` says of an account: the owner, a collaborator, or neither. */
-function associationOf(repo: RepositoryRow, username: string | null, collaborates: (lowerName: string) => boolean): GitHubAuthorAssociation {
+async function associationOf(repo: RepositoryRow, username: string | null, collaborates: (lowerName: string) => Promise<boolean>): Promise<GitHubAuthorAssociation> {
   if (!username) return 'NONE';
   if (username.toLowerCase() === repo.owner_name.toLowerCase()) return 'OWNER';
-  return collaborates(username.toLowerCase()) ? 'COLLABORATOR' : 'NONE';
+  return (await collaborates(username.toLowerCase())) ? 'COLLABORATOR' : 'NONE';
 }
 
 /**
@@ -91,58 +91,59 @@ export class GitHubShapes {
 
   /** Reads for one object: each account and the repository's shape when it is needed. */
   private reads(db: ReadTx, repo: RepositoryRow): ShapeReads {
-    let repository: GitHubRepository | undefined;
+    // Promises are kept, not their values: the objects of a page are shaped concurrently and share one read.
+    let repository: Promise<GitHubRepository> | undefined;
     return {
-      user: (username) => this.userNamed(db, username),
-      repository: () => (repository ??= this.repository(db, repo)),
-      association: (username) => associationOf(repo, username, (name) => collaboratorsAmong(db, repo.id, [name]).has(name)),
+      user: async (username) => await this.userNamed(db, username),
+      repository: async () => await (repository ??= this.repository(db, repo)),
+      association: (username) => associationOf(repo, username, async (name) => (await collaboratorsAmong(db, repo.id, [name])).has(name)),
     };
   }
 
   /** Reads for a page of objects: every account they name in one query, the repository's shape once. */
-  private pageReads(db: ReadTx, repo: RepositoryRow, usernames: ReadonlyArray<string | null>): ShapeReads {
+  private async pageReads(db: ReadTx, repo: RepositoryRow, usernames: ReadonlyArray<string | null>): Promise<ShapeReads> {
     const named = usernames.filter((username): username is string => !!username);
-    const users = usersByNames(db, named);
-    let collaborators: Set<string> | undefined;
-    let repository: GitHubRepository | undefined;
+    const users = await usersByNames(db, named);
+    let collaborators: Promise<Set<string>> | undefined;
+    let repository: Promise<GitHubRepository> | undefined;
     return {
-      association: (username) => associationOf(repo, username, (name) => (collaborators ??= collaboratorsAmong(db, repo.id, named)).has(name)),
-      user: (username) => {
+      association: (username) => associationOf(repo, username, async (name) => (await (collaborators ??= collaboratorsAmong(db, repo.id, named))).has(name)),
+      user: async (username) => {
         const row = username ? users.get(username.toLowerCase()) : undefined;
         return row ? this.user(row) : null;
       },
-      repository: () => (repository ??= this.repository(db, repo)),
+      repository: async () => await (repository ??= this.repository(db, repo)),
     };
   }
 
   /** A page of issues and pull requests (the issue list), in a fixed number of queries whatever its length. */
-  conversations(db: ReadTx, repo: RepositoryRow, items: ReadonlyArray<{ kind: 'issue'; issue: IssueRow } | { kind: 'pull'; pull: PullRow }>): GitHubIssue[] {
-    const reads = this.pageReads(db, repo, items.flatMap((item) => (item.kind === 'issue' ? [item.issue.author] : [item.pull.author, item.pull.merged_by])));
-    return items.map((item) => (item.kind === 'issue' ? this.issue(db, repo, item.issue, reads) : this.pullAsIssue(db, repo, item.pull, reads)));
+  async conversations(db: ReadTx, repo: RepositoryRow, items: ReadonlyArray<{ kind: 'issue'; issue: IssueRow } | { kind: 'pull'; pull: PullRow }>): Promise<GitHubIssue[]> {
+    const reads = await this.pageReads(db, repo, items.flatMap((item) => (item.kind === 'issue' ? [item.issue.author] : [item.pull.author, item.pull.merged_by])));
+    return (await Promise.all(items.map(async (item) => (item.kind === 'issue' ? await this.issue(db, repo, item.issue, reads) : await this.pullAsIssue(db, repo, item.pull, reads)))));
   }
 
   /** A page of pull requests, in a fixed number of queries whatever its length. */
-  pulls(db: ReadTx, repo: RepositoryRow, pulls: readonly PullRow[]): GitHubPullRequest[] {
-    const reads = this.pageReads(db, repo, pulls.flatMap((pull) => [pull.author, pull.merged_by]));
-    return pulls.map((pull) => this.pull(db, repo, pull, reads));
+  async pulls(db: ReadTx, repo: RepositoryRow, pulls: readonly PullRow[]): Promise<GitHubPullRequest[]> {
+    const reads = await this.pageReads(db, repo, pulls.flatMap((pull) => [pull.author, pull.merged_by]));
+    return (await Promise.all(pulls.map(async (pull) => await this.pull(db, repo, pull, reads))));
   }
 
   /** A page of comments of one issue or pull request, in one query whatever its length. */
-  comments(db: ReadTx, repo: RepositoryRow, number: number, comments: ReadonlyArray<Omit<IssueCommentRow, 'author_id'> | Omit<PullCommentRow, 'author_id'>>): GitHubComment[] {
-    const reads = this.pageReads(db, repo, comments.map((comment) => comment.author));
-    return comments.map((comment) => this.comment(db, repo, number, comment, reads));
+  async comments(db: ReadTx, repo: RepositoryRow, number: number, comments: ReadonlyArray<Omit<IssueCommentRow, 'author_id'> | Omit<PullCommentRow, 'author_id'>>): Promise<GitHubComment[]> {
+    const reads = await this.pageReads(db, repo, comments.map((comment) => comment.author));
+    return (await Promise.all(comments.map(async (comment) => await this.comment(db, repo, number, comment, reads))));
   }
 
   /** A user named by a row's joined username (authors, closers); undefined when the account is gone. */
-  userNamed(db: ReadTx, username: string | null): GitHubUser | null {
-    const user = username ? userByName(db, username) : undefined;
+  async userNamed(db: ReadTx, username: string | null): Promise<GitHubUser | null> {
+    const user = username ? await userByName(db, username) : undefined;
     return user ? this.user(user) : null;
   }
 
   /** The repository; `permissions` (the caller's, see permissions.ts) only where an API caller asks for it. */
-  repository(db: ReadTx, repo: RepositoryRow, permissions?: GitHubRepository['permissions']): GitHubRepository {
+  async repository(db: ReadTx, repo: RepositoryRow, permissions?: GitHubRepository['permissions']): Promise<GitHubRepository> {
     const fullName = `${repo.owner_name}/${repo.name}`;
-    const owner = userByName(db, repo.owner_name)!;
+    const owner = (await userByName(db, repo.owner_name))!;
     const url = this.api(`/repos/${fullName}`);
     return {
       id: repo.id,
@@ -182,9 +183,9 @@ export class GitHubShapes {
       default_branch: repo.default_branch,
       created_at: githubTime(repo.created_at),
       updated_at: githubTime(repo.updated_at),
-      stargazers_count: countToggles(db, 'stars', repo.id),
-      watchers_count: countToggles(db, 'watches', repo.id),
-      open_issues_count: keptCount(db, repo.id, 'issue', ['open']),
+      stargazers_count: await countToggles(db, 'stars', repo.id),
+      watchers_count: await countToggles(db, 'watches', repo.id),
+      open_issues_count: await keptCount(db, repo.id, 'issue', ['open']),
       ...(permissions ? { permissions } : {}),
     };
   }
@@ -201,7 +202,7 @@ export class GitHubShapes {
     };
   }
 
-  issue(db: ReadTx, repo: RepositoryRow, issue: IssueRow, reads: ShapeReads = this.reads(db, repo)): GitHubIssue {
+  async issue(db: ReadTx, repo: RepositoryRow, issue: IssueRow, reads: ShapeReads = this.reads(db, repo)): Promise<GitHubIssue> {
     const path = `/repos/${repo.owner_name}/${repo.name}`;
     return {
       id: issue.id,
@@ -211,10 +212,10 @@ export class GitHubShapes {
       body: issue.body || null,
       state: issue.status === 'closed' ? 'closed' : 'open',
       state_reason: issue.state_reason,
-      user: reads.user(issue.author)!,
+      user: (await reads.user(issue.author))!,
       labels: issue.labels.map((label) => this.label(repo, label)),
       ...UNASSIGNED,
-      author_association: reads.association(issue.author),
+      author_association: await reads.association(issue.author),
       comments: issue.comments,
       html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/issues/${issue.number}`,
       ...this.issueUrls(repo, issue.number),
@@ -232,8 +233,8 @@ export class GitHubShapes {
   }
 
   /** A pull request as the issue GitHub's `issue_comment` event carries for it. */
-  pullAsIssue(db: ReadTx, repo: RepositoryRow, pull: PullRow, reads: ShapeReads = this.reads(db, repo)): GitHubIssue {
-    const shaped = this.pull(db, repo, pull, reads);
+  async pullAsIssue(db: ReadTx, repo: RepositoryRow, pull: PullRow, reads: ShapeReads = this.reads(db, repo)): Promise<GitHubIssue> {
+    const shaped = await this.pull(db, repo, pull, reads);
     return {
       id: pull.id,
       // Pull requests have ids of their own, which issues' ids may equal: a node id of its own kind.
@@ -256,8 +257,8 @@ export class GitHubShapes {
     };
   }
 
-  pull(db: ReadTx, repo: RepositoryRow, pull: PullRow, reads: ShapeReads = this.reads(db, repo)): GitHubPullRequest {
-    const repository = reads.repository();
+  async pull(db: ReadTx, repo: RepositoryRow, pull: PullRow, reads: ShapeReads = this.reads(db, repo)): Promise<GitHubPullRequest> {
+    const repository = await reads.repository();
     const html = `${this.baseUrl()}/${repo.owner_name}/${repo.name}/pulls/${pull.number}`;
     const branch = (ref: string, sha: string): GitHubBranchRef => ({ label: `${repo.owner_name}:${ref}`, ref, sha, user: repository.owner, repo: repository });
     const url = this.api(`/repos/${repo.owner_name}/${repo.name}/pulls/${pull.number}`);
@@ -268,19 +269,19 @@ export class GitHubShapes {
       state: pull.status === 'open' ? 'open' : 'closed',
       title: pull.title,
       body: pull.description || null,
-      user: reads.user(pull.author)!,
+      user: (await reads.user(pull.author))!,
       head: branch(pull.head, pull.head_sha),
       base: branch(pull.base, pull.base_sha),
       merged: pull.status === 'merged',
       merged_at: githubTime(pull.merged_at),
-      merged_by: reads.user(pull.merged_by),
+      merged_by: await reads.user(pull.merged_by),
       merge_commit_sha: pull.merge_commit_sha,
       mergeable_state: 'unknown',
       labels: [],
       ...UNASSIGNED,
       requested_reviewers: [],
       requested_teams: [],
-      author_association: reads.association(pull.author),
+      author_association: await reads.association(pull.author),
       draft: false,
       comments: pull.comments,
       html_url: html,
@@ -299,20 +300,20 @@ export class GitHubShapes {
     };
   }
 
-  comment(
+  async comment(
     db: ReadTx,
     repo: RepositoryRow,
     number: number,
     comment: Omit<IssueCommentRow, 'author_id'> | Omit<PullCommentRow, 'author_id'>,
     reads: ShapeReads = this.reads(db, repo),
-  ): GitHubComment {
+  ): Promise<GitHubComment> {
     const issuePath = `/repos/${repo.owner_name}/${repo.name}/issues/${number}`;
     return {
       id: comment.id,
       node_id: nodeId('IssueComment', comment.id),
       body: 'body' in comment ? comment.body : comment.text,
-      user: reads.user(comment.author)!,
-      author_association: reads.association(comment.author),
+      user: (await reads.user(comment.author))!,
+      author_association: await reads.association(comment.author),
       html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/issues/${number}#issuecomment-${comment.id}`,
       url: this.api(`/repos/${repo.owner_name}/${repo.name}/issues/comments/${comment.id}`),
       issue_url: this.api(issuePath),
@@ -354,21 +355,21 @@ export class GitHubShapes {
   }
 
   /** The account behind one of the host's no-reply addresses (commits the host made for it); null for any other. */
-  private userOfAddress(db: ReadTx, email: string): GitHubUser | null {
+  private async userOfAddress(db: ReadTx, email: string): Promise<GitHubUser | null> {
     const suffix = `@${this.noreplyDomain}`;
-    return this.noreplyDomain && email.toLowerCase().endsWith(suffix.toLowerCase()) ? this.userNamed(db, email.slice(0, -suffix.length)) : null;
+    return this.noreplyDomain && email.toLowerCase().endsWith(suffix.toLowerCase()) ? await this.userNamed(db, email.slice(0, -suffix.length)) : null;
   }
 
   /** A commit of the commits API, with its files when given. */
-  commit(db: ReadTx, repo: RepositoryRow, commit: CommitObject, files?: readonly ChangedFile[]): GitHubCommit {
+  async commit(db: ReadTx, repo: RepositoryRow, commit: CommitObject, files?: readonly ChangedFile[]): Promise<GitHubCommit> {
     const git = this.gitCommit(repo, commit);
     const shaped: GitHubCommit = {
       sha: commit.id,
       url: this.commitApiUrl(repo, commit.id),
       html_url: git.html_url,
       commit: { url: git.url, author: git.author, committer: git.committer, message: git.message, tree: git.tree, comment_count: 0 },
-      author: this.userOfAddress(db, commit.author.email),
-      committer: this.userOfAddress(db, commit.committer.email),
+      author: await this.userOfAddress(db, commit.author.email),
+      committer: await this.userOfAddress(db, commit.committer.email),
       parents: this.parents(repo, commit, 'commits'),
     };
     if (files) {

@@ -19,9 +19,9 @@ export interface FixtureResult {
  * the order of the fixtures.
  */
 export async function loadFixtures(ctx: AppContext, fixtures: unknown): Promise<FixtureResult> {
-  const plan = planFixtures(fixtures, {
-    user: (username) => ctx.users.byName(username),
-    repositoryExists: (owner, name) => ctx.repos.findByName(owner, name) !== undefined,
+  const plan = await planFixtures(fixtures, {
+    user: async (username) => await ctx.users.byName(username),
+    repositoryExists: async (owner, name) => await ctx.repos.findByName(owner, name) !== undefined,
   });
   for (const user of plan.users) {
     const row = await ctx.users.register({ username: user.username, email: user.email, password: user.password, fullName: user.fullName, isAdmin: user.admin });
@@ -29,7 +29,7 @@ export async function loadFixtures(ctx: AppContext, fixtures: unknown): Promise<
   }
   const repositories: FixtureResult['repositories'] = [];
   for (const planned of plan.repositories) {
-    const owner = ctx.users.requireByName(planned.owner);
+    const owner = await ctx.users.requireByName(planned.owner);
     const repo = await ctx.repos.create(owner, { name: planned.name, description: planned.description, visibility: planned.private ? 'private' : 'public' });
     for (const [username, permission] of planned.collaborators) await ctx.collaborators.set(repo, owner, username, permission);
     const branches = await writeBranches(ctx, repo, owner, planned);
@@ -61,21 +61,21 @@ async function writeBranches(ctx: AppContext, repo: RepositoryRow, owner: UserRo
   const changes = diffRefs(before, await ctx.git.refsOf(repo.owner_name, repo.name));
   changes.sort((a, b) => Number(b.ref === `refs/heads/${planned.defaultBranch}`) - Number(a.ref === `refs/heads/${planned.defaultBranch}`));
   const headBranch = await ctx.git.afterPush(repo.owner_name, repo.name, changes);
-  await ctx.refUpdates.recordChanges(ctx.repos.findByName(repo.owner_name, repo.name)!, changes, headBranch, owner, intent);
+  await ctx.refUpdates.recordChanges((await ctx.repos.findByName(repo.owner_name, repo.name))!, changes, headBranch, owner, intent);
   return Object.fromEntries([...tips].map(([branch, tip]) => [branch, ids[tip]!]));
 }
 
 async function writeConversations(ctx: AppContext, repo: RepositoryRow, owner: UserRow, planned: PlannedRepository): Promise<void> {
-  const user = (username: string) => ctx.users.requireByName(username);
+  const user = async (username: string) => await ctx.users.requireByName(username);
   for (const planIssue of planned.issues) {
-    const issue = await ctx.issues.create(repo, user(planIssue.author), { title: planIssue.title, body: planIssue.body });
+    const issue = await ctx.issues.create(repo, await user(planIssue.author), { title: planIssue.title, body: planIssue.body });
     if (planIssue.labels.length > 0) await ctx.labels.setOnIssue(repo, owner, issue, planIssue.labels, true);
-    for (const comment of planIssue.comments) await ctx.issues.comment(repo, issue.id, user(comment.author), comment.body);
+    for (const comment of planIssue.comments) await ctx.issues.comment(repo, issue.id, await user(comment.author), comment.body);
     if (planIssue.closed) await ctx.issues.update(repo, owner, issue.id, { status: 'closed' });
   }
   for (const planPull of planned.pulls) {
-    const pull = await ctx.pulls.create(repo, user(planPull.author), { title: planPull.title, description: planPull.body, head: planPull.head, base: planPull.base });
-    for (const comment of planPull.comments) await ctx.pulls.comment(repo, pull.id, user(comment.author), comment.body);
+    const pull = await ctx.pulls.create(repo, await user(planPull.author), { title: planPull.title, description: planPull.body, head: planPull.head, base: planPull.base });
+    for (const comment of planPull.comments) await ctx.pulls.comment(repo, pull.id, await user(comment.author), comment.body);
     if (planPull.closed) await ctx.pulls.update(repo, owner, pull.id, { status: 'closed' });
   }
 }

@@ -183,7 +183,7 @@ export class Snapshots {
         ctx.users.forgetFailedLogins();
         this.#removeLater(trash);
       } finally {
-        resume();
+        await resume();
       }
     });
   }

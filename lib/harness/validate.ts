@@ -23,8 +23,8 @@ export class FixtureError extends RepoHostError {
 
 /** What validation needs to know of the host the fixtures go into (users and repositories it already has). */
 export interface FixtureTarget {
-  user(username: string): { full_name: string; email: string } | undefined;
-  repositoryExists(owner: string, name: string): boolean;
+  user(username: string): Promise<{ full_name: string; email: string } | undefined>;
+  repositoryExists(owner: string, name: string): Promise<boolean>;
 }
 
 export interface PlannedCommit {
@@ -117,7 +117,7 @@ class Problems {
  * Validates `fixtures` against the rules of the services (the same validators) and the host's existing users and
  * repositories. Throws FixtureError listing every problem; returns the plan to load otherwise.
  */
-export function planFixtures(fixtures: unknown, target: FixtureTarget): FixturePlan {
+export async function planFixtures(fixtures: unknown, target: FixtureTarget): Promise<FixturePlan> {
   const problems = new Problems();
   const root = problems.object('fixtures', fixtures, ['users', 'repositories']) ?? {};
   const users = new Map<string, PlannedUser>();
@@ -127,15 +127,15 @@ export function planFixtures(fixtures: unknown, target: FixtureTarget): FixtureP
     const user = planUser(problems, path, raw, tokens);
     if (!user) continue;
     if (users.has(user.username.toLowerCase())) problems.add(`${path}.username`, `'${user.username}' is listed twice`);
-    else if (target.user(user.username)) problems.add(`${path}.username`, `'${user.username}' already exists on the host`);
+    else if (await target.user(user.username)) problems.add(`${path}.username`, `'${user.username}' already exists on the host`);
     else users.set(user.username.toLowerCase(), user);
   }
   const people = {
-    known: (username: string) => users.has(username.toLowerCase()) || target.user(username) !== undefined,
-    identity: (username: string): { name: string; email: string } | undefined => {
+    known: async (username: string) => users.has(username.toLowerCase()) || await target.user(username) !== undefined,
+    identity: async (username: string): Promise<{ name: string; email: string } | undefined> => {
       const planned = users.get(username.toLowerCase());
       if (planned) return { name: planned.fullName || planned.username, email: planned.email };
-      const existing = target.user(username);
+      const existing = await target.user(username);
       return existing && { name: existing.full_name || username, email: existing.email };
     },
   };
@@ -143,11 +143,11 @@ export function planFixtures(fixtures: unknown, target: FixtureTarget): FixtureP
   const names = new Set<string>();
   for (const [index, raw] of problems.array('fixtures.repositories', root.repositories).entries()) {
     const path = `fixtures.repositories[${index}]`;
-    const repo = planRepository(problems, path, raw, people);
+    const repo = await planRepository(problems, path, raw, people);
     if (!repo) continue;
     const key = `${repo.owner}/${repo.name}`.toLowerCase();
     if (names.has(key)) problems.add(`${path}.name`, `${repo.owner}/${repo.name} is listed twice`);
-    else if (target.repositoryExists(repo.owner, repo.name)) problems.add(`${path}.name`, `${repo.owner}/${repo.name} already exists on the host`);
+    else if (await target.repositoryExists(repo.owner, repo.name)) problems.add(`${path}.name`, `${repo.owner}/${repo.name} already exists on the host`);
     names.add(key);
     repositories.push(repo);
   }
@@ -183,14 +183,14 @@ function planUser(problems: Problems, path: string, raw: unknown, tokens: Set<st
 }
 
 interface People {
-  known(username: string): boolean;
-  identity(username: string): { name: string; email: string } | undefined;
+  known(username: string): Promise<boolean>;
+  identity(username: string): Promise<{ name: string; email: string } | undefined>;
 }
 
-function planRepository(problems: Problems, path: string, raw: unknown, people: People): PlannedRepository | undefined {
+async function planRepository(problems: Problems, path: string, raw: unknown, people: People): Promise<PlannedRepository | undefined> {
   const repo = problems.object(path, raw, ['owner', 'name', 'private', 'description', 'defaultBranch', 'collaborators', 'branches', 'labels', 'issues', 'pulls']);
   if (!repo) return undefined;
-  const owner = typeof repo.owner === 'string' && people.known(repo.owner) ? repo.owner : undefined;
+  const owner = typeof repo.owner === 'string' && await people.known(repo.owner) ? repo.owner : undefined;
   if (!owner) problems.add(`${path}.owner`, `must be a user of the fixtures or of the host, not ${JSON.stringify(repo.owner)}`);
   const name = problems.check(`${path}.name`, () => validateRepositoryName(repo.name));
   const isPrivate = problems.flag(`${path}.private`, repo.private);
@@ -202,7 +202,7 @@ function planRepository(problems: Problems, path: string, raw: unknown, people: 
     const given = problems.object(`${path}.collaborators`, repo.collaborators, Object.keys(isObject(repo.collaborators) ? repo.collaborators : {}));
     for (const [username, permission] of Object.entries(given ?? {})) {
       const at = `${path}.collaborators.${username}`;
-      if (!people.known(username)) problems.add(at, 'not a user of the fixtures or of the host');
+      if (!await people.known(username)) problems.add(at, 'not a user of the fixtures or of the host');
       else if (username.toLowerCase() === owner.toLowerCase()) problems.add(at, 'the owner is always an admin of the repository');
       else if (typeof permission !== 'string' || !PERMISSIONS.includes(permission)) problems.add(at, "must be 'read', 'write' or 'admin'");
       else collaborators.push([username, permission as 'read' | 'write' | 'admin']);
@@ -210,15 +210,15 @@ function planRepository(problems: Problems, path: string, raw: unknown, people: 
   }
   // Who may open issues and comment: anyone on a public repository, the owner and collaborators on a private one.
   const member = (username: string) => username.toLowerCase() === owner.toLowerCase() || collaborators.some(([other]) => other.toLowerCase() === username.toLowerCase());
-  const participant = (at: string, value: unknown): string | undefined => {
+  const participant = async (at: string, value: unknown): Promise<string | undefined> => {
     if (value === undefined) return owner;
-    if (typeof value !== 'string' || !people.known(value)) problems.add(at, `must be a user of the fixtures or of the host, not ${JSON.stringify(value)}`);
+    if (typeof value !== 'string' || !await people.known(value)) problems.add(at, `must be a user of the fixtures or of the host, not ${JSON.stringify(value)}`);
     else if (isPrivate && !member(value)) problems.add(at, `${value} cannot see the private repository (add them to collaborators)`);
     else return value;
     return undefined;
   };
 
-  const branches = planBranches(problems, path, repo.branches, owner, people);
+  const branches = await planBranches(problems, path, repo.branches, owner, people);
   let defaultBranch: string | undefined;
   if (repo.defaultBranch !== undefined) {
     if (typeof repo.defaultBranch === 'string' && branches.some((branch) => branch.name === repo.defaultBranch)) defaultBranch = repo.defaultBranch;
@@ -239,15 +239,18 @@ function planRepository(problems: Problems, path: string, raw: unknown, people: 
     else labels.push({ name: labelName, color, description: labelDescription });
   }
 
-  const comments = (at: string, value: unknown): PlannedComment[] =>
-    problems.array(at, value).flatMap((rawComment, index) => {
+  const comments = async (at: string, value: unknown): Promise<PlannedComment[]> => {
+    const planned: PlannedComment[] = [];
+    for (const [index, rawComment] of problems.array(at, value).entries()) {
       const commentPath = `${at}[${index}]`;
       const comment = problems.object(commentPath, rawComment, ['author', 'body']) as Partial<FixtureComment> | undefined;
-      if (!comment) return [];
-      const author = participant(`${commentPath}.author`, comment.author);
+      if (!comment) continue;
+      const author = await participant(`${commentPath}.author`, comment.author);
       const body = problems.check(`${commentPath}.body`, () => requiredText('body', comment.body, MAX_BODY));
-      return author && body !== undefined ? [{ author, body }] : [];
-    });
+      if (author && body !== undefined) planned.push({ author, body });
+    }
+    return planned;
+  };
 
   const issues: PlannedRepository['issues'] = [];
   for (const [index, rawIssue] of problems.array(`${path}.issues`, repo.issues).entries()) {
@@ -256,14 +259,14 @@ function planRepository(problems: Problems, path: string, raw: unknown, people: 
     if (!issue) continue;
     const title = problems.check(`${at}.title`, () => requiredText('title', issue.title, MAX_TITLE));
     const body = problems.check(`${at}.body`, () => optionalText('body', issue.body, MAX_BODY)) ?? '';
-    const author = participant(`${at}.author`, issue.author);
+    const author = await participant(`${at}.author`, issue.author);
     const issueLabels = problems.array(`${at}.labels`, issue.labels).filter((label, labelIndex) => {
       const known = typeof label === 'string' && labels.some((other) => other.name.toLowerCase() === label.toLowerCase());
       if (!known) problems.add(`${at}.labels[${labelIndex}]`, `${JSON.stringify(label)} is not a label of the repository`);
       return known;
     }) as string[];
     const closed = problems.flag(`${at}.closed`, issue.closed);
-    const issueComments = comments(`${at}.comments`, issue.comments);
+    const issueComments = await comments(`${at}.comments`, issue.comments);
     if (title !== undefined && author) issues.push({ title, body, author, labels: issueLabels, closed, comments: issueComments });
   }
 
@@ -274,7 +277,7 @@ function planRepository(problems: Problems, path: string, raw: unknown, people: 
     if (!pull) continue;
     const title = problems.check(`${at}.title`, () => requiredText('title', pull.title, MAX_TITLE));
     const body = problems.check(`${at}.body`, () => optionalText('body', pull.body, MAX_BODY)) ?? '';
-    const author = participant(`${at}.author`, pull.author);
+    const author = await participant(`${at}.author`, pull.author);
     const [head, base] = (['head', 'base'] as const).map((field) => {
       const branch = pull[field];
       if (typeof branch === 'string' && branches.some((other) => other.name === branch)) return branch;
@@ -282,7 +285,7 @@ function planRepository(problems: Problems, path: string, raw: unknown, people: 
       return undefined;
     });
     const closed = problems.flag(`${at}.closed`, pull.closed);
-    const pullComments = comments(`${at}.comments`, pull.comments);
+    const pullComments = await comments(`${at}.comments`, pull.comments);
     if (head !== undefined && head === base) problems.add(`${at}.head`, 'head and base must be different branches');
     else if (head && base && !closed && pulls.some((other) => !other.closed && other.head === head && other.base === base)) {
       problems.add(at, `an open pull request already merges ${head} into ${base}`);
@@ -291,7 +294,7 @@ function planRepository(problems: Problems, path: string, raw: unknown, people: 
   return { owner, name, private: isPrivate, description, defaultBranch, collaborators, branches, labels, issues, pulls };
 }
 
-function planBranches(problems: Problems, repoPath: string, raw: unknown, owner: string, people: People): PlannedRepository['branches'] {
+async function planBranches(problems: Problems, repoPath: string, raw: unknown, owner: string, people: People): Promise<PlannedRepository['branches']> {
   if (raw === undefined) return [];
   const given = problems.object(`${repoPath}.branches`, raw, Object.keys(isObject(raw) ? raw : {}));
   const planned: PlannedRepository['branches'] = [];
@@ -318,7 +321,7 @@ function planBranches(problems: Problems, repoPath: string, raw: unknown, owner:
     for (const [index, rawCommit] of rawCommits.entries()) {
       const at = `${path}.commits[${index}]`;
       const defaultDate = new Date(FIRST_DEFAULT_DATE + commitIndex++ * 60_000).toISOString();
-      const commit = planCommit(problems, at, rawCommit, owner, people, files, defaultDate);
+      const commit = await planCommit(problems, at, rawCommit, owner, people, files, defaultDate);
       if (commit) commits.push(commit);
     }
     filesOf.set(name, files);
@@ -327,15 +330,15 @@ function planBranches(problems: Problems, repoPath: string, raw: unknown, owner:
   return planned;
 }
 
-function planCommit(problems: Problems, path: string, raw: unknown, owner: string, people: People, files: Set<string>, defaultDate: string): PlannedCommit | undefined {
+async function planCommit(problems: Problems, path: string, raw: unknown, owner: string, people: People, files: Set<string>, defaultDate: string): Promise<PlannedCommit | undefined> {
   const commit = problems.object(path, raw, ['message', 'author', 'committer', 'date', 'committerDate', 'files']);
   if (!commit) return undefined;
   const message = typeof commit.message === 'string' && commit.message.trim() !== '' ? commit.message : undefined;
   if (message === undefined) problems.add(`${path}.message`, 'is required');
-  const person = (at: string, value: unknown, fallback: { name: string; email: string } | undefined) => {
+  const person = async (at: string, value: unknown, fallback: { name: string; email: string } | undefined) => {
     if (value === undefined) return fallback;
     if (typeof value === 'string') {
-      const identity = people.identity(value);
+      const identity = await people.identity(value);
       if (!identity) problems.add(at, `${JSON.stringify(value)} is not a user of the fixtures or of the host`);
       return identity;
     }
@@ -354,8 +357,8 @@ function planCommit(problems: Problems, path: string, raw: unknown, owner: strin
     }
     return problems.check(at, () => (gitDate(value), value));
   };
-  const author = person(`${path}.author`, commit.author, people.identity(owner));
-  const committer = person(`${path}.committer`, commit.committer, author);
+  const author = await person(`${path}.author`, commit.author, await people.identity(owner));
+  const committer = await person(`${path}.committer`, commit.committer, author);
   const authorDate = date(`${path}.date`, commit.date, defaultDate);
   const committerDate = date(`${path}.committerDate`, commit.committerDate, authorDate ?? defaultDate);
   const changes = planFiles(problems, `${path}.files`, commit.files, files);

@@ -28,7 +28,7 @@ export function parseBasic(header: string | undefined): BasicCredentials | undef
  * password of the named user (bcrypt, throttled).
  */
 async function userFromBasic(ctx: AppContext, event: H3Event, credentials: BasicCredentials): Promise<UserRow | undefined> {
-  const tokenUser = ctx.credentials.userOfApiToken(credentials.secret) ?? ctx.credentials.userOfApiToken(credentials.username);
+  const tokenUser = await ctx.credentials.userOfApiToken(credentials.secret) ?? await ctx.credentials.userOfApiToken(credentials.username);
   if (tokenUser) return tokenUser;
   if (looksLikeApiToken(credentials.secret) || looksLikeApiToken(credentials.username)) return undefined;
   if (credentials.secret.length === 0 || credentials.secret.length > 256) return undefined;
@@ -59,13 +59,13 @@ async function resolveUser(ctx: AppContext, event: H3Event): Promise<UserRow | u
   const authorization = getRequestHeader(event, 'authorization');
   if (authorization) {
     const bearer = /^(?:Bearer|token)\s+(\S+)\s*$/i.exec(authorization);
-    if (bearer) return ctx.credentials.userOfApiToken(bearer[1]!);
+    if (bearer) return await ctx.credentials.userOfApiToken(bearer[1]!);
     const basic = parseBasic(authorization);
     if (basic) return userFromBasic(ctx, event, basic);
     return undefined;
   }
   const session = getCookie(event, SESSION_COOKIE);
-  return session ? ctx.credentials.userOfSession(session) : undefined;
+  return session ? await ctx.credentials.userOfSession(session) : undefined;
 }
 
 /** The authenticated user, or 401. */

@@ -52,11 +52,11 @@ export interface SeedResult {
 export interface AdminOperations {
   createUser(input: AdminUserInput): Promise<UserSummary>;
   /** Every user: the public summary plus what only an administrator sees. */
-  listUsers(): AdminUserListing[];
+  listUsers(): Promise<AdminUserListing[]>;
   setPassword(username: string, password: string): Promise<void>;
   /** Mints an API token and returns the plain value (shown only here). */
   createToken(username: string, name?: string): Promise<string>;
-  listTokens(username: string): Array<{ id: number; name: string; last_eight: string; created_at: string }>;
+  listTokens(username: string): Promise<Array<{ id: number; name: string; last_eight: string; created_at: string }>>;
   revokeToken(username: string, idOrName: string): Promise<void>;
   createRepo(input: AdminRepoInput): Promise<RepositorySummary>;
   /** Creates the repository if missing and fills it (see AdminSeedInput.from; no source: a README commit). */
@@ -89,36 +89,36 @@ export function createAdminOperations(ctx: AppContext): AdminOperations {
       });
       return ctx.users.summary(user);
     },
-    listUsers: () =>
-      ctx.users.list().map((user) => ({ ...ctx.users.summary(user), email: user.email, admin: user.is_admin === 1, created_at: user.created_at })),
+    listUsers: async () =>
+      (await ctx.users.list()).map((user) => ({ ...ctx.users.summary(user), email: user.email, admin: user.is_admin === 1, created_at: user.created_at })),
     setPassword: (username, password) => ctx.users.setPassword(username, password),
     async createToken(username, name) {
-      const user = ctx.users.requireByName(username);
+      const user = await ctx.users.requireByName(username);
       const label = name ?? `token-${ctx.options.now().toISOString()}`;
       return (await ctx.credentials.createApiToken(user.id, label)).token;
     },
-    listTokens(username) {
-      const user = ctx.users.requireByName(username);
+    async listTokens(username) {
+      const user = await ctx.users.requireByName(username);
       const tokens = [];
       // The shell lists every token: walk the pages the API serves one at a time.
       for (let offset = 0; ; offset += 100) {
-        const { items, total } = ctx.credentials.apiTokens(user.id, { limit: 100, offset });
+        const { items, total } = await ctx.credentials.apiTokens(user.id, { limit: 100, offset });
         tokens.push(...items.map(tokenSummary));
         if (offset + 100 >= total) return tokens;
       }
     },
     async revokeToken(username, idOrName) {
-      await ctx.credentials.revokeApiToken(ctx.users.requireByName(username).id, idOrName);
+      await ctx.credentials.revokeApiToken((await ctx.users.requireByName(username)).id, idOrName);
     },
     async createRepo(input) {
-      const owner = ctx.users.requireByName(input.owner);
+      const owner = await ctx.users.requireByName(input.owner);
       const repo = await ctx.repos.create(owner, {
         name: input.name,
         description: input.description,
         visibility: input.private ? 'private' : 'public',
         cloneUrl: input.cloneUrl,
       });
-      return ctx.repos.summary(repo);
+      return await ctx.repos.summary(repo);
     },
     seedRepo: (input) => seedRepository(ctx, input),
     load: (fixtures) => loadFixtures(ctx, fixtures),

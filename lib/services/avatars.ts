@@ -56,9 +56,9 @@ export class AvatarService {
       await rename(temp, join(this.dir, fileName));
       // The file replaced is the one current when this write commits, not the one the request started with:
       // with concurrent uploads, the latter would leave every other upload's file behind.
-      previous = await this.store.write((tx) => {
-        const current = userById(tx, user.id)?.avatar_file;
-        setAvatarFile(tx, user.id, fileName);
+      previous = await this.store.write(async (tx) => {
+        const current = (await userById(tx, user.id))?.avatar_file;
+        await setAvatarFile(tx, user.id, fileName);
         return current;
       });
     } catch (error) {

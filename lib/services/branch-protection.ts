@@ -1,3 +1,4 @@
+import type { ReadTx } from '../store/interface.js';
 import { invalid, notFound } from '../errors.js';
 import type { Store } from '../store/database.js';
 import { deleteProtection, protectionByPattern, protectionsOf, upsertProtection, type BranchProtectionRow } from '../store/queries/branch-protections.js';
@@ -67,13 +68,13 @@ export class BranchProtectionService {
     private readonly now: () => string,
   ) {}
 
-  list(repo: RepositoryRow, viewer: Viewer): BranchProtection[] {
-    requireAccess(this.store, viewer, repo, 'admin', 'Branch protection needs admin access');
-    return protectionsOf(this.store, repo.id).map(summary);
+  async list(repo: RepositoryRow, viewer: Viewer): Promise<BranchProtection[]> {
+    await requireAccess(this.store, viewer, repo, 'admin', 'Branch protection needs admin access');
+    return (await protectionsOf(this.store, repo.id)).map(summary);
   }
 
   async set(repo: RepositoryRow, viewer: Viewer, pattern: string, input: ProtectionInput): Promise<BranchProtection> {
-    requireAccess(this.store, viewer, repo, 'admin', 'Branch protection needs admin access');
+    await requireAccess(this.store, viewer, repo, 'admin', 'Branch protection needs admin access');
     if (!PATTERN.test(pattern) || pattern.includes('..')) throw invalid('branch must be a branch name or a glob such as release/*');
     const fields = {
       allowForcePush: optionalFlag('allow_force_push', input.allow_force_push, false),
@@ -83,24 +84,24 @@ export class BranchProtectionService {
       pushAllowlist: names('push_allowlist', input.push_allowlist),
     };
     const now = this.now();
-    await writeToRepository(this.store, repo, (tx) => upsertProtection(tx, repo.id, pattern, fields, now));
-    return summary(protectionByPattern(this.store, repo.id, pattern)!);
+    await writeToRepository(this.store, repo, async (tx) => await upsertProtection(tx, repo.id, pattern, fields, now));
+    return summary((await protectionByPattern(this.store, repo.id, pattern))!);
   }
 
   async remove(repo: RepositoryRow, viewer: Viewer, pattern: string): Promise<void> {
-    requireAccess(this.store, viewer, repo, 'admin', 'Branch protection needs admin access');
-    const removed = await writeToRepository(this.store, repo, (tx) => deleteProtection(tx, repo.id, pattern));
+    await requireAccess(this.store, viewer, repo, 'admin', 'Branch protection needs admin access');
+    const removed = await writeToRepository(this.store, repo, async (tx) => await deleteProtection(tx, repo.id, pattern));
     if (!removed) throw notFound('Branch protection not found');
   }
 
   /** The rule that covers a branch: its exact name first, else the longest matching glob. */
-  ruleFor(repo: RepositoryRow, branch: string): BranchProtection | undefined {
-    return this.rulesOf(repo)(branch);
+  async ruleFor(repo: RepositoryRow, branch: string): Promise<BranchProtection | undefined> {
+    return (await this.rulesOf(repo))(branch);
   }
 
-  /** `ruleFor` for many branches (a list of them), the rules read once. */
-  rulesOf(repo: RepositoryRow): (branch: string) => BranchProtection | undefined {
-    const rows = protectionsOf(this.store, repo.id);
+  /** `ruleFor` for many branches (a list of them), the rules read once (through `db` inside a transaction). */
+  async rulesOf(repo: RepositoryRow, db: ReadTx = this.store): Promise<(branch: string) => BranchProtection | undefined> {
+    const rows = await protectionsOf(db, repo.id);
     return (branch) => {
       const exact = rows.find((row) => row.pattern === branch);
       const glob = rows.filter((row) => row.pattern.includes('*') && new RegExp(globSource(row.pattern)).test(branch)).sort((a, b) => b.pattern.length - a.pattern.length)[0];
@@ -110,9 +111,9 @@ export class BranchProtectionService {
   }
 
   /** The rules of a repository as they apply to one pusher (git's update hook enforces them per ref). */
-  pushRules(repo: RepositoryRow, pusher: { username: string } | undefined): PushRule[] {
+  async pushRules(repo: RepositoryRow, pusher: { username: string } | undefined): Promise<PushRule[]> {
     // The hook takes the first rule that matches: exact names first, then the longest glob, as `ruleFor` decides.
-    const rows = protectionsOf(this.store, repo.id).sort((a, b) => Number(a.pattern.includes('*')) - Number(b.pattern.includes('*')) || b.pattern.length - a.pattern.length);
+    const rows = (await protectionsOf(this.store, repo.id)).sort((a, b) => Number(a.pattern.includes('*')) - Number(b.pattern.includes('*')) || b.pattern.length - a.pattern.length);
     return rows.map((row) => {
       const rule = summary(row);
       const allowlisted = pusher !== undefined && rule.push_allowlist.some((name) => name.toLowerCase() === pusher.username.toLowerCase());

@@ -59,11 +59,11 @@ export class CiService {
     if (!/^\d+$/.test(values.repo_id)) throw invalid('repo_id must be a repository id in decimal');
     if (!COMMIT_PATTERN.test(values.commit_hash)) throw invalid('commit_hash must be a commit id without spaces');
     if (!STATUS_PATTERN.test(values.status)) throw invalid('status must be a single word such as running, success or failure');
-    const repo = repositoryById(this.store, Number(values.repo_id));
-    const level = repo ? accessLevel(this.store, viewer, repo) : 'none';
+    const repo = await repositoryById(this.store, Number(values.repo_id));
+    const level = repo ? await accessLevel(this.store, viewer, repo) : 'none';
     if (!repo || level === 'none') throw notFound('Repository not found');
     // Anyone may report on a public repository (the spec's callback needs no credentials); a private one needs write.
-    if (repo.is_private === 1) requireAccess(this.store, viewer, repo, 'write', 'Reporting CI status needs write access');
+    if (repo.is_private === 1) await requireAccess(this.store, viewer, repo, 'write', 'Reporting CI status needs write access');
     const report = { repoId: repo.id, runId: values.run_id, commitHash: values.commit_hash, branch: values.branch, status: values.status };
     // A report on a real commit of the repository also shows as its commit status (placeholder ids do not), but
     // only from a caller who may post statuses: an anonymous or read-only report must not turn a required check green.
@@ -71,16 +71,16 @@ export class CiService {
     const onCommit = atLeast(level, 'write') && FULL_SHA.test(sha) && (await this.git.commitExists(repo.owner_name, repo.name, sha));
     const now = this.now();
     const commit = onCommit ? await this.statuses.commitForEvent(repo, sha) : undefined;
-    return writeToRepository(this.store, repo, (tx) => {
-      const run = recordCiReport(tx, report, now);
-      if (onCommit) this.statuses.record(tx, { repoId: repo.id, sha, ...statusOfReport(values.run_id, values.status), targetUrl: null, creatorId: viewer?.id ?? null, now }, commit);
+    return await writeToRepository(this.store, repo, async (tx) => {
+      const run = await recordCiReport(tx, report, now);
+      if (onCommit) await this.statuses.record(tx, { repoId: repo.id, sha, ...statusOfReport(values.run_id, values.status), targetUrl: null, creatorId: viewer?.id ?? null, now }, commit);
       return run;
     });
   }
 
   /** A page of the repository's runs, each with its latest status and its newest reports (oldest first). */
-  runs(repo: RepositoryRow, page: PageWindow): { items: Array<CiRunRow & { history: Array<{ status: string; received_at: string }> }>; total: number } {
-    const items = ciRunsOfRepository(this.store, repo.id, page).map((run) => ({ ...run, history: ciRunHistory(this.store, run.id, MAX_HISTORY) }));
-    return { items, total: countCiRuns(this.store, repo.id) };
+  async runs(repo: RepositoryRow, page: PageWindow): Promise<{ items: Array<CiRunRow & { history: Array<{ status: string; received_at: string }> }>; total: number }> {
+    const items = (await Promise.all((await ciRunsOfRepository(this.store, repo.id, page)).map(async (run) => ({ ...run, history: await ciRunHistory(this.store, run.id, MAX_HISTORY) }))));
+    return { items, total: await countCiRuns(this.store, repo.id) };
   }
 }

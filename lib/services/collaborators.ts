@@ -36,39 +36,39 @@ export class CollaboratorService {
     private readonly now: () => string,
   ) {}
 
-  list(repo: RepositoryRow, viewer: Viewer, page: PageWindow): { items: Collaborator[]; total: number } {
-    requireAccess(this.store, viewer, repo, 'write', 'Listing collaborators needs write access');
-    return { items: collaboratorsOf(this.store, repo.id, page).map((row) => this.summary(row)), total: countCollaborators(this.store, repo.id) };
+  async list(repo: RepositoryRow, viewer: Viewer, page: PageWindow): Promise<{ items: Collaborator[]; total: number }> {
+    await requireAccess(this.store, viewer, repo, 'write', 'Listing collaborators needs write access');
+    return { items: (await collaboratorsOf(this.store, repo.id, page)).map((row) => this.summary(row)), total: await countCollaborators(this.store, repo.id) };
   }
 
   /** What `user` may do with the repository: anyone may ask about themselves, others need write (as for the list). */
-  permissionOf(repo: RepositoryRow, viewer: Viewer, user: UserRow): AccessLevel {
-    if (viewer?.id !== user.id) requireAccess(this.store, viewer, repo, 'write', 'Reading the permissions of others needs write access');
-    return accessLevel(this.store, user, repo);
+  async permissionOf(repo: RepositoryRow, viewer: Viewer, user: UserRow): Promise<AccessLevel> {
+    if (viewer?.id !== user.id) await requireAccess(this.store, viewer, repo, 'write', 'Reading the permissions of others needs write access');
+    return await accessLevel(this.store, user, repo);
   }
 
   async set(repo: RepositoryRow, viewer: Viewer, username: string, permission: unknown): Promise<Collaborator> {
-    requireAccess(this.store, viewer, repo, 'admin', 'Only admins may change collaborators');
+    await requireAccess(this.store, viewer, repo, 'admin', 'Only admins may change collaborators');
     const granted = permission === undefined || permission === null || permission === '' ? 'write' : permission;
     if (typeof granted !== 'string' || !PERMISSIONS.includes(granted)) throw invalid("permission must be 'read', 'write' or 'admin'");
-    const user = this.user(username);
+    const user = await this.user(username);
     if (user.id === repo.owner_id) throw invalid('the owner is always an admin of the repository');
     const now = this.now();
-    await writeToRepository(this.store, repo, (tx) => {
-      upsertCollaborator(tx, repo.id, user.id, granted as CollaboratorPermission, now);
+    await writeToRepository(this.store, repo, async (tx) => {
+      await upsertCollaborator(tx, repo.id, user.id, granted as CollaboratorPermission, now);
     });
     return { id: user.id, ...this.userSummary(user), permission: granted as CollaboratorPermission };
   }
 
   async remove(repo: RepositoryRow, viewer: Viewer, username: string): Promise<void> {
-    requireAccess(this.store, viewer, repo, 'admin', 'Only admins may change collaborators');
-    const user = this.user(username);
-    const removed = await writeToRepository(this.store, repo, (tx) => deleteCollaborator(tx, repo.id, user.id));
+    await requireAccess(this.store, viewer, repo, 'admin', 'Only admins may change collaborators');
+    const user = await this.user(username);
+    const removed = await writeToRepository(this.store, repo, async (tx) => await deleteCollaborator(tx, repo.id, user.id));
     if (!removed) throw notFound('Collaborator not found');
   }
 
-  private user(username: string): UserRow {
-    const user = userByName(this.store, username);
+  private async user(username: string): Promise<UserRow> {
+    const user = await userByName(this.store, username);
     if (!user) throw notFound('User not found');
     return user;
   }

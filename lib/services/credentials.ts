@@ -63,21 +63,21 @@ export class CredentialService {
     const token = newToken();
     const now = this.now();
     const expiresAt = new Date(now.getTime() + SESSION_DAYS * 86_400_000).toISOString();
-    await this.store.write((tx) => {
-      deleteExpiredSessions(tx, now.toISOString());
-      insertSession(tx, { userId, tokenHash: hashToken(token), now: now.toISOString(), expiresAt });
+    await this.store.write(async (tx) => {
+      await deleteExpiredSessions(tx, now.toISOString());
+      await insertSession(tx, { userId, tokenHash: hashToken(token), now: now.toISOString(), expiresAt });
     });
     return token;
   }
 
   async endSession(token: string): Promise<void> {
-    await this.store.write((tx) => deleteSessionByHash(tx, hashToken(token)));
+    await this.store.write(async (tx) => await deleteSessionByHash(tx, hashToken(token)));
   }
 
   /** The user's live sessions, newest first, the one of `currentToken` marked. */
-  sessions(userId: number, currentToken: string | undefined): SessionSummary[] {
+  async sessions(userId: number, currentToken: string | undefined): Promise<SessionSummary[]> {
     const currentHash = currentToken === undefined ? '' : hashToken(currentToken);
-    return sessionsOfUser(this.store, userId, this.now().toISOString()).map((row) => ({
+    return (await sessionsOfUser(this.store, userId, this.now().toISOString())).map((row) => ({
       id: row.id,
       created_at: row.created_at,
       expires_at: row.expires_at,
@@ -87,23 +87,23 @@ export class CredentialService {
 
   /** Ends one of the user's sessions (signs that browser out); 404 if it is not theirs or already gone. */
   async revokeSession(userId: number, sessionId: number): Promise<void> {
-    const removed = await this.store.write((tx) => deleteSessionOfUser(tx, userId, sessionId));
+    const removed = await this.store.write(async (tx) => await deleteSessionOfUser(tx, userId, sessionId));
     if (!removed) throw notFound('Session not found');
   }
 
-  userOfSession(token: string): UserRow | undefined {
+  async userOfSession(token: string): Promise<UserRow | undefined> {
     const tokenHash = hashToken(token);
-    const session = sessionByHash(this.store, tokenHash);
+    const session = await sessionByHash(this.store, tokenHash);
     if (!session || !digestsEqual(session.token_hash, tokenHash)) return undefined;
     if (session.expires_at <= this.now().toISOString()) return undefined;
-    return userById(this.store, session.user_id);
+    return await userById(this.store, session.user_id);
   }
 
-  userOfApiToken(token: string): UserRow | undefined {
+  async userOfApiToken(token: string): Promise<UserRow | undefined> {
     const tokenHash = hashToken(token);
-    const row = apiTokenByHash(this.store, tokenHash);
+    const row = await apiTokenByHash(this.store, tokenHash);
     if (!row || !digestsEqual(row.token_hash, tokenHash)) return undefined;
-    return userById(this.store, row.user_id);
+    return await userById(this.store, row.user_id);
   }
 
   /** Creates an API token; the plain value is returned once and never stored. */
@@ -115,9 +115,9 @@ export class CredentialService {
    * Stores a token whose value the caller chose (fixtures give bots a known token), under the same rules: only
    * its hash is kept. The value must be long and unguessable enough to be a credential, and not in use already.
    */
-  storeApiToken(userId: number, label: unknown, token: string): Promise<{ token: string; row: ApiTokenRow }> {
+  async storeApiToken(userId: number, label: unknown, token: string): Promise<{ token: string; row: ApiTokenRow }> {
     if (!FIXED_TOKEN.test(token)) throw invalid(`a fixed token must be ${MIN_FIXED_TOKEN} to 200 letters, digits, '_' or '-'`);
-    if (apiTokenByHash(this.store, hashToken(token))) throw conflict('this token value is already in use');
+    if (await apiTokenByHash(this.store, hashToken(token))) throw conflict('this token value is already in use');
     return this.insertApiToken(userId, label, token);
   }
 
@@ -126,25 +126,25 @@ export class CredentialService {
     const name = label.trim();
     if (name.length > MAX_TOKEN_LABEL) throw invalid(`token name must be at most ${MAX_TOKEN_LABEL} characters`);
     const now = this.now().toISOString();
-    const row = await this.store.write((tx) => {
-      if (apiTokenByName(tx, userId, name)) throw conflict(`a token named '${name}' already exists`);
-      if (apiTokenByHash(tx, hashToken(token))) throw conflict('this token value is already in use');
-      return insertApiToken(tx, { userId, name, tokenHash: hashToken(token), lastEight: token.slice(-8), now });
+    const row = await this.store.write(async (tx) => {
+      if (await apiTokenByName(tx, userId, name)) throw conflict(`a token named '${name}' already exists`);
+      if (await apiTokenByHash(tx, hashToken(token))) throw conflict('this token value is already in use');
+      return await insertApiToken(tx, { userId, name, tokenHash: hashToken(token), lastEight: token.slice(-8), now });
     });
     return { token, row };
   }
 
-  apiTokens(userId: number, page: PageWindow): { items: ApiTokenRow[]; total: number } {
-    return { items: apiTokensOfUser(this.store, userId, page), total: countApiTokens(this.store, userId) };
+  async apiTokens(userId: number, page: PageWindow): Promise<{ items: ApiTokenRow[]; total: number }> {
+    return { items: await apiTokensOfUser(this.store, userId, page), total: await countApiTokens(this.store, userId) };
   }
 
   /** Revokes by numeric id or by label. */
   async revokeApiToken(userId: number, idOrLabel: string): Promise<ApiTokenRow> {
     const row = /^\d+$/.test(idOrLabel)
-      ? apiTokenById(this.store, userId, Number(idOrLabel))
-      : apiTokenByName(this.store, userId, idOrLabel);
+      ? await apiTokenById(this.store, userId, Number(idOrLabel))
+      : await apiTokenByName(this.store, userId, idOrLabel);
     if (!row) throw notFound('Token not found');
-    await this.store.write((tx) => deleteApiToken(tx, userId, row.id));
+    await this.store.write(async (tx) => await deleteApiToken(tx, userId, row.id));
     return row;
   }
 }

@@ -126,8 +126,8 @@ export class GitDataService {
     return this.git.gitDirOf(repo.owner_name, repo.name);
   }
 
-  private requireWrite(repo: RepositoryRow, viewer: Viewer): UserRow {
-    requireAccess(this.store, viewer, repo, 'write', 'Writing to the repository needs write access');
+  private async requireWrite(repo: RepositoryRow, viewer: Viewer): Promise<UserRow> {
+    await requireAccess(this.store, viewer, repo, 'write', 'Writing to the repository needs write access');
     return viewer!;
   }
 
@@ -149,7 +149,7 @@ export class GitDataService {
   }
 
   async createBlob(repo: RepositoryRow, viewer: Viewer, content: Buffer): Promise<string> {
-    this.requireWrite(repo, viewer);
+    await this.requireWrite(repo, viewer);
     return writeBlob(await this.dir(repo), content);
   }
 
@@ -166,7 +166,7 @@ export class GitDataService {
 
   /** A new tree: `base` (a tree id) or nothing, with each entry set or (sha null) deleted. */
   async createTree(repo: RepositoryRow, viewer: Viewer, base: string | undefined, entries: readonly TreeEntryInput[]): Promise<string> {
-    this.requireWrite(repo, viewer);
+    await this.requireWrite(repo, viewer);
     const gitDir = await this.dir(repo);
     if (base !== undefined && (await objectInfo(gitDir, base).catch(() => undefined))?.type !== 'tree') throw invalid('base_tree is not a tree of this repository');
     const changes = new Map<string, TreeChange>();
@@ -188,7 +188,7 @@ export class GitDataService {
 
   /** Writes a commit object (no ref moves): the caller is author and committer unless told, at the host's time. */
   async createCommit(repo: RepositoryRow, viewer: Viewer, input: { message: unknown; tree: unknown; parents: unknown; author?: IdentityInput; committer?: IdentityInput }): Promise<CommitObject> {
-    const user = this.requireWrite(repo, viewer);
+    const user = await this.requireWrite(repo, viewer);
     // A commit message is kept exactly as given (empty included), as git and GitHub keep it.
     const message = input.message;
     const tree = input.tree;
@@ -320,7 +320,7 @@ export class GitDataService {
    * (protection applies). Replacing or deleting needs the blob id of the file as it is (409 when it is stale).
    */
   async changeFile(repo: RepositoryRow, viewer: Viewer, change: FileChange): Promise<{ commit: CommitObject; file: ContentEntry | undefined; replaced: boolean }> {
-    const user = this.requireWrite(repo, viewer);
+    const user = await this.requireWrite(repo, viewer);
     const path = treePath(change.path);
     if (path === '') throw invalid('path is required');
     const message = requiredText('message', change.message, 65_535);

@@ -1,6 +1,7 @@
 import { invalid, notFound } from '../errors.js';
 import { writeToRepository } from './repository-write.js';
-import type { Store, WriteTx } from '../store/database.js';
+import type { Store } from '../store/database.js';
+import type { WriteTx } from '../store/interface.js';
 import {
   commentsOfIssue,
   countFilteredIssues,
@@ -88,138 +89,138 @@ export class IssueService {
     private readonly events: EventRecorder,
   ) {}
 
-  list(repo: RepositoryRow, filter: IssueFilter, page: PageWindow): { items: IssueRow[]; total: number } {
-    return { items: issuesOfRepository(this.store, repo.id, filter, page), total: countFilteredIssues(this.store, repo.id, filter) };
+  async list(repo: RepositoryRow, filter: IssueFilter, page: PageWindow): Promise<{ items: IssueRow[]; total: number }> {
+    return { items: await issuesOfRepository(this.store, repo.id, filter, page), total: await countFilteredIssues(this.store, repo.id, filter) };
   }
 
   /** Issues and pull requests in one list, as GitHub's issue list shows them (pull requests carry no labels here). */
-  listWithPulls(repo: RepositoryRow, filter: IssueFilter, page: PageWindow): { items: Conversation[]; total: number } {
+  async listWithPulls(repo: RepositoryRow, filter: IssueFilter, page: PageWindow): Promise<{ items: Conversation[]; total: number }> {
     // The page's keys, then its issues and its pull requests each in one query, whatever the page's length.
-    const keys = conversationsOfRepository(this.store, repo.id, filter, page);
+    const keys = await conversationsOfRepository(this.store, repo.id, filter, page);
     const idsOf = (kind: ConversationKey['kind']) => keys.filter((key) => key.kind === kind).map((key) => key.id);
-    const issues = new Map(issuesByIds(this.store, repo.id, idsOf('issue')).map((issue) => [issue.id, issue]));
-    const pulls = new Map(pullsByIds(this.store, repo.id, idsOf('pull')).map((pull) => [pull.id, pull]));
+    const issues = new Map((await issuesByIds(this.store, repo.id, idsOf('issue'))).map((issue) => [issue.id, issue]));
+    const pulls = new Map((await pullsByIds(this.store, repo.id, idsOf('pull'))).map((pull) => [pull.id, pull]));
     const items = keys.map((key): Conversation => (key.kind === 'issue' ? { kind: 'issue', issue: issues.get(key.id)! } : { kind: 'pull', pull: pulls.get(key.id)! }));
-    return { items, total: countConversations(this.store, repo.id, filter, countFilteredIssues(this.store, repo.id, filter)) };
+    return { items, total: await countConversations(this.store, repo.id, filter, await countFilteredIssues(this.store, repo.id, filter)) };
   }
 
   /** The issue or pull request of the repository a comment belongs to (comment ids are shared by both). */
-  commentOwner(repo: RepositoryRow, commentId: number): ConversationKey | undefined {
-    return Number.isSafeInteger(commentId) ? commentOwner(this.store, repo.id, commentId) : undefined;
+  async commentOwner(repo: RepositoryRow, commentId: number): Promise<ConversationKey | undefined> {
+    return Number.isSafeInteger(commentId) ? await commentOwner(this.store, repo.id, commentId) : undefined;
   }
 
-  get(repo: RepositoryRow, id: number): IssueRow {
-    const issue = Number.isSafeInteger(id) ? issueInRepository(this.store, repo.id, id) : undefined;
+  async get(repo: RepositoryRow, id: number): Promise<IssueRow> {
+    const issue = Number.isSafeInteger(id) ? await issueInRepository(this.store, repo.id, id) : undefined;
     if (!issue) throw notFound('Issue not found');
     return issue;
   }
 
   /** The issue numbered `number` in the repository (a number may instead name a pull request: undefined then). */
-  byNumber(repo: RepositoryRow, number: number): IssueRow | undefined {
-    return Number.isSafeInteger(number) ? issueByNumber(this.store, repo.id, number) : undefined;
+  async byNumber(repo: RepositoryRow, number: number): Promise<IssueRow | undefined> {
+    return Number.isSafeInteger(number) ? await issueByNumber(this.store, repo.id, number) : undefined;
   }
 
-  count(repo: RepositoryRow): number {
-    return countIssues(this.store, repo.id);
+  async count(repo: RepositoryRow): Promise<number> {
+    return await countIssues(this.store, repo.id);
   }
 
   async create(repo: RepositoryRow, author: UserRow, input: { title: unknown; body?: unknown }): Promise<IssueRow> {
-    requireAccess(this.store, author, repo, 'read');
+    await requireAccess(this.store, author, repo, 'read');
     const title = requiredText('title', input.title, MAX_TITLE);
     const body = optionalText('body', input.body, MAX_BODY);
     const now = this.now();
-    const id = await writeToRepository(this.store, repo, (tx) => {
-      const number = takeNextNumber(tx, repo.id);
-      const issueId = insertIssue(tx, { repoId: repo.id, number, authorId: author.id, title, body, now });
-      this.recordIssueEvent(tx, repo, author, issueId, 'opened');
+    const id = await writeToRepository(this.store, repo, async (tx) => {
+      const number = await takeNextNumber(tx, repo.id);
+      const issueId = await insertIssue(tx, { repoId: repo.id, number, authorId: author.id, title, body, now });
+      await this.recordIssueEvent(tx, repo, author, issueId, 'opened');
       return issueId;
     });
-    return this.get(repo, id);
+    return await this.get(repo, id);
   }
 
   /** Edits title, body and status: the author may change their own issue, others need write. */
   async update(repo: RepositoryRow, viewer: Viewer, id: number, changes: IssueChanges): Promise<IssueRow> {
-    const issue = this.editable(repo, viewer, id, 'Only the author or a collaborator with write access may change this issue');
+    const issue = await this.editable(repo, viewer, id, 'Only the author or a collaborator with write access may change this issue');
     const title = changes.title === undefined ? issue.title : requiredText('title', changes.title, MAX_TITLE);
     const body = changes.body === undefined ? issue.body : optionalText('body', changes.body, MAX_BODY);
     const status = changes.status === undefined ? undefined : parseStatus(changes.status);
     const now = this.now();
-    await writeToRepository(this.store, repo, (tx) => {
-      const current = this.recordIn(tx, repo, issue.id);
+    await writeToRepository(this.store, repo, async (tx) => {
+      const current = await this.recordIn(tx, repo, issue.id);
       if (title !== current.title || body !== current.body) {
-        updateIssueText(tx, issue.id, { title, body }, now);
+        await updateIssueText(tx, issue.id, { title, body }, now);
         const changes: EditChanges = {};
         if (title !== current.title) changes.title = { from: current.title };
         if (body !== current.body) changes.body = { from: current.body };
-        this.recordIssueEvent(tx, repo, viewer!, issue.id, 'edited', changes);
+        await this.recordIssueEvent(tx, repo, viewer!, issue.id, 'edited', changes);
       }
       if (status && status !== current.status) {
-        setIssueStatus(tx, issue.id, status, viewer!.id, now, parseStateReason(changes.stateReason, status));
-        this.recordIssueEvent(tx, repo, viewer!, issue.id, status === 'closed' ? 'closed' : 'reopened');
+        await setIssueStatus(tx, issue.id, status, viewer!.id, now, parseStateReason(changes.stateReason, status));
+        await this.recordIssueEvent(tx, repo, viewer!, issue.id, status === 'closed' ? 'closed' : 'reopened');
       } else if (changes.stateReason !== undefined && changes.stateReason !== null && (status ?? current.status) === 'closed') {
         const reason = parseStateReason(changes.stateReason, 'closed');
-        if (reason !== current.state_reason) setIssueStateReason(tx, issue.id, reason, now);
+        if (reason !== current.state_reason) await setIssueStateReason(tx, issue.id, reason, now);
       }
     });
-    return this.get(repo, issue.id);
+    return await this.get(repo, issue.id);
   }
 
-  comments(repo: RepositoryRow, issueId: number, page: PageWindow): { items: IssueComment[]; total: number } {
-    const issue = this.get(repo, issueId);
-    return { items: commentsOfIssue(this.store, issue.id, page).map(publicComment), total: issue.comments };
+  async comments(repo: RepositoryRow, issueId: number, page: PageWindow): Promise<{ items: IssueComment[]; total: number }> {
+    const issue = await this.get(repo, issueId);
+    return { items: (await commentsOfIssue(this.store, issue.id, page)).map(publicComment), total: issue.comments };
   }
 
-  getComment(repo: RepositoryRow, issueId: number, commentId: number): IssueComment {
-    const comment = Number.isSafeInteger(commentId) ? issueComment(this.store, this.get(repo, issueId).id, commentId) : undefined;
+  async getComment(repo: RepositoryRow, issueId: number, commentId: number): Promise<IssueComment> {
+    const comment = Number.isSafeInteger(commentId) ? await issueComment(this.store, (await this.get(repo, issueId)).id, commentId) : undefined;
     if (!comment) throw notFound('Comment not found');
     return publicComment(comment);
   }
 
   async comment(repo: RepositoryRow, issueId: number, author: UserRow, body: unknown): Promise<IssueComment> {
-    requireAccess(this.store, author, repo, 'read');
-    const issue = this.get(repo, issueId);
+    await requireAccess(this.store, author, repo, 'read');
+    const issue = await this.get(repo, issueId);
     const text = requiredText('body', body, MAX_BODY);
     const now = this.now();
-    const id = await writeToRepository(this.store, repo, (tx) => {
-      this.recordIn(tx, repo, issue.id);
-      const commentId = insertIssueComment(tx, { issueId: issue.id, authorId: author.id, body: text, now });
-      this.recordCommentEvent(tx, repo, author, issue.id, issueComment(tx, issue.id, commentId)!, 'created');
+    const id = await writeToRepository(this.store, repo, async (tx) => {
+      await this.recordIn(tx, repo, issue.id);
+      const commentId = await insertIssueComment(tx, { issueId: issue.id, authorId: author.id, body: text, now });
+      await this.recordCommentEvent(tx, repo, author, issue.id, (await issueComment(tx, issue.id, commentId))!, 'created');
       return commentId;
     });
-    return publicComment(issueComment(this.store, issue.id, id)!);
+    return publicComment((await issueComment(this.store, issue.id, id))!);
   }
 
   async editComment(repo: RepositoryRow, issueId: number, commentId: number, viewer: Viewer, body: unknown): Promise<IssueComment> {
-    const { issue, comment } = this.editableComment(repo, issueId, commentId, viewer);
+    const { issue, comment } = await this.editableComment(repo, issueId, commentId, viewer);
     const text = requiredText('body', body, MAX_BODY);
     const now = this.now();
-    await writeToRepository(this.store, repo, (tx) => {
-      const current = issueComment(tx, issue.id, comment.id);
+    await writeToRepository(this.store, repo, async (tx) => {
+      const current = await issueComment(tx, issue.id, comment.id);
       if (!current) throw notFound('Comment not found');
-      updateIssueComment(tx, comment.id, text, now);
-      this.recordCommentEvent(tx, repo, viewer!, issue.id, issueComment(tx, issue.id, comment.id)!, 'edited', { body: { from: current.body } });
+      await updateIssueComment(tx, comment.id, text, now);
+      await this.recordCommentEvent(tx, repo, viewer!, issue.id, (await issueComment(tx, issue.id, comment.id))!, 'edited', { body: { from: current.body } });
     });
-    return publicComment(issueComment(this.store, issue.id, comment.id)!);
+    return publicComment((await issueComment(this.store, issue.id, comment.id))!);
   }
 
   async deleteComment(repo: RepositoryRow, issueId: number, commentId: number, viewer: Viewer): Promise<void> {
-    const { issue, comment } = this.editableComment(repo, issueId, commentId, viewer);
-    await writeToRepository(this.store, repo, (tx) => {
-      const current = issueComment(tx, issue.id, comment.id);
+    const { issue, comment } = await this.editableComment(repo, issueId, commentId, viewer);
+    await writeToRepository(this.store, repo, async (tx) => {
+      const current = await issueComment(tx, issue.id, comment.id);
       if (!current) return;
-      deleteIssueComment(tx, issue.id, comment.id);
-      this.recordCommentEvent(tx, repo, viewer!, issue.id, current, 'deleted');
+      await deleteIssueComment(tx, issue.id, comment.id);
+      await this.recordCommentEvent(tx, repo, viewer!, issue.id, current, 'deleted');
     });
   }
 
-  private recordIssueEvent(tx: WriteTx, repo: RepositoryRow, sender: UserRow, issueId: number, action: IssuesEvent['action'], changes?: EditChanges): void {
-    this.events.record(tx, repo, sender, 'issues', (current) => {
-      const issue = this.events.github.issue(tx, current, issueInRepository(tx, repo.id, issueId)!);
+  private async recordIssueEvent(tx: WriteTx, repo: RepositoryRow, sender: UserRow, issueId: number, action: IssuesEvent['action'], changes?: EditChanges): Promise<void> {
+    await this.events.record(tx, repo, sender, 'issues', async (current) => {
+      const issue = await this.events.github.issue(tx, current, (await issueInRepository(tx, repo.id, issueId))!);
       return { action, issue, ...(changes ? { changes } : {}) };
     });
   }
 
-  private recordCommentEvent(
+  private async recordCommentEvent(
     tx: WriteTx,
     repo: RepositoryRow,
     sender: UserRow,
@@ -227,13 +228,13 @@ export class IssueService {
     comment: IssueCommentRow,
     action: IssueCommentEvent['action'],
     changes?: IssueCommentEvent['changes'],
-  ): void {
-    this.events.record(tx, repo, sender, 'issue_comment', (current) => {
-      const issue = issueInRepository(tx, repo.id, issueId)!;
+  ): Promise<void> {
+    await this.events.record(tx, repo, sender, 'issue_comment', async (current) => {
+      const issue = (await issueInRepository(tx, repo.id, issueId))!;
       return {
         action,
-        issue: this.events.github.issue(tx, current, issue),
-        comment: this.events.github.comment(tx, current, issue.number, comment),
+        issue: await this.events.github.issue(tx, current, issue),
+        comment: await this.events.github.comment(tx, current, issue.number, comment),
         ...(changes ? { changes } : {}),
       };
     });
@@ -244,35 +245,35 @@ export class IssueService {
   }
 
   /** The issue if the viewer is its author (and may still see the repository) or has write access. */
-  private editable(repo: RepositoryRow, viewer: Viewer, id: number, message: string): IssueRecord {
-    requireAccess(this.store, viewer, repo, 'read');
-    const issue = Number.isSafeInteger(id) ? issueRecord(this.store, repo.id, id) : undefined;
+  private async editable(repo: RepositoryRow, viewer: Viewer, id: number, message: string): Promise<IssueRecord> {
+    await requireAccess(this.store, viewer, repo, 'read');
+    const issue = Number.isSafeInteger(id) ? await issueRecord(this.store, repo.id, id) : undefined;
     if (!issue) throw notFound('Issue not found');
-    mayChange(this.store, repo, viewer, issue.author_id, message);
+    await mayChange(this.store, repo, viewer, issue.author_id, message);
     return issue;
   }
 
-  private editableComment(repo: RepositoryRow, issueId: number, commentId: number, viewer: Viewer): { issue: IssueRow; comment: IssueCommentRow } {
-    requireAccess(this.store, viewer, repo, 'read');
-    const issue = this.get(repo, issueId);
-    const comment = Number.isSafeInteger(commentId) ? issueComment(this.store, issue.id, commentId) : undefined;
+  private async editableComment(repo: RepositoryRow, issueId: number, commentId: number, viewer: Viewer): Promise<{ issue: IssueRow; comment: IssueCommentRow }> {
+    await requireAccess(this.store, viewer, repo, 'read');
+    const issue = await this.get(repo, issueId);
+    const comment = Number.isSafeInteger(commentId) ? await issueComment(this.store, issue.id, commentId) : undefined;
     if (!comment) throw notFound('Comment not found');
-    mayChange(this.store, repo, viewer, comment.author_id, 'Only the author or a collaborator with write access may change this comment');
+    await mayChange(this.store, repo, viewer, comment.author_id, 'Only the author or a collaborator with write access may change this comment');
     return { issue, comment };
   }
 
   /** Re-reads the issue inside a write: it may have been deleted (with its repository) meanwhile. */
-  private recordIn(tx: WriteTx, repo: RepositoryRow, id: number): IssueRecord {
-    const issue = issueRecord(tx, repo.id, id);
+  private async recordIn(tx: WriteTx, repo: RepositoryRow, id: number): Promise<IssueRecord> {
+    const issue = await issueRecord(tx, repo.id, id);
     if (!issue) throw notFound('Issue not found');
     return issue;
   }
 }
 
 /** Authors may change what they wrote; anyone else needs write access. 401 for anonymous callers. */
-export function mayChange(store: Store, repo: RepositoryRow, viewer: Viewer, authorId: number, message: string): void {
+export async function mayChange(store: Store, repo: RepositoryRow, viewer: Viewer, authorId: number, message: string): Promise<void> {
   if (viewer && viewer.id === authorId) return;
-  requireAccess(store, viewer, repo, 'write', message);
+  await requireAccess(store, viewer, repo, 'write', message);
 }
 
 function publicComment({ author_id: _authorId, ...comment }: IssueCommentRow): IssueComment {

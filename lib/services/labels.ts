@@ -1,6 +1,7 @@
 import { conflict, invalid, notFound } from '../errors.js';
 import { writeToRepository } from './repository-write.js';
-import type { Store, WriteTx } from '../store/database.js';
+import type { Store } from '../store/database.js';
+import type { WriteTx } from '../store/interface.js';
 import { issueInRepository, issueRecord } from '../store/queries/issues.js';
 import type { UserRow } from '../store/queries/users.js';
 import type { EventRecorder } from '../events/index.js';
@@ -57,108 +58,108 @@ export class LabelService {
     private readonly events: EventRecorder,
   ) {}
 
-  list(repo: RepositoryRow, page: PageWindow): { items: LabelRow[]; total: number } {
-    return { items: labelsOfRepository(this.store, repo.id, page), total: countLabels(this.store, repo.id) };
+  async list(repo: RepositoryRow, page: PageWindow): Promise<{ items: LabelRow[]; total: number }> {
+    return { items: await labelsOfRepository(this.store, repo.id, page), total: await countLabels(this.store, repo.id) };
   }
 
   /** The repository's label of this name (any case), if there is one. */
-  find(repo: RepositoryRow, name: string): LabelRow | undefined {
-    return labelByName(this.store, repo.id, name);
+  async find(repo: RepositoryRow, name: string): Promise<LabelRow | undefined> {
+    return await labelByName(this.store, repo.id, name);
   }
 
   /** The repository's label of this name (any case), or 404. */
-  byName(repo: RepositoryRow, name: string): LabelRow {
-    const label = this.find(repo, name);
+  async byName(repo: RepositoryRow, name: string): Promise<LabelRow> {
+    const label = await this.find(repo, name);
     if (!label) throw notFound('Label not found');
     return label;
   }
 
   async create(repo: RepositoryRow, viewer: Viewer, input: LabelInput): Promise<LabelRow> {
-    requireAccess(this.store, viewer, repo, 'write', 'Managing labels needs write access');
+    await requireAccess(this.store, viewer, repo, 'write', 'Managing labels needs write access');
     const label = {
       name: requiredText('name', input.name, 50),
       color: parseColor(input.color),
       description: optionalText('description', input.description, 200),
     };
-    return writeToRepository(this.store, repo, (tx) => {
-      if (labelByName(tx, repo.id, label.name)) throw conflict(`a label named '${label.name}' already exists`);
-      return insertLabel(tx, repo.id, label);
+    return await writeToRepository(this.store, repo, async (tx) => {
+      if (await labelByName(tx, repo.id, label.name)) throw conflict(`a label named '${label.name}' already exists`);
+      return await insertLabel(tx, repo.id, label);
     });
   }
 
   async update(repo: RepositoryRow, viewer: Viewer, id: number, input: LabelInput): Promise<LabelRow> {
-    requireAccess(this.store, viewer, repo, 'write', 'Managing labels needs write access');
-    const current = this.get(repo, id);
+    await requireAccess(this.store, viewer, repo, 'write', 'Managing labels needs write access');
+    const current = await this.get(repo, id);
     const label = {
       name: input.name === undefined ? current.name : requiredText('name', input.name, 50),
       color: input.color === undefined ? current.color : parseColor(input.color),
       description: input.description === undefined ? current.description : optionalText('description', input.description, 200),
     };
-    await writeToRepository(this.store, repo, (tx) => {
-      if (!labelById(tx, repo.id, id)) throw notFound('Label not found');
-      const clash = labelByName(tx, repo.id, label.name);
+    await writeToRepository(this.store, repo, async (tx) => {
+      if (!await labelById(tx, repo.id, id)) throw notFound('Label not found');
+      const clash = await labelByName(tx, repo.id, label.name);
       if (clash && clash.id !== id) throw conflict(`a label named '${label.name}' already exists`);
-      updateLabel(tx, id, label);
+      await updateLabel(tx, id, label);
     });
-    return this.get(repo, id);
+    return await this.get(repo, id);
   }
 
   async remove(repo: RepositoryRow, viewer: Viewer, id: number): Promise<void> {
-    requireAccess(this.store, viewer, repo, 'write', 'Managing labels needs write access');
-    this.get(repo, id);
-    await writeToRepository(this.store, repo, (tx) => deleteLabel(tx, id));
+    await requireAccess(this.store, viewer, repo, 'write', 'Managing labels needs write access');
+    await this.get(repo, id);
+    await writeToRepository(this.store, repo, async (tx) => await deleteLabel(tx, id));
   }
 
   /** Replaces (`replace`) or extends the issue's labels with existing labels named in `names`. */
   async setOnIssue(repo: RepositoryRow, viewer: Viewer, issue: IssueRow, names: readonly string[], replace: boolean): Promise<void> {
-    requireAccess(this.store, viewer, repo, 'write', 'Labelling issues needs write access');
+    await requireAccess(this.store, viewer, repo, 'write', 'Labelling issues needs write access');
     const now = this.now();
-    await writeToRepository(this.store, repo, (tx) => {
-      this.requireIssue(tx, repo, issue.id);
-      const labels = names.map((name) => {
-        const label = labelByName(tx, repo.id, name);
+    await writeToRepository(this.store, repo, async (tx) => {
+      await this.requireIssue(tx, repo, issue.id);
+      const labels = (await Promise.all(names.map(async (name) => {
+        const label = await labelByName(tx, repo.id, name);
         if (!label) throw invalid(`label '${name}' does not exist`);
         return label;
-      });
-      const before = labelsOfIssues(tx, [issue.id]).get(issue.id) ?? [];
-      if (replace) clearIssueLabels(tx, issue.id);
-      for (const label of labels) addIssueLabel(tx, issue.id, label.id);
-      touchIssueForLabels(tx, issue.id, now);
-      const after = labelsOfIssues(tx, [issue.id]).get(issue.id) ?? [];
+      })));
+      const before = (await labelsOfIssues(tx, [issue.id])).get(issue.id) ?? [];
+      if (replace) await clearIssueLabels(tx, issue.id);
+      for (const label of labels) await addIssueLabel(tx, issue.id, label.id);
+      await touchIssueForLabels(tx, issue.id, now);
+      const after = (await labelsOfIssues(tx, [issue.id])).get(issue.id) ?? [];
       const missingFrom = (list: readonly LabelRow[]) => (label: LabelRow) => !list.some((other) => other.id === label.id);
-      for (const label of before.filter(missingFrom(after))) this.recordLabelEvent(tx, repo, viewer!, issue.id, 'unlabeled', label);
-      for (const label of after.filter(missingFrom(before))) this.recordLabelEvent(tx, repo, viewer!, issue.id, 'labeled', label);
+      for (const label of before.filter(missingFrom(after))) await this.recordLabelEvent(tx, repo, viewer!, issue.id, 'unlabeled', label);
+      for (const label of after.filter(missingFrom(before))) await this.recordLabelEvent(tx, repo, viewer!, issue.id, 'labeled', label);
     });
   }
 
   async removeFromIssue(repo: RepositoryRow, viewer: Viewer, issue: IssueRow, name: string): Promise<void> {
-    requireAccess(this.store, viewer, repo, 'write', 'Labelling issues needs write access');
+    await requireAccess(this.store, viewer, repo, 'write', 'Labelling issues needs write access');
     const now = this.now();
-    await writeToRepository(this.store, repo, (tx) => {
-      this.requireIssue(tx, repo, issue.id);
-      const label = labelByName(tx, repo.id, name);
-      if (!label || !removeIssueLabel(tx, issue.id, label.id)) throw notFound('Label not found on this issue');
-      touchIssueForLabels(tx, issue.id, now);
-      this.recordLabelEvent(tx, repo, viewer!, issue.id, 'unlabeled', label);
+    await writeToRepository(this.store, repo, async (tx) => {
+      await this.requireIssue(tx, repo, issue.id);
+      const label = await labelByName(tx, repo.id, name);
+      if (!label || !await removeIssueLabel(tx, issue.id, label.id)) throw notFound('Label not found on this issue');
+      await touchIssueForLabels(tx, issue.id, now);
+      await this.recordLabelEvent(tx, repo, viewer!, issue.id, 'unlabeled', label);
     });
   }
 
   /** GitHub's `issues` event `labeled` / `unlabeled`, one per label, with the issue as it is after the change. */
-  private recordLabelEvent(tx: WriteTx, repo: RepositoryRow, sender: UserRow, issueId: number, action: 'labeled' | 'unlabeled', label: LabelRow): void {
-    this.events.record(tx, repo, sender, 'issues', (current) => ({
+  private async recordLabelEvent(tx: WriteTx, repo: RepositoryRow, sender: UserRow, issueId: number, action: 'labeled' | 'unlabeled', label: LabelRow): Promise<void> {
+    await this.events.record(tx, repo, sender, 'issues', async (current) => ({
       action,
-      issue: this.events.github.issue(tx, current, issueInRepository(tx, repo.id, issueId)!),
+      issue: await this.events.github.issue(tx, current, (await issueInRepository(tx, repo.id, issueId))!),
       label: this.events.github.label(current, label),
     }));
   }
 
-  private get(repo: RepositoryRow, id: number): LabelRow {
-    const label = Number.isSafeInteger(id) ? labelById(this.store, repo.id, id) : undefined;
+  private async get(repo: RepositoryRow, id: number): Promise<LabelRow> {
+    const label = Number.isSafeInteger(id) ? await labelById(this.store, repo.id, id) : undefined;
     if (!label) throw notFound('Label not found');
     return label;
   }
 
-  private requireIssue(tx: WriteTx, repo: RepositoryRow, id: number): void {
-    if (!issueRecord(tx, repo.id, id)) throw notFound('Issue not found');
+  private async requireIssue(tx: WriteTx, repo: RepositoryRow, id: number): Promise<void> {
+    if (!await issueRecord(tx, repo.id, id)) throw notFound('Issue not found');
   }
 }

@@ -1,5 +1,5 @@
 import { forbidden, notFound, unauthorized } from '../errors.js';
-import type { ReadTx } from '../store/database.js';
+import type { ReadTx } from '../store/interface.js';
 import { collaboratorPermission } from '../store/queries/collaborators.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import type { UserRow } from '../store/queries/users.js';
@@ -21,9 +21,9 @@ export function atLeast(level: AccessLevel, needed: AccessLevel): boolean {
  * admin, a collaborator has the permission granted, anyone (signed in or not) reads a public repository, and
  * nobody else sees a private one. Every path (API, git transport, pages) asks this, never the row itself.
  */
-export function accessLevel(db: ReadTx, viewer: Viewer, repo: RepositoryRow): AccessLevel {
+export async function accessLevel(db: ReadTx, viewer: Viewer, repo: RepositoryRow): Promise<AccessLevel> {
   if (viewer && viewer.id === repo.owner_id) return 'admin';
-  const granted = viewer ? collaboratorPermission(db, repo.id, viewer.id) : undefined;
+  const granted = viewer ? await collaboratorPermission(db, repo.id, viewer.id) : undefined;
   if (granted) return granted;
   return repo.is_private === 1 ? 'none' : 'read';
 }
@@ -37,8 +37,8 @@ export function permissionFlags(level: AccessLevel): { admin: boolean; push: boo
  * Throws unless the viewer has `needed` on the repository: 404 when it cannot even see it (private repositories
  * never leak), 401 for an anonymous caller who could do more by signing in, 403 for a signed-in one who cannot.
  */
-export function requireAccess(db: ReadTx, viewer: Viewer, repo: RepositoryRow, needed: AccessLevel, message = 'Forbidden'): AccessLevel {
-  const level = accessLevel(db, viewer, repo);
+export async function requireAccess(db: ReadTx, viewer: Viewer, repo: RepositoryRow, needed: AccessLevel, message = 'Forbidden'): Promise<AccessLevel> {
+  const level = await accessLevel(db, viewer, repo);
   if (atLeast(level, needed)) return level;
   if (level === 'none') throw notFound('Not found');
   if (!viewer) throw unauthorized('Unauthorized');

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { conflict, invalid, notAllowed, notFound } from '../errors.js';
-import type { ReadTx, Store, WriteTx } from '../store/database.js';
+import type { Store } from '../store/database.js';
+import type { ReadTx, WriteTx } from '../store/interface.js';
 import { writeToRepository } from './repository-write.js';
 import {
   commentsOfPull,
@@ -117,90 +118,90 @@ export class PullService {
 
   private readonly pending = new Set<Promise<unknown>>();
 
-  list(repo: RepositoryRow, status: PullListStatus, page: PageWindow, branches: PullListFilter = {}): { items: PullRow[]; total: number } {
-    return { items: pullsOfRepository(this.store, repo.id, status, page, branches), total: countPulls(this.store, repo.id, status, branches) };
+  async list(repo: RepositoryRow, status: PullListStatus, page: PageWindow, branches: PullListFilter = {}): Promise<{ items: PullRow[]; total: number }> {
+    return { items: await pullsOfRepository(this.store, repo.id, status, page, branches), total: await countPulls(this.store, repo.id, status, branches) };
   }
 
-  get(repo: RepositoryRow, id: number): PullRow {
-    const pull = Number.isSafeInteger(id) ? pullInRepository(this.store, repo.id, id) : undefined;
+  async get(repo: RepositoryRow, id: number): Promise<PullRow> {
+    const pull = Number.isSafeInteger(id) ? await pullInRepository(this.store, repo.id, id) : undefined;
     if (!pull) throw notFound('Pull request not found');
     return pull;
   }
 
   /** The pull request author as a commit author (their noreply address, as for the merges they make). */
-  private authorIdentity(pull: PullRow, date: string): { name: string; email: string; date: string } | undefined {
-    const author = userById(this.store, pull.author_id);
+  private async authorIdentity(pull: PullRow, date: string): Promise<{ name: string; email: string; date: string } | undefined> {
+    const author = await userById(this.store, pull.author_id);
     return author ? { name: author.full_name || author.username, email: this.committerEmail(author), date } : undefined;
   }
 
   /** The pull request numbered `number` in the repository (a number may instead name an issue: undefined then). */
-  byNumber(repo: RepositoryRow, number: number): PullRow | undefined {
-    return Number.isSafeInteger(number) ? pullByNumber(this.store, repo.id, number) : undefined;
+  async byNumber(repo: RepositoryRow, number: number): Promise<PullRow | undefined> {
+    return Number.isSafeInteger(number) ? await pullByNumber(this.store, repo.id, number) : undefined;
   }
 
   /** Opens a pull request from `head` into `base`: both must be branches of the repository, and not yet joined. */
   async create(repo: RepositoryRow, author: UserRow, input: NewPull): Promise<PullRow> {
-    requireAccess(this.store, author, repo, 'read');
+    await requireAccess(this.store, author, repo, 'read');
     const title = requiredText('title', input.title, MAX_TITLE);
     const description = optionalText('description', input.description, MAX_BODY);
     const head = requiredText('head', input.head, 255);
     const base = requiredText('base', input.base, 255);
     if (head === base) throw invalid('head and base must be different branches');
     const now = this.now();
-    const id = await writeToRepository(this.store, repo, (tx) => {
+    const id = await writeToRepository(this.store, repo, async (tx) => {
       const tips = branchTips(tx, repo.id);
       for (const [field, branch] of [['head', head], ['base', base]] as const) {
-        if (!tips.has(branch)) throw invalid(`${field} branch '${branch}' does not exist`);
+        if (!await tips.has(branch)) throw invalid(`${field} branch '${branch}' does not exist`);
       }
-      if (openPullJoining(tx, repo.id, head, base)) throw conflict(`an open pull request already merges ${head} into ${base}`);
-      const number = takeNextNumber(tx, repo.id);
-      const pullId = insertPull(tx, { repoId: repo.id, number, authorId: author.id, title, description, head, base, headSha: tips.get(head)!, baseSha: tips.get(base)!, now });
-      this.recordPullEvent(tx, repo, author, pullId, { action: 'opened' });
+      if (await openPullJoining(tx, repo.id, head, base)) throw conflict(`an open pull request already merges ${head} into ${base}`);
+      const number = await takeNextNumber(tx, repo.id);
+      const pullId = await insertPull(tx, { repoId: repo.id, number, authorId: author.id, title, description, head, base, headSha: (await tips.get(head))!, baseSha: (await tips.get(base))!, now });
+      await this.recordPullEvent(tx, repo, author, pullId, { action: 'opened' });
       return pullId;
     });
-    const created = this.get(repo, id);
+    const created = await this.get(repo, id);
     this.prepareMerges(repo, [{ base: created.base_sha, head: created.head_sha }]);
     return created;
   }
 
   /** Edits title, description, base and open/closed: the author or a collaborator with write access. */
   async update(repo: RepositoryRow, viewer: Viewer, id: number, changes: PullChanges): Promise<PullRow> {
-    requireAccess(this.store, viewer, repo, 'read');
-    const pull = this.get(repo, id);
-    mayChange(this.store, repo, viewer, pull.author_id, 'Only the author or a collaborator with write access may change this pull request');
+    await requireAccess(this.store, viewer, repo, 'read');
+    const pull = await this.get(repo, id);
+    await mayChange(this.store, repo, viewer, pull.author_id, 'Only the author or a collaborator with write access may change this pull request');
     const title = changes.title === undefined ? pull.title : requiredText('title', changes.title, MAX_TITLE);
     const description = changes.description === undefined ? pull.description : optionalText('description', changes.description, MAX_BODY);
     const base = changes.base === undefined ? pull.base : requiredText('base', changes.base, 255);
     const status = changes.status;
     if (status !== undefined && status !== 'open' && status !== 'closed') throw invalid("status must be 'open' or 'closed' (merge through the merge endpoint)");
     const now = this.now();
-    await writeToRepository(this.store, repo, (tx) => {
-      const current = this.recordIn(tx, repo, pull.id);
+    await writeToRepository(this.store, repo, async (tx) => {
+      const current = await this.recordIn(tx, repo, pull.id);
       const open = status === undefined ? current.status === 'open' : status === 'open';
       if (current.status === 'merged' && (status !== undefined || base !== current.base)) throw conflict('a merged pull request cannot be changed');
       const tips = branchTips(tx, repo.id);
       if (base !== current.base) {
-        if (!tips.has(base)) throw invalid(`base branch '${base}' does not exist`);
+        if (!await tips.has(base)) throw invalid(`base branch '${base}' does not exist`);
         if (base === current.head) throw invalid('head and base must be different branches');
       }
       if (open && (current.status !== 'open' || base !== current.base)) {
-        if (!tips.has(current.head)) throw conflict(`head branch '${current.head}' no longer exists`);
-        const other = openPullJoining(tx, repo.id, current.head, base);
+        if (!await tips.has(current.head)) throw conflict(`head branch '${current.head}' no longer exists`);
+        const other = await openPullJoining(tx, repo.id, current.head, base);
         if (other && other.id !== current.id) throw conflict(`an open pull request already merges ${current.head} into ${base}`);
       }
-      updatePull(tx, current.id, { title, description, base, baseSha: tips.get(base) ?? current.base_sha }, now);
+      await updatePull(tx, current.id, { title, description, base, baseSha: await tips.get(base) ?? current.base_sha }, now);
       const changes: EditChanges = {};
       if (title !== current.title) changes.title = { from: current.title };
       if (description !== current.description) changes.body = { from: current.description };
       if (base !== current.base) changes.base = { ref: { from: current.base }, sha: { from: current.base_sha } };
-      if (Object.keys(changes).length > 0) this.recordPullEvent(tx, repo, viewer!, current.id, { action: 'edited', changes });
+      if (Object.keys(changes).length > 0) await this.recordPullEvent(tx, repo, viewer!, current.id, { action: 'edited', changes });
       if (status !== undefined && (status === 'open') !== (current.status === 'open')) {
-        setPullOpen(tx, current.id, open, now);
-        if (open) setPullShas(tx, current.id, tips.get(current.head)!, tips.get(base)!, now);
-        this.recordPullEvent(tx, repo, viewer!, current.id, { action: open ? 'reopened' : 'closed' });
+        await setPullOpen(tx, current.id, open, now);
+        if (open) await setPullShas(tx, current.id, (await tips.get(current.head))!, (await tips.get(base))!, now);
+        await this.recordPullEvent(tx, repo, viewer!, current.id, { action: open ? 'reopened' : 'closed' });
       }
     });
-    const updated = this.get(repo, pull.id);
+    const updated = await this.get(repo, pull.id);
     if (updated.status === 'open' && (updated.base !== pull.base || pull.status !== 'open')) this.prepareMerges(repo, [{ base: updated.base_sha, head: updated.head_sha }]);
     return updated;
   }
@@ -212,7 +213,7 @@ export class PullService {
       ...fields,
       mergeable: await this.mergeable(repo, pull),
       merged: pull.status === 'merged',
-      checks_state: this.statuses.combinedOf(repo, pull.head_sha).state,
+      checks_state: (await this.statuses.combinedOf(repo, pull.head_sha)).state,
     };
   }
 
@@ -220,13 +221,13 @@ export class PullService {
     return Promise.all(pulls.map((pull) => this.summary(repo, pull)));
   }
 
-  commits(repo: RepositoryRow, id: number): Promise<CommitSummary[]> {
-    const pull = this.get(repo, id);
+  async commits(repo: RepositoryRow, id: number): Promise<CommitSummary[]> {
+    const pull = await this.get(repo, id);
     return this.git.commitsBetween(repo.owner_name, repo.name, pull.base_sha, pull.head_sha);
   }
 
-  files(repo: RepositoryRow, id: number): Promise<ChangedFile[]> {
-    const pull = this.get(repo, id);
+  async files(repo: RepositoryRow, id: number): Promise<ChangedFile[]> {
+    const pull = await this.get(repo, id);
     return this.git.changedFiles(repo.owner_name, repo.name, pull.base_sha, pull.head_sha);
   }
 
@@ -236,8 +237,8 @@ export class PullService {
    */
   async compare(repo: RepositoryRow, base: string, head: string): Promise<BranchComparison> {
     const tips = branchTips(this.store, repo.id);
-    const baseSha = tips.get(base);
-    const headSha = tips.get(head);
+    const baseSha = await tips.get(base);
+    const headSha = await tips.get(head);
     if (!baseSha || !headSha) throw notFound('Branch not found');
     if (base === head) return { baseSha, headSha, commits: [], files: [], mergeable: true };
     const [commits, files, mergeable] = await Promise.all([
@@ -249,8 +250,8 @@ export class PullService {
   }
 
   /** The whole unified diff or the format-patch series, streamed from git. */
-  diff(repo: RepositoryRow, id: number, kind: 'diff' | 'patch'): Promise<Readable> {
-    const pull = this.get(repo, id);
+  async diff(repo: RepositoryRow, id: number, kind: 'diff' | 'patch'): Promise<Readable> {
+    const pull = await this.get(repo, id);
     return this.git.diffStream(repo.owner_name, repo.name, pull.base_sha, pull.head_sha, kind);
   }
 
@@ -259,7 +260,7 @@ export class PullService {
    * points where it did (a concurrent push wins cleanly). 405 when it cannot merge, 409 when head moved.
    */
   async merge(repo: RepositoryRow, viewer: Viewer, id: number, request: MergeRequest): Promise<{ sha: string }> {
-    requireAccess(this.store, viewer, repo, 'write', 'Merging needs write access');
+    await requireAccess(this.store, viewer, repo, 'write', 'Merging needs write access');
     // A delete or rename racing the merge answers 409 (or the merge 404), never git in a folder that moved.
     return this.whileUnchanged(repo, (current) => this.mergeHolding(current, viewer, id, request));
   }
@@ -270,18 +271,18 @@ export class PullService {
     if (!METHODS.includes(method)) throw invalid("method must be 'merge', 'squash', 'rebase' or 'fast-forward'");
     const title = optionalText('title', request.title, MAX_TITLE);
     const message = optionalText('message', request.message, MAX_BODY);
-    const pull = this.get(repo, id);
+    const pull = await this.get(repo, id);
     if (pull.status === 'merged') throw notAllowed('the pull request is already merged');
     if (pull.status !== 'open') throw notAllowed('the pull request is closed');
     const tips = branchTips(this.store, repo.id);
-    const headSha = tips.get(pull.head);
-    const baseSha = tips.get(pull.base);
+    const headSha = await tips.get(pull.head);
+    const baseSha = await tips.get(pull.base);
     if (!headSha) throw notAllowed(`head branch '${pull.head}' no longer exists`);
     if (!baseSha) throw notAllowed(`base branch '${pull.base}' no longer exists`);
     if (request.headSha !== undefined && request.headSha !== '' && request.headSha !== headSha) {
       throw conflict('head branch was modified; review the new commits and try the merge again');
     }
-    this.requirePassingChecks(repo, pull.base, headSha);
+    await this.requirePassingChecks(repo, pull.base, headSha);
     const now = this.now();
     const identity = { name: merger.full_name || merger.username, email: this.committerEmail(merger), date: now };
     const defaultTitle = method === 'squash' ? `${pull.title} (#${pull.number})` : `Merge pull request #${pull.number} from ${pull.head}`;
@@ -297,7 +298,7 @@ export class PullService {
         message: `${title || defaultTitle}\n\n${message || (method === 'squash' ? '' : pull.title)}`.trim() + '\n',
         committer: identity,
         // GitHub credits a squash to the pull request's author; the merger is its committer.
-        author: method === 'squash' ? this.authorIdentity(pull, now) ?? identity : identity,
+        author: method === 'squash' ? await this.authorIdentity(pull, now) ?? identity : identity,
       });
     } catch (error) {
       // The base moves last in a merge, only if everything before succeeded: a failed merge moved nothing.
@@ -308,12 +309,12 @@ export class PullService {
     // Like a push, the base moving is a `push` event with the commits it brought (a merge only ever moves it forward).
     const pushed = moved.map(() => ({ commits: result.commits, head: result.commits.at(-1) ?? null, forced: false }));
     try {
-      await writeToRepository(this.store, repo, (tx) => {
-        if (moved.length > 0) upsertBranch(tx, repo.id, pull.base, result.sha, now);
-        markPullMerged(tx, pull.id, { byUserId: merger.id, sha: result.sha, headSha, baseSha, now });
-        this.events.recordRefChanges(tx, repo, merger, moved, pushed);
-        this.recordPullEvent(tx, repo, merger, pull.id, { action: 'closed' });
-        deleteRefIntent(tx, intent.id);
+      await writeToRepository(this.store, repo, async (tx) => {
+        if (moved.length > 0) await upsertBranch(tx, repo.id, pull.base, result.sha, now);
+        await markPullMerged(tx, pull.id, { byUserId: merger.id, sha: result.sha, headSha, baseSha, now });
+        await this.events.recordRefChanges(tx, repo, merger, moved, pushed);
+        await this.recordPullEvent(tx, repo, merger, pull.id, { action: 'closed' });
+        await deleteRefIntent(tx, intent.id);
       });
     } catch (error) {
       await intent.close(false);
@@ -334,19 +335,23 @@ export class PullService {
    */
   async afterRefsMoved(repo: RepositoryRow, changes: readonly RefChange[], pusher: UserRow | undefined): Promise<void> {
     const moved = new Map(changes.filter((change) => change.ref.startsWith(BRANCH_PREFIX)).map((change) => [change.ref.slice(BRANCH_PREFIX.length), change.after]));
-    const pulls = moved.size > 0 ? openPullsTouching(this.store, repo.id, [...moved.keys()]) : [];
-    const recorded = branchTips(this.store, repo.id);
-    const tipOf = (branch: string) => {
-      const after = moved.get(branch);
-      return after === undefined ? recorded.get(branch) : /^0+$/.test(after) ? undefined : after;
+    const pulls = moved.size > 0 ? await openPullsTouching(this.store, repo.id, [...moved.keys()]) : [];
+    // A branch's commit: where it moved to, else as recorded (read through `db`: the store, or inside the write its transaction).
+    const tipsIn = (db: ReadTx) => {
+      const recorded = branchTips(db, repo.id);
+      return async (branch: string) => {
+        const after = moved.get(branch);
+        return after === undefined ? await recorded.get(branch) : /^0+$/.test(after) ? undefined : after;
+      };
     };
+    const tipOf = tipsIn(this.store);
     const mergedInto = new Map<string, Promise<Set<string>>>();
     const merged = new Set<number>();
     for (const pull of pulls) {
-      const base = tipOf(pull.base);
+      const base = await tipOf(pull.base);
       if (!base || base === pull.base_sha) continue;
       if (!mergedInto.has(base)) mergedInto.set(base, this.git.branchesMergedInto(repo.owner_name, repo.name, base));
-      const head = tipOf(pull.head);
+      const head = await tipOf(pull.head);
       // A deleted head is judged by its last known commit.
       const isMerged = head
         ? (await mergedInto.get(base)!).has(pull.head)
@@ -355,22 +360,23 @@ export class PullService {
     }
     if (pulls.length === 0) return;
     const now = this.now();
-    await writeToRepository(this.store, repo, (tx) => {
+    await writeToRepository(this.store, repo, async (tx) => {
+      const tipNow = tipsIn(tx);
       for (const pull of pulls) {
-        const current = pullInRepository(tx, repo.id, pull.id);
+        const current = await pullInRepository(tx, repo.id, pull.id);
         if (!current || current.status !== 'open') continue;
-        const base = tipOf(pull.base) ?? current.base_sha;
-        const head = tipOf(pull.head) ?? current.head_sha;
+        const base = (await tipNow(pull.base)) ?? current.base_sha;
+        const head = (await tipNow(pull.head)) ?? current.head_sha;
         if (merged.has(pull.id)) {
-          markPullMerged(tx, pull.id, { byUserId: pusher?.id ?? null, sha: base, headSha: head, baseSha: current.base_sha, now });
-          this.recordPullEvent(tx, repo, pusher, pull.id, { action: 'closed' });
+          await markPullMerged(tx, pull.id, { byUserId: pusher?.id ?? null, sha: base, headSha: head, baseSha: current.base_sha, now });
+          await this.recordPullEvent(tx, repo, pusher, pull.id, { action: 'closed' });
         } else {
-          setPullShas(tx, pull.id, head, base, now);
-          if (head !== current.head_sha) this.recordPullEvent(tx, repo, pusher, pull.id, { action: 'synchronize', before: current.head_sha, after: head });
+          await setPullShas(tx, pull.id, head, base, now);
+          if (head !== current.head_sha) await this.recordPullEvent(tx, repo, pusher, pull.id, { action: 'synchronize', before: current.head_sha, after: head });
         }
       }
     });
-    this.prepareMerges(repo, pulls.filter((pull) => !merged.has(pull.id)).map((pull) => ({ base: tipOf(pull.base), head: tipOf(pull.head) })));
+    this.prepareMerges(repo, (await Promise.all(pulls.filter((pull) => !merged.has(pull.id)).map(async (pull) => ({ base: await tipOf(pull.base), head: await tipOf(pull.head) })))));
   }
 
   /**
@@ -384,70 +390,70 @@ export class PullService {
     });
   }
 
-  comments(repo: RepositoryRow, pullId: number, page: PageWindow): { items: PullComment[]; total: number } {
-    const pull = this.get(repo, pullId);
-    return { items: commentsOfPull(this.store, pull.id, page).map(publicComment), total: pull.comments };
+  async comments(repo: RepositoryRow, pullId: number, page: PageWindow): Promise<{ items: PullComment[]; total: number }> {
+    const pull = await this.get(repo, pullId);
+    return { items: (await commentsOfPull(this.store, pull.id, page)).map(publicComment), total: pull.comments };
   }
 
-  getComment(repo: RepositoryRow, pullId: number, commentId: number): PullComment {
-    const comment = Number.isSafeInteger(commentId) ? pullComment(this.store, this.get(repo, pullId).id, commentId) : undefined;
+  async getComment(repo: RepositoryRow, pullId: number, commentId: number): Promise<PullComment> {
+    const comment = Number.isSafeInteger(commentId) ? await pullComment(this.store, (await this.get(repo, pullId)).id, commentId) : undefined;
     if (!comment) throw notFound('Comment not found');
     return publicComment(comment);
   }
 
   async comment(repo: RepositoryRow, pullId: number, author: UserRow, text: unknown): Promise<PullComment> {
-    requireAccess(this.store, author, repo, 'read');
-    const pull = this.get(repo, pullId);
+    await requireAccess(this.store, author, repo, 'read');
+    const pull = await this.get(repo, pullId);
     const body = requiredText('text', text, MAX_BODY);
     const now = this.now();
-    const id = await writeToRepository(this.store, repo, (tx) => {
-      this.recordIn(tx, repo, pull.id);
-      const commentId = insertComment(tx, { pullId: pull.id, authorId: author.id, text: body, now });
-      this.recordCommentEvent(tx, repo, author, pull.id, pullComment(tx, pull.id, commentId)!, 'created');
+    const id = await writeToRepository(this.store, repo, async (tx) => {
+      await this.recordIn(tx, repo, pull.id);
+      const commentId = await insertComment(tx, { pullId: pull.id, authorId: author.id, text: body, now });
+      await this.recordCommentEvent(tx, repo, author, pull.id, (await pullComment(tx, pull.id, commentId))!, 'created');
       return commentId;
     });
-    return publicComment(pullComment(this.store, pull.id, id)!);
+    return publicComment((await pullComment(this.store, pull.id, id))!);
   }
 
   async editComment(repo: RepositoryRow, pullId: number, commentId: number, viewer: Viewer, text: unknown): Promise<PullComment> {
-    const { pull, comment } = this.editableComment(repo, pullId, commentId, viewer);
+    const { pull, comment } = await this.editableComment(repo, pullId, commentId, viewer);
     const body = requiredText('text', text, MAX_BODY);
     const now = this.now();
-    await writeToRepository(this.store, repo, (tx) => {
-      const current = pullComment(tx, pull.id, comment.id);
+    await writeToRepository(this.store, repo, async (tx) => {
+      const current = await pullComment(tx, pull.id, comment.id);
       if (!current) throw notFound('Comment not found');
-      updateComment(tx, comment.id, body, now);
-      this.recordCommentEvent(tx, repo, viewer!, pull.id, pullComment(tx, pull.id, comment.id)!, 'edited', { body: { from: current.text } });
+      await updateComment(tx, comment.id, body, now);
+      await this.recordCommentEvent(tx, repo, viewer!, pull.id, (await pullComment(tx, pull.id, comment.id))!, 'edited', { body: { from: current.text } });
     });
-    return publicComment(pullComment(this.store, pull.id, comment.id)!);
+    return publicComment((await pullComment(this.store, pull.id, comment.id))!);
   }
 
   async deleteComment(repo: RepositoryRow, pullId: number, commentId: number, viewer: Viewer): Promise<void> {
-    const { pull, comment } = this.editableComment(repo, pullId, commentId, viewer);
-    await writeToRepository(this.store, repo, (tx) => {
-      const current = pullComment(tx, pull.id, comment.id);
+    const { pull, comment } = await this.editableComment(repo, pullId, commentId, viewer);
+    await writeToRepository(this.store, repo, async (tx) => {
+      const current = await pullComment(tx, pull.id, comment.id);
       if (!current) return;
-      deleteComment(tx, pull.id, comment.id);
-      this.recordCommentEvent(tx, repo, viewer!, pull.id, current, 'deleted');
+      await deleteComment(tx, pull.id, comment.id);
+      await this.recordCommentEvent(tx, repo, viewer!, pull.id, current, 'deleted');
     });
   }
 
   /** A `pull_request` event with the pull request as the write left it. */
-  private recordPullEvent(
+  private async recordPullEvent(
     tx: WriteTx,
     repo: RepositoryRow,
     sender: UserRow | undefined,
     pullId: number,
     fields: Pick<PullRequestEvent, 'action' | 'changes' | 'before' | 'after'>,
-  ): void {
-    this.events.record(tx, repo, sender, 'pull_request', (current) => {
-      const pull = pullInRepository(tx, repo.id, pullId)!;
-      return { ...fields, number: pull.number, pull_request: this.events.github.pull(tx, current, pull) };
+  ): Promise<void> {
+    await this.events.record(tx, repo, sender, 'pull_request', async (current) => {
+      const pull = (await pullInRepository(tx, repo.id, pullId))!;
+      return { ...fields, number: pull.number, pull_request: await this.events.github.pull(tx, current, pull) };
     });
   }
 
   /** GitHub reports conversation comments of a pull request as `issue_comment` on its issue. */
-  private recordCommentEvent(
+  private async recordCommentEvent(
     tx: WriteTx,
     repo: RepositoryRow,
     sender: UserRow,
@@ -455,13 +461,13 @@ export class PullService {
     comment: PullCommentRow,
     action: IssueCommentEvent['action'],
     changes?: IssueCommentEvent['changes'],
-  ): void {
-    this.events.record(tx, repo, sender, 'issue_comment', (current) => {
-      const pull = pullInRepository(tx, repo.id, pullId)!;
+  ): Promise<void> {
+    await this.events.record(tx, repo, sender, 'issue_comment', async (current) => {
+      const pull = (await pullInRepository(tx, repo.id, pullId))!;
       return {
         action,
-        issue: this.events.github.pullAsIssue(tx, current, pull),
-        comment: this.events.github.comment(tx, current, pull.number, comment),
+        issue: await this.events.github.pullAsIssue(tx, current, pull),
+        comment: await this.events.github.comment(tx, current, pull.number, comment),
         ...(changes ? { changes } : {}),
       };
     });
@@ -472,15 +478,15 @@ export class PullService {
    * The checks base's protection requires that head has not passed, each with its state (`missing` when none was
    * reported): the one rule the merge, the merge box and GitHub's `mergeable_state` follow.
    */
-  unmetChecks(repo: RepositoryRow, base: string, headSha: string): Array<{ context: string; state: string }> {
-    const required = this.protection.ruleFor(repo, base)?.required_status_contexts ?? [];
+  async unmetChecks(repo: RepositoryRow, base: string, headSha: string): Promise<Array<{ context: string; state: string }>> {
+    const required = (await this.protection.ruleFor(repo, base))?.required_status_contexts ?? [];
     if (required.length === 0) return [];
-    const states = new Map(this.statuses.combinedOf(repo, headSha).statuses.map((status) => [status.context, status.state]));
+    const states = new Map((await this.statuses.combinedOf(repo, headSha)).statuses.map((status) => [status.context, status.state]));
     return required.filter((context) => states.get(context) !== 'success').map((context) => ({ context, state: states.get(context) ?? 'missing' }));
   }
 
-  private requirePassingChecks(repo: RepositoryRow, base: string, headSha: string): void {
-    const unmet = this.unmetChecks(repo, base, headSha);
+  private async requirePassingChecks(repo: RepositoryRow, base: string, headSha: string): Promise<void> {
+    const unmet = await this.unmetChecks(repo, base, headSha);
     if (unmet.length > 0) throw notAllowed(`required status checks have not passed: ${unmet.map(({ context, state }) => `${context} (${state})`).join(', ')}`);
   }
 
@@ -507,16 +513,16 @@ export class PullService {
    */
   private async deleteHeadBranch(repo: RepositoryRow, branch: string, expectedSha: string, deleter: UserRow): Promise<void> {
     const change = { ref: `${BRANCH_PREFIX}${branch}`, before: expectedSha, after: '0'.repeat(expectedSha.length) };
-    const refusal = await pushRefusal(this.protection.pushRules(repo, deleter), change.ref, change.before, change.after, () => false);
+    const refusal = await pushRefusal(await this.protection.pushRules(repo, deleter), change.ref, change.before, change.after, () => false);
     if (refusal !== undefined) return;
     const intent = await this.journal.open(repo);
     const deleted = await this.git.deleteBranch(repo.owner_name, repo.name, branch, expectedSha).catch(() => false);
     if (!deleted) return this.journal.discard(repo, intent);
     try {
-      await writeToRepository(this.store, repo, (tx) => {
-        deleteBranch(tx, repo.id, branch);
-        this.events.recordRefChanges(tx, repo, deleter, [change], [NOTHING_PUSHED]);
-        deleteRefIntent(tx, intent.id);
+      await writeToRepository(this.store, repo, async (tx) => {
+        await deleteBranch(tx, repo.id, branch);
+        await this.events.recordRefChanges(tx, repo, deleter, [change], [NOTHING_PUSHED]);
+        await deleteRefIntent(tx, intent.id);
       });
     } catch (error) {
       await intent.close(false);
@@ -529,32 +535,32 @@ export class PullService {
   private async mergeable(repo: RepositoryRow, pull: PullRow): Promise<boolean | null> {
     if (pull.status !== 'open') return null;
     const tips = branchTips(this.store, repo.id);
-    const head = tips.get(pull.head);
-    const base = tips.get(pull.base);
+    const head = await tips.get(pull.head);
+    const base = await tips.get(pull.base);
     // A deleted branch closes nothing, but there is nothing to merge until it is back.
     if (!head || !base) return false;
     return this.git.mergeable(repo.owner_name, repo.name, base, head);
   }
 
-  private editableComment(repo: RepositoryRow, pullId: number, commentId: number, viewer: Viewer): { pull: PullRow; comment: PullCommentRow } {
-    requireAccess(this.store, viewer, repo, 'read');
-    const pull = this.get(repo, pullId);
-    const comment = Number.isSafeInteger(commentId) ? pullComment(this.store, pull.id, commentId) : undefined;
+  private async editableComment(repo: RepositoryRow, pullId: number, commentId: number, viewer: Viewer): Promise<{ pull: PullRow; comment: PullCommentRow }> {
+    await requireAccess(this.store, viewer, repo, 'read');
+    const pull = await this.get(repo, pullId);
+    const comment = Number.isSafeInteger(commentId) ? await pullComment(this.store, pull.id, commentId) : undefined;
     if (!comment) throw notFound('Comment not found');
-    mayChange(this.store, repo, viewer, comment.author_id, 'Only the author or a collaborator with write access may change this comment');
+    await mayChange(this.store, repo, viewer, comment.author_id, 'Only the author or a collaborator with write access may change this comment');
     return { pull, comment };
   }
 
-  private recordIn(tx: WriteTx, repo: RepositoryRow, id: number): PullRow {
-    const pull = pullInRepository(tx, repo.id, id);
+  private async recordIn(tx: WriteTx, repo: RepositoryRow, id: number): Promise<PullRow> {
+    const pull = await pullInRepository(tx, repo.id, id);
     if (!pull) throw notFound('Pull request not found');
     return pull;
   }
 }
 
 /** The commit each of the repository's branches points to, as recorded after the last ref change. */
-function branchTips(db: ReadTx, repoId: number): { get(branch: string): string | undefined; has(branch: string): boolean } {
-  return { get: (branch) => branchTip(db, repoId, branch), has: (branch) => branchTip(db, repoId, branch) !== undefined };
+function branchTips(db: ReadTx, repoId: number): { get(branch: string): Promise<string | undefined>; has(branch: string): Promise<boolean> } {
+  return { get: async (branch) => await branchTip(db, repoId, branch), has: async (branch) => await branchTip(db, repoId, branch) !== undefined };
 }
 
 function publicComment({ author_id: _authorId, ...comment }: PullCommentRow): PullComment {

@@ -43,7 +43,7 @@ export class RefJournal {
     this.#running.set(repo.id, (this.#running.get(repo.id) ?? 0) + 1);
     let id: number;
     try {
-      id = await writeToRepository(this.store, repo, (tx) => insertRefIntent(tx, repo.id, now));
+      id = await writeToRepository(this.store, repo, async (tx) => await insertRefIntent(tx, repo.id, now));
     } catch (error) {
       await this.#leave(repo.id);
       throw error;
@@ -62,7 +62,7 @@ export class RefJournal {
 
   /** Clears an intent whose operation moved nothing (it failed before git touched a ref). */
   async discard(repo: Pick<RepositoryRow, 'id'>, intent: RefIntent): Promise<void> {
-    const cleared = await this.store.write((tx) => deleteRefIntent(tx, intent.id)).then(
+    const cleared = await this.store.write(async (tx) => await deleteRefIntent(tx, intent.id)).then(
       () => true,
       () => false,
     );

@@ -74,7 +74,7 @@ export class RefUpdateService {
     private readonly journal: RefJournal,
   ) {
     journal.reconcileWith(async (repoId) => {
-      const repo = repositoryById(this.store, repoId);
+      const repo = await repositoryById(this.store, repoId);
       if (repo) await this.reconcile(repo);
     });
   }
@@ -101,13 +101,13 @@ export class RefUpdateService {
    * an intent is noted before anything may move, and git's own list of what moved is recorded before the answer ends.
    * Refusals are per ref when the repository had rules as the push began, else they end the whole push.
    */
-  pushOptions(repo: RepositoryRow, pusher: UserRow | undefined): PushOptions {
-    const perRef = this.protection.pushRules(repo, pusher).length > 0;
+  async pushOptions(repo: RepositoryRow, pusher: UserRow | undefined): Promise<PushOptions> {
+    const perRef = (await this.protection.pushRules(repo, pusher)).length > 0;
     let intent: RefIntent | undefined;
     return {
       perRefRefusals: perRef,
       checkPush: async (proposed, isFastForward) => {
-        const rules = this.protection.pushRules(repo, pusher);
+        const rules = await this.protection.pushRules(repo, pusher);
         const refusals = new Map<string, string>();
         for (const change of proposed) {
           const why = await pushRefusal(rules, change.ref, change.before, change.after, () => isFastForward(change.before, change.after));
@@ -132,7 +132,7 @@ export class RefUpdateService {
    */
   async reconcile(repo: RepositoryRow, options: { backfill?: boolean } = {}): Promise<RefChange[]> {
     const onDisk = await this.git.refsOf(repo.owner_name, repo.name);
-    const changes = diffRefs(recordedRefs(this.store, repo.id), onDisk);
+    const changes = diffRefs(await recordedRefs(this.store, repo.id), onDisk);
     const head = await this.git.afterPush(repo.owner_name, repo.name, changes);
     await this.repos.recordPush(repo, changes, head, undefined, { reconciled: !options.backfill, backfill: options.backfill, reconciling: true });
     if (changes.length > 0 && !options.backfill) await this.pulls.afterRefsMoved(repo, changes, undefined);
@@ -146,8 +146,8 @@ export class RefUpdateService {
    */
   async reconcilePending(log: (message: string) => void = () => undefined): Promise<Array<{ repo: string; changes: RefChange[] }>> {
     const found: Array<{ repo: string; changes: RefChange[] }> = [];
-    for (const pending of repositoriesToReconcile(this.store)) {
-      const repo = repositoryById(this.store, pending.repo_id);
+    for (const pending of await repositoriesToReconcile(this.store)) {
+      const repo = await repositoryById(this.store, pending.repo_id);
       if (!repo) continue;
       try {
         const changes = await this.reconcile(repo, { backfill: pending.backfill === 1 });
@@ -162,7 +162,7 @@ export class RefUpdateService {
 
   /** Creates, moves or deletes one ref as a push by `viewer` would (write access, protection, fast-forward). */
   async apply(repo: RepositoryRow, viewer: Viewer, update: RefUpdate): Promise<RefChange> {
-    requireAccess(this.store, viewer, repo, 'write', 'Changing refs needs write access');
+    await requireAccess(this.store, viewer, repo, 'write', 'Changing refs needs write access');
     if (!isMovableRef(update.ref)) throw new RefUpdateRefused('Invalid reference name');
     const gitDir = await this.git.gitDirOf(repo.owner_name, repo.name);
     const current = (await this.git.refsOf(repo.owner_name, repo.name)).get(update.ref);
@@ -177,7 +177,7 @@ export class RefUpdateService {
     const before = current ?? ZERO(after ?? '0'.repeat(40));
     const fastForward = current === undefined || after === null || (await isAncestor(gitDir, current, after).catch(() => false));
     if (current !== undefined && after !== null && !fastForward && !update.force) throw new RefUpdateRefused('Update is not a fast forward');
-    const refusal = await pushRefusal(this.protection.pushRules(repo, viewer), update.ref, before, after ?? ZERO(before), () => fastForward);
+    const refusal = await pushRefusal(await this.protection.pushRules(repo, viewer), update.ref, before, after ?? ZERO(before), () => fastForward);
     if (refusal !== undefined) throw forbidden(refusal);
     const intent = await this.journal.open(repo);
     try {

@@ -105,7 +105,7 @@ export class RepositoryService {
 
   private createHolding(owner: UserRow, { name, description, isPrivate, cloneUrl }: { name: string; description: string; isPrivate: boolean; cloneUrl: string }): Promise<RepositoryRow> {
     return this.names.with(owner.id, [name], 'repository already exists', async () => {
-      if (repositoryByName(this.store, owner.id, name)) throw conflict('repository already exists');
+      if (await repositoryByName(this.store, owner.id, name)) throw conflict('repository already exists');
       // A folder without a record is what a crash between the two left behind: nothing ever acknowledged it.
       if (await this.git.exists(owner.username, name)) await this.git.remove(owner.username, name);
       if (cloneUrl) await this.git.importFrom(owner.username, name, cloneUrl);
@@ -114,17 +114,17 @@ export class RepositoryService {
         const refs = await this.git.refsOf(owner.username, name);
         const head = await this.git.headBranch(owner.username, name);
         const now = this.now();
-        const id = await this.store.write((tx) => {
-          if (repositoryByName(tx, owner.id, name)) throw conflict('repository already exists');
+        const id = await this.store.write(async (tx) => {
+          if (await repositoryByName(tx, owner.id, name)) throw conflict('repository already exists');
           // HEAD is the default branch: `main` for a new repository, the source's for an import (as git clone does).
-          const repoId = insertRepository(tx, { ownerId: owner.id, name, description, isPrivate, defaultBranch: head, now });
+          const repoId = await insertRepository(tx, { ownerId: owner.id, name, description, isPrivate, defaultBranch: head, now });
           for (const [ref, sha] of refs) {
-            if (ref.startsWith(BRANCH_PREFIX)) upsertBranch(tx, repoId, ref.slice(BRANCH_PREFIX.length), sha, now);
-            else setOtherRef(tx, repoId, ref, sha);
+            if (ref.startsWith(BRANCH_PREFIX)) await upsertBranch(tx, repoId, ref.slice(BRANCH_PREFIX.length), sha, now);
+            else await setOtherRef(tx, repoId, ref, sha);
           }
           return repoId;
         });
-        return repositoryById(this.store, id)!;
+        return (await repositoryById(this.store, id))!;
       } catch (error) {
         // Ours to remove: this operation made the folder and holds its name.
         await this.git.remove(owner.username, name).catch(() => undefined);
@@ -141,7 +141,7 @@ export class RepositoryService {
   async whileUnchanged<T>(repo: Pick<RepositoryRow, 'id' | 'owner_id' | 'name'>, work: (current: RepositoryRow) => Promise<T>): Promise<T> {
     const release = this.names.share(repo.owner_id, repo.name, BUSY);
     try {
-      const current = repositoryById(this.store, repo.id);
+      const current = await repositoryById(this.store, repo.id);
       if (!current || current.name !== repo.name) throw notFound('Not found');
       return await work(current);
     } finally {
@@ -151,35 +151,35 @@ export class RepositoryService {
 
   /** Deletes a repository: the record first (durable), then its folder, holding the name throughout. */
   async remove(viewer: Viewer, ownerName: string, repoName: string): Promise<void> {
-    const repo = this.administeredBy(viewer, ownerName, repoName);
+    const repo = await this.administeredBy(viewer, ownerName, repoName);
     await this.names.with(repo.owner_id, [repo.name], BUSY, async () => {
-      await writeToRepository(this.store, repo, (tx) => deleteRepository(tx, repo.id));
+      await writeToRepository(this.store, repo, async (tx) => await deleteRepository(tx, repo.id));
       await this.git.remove(repo.owner_name, repo.name);
     });
   }
 
   /** Renames a repository; the folder moves with the record, holding both names throughout. */
   async rename(viewer: Viewer, ownerName: string, repoName: string, newName: unknown): Promise<RepositoryRow> {
-    const repo = this.administeredBy(viewer, ownerName, repoName);
+    const repo = await this.administeredBy(viewer, ownerName, repoName);
     const name = validateRepositoryName(newName);
     if (name === repo.name) return repo;
     const renamingCase = name.toLowerCase() === repo.name.toLowerCase();
     const release = this.names.reserve(repo.owner_id, renamingCase ? [repo.name] : [repo.name, name], BUSY_OR_TAKEN);
     try {
-      const clash = repositoryByName(this.store, repo.owner_id, name);
+      const clash = await repositoryByName(this.store, repo.owner_id, name);
       if (clash && clash.id !== repo.id) throw conflict('repository already exists');
       await this.git.rename(repo.owner_name, repo.name, name);
       try {
         const now = this.now();
-        await writeToRepository(this.store, repo, (tx) => {
-          renameRepository(tx, repo.id, name, now);
-          this.events.record(tx, repo, viewer, 'repository', { action: 'renamed', changes: { repository: { name: { from: repo.name } } } });
+        await writeToRepository(this.store, repo, async (tx) => {
+          await renameRepository(tx, repo.id, name, now);
+          await this.events.record(tx, repo, viewer, 'repository', { action: 'renamed', changes: { repository: { name: { from: repo.name } } } });
         });
       } catch (error) {
         await this.git.rename(repo.owner_name, name, repo.name).catch(() => undefined);
         throw error;
       }
-      return repositoryById(this.store, repo.id)!;
+      return (await repositoryById(this.store, repo.id))!;
     } finally {
       release();
     }
@@ -195,63 +195,63 @@ export class RepositoryService {
     // Checked before anything changes, so a bad field never leaves a half-done update behind.
     if (input.description !== undefined) optionalText('description', input.description, MAX_DESCRIPTION);
     if (visibility !== undefined) parseVisibility(visibility);
-    let repo = input.name !== undefined || !details ? await this.rename(viewer, ownerName, repoName, input.name) : this.administeredBy(viewer, ownerName, repoName);
+    let repo = input.name !== undefined || !details ? await this.rename(viewer, ownerName, repoName, input.name) : await this.administeredBy(viewer, ownerName, repoName);
     if (details) repo = await this.updateDetails(viewer, repo.owner_name, repo.name, { description: input.description, visibility });
     return repo;
   }
 
   /** Changes the description and visibility (the settings page). */
   async updateDetails(viewer: Viewer, ownerName: string, repoName: string, input: { description?: unknown; visibility?: unknown }): Promise<RepositoryRow> {
-    const repo = this.administeredBy(viewer, ownerName, repoName);
+    const repo = await this.administeredBy(viewer, ownerName, repoName);
     const description = input.description === undefined ? repo.description : optionalText('description', input.description, MAX_DESCRIPTION);
     const isPrivate = input.visibility === undefined ? repo.is_private === 1 : parseVisibility(input.visibility);
     const now = this.now();
-    await writeToRepository(this.store, repo, (tx) => setRepositoryDetails(tx, repo.id, { description, isPrivate }, now));
-    return repositoryById(this.store, repo.id)!;
+    await writeToRepository(this.store, repo, async (tx) => await setRepositoryDetails(tx, repo.id, { description, isPrivate }, now));
+    return (await repositoryById(this.store, repo.id))!;
   }
 
   /** Settings need admin: others see 404 for a private repository they cannot read and 403 otherwise. */
-  private administeredBy(viewer: Viewer, ownerName: string, repoName: string): RepositoryRow {
-    const repo = this.visibleByName(viewer, ownerName, repoName);
-    requireAccess(this.store, viewer, repo, 'admin', 'Only admins may change this repository');
+  private async administeredBy(viewer: Viewer, ownerName: string, repoName: string): Promise<RepositoryRow> {
+    const repo = await this.visibleByName(viewer, ownerName, repoName);
+    await requireAccess(this.store, viewer, repo, 'admin', 'Only admins may change this repository');
     return repo;
   }
 
   /** What the viewer may do with the repository (see permissions.ts). */
-  access(viewer: Viewer, repo: RepositoryRow): AccessLevel {
-    return accessLevel(this.store, viewer, repo);
+  async access(viewer: Viewer, repo: RepositoryRow): Promise<AccessLevel> {
+    return await accessLevel(this.store, viewer, repo);
   }
 
   /** The repository if the viewer may see it; otherwise not found, so private repositories do not leak. */
-  visibleByName(viewer: Viewer, ownerName: string, repoName: string): RepositoryRow {
-    const repo = this.findByName(ownerName, repoName);
-    if (!repo || this.access(viewer, repo) === 'none') throw notFound('Not found');
+  async visibleByName(viewer: Viewer, ownerName: string, repoName: string): Promise<RepositoryRow> {
+    const repo = await this.findByName(ownerName, repoName);
+    if (!repo || await this.access(viewer, repo) === 'none') throw notFound('Not found');
     return repo;
   }
 
-  visibleById(viewer: Viewer, id: number): RepositoryRow {
-    const repo = Number.isSafeInteger(id) ? repositoryById(this.store, id) : undefined;
-    if (!repo || this.access(viewer, repo) === 'none') throw notFound('Not found');
+  async visibleById(viewer: Viewer, id: number): Promise<RepositoryRow> {
+    const repo = Number.isSafeInteger(id) ? await repositoryById(this.store, id) : undefined;
+    if (!repo || await this.access(viewer, repo) === 'none') throw notFound('Not found');
     return repo;
   }
 
-  findByName(ownerName: string, repoName: string): RepositoryRow | undefined {
+  async findByName(ownerName: string, repoName: string): Promise<RepositoryRow | undefined> {
     if (!isPlausibleName(ownerName) || !isPlausibleName(repoName)) return undefined;
-    return repositoryByFullName(this.store, ownerName, repoName);
+    return await repositoryByFullName(this.store, ownerName, repoName);
   }
 
   /** The owner's repositories the viewer may read, a page at a time. */
-  listOfOwner(viewer: Viewer, owner: UserRow, page: PageWindow): { items: RepositoryRow[]; total: number } {
-    return { items: repositoriesOfOwner(this.store, owner.id, viewer?.id, page), total: countRepositoriesOfOwner(this.store, owner.id, viewer?.id) };
+  async listOfOwner(viewer: Viewer, owner: UserRow, page: PageWindow): Promise<{ items: RepositoryRow[]; total: number }> {
+    return { items: await repositoriesOfOwner(this.store, owner.id, viewer?.id, page), total: await countRepositoriesOfOwner(this.store, owner.id, viewer?.id) };
   }
 
   /** Public repositories whose name contains `search`, newest first, a page at a time (the Explore page). */
-  explore(search: string, page: PageWindow): { items: RepositoryRow[]; total: number } {
+  async explore(search: string, page: PageWindow): Promise<{ items: RepositoryRow[]; total: number }> {
     const text = search.trim().slice(0, 100);
-    return { items: publicRepositories(this.store, text, page), total: countPublicRepositories(this.store, text) };
+    return { items: await publicRepositories(this.store, text, page), total: await countPublicRepositories(this.store, text) };
   }
 
-  summary(repo: RepositoryRow, viewer?: Viewer): RepositorySummary {
+  async summary(repo: RepositoryRow, viewer?: Viewer): Promise<RepositorySummary> {
     return {
       id: repo.id,
       name: repo.name,
@@ -261,7 +261,7 @@ export class RepositoryService {
       private: repo.is_private === 1,
       default_branch: repo.default_branch,
       clone_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}.git`,
-      permissions: permissionFlags(this.access(viewer, repo)),
+      permissions: permissionFlags(await this.access(viewer, repo)),
     };
   }
 
@@ -277,8 +277,8 @@ export class RepositoryService {
     return this.git.listFiles(repo.owner_name, repo.name, branch, path);
   }
 
-  branches(repo: RepositoryRow, page: PageWindow): { items: Array<{ name: string; commit_sha: string }>; total: number } {
-    return { items: branchesOf(this.store, repo.id, page), total: countBranchesOf(this.store, repo.id) };
+  async branches(repo: RepositoryRow, page: PageWindow): Promise<{ items: Array<{ name: string; commit_sha: string }>; total: number }> {
+    return { items: await branchesOf(this.store, repo.id, page), total: await countBranchesOf(this.store, repo.id) };
   }
 
   /**
@@ -295,23 +295,23 @@ export class RepositoryService {
   ): Promise<void> {
     // The commits are read before the write (git runs cannot happen inside it), and only when someone will hear of
     // them; without them the refs still count.
-    const heard = changes.length > 0 && !extra.backfill && this.events.anyoneHears(this.store, repo.id, ['push', 'create', 'delete']);
+    const heard = changes.length > 0 && !extra.backfill && (await this.events.anyoneHears(this.store, repo.id, ['push', 'create', 'delete']));
     const pushed = heard ? await this.git.pushedRefs(repo.owner_name, repo.name, changes).catch(() => changes.map(() => NOTHING_PUSHED)) : changes.map(() => NOTHING_PUSHED);
     const now = this.now();
-    await writeToRepository(this.store, repo, (tx) => {
+    await writeToRepository(this.store, repo, async (tx) => {
       for (const change of changes) {
         const after = ZERO_SHA.test(change.after) ? null : change.after;
-        if (!change.ref.startsWith(BRANCH_PREFIX)) setOtherRef(tx, repo.id, change.ref, after);
-        else if (after === null) deleteBranch(tx, repo.id, change.ref.slice(BRANCH_PREFIX.length));
-        else upsertBranch(tx, repo.id, change.ref.slice(BRANCH_PREFIX.length), after, now);
+        if (!change.ref.startsWith(BRANCH_PREFIX)) await setOtherRef(tx, repo.id, change.ref, after);
+        else if (after === null) await deleteBranch(tx, repo.id, change.ref.slice(BRANCH_PREFIX.length));
+        else await upsertBranch(tx, repo.id, change.ref.slice(BRANCH_PREFIX.length), after, now);
       }
-      if (headBranch !== repo.default_branch) setDefaultBranch(tx, repo.id, headBranch, now);
-      if (extra.intentId !== undefined) deleteRefIntent(tx, extra.intentId);
+      if (headBranch !== repo.default_branch) await setDefaultBranch(tx, repo.id, headBranch, now);
+      if (extra.intentId !== undefined) await deleteRefIntent(tx, extra.intentId);
       if (extra.reconciling) {
-        deleteRefIntentsOf(tx, repo.id);
-        deleteRefBackfill(tx, repo.id);
+        await deleteRefIntentsOf(tx, repo.id);
+        await deleteRefBackfill(tx, repo.id);
       }
-      if (heard) this.events.recordRefChanges(tx, repo, pusher, changes, pushed, { reconciled: extra.reconciled });
+      if (heard) await this.events.recordRefChanges(tx, repo, pusher, changes, pushed, { reconciled: extra.reconciled });
     });
   }
 }

@@ -1,5 +1,6 @@
 import { notFound } from '../errors.js';
-import type { Store, WriteTx } from '../store/database.js';
+import type { Store } from '../store/database.js';
+import type { WriteTx } from '../store/interface.js';
 import { repositoryExists, type RepositoryRow } from '../store/queries/repositories.js';
 
 /**
@@ -7,9 +8,9 @@ import { repositoryExists, type RepositoryRow } from '../store/queries/repositor
  * been deleted (or renamed away and deleted) meanwhile: the write re-checks inside its transaction and answers 404
  * instead of failing on a missing row.
  */
-export function writeToRepository<T>(store: Store, repo: Pick<RepositoryRow, 'id'>, work: (tx: WriteTx) => T): Promise<T> {
-  return store.write((tx) => {
-    if (!repositoryExists(tx, repo.id)) throw notFound('Not found');
-    return work(tx);
+export async function writeToRepository<T>(store: Store, repo: Pick<RepositoryRow, 'id'>, work: (tx: WriteTx) => Promise<T>): Promise<T> {
+  return await store.write(async (tx) => {
+    if (!await repositoryExists(tx, repo.id)) throw notFound('Not found');
+    return await work(tx);
   });
 }

@@ -15,36 +15,36 @@ export class SocialService {
   ) {}
 
   /** Flips the star and returns whether the repository is now starred. */
-  toggleStar(user: UserRow, repo: RepositoryRow): Promise<boolean> {
-    return this.toggle('stars', user, repo);
+  async toggleStar(user: UserRow, repo: RepositoryRow): Promise<boolean> {
+    return await this.toggle('stars', user, repo);
   }
 
   /** Flips the watch and returns whether the repository is now watched. */
-  toggleWatch(user: UserRow, repo: RepositoryRow): Promise<boolean> {
-    return this.toggle('watches', user, repo);
+  async toggleWatch(user: UserRow, repo: RepositoryRow): Promise<boolean> {
+    return await this.toggle('watches', user, repo);
   }
 
-  stars(repo: RepositoryRow): number {
-    return countToggles(this.store, 'stars', repo.id);
+  async stars(repo: RepositoryRow): Promise<number> {
+    return await countToggles(this.store, 'stars', repo.id);
   }
 
-  watchers(repo: RepositoryRow): number {
-    return countToggles(this.store, 'watches', repo.id);
+  async watchers(repo: RepositoryRow): Promise<number> {
+    return await countToggles(this.store, 'watches', repo.id);
   }
 
   /** Whether the user has starred and is watching the repository (false, false for anonymous viewers). */
-  stateOf(user: UserRow | undefined, repo: RepositoryRow): { starred: boolean; watching: boolean } {
+  async stateOf(user: UserRow | undefined, repo: RepositoryRow): Promise<{ starred: boolean; watching: boolean }> {
     if (!user) return { starred: false, watching: false };
-    return { starred: isToggled(this.store, 'stars', user.id, repo.id), watching: isToggled(this.store, 'watches', user.id, repo.id) };
+    return { starred: await isToggled(this.store, 'stars', user.id, repo.id), watching: await isToggled(this.store, 'watches', user.id, repo.id) };
   }
 
   /** Flips the toggle with its event: `star` created/deleted, `watch` started (GitHub has no event for unwatching). */
-  private toggle(table: ToggleTable, user: UserRow, repo: RepositoryRow): Promise<boolean> {
+  private async toggle(table: ToggleTable, user: UserRow, repo: RepositoryRow): Promise<boolean> {
     const now = this.now();
-    return writeToRepository(this.store, repo, (tx) => {
-      const on = flipToggle(tx, table, user.id, repo.id, now);
-      if (table === 'stars') this.events.record(tx, repo, user, 'star', { action: on ? 'created' : 'deleted', starred_at: on ? githubTime(now) : null });
-      else if (on) this.events.record(tx, repo, user, 'watch', { action: 'started' });
+    return await writeToRepository(this.store, repo, async (tx) => {
+      const on = await flipToggle(tx, table, user.id, repo.id, now);
+      if (table === 'stars') await this.events.record(tx, repo, user, 'star', { action: on ? 'created' : 'deleted', starred_at: on ? githubTime(now) : null });
+      else if (on) await this.events.record(tx, repo, user, 'watch', { action: 'started' });
       return on;
     });
   }

@@ -1,6 +1,7 @@
 import { invalid, notFound } from '../errors.js';
 import { writeToRepository } from './repository-write.js';
-import type { Store, WriteTx } from '../store/database.js';
+import type { Store } from '../store/database.js';
+import type { WriteTx } from '../store/interface.js';
 import {
   countStatusesOfCommit,
   countStatusesOfContext,
@@ -72,7 +73,7 @@ export class CommitStatusService {
 
   /** Records a status on a full commit id of the repository (404 for anything else); needs write access. */
   async create(repo: RepositoryRow, viewer: Viewer, sha: string, input: StatusInput): Promise<CommitStatusRow> {
-    requireAccess(this.store, viewer, repo, 'write', 'Posting commit statuses needs write access');
+    await requireAccess(this.store, viewer, repo, 'write', 'Posting commit statuses needs write access');
     const state = input.state;
     if (typeof state !== 'string' || !STATES.includes(state as StatusState)) throw invalid("state must be 'pending', 'success', 'error' or 'failure'");
     const context = optionalText('context', input.context, 255).trim() || 'default';
@@ -81,14 +82,14 @@ export class CommitStatusService {
     if (!FULL_SHA.test(sha) || !(await this.git.commitExists(repo.owner_name, repo.name, sha))) throw notFound('Commit not found');
     const now = this.now();
     const commit = await this.commitForEvent(repo, sha);
-    return writeToRepository(this.store, repo, (tx) =>
-      this.record(tx, { repoId: repo.id, sha, state: state as StatusState, context, description, targetUrl, creatorId: viewer!.id, now }, commit),
+    return await writeToRepository(this.store, repo, async (tx) =>
+      await this.record(tx, { repoId: repo.id, sha, state: state as StatusState, context, description, targetUrl, creatorId: viewer!.id, now }, commit),
     );
   }
 
   /** The commit a `status` event carries, read (before the write) only when a hook or a listener will hear it. */
   async commitForEvent(repo: RepositoryRow, sha: string): Promise<CommitObject | undefined> {
-    if (!this.events.anyoneHears(this.store, repo.id, ['status'])) return undefined;
+    if (!(await this.events.anyoneHears(this.store, repo.id, ['status']))) return undefined;
     return this.git.readCommit(repo.owner_name, repo.name, sha).catch(() => undefined);
   }
 
@@ -96,15 +97,15 @@ export class CommitStatusService {
    * Records inside a caller's write (the CI callback), with its `status` event (carrying `commit` as GitHub's does,
    * when given); the per-context bound holds there too.
    */
-  record(tx: WriteTx, status: Parameters<typeof insertCommitStatus>[1], commit?: CommitObject): CommitStatusRow {
-    if (countStatusesOfContext(tx, status.repoId, status.sha, status.context) >= MAX_PER_CONTEXT) {
+  async record(tx: WriteTx, status: Parameters<typeof insertCommitStatus>[1], commit?: CommitObject): Promise<CommitStatusRow> {
+    if (await countStatusesOfContext(tx, status.repoId, status.sha, status.context) >= MAX_PER_CONTEXT) {
       throw invalid(`a commit has at most ${MAX_PER_CONTEXT} statuses per context`);
     }
-    const row = insertCommitStatus(tx, status);
-    const sender = status.creatorId === null ? undefined : userById(tx, status.creatorId);
-    const repo = repositoryById(tx, status.repoId)!;
-    this.events.record(tx, repo, sender, 'status', () => {
-      const ruleOf = this.protection.rulesOf(repo);
+    const row = await insertCommitStatus(tx, status);
+    const sender = status.creatorId === null ? undefined : await userById(tx, status.creatorId);
+    const repo = (await repositoryById(tx, status.repoId))!;
+    await this.events.record(tx, repo, sender, 'status', async () => {
+      const ruleOf = await this.protection.rulesOf(repo, tx);
       return {
         id: row.id,
         sha: row.sha,
@@ -114,10 +115,10 @@ export class CommitStatusService {
         description: row.description || null,
         target_url: row.target_url,
         // As GitHub: at most 10, each with its commit's URL and whether it is protected.
-        branches: branchesAt(tx, status.repoId, row.sha)
+        branches: (await branchesAt(tx, status.repoId, row.sha))
           .slice(0, 10)
           .map((name) => ({ name, commit: { sha: row.sha, url: this.events.github.commitApiUrl(repo, row.sha) }, protected: ruleOf(name) !== undefined })),
-        ...(commit ? { commit: this.events.github.commit(tx, repo, commit) } : {}),
+        ...(commit ? { commit: await this.events.github.commit(tx, repo, commit) } : {}),
         created_at: githubTime(row.created_at),
         updated_at: githubTime(row.updated_at),
       };
@@ -128,16 +129,16 @@ export class CommitStatusService {
   /** Every status of the commit `ref` names (branch, tag or commit id), newest first. */
   async list(repo: RepositoryRow, ref: string, page: PageWindow): Promise<{ items: CommitStatusRow[]; total: number }> {
     const sha = await this.resolve(repo, ref);
-    return { items: statusesOfCommit(this.store, repo.id, sha, page), total: countStatusesOfCommit(this.store, repo.id, sha) };
+    return { items: await statusesOfCommit(this.store, repo.id, sha, page), total: await countStatusesOfCommit(this.store, repo.id, sha) };
   }
 
   async combined(repo: RepositoryRow, ref: string): Promise<CombinedStatus> {
-    return this.combinedOf(repo, await this.resolve(repo, ref));
+    return await this.combinedOf(repo, await this.resolve(repo, ref));
   }
 
   /** The combined status of a known commit id (pull request heads). */
-  combinedOf(repo: RepositoryRow, sha: string): CombinedStatus {
-    const statuses = latestStatusPerContext(this.store, repo.id, sha);
+  async combinedOf(repo: RepositoryRow, sha: string): Promise<CombinedStatus> {
+    const statuses = await latestStatusPerContext(this.store, repo.id, sha);
     return { state: combineStates(statuses.map((status) => status.state)), sha, total_count: statuses.length, statuses };
   }
 

@@ -55,13 +55,13 @@ export class UserService {
     const password = validatePassword(input.password);
     const email = validateEmail(input.email);
     const fullName = optionalText('full_name', input.fullName, 100);
-    if (userByName(this.store, username)) throw conflict('username is already taken');
+    if (await userByName(this.store, username)) throw conflict('username is already taken');
     const passwordHash = await this.hasher.hash(password, this.bcryptCost);
     const now = this.now();
-    return this.store.write((tx) => {
+    return await this.store.write(async (tx) => {
       // Checked again inside the transaction: another registration may have won while bcrypt ran.
-      if (userByName(tx, username)) throw conflict('username is already taken');
-      return insertUser(tx, { username, email, fullName, passwordHash, isAdmin: input.isAdmin ?? false, now });
+      if (await userByName(tx, username)) throw conflict('username is already taken');
+      return await insertUser(tx, { username, email, fullName, passwordHash, isAdmin: input.isAdmin ?? false, now });
     });
   }
 
@@ -70,22 +70,22 @@ export class UserService {
     this.throttle.clear();
   }
 
-  byName(username: string): UserRow | undefined {
-    return userByName(this.store, username);
+  async byName(username: string): Promise<UserRow | undefined> {
+    return await userByName(this.store, username);
   }
 
-  byId(id: number): UserRow | undefined {
-    return userById(this.store, id);
+  async byId(id: number): Promise<UserRow | undefined> {
+    return await userById(this.store, id);
   }
 
-  requireByName(username: string): UserRow {
-    const user = this.byName(username);
+  async requireByName(username: string): Promise<UserRow> {
+    const user = await this.byName(username);
     if (!user) throw notFound('User not found');
     return user;
   }
 
-  list(): UserRow[] {
-    return listUsers(this.store);
+  async list(): Promise<UserRow[]> {
+    return await listUsers(this.store);
   }
 
   /**
@@ -94,7 +94,7 @@ export class UserService {
    */
   async authenticate(username: string, password: string, clientAddress: string | undefined): Promise<UserRow | undefined> {
     this.throttle.check(username, clientAddress);
-    const user = this.byName(username);
+    const user = await this.byName(username);
     const matches = await this.hasher.matches(password, user?.password_hash ?? (await this.hasher.decoy(this.bcryptCost)));
     if (user && matches) return user;
     this.throttle.failed(username, clientAddress);
@@ -106,11 +106,11 @@ export class UserService {
    * signed out. `keepSession` (the session making the change from the browser) stays signed in.
    */
   async setPassword(username: string, password: unknown, keepSession?: string): Promise<void> {
-    const user = this.requireByName(username);
+    const user = await this.requireByName(username);
     const passwordHash = await this.hasher.hash(validatePassword(password), this.bcryptCost);
-    await this.store.write((tx) => {
-      setPasswordHash(tx, user.id, passwordHash);
-      deleteSessionsOfUser(tx, user.id, keepSession === undefined ? undefined : hashToken(keepSession));
+    await this.store.write(async (tx) => {
+      await setPasswordHash(tx, user.id, passwordHash);
+      await deleteSessionsOfUser(tx, user.id, keepSession === undefined ? undefined : hashToken(keepSession));
     });
   }
 

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdir, open, readdir, readFile, rename, rm, truncate } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Database } from 'sql.js';
@@ -7,25 +8,8 @@ import { readIfExists } from './read-if-exists.js';
 import { runMigrations } from './migrations.js';
 import { loadSqlJs, looksLikeSqlite, StatementRunner, type Row } from './sqlite.js';
 import { fsyncDir, LogLossError, readLog, WriteLog, type LogRecord, type ParsedLog, type SqlParam } from './write-log.js';
-
-/** Executes statements inside one write transaction; every change is recorded for the write log. */
-export interface WriteTx {
-  all<T = Row>(sql: string, params?: readonly SqlParam[]): T[];
-  get<T = Row>(sql: string, params?: readonly SqlParam[]): T | undefined;
-  /** A statement that changes data; it is logged with its parameters and replayed on recovery. */
-  run<T = Row>(sql: string, params?: readonly SqlParam[]): { rows: T[]; changes: number };
-  /**
-   * Runs `callback` once this transaction is durable (never when it rolls back or fails to reach the disk): what a
-   * change sets going (events, deliveries) starts only after it can no longer be taken back. Errors are swallowed.
-   */
-  onDurable(callback: () => void): void;
-}
-
-/** Read access to the current committed state. */
-export interface ReadTx {
-  all<T = Row>(sql: string, params?: readonly SqlParam[]): T[];
-  get<T = Row>(sql: string, params?: readonly SqlParam[]): T | undefined;
-}
+import type { Db, ReadTx, WriteTx } from './interface.js';
+import { ReadTransaction, WriteTransaction } from './transactions.js';
 
 export interface OpenDatabaseOptions {
   /** Log size after which a snapshot is taken and the log restarted. */
@@ -92,6 +76,27 @@ function runAll(callbacks: ReadonlyArray<() => void>): void {
   }
 }
 
+/**
+ * Settles with `work`, or fails once the event loop turns before it has: work inside a transaction may await only the
+ * transaction's own statements (they resolve at once on sql.js). Waiting for I/O or a timer there would hold every
+ * other request of the host behind it, and waiting for a single-statement read of the store would never end.
+ */
+function beforeAnyIo<T>(work: Promise<T>, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const turn = setImmediate(() => reject(new Error(`${what} work waited for something other than its own statements (I/O, a timer or another read); it was rolled back`)));
+    work.then(
+      (value) => {
+        clearImmediate(turn);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearImmediate(turn);
+        reject(error);
+      },
+    );
+  });
+}
+
 async function readSnapshot(dbPath: string): Promise<Uint8Array | undefined> {
   const bytes = await readIfExists(dbPath);
   if (!bytes || bytes.length === 0) return undefined;
@@ -104,7 +109,7 @@ async function readSnapshot(dbPath: string): Promise<Uint8Array | undefined> {
  * to a checksummed log (fsync'd, group commit) before they are acknowledged, and replayed on open after the
  * last snapshot. Snapshots are written atomically when the log grows past a threshold and on close.
  */
-export class Store implements ReadTx {
+export class Store implements Db {
   private seq: number;
   private closed = false;
   private failure: unknown;
@@ -116,6 +121,12 @@ export class Store implements ReadTx {
   private lastAppend: Promise<void> = Promise.resolve();
   /** Set while `replaceWith` swaps the database; writes wait for it. */
   private replacing: Promise<void> | undefined;
+  /** The last `read` or `write` work queued (FIFO: no two interleave); see `exclusively`. */
+  private queueTail: Promise<unknown> = Promise.resolve();
+  /** The `read` or `write` work running now: single statements wait, so none sees a transaction's uncommitted rows. */
+  private running: object | undefined;
+  /** Which work an asynchronous call comes from: a single statement from inside the running work is a bug (see `all`). */
+  private readonly within = new AsyncLocalStorage<object>();
 
   private constructor(
     private readonly files: DatabaseFiles,
@@ -157,7 +168,20 @@ export class Store implements ReadTx {
     }
   }
 
-  all<T = Row>(sql: string, params: readonly SqlParam[] = []): T[] {
+  async all<T = Row>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
+    if (this.running !== undefined && this.within.getStore() === this.running) {
+      // It would wait for the transaction it is part of; on PostgreSQL it would not see the transaction's changes.
+      throw new Error('a single-statement read of the store inside a transaction: read through the transaction instead');
+    }
+    while (this.running !== undefined) await this.queueTail.catch(() => undefined);
+    return this.readNow<T>(sql, params);
+  }
+
+  async get<T = Row>(sql: string, params: readonly SqlParam[] = []): Promise<T | undefined> {
+    return (await this.all<T>(sql, params))[0];
+  }
+
+  private readNow<T>(sql: string, params: readonly SqlParam[]): T[] {
     this.assertOpen();
     // After a failed flush memory holds writes the disk does not: nothing is read until it is rolled back.
     if (this.failure) throw unavailable('Storage is recovering from a failed write; try again');
@@ -184,69 +208,87 @@ export class Store implements ReadTx {
     if (this.failure || this.failureCount !== failuresBefore) throw unavailable('The change could not be written to disk; try again');
   }
 
-  get<T = Row>(sql: string, params: readonly SqlParam[] = []): T | undefined {
-    return this.all<T>(sql, params)[0];
+  /** Runs `work` with a consistent view: no write lands between its statements. */
+  async read<T>(work: (tx: ReadTx) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    return this.exclusively(async () => {
+      this.assertOpen();
+      if (this.failure) throw unavailable('Storage is recovering from a failed write; try again');
+      const tx = new ReadTransaction(() => this.runner);
+      try {
+        return await beforeAnyIo(work(tx), 'Store.read');
+      } finally {
+        tx.end();
+      }
+    });
   }
 
   /**
-   * Runs `work` as one transaction and resolves once it is durable. `work` must be synchronous, so no other
-   * request interleaves with it; random values and timestamps must be passed in as parameters so replay is exact.
+   * Runs `work` as one transaction and resolves once it is durable. Works run one at a time, in the order they were
+   * asked for; each may await only its own statements (see `beforeAnyIo`). Random values and timestamps must be
+   * passed in as parameters so replay is exact.
    */
-  async write<T>(work: (tx: WriteTx) => T): Promise<T> {
+  async write<T>(work: (tx: WriteTx) => Promise<T>): Promise<T> {
     this.assertOpen();
     while (this.replacing) await this.replacing;
-    this.assertOpen();
-    if (this.failure) throw unavailable('Storage is recovering from a failed write; try again');
-    const statements: LogRecord['statements'] = [];
-    const afterDurable: Array<() => void> = [];
-    const runner = this.runner;
-    const tx: WriteTx = {
-      all: <T>(sql: string, params: readonly SqlParam[] = []) => runner.all<T>(sql, params),
-      get: <T>(sql: string, params: readonly SqlParam[] = []) => runner.all<T>(sql, params)[0],
-      run: <T>(sql: string, params: readonly SqlParam[] = []) => {
-        const result = runner.run<T>(sql, params);
-        statements.push([sql, [...params]]);
-        return result;
-      },
-      onDurable: (callback) => {
-        afterDurable.push(callback);
-      },
-    };
-    this.db.exec('BEGIN');
-    let result: T;
-    try {
-      result = work(tx);
-      if (result instanceof Promise) throw new Error('Store.write work must be synchronous');
-      this.db.exec('COMMIT');
-    } catch (error) {
-      // SQLite may already have rolled back on its own (e.g. after SQLITE_FULL); keep the original error.
+    const applied = await this.exclusively(async () => {
+      this.assertOpen();
+      if (this.failure) throw unavailable('Storage is recovering from a failed write; try again');
+      const tx = new WriteTransaction(this.runner);
+      this.db.exec('BEGIN');
       try {
-        this.db.exec('ROLLBACK');
-      } catch {
-        /* no transaction left to roll back */
+        const result = await beforeAnyIo(work(tx), 'Store.write');
+        tx.end();
+        this.db.exec('COMMIT');
+        if (tx.statements.length === 0) return { result, tx, durable: undefined };
+        this.seq += 1;
+        // Appended before the next work starts, so records reach the log in commit order.
+        const durable = this.log.append({ seq: this.seq, statements: tx.statements });
+        // The failure is noted before anyone waiting on `lastAppend` goes on (this handler was attached first).
+        this.lastAppend = durable.catch((error: unknown) => this.rollBackToDisk(error));
+        return { result, tx, durable };
+      } catch (error) {
+        tx.end();
+        // SQLite may already have rolled back on its own (e.g. after SQLITE_FULL); keep the original error.
+        try {
+          this.db.exec('ROLLBACK');
+        } catch {
+          /* no transaction left to roll back */
+        }
+        throw error;
       }
-      throw error;
-    }
-    if (statements.length === 0) {
+    });
+    if (applied.durable === undefined) {
       // Nothing to log, but what the work read may come from writes still on their way to disk: answer
       // only once those are durable too (records become durable in order, so the last one suffices).
       await this.lastAppend;
       if (this.failure) throw unavailable('The change could not be written to disk');
-      runAll(afterDurable);
-      return result;
+      runAll(applied.tx.afterDurable);
+      return applied.result;
     }
-    this.seq += 1;
-    const durable = this.log.append({ seq: this.seq, statements });
-    // The failure is noted before anyone waiting on `lastAppend` goes on (this handler was attached first).
-    this.lastAppend = durable.catch((error: unknown) => this.rollBackToDisk(error));
     try {
-      await durable;
+      await applied.durable;
     } catch {
       throw unavailable('The change could not be written to disk');
     }
-    runAll(afterDurable);
+    runAll(applied.tx.afterDurable);
     if (this.log.bytes >= this.options.snapshotThresholdBytes) void this.snapshot().catch(() => undefined);
-    return result;
+    return applied.result;
+  }
+
+  /** Runs `work` after every work queued before it, and with single statements held until it ends. */
+  private exclusively<T>(work: () => Promise<T>): Promise<T> {
+    const turn = this.queueTail.catch(() => undefined).then(async () => {
+      const marker = {};
+      this.running = marker;
+      try {
+        return await this.within.run(marker, work);
+      } finally {
+        this.running = undefined;
+      }
+    });
+    this.queueTail = turn;
+    return turn;
   }
 
   /** The whole database as SQLite bytes once everything applied so far is durable (harness snapshots). */
@@ -254,7 +296,8 @@ export class Store implements ReadTx {
     this.assertOpen();
     await this.lastAppend;
     if (this.failure) throw unavailable('Storage is recovering from a failed write; try again');
-    return this.db.export();
+    // Between transactions: never a write's uncommitted rows.
+    return this.exclusively(async () => this.db.export());
   }
 
   /**
@@ -272,16 +315,21 @@ export class Store implements ReadTx {
     this.replacing = new Promise<void>((resolve) => (done = resolve));
     try {
       const SQL = await loadSqlJs();
+      // Writes queued before the call land first (on the database being replaced); later ones wait for `replacing`.
+      await this.queueTail.catch(() => undefined);
       await this.lastAppend;
       while (this.snapshotting) await this.snapshotting.catch(() => undefined);
       if (this.failure || this.closed) throw unavailable('Storage is not available; try again');
       const db = new SQL.Database(bytes);
       db.exec('PRAGMA foreign_keys = ON');
       db.exec(`CREATE TABLE IF NOT EXISTS ${META_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)`);
-      this.runner.freeAll();
-      this.db.close();
-      this.db = db;
-      this.runner = new StatementRunner(db);
+      // No `read` runs across the swap.
+      await this.exclusively(async () => {
+        this.runner.freeAll();
+        this.db.close();
+        this.db = db;
+        this.runner = new StatementRunner(db);
+      });
       // The old log's records are all at or below the sequence number the new snapshot file carries: never replayed on it.
       this.hasSnapshotFile = false;
       try {
@@ -310,13 +358,16 @@ export class Store implements ReadTx {
     const nextPath = this.files.logPath(this.seq + 1);
     // The current log already starts after the last record when it is still empty: keep it.
     const nextLog = nextPath === this.log.path ? this.log : await WriteLog.open(nextPath, undefined, this.files.durable);
-    // From here to the log swap nothing awaits, so no write lands between the export and the new log.
-    const seq = this.seq;
-    this.runner.run(`INSERT INTO ${META_TABLE} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, [LOG_SEQ_KEY, String(seq)]);
-    const bytes = this.db.export();
-    const oldLog = this.log;
-    this.log = nextLog;
-    this.snapshotSeq = seq;
+    // Between transactions, and with nothing awaited from the export to the log swap: no write lands between them.
+    const { seq, bytes, oldLog } = await this.exclusively(async () => {
+      const seq = this.seq;
+      this.runner.run(`INSERT INTO ${META_TABLE} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, [LOG_SEQ_KEY, String(seq)]);
+      const bytes = this.db.export();
+      const oldLog = this.log;
+      this.log = nextLog;
+      this.snapshotSeq = seq;
+      return { seq, bytes, oldLog };
+    });
     if (oldLog !== nextLog) {
       // Records still flushing to the old log come before any in the new one: the new log waits for them, and
       // for the mark to name it (so the mark leaves the old log only once all of it is on disk).
@@ -391,12 +442,6 @@ export class Store implements ReadTx {
     log.follow(marked);
     log.onDurable = (bytes) => this.mark.note({ firstSeq, bytes });
     return marked;
-  }
-
-  /** Size of the database in bytes (page count × page size). */
-  sizeBytes(): number {
-    const row = this.runner.all<{ size: number }>('SELECT page_count * page_size AS size FROM pragma_page_count(), pragma_page_size()')[0];
-    return row?.size ?? 0;
   }
 
   /** Flushes, snapshots and closes. */

@@ -372,28 +372,28 @@ export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
 
 /** Brings the schema to the newest version; a database newer than this code is refused. */
 export async function runMigrations(store: Store): Promise<void> {
-  const exists = store.get<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'");
-  let current = exists ? (store.get<{ version: number }>('SELECT version FROM schema_version')?.version ?? 0) : 0;
+  const exists = await store.get<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'");
+  let current = exists ? ((await store.get<{ version: number }>('SELECT version FROM schema_version'))?.version ?? 0) : 0;
   if (current > SCHEMA_VERSION) {
     throw new Error(`the database has schema version ${current}, newer than this repohost (${SCHEMA_VERSION}); upgrade repohost`);
   }
   if (current === 0 && !exists && FRESH_SCHEMA_VERSION === SCHEMA_VERSION) {
     // A fresh database: the newest schema in one transaction, not every step replayed (issue 23).
-    await store.write((tx) => {
-      for (const statement of FRESH_SCHEMA) tx.run(statement);
-      tx.run('INSERT INTO schema_version (version) VALUES (?)', [SCHEMA_VERSION]);
+    await store.write(async (tx) => {
+      for (const statement of FRESH_SCHEMA) await tx.run(statement);
+      await tx.run('INSERT INTO schema_version (version) VALUES (?)', [SCHEMA_VERSION]);
     });
     return;
   }
   for (const migration of MIGRATIONS) {
     if (migration.version <= current) continue;
-    await store.write((tx) => {
+    await store.write(async (tx) => {
       if (current === 0) {
-        tx.run('CREATE TABLE schema_version (version INTEGER NOT NULL)');
-        tx.run('INSERT INTO schema_version (version) VALUES (0)');
+        await tx.run('CREATE TABLE schema_version (version INTEGER NOT NULL)');
+        await tx.run('INSERT INTO schema_version (version) VALUES (0)');
       }
-      for (const statement of migration.statements) tx.run(statement);
-      tx.run('UPDATE schema_version SET version = ?', [migration.version]);
+      for (const statement of migration.statements) await tx.run(statement);
+      await tx.run('UPDATE schema_version SET version = ?', [migration.version]);
     });
     current = migration.version;
   }

@@ -1,4 +1,4 @@
-import type { ReadTx, WriteTx } from '../store/database.js';
+import type { ReadTx, WriteTx } from '../store/interface.js';
 import { countPendingDeliveries, hooksOfRepository, insertDelivery, type HookRow } from '../store/queries/webhooks.js';
 
 /** Deliveries one hook may have waiting; beyond it new ones are recorded as failed at once (a hook down for long). */
@@ -21,23 +21,23 @@ export function subscribes(hook: Pick<HookRow, 'active' | 'events'>, event: stri
 }
 
 /** The active hooks of the repository that subscribe to the event. */
-export function subscribersOf(tx: ReadTx, repoId: number, event: string): HookRow[] {
-  return hooksOfRepository(tx, repoId).filter((hook) => subscribes(hook, event));
+export async function subscribersOf(tx: ReadTx, repoId: number, event: string): Promise<HookRow[]> {
+  return (await hooksOfRepository(tx, repoId)).filter((hook) => subscribes(hook, event));
 }
 
 /**
  * Records a delivery of the event for each of `hooks` (see subscribersOf), inside the write that made the change:
  * the outbox. Returns the hooks that have something new to send.
  */
-export function enqueueDeliveries(tx: WriteTx, hooks: readonly Pick<HookRow, 'id'>[], entry: OutboxEntry): number[] {
-  for (const hook of hooks) enqueueFor(tx, hook.id, entry, false);
+export async function enqueueDeliveries(tx: WriteTx, hooks: readonly Pick<HookRow, 'id'>[], entry: OutboxEntry): Promise<number[]> {
+  for (const hook of hooks) await enqueueFor(tx, hook.id, entry, false);
   return hooks.map((hook) => hook.id);
 }
 
 /** Records one delivery for one hook (a ping, a redelivery keeping its guid). */
-export function enqueueFor(tx: WriteTx, hookId: number, entry: OutboxEntry, redelivery: boolean): number {
-  const full = countPendingDeliveries(tx, hookId) >= MAX_PENDING_PER_HOOK;
-  return insertDelivery(tx, {
+export async function enqueueFor(tx: WriteTx, hookId: number, entry: OutboxEntry, redelivery: boolean): Promise<number> {
+  const full = await countPendingDeliveries(tx, hookId) >= MAX_PENDING_PER_HOOK;
+  return await insertDelivery(tx, {
     hookId,
     guid: entry.guid(),
     event: entry.event,

@@ -9,7 +9,8 @@ import { isLocalAddress } from '../net/address-guard.js';
 import { requireAccess, type Viewer } from '../services/permissions.js';
 import { writeToRepository } from '../services/repository-write.js';
 import { optionalFlag, optionalText } from '../services/text-fields.js';
-import type { Store, WriteTx } from '../store/database.js';
+import type { Store } from '../store/database.js';
+import type { WriteTx } from '../store/interface.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import { repositoryById, type RepositoryRow } from '../store/queries/repositories.js';
 import type { UserRow } from '../store/queries/users.js';
@@ -145,18 +146,18 @@ export class WebhookService {
     private readonly now: () => string,
   ) {}
 
-  list(repo: RepositoryRow, viewer: Viewer): Hook[] {
-    requireAccess(this.store, viewer, repo, 'admin', ADMIN_ONLY);
-    return hooksOfRepository(this.store, repo.id).map(hookOf);
+  async list(repo: RepositoryRow, viewer: Viewer): Promise<Hook[]> {
+    await requireAccess(this.store, viewer, repo, 'admin', ADMIN_ONLY);
+    return (await hooksOfRepository(this.store, repo.id)).map(hookOf);
   }
 
-  get(repo: RepositoryRow, viewer: Viewer, id: number): Hook {
-    return hookOf(this.hook(repo, viewer, id));
+  async get(repo: RepositoryRow, viewer: Viewer, id: number): Promise<Hook> {
+    return hookOf(await this.hook(repo, viewer, id));
   }
 
   /** Creates a hook and, if it is active, pings it (as GitHub does) in the same write. */
   async create(repo: RepositoryRow, viewer: Viewer, input: HookInput): Promise<Hook> {
-    requireAccess(this.store, viewer, repo, 'admin', ADMIN_ONLY);
+    await requireAccess(this.store, viewer, repo, 'admin', ADMIN_ONLY);
     const fields: HookFields = {
       url: await this.targetUrl(input.url),
       contentType: contentType(input.content_type, 'json'),
@@ -165,17 +166,17 @@ export class WebhookService {
       active: optionalFlag('active', input.active, true),
     };
     const now = this.now();
-    const row = await this.writeWaking(repo, (tx) => {
-      if (countHooks(tx, repo.id) >= MAX_HOOKS_PER_REPOSITORY) throw invalid(`a repository has at most ${MAX_HOOKS_PER_REPOSITORY} webhooks`);
-      const hook = insertHook(tx, repo.id, fields, now);
-      if (hook.active === 1) this.enqueuePing(tx, hook, viewer!);
+    const row = await this.writeWaking(repo, async (tx) => {
+      if (await countHooks(tx, repo.id) >= MAX_HOOKS_PER_REPOSITORY) throw invalid(`a repository has at most ${MAX_HOOKS_PER_REPOSITORY} webhooks`);
+      const hook = await insertHook(tx, repo.id, fields, now);
+      if (hook.active === 1) await this.enqueuePing(tx, hook, viewer!);
       return { result: hook, wake: hook.id };
     });
     return hookOf(row);
   }
 
   async update(repo: RepositoryRow, viewer: Viewer, id: number, input: HookInput): Promise<Hook> {
-    const current = this.hook(repo, viewer, id);
+    const current = await this.hook(repo, viewer, id);
     const fields: HookFields = {
       url: input.url === undefined ? current.url : await this.targetUrl(input.url),
       contentType: contentType(input.content_type, current.content_type),
@@ -184,83 +185,83 @@ export class WebhookService {
       active: optionalFlag('active', input.active, current.active === 1),
     };
     const now = this.now();
-    const row = await this.writeWaking(repo, (tx) => {
-      if (!hookInRepository(tx, repo.id, id)) throw notFound('Hook not found');
+    const row = await this.writeWaking(repo, async (tx) => {
+      if (!await hookInRepository(tx, repo.id, id)) throw notFound('Hook not found');
       // Deliveries waiting for an inactive hook go out once it is active again.
-      return { result: updateHook(tx, id, fields, now), wake: fields.active ? id : undefined };
+      return { result: await updateHook(tx, id, fields, now), wake: fields.active ? id : undefined };
     });
     return hookOf(row);
   }
 
   async remove(repo: RepositoryRow, viewer: Viewer, id: number): Promise<void> {
-    this.hook(repo, viewer, id);
-    const removed = await writeToRepository(this.store, repo, (tx) => deleteHook(tx, id));
+    await this.hook(repo, viewer, id);
+    const removed = await writeToRepository(this.store, repo, async (tx) => await deleteHook(tx, id));
     if (!removed) throw notFound('Hook not found');
   }
 
   /** `POST /hooks/:id/tests`: sends a ping now. */
   async ping(repo: RepositoryRow, viewer: Viewer, id: number): Promise<void> {
-    this.hook(repo, viewer, id);
-    await this.writeWaking(repo, (tx) => {
-      const hook = hookInRepository(tx, repo.id, id);
+    await this.hook(repo, viewer, id);
+    await this.writeWaking(repo, async (tx) => {
+      const hook = await hookInRepository(tx, repo.id, id);
       if (!hook) throw notFound('Hook not found');
-      this.enqueuePing(tx, hook, viewer!);
+      await this.enqueuePing(tx, hook, viewer!);
       return { result: undefined, wake: id };
     });
   }
 
-  deliveries(repo: RepositoryRow, viewer: Viewer, id: number, page: PageWindow): { items: Delivery[]; total: number } {
-    const hook = this.hook(repo, viewer, id);
-    return { items: deliveriesOfHook(this.store, hook.id, page).map(deliveryOf), total: countDeliveries(this.store, hook.id) };
+  async deliveries(repo: RepositoryRow, viewer: Viewer, id: number, page: PageWindow): Promise<{ items: Delivery[]; total: number }> {
+    const hook = await this.hook(repo, viewer, id);
+    return { items: (await deliveriesOfHook(this.store, hook.id, page)).map(deliveryOf), total: await countDeliveries(this.store, hook.id) };
   }
 
-  delivery(repo: RepositoryRow, viewer: Viewer, id: number, deliveryId: number): Delivery {
-    const hook = this.hook(repo, viewer, id);
-    const row = Number.isSafeInteger(deliveryId) ? deliveryOfHook(this.store, hook.id, deliveryId) : undefined;
+  async delivery(repo: RepositoryRow, viewer: Viewer, id: number, deliveryId: number): Promise<Delivery> {
+    const hook = await this.hook(repo, viewer, id);
+    const row = Number.isSafeInteger(deliveryId) ? await deliveryOfHook(this.store, hook.id, deliveryId) : undefined;
     if (!row) throw notFound('Delivery not found');
     return deliveryOf(row);
   }
 
   /** Sends a delivery again as a new one with the same guid and payload (GitHub's redelivery). */
   async redeliver(repo: RepositoryRow, viewer: Viewer, id: number, deliveryId: number): Promise<Delivery> {
-    const original = this.delivery(repo, viewer, id, deliveryId);
+    const original = await this.delivery(repo, viewer, id, deliveryId);
     const now = this.now();
-    const newId = await this.writeWaking(repo, (tx) => {
-      const row = deliveryOfHook(tx, id, deliveryId);
+    const newId = await this.writeWaking(repo, async (tx) => {
+      const row = await deliveryOfHook(tx, id, deliveryId);
       if (!row) throw notFound('Delivery not found');
       const entry = { event: row.event, action: row.action, payload: row.payload, guid: () => original.guid, now };
-      return { result: enqueueFor(tx, id, entry, true), wake: id };
+      return { result: await enqueueFor(tx, id, entry, true), wake: id };
     });
-    return deliveryOf(deliveryOfHook(this.store, id, newId)!);
+    return deliveryOf((await deliveryOfHook(this.store, id, newId))!);
   }
 
-  private hook(repo: RepositoryRow, viewer: Viewer, id: number): HookRow {
-    requireAccess(this.store, viewer, repo, 'admin', ADMIN_ONLY);
-    const hook = Number.isSafeInteger(id) ? hookInRepository(this.store, repo.id, id) : undefined;
+  private async hook(repo: RepositoryRow, viewer: Viewer, id: number): Promise<HookRow> {
+    await requireAccess(this.store, viewer, repo, 'admin', ADMIN_ONLY);
+    const hook = Number.isSafeInteger(id) ? await hookInRepository(this.store, repo.id, id) : undefined;
     if (!hook) throw notFound('Hook not found');
     return hook;
   }
 
   /** A repository write that hands a hook to the worker once it is durable. */
-  private writeWaking<T>(repo: RepositoryRow, work: (tx: WriteTx) => { result: T; wake: number | undefined }): Promise<T> {
-    return writeToRepository(this.store, repo, (tx) => {
-      const { result, wake } = work(tx);
+  private async writeWaking<T>(repo: RepositoryRow, work: (tx: WriteTx) => Promise<{ result: T; wake: number | undefined }>): Promise<T> {
+    return await writeToRepository(this.store, repo, async (tx) => {
+      const { result, wake } = await work(tx);
       if (wake !== undefined) tx.onDurable(() => this.worker.wake([wake]));
       return result;
     });
   }
 
-  private enqueuePing(tx: WriteTx, hook: HookRow, sender: UserRow): void {
-    const repo = repositoryById(tx, hook.repo_id)!;
+  private async enqueuePing(tx: WriteTx, hook: HookRow, sender: UserRow): Promise<void> {
+    const repo = (await repositoryById(tx, hook.repo_id))!;
     const shaped = hookOf(hook);
     const payload: PingEvent = {
       zen: 'Keep it logically awesome.',
       hook_id: hook.id,
       hook: { type: 'Repository', id: hook.id, name: 'web', active: shaped.active, events: shaped.events, config: { ...shaped.config } },
-      repository: this.shapes.repository(tx, repo),
+      repository: await this.shapes.repository(tx, repo),
       sender: this.shapes.user(sender),
     };
-    enqueueFor(tx, hook.id, { event: 'ping', action: null, payload: JSON.stringify(payload), guid: randomUUID, now: this.now() }, false);
+    await enqueueFor(tx, hook.id, { event: 'ping', action: null, payload: JSON.stringify(payload), guid: randomUUID, now: this.now() }, false);
   }
 
   /**

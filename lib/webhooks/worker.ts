@@ -58,9 +58,9 @@ export class DeliveryWorker {
   #started = false;
 
   /** Starts sending (a serving host does; admin commands on a stopped host only record), beginning with what was pending. */
-  start(): void {
+  async start(): Promise<void> {
     this.#started = true;
-    this.wake(hooksWithPendingDeliveries(this.store));
+    this.wake(await hooksWithPendingDeliveries(this.store));
   }
 
   /** Sends what is due for these hooks (called once the deliveries they got are durable). */
@@ -93,15 +93,15 @@ export class DeliveryWorker {
    * Stops sending while the outbox is replaced under it (host.restore): attempts in flight are cut off and not
    * recorded, retry timers dropped. The returned function resumes with what the store then holds pending.
    */
-  async suspend(): Promise<() => void> {
+  async suspend(): Promise<() => Promise<void>> {
     this.#suspended = true;
     this.#generation.abort();
     this.#dropTimers();
     await Promise.all(this.#draining.values());
-    return () => {
+    return async () => {
       this.#generation = new AbortController();
       this.#suspended = false;
-      if (this.#started) this.wake(hooksWithPendingDeliveries(this.store));
+      if (this.#started) this.wake(await hooksWithPendingDeliveries(this.store));
     };
   }
 
@@ -133,8 +133,8 @@ export class DeliveryWorker {
       let delivery: DeliveryRow | undefined;
       let hook: HookRow | undefined;
       try {
-        delivery = nextPendingDelivery(this.store, hookId);
-        hook = delivery && hookById(this.store, hookId);
+        delivery = await nextPendingDelivery(this.store, hookId);
+        hook = delivery && await hookById(this.store, hookId);
       } catch {
         return this.#wakeAt(hookId, Date.now() + STORE_RETRY_MS);
       }
@@ -158,8 +158,8 @@ export class DeliveryWorker {
     const retry = !succeeded && hook.active === 1 && attempts < this.policy.maxAttempts;
     const at = this.now();
     try {
-      await this.store.write((tx) => {
-        recordAttempt(tx, delivery.id, {
+      await this.store.write(async (tx) => {
+        await recordAttempt(tx, delivery.id, {
           state: succeeded ? 'delivered' : retry ? 'pending' : 'failed',
           // Retries are timers (real time); only the recorded time follows the host's clock.
           nextAttemptAt: retry ? Date.now() + this.policy.retryDelayMs * 4 ** (attempts - 1) : 0,
@@ -171,7 +171,7 @@ export class DeliveryWorker {
           error: result.error ?? (succeeded ? null : `the receiver answered ${result.statusCode}`),
           at: at.toISOString(),
         });
-        if (delivery.id % 50 === 0) pruneDeliveries(tx, hook.id, KEPT_DELIVERIES);
+        if (delivery.id % 50 === 0) await pruneDeliveries(tx, hook.id, KEPT_DELIVERIES);
       });
       return true;
     } catch {

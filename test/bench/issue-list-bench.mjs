@@ -61,17 +61,17 @@ if (!isMainThread) {
     await host.admin.createRepo({ owner: 'bench', name: 'big' });
     await host.close();
     const store = await Store.open(dbPath, { snapshotThresholdBytes: 1 << 30 });
-    const { repoId, userId } = store.get("SELECT r.id AS repoId, u.id AS userId FROM repositories r JOIN users u ON u.id = r.owner_id WHERE r.name = 'big'");
-    await store.write((tx) => {
+    const { repoId, userId } = await store.get("SELECT r.id AS repoId, u.id AS userId FROM repositories r JOIN users u ON u.id = r.owner_id WHERE r.name = 'big'");
+    await store.write(async (tx) => {
       for (let number = 1; number <= ISSUES; number++) {
         const now = new Date(1_700_000_000_000 + number * 1000).toISOString();
         const status = number % 3 === 0 ? 'closed' : 'open';
-        tx.run('INSERT INTO issues (repo_id, number, author_id, title, body, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [repoId, number, userId, `Issue ${number}`, `Body of issue ${number}`, status, now, now]);
+        await tx.run('INSERT INTO issues (repo_id, number, author_id, title, body, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [repoId, number, userId, `Issue ${number}`, `Body of issue ${number}`, status, now, now]);
       }
       // Kept counts follow the rows as the write functions keep them.
-      tx.run("DELETE FROM list_counts WHERE repo_id = ? AND kind = 'issue'", [repoId]);
-      tx.run("INSERT INTO list_counts (repo_id, kind, status, n) SELECT repo_id, 'issue', status, COUNT(*) FROM issues WHERE repo_id = ? GROUP BY repo_id, status", [repoId]);
-      tx.run('UPDATE repositories SET next_number = ? WHERE id = ?', [ISSUES + 1, repoId]);
+      await tx.run("DELETE FROM list_counts WHERE repo_id = ? AND kind = 'issue'", [repoId]);
+      await tx.run("INSERT INTO list_counts (repo_id, kind, status, n) SELECT repo_id, 'issue', status, COUNT(*) FROM issues WHERE repo_id = ? GROUP BY repo_id, status", [repoId]);
+      await tx.run('UPDATE repositories SET next_number = ? WHERE id = ?', [ISSUES + 1, repoId]);
     });
     await store.close();
 

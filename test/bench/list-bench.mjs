@@ -24,22 +24,22 @@ async function prepare(dir, name, count) {
   await host.admin.createRepo({ owner: 'bench', name: 'big' });
   await host.close();
   const store = await Store.open(dbPath, { snapshotThresholdBytes: 1 << 30 });
-  const { repoId, userId } = store.get("SELECT r.id AS repoId, u.id AS userId FROM repositories r JOIN users u ON u.id = r.owner_id WHERE r.name = 'big'");
+  const { repoId, userId } = await store.get("SELECT r.id AS repoId, u.id AS userId FROM repositories r JOIN users u ON u.id = r.owner_id WHERE r.name = 'big'");
   for (let done = 0; done < count; ) {
     const rows = Math.min(20_000, count - done);
-    await store.write((tx) => {
+    await store.write(async (tx) => {
       for (let i = 0; i < rows; i++) {
         const number = done + i + 1;
         const now = new Date(1_700_000_000_000 + number * 1000).toISOString();
-        tx.run(
+        await tx.run(
           `INSERT INTO issues (repo_id, number, author_id, title, body, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
           [repoId, number, userId, `Issue ${number}`, 'body', number % 3 === 0 ? 'closed' : 'open', now, now],
         );
       }
-      tx.run('UPDATE repositories SET next_number = ? WHERE id = ?', [done + rows + 1, repoId]);
+      await tx.run('UPDATE repositories SET next_number = ? WHERE id = ?', [done + rows + 1, repoId]);
       // Kept counts follow the rows as the write functions keep them.
-      tx.run("DELETE FROM list_counts WHERE repo_id = ? AND kind = 'issue'", [repoId]);
-      tx.run("INSERT INTO list_counts (repo_id, kind, status, n) SELECT repo_id, 'issue', status, COUNT(*) FROM issues WHERE repo_id = ? GROUP BY repo_id, status", [repoId]);
+      await tx.run("DELETE FROM list_counts WHERE repo_id = ? AND kind = 'issue'", [repoId]);
+      await tx.run("INSERT INTO list_counts (repo_id, kind, status, n) SELECT repo_id, 'issue', status, COUNT(*) FROM issues WHERE repo_id = ? GROUP BY repo_id, status", [repoId]);
     });
     done += rows;
   }
@@ -49,7 +49,7 @@ async function prepare(dir, name, count) {
     ['all, updated', `SELECT i.id FROM issues i WHERE i.repo_id = ? ORDER BY i.updated_at DESC, i.id DESC LIMIT 30`, [repoId]],
     ['total', `SELECT COALESCE(SUM(n), 0) FROM list_counts WHERE repo_id = ? AND kind = 'issue' AND status IN (?)`, [repoId, 'open']],
   ]) {
-    plans[label] = store.all(`EXPLAIN QUERY PLAN ${sql}`, params).map((row) => row.detail).join('; ');
+    plans[label] = (await store.all(`EXPLAIN QUERY PLAN ${sql}`, params)).map((row) => row.detail).join('; ');
   }
   await store.close();
   return { dbPath, plans };

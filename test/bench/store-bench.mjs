@@ -30,20 +30,20 @@ async function prepare(dir, bytes) {
   const started = process.hrtime.bigint();
   // Filler goes in through the Store (logged like any write) in big transactions, then one snapshot.
   const store = await Store.open(dbPath, { snapshotThresholdBytes: 1 << 30 });
-  const { repoId, userId } = store.get("SELECT r.id AS repoId, u.id AS userId FROM repositories r JOIN users u ON u.id = r.owner_id WHERE r.name = 'big'");
+  const { repoId, userId } = await store.get("SELECT r.id AS repoId, u.id AS userId FROM repositories r JOIN users u ON u.id = r.owner_id WHERE r.name = 'big'");
   let number = 0;
-  while (store.sizeBytes() < bytes) {
-    const rows = Math.max(100, Math.min(20_000, Math.floor((bytes - store.sizeBytes()) / 1100)));
-    await store.write((tx) => {
+  while ((await databaseBytes(store)) < bytes) {
+    const rows = Math.max(100, Math.min(20_000, Math.floor((bytes - (await databaseBytes(store))) / 1100)));
+    await store.write(async (tx) => {
       for (let i = 0; i < rows; i++) {
         number += 1;
         const now = new Date(1_700_000_000_000 + number * 1000).toISOString();
-        tx.run(
+        await tx.run(
           "INSERT INTO issues (repo_id, number, author_id, title, body, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 'open', ?, ?)",
           [repoId, number, userId, `filler issue ${number}`, FILLER_BODY, now, now],
         );
       }
-      tx.run('UPDATE repositories SET next_number = ? WHERE id = ?', [number + 1, repoId]);
+      await tx.run('UPDATE repositories SET next_number = ? WHERE id = ?', [number + 1, repoId]);
     });
   }
   await store.close(); // snapshot, fresh log
@@ -85,6 +85,11 @@ async function sequential(targets) {
   }
 }
 
+/** The database's size in bytes (page count × page size). */
+async function databaseBytes(store) {
+  return (await store.get('SELECT page_count * page_size AS size FROM pragma_page_count(), pragma_page_size()')).size;
+}
+
 async function concurrent(t) {
   let created = 0;
   const deadline = Date.now() + CONCURRENT_MS;
@@ -122,7 +127,7 @@ try {
   // What a snapshot of the big database costs (it runs when the log passes its threshold, 64 MB by default, and
   // on close): export() blocks the event loop, the write and fsync do not.
   const store = await Store.open(big.dbPath, { snapshotThresholdBytes: 1 << 30 });
-  await store.write((tx) => tx.run("UPDATE repohost_meta SET value = value WHERE key = 'log_seq'"));
+  await store.write(async (tx) => await tx.run("UPDATE repohost_meta SET value = value WHERE key = 'log_seq'"));
   const snapStarted = process.hrtime.bigint();
   let blockedMs = 0;
   let last = process.hrtime.bigint();

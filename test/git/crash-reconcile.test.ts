@@ -25,12 +25,12 @@ async function push(dir: string, remote: string, ...refspecs: string[]): Promise
 async function compareAll(dbPath: string): Promise<Array<{ repo: string; recorded: Record<string, string>; onDisk: Record<string, string>; intents: number }>> {
   const core = await openHostCore({ dbPath });
   try {
-    const rows = core.ctx.store.all<{ id: number; name: string; owner: string }>('SELECT r.id, r.name, u.username AS owner FROM repositories r JOIN users u ON u.id = r.owner_id ORDER BY r.id');
+    const rows = await core.ctx.store.all<{ id: number; name: string; owner: string }>('SELECT r.id, r.name, u.username AS owner FROM repositories r JOIN users u ON u.id = r.owner_id ORDER BY r.id');
     const result = [];
     for (const row of rows) {
       const onDisk = await readRefs(core.ctx.git.pathOf(row.owner, row.name));
-      const intents = core.ctx.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM ref_intents WHERE repo_id = ?', [row.id])!.n;
-      result.push({ repo: `${row.owner}/${row.name}`, recorded: Object.fromEntries(recordedRefs(core.ctx.store, row.id)), onDisk: Object.fromEntries(onDisk), intents });
+      const intents = (await core.ctx.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM ref_intents WHERE repo_id = ?', [row.id]))!.n;
+      result.push({ repo: `${row.owner}/${row.name}`, recorded: Object.fromEntries(await recordedRefs(core.ctx.store, row.id)), onDisk: Object.fromEntries(onDisk), intents });
     }
     return result;
   } finally {
@@ -82,7 +82,7 @@ describe('refs after a crash', () => {
     // A crash after the intent was durable and git moved refs, before the record: made by hand here.
     const core = await openHostCore({ dbPath });
     const gitDir = core.ctx.git.pathOf('owner', 'app');
-    await core.ctx.refUpdates.intend(core.ctx.repos.findByName('owner', 'app')!);
+    await core.ctx.refUpdates.intend((await core.ctx.repos.findByName('owner', 'app'))!);
     await core.close();
     await sh(gitDir, ['update-ref', 'refs/heads/main', topic!]);
     await sh(gitDir, ['update-ref', 'refs/heads/extra', topic!]);

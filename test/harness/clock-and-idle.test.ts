@@ -28,9 +28,9 @@ describe('a controllable clock and waiting for effects', () => {
 
   it('dates what the host writes and the commits it makes with the clock', async () => {
     // Written while loading the fixtures: the accounts, issues and the token.
-    const [user] = host.admin.listUsers();
+    const [user] = await host.admin.listUsers();
     expect(user!.created_at).toBe('2030-05-06T07:08:09.000Z');
-    expect(host.admin.listTokens('alice')[0]!.created_at).toBe('2030-05-06T07:08:09.000Z');
+    expect((await host.admin.listTokens('alice'))[0]!.created_at).toBe('2030-05-06T07:08:09.000Z');
 
     clock = new Date('2031-01-02T03:04:05.000Z');
     const issue = await http(`${host.url}/api/v1/repos/alice/project/issues`, { headers: alice, form: { title: 'Timed', body: 'b' } });

@@ -70,7 +70,7 @@ describe('fixtures', () => {
 
   it('are checked whole before anything is written, with errors naming the bad paths', async () => {
     const host = second;
-    const usersBefore = host.admin.listUsers().length;
+    const usersBefore = (await host.admin.listUsers()).length;
     const bad = {
       users: [{ username: 'carol', email: 'carol@example.com', password: 'password123' }, { username: 'dave', email: 'not-an-address', password: 'x' }],
       repositories: [
@@ -124,7 +124,7 @@ describe('fixtures', () => {
     }
     expect((error as Error).message).toMatch(/^invalid fixtures:\n {2}fixtures\./);
     // Nothing was written: carol (valid on her own) does not exist.
-    expect(host.admin.listUsers()).toHaveLength(usersBefore);
+    expect(await host.admin.listUsers()).toHaveLength(usersBefore);
     expect((await http(`${host.url}/api/v1/users/carol`)).status).toBe(404);
     // Not even an object.
     await expect(host.admin.load([] as never)).rejects.toThrow('fixtures: must be an object');

@@ -77,7 +77,7 @@ describe('snapshot, restore and reset', () => {
     await host.reset();
     expect(await repositoryState(host)).toEqual(repositories);
     expect((await http(`${host.url}/api/v1/repos/alice/project/issues?status=all`)).json).toHaveLength(2);
-    expect(host.admin.listUsers().map((user) => user.username)).toEqual(['alice', 'bob']);
+    expect((await host.admin.listUsers()).map((user) => user.username)).toEqual(['alice', 'bob']);
     // The token minted after start is gone, the fixed one works.
     expect((await http(`${host.url}/api/v1/me`, { headers: alice })).status).toBe(200);
 
@@ -85,7 +85,7 @@ describe('snapshot, restore and reset', () => {
     try {
       await empty.admin.load(sampleFixtures());
       await empty.reset();
-      expect(empty.admin.listUsers()).toEqual([]);
+      expect(await empty.admin.listUsers()).toEqual([]);
       expect(await repositoryState(empty)).toEqual({});
       // And loads again after the reset: the same names are free.
       await empty.admin.load(sampleFixtures());

@@ -18,8 +18,8 @@ export async function durableRows(dbPath: string): Promise<Record<string, unknow
     }
     const store = await Store.open(join(copy.path, basename(dbPath)), { snapshotThresholdBytes: 1 << 30 });
     try {
-      const tables = store.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('repohost_meta', 'sqlite_sequence') ORDER BY name");
-      return Object.fromEntries(tables.map(({ name }) => [name, store.all(`SELECT * FROM "${name}" ORDER BY rowid`)]));
+      const tables = await store.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('repohost_meta', 'sqlite_sequence') ORDER BY name");
+      return Object.fromEntries((await Promise.all(tables.map(async ({ name }) => [name, await store.all(`SELECT * FROM "${name}" ORDER BY rowid`)]))));
     } finally {
       await store.close();
     }

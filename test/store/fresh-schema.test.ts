@@ -40,17 +40,17 @@ function schemaOf(db: Database): Schema {
 /** The parts of a Store that `runMigrations` uses, over a bare sql.js database. */
 function storeOver(db: Database): Store {
   const tx = {
-    run: (sql: string, params: unknown[] = []) => {
+    run: async (sql: string, params: unknown[] = []) => {
       db.run(sql, params as never);
       return { rows: [], changes: db.getRowsModified() };
     },
   };
   return {
-    get: (sql: string) => rows(db, sql)[0],
-    write: async (work: (t: typeof tx) => unknown) => {
+    get: async (sql: string) => rows(db, sql)[0],
+    write: async (work: (t: typeof tx) => Promise<unknown>) => {
       db.exec('BEGIN');
       try {
-        work(tx);
+        await work(tx);
         db.exec('COMMIT');
       } catch (error) {
         db.exec('ROLLBACK');

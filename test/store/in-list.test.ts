@@ -40,17 +40,17 @@ describe('IN lists in portable SQL (issue 18)', () => {
       await dir.cleanup();
     });
 
-    it('matches nothing with an empty list', () => {
+    it('matches nothing with an empty list', async () => {
       const { sql, params } = inList([]);
-      expect(store.all(`SELECT 1 AS one FROM (SELECT 'a' AS value UNION ALL SELECT NULL AS value) AS v WHERE value ${sql}`, params)).toEqual([]);
+      expect(await store.all(`SELECT 1 AS one FROM (SELECT 'a' AS value UNION ALL SELECT NULL AS value) AS v WHERE value ${sql}`, params)).toEqual([]);
     });
 
     it('finds the open pull requests a push of thousands of branches touches, each once, by number', async () => {
       const now = '2026-01-01T00:00:00.000Z';
       const branches = Array.from({ length: 3 * IN_LIST_CHUNK }, (_, n) => `branch-${n}`);
-      const repoId = await store.write((tx) => {
-        const user = insertUser(tx, { username: 'alice', email: 'alice@example.com', fullName: '', passwordHash: 'x', isAdmin: false, now });
-        const id = insertRepository(tx, { ownerId: user.id, name: 'many', description: '', isPrivate: false, defaultBranch: 'main', now });
+      const repoId = await store.write(async (tx) => {
+        const user = await insertUser(tx, { username: 'alice', email: 'alice@example.com', fullName: '', passwordHash: 'x', isAdmin: false, now });
+        const id = await insertRepository(tx, { ownerId: user.id, name: 'many', description: '', isPrivate: false, defaultBranch: 'main', now });
         // Head in the first chunk and base in the last; head and base in the same chunk; untouched; touched twice.
         const pulls: Array<[number, string, string]> = [
           [4, 'branch-1', `branch-${3 * IN_LIST_CHUNK - 1}`],
@@ -59,13 +59,13 @@ describe('IN lists in portable SQL (issue 18)', () => {
           [1, 'main', 'branch-5'],
         ];
         for (const [number, head, base] of pulls) {
-          insertPull(tx, { repoId: id, number, authorId: user.id, title: `#${number}`, description: '', head, base, headSha: '', baseSha: '', now });
+          await insertPull(tx, { repoId: id, number, authorId: user.id, title: `#${number}`, description: '', head, base, headSha: '', baseSha: '', now });
         }
         return id;
       });
-      expect(openPullsTouching(store, repoId, branches).map((pull) => pull.number)).toEqual([1, 2, 4]);
-      expect(openPullsTouching(store, repoId, ['main']).map((pull) => pull.number)).toEqual([1, 2, 3]);
-      expect(openPullsTouching(store, repoId, [])).toEqual([]);
+      expect((await openPullsTouching(store, repoId, branches)).map((pull) => pull.number)).toEqual([1, 2, 4]);
+      expect((await openPullsTouching(store, repoId, ['main'])).map((pull) => pull.number)).toEqual([1, 2, 3]);
+      expect(await openPullsTouching(store, repoId, [])).toEqual([]);
     });
   });
 });

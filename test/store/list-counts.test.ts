@@ -54,20 +54,20 @@ async function inspect(path = dbPath()) {
     const store = core.ctx.store;
     const order = ' ORDER BY repo_id, kind, status';
     return {
-      kept: store.all<CountRow>(`SELECT repo_id, kind, status, n FROM list_counts WHERE n <> 0${order}`),
-      counted: store.all<CountRow>(
+      kept: await store.all<CountRow>(`SELECT repo_id, kind, status, n FROM list_counts WHERE n <> 0${order}`),
+      counted: await store.all<CountRow>(
         `SELECT repo_id, kind, status, n FROM (
            SELECT repo_id, 'issue' AS kind, status, COUNT(*) AS n FROM issues GROUP BY repo_id, status
            UNION ALL SELECT repo_id, 'pull' AS kind, status, COUNT(*) AS n FROM pull_requests GROUP BY repo_id, status
          ) AS counted${order}`,
       ),
-      negative: store.all('SELECT repo_id FROM list_counts WHERE n < 0').length,
-      triggers: store.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").map((row) => row.name),
-      version: store.get<{ version: number }>('SELECT version FROM schema_version')!.version,
-      nextCommentId: store.get<{ next_id: number }>("SELECT next_id FROM id_sequences WHERE name = 'comment'")?.next_id,
-      newestCommentId: store.get<{ id: number }>(
+      negative: (await store.all('SELECT repo_id FROM list_counts WHERE n < 0')).length,
+      triggers: (await store.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")).map((row) => row.name),
+      version: (await store.get<{ version: number }>('SELECT version FROM schema_version'))!.version,
+      nextCommentId: (await store.get<{ next_id: number }>("SELECT next_id FROM id_sequences WHERE name = 'comment'"))?.next_id,
+      newestCommentId: (await store.get<{ id: number }>(
         'SELECT COALESCE(MAX(id), 0) AS id FROM (SELECT MAX(id) AS id FROM issue_comments UNION ALL SELECT MAX(id) AS id FROM pull_comments) AS newest',
-      )!.id,
+      ))!.id,
     };
   } finally {
     await core.close();
@@ -194,30 +194,30 @@ describe('kept counts of issues and pull requests (issue 18)', () => {
     await stop(host);
 
     const store = await Store.open(dbPath(), { snapshotThresholdBytes: 1 << 30 });
-    await store.write((tx) => {
-      tx.run('DROP TABLE id_sequences');
+    await store.write(async (tx) => {
+      await tx.run('DROP TABLE id_sequences');
       for (const statement of MIGRATIONS.find((migration) => migration.version === 4)!.statements) {
-        if (statement.startsWith('CREATE TRIGGER')) tx.run(statement);
+        if (statement.startsWith('CREATE TRIGGER')) await tx.run(statement);
       }
-      tx.run('UPDATE schema_version SET version = 8');
-      const { id: authorId } = tx.get<{ id: number }>("SELECT id FROM users WHERE username = 'alice'")!;
-      const number = tx.run<{ number: number }>('UPDATE repositories SET next_number = next_number + 1 WHERE id = ? RETURNING next_number - 1 AS number', [legacy.id]).rows[0]!.number;
+      await tx.run('UPDATE schema_version SET version = 8');
+      const { id: authorId } = (await tx.get<{ id: number }>("SELECT id FROM users WHERE username = 'alice'"))!;
+      const number = (await tx.run<{ number: number }>('UPDATE repositories SET next_number = next_number + 1 WHERE id = ? RETURNING next_number - 1 AS number', [legacy.id])).rows[0]!.number;
       const now = new Date().toISOString();
-      const issueId = tx.run<{ id: number }>(
+      const issueId = (await tx.run<{ id: number }>(
         "INSERT INTO issues (repo_id, number, author_id, title, body, status, created_at, updated_at) VALUES (?, ?, ?, 'by version 8', '', 'open', ?, ?) RETURNING id",
         [legacy.id, number, authorId, now, now],
-      ).rows[0]!.id;
-      tx.run(
+      )).rows[0]!.id;
+      await tx.run(
         `INSERT INTO issue_comments (id, issue_id, author_id, body, created_at, updated_at)
          VALUES ((SELECT COALESCE(MAX(id), 0) + 1 FROM (SELECT MAX(id) AS id FROM issue_comments UNION ALL SELECT MAX(id) AS id FROM pull_comments) AS newest), ?, ?, 'by version 8', ?, ?)`,
         [issueId, authorId, now, now],
       );
-      tx.run('UPDATE issues SET comment_count = comment_count + 1 WHERE id = ?', [issueId]);
+      await tx.run('UPDATE issues SET comment_count = comment_count + 1 WHERE id = ?', [issueId]);
     });
     const before = {
-      kept: store.all<CountRow>("SELECT repo_id, kind, status, n FROM list_counts WHERE n <> 0 ORDER BY repo_id, kind, status"),
-      triggers: store.all("SELECT name FROM sqlite_master WHERE type = 'trigger'").length,
-      newestComment: store.get<{ id: number }>('SELECT MAX(id) AS id FROM issue_comments')!.id,
+      kept: await store.all<CountRow>("SELECT repo_id, kind, status, n FROM list_counts WHERE n <> 0 ORDER BY repo_id, kind, status"),
+      triggers: (await store.all("SELECT name FROM sqlite_master WHERE type = 'trigger'")).length,
+      newestComment: (await store.get<{ id: number }>('SELECT MAX(id) AS id FROM issue_comments'))!.id,
     };
     await store.close();
     expect(before.triggers).toBe(6);

@@ -129,9 +129,9 @@ describe('store', () => {
   it('replays the log after a crash-like stop and never loses a snapshot taken while writes were flushing', async () => {
     const path = join(dir.path, 'db.sqlite');
     const store = await Store.open(path, { snapshotThresholdBytes: 2048 });
-    await store.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)'));
+    await store.write(async (tx) => await tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)'));
     // Many concurrent writers: snapshots (and log swaps) happen while batches are in flight.
-    await Promise.all(Array.from({ length: 500 }, (_, i) => store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [`v${i}`]))));
+    await Promise.all(Array.from({ length: 500 }, async (_, i) => await store.write(async (tx) => await tx.run('INSERT INTO t (v) VALUES (?)', [`v${i}`]))));
     // Copy the files as they are now (like a kill), without close()'s final snapshot. Synchronous reads hold the
     // event loop so the store cannot move on mid-copy; `cp` is not used: on overlay file systems it can read
     // freshly written data as holes and copy zeros.
@@ -141,21 +141,27 @@ describe('store', () => {
     await store.close();
     for (const base of [path, join(copy, 'db.sqlite')]) {
       const reopened = await Store.open(base, { snapshotThresholdBytes: 2048 });
-      expect(reopened.get<{ n: number }>('SELECT count(*) AS n FROM t')?.n).toBe(500);
+      expect((await reopened.get<{ n: number }>('SELECT count(*) AS n FROM t'))?.n).toBe(500);
       await reopened.close();
     }
   });
 
-  it('rolls back a failing or asynchronous transaction, logs nothing for it, and keeps later writes', async () => {
+  it('rolls back a failing transaction or one that waits for I/O, logs nothing for it, and keeps later writes', async () => {
     const path = join(dir.path, 'db.sqlite');
     const store = await Store.open(path, { snapshotThresholdBytes: 1 << 20 });
-    await store.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)'));
-    await expect(store.write(() => Promise.resolve(1) as unknown as number)).rejects.toThrow(/synchronous/);
-    await expect(store.write((tx) => tx.run('INSERT INTO missing VALUES (1)'))).rejects.toThrow();
-    await store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', ['kept']));
+    await store.write(async (tx) => await tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)'));
+    // Work that waits for I/O inside its transaction is rolled back: it would hold every other request behind it.
+    const waitsForIo = store.write(async (tx) => {
+      await tx.run("INSERT INTO t (v) VALUES ('lost')");
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await tx.run("INSERT INTO t (v) VALUES ('after the wait')");
+    });
+    await expect(waitsForIo).rejects.toThrow(/waited for something other than its own statements/);
+    await expect(store.write(async (tx) => await tx.run('INSERT INTO missing VALUES (1)'))).rejects.toThrow();
+    await store.write(async (tx) => await tx.run('INSERT INTO t (v) VALUES (?)', ['kept']));
     await store.close();
     const reopened = await Store.open(path, { snapshotThresholdBytes: 1 << 20 });
-    expect(reopened.all('SELECT v FROM t')).toEqual([{ v: 'kept' }]);
+    expect(await reopened.all('SELECT v FROM t')).toEqual([{ v: 'kept' }]);
     await reopened.close();
   });
 });
@@ -175,8 +181,8 @@ describe('store: a damaged log tail and the durable mark (issue 17, defect 7)', 
   /** A store with `rows` rows written one by one, left as a kill would leave it: files copied while it is open. */
   async function killedWith(rows: number): Promise<void> {
     const store = await Store.open(path(), options);
-    await store.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)'));
-    for (let i = 0; i < rows; i++) await store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', [`v${i}`]));
+    await store.write(async (tx) => await tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)'));
+    for (let i = 0; i < rows; i++) await store.write(async (tx) => await tx.run('INSERT INTO t (v) VALUES (?)', [`v${i}`]));
     await new Promise((resolve) => setTimeout(resolve, 50)); // the mark follows each batch in the background
     const copy = join(dir.path, 'copy');
     mkdirSync(copy);
@@ -186,12 +192,12 @@ describe('store: a damaged log tail and the durable mark (issue 17, defect 7)', 
     for (const name of readdirSync(copy)) writeFileSync(join(dir.path, name), readFileSync(join(copy, name)));
     rmSync(copy, { recursive: true });
   }
-  const count = (store: Store) => store.get<{ n: number }>('SELECT count(*) AS n FROM t')?.n;
+  const count = async (store: Store) => (await store.get<{ n: number }>('SELECT count(*) AS n FROM t'))?.n;
 
   it('names each new log in the mark before writing to it: a torn first append after a snapshot is discarded, not refused', async () => {
     const store = await Store.open(path(), options);
-    await store.write((tx) => tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)'));
-    await store.write((tx) => tx.run('INSERT INTO t (v) VALUES (?)', ['kept']));
+    await store.write(async (tx) => await tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)'));
+    await store.write(async (tx) => await tx.run('INSERT INTO t (v) VALUES (?)', ['kept']));
     await store.close(); // a snapshot, and a fresh empty log for the next start
     const [log] = logs();
     expect(readFileSync(join(dir.path, log!)).length).toBe(0);
@@ -199,7 +205,7 @@ describe('store: a damaged log tail and the durable mark (issue 17, defect 7)', 
     // A crash during the first append to that log.
     writeFileSync(join(dir.path, log!), batch(9).subarray(0, 30));
     const reopened = await Store.open(path(), options);
-    expect(count(reopened)).toBe(1);
+    expect(await count(reopened)).toBe(1);
     await reopened.close();
   });
 
@@ -216,7 +222,7 @@ describe('store: a damaged log tail and the durable mark (issue 17, defect 7)', 
     writeFileSync(logPath, Buffer.concat([intact, batch(99).subarray(0, 30)]));
     const before = files();
     const torn = await Store.open(path(), options);
-    expect(count(torn)).toBe(10);
+    expect(await count(torn)).toBe(10);
     await torn.close();
     for (const name of readdirSync(dir.path)) rmSync(join(dir.path, name));
     for (const [name, content] of before) writeFileSync(join(dir.path, name), content);
@@ -247,7 +253,7 @@ describe('store: a damaged log tail and the durable mark (issue 17, defect 7)', 
     rmSync(markPath);
     writeFileSync(logPath, intact);
     const clean = await Store.open(path(), options);
-    expect(count(clean)).toBe(10);
+    expect(await count(clean)).toBe(10);
     await clean.close();
   });
 
@@ -264,11 +270,11 @@ describe('store: a damaged log tail and the durable mark (issue 17, defect 7)', 
     await expect(Store.open(path(), options)).rejects.toThrow(/cut short; refusing to start, no file was changed/);
     expect(files()).toEqual(unchanged);
     const accepted = await Store.open(path(), { ...options, acceptLogLoss: true });
-    expect(count(accepted)).toBe(7);
+    expect(await count(accepted)).toBe(7);
     await accepted.close();
     // Accepted once: the mark now names what is there.
     const again = await Store.open(path(), options);
-    expect(count(again)).toBe(7);
+    expect(await count(again)).toBe(7);
     await again.close();
 
     // Torn without a mark: the same.
@@ -276,7 +282,7 @@ describe('store: a damaged log tail and the durable mark (issue 17, defect 7)', 
     for (const [name, content] of unchanged) if (!name.endsWith('.wal-mark')) writeFileSync(join(dir.path, name), content);
     await expect(Store.open(path(), options)).rejects.toThrow(/is missing or damaged, so nothing shows that they held no acknowledged writes; refusing to start/);
     const tornAccepted = await Store.open(path(), { ...options, acceptLogLoss: true });
-    expect(count(tornAccepted)).toBe(7);
+    expect(await count(tornAccepted)).toBe(7);
     await tornAccepted.close();
     expect(readdirSync(dir.path).filter((name) => name.includes('.torn-'))).toHaveLength(1);
   });

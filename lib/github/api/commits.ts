@@ -17,10 +17,10 @@ export function mountCommits(app: H3, ctx: AppContext): void {
   app.get(`${REPO}/commits`, async (event) => {
     const repo = await repoOf(ctx, event);
     const page = githubPage(ctx, event);
-    const filter = commitFilter(ctx, event);
+    const filter = await commitFilter(ctx, event);
     if (filter === 'nobody') return page.respond(0, []);
     const { items, total } = await ctx.gitData.history(repo, { ref: queryString(event, 'sha') || undefined, path: queryString(event, 'path') || undefined, filter }, page);
-    return page.respond(total, items.map((commit) => shapes.commit(ctx.store, repo, commit)));
+    return page.respond(total, (await Promise.all(items.map(async (commit) => await shapes.commit(ctx.store, repo, commit)))));
   });
 
   // GitHub: "If there are more than 300 files in the commit diff ..., the response will include pagination link
@@ -36,7 +36,7 @@ export function mountCommits(app: H3, ctx: AppContext): void {
     }
     const page = pageOf(ctx, event, 'per_page', COMMIT_FILE_PAGES);
     const { commit, files, totalFiles } = await ctx.gitData.commitWithFiles(repo, pathParam(event, 'ref'), page);
-    return shapes.commit(ctx.store, repo, commit, page.respond(totalFiles, files));
+    return await shapes.commit(ctx.store, repo, commit, page.respond(totalFiles, files));
   });
 
   // `base...head` (or `base..head`); refs may hold slashes.
@@ -51,13 +51,13 @@ export function mountCommits(app: H3, ctx: AppContext): void {
     return {
       url: apiUrl(ctx, repo, `/compare/${match[1]}...${match[2]}`),
       html_url: `${ctx.baseUrl()}/${repo.owner_name}/${repo.name}/compare/${match[1]}...${match[2]}`,
-      base_commit: shapes.commit(ctx.store, repo, comparison.base),
-      ...(comparison.mergeBase ? { merge_base_commit: shapes.commit(ctx.store, repo, comparison.mergeBase) } : {}),
+      base_commit: await shapes.commit(ctx.store, repo, comparison.base),
+      ...(comparison.mergeBase ? { merge_base_commit: await shapes.commit(ctx.store, repo, comparison.mergeBase) } : {}),
       status: comparison.status,
       ahead_by: comparison.aheadBy,
       behind_by: comparison.behindBy,
       total_commits: comparison.aheadBy,
-      commits: comparison.commits.map((commit) => shapes.commit(ctx.store, repo, commit)),
+      commits: (await Promise.all(comparison.commits.map(async (commit) => await shapes.commit(ctx.store, repo, commit)))),
       files: comparison.files.map((file) => shapes.file(file)),
     };
   });
@@ -68,7 +68,7 @@ export function mountCommits(app: H3, ctx: AppContext): void {
  * and the address its commits here carry; or an address) filters of the commit list. An unknown username matches
  * nothing.
  */
-function commitFilter(ctx: AppContext, event: H3Event): CommitFilter | 'nobody' {
+async function commitFilter(ctx: AppContext, event: H3Event): Promise<CommitFilter | 'nobody'> {
   const filter: CommitFilter = {};
   for (const name of ['since', 'until'] as const) {
     const value = queryString(event, name);
@@ -82,7 +82,7 @@ function commitFilter(ctx: AppContext, event: H3Event): CommitFilter | 'nobody' 
     if (!value) continue;
     if (value.includes('@')) filter[field] = [value];
     else {
-      const user = ctx.users.byName(value);
+      const user = await ctx.users.byName(value);
       if (!user) return 'nobody';
       filter[field] = [user.email, `${user.username}@${ctx.options.noreplyEmailDomain}`];
     }

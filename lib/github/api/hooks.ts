@@ -61,7 +61,7 @@ export function mountHooks(app: H3, ctx: AppContext): void {
 
   app.get(`${REPO}/hooks`, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
-    return ctx.webhooks.list(repo, user).map((hook) => hookShape(repo, hook));
+    return (await ctx.webhooks.list(repo, user)).map((hook) => hookShape(repo, hook));
   });
 
   app.post(`${REPO}/hooks`, async (event) => {
@@ -73,7 +73,7 @@ export function mountHooks(app: H3, ctx: AppContext): void {
 
   app.get(HOOK, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
-    return hookShape(repo, ctx.webhooks.get(repo, user, hookId(event)));
+    return hookShape(repo, await ctx.webhooks.get(repo, user, hookId(event)));
   });
 
   app.patch(HOOK, async (event) => {
@@ -82,7 +82,7 @@ export function mountHooks(app: H3, ctx: AppContext): void {
     const input = hookInput(body);
     // GitHub's add_events / remove_events change the list relative to what it is.
     if (body.add_events !== undefined || body.remove_events !== undefined) {
-      const current = new Set(ctx.webhooks.get(repo, user, hookId(event)).events);
+      const current = new Set((await ctx.webhooks.get(repo, user, hookId(event))).events);
       for (const name of Array.isArray(body.add_events) ? body.add_events : []) current.add(String(name));
       for (const name of Array.isArray(body.remove_events) ? body.remove_events : []) current.delete(String(name));
       input.events = [...current];
@@ -105,13 +105,13 @@ export function mountHooks(app: H3, ctx: AppContext): void {
   app.get(`${HOOK}/deliveries`, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
     const page = githubPage(ctx, event);
-    const { items, total } = ctx.webhooks.deliveries(repo, user, hookId(event), page);
+    const { items, total } = await ctx.webhooks.deliveries(repo, user, hookId(event), page);
     return page.respond(total, items.map((delivery) => deliveryShape(repo, delivery, false)));
   });
 
   app.get(`${HOOK}/deliveries/:delivery_id`, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
-    return deliveryShape(repo, ctx.webhooks.delivery(repo, user, hookId(event), idParam(event, 'delivery_id')), true);
+    return deliveryShape(repo, await ctx.webhooks.delivery(repo, user, hookId(event), idParam(event, 'delivery_id')), true);
   });
 
   app.post(`${HOOK}/deliveries/:delivery_id/attempts`, async (event) => {

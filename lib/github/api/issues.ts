@@ -21,17 +21,17 @@ const LABELS_ON_PULLS = 'repohost keeps labels on issues only; pull requests car
  */
 export function mountIssues(app: H3, ctx: AppContext): void {
   const shapes = shapesOf(ctx);
-  const issueShape = (repo: RepositoryRow, conversation: Conversation): GitHubIssue =>
-    conversation.kind === 'issue' ? shapes.issue(ctx.store, repo, conversation.issue) : shapes.pullAsIssue(ctx.store, repo, conversation.pull);
+  const issueShape = async (repo: RepositoryRow, conversation: Conversation): Promise<GitHubIssue> =>
+    conversation.kind === 'issue' ? await shapes.issue(ctx.store, repo, conversation.issue) : await shapes.pullAsIssue(ctx.store, repo, conversation.pull);
   /** The conversation again after a change, as it is now. */
-  const reread = (repo: RepositoryRow, number: number) => issueShape(repo, conversationOf(ctx, repo, number));
+  const reread = async (repo: RepositoryRow, number: number) => await issueShape(repo, await conversationOf(ctx, repo, number));
 
   app.get(`${REPO}/issues`, async (event) => {
     const repo = await repoOf(ctx, event);
-    const filter = { ...parseIssueFilter({ status: queryString(event, 'state'), labels: queryString(event, 'labels'), sort: queryString(event, 'sort'), direction: queryString(event, 'direction') }), ...githubFilters(ctx, event) };
+    const filter = { ...parseIssueFilter({ status: queryString(event, 'state'), labels: queryString(event, 'labels'), sort: queryString(event, 'sort'), direction: queryString(event, 'direction') }), ...await githubFilters(ctx, event) };
     const page = githubPage(ctx, event);
-    const { items, total } = ctx.issues.listWithPulls(repo, filter, page);
-    return page.respond(total, shapes.conversations(ctx.store, repo, items));
+    const { items, total } = await ctx.issues.listWithPulls(repo, filter, page);
+    return page.respond(total, await shapes.conversations(ctx.store, repo, items));
   });
 
   app.post(`${REPO}/issues`, async (event) => {
@@ -40,113 +40,113 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     if (body.title === undefined) throw validationFailed({ resource: 'Issue', field: 'title', code: 'missing_field' });
     // As on GitHub, labels given by someone who may not label issues are dropped, not refused; unknown ones are
     // refused before anything is written.
-    const labels = body.labels !== undefined && mayLabel(ctx, repo, user) ? existingLabels(ctx, repo, body.labels) : undefined;
+    const labels = body.labels !== undefined && await mayLabel(ctx, repo, user) ? await existingLabels(ctx, repo, body.labels) : undefined;
     const issue = await ctx.issues.create(repo, user, { title: body.title, body: body.body ?? undefined });
     if (labels) await ctx.labels.setOnIssue(repo, user, issue, labels, true);
-    return created(event, reread(repo, issue.number));
+    return created(event, await reread(repo, issue.number));
   });
 
   app.get(ISSUE, async (event) => {
     const repo = await repoOf(ctx, event);
-    return issueShape(repo, conversationOf(ctx, repo, numberParam(event)));
+    return await issueShape(repo, await conversationOf(ctx, repo, numberParam(event)));
   });
 
   app.patch(ISSUE, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
     const body = await readJson(ctx, event);
-    const conversation = conversationOf(ctx, repo, numberParam(event));
+    const conversation = await conversationOf(ctx, repo, numberParam(event));
     const state = body.state ?? undefined;
     if (conversation.kind === 'pull') {
       if (body.labels !== undefined) throw unprocessable(LABELS_ON_PULLS);
       await ctx.pulls.update(repo, user, conversation.pull.id, { title: body.title ?? undefined, description: body.body ?? undefined, status: state });
-      return reread(repo, conversation.pull.number);
+      return await reread(repo, conversation.pull.number);
     }
     const issue = conversation.issue;
-    const labels = body.labels === undefined ? undefined : existingLabels(ctx, repo, body.labels);
+    const labels = body.labels === undefined ? undefined : await existingLabels(ctx, repo, body.labels);
     await ctx.issues.update(repo, user, issue.id, { title: body.title ?? undefined, body: body.body ?? undefined, status: state, stateReason: body.state_reason ?? undefined });
     if (labels) await ctx.labels.setOnIssue(repo, user, issue, labels, true);
-    return reread(repo, issue.number);
+    return await reread(repo, issue.number);
   });
 
   // Comments: on issues and on pull requests alike, by the number, and by the comment id (one sequence for both).
   app.get(`${ISSUE}/comments`, async (event) => {
     const repo = await repoOf(ctx, event);
-    const conversation = conversationOf(ctx, repo, numberParam(event));
+    const conversation = await conversationOf(ctx, repo, numberParam(event));
     const page = githubPage(ctx, event);
     const number = numberOf(conversation);
-    const { items, total } = conversation.kind === 'issue' ? ctx.issues.comments(repo, conversation.issue.id, page) : ctx.pulls.comments(repo, conversation.pull.id, page);
-    return page.respond(total, shapes.comments(ctx.store, repo, number, items));
+    const { items, total } = conversation.kind === 'issue' ? await ctx.issues.comments(repo, conversation.issue.id, page) : await ctx.pulls.comments(repo, conversation.pull.id, page);
+    return page.respond(total, await shapes.comments(ctx.store, repo, number, items));
   });
 
   app.post(`${ISSUE}/comments`, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
     const body = await readJson(ctx, event);
-    const conversation = conversationOf(ctx, repo, numberParam(event));
+    const conversation = await conversationOf(ctx, repo, numberParam(event));
     const comment = conversation.kind === 'issue' ? await ctx.issues.comment(repo, conversation.issue.id, user, body.body) : await ctx.pulls.comment(repo, conversation.pull.id, user, body.body);
-    return created(event, shapes.comment(ctx.store, repo, numberOf(conversation), comment));
+    return created(event, await shapes.comment(ctx.store, repo, numberOf(conversation), comment));
   });
 
   const COMMENT = `${REPO}/issues/comments/:comment_id`;
   app.get(COMMENT, async (event) => {
     const repo = await repoOf(ctx, event);
-    const { conversation, id } = commentOf(ctx, repo, event);
-    const comment = conversation.kind === 'issue' ? ctx.issues.getComment(repo, conversation.issue.id, id) : ctx.pulls.getComment(repo, conversation.pull.id, id);
-    return shapes.comment(ctx.store, repo, numberOf(conversation), comment);
+    const { conversation, id } = await commentOf(ctx, repo, event);
+    const comment = conversation.kind === 'issue' ? await ctx.issues.getComment(repo, conversation.issue.id, id) : await ctx.pulls.getComment(repo, conversation.pull.id, id);
+    return await shapes.comment(ctx.store, repo, numberOf(conversation), comment);
   });
 
   app.patch(COMMENT, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
     const body = await readJson(ctx, event);
-    const { conversation, id } = commentOf(ctx, repo, event);
+    const { conversation, id } = await commentOf(ctx, repo, event);
     const comment =
       conversation.kind === 'issue' ? await ctx.issues.editComment(repo, conversation.issue.id, id, user, body.body) : await ctx.pulls.editComment(repo, conversation.pull.id, id, user, body.body);
-    return shapes.comment(ctx.store, repo, numberOf(conversation), comment);
+    return await shapes.comment(ctx.store, repo, numberOf(conversation), comment);
   });
 
   app.delete(COMMENT, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
-    const { conversation, id } = commentOf(ctx, repo, event);
+    const { conversation, id } = await commentOf(ctx, repo, event);
     if (conversation.kind === 'issue') await ctx.issues.deleteComment(repo, conversation.issue.id, id, user);
     else await ctx.pulls.deleteComment(repo, conversation.pull.id, id, user);
     return noContent();
   });
 
   // The labels of one issue: list, add (POST), set (PUT), remove one or all.
-  const labelsNow = (repo: RepositoryRow, number: number) => {
-    const conversation = conversationOf(ctx, repo, number);
+  const labelsNow = async (repo: RepositoryRow, number: number) => {
+    const conversation = await conversationOf(ctx, repo, number);
     return conversation.kind === 'issue' ? conversation.issue.labels.map((label) => shapes.label(repo, label)) : [];
   };
-  const issueForLabels = (repo: RepositoryRow, event: H3Event) => {
-    const conversation = conversationOf(ctx, repo, numberParam(event));
+  const issueForLabels = async (repo: RepositoryRow, event: H3Event) => {
+    const conversation = await conversationOf(ctx, repo, numberParam(event));
     if (conversation.kind === 'pull') throw unprocessable(LABELS_ON_PULLS);
     return conversation.issue;
   };
 
-  app.get(`${ISSUE}/labels`, async (event) => labelsNow(await repoOf(ctx, event), numberParam(event)));
+  app.get(`${ISSUE}/labels`, async (event) => await labelsNow(await repoOf(ctx, event), numberParam(event)));
 
   for (const [method, replace] of [['post', false], ['put', true]] as const) {
     app[method](`${ISSUE}/labels`, async (event) => {
       const { repo, user } = await repoAndUser(ctx, event);
       // `{ "labels": [...] }` or the bare list `[...]` (octokit.rb and PyGithub send that), of names or `{ name }`s.
       const body = await readJsonOrArray(ctx, event);
-      const issue = issueForLabels(repo, event);
+      const issue = await issueForLabels(repo, event);
       await ctx.labels.setOnIssue(repo, user, issue, labelNames(Array.isArray(body) ? body : (body.labels ?? [])), replace);
-      return labelsNow(repo, issue.number);
+      return await labelsNow(repo, issue.number);
     });
   }
 
   app.delete(`${ISSUE}/labels`, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
-    const issue = issueForLabels(repo, event);
+    const issue = await issueForLabels(repo, event);
     await ctx.labels.setOnIssue(repo, user, issue, [], true);
     return noContent();
   });
 
   app.delete(`${ISSUE}/labels/:name`, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
-    const issue = issueForLabels(repo, event);
+    const issue = await issueForLabels(repo, event);
     await ctx.labels.removeFromIssue(repo, user, issue, pathParam(event, 'name'));
-    return labelsNow(repo, issue.number);
+    return await labelsNow(repo, issue.number);
   });
 }
 
@@ -161,24 +161,25 @@ function labelNames(value: unknown): string[] {
 }
 
 /** Label names that all exist in the repository (422 naming the first that does not). */
-function existingLabels(ctx: AppContext, repo: RepositoryRow, value: unknown): string[] {
+async function existingLabels(ctx: AppContext, repo: RepositoryRow, value: unknown): Promise<string[]> {
   const names = labelNames(value);
-  const unknown = names.find((name) => ctx.labels.find(repo, name) === undefined);
-  if (unknown !== undefined) throw validationFailed({ resource: 'Label', field: 'labels', code: 'invalid', message: `label '${unknown}' does not exist` });
+  for (const name of names) {
+    if ((await ctx.labels.find(repo, name)) === undefined) throw validationFailed({ resource: 'Label', field: 'labels', code: 'invalid', message: `label '${name}' does not exist` });
+  }
   return names;
 }
 
-function mayLabel(ctx: AppContext, repo: RepositoryRow, user: UserRow): boolean {
-  return atLeast(ctx.repos.access(user, repo), 'write');
+async function mayLabel(ctx: AppContext, repo: RepositoryRow, user: UserRow): Promise<boolean> {
+  return atLeast(await ctx.repos.access(user, repo), 'write');
 }
 
-function commentOf(ctx: AppContext, repo: RepositoryRow, event: H3Event): { conversation: Conversation; id: number } {
+async function commentOf(ctx: AppContext, repo: RepositoryRow, event: H3Event): Promise<{ conversation: Conversation; id: number }> {
   const raw = pathParam(event, 'comment_id');
   const id = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
-  const owner = ctx.issues.commentOwner(repo, id);
+  const owner = await ctx.issues.commentOwner(repo, id);
   if (!owner) throw notFound();
   const conversation: Conversation =
-    owner.kind === 'issue' ? { kind: 'issue', issue: ctx.issues.get(repo, owner.id) } : { kind: 'pull', pull: ctx.pulls.get(repo, owner.id) };
+    owner.kind === 'issue' ? { kind: 'issue', issue: await ctx.issues.get(repo, owner.id) } : { kind: 'pull', pull: await ctx.pulls.get(repo, owner.id) };
   return { conversation, id };
 }
 
@@ -186,12 +187,12 @@ function commentOf(ctx: AppContext, repo: RepositoryRow, event: H3Event): { conv
  * GitHub's narrowing filters of the issue list: `creator`, `since`, and `assignee` / `milestone`, which no issue meets
  * but their `none` (repohost keeps neither yet). `mentioned` is refused with 422 rather than silently ignored.
  */
-function githubFilters(ctx: AppContext, event: H3Event): Pick<IssueFilter, 'creatorId' | 'since' | 'nothing'> {
+async function githubFilters(ctx: AppContext, event: H3Event): Promise<Pick<IssueFilter, 'creatorId' | 'since' | 'nothing'>> {
   if (queryString(event, 'mentioned')) throw unprocessable('repohost does not support the mentioned filter of the issue list');
   const filter: Pick<IssueFilter, 'creatorId' | 'since' | 'nothing'> = {};
   const creator = queryString(event, 'creator');
   if (creator) {
-    const user = ctx.users.byName(creator);
+    const user = await ctx.users.byName(creator);
     if (user) filter.creatorId = user.id;
     else filter.nothing = true;
   }

@@ -15,7 +15,7 @@ export function mountLabels(app: H3, ctx: AppContext): void {
   app.get(`${REPO}/labels`, async (event) => {
     const repo = await repoOf(ctx, event);
     const page = githubPage(ctx, event);
-    const { items, total } = ctx.labels.list(repo, page);
+    const { items, total } = await ctx.labels.list(repo, page);
     return page.respond(total, items.map((label) => shapes.label(repo, label)));
   });
 
@@ -30,13 +30,13 @@ export function mountLabels(app: H3, ctx: AppContext): void {
 
   app.get(LABEL, async (event) => {
     const repo = await repoOf(ctx, event);
-    return shapes.label(repo, ctx.labels.byName(repo, pathParam(event, 'name')));
+    return shapes.label(repo, await ctx.labels.byName(repo, pathParam(event, 'name')));
   });
 
   app.patch(LABEL, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
     const body = await readJson(ctx, event);
-    const current = ctx.labels.byName(repo, pathParam(event, 'name'));
+    const current = await ctx.labels.byName(repo, pathParam(event, 'name'));
     const changes = { name: body.new_name ?? body.name ?? undefined, color: body.color ?? undefined, description: body.description ?? undefined };
     const label = await conflictAs(() => ctx.labels.update(repo, user, current.id, changes), labelExists);
     return shapes.label(repo, label);
@@ -44,7 +44,7 @@ export function mountLabels(app: H3, ctx: AppContext): void {
 
   app.delete(LABEL, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
-    await ctx.labels.remove(repo, user, ctx.labels.byName(repo, pathParam(event, 'name')).id);
+    await ctx.labels.remove(repo, user, (await ctx.labels.byName(repo, pathParam(event, 'name'))).id);
     return noContent();
   });
 }

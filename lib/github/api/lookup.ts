@@ -26,7 +26,7 @@ export function apiUrl(ctx: AppContext, repo: RepositoryRow, path: string): stri
 
 /** The repository of the path if the caller may see it; 404 otherwise (private repositories never leak). */
 export async function repoOf(ctx: AppContext, event: H3Event): Promise<RepositoryRow> {
-  return ctx.repos.visibleByName(await currentUser(ctx, event), pathParam(event, 'owner'), pathParam(event, 'repo'));
+  return await ctx.repos.visibleByName(await currentUser(ctx, event), pathParam(event, 'owner'), pathParam(event, 'repo'));
 }
 
 /** The repository of the path and the signed-in caller (401 without credentials). */
@@ -36,8 +36,8 @@ export async function repoAndUser(ctx: AppContext, event: H3Event): Promise<{ re
 }
 
 /** The repository as GitHub shows it to this caller, `permissions` included. */
-export function repositoryFor(ctx: AppContext, repo: RepositoryRow, viewer: UserRow | undefined): GitHubRepository {
-  return shapesOf(ctx).repository(ctx.store, repo, permissionFlags(ctx.repos.access(viewer, repo)));
+export async function repositoryFor(ctx: AppContext, repo: RepositoryRow, viewer: UserRow | undefined): Promise<GitHubRepository> {
+  return await shapesOf(ctx).repository(ctx.store, repo, permissionFlags(await ctx.repos.access(viewer, repo)));
 }
 
 /** A per-repository number (issue or pull request) from the path; anything else names nothing. */
@@ -48,17 +48,17 @@ export function numberParam(event: H3Event, name = 'number'): number {
 }
 
 /** What an issue number names: issues and pull requests share one numbering, as on GitHub. */
-export function conversationOf(ctx: AppContext, repo: RepositoryRow, number: number): Conversation {
-  const issue = ctx.issues.byNumber(repo, number);
+export async function conversationOf(ctx: AppContext, repo: RepositoryRow, number: number): Promise<Conversation> {
+  const issue = await ctx.issues.byNumber(repo, number);
   if (issue) return { kind: 'issue', issue };
-  const pull = ctx.pulls.byNumber(repo, number);
+  const pull = await ctx.pulls.byNumber(repo, number);
   if (pull) return { kind: 'pull', pull };
   throw notFound();
 }
 
 /** The pull request numbered in the path (an issue's number is not one: 404, as on GitHub). */
-export function pullOf(ctx: AppContext, repo: RepositoryRow, event: H3Event): PullRow {
-  const pull = ctx.pulls.byNumber(repo, numberParam(event));
+export async function pullOf(ctx: AppContext, repo: RepositoryRow, event: H3Event): Promise<PullRow> {
+  const pull = await ctx.pulls.byNumber(repo, numberParam(event));
   if (!pull) throw notFound();
   return pull;
 }

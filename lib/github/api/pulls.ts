@@ -23,17 +23,17 @@ export function mountPulls(app: H3, ctx: AppContext): void {
   const pullShape = async (repo: RepositoryRow, pull: PullRow) => {
     const { mergeable } = await ctx.pulls.summary(repo, pull);
     // GitHub's states: `dirty` (conflicts), `blocked` (the base's required checks not passed), else `clean`.
-    const blocked = mergeable === true && ctx.pulls.unmetChecks(repo, pull.base, pull.head_sha).length > 0;
+    const blocked = mergeable === true && (await ctx.pulls.unmetChecks(repo, pull.base, pull.head_sha)).length > 0;
     const state = mergeable === false ? 'dirty' : blocked ? 'blocked' : mergeable === true ? 'clean' : 'unknown';
-    return { ...shapes.pull(ctx.store, repo, pull), mergeable, mergeable_state: state };
+    return { ...await shapes.pull(ctx.store, repo, pull), mergeable, mergeable_state: state };
   };
 
   app.get(`${REPO}/pulls`, async (event) => {
     const repo = await repoOf(ctx, event);
     const page = githubPage(ctx, event);
     // GitHub's `closed` holds merged pull requests too, as the service's does.
-    const { items, total } = ctx.pulls.list(repo, parsePullStatus(queryString(event, 'state')), page, pullListFilter(repo, event));
-    return page.respond(total, shapes.pulls(ctx.store, repo, items));
+    const { items, total } = await ctx.pulls.list(repo, parsePullStatus(queryString(event, 'state')), page, pullListFilter(repo, event));
+    return page.respond(total, await shapes.pulls(ctx.store, repo, items));
   });
 
   app.post(`${REPO}/pulls`, async (event) => {
@@ -50,7 +50,7 @@ export function mountPulls(app: H3, ctx: AppContext): void {
 
   app.get(PULL, async (event) => {
     const repo = await repoOf(ctx, event);
-    const pull = pullOf(ctx, repo, event);
+    const pull = await pullOf(ctx, repo, event);
     const kind = requestedDiff(event);
     if (!kind) return pullShape(repo, pull);
     return diffResponse(kind, await ctx.pulls.diff(repo, pull.id, kind));
@@ -59,7 +59,7 @@ export function mountPulls(app: H3, ctx: AppContext): void {
   app.patch(PULL, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
     const body = await readJson(ctx, event);
-    const pull = pullOf(ctx, repo, event);
+    const pull = await pullOf(ctx, repo, event);
     const updated = await ctx.pulls.update(repo, user, pull.id, { title: body.title ?? undefined, description: body.body ?? undefined, status: body.state ?? undefined, base: body.base ?? undefined });
     return pullShape(repo, updated);
   });
@@ -67,14 +67,14 @@ export function mountPulls(app: H3, ctx: AppContext): void {
   app.get(`${PULL}/merge`, async (event) => {
     const repo = await repoOf(ctx, event);
     // 204 when merged, 404 when not: GitHub's answer to "is it merged?".
-    if (pullOf(ctx, repo, event).status !== 'merged') throw notFound();
+    if ((await pullOf(ctx, repo, event)).status !== 'merged') throw notFound();
     return noContent();
   });
 
   app.put(`${PULL}/merge`, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
     const body = await readJson(ctx, event);
-    const pull = pullOf(ctx, repo, event);
+    const pull = await pullOf(ctx, repo, event);
     const method = body.merge_method ?? 'merge';
     if (method !== 'merge' && method !== 'squash' && method !== 'rebase') throw validationFailed({ resource: 'PullRequest', field: 'merge_method', code: 'invalid' });
     const { sha } = await ctx.pulls.merge(repo, user, pull.id, { method, title: body.commit_title ?? undefined, message: body.commit_message ?? undefined, headSha: body.sha ?? undefined });
@@ -83,15 +83,15 @@ export function mountPulls(app: H3, ctx: AppContext): void {
 
   app.get(`${PULL}/commits`, async (event) => {
     const repo = await repoOf(ctx, event);
-    const pull = pullOf(ctx, repo, event);
+    const pull = await pullOf(ctx, repo, event);
     const page = githubPage(ctx, event);
     const commits = page.slice(await ctx.gitData.range(repo, pull.base_sha, pull.head_sha));
-    return commits.map((commit) => shapes.commit(ctx.store, repo, commit));
+    return (await Promise.all(commits.map(async (commit) => await shapes.commit(ctx.store, repo, commit))));
   });
 
   app.get(`${PULL}/files`, async (event) => {
     const repo = await repoOf(ctx, event);
-    const pull = pullOf(ctx, repo, event);
+    const pull = await pullOf(ctx, repo, event);
     const page = githubPage(ctx, event);
     return page.slice(await ctx.pulls.files(repo, pull.id)).map((file) => shapes.file(file));
   });

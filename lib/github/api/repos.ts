@@ -16,7 +16,7 @@ const EDITABLE = new Set(['name']);
 
 /** Repositories: create (with `auto_init`), read, rename, delete; branches, tags, a collaborator's permission. */
 export function mountRepos(app: H3, ctx: AppContext): void {
-  app.get(REPO, async (event) => repositoryFor(ctx, await repoOf(ctx, event), await currentUser(ctx, event)));
+  app.get(REPO, async (event) => await repositoryFor(ctx, await repoOf(ctx, event), await currentUser(ctx, event)));
 
   app.post(`${V3}/user/repos`, async (event) => {
     const user = await requireUser(ctx, event);
@@ -30,7 +30,7 @@ export function mountRepos(app: H3, ctx: AppContext): void {
       const readme = `# ${repo.name}\n${repo.description ? `\n${repo.description}\n` : ''}`;
       await ctx.gitData.changeFile(repo, user, { path: 'README.md', message: 'Initial commit', content: Buffer.from(readme) });
     }
-    return created(event, repositoryFor(ctx, ctx.repos.findByName(repo.owner_name, repo.name)!, user));
+    return created(event, await repositoryFor(ctx, (await ctx.repos.findByName(repo.owner_name, repo.name))!, user));
   });
 
   /** A rename onto another repository's name is GitHub's 422; other conflicts (the repository is busy) stay 409. */
@@ -38,7 +38,7 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     try {
       return await ctx.repos.rename(user, repo.owner_name, repo.name, name);
     } catch (error) {
-      const clash = typeof name === 'string' ? ctx.repos.findByName(repo.owner_name, name) : undefined;
+      const clash = typeof name === 'string' ? await ctx.repos.findByName(repo.owner_name, name) : undefined;
       if (isRepoHostError(error) && error.kind === 'conflict' && clash && clash.id !== repo.id) throw nameTaken('Validation Failed');
       throw error;
     }
@@ -53,7 +53,7 @@ export function mountRepos(app: H3, ctx: AppContext): void {
       throw validationFailed(...refused.map((field) => ({ resource: 'Repository', field, code: 'custom' as const, message: `repohost cannot change ${field} through this API` })));
     }
     const renamed = body.name === undefined ? repo : await renameTo(user, repo, body.name);
-    return repositoryFor(ctx, renamed, user);
+    return await repositoryFor(ctx, renamed, user);
   });
 
   app.delete(REPO, async (event) => {
@@ -68,8 +68,8 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     // The list pages in the database, where protection (branch globs) is not known: refused rather than ignored.
     if (queryString(event, 'protected')) throw validationFailed({ resource: 'Branch', field: 'protected', code: 'invalid', message: 'repohost does not filter branches by protection' });
     const page = githubPage(ctx, event);
-    const { items, total } = ctx.repos.branches(repo, page);
-    const ruleOf = ctx.protection.rulesOf(repo);
+    const { items, total } = await ctx.repos.branches(repo, page);
+    const ruleOf = await ctx.protection.rulesOf(repo);
     return page.respond(total, items.map((branch) => branchSummary(ctx, repo, branch.name, branch.commit_sha, ruleOf)));
   });
 
@@ -81,10 +81,10 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     const sha = refs.get(`refs/heads/${name}`);
     // `/branches/:branch/protection`, where a branch of that whole name does not exist (the `protection_url` of a branch).
     const protectionOf = /^(.+)\/protection$/.exec(name)?.[1];
-    if (!sha && protectionOf !== undefined && refs.has(`refs/heads/${protectionOf}`)) return branchProtection(ctx, repo, await currentUser(ctx, event), protectionOf);
+    if (!sha && protectionOf !== undefined && refs.has(`refs/heads/${protectionOf}`)) return await branchProtection(ctx, repo, await currentUser(ctx, event), protectionOf);
     if (!sha) throw notFound('Branch not found');
     const { commit } = await ctx.gitData.commitWithFiles(repo, sha);
-    return { ...branchSummary(ctx, repo, name, sha, ctx.protection.rulesOf(repo)), commit: shapesOf(ctx).commit(ctx.store, repo, commit) };
+    return { ...branchSummary(ctx, repo, name, sha, await ctx.protection.rulesOf(repo)), commit: await shapesOf(ctx).commit(ctx.store, repo, commit) };
   });
 
   app.get(`${REPO}/tags`, async (event) => {
@@ -100,18 +100,18 @@ export function mountRepos(app: H3, ctx: AppContext): void {
   app.get(`${REPO}/collaborators/:username`, async (event) => {
     const viewer = await requireUser(ctx, event);
     const repo = await repoOf(ctx, event);
-    requireAccess(ctx.store, viewer, repo, 'write', 'Must have push access to view repository collaborators.');
-    const user = ctx.users.byName(pathParam(event, 'username'));
-    if (!user || (user.id !== repo.owner_id && collaboratorPermission(ctx.store, repo.id, user.id) === undefined)) throw notFound();
+    await requireAccess(ctx.store, viewer, repo, 'write', 'Must have push access to view repository collaborators.');
+    const user = await ctx.users.byName(pathParam(event, 'username'));
+    if (!user || (user.id !== repo.owner_id && await collaboratorPermission(ctx.store, repo.id, user.id) === undefined)) throw notFound();
     return noContent();
   });
 
   app.get(`${REPO}/collaborators/:username/permission`, async (event) => {
     const viewer = await requireUser(ctx, event);
     const repo = await repoOf(ctx, event);
-    const user = ctx.users.byName(pathParam(event, 'username'));
+    const user = await ctx.users.byName(pathParam(event, 'username'));
     if (!user) throw notFound();
-    const level = ctx.collaborators.permissionOf(repo, viewer, user);
+    const level = await ctx.collaborators.permissionOf(repo, viewer, user);
     return { permission: level, role_name: level, user: shapesOf(ctx).user(user) };
   });
 }
@@ -140,10 +140,10 @@ function commitUrl(ctx: AppContext, repo: RepositoryRow, sha: string): string {
  * A branch's protection in GitHub's shape (admins only, as on GitHub: 404 for others), or 404 `Branch not protected`.
  * What repohost's rules have no counterpart for (admin enforcement, linear history, reviews counted) is off.
  */
-function branchProtection(ctx: AppContext, repo: RepositoryRow, viewer: UserRow | undefined, branch: string) {
+async function branchProtection(ctx: AppContext, repo: RepositoryRow, viewer: UserRow | undefined, branch: string) {
   if (!viewer) throw new GitHubApiError(401, 'Requires authentication');
-  if (ctx.repos.access(viewer, repo) !== 'admin') throw notFound();
-  const rule = ctx.protection.ruleFor(repo, branch);
+  if (await ctx.repos.access(viewer, repo) !== 'admin') throw notFound();
+  const rule = await ctx.protection.ruleFor(repo, branch);
   if (!rule) throw new GitHubApiError(404, 'Branch not protected');
   const url = apiUrl(ctx, repo, `/branches/${encodeURIComponent(branch)}/protection`);
   const shapes = shapesOf(ctx);
@@ -156,7 +156,7 @@ function branchProtection(ctx: AppContext, repo: RepositoryRow, viewer: UserRow 
       ? { required_pull_request_reviews: { url: `${url}/required_pull_request_reviews`, dismiss_stale_reviews: false, require_code_owner_reviews: false, required_approving_review_count: 0 } }
       : {}),
     ...(rule.push_allowlist.length > 0
-      ? { restrictions: { url: `${url}/restrictions`, users: rule.push_allowlist.map((username) => shapes.userNamed(ctx.store, username)).filter((user) => user !== null), teams: [], apps: [] } }
+      ? { restrictions: { url: `${url}/restrictions`, users: (await Promise.all(rule.push_allowlist.map(async (username) => await shapes.userNamed(ctx.store, username)))).filter((user) => user !== null), teams: [], apps: [] } }
       : {}),
     enforce_admins: { url: `${url}/enforce_admins`, enabled: false },
     required_linear_history: { enabled: false },

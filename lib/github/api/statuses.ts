@@ -11,7 +11,7 @@ import { apiUrl, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 export function mountStatuses(app: H3, ctx: AppContext): void {
   const shapes = shapesOf(ctx);
   const api = (repo: RepositoryRow, path: string) => apiUrl(ctx, repo, path);
-  const statusShape = (repo: RepositoryRow, status: CommitStatusRow) => ({
+  const statusShape = async (repo: RepositoryRow, status: CommitStatusRow) => ({
     id: status.id,
     url: api(repo, `/statuses/${status.sha}`),
     state: status.state,
@@ -20,21 +20,21 @@ export function mountStatuses(app: H3, ctx: AppContext): void {
     context: status.context,
     created_at: githubTime(status.created_at),
     updated_at: githubTime(status.updated_at),
-    creator: shapes.userNamed(ctx.store, status.creator),
+    creator: await shapes.userNamed(ctx.store, status.creator),
   });
 
   app.post(`${REPO}/statuses/:sha`, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
     const body = await readJson(ctx, event);
     const status = await ctx.statuses.create(repo, user, pathParam(event, 'sha'), body);
-    return created(event, statusShape(repo, status));
+    return created(event, await statusShape(repo, status));
   });
 
   app.get(`${REPO}/commits/:ref/statuses`, async (event) => {
     const repo = await repoOf(ctx, event);
     const page = githubPage(ctx, event);
     const { items, total } = await ctx.statuses.list(repo, pathParam(event, 'ref'), page);
-    return page.respond(total, items.map((status) => statusShape(repo, status)));
+    return page.respond(total, (await Promise.all(items.map(async (status) => await statusShape(repo, status)))));
   });
 
   app.get(`${REPO}/commits/:ref/status`, async (event) => {
@@ -44,8 +44,8 @@ export function mountStatuses(app: H3, ctx: AppContext): void {
       state: combined.state,
       sha: combined.sha,
       total_count: combined.total_count,
-      statuses: combined.statuses.map((status) => statusShape(repo, status)),
-      repository: shapes.repository(ctx.store, repo),
+      statuses: (await Promise.all(combined.statuses.map(async (status) => await statusShape(repo, status)))),
+      repository: await shapes.repository(ctx.store, repo),
       commit_url: api(repo, `/commits/${combined.sha}`),
       url: api(repo, `/commits/${combined.sha}/status`),
     };

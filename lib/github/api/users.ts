@@ -11,25 +11,25 @@ import { repositoryFor, shapesOf, V3 } from './lookup.js';
 export function mountUsers(app: H3, ctx: AppContext): void {
   app.get(`${V3}/user`, async (event) => shapesOf(ctx).user(await requireUser(ctx, event)));
 
-  app.get(`${V3}/users/:username`, (event) => shapesOf(ctx).user(userNamed(ctx, pathParam(event, 'username'))));
+  app.get(`${V3}/users/:username`, async (event) => shapesOf(ctx).user(await userNamed(ctx, pathParam(event, 'username'))));
 
   // The caller's own repositories (GitHub adds those it collaborates on; repohost lists owned ones).
   app.get(`${V3}/user/repos`, async (event) => {
     const user = await requireUser(ctx, event);
-    return repositoriesOf(ctx, event, user, user);
+    return await repositoriesOf(ctx, event, user, user);
   });
 
-  app.get(`${V3}/users/:username/repos`, async (event) => repositoriesOf(ctx, event, userNamed(ctx, pathParam(event, 'username')), await currentUser(ctx, event)));
+  app.get(`${V3}/users/:username/repos`, async (event) => await repositoriesOf(ctx, event, await userNamed(ctx, pathParam(event, 'username')), await currentUser(ctx, event)));
 }
 
-function userNamed(ctx: AppContext, username: string): UserRow {
-  const user = ctx.users.byName(username);
+async function userNamed(ctx: AppContext, username: string): Promise<UserRow> {
+  const user = await ctx.users.byName(username);
   if (!user) throw notFound();
   return user;
 }
 
-function repositoriesOf(ctx: AppContext, event: Parameters<typeof githubPage>[1], owner: UserRow, viewer: UserRow | undefined) {
+async function repositoriesOf(ctx: AppContext, event: Parameters<typeof githubPage>[1], owner: UserRow, viewer: UserRow | undefined) {
   const page = githubPage(ctx, event);
-  const { items, total } = ctx.repos.listOfOwner(viewer, owner, page);
-  return page.respond(total, items.map((repo) => repositoryFor(ctx, repo, viewer)));
+  const { items, total } = await ctx.repos.listOfOwner(viewer, owner, page);
+  return page.respond(total, (await Promise.all(items.map(async (repo) => await repositoryFor(ctx, repo, viewer)))));
 }

@@ -12,7 +12,6 @@ const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 const renderer = new MarkdownIt({ html: false, linkify: true, typographer: false });
 renderer.validateLink = (url: string): boolean => {
   // Browsers ignore control characters and white space inside a scheme ("java\tscript:"): judge the URL as they do.
-  // eslint-disable-next-line no-control-regex
   const squeezed = url.replace(/[\u0000-\u0020\u007f]+/g, '');
   return !HAS_SCHEME.test(squeezed) || ALLOWED_SCHEME.test(squeezed);
 };

@@ -36,7 +36,7 @@ export function mountGitRoutes(app: H3, ctx: AppContext): void {
       if (action === 'info/refs') return textResponse(403, 'Only the smart HTTP protocol is supported; please upgrade your git client');
       return textResponse(404, 'Not found');
     }
-    const repo = ctx.repos.findByName(owner, name);
+    const repo = await ctx.repos.findByName(owner, name);
     const needed = service === 'git-receive-pack' ? 'write' : 'read';
     let user;
     try {
@@ -51,7 +51,7 @@ export function mountGitRoutes(app: H3, ctx: AppContext): void {
       // Wrong credentials are refused even where none are needed, so a typo never passes unnoticed.
       return textResponse(401, 'Authentication failed', CHALLENGE);
     }
-    const level = repo ? ctx.repos.access(user, repo) : 'none';
+    const level = repo ? await ctx.repos.access(user, repo) : 'none';
     if (!atLeast(level, needed)) {
       // Anonymous callers are asked for credentials (git only sends them after a challenge); a signed-in caller
       // who cannot see the repository learns nothing about it, one who can read but not push is told so.
@@ -80,7 +80,7 @@ export function mountGitRoutes(app: H3, ctx: AppContext): void {
         body: nodeRequest ?? event.req.body,
         signal: event.req.signal,
       },
-      service === 'git-receive-pack' && action !== 'info/refs' ? ctx.refUpdates.pushOptions(repo!, user) : {},
+      service === 'git-receive-pack' && action !== 'info/refs' ? await ctx.refUpdates.pushOptions(repo!, user) : {},
       )
       .catch((error: unknown) => {
         place();

@@ -78,7 +78,7 @@ export function mountWebRoutes(app: H3, ctx: AppContext, guard: RequestForgeryGu
 
   app.get('/', async (event) => {
     const user = await currentUser(ctx, event);
-    return htmlResponse(homeView(pageUser(event, user), user ? ctx.repos.listOfOwner(user, user, FIRST_HUNDRED).items : []));
+    return htmlResponse(homeView(pageUser(event, user), user ? (await ctx.repos.listOfOwner(user, user, FIRST_HUNDRED)).items : []));
   });
 
   // Sign-up and sign-in forms carry a token even before there is a session (csrf.ts: the pre-session cookie).
@@ -146,7 +146,7 @@ export function mountWebRoutes(app: H3, ctx: AppContext, guard: RequestForgeryGu
     const user = await signedInOrLogin(ctx, event);
     if (user instanceof Response) return user;
     assertOwnSettings(event, user);
-    return htmlResponse(apiTokensView(pageUser(event, user), ctx.credentials.apiTokens(user.id, FIRST_HUNDRED).items, queryString(event, 'new_token'), undefined, queryString(event, 'revoked') ? 'The token was revoked.' : undefined));
+    return htmlResponse(apiTokensView(pageUser(event, user), (await ctx.credentials.apiTokens(user.id, FIRST_HUNDRED)).items, queryString(event, 'new_token'), undefined, queryString(event, 'revoked') ? 'The token was revoked.' : undefined));
   });
   app.post('/:username/settings/api-tokens', async (event) => {
     const form = await readForm(event, ctx.options.maxBodyBytes);
@@ -161,14 +161,14 @@ export function mountWebRoutes(app: H3, ctx: AppContext, guard: RequestForgeryGu
         // answer itself shows the token once, never in a URL (history, logs, Referer). Clients that send none of
         // those headers (the spec's, harnesses) get the spec's redirect with `new_token=` as before.
         if (fromBrowser(event)) {
-          const response = htmlResponse(apiTokensView(pageUser(event, user), ctx.credentials.apiTokens(user.id, FIRST_HUNDRED).items, token));
+          const response = htmlResponse(apiTokensView(pageUser(event, user), (await ctx.credentials.apiTokens(user.id, FIRST_HUNDRED)).items, token));
           response.headers.set('cache-control', 'no-store');
           return response;
         }
         // The plain token travels once, in the redirect; the page shows it and it is never stored.
         return redirectTo(`/${user.username}/settings/api-tokens?new_token=${token}`);
       },
-      (message) => apiTokensView(pageUser(event, user), ctx.credentials.apiTokens(user.id, FIRST_HUNDRED).items, undefined, message),
+      async (message) => apiTokensView(pageUser(event, user), (await ctx.credentials.apiTokens(user.id, FIRST_HUNDRED)).items, undefined, message),
     );
   });
 }

@@ -15,7 +15,7 @@ export const CAPTURE_DIR: string | undefined = process.env.REPOHOST_SQL_CAPTURE 
 /** The checkout (or installed package) root: `lib/store/postgres/` or `dist/store/postgres/` three levels down. */
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** Frames inside the engine, skipped to find who issued a statement. */
-const ENGINE = /[\\/](?:lib|dist)[\\/]store[\\/](?:sqlite|database|postgres[\\/]statement-capture)\.[jt]s\b/;
+const ENGINE = /[\\/](?:lib|dist)[\\/]store[\\/](?:sqlite|database|transactions|postgres[\\/]statement-capture)\.[jt]s\b/;
 
 const seen = new Set<string>();
 /** Texts already recorded from the store's own code: every host prepares them again, and one record is enough. */

@@ -1,4 +1,4 @@
-import type { ReadTx, WriteTx } from '../database.js';
+import type { ReadTx, WriteTx } from '../interface.js';
 
 export interface BranchProtectionRow {
   id: number;
@@ -17,12 +17,12 @@ export interface BranchProtectionRow {
 const COLUMNS = 'id, pattern, allow_force_push, allow_deletion, require_pull_request, required_status_contexts, push_allowlist, created_at, updated_at';
 
 /** Every rule of a repository (a handful at most), by pattern. */
-export function protectionsOf(db: ReadTx, repoId: number): BranchProtectionRow[] {
-  return db.all<BranchProtectionRow>(`SELECT ${COLUMNS} FROM branch_protections WHERE repo_id = ? ORDER BY pattern`, [repoId]);
+export async function protectionsOf(db: ReadTx, repoId: number): Promise<BranchProtectionRow[]> {
+  return await db.all<BranchProtectionRow>(`SELECT ${COLUMNS} FROM branch_protections WHERE repo_id = ? ORDER BY pattern`, [repoId]);
 }
 
-export function protectionByPattern(db: ReadTx, repoId: number, pattern: string): BranchProtectionRow | undefined {
-  return db.get<BranchProtectionRow>(`SELECT ${COLUMNS} FROM branch_protections WHERE repo_id = ? AND pattern = ?`, [repoId, pattern]);
+export async function protectionByPattern(db: ReadTx, repoId: number, pattern: string): Promise<BranchProtectionRow | undefined> {
+  return await db.get<BranchProtectionRow>(`SELECT ${COLUMNS} FROM branch_protections WHERE repo_id = ? AND pattern = ?`, [repoId, pattern]);
 }
 
 export interface ProtectionFields {
@@ -33,8 +33,8 @@ export interface ProtectionFields {
   pushAllowlist: string[];
 }
 
-export function upsertProtection(tx: WriteTx, repoId: number, pattern: string, fields: ProtectionFields, now: string): void {
-  tx.run(
+export async function upsertProtection(tx: WriteTx, repoId: number, pattern: string, fields: ProtectionFields, now: string): Promise<void> {
+  await tx.run(
     `INSERT INTO branch_protections (repo_id, pattern, allow_force_push, allow_deletion, require_pull_request, required_status_contexts, push_allowlist, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (repo_id, pattern) DO UPDATE SET allow_force_push = excluded.allow_force_push, allow_deletion = excluded.allow_deletion,
@@ -54,6 +54,6 @@ export function upsertProtection(tx: WriteTx, repoId: number, pattern: string, f
   );
 }
 
-export function deleteProtection(tx: WriteTx, repoId: number, pattern: string): boolean {
-  return tx.run('DELETE FROM branch_protections WHERE repo_id = ? AND pattern = ?', [repoId, pattern]).changes > 0;
+export async function deleteProtection(tx: WriteTx, repoId: number, pattern: string): Promise<boolean> {
+  return (await tx.run('DELETE FROM branch_protections WHERE repo_id = ? AND pattern = ?', [repoId, pattern])).changes > 0;
 }

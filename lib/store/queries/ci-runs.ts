@@ -1,4 +1,4 @@
-import type { ReadTx, WriteTx } from '../database.js';
+import type { ReadTx, WriteTx } from '../interface.js';
 import type { PageWindow } from './page-window.js';
 
 export interface CiRunRow {
@@ -21,15 +21,15 @@ export interface CiReport {
 }
 
 /** Keeps the latest status per (repository, run) and appends the report to the run's history. */
-export function recordCiReport(tx: WriteTx, report: CiReport, now: string): CiRunRow {
-  const run = tx.run<CiRunRow>(
+export async function recordCiReport(tx: WriteTx, report: CiReport, now: string): Promise<CiRunRow> {
+  const run = (await tx.run<CiRunRow>(
     `INSERT INTO ci_runs (repo_id, run_id, commit_hash, branch, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (repo_id, run_id) DO UPDATE SET commit_hash = excluded.commit_hash, branch = excluded.branch,
        status = excluded.status, updated_at = excluded.updated_at
      RETURNING id, repo_id, run_id, commit_hash, branch, status, created_at, updated_at`,
     [report.repoId, report.runId, report.commitHash, report.branch, report.status, now, now],
-  ).rows[0]!;
-  tx.run('INSERT INTO ci_run_events (ci_run_id, status, commit_hash, branch, received_at) VALUES (?, ?, ?, ?, ?)', [
+  )).rows[0]!;
+  await tx.run('INSERT INTO ci_run_events (ci_run_id, status, commit_hash, branch, received_at) VALUES (?, ?, ?, ?, ?)', [
     run.id,
     report.status,
     report.commitHash,
@@ -39,20 +39,20 @@ export function recordCiReport(tx: WriteTx, report: CiReport, now: string): CiRu
   return run;
 }
 
-export function ciRunsOfRepository(db: ReadTx, repoId: number, page: PageWindow): CiRunRow[] {
-  return db.all<CiRunRow>(
+export async function ciRunsOfRepository(db: ReadTx, repoId: number, page: PageWindow): Promise<CiRunRow[]> {
+  return await db.all<CiRunRow>(
     'SELECT id, repo_id, run_id, commit_hash, branch, status, created_at, updated_at FROM ci_runs WHERE repo_id = ? ORDER BY id LIMIT ? OFFSET ?',
     [repoId, page.limit, page.offset],
   );
 }
 
-export function countCiRuns(db: ReadTx, repoId: number): number {
-  return db.get<{ n: number }>('SELECT COUNT(*) AS n FROM ci_runs WHERE repo_id = ?', [repoId])!.n;
+export async function countCiRuns(db: ReadTx, repoId: number): Promise<number> {
+  return (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM ci_runs WHERE repo_id = ?', [repoId]))!.n;
 }
 
 /** The newest `limit` reports of a run, oldest first. */
-export function ciRunHistory(db: ReadTx, ciRunId: number, limit: number): Array<{ status: string; received_at: string }> {
-  return db.all(
+export async function ciRunHistory(db: ReadTx, ciRunId: number, limit: number): Promise<Array<{ status: string; received_at: string }>> {
+  return await db.all(
     'SELECT status, received_at FROM (SELECT id, status, received_at FROM ci_run_events WHERE ci_run_id = ? ORDER BY id DESC LIMIT ?) AS newest ORDER BY id',
     [ciRunId, limit],
   );

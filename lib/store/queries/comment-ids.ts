@@ -1,4 +1,4 @@
-import type { WriteTx } from '../database.js';
+import type { WriteTx } from '../interface.js';
 
 /*
  * Issue and pull request comments take their ids from one sequence, so a comment id names one comment of either kind
@@ -14,16 +14,16 @@ const AFTER_NEWEST = `(SELECT COALESCE(MAX(id), 0) + 1 FROM (
   SELECT MAX(id) AS id FROM issue_comments UNION ALL SELECT MAX(id) AS id FROM pull_comments) AS newest)`;
 
 /** Takes the id of a new issue or pull request comment. */
-export function takeCommentId(tx: WriteTx): number {
-  return tx.run<{ id: number }>("UPDATE id_sequences SET next_id = next_id + 1 WHERE name = 'comment' RETURNING next_id - 1 AS id").rows[0]!.id;
+export async function takeCommentId(tx: WriteTx): Promise<number> {
+  return (await tx.run<{ id: number }>("UPDATE id_sequences SET next_id = next_id + 1 WHERE name = 'comment' RETURNING next_id - 1 AS id")).rows[0]!.id;
 }
 
 /** After comment `id` was deleted: when it was the newest, the sequence steps back to the newest left + 1. */
-export function commentIdReleased(tx: WriteTx, id: number): void {
-  tx.run(`UPDATE id_sequences SET next_id = ${AFTER_NEWEST} WHERE name = 'comment' AND next_id = ?`, [id + 1]);
+export async function commentIdReleased(tx: WriteTx, id: number): Promise<void> {
+  await tx.run(`UPDATE id_sequences SET next_id = ${AFTER_NEWEST} WHERE name = 'comment' AND next_id = ?`, [id + 1]);
 }
 
 /** After comments were deleted in bulk (a repository's, by cascade): the sequence follows the newest left. */
-export function commentIdsReleased(tx: WriteTx): void {
-  tx.run(`UPDATE id_sequences SET next_id = ${AFTER_NEWEST} WHERE name = 'comment'`);
+export async function commentIdsReleased(tx: WriteTx): Promise<void> {
+  await tx.run(`UPDATE id_sequences SET next_id = ${AFTER_NEWEST} WHERE name = 'comment'`);
 }

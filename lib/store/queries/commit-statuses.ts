@@ -1,4 +1,4 @@
-import type { ReadTx, WriteTx } from '../database.js';
+import type { ReadTx, WriteTx } from '../interface.js';
 import type { PageWindow } from './page-window.js';
 
 export type StatusState = 'pending' | 'success' | 'error' | 'failure';
@@ -29,31 +29,31 @@ export interface NewCommitStatus {
   now: string;
 }
 
-export function insertCommitStatus(tx: WriteTx, status: NewCommitStatus): CommitStatusRow {
-  const id = tx.run<{ id: number }>(
+export async function insertCommitStatus(tx: WriteTx, status: NewCommitStatus): Promise<CommitStatusRow> {
+  const id = (await tx.run<{ id: number }>(
     `INSERT INTO commit_statuses (repo_id, sha, state, context, description, target_url, creator_id, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
     [status.repoId, status.sha, status.state, status.context, status.description, status.targetUrl, status.creatorId, status.now, status.now],
-  ).rows[0]!.id;
-  return tx.get<CommitStatusRow>(`${SELECT} WHERE s.id = ?`, [id])!;
+  )).rows[0]!.id;
+  return (await tx.get<CommitStatusRow>(`${SELECT} WHERE s.id = ?`, [id]))!;
 }
 
-export function countStatusesOfContext(db: ReadTx, repoId: number, sha: string, context: string): number {
-  return db.get<{ n: number }>('SELECT COUNT(*) AS n FROM commit_statuses WHERE repo_id = ? AND sha = ? AND context = ?', [repoId, sha, context])!.n;
+export async function countStatusesOfContext(db: ReadTx, repoId: number, sha: string, context: string): Promise<number> {
+  return (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM commit_statuses WHERE repo_id = ? AND sha = ? AND context = ?', [repoId, sha, context]))!.n;
 }
 
 /** Every status of a commit, newest first. */
-export function statusesOfCommit(db: ReadTx, repoId: number, sha: string, page: PageWindow): CommitStatusRow[] {
-  return db.all<CommitStatusRow>(`${SELECT} WHERE s.repo_id = ? AND s.sha = ? ORDER BY s.id DESC LIMIT ? OFFSET ?`, [repoId, sha, page.limit, page.offset]);
+export async function statusesOfCommit(db: ReadTx, repoId: number, sha: string, page: PageWindow): Promise<CommitStatusRow[]> {
+  return await db.all<CommitStatusRow>(`${SELECT} WHERE s.repo_id = ? AND s.sha = ? ORDER BY s.id DESC LIMIT ? OFFSET ?`, [repoId, sha, page.limit, page.offset]);
 }
 
-export function countStatusesOfCommit(db: ReadTx, repoId: number, sha: string): number {
-  return db.get<{ n: number }>('SELECT COUNT(*) AS n FROM commit_statuses WHERE repo_id = ? AND sha = ?', [repoId, sha])!.n;
+export async function countStatusesOfCommit(db: ReadTx, repoId: number, sha: string): Promise<number> {
+  return (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM commit_statuses WHERE repo_id = ? AND sha = ?', [repoId, sha]))!.n;
 }
 
 /** The newest status of each context of a commit, by context name. */
-export function latestStatusPerContext(db: ReadTx, repoId: number, sha: string): CommitStatusRow[] {
-  return db.all<CommitStatusRow>(
+export async function latestStatusPerContext(db: ReadTx, repoId: number, sha: string): Promise<CommitStatusRow[]> {
+  return await db.all<CommitStatusRow>(
     `${SELECT} WHERE s.id IN (SELECT MAX(id) FROM commit_statuses WHERE repo_id = ? AND sha = ? GROUP BY context) ORDER BY s.context`,
     [repoId, sha],
   );

@@ -1,4 +1,4 @@
-import type { ReadTx } from '../database.js';
+import type { ReadTx } from '../interface.js';
 import { filterClause, narrowsBeyondState, sharedConditions, type IssueFilter } from './issues.js';
 import { keptCount } from './list-counts.js';
 import type { PageWindow } from './page-window.js';
@@ -18,7 +18,7 @@ function pullClause(repoId: number, filter: IssueFilter): { where: string; param
 }
 
 /** Issues and pull requests together in one list, by number or update time. */
-export function conversationsOfRepository(db: ReadTx, repoId: number, filter: IssueFilter, page: PageWindow): ConversationKey[] {
+export async function conversationsOfRepository(db: ReadTx, repoId: number, filter: IssueFilter, page: PageWindow): Promise<ConversationKey[]> {
   const issues = filterClause(repoId, filter);
   const pulls = pullClause(repoId, filter);
   const direction = filter.direction === 'asc' ? 'ASC' : 'DESC';
@@ -26,7 +26,7 @@ export function conversationsOfRepository(db: ReadTx, repoId: number, filter: Is
   // Each side walks its own index only as far as the page reaches (offset + limit), then the two are merged: the
   // cost follows the page, not the repository's size.
   const reach = page.offset + page.limit;
-  return db.all<ConversationKey>(
+  return await db.all<ConversationKey>(
     `SELECT kind, id FROM (
        SELECT kind, id, number, updated_at FROM (
          SELECT 'issue' AS kind, i.id AS id, i.number AS number, i.updated_at AS updated_at FROM issues i WHERE ${issues.where}
@@ -41,19 +41,19 @@ export function conversationsOfRepository(db: ReadTx, repoId: number, filter: Is
 }
 
 /** How many the combined list holds (kept counts unless labels are asked for). */
-export function countConversations(db: ReadTx, repoId: number, filter: IssueFilter, countIssues: number): number {
+export async function countConversations(db: ReadTx, repoId: number, filter: IssueFilter, countIssues: number): Promise<number> {
   if (filter.labels.length > 0) return countIssues;
   if (narrowsBeyondState(filter)) {
     const pulls = pullClause(repoId, filter);
-    return countIssues + db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM pull_requests p WHERE ${pulls.where}`, pulls.params)!.n;
+    return countIssues + (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM pull_requests p WHERE ${pulls.where}`, pulls.params))!.n;
   }
   const statuses = filter.status === undefined ? undefined : filter.status === 'open' ? ['open'] : ['closed', 'merged'];
-  return countIssues + keptCount(db, repoId, 'pull', statuses);
+  return countIssues + await keptCount(db, repoId, 'pull', statuses);
 }
 
 /** Which issue or pull request of the repository a comment id belongs to (one id sequence for both). */
-export function commentOwner(db: ReadTx, repoId: number, commentId: number): ConversationKey | undefined {
-  return db.get<ConversationKey>(
+export async function commentOwner(db: ReadTx, repoId: number, commentId: number): Promise<ConversationKey | undefined> {
+  return await db.get<ConversationKey>(
     `SELECT 'issue' AS kind, i.id AS id FROM issue_comments c JOIN issues i ON i.id = c.issue_id WHERE c.id = ? AND i.repo_id = ?
      UNION ALL
      SELECT 'pull' AS kind, p.id AS id FROM pull_comments c JOIN pull_requests p ON p.id = c.pull_id WHERE c.id = ? AND p.repo_id = ?

@@ -1,4 +1,4 @@
-import type { ReadTx, WriteTx } from '../database.js';
+import type { ReadTx, WriteTx } from '../interface.js';
 import type { PageWindow } from './page-window.js';
 
 export interface SessionRow {
@@ -17,12 +17,12 @@ export interface ApiTokenRow {
   created_at: string;
 }
 
-export function sessionByHash(db: ReadTx, tokenHash: string): SessionRow | undefined {
-  return db.get<SessionRow>('SELECT id, user_id, token_hash, expires_at FROM sessions WHERE token_hash = ?', [tokenHash]);
+export async function sessionByHash(db: ReadTx, tokenHash: string): Promise<SessionRow | undefined> {
+  return await db.get<SessionRow>('SELECT id, user_id, token_hash, expires_at FROM sessions WHERE token_hash = ?', [tokenHash]);
 }
 
-export function insertSession(tx: WriteTx, session: { userId: number; tokenHash: string; now: string; expiresAt: string }): void {
-  tx.run('INSERT INTO sessions (user_id, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?)', [
+export async function insertSession(tx: WriteTx, session: { userId: number; tokenHash: string; now: string; expiresAt: string }): Promise<void> {
+  await tx.run('INSERT INTO sessions (user_id, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?)', [
     session.userId,
     session.tokenHash,
     session.now,
@@ -31,59 +31,59 @@ export function insertSession(tx: WriteTx, session: { userId: number; tokenHash:
 }
 
 /** A user's sessions that have not expired, newest first: the account page lists them. */
-export function sessionsOfUser(db: ReadTx, userId: number, now: string): Array<SessionRow & { created_at: string }> {
-  return db.all<SessionRow & { created_at: string }>(
+export async function sessionsOfUser(db: ReadTx, userId: number, now: string): Promise<Array<SessionRow & { created_at: string }>> {
+  return await db.all<SessionRow & { created_at: string }>(
     'SELECT id, user_id, token_hash, created_at, expires_at FROM sessions WHERE user_id = ? AND expires_at > ? ORDER BY id DESC LIMIT 100',
     [userId, now],
   );
 }
 
-export function deleteSessionOfUser(tx: WriteTx, userId: number, sessionId: number): number {
-  return tx.run('DELETE FROM sessions WHERE user_id = ? AND id = ?', [userId, sessionId]).changes;
+export async function deleteSessionOfUser(tx: WriteTx, userId: number, sessionId: number): Promise<number> {
+  return (await tx.run('DELETE FROM sessions WHERE user_id = ? AND id = ?', [userId, sessionId])).changes;
 }
 
-export function deleteSessionByHash(tx: WriteTx, tokenHash: string): void {
-  tx.run('DELETE FROM sessions WHERE token_hash = ?', [tokenHash]);
+export async function deleteSessionByHash(tx: WriteTx, tokenHash: string): Promise<void> {
+  await tx.run('DELETE FROM sessions WHERE token_hash = ?', [tokenHash]);
 }
 
 /** Ends every session of the user but the one whose hash is `keepHash` (if given). */
-export function deleteSessionsOfUser(tx: WriteTx, userId: number, keepHash?: string): void {
-  tx.run('DELETE FROM sessions WHERE user_id = ? AND token_hash != ?', [userId, keepHash ?? '']);
+export async function deleteSessionsOfUser(tx: WriteTx, userId: number, keepHash?: string): Promise<void> {
+  await tx.run('DELETE FROM sessions WHERE user_id = ? AND token_hash != ?', [userId, keepHash ?? '']);
 }
 
-export function deleteExpiredSessions(tx: WriteTx, now: string): void {
-  tx.run('DELETE FROM sessions WHERE expires_at <= ?', [now]);
+export async function deleteExpiredSessions(tx: WriteTx, now: string): Promise<void> {
+  await tx.run('DELETE FROM sessions WHERE expires_at <= ?', [now]);
 }
 
 const TOKEN_COLUMNS = 'id, user_id, name, token_hash, last_eight, created_at';
 
-export function apiTokenByHash(db: ReadTx, tokenHash: string): ApiTokenRow | undefined {
-  return db.get<ApiTokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE token_hash = ?`, [tokenHash]);
+export async function apiTokenByHash(db: ReadTx, tokenHash: string): Promise<ApiTokenRow | undefined> {
+  return await db.get<ApiTokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE token_hash = ?`, [tokenHash]);
 }
 
-export function apiTokensOfUser(db: ReadTx, userId: number, page: PageWindow): ApiTokenRow[] {
-  return db.all<ApiTokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE user_id = ? ORDER BY id LIMIT ? OFFSET ?`, [userId, page.limit, page.offset]);
+export async function apiTokensOfUser(db: ReadTx, userId: number, page: PageWindow): Promise<ApiTokenRow[]> {
+  return await db.all<ApiTokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE user_id = ? ORDER BY id LIMIT ? OFFSET ?`, [userId, page.limit, page.offset]);
 }
 
-export function countApiTokens(db: ReadTx, userId: number): number {
-  return db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_tokens WHERE user_id = ?', [userId])!.n;
+export async function countApiTokens(db: ReadTx, userId: number): Promise<number> {
+  return (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM api_tokens WHERE user_id = ?', [userId]))!.n;
 }
 
-export function apiTokenById(db: ReadTx, userId: number, id: number): ApiTokenRow | undefined {
-  return db.get<ApiTokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE user_id = ? AND id = ?`, [userId, id]);
+export async function apiTokenById(db: ReadTx, userId: number, id: number): Promise<ApiTokenRow | undefined> {
+  return await db.get<ApiTokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE user_id = ? AND id = ?`, [userId, id]);
 }
 
-export function apiTokenByName(db: ReadTx, userId: number, name: string): ApiTokenRow | undefined {
-  return db.get<ApiTokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE user_id = ? AND name = ?`, [userId, name]);
+export async function apiTokenByName(db: ReadTx, userId: number, name: string): Promise<ApiTokenRow | undefined> {
+  return await db.get<ApiTokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE user_id = ? AND name = ?`, [userId, name]);
 }
 
-export function insertApiToken(tx: WriteTx, token: { userId: number; name: string; tokenHash: string; lastEight: string; now: string }): ApiTokenRow {
-  return tx.run<ApiTokenRow>(
+export async function insertApiToken(tx: WriteTx, token: { userId: number; name: string; tokenHash: string; lastEight: string; now: string }): Promise<ApiTokenRow> {
+  return (await tx.run<ApiTokenRow>(
     `INSERT INTO api_tokens (user_id, name, token_hash, last_eight, created_at) VALUES (?, ?, ?, ?, ?) RETURNING ${TOKEN_COLUMNS}`,
     [token.userId, token.name, token.tokenHash, token.lastEight, token.now],
-  ).rows[0]!;
+  )).rows[0]!;
 }
 
-export function deleteApiToken(tx: WriteTx, userId: number, tokenId: number): number {
-  return tx.run('DELETE FROM api_tokens WHERE user_id = ? AND id = ?', [userId, tokenId]).changes;
+export async function deleteApiToken(tx: WriteTx, userId: number, tokenId: number): Promise<number> {
+  return (await tx.run('DELETE FROM api_tokens WHERE user_id = ? AND id = ?', [userId, tokenId])).changes;
 }

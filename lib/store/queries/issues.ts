@@ -1,4 +1,4 @@
-import type { ReadTx, WriteTx } from '../database.js';
+import type { ReadTx, WriteTx } from '../interface.js';
 import type { PageWindow } from './page-window.js';
 import { countAdded, countMoved, keptCount } from './list-counts.js';
 import { labelsOfIssues, type LabelRow } from './labels.js';
@@ -90,89 +90,89 @@ export function filterClause(repoId: number, filter: IssueFilter): { where: stri
 }
 
 /** Attaches labels to issues with one query for the whole page. */
-function withLabels(db: ReadTx, records: IssueRecord[]): IssueRow[] {
-  const labels = labelsOfIssues(db, records.map((record) => record.id));
+async function withLabels(db: ReadTx, records: IssueRecord[]): Promise<IssueRow[]> {
+  const labels = await labelsOfIssues(db, records.map((record) => record.id));
   return records.map(({ author_id: _authorId, ...record }) => ({ ...record, labels: labels.get(record.id) ?? [] }));
 }
 
-export function issuesOfRepository(db: ReadTx, repoId: number, filter: IssueFilter, page: PageWindow): IssueRow[] {
+export async function issuesOfRepository(db: ReadTx, repoId: number, filter: IssueFilter, page: PageWindow): Promise<IssueRow[]> {
   const { where, params } = filterClause(repoId, filter);
   const direction = filter.direction === 'asc' ? 'ASC' : 'DESC';
   // Numbers grow with creation time: ordering by them walks the (repo_id[, status], number) indexes.
   const order = filter.sort === 'updated' ? `i.updated_at ${direction}, i.id ${direction}` : `i.number ${direction}`;
-  const records = db.all<IssueRecord>(`${SELECT} WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, [
+  const records = await db.all<IssueRecord>(`${SELECT} WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, [
     ...params,
     page.limit,
     page.offset,
   ]);
-  return withLabels(db, records);
+  return await withLabels(db, records);
 }
 
 /** How many issues the filter matches: from the kept counts unless labels are involved (then counted). */
-export function countFilteredIssues(db: ReadTx, repoId: number, filter: IssueFilter): number {
-  if (!narrowsBeyondState(filter)) return keptCount(db, repoId, 'issue', filter.status ? [filter.status] : undefined);
+export async function countFilteredIssues(db: ReadTx, repoId: number, filter: IssueFilter): Promise<number> {
+  if (!narrowsBeyondState(filter)) return await keptCount(db, repoId, 'issue', filter.status ? [filter.status] : undefined);
   const { where, params } = filterClause(repoId, filter);
-  return db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM issues i WHERE ${where}`, params)!.n;
+  return (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM issues i WHERE ${where}`, params))!.n;
 }
 
 /** The stored issue (with its author id, for permission checks). */
-export function issueRecord(db: ReadTx, repoId: number, id: number): IssueRecord | undefined {
-  return db.get<IssueRecord>(`${SELECT} WHERE i.repo_id = ? AND i.id = ?`, [repoId, id]);
+export async function issueRecord(db: ReadTx, repoId: number, id: number): Promise<IssueRecord | undefined> {
+  return await db.get<IssueRecord>(`${SELECT} WHERE i.repo_id = ? AND i.id = ?`, [repoId, id]);
 }
 
-export function issueInRepository(db: ReadTx, repoId: number, id: number): IssueRow | undefined {
-  const record = issueRecord(db, repoId, id);
-  return record ? withLabels(db, [record])[0] : undefined;
+export async function issueInRepository(db: ReadTx, repoId: number, id: number): Promise<IssueRow | undefined> {
+  const record = await issueRecord(db, repoId, id);
+  return record ? (await withLabels(db, [record]))[0] : undefined;
 }
 
 /** The issues of the repository with these ids, in no particular order, with their labels: a page in two queries. */
-export function issuesByIds(db: ReadTx, repoId: number, ids: readonly number[]): IssueRow[] {
+export async function issuesByIds(db: ReadTx, repoId: number, ids: readonly number[]): Promise<IssueRow[]> {
   if (ids.length === 0) return [];
   // By primary key alone (a condition on repo_id would make SQLite walk the repository's index instead).
   const list = inList(ids);
-  return withLabels(db, db.all<IssueRecord>(`${SELECT} WHERE i.id ${list.sql}`, list.params).filter((record) => record.repo_id === repoId));
+  return await withLabels(db, (await db.all<IssueRecord>(`${SELECT} WHERE i.id ${list.sql}`, list.params)).filter((record) => record.repo_id === repoId));
 }
 
 /** The issue with this per-repository number (issues and pull requests share the numbering). */
-export function issueByNumber(db: ReadTx, repoId: number, number: number): IssueRow | undefined {
-  const record = db.get<IssueRecord>(`${SELECT} WHERE i.repo_id = ? AND i.number = ?`, [repoId, number]);
-  return record ? withLabels(db, [record])[0] : undefined;
+export async function issueByNumber(db: ReadTx, repoId: number, number: number): Promise<IssueRow | undefined> {
+  const record = await db.get<IssueRecord>(`${SELECT} WHERE i.repo_id = ? AND i.number = ?`, [repoId, number]);
+  return record ? (await withLabels(db, [record]))[0] : undefined;
 }
 
-export function countIssues(db: ReadTx, repoId: number): number {
-  return keptCount(db, repoId, 'issue');
+export async function countIssues(db: ReadTx, repoId: number): Promise<number> {
+  return await keptCount(db, repoId, 'issue');
 }
 
 /** Inserts an open issue and counts it (see `countAdded`). */
-export function insertIssue(tx: WriteTx, issue: { repoId: number; number: number; authorId: number; title: string; body: string; now: string }): number {
-  const id = tx.run<{ id: number }>(
+export async function insertIssue(tx: WriteTx, issue: { repoId: number; number: number; authorId: number; title: string; body: string; now: string }): Promise<number> {
+  const id = (await tx.run<{ id: number }>(
     `INSERT INTO issues (repo_id, number, author_id, title, body, status, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, 'open', ?, ?) RETURNING id`,
     [issue.repoId, issue.number, issue.authorId, issue.title, issue.body, issue.now, issue.now],
-  ).rows[0]!.id;
-  countAdded(tx, issue.repoId, 'issue', 'open');
+  )).rows[0]!.id;
+  await countAdded(tx, issue.repoId, 'issue', 'open');
   return id;
 }
 
-export function updateIssueText(tx: WriteTx, id: number, fields: { title: string; body: string }, now: string): void {
-  tx.run('UPDATE issues SET title = ?, body = ?, updated_at = ? WHERE id = ?', [fields.title, fields.body, now, id]);
+export async function updateIssueText(tx: WriteTx, id: number, fields: { title: string; body: string }, now: string): Promise<void> {
+  await tx.run('UPDATE issues SET title = ?, body = ?, updated_at = ? WHERE id = ?', [fields.title, fields.body, now, id]);
 }
 
 /** Closing records when, by whom and why; reopening clears when and by whom. The kept counts follow. */
-export function setIssueStatus(tx: WriteTx, id: number, status: 'open' | 'closed', byUserId: number, now: string, reason: string | null = null): void {
-  const before = tx.get<{ repo_id: number; status: string }>('SELECT repo_id, status FROM issues WHERE id = ?', [id]);
+export async function setIssueStatus(tx: WriteTx, id: number, status: 'open' | 'closed', byUserId: number, now: string, reason: string | null = null): Promise<void> {
+  const before = await tx.get<{ repo_id: number; status: string }>('SELECT repo_id, status FROM issues WHERE id = ?', [id]);
   if (!before) return;
-  countMoved(tx, before.repo_id, 'issue', before.status, status);
+  await countMoved(tx, before.repo_id, 'issue', before.status, status);
   if (status === 'closed') {
-    tx.run(`UPDATE issues SET status = 'closed', closed_at = ?, closed_by = ?, state_reason = ?, updated_at = ? WHERE id = ?`, [now, byUserId, reason, now, id]);
+    await tx.run(`UPDATE issues SET status = 'closed', closed_at = ?, closed_by = ?, state_reason = ?, updated_at = ? WHERE id = ?`, [now, byUserId, reason, now, id]);
   } else {
-    tx.run(`UPDATE issues SET status = 'open', closed_at = NULL, closed_by = NULL, state_reason = ?, updated_at = ? WHERE id = ?`, [reason, now, id]);
+    await tx.run(`UPDATE issues SET status = 'open', closed_at = NULL, closed_by = NULL, state_reason = ?, updated_at = ? WHERE id = ?`, [reason, now, id]);
   }
 }
 
 /** Changes only why an issue is closed (a closed issue marked not planned after all, ...). */
-export function setIssueStateReason(tx: WriteTx, id: number, reason: string | null, now: string): void {
-  tx.run('UPDATE issues SET state_reason = ?, updated_at = ? WHERE id = ?', [reason, now, id]);
+export async function setIssueStateReason(tx: WriteTx, id: number, reason: string | null, now: string): Promise<void> {
+  await tx.run('UPDATE issues SET state_reason = ?, updated_at = ? WHERE id = ?', [reason, now, id]);
 }
 
 export interface IssueCommentRow {
@@ -187,18 +187,18 @@ export interface IssueCommentRow {
 const COMMENT_SELECT = `SELECT c.id, u.username AS author, c.author_id, c.body, c.created_at, c.updated_at
   FROM issue_comments c JOIN users u ON u.id = c.author_id`;
 
-export function commentsOfIssue(db: ReadTx, issueId: number, page: PageWindow): IssueCommentRow[] {
-  return db.all<IssueCommentRow>(`${COMMENT_SELECT} WHERE c.issue_id = ? ORDER BY c.id LIMIT ? OFFSET ?`, [issueId, page.limit, page.offset]);
+export async function commentsOfIssue(db: ReadTx, issueId: number, page: PageWindow): Promise<IssueCommentRow[]> {
+  return await db.all<IssueCommentRow>(`${COMMENT_SELECT} WHERE c.issue_id = ? ORDER BY c.id LIMIT ? OFFSET ?`, [issueId, page.limit, page.offset]);
 }
 
-export function issueComment(db: ReadTx, issueId: number, commentId: number): IssueCommentRow | undefined {
-  return db.get<IssueCommentRow>(`${COMMENT_SELECT} WHERE c.issue_id = ? AND c.id = ?`, [issueId, commentId]);
+export async function issueComment(db: ReadTx, issueId: number, commentId: number): Promise<IssueCommentRow | undefined> {
+  return await db.get<IssueCommentRow>(`${COMMENT_SELECT} WHERE c.issue_id = ? AND c.id = ?`, [issueId, commentId]);
 }
 
 /** Adds a comment (its id shared with pull request comments) and keeps the issue's comment count and updated time in step. */
-export function insertIssueComment(tx: WriteTx, comment: { issueId: number; authorId: number; body: string; now: string }): number {
-  const id = takeCommentId(tx);
-  tx.run('INSERT INTO issue_comments (id, issue_id, author_id, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [
+export async function insertIssueComment(tx: WriteTx, comment: { issueId: number; authorId: number; body: string; now: string }): Promise<number> {
+  const id = await takeCommentId(tx);
+  await tx.run('INSERT INTO issue_comments (id, issue_id, author_id, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [
     id,
     comment.issueId,
     comment.authorId,
@@ -206,17 +206,17 @@ export function insertIssueComment(tx: WriteTx, comment: { issueId: number; auth
     comment.now,
     comment.now,
   ]);
-  tx.run('UPDATE issues SET comment_count = comment_count + 1, updated_at = ? WHERE id = ?', [comment.now, comment.issueId]);
+  await tx.run('UPDATE issues SET comment_count = comment_count + 1, updated_at = ? WHERE id = ?', [comment.now, comment.issueId]);
   return id;
 }
 
-export function updateIssueComment(tx: WriteTx, commentId: number, body: string, now: string): void {
-  tx.run('UPDATE issue_comments SET body = ?, updated_at = ? WHERE id = ?', [body, now, commentId]);
+export async function updateIssueComment(tx: WriteTx, commentId: number, body: string, now: string): Promise<void> {
+  await tx.run('UPDATE issue_comments SET body = ?, updated_at = ? WHERE id = ?', [body, now, commentId]);
 }
 
-export function deleteIssueComment(tx: WriteTx, issueId: number, commentId: number): void {
-  if (tx.run('DELETE FROM issue_comments WHERE id = ? AND issue_id = ?', [commentId, issueId]).changes > 0) {
-    tx.run('UPDATE issues SET comment_count = comment_count - 1 WHERE id = ?', [issueId]);
-    commentIdReleased(tx, commentId);
+export async function deleteIssueComment(tx: WriteTx, issueId: number, commentId: number): Promise<void> {
+  if ((await tx.run('DELETE FROM issue_comments WHERE id = ? AND issue_id = ?', [commentId, issueId])).changes > 0) {
+    await tx.run('UPDATE issues SET comment_count = comment_count - 1 WHERE id = ?', [issueId]);
+    await commentIdReleased(tx, commentId);
   }
 }

@@ -1,4 +1,4 @@
-import type { ReadTx, WriteTx } from '../database.js';
+import type { ReadTx, WriteTx } from '../interface.js';
 import { inList } from './in-list.js';
 import type { PageWindow } from './page-window.js';
 
@@ -11,35 +11,35 @@ export interface LabelRow {
 
 const COLUMNS = 'id, name, color, description';
 
-export function labelsOfRepository(db: ReadTx, repoId: number, page: PageWindow): LabelRow[] {
-  return db.all<LabelRow>(`SELECT ${COLUMNS} FROM labels WHERE repo_id = ? ORDER BY name_lower LIMIT ? OFFSET ?`, [repoId, page.limit, page.offset]);
+export async function labelsOfRepository(db: ReadTx, repoId: number, page: PageWindow): Promise<LabelRow[]> {
+  return await db.all<LabelRow>(`SELECT ${COLUMNS} FROM labels WHERE repo_id = ? ORDER BY name_lower LIMIT ? OFFSET ?`, [repoId, page.limit, page.offset]);
 }
 
-export function countLabels(db: ReadTx, repoId: number): number {
-  return db.get<{ n: number }>('SELECT COUNT(*) AS n FROM labels WHERE repo_id = ?', [repoId])!.n;
+export async function countLabels(db: ReadTx, repoId: number): Promise<number> {
+  return (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM labels WHERE repo_id = ?', [repoId]))!.n;
 }
 
-export function labelById(db: ReadTx, repoId: number, id: number): LabelRow | undefined {
-  return db.get<LabelRow>(`SELECT ${COLUMNS} FROM labels WHERE repo_id = ? AND id = ?`, [repoId, id]);
+export async function labelById(db: ReadTx, repoId: number, id: number): Promise<LabelRow | undefined> {
+  return await db.get<LabelRow>(`SELECT ${COLUMNS} FROM labels WHERE repo_id = ? AND id = ?`, [repoId, id]);
 }
 
 /** Labels are unique per repository regardless of case. */
-export function labelByName(db: ReadTx, repoId: number, name: string): LabelRow | undefined {
-  return db.get<LabelRow>(`SELECT ${COLUMNS} FROM labels WHERE repo_id = ? AND name_lower = ?`, [repoId, name.toLowerCase()]);
+export async function labelByName(db: ReadTx, repoId: number, name: string): Promise<LabelRow | undefined> {
+  return await db.get<LabelRow>(`SELECT ${COLUMNS} FROM labels WHERE repo_id = ? AND name_lower = ?`, [repoId, name.toLowerCase()]);
 }
 
-export function insertLabel(tx: WriteTx, repoId: number, label: Omit<LabelRow, 'id'>): LabelRow {
-  return tx.run<LabelRow>(`INSERT INTO labels (repo_id, name, name_lower, color, description) VALUES (?, ?, ?, ?, ?) RETURNING ${COLUMNS}`, [
+export async function insertLabel(tx: WriteTx, repoId: number, label: Omit<LabelRow, 'id'>): Promise<LabelRow> {
+  return (await tx.run<LabelRow>(`INSERT INTO labels (repo_id, name, name_lower, color, description) VALUES (?, ?, ?, ?, ?) RETURNING ${COLUMNS}`, [
     repoId,
     label.name,
     label.name.toLowerCase(),
     label.color,
     label.description,
-  ]).rows[0]!;
+  ])).rows[0]!;
 }
 
-export function updateLabel(tx: WriteTx, id: number, label: Omit<LabelRow, 'id'>): void {
-  tx.run('UPDATE labels SET name = ?, name_lower = ?, color = ?, description = ? WHERE id = ?', [
+export async function updateLabel(tx: WriteTx, id: number, label: Omit<LabelRow, 'id'>): Promise<void> {
+  await tx.run('UPDATE labels SET name = ?, name_lower = ?, color = ?, description = ? WHERE id = ?', [
     label.name,
     label.name.toLowerCase(),
     label.color,
@@ -48,16 +48,16 @@ export function updateLabel(tx: WriteTx, id: number, label: Omit<LabelRow, 'id'>
   ]);
 }
 
-export function deleteLabel(tx: WriteTx, id: number): void {
-  tx.run('DELETE FROM labels WHERE id = ?', [id]);
+export async function deleteLabel(tx: WriteTx, id: number): Promise<void> {
+  await tx.run('DELETE FROM labels WHERE id = ?', [id]);
 }
 
 /** The labels of each issue, ordered by name, in one query for a whole page of issues (at most a page's length). */
-export function labelsOfIssues(db: ReadTx, issueIds: readonly number[]): Map<number, LabelRow[]> {
+export async function labelsOfIssues(db: ReadTx, issueIds: readonly number[]): Promise<Map<number, LabelRow[]>> {
   const byIssue = new Map<number, LabelRow[]>();
   if (issueIds.length === 0) return byIssue;
   const ids = inList(issueIds);
-  const rows = db.all<LabelRow & { issue_id: number }>(
+  const rows = await db.all<LabelRow & { issue_id: number }>(
     `SELECT il.issue_id, l.id, l.name, l.color, l.description FROM issue_labels il JOIN labels l ON l.id = il.label_id
      WHERE il.issue_id ${ids.sql} ORDER BY l.name_lower`,
     ids.params,
@@ -70,18 +70,18 @@ export function labelsOfIssues(db: ReadTx, issueIds: readonly number[]): Map<num
   return byIssue;
 }
 
-export function addIssueLabel(tx: WriteTx, issueId: number, labelId: number): void {
-  tx.run('INSERT INTO issue_labels (issue_id, label_id) VALUES (?, ?) ON CONFLICT DO NOTHING', [issueId, labelId]);
+export async function addIssueLabel(tx: WriteTx, issueId: number, labelId: number): Promise<void> {
+  await tx.run('INSERT INTO issue_labels (issue_id, label_id) VALUES (?, ?) ON CONFLICT DO NOTHING', [issueId, labelId]);
 }
 
-export function removeIssueLabel(tx: WriteTx, issueId: number, labelId: number): boolean {
-  return tx.run('DELETE FROM issue_labels WHERE issue_id = ? AND label_id = ?', [issueId, labelId]).changes > 0;
+export async function removeIssueLabel(tx: WriteTx, issueId: number, labelId: number): Promise<boolean> {
+  return (await tx.run('DELETE FROM issue_labels WHERE issue_id = ? AND label_id = ?', [issueId, labelId])).changes > 0;
 }
 
-export function touchIssueForLabels(tx: WriteTx, issueId: number, now: string): void {
-  tx.run('UPDATE issues SET updated_at = ? WHERE id = ?', [now, issueId]);
+export async function touchIssueForLabels(tx: WriteTx, issueId: number, now: string): Promise<void> {
+  await tx.run('UPDATE issues SET updated_at = ? WHERE id = ?', [now, issueId]);
 }
 
-export function clearIssueLabels(tx: WriteTx, issueId: number): void {
-  tx.run('DELETE FROM issue_labels WHERE issue_id = ?', [issueId]);
+export async function clearIssueLabels(tx: WriteTx, issueId: number): Promise<void> {
+  await tx.run('DELETE FROM issue_labels WHERE issue_id = ?', [issueId]);
 }

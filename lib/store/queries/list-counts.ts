@@ -1,4 +1,4 @@
-import type { ReadTx, WriteTx } from '../database.js';
+import type { ReadTx, WriteTx } from '../interface.js';
 import { inList } from './in-list.js';
 
 /** What `list_counts` counts: issues and pull requests, per repository and status. */
@@ -8,10 +8,10 @@ export type CountedKind = 'issue' | 'pull';
  * The number of issues or pull requests of a repository with one of `statuses` (all when undefined), read from the
  * kept counts (see `countAdded`), so a list's total costs no scan of the list.
  */
-export function keptCount(db: ReadTx, repoId: number, kind: CountedKind, statuses?: readonly string[]): number {
-  if (!statuses) return db.get<{ n: number }>('SELECT COALESCE(SUM(n), 0) AS n FROM list_counts WHERE repo_id = ? AND kind = ?', [repoId, kind])!.n;
+export async function keptCount(db: ReadTx, repoId: number, kind: CountedKind, statuses?: readonly string[]): Promise<number> {
+  if (!statuses) return (await db.get<{ n: number }>('SELECT COALESCE(SUM(n), 0) AS n FROM list_counts WHERE repo_id = ? AND kind = ?', [repoId, kind]))!.n;
   const list = inList(statuses);
-  return db.get<{ n: number }>(`SELECT COALESCE(SUM(n), 0) AS n FROM list_counts WHERE repo_id = ? AND kind = ? AND status ${list.sql}`, [repoId, kind, ...list.params])!.n;
+  return (await db.get<{ n: number }>(`SELECT COALESCE(SUM(n), 0) AS n FROM list_counts WHERE repo_id = ? AND kind = ? AND status ${list.sql}`, [repoId, kind, ...list.params]))!.n;
 }
 
 /*
@@ -22,8 +22,8 @@ export function keptCount(db: ReadTx, repoId: number, kind: CountedKind, statuse
  */
 
 /** One more issue or pull request of `kind` in `status`. */
-export function countAdded(tx: WriteTx, repoId: number, kind: CountedKind, status: string): void {
-  tx.run(
+export async function countAdded(tx: WriteTx, repoId: number, kind: CountedKind, status: string): Promise<void> {
+  await tx.run(
     `INSERT INTO list_counts (repo_id, kind, status, n) VALUES (?, ?, ?, 1)
      ON CONFLICT (repo_id, kind, status) DO UPDATE SET n = list_counts.n + 1`,
     [repoId, kind, status],
@@ -31,8 +31,8 @@ export function countAdded(tx: WriteTx, repoId: number, kind: CountedKind, statu
 }
 
 /** An issue or pull request of `kind` went from status `from` to `to` (nothing when they are the same). */
-export function countMoved(tx: WriteTx, repoId: number, kind: CountedKind, from: string, to: string): void {
+export async function countMoved(tx: WriteTx, repoId: number, kind: CountedKind, from: string, to: string): Promise<void> {
   if (from === to) return;
-  tx.run('UPDATE list_counts SET n = n - 1 WHERE repo_id = ? AND kind = ? AND status = ?', [repoId, kind, from]);
-  countAdded(tx, repoId, kind, to);
+  await tx.run('UPDATE list_counts SET n = n - 1 WHERE repo_id = ? AND kind = ? AND status = ?', [repoId, kind, from]);
+  await countAdded(tx, repoId, kind, to);
 }

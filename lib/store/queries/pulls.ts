@@ -1,4 +1,4 @@
-import type { ReadTx, WriteTx } from '../database.js';
+import type { ReadTx, WriteTx } from '../interface.js';
 import { commentIdReleased, takeCommentId } from './comment-ids.js';
 import { inChunks, inList } from './in-list.js';
 import { countAdded, countMoved, keptCount } from './list-counts.js';
@@ -66,36 +66,36 @@ function listClause(status: PullListStatus, branches: PullListFilter): { where: 
   return { where, params };
 }
 
-export function pullsOfRepository(db: ReadTx, repoId: number, status: PullListStatus, page: PageWindow, branches: PullListFilter = {}): PullRow[] {
+export async function pullsOfRepository(db: ReadTx, repoId: number, status: PullListStatus, page: PageWindow, branches: PullListFilter = {}): Promise<PullRow[]> {
   const clause = listClause(status, branches);
   const direction = branches.direction === 'asc' ? 'ASC' : 'DESC';
   const order = branches.sort === 'updated' ? `p.updated_at ${direction}, p.id ${direction}` : `p.number ${direction}`;
-  return db.all<PullRow>(`${SELECT} WHERE p.repo_id = ?${clause.where} ORDER BY ${order} LIMIT ? OFFSET ?`, [repoId, ...clause.params, page.limit, page.offset]);
+  return await db.all<PullRow>(`${SELECT} WHERE p.repo_id = ?${clause.where} ORDER BY ${order} LIMIT ? OFFSET ?`, [repoId, ...clause.params, page.limit, page.offset]);
 }
 
-export function countPulls(db: ReadTx, repoId: number, status: PullListStatus, branches: PullListFilter = {}): number {
+export async function countPulls(db: ReadTx, repoId: number, status: PullListStatus, branches: PullListFilter = {}): Promise<number> {
   if (branches.head === undefined && branches.base === undefined) {
-    return keptCount(db, repoId, 'pull', status === undefined ? undefined : status === 'closed' ? ['closed', 'merged'] : [status]);
+    return await keptCount(db, repoId, 'pull', status === undefined ? undefined : status === 'closed' ? ['closed', 'merged'] : [status]);
   }
   const clause = listClause(status, branches);
-  return db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM pull_requests p WHERE p.repo_id = ?${clause.where}`, [repoId, ...clause.params])!.n;
+  return (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM pull_requests p WHERE p.repo_id = ?${clause.where}`, [repoId, ...clause.params]))!.n;
 }
 
-export function pullInRepository(db: ReadTx, repoId: number, id: number): PullRow | undefined {
-  return db.get<PullRow>(`${SELECT} WHERE p.repo_id = ? AND p.id = ?`, [repoId, id]);
+export async function pullInRepository(db: ReadTx, repoId: number, id: number): Promise<PullRow | undefined> {
+  return await db.get<PullRow>(`${SELECT} WHERE p.repo_id = ? AND p.id = ?`, [repoId, id]);
 }
 
 /** The pull requests of the repository with these ids, in no particular order: a page of a list in one query. */
-export function pullsByIds(db: ReadTx, repoId: number, ids: readonly number[]): PullRow[] {
+export async function pullsByIds(db: ReadTx, repoId: number, ids: readonly number[]): Promise<PullRow[]> {
   if (ids.length === 0) return [];
   // By primary key alone (a condition on repo_id would make SQLite walk the repository's index instead).
   const list = inList(ids);
-  return db.all<PullRow>(`${SELECT} WHERE p.id ${list.sql}`, list.params).filter((pull) => pull.repo_id === repoId);
+  return (await db.all<PullRow>(`${SELECT} WHERE p.id ${list.sql}`, list.params)).filter((pull) => pull.repo_id === repoId);
 }
 
 /** The pull request with this per-repository number (issues and pull requests share the numbering). */
-export function pullByNumber(db: ReadTx, repoId: number, number: number): PullRow | undefined {
-  return db.get<PullRow>(`${SELECT} WHERE p.repo_id = ? AND p.number = ?`, [repoId, number]);
+export async function pullByNumber(db: ReadTx, repoId: number, number: number): Promise<PullRow | undefined> {
+  return await db.get<PullRow>(`${SELECT} WHERE p.repo_id = ? AND p.number = ?`, [repoId, number]);
 }
 
 /**
@@ -103,11 +103,11 @@ export function pullByNumber(db: ReadTx, repoId: number, number: number): PullRo
  * (the order SQLite gave them in, walking the (repo_id, status, number) index, now said so every engine agrees). A
  * push may move thousands of branches: they are asked about a chunk at a time.
  */
-export function openPullsTouching(db: ReadTx, repoId: number, branches: readonly string[]): PullRow[] {
+export async function openPullsTouching(db: ReadTx, repoId: number, branches: readonly string[]): Promise<PullRow[]> {
   const pulls = new Map<number, PullRow>();
   for (const chunk of inChunks(branches)) {
     const list = inList(chunk);
-    const rows = db.all<PullRow>(
+    const rows = await db.all<PullRow>(
       `${SELECT} WHERE p.repo_id = ? AND p.status = 'open' AND (p.head_branch ${list.sql} OR p.base_branch ${list.sql}) ORDER BY p.number`,
       [repoId, ...list.params, ...list.params],
     );
@@ -117,26 +117,26 @@ export function openPullsTouching(db: ReadTx, repoId: number, branches: readonly
   return [...pulls.values()].sort((a, b) => a.number - b.number);
 }
 
-export function openPullJoining(db: ReadTx, repoId: number, head: string, base: string): PullRow | undefined {
-  return db.get<PullRow>(`${SELECT} WHERE p.repo_id = ? AND p.status = 'open' AND p.head_branch = ? AND p.base_branch = ?`, [repoId, head, base]);
+export async function openPullJoining(db: ReadTx, repoId: number, head: string, base: string): Promise<PullRow | undefined> {
+  return await db.get<PullRow>(`${SELECT} WHERE p.repo_id = ? AND p.status = 'open' AND p.head_branch = ? AND p.base_branch = ?`, [repoId, head, base]);
 }
 
 /** Inserts an open pull request and counts it (see `countAdded`). */
-export function insertPull(
+export async function insertPull(
   tx: WriteTx,
   pull: { repoId: number; number: number; authorId: number; title: string; description: string; head: string; base: string; headSha: string; baseSha: string; now: string },
-): number {
-  const id = tx.run<{ id: number }>(
+): Promise<number> {
+  const id = (await tx.run<{ id: number }>(
     `INSERT INTO pull_requests (repo_id, number, author_id, title, description, status, head_branch, base_branch, head_sha, base_sha, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, 'open', ?, ?, ?, ?, ?, ?) RETURNING id`,
     [pull.repoId, pull.number, pull.authorId, pull.title, pull.description, pull.head, pull.base, pull.headSha, pull.baseSha, pull.now, pull.now],
-  ).rows[0]!.id;
-  countAdded(tx, pull.repoId, 'pull', 'open');
+  )).rows[0]!.id;
+  await countAdded(tx, pull.repoId, 'pull', 'open');
   return id;
 }
 
-export function updatePull(tx: WriteTx, id: number, fields: { title: string; description: string; base: string; baseSha: string }, now: string): void {
-  tx.run('UPDATE pull_requests SET title = ?, description = ?, base_branch = ?, base_sha = ?, updated_at = ? WHERE id = ?', [
+export async function updatePull(tx: WriteTx, id: number, fields: { title: string; description: string; base: string; baseSha: string }, now: string): Promise<void> {
+  await tx.run('UPDATE pull_requests SET title = ?, description = ?, base_branch = ?, base_sha = ?, updated_at = ? WHERE id = ?', [
     fields.title,
     fields.description,
     fields.base,
@@ -147,43 +147,43 @@ export function updatePull(tx: WriteTx, id: number, fields: { title: string; des
 }
 
 /** Closing records when; reopening clears it. Merged pull requests never change status again. The kept counts follow. */
-export function setPullOpen(tx: WriteTx, id: number, open: boolean, now: string): void {
+export async function setPullOpen(tx: WriteTx, id: number, open: boolean, now: string): Promise<void> {
   const status = open ? 'open' : 'closed';
-  const before = tx.get<{ repo_id: number; status: PullStatus }>('SELECT repo_id, status FROM pull_requests WHERE id = ?', [id]);
+  const before = await tx.get<{ repo_id: number; status: PullStatus }>('SELECT repo_id, status FROM pull_requests WHERE id = ?', [id]);
   if (!before || before.status === 'merged') return;
-  countMoved(tx, before.repo_id, 'pull', before.status, status);
-  tx.run(`UPDATE pull_requests SET status = ?, closed_at = ?, updated_at = ? WHERE id = ? AND status != 'merged'`, [status, open ? null : now, now, id]);
+  await countMoved(tx, before.repo_id, 'pull', before.status, status);
+  await tx.run(`UPDATE pull_requests SET status = ?, closed_at = ?, updated_at = ? WHERE id = ? AND status != 'merged'`, [status, open ? null : now, now, id]);
 }
 
 /** Follows the branches of an open pull request after a push. */
-export function setPullShas(tx: WriteTx, id: number, headSha: string, baseSha: string, now: string): void {
-  tx.run(`UPDATE pull_requests SET head_sha = ?, base_sha = ?, updated_at = ? WHERE id = ? AND status = 'open'`, [headSha, baseSha, now, id]);
+export async function setPullShas(tx: WriteTx, id: number, headSha: string, baseSha: string, now: string): Promise<void> {
+  await tx.run(`UPDATE pull_requests SET head_sha = ?, base_sha = ?, updated_at = ? WHERE id = ? AND status = 'open'`, [headSha, baseSha, now, id]);
 }
 
 /** Only an open pull request becomes merged; the kept counts follow. */
-export function markPullMerged(tx: WriteTx, id: number, merge: { byUserId: number | null; sha: string; headSha: string; baseSha: string; now: string }): void {
-  const merged = tx.run<{ repo_id: number }>(
+export async function markPullMerged(tx: WriteTx, id: number, merge: { byUserId: number | null; sha: string; headSha: string; baseSha: string; now: string }): Promise<void> {
+  const merged = (await tx.run<{ repo_id: number }>(
     `UPDATE pull_requests SET status = 'merged', merged_by = ?, merged_at = ?, merge_commit_sha = ?, head_sha = ?, base_sha = ?, closed_at = ?, updated_at = ?
      WHERE id = ? AND status = 'open' RETURNING repo_id`,
     [merge.byUserId, merge.now, merge.sha, merge.headSha, merge.baseSha, merge.now, merge.now, id],
-  ).rows[0];
-  if (merged) countMoved(tx, merged.repo_id, 'pull', 'open', 'merged');
+  )).rows[0];
+  if (merged) await countMoved(tx, merged.repo_id, 'pull', 'open', 'merged');
 }
 
 const COMMENT_SELECT = 'SELECT c.id, u.username AS author, c.author_id, c.text, c.created_at, c.updated_at FROM pull_comments c JOIN users u ON u.id = c.author_id';
 
-export function commentsOfPull(db: ReadTx, pullId: number, page: PageWindow): PullCommentRow[] {
-  return db.all<PullCommentRow>(`${COMMENT_SELECT} WHERE c.pull_id = ? ORDER BY c.id LIMIT ? OFFSET ?`, [pullId, page.limit, page.offset]);
+export async function commentsOfPull(db: ReadTx, pullId: number, page: PageWindow): Promise<PullCommentRow[]> {
+  return await db.all<PullCommentRow>(`${COMMENT_SELECT} WHERE c.pull_id = ? ORDER BY c.id LIMIT ? OFFSET ?`, [pullId, page.limit, page.offset]);
 }
 
-export function pullComment(db: ReadTx, pullId: number, commentId: number): PullCommentRow | undefined {
-  return db.get<PullCommentRow>(`${COMMENT_SELECT} WHERE c.pull_id = ? AND c.id = ?`, [pullId, commentId]);
+export async function pullComment(db: ReadTx, pullId: number, commentId: number): Promise<PullCommentRow | undefined> {
+  return await db.get<PullCommentRow>(`${COMMENT_SELECT} WHERE c.pull_id = ? AND c.id = ?`, [pullId, commentId]);
 }
 
 /** Adds a comment (its id shared with issue comments) and keeps the pull request's comment count and updated time in step. */
-export function insertComment(tx: WriteTx, comment: { pullId: number; authorId: number; text: string; now: string }): number {
-  const id = takeCommentId(tx);
-  tx.run('INSERT INTO pull_comments (id, pull_id, author_id, text, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [
+export async function insertComment(tx: WriteTx, comment: { pullId: number; authorId: number; text: string; now: string }): Promise<number> {
+  const id = await takeCommentId(tx);
+  await tx.run('INSERT INTO pull_comments (id, pull_id, author_id, text, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [
     id,
     comment.pullId,
     comment.authorId,
@@ -191,17 +191,17 @@ export function insertComment(tx: WriteTx, comment: { pullId: number; authorId: 
     comment.now,
     comment.now,
   ]);
-  tx.run('UPDATE pull_requests SET comment_count = comment_count + 1, updated_at = ? WHERE id = ?', [comment.now, comment.pullId]);
+  await tx.run('UPDATE pull_requests SET comment_count = comment_count + 1, updated_at = ? WHERE id = ?', [comment.now, comment.pullId]);
   return id;
 }
 
-export function updateComment(tx: WriteTx, commentId: number, text: string, now: string): void {
-  tx.run('UPDATE pull_comments SET text = ?, updated_at = ? WHERE id = ?', [text, now, commentId]);
+export async function updateComment(tx: WriteTx, commentId: number, text: string, now: string): Promise<void> {
+  await tx.run('UPDATE pull_comments SET text = ?, updated_at = ? WHERE id = ?', [text, now, commentId]);
 }
 
-export function deleteComment(tx: WriteTx, pullId: number, commentId: number): void {
-  if (tx.run('DELETE FROM pull_comments WHERE id = ? AND pull_id = ?', [commentId, pullId]).changes > 0) {
-    tx.run('UPDATE pull_requests SET comment_count = comment_count - 1 WHERE id = ?', [pullId]);
-    commentIdReleased(tx, commentId);
+export async function deleteComment(tx: WriteTx, pullId: number, commentId: number): Promise<void> {
+  if ((await tx.run('DELETE FROM pull_comments WHERE id = ? AND pull_id = ?', [commentId, pullId])).changes > 0) {
+    await tx.run('UPDATE pull_requests SET comment_count = comment_count - 1 WHERE id = ?', [pullId]);
+    await commentIdReleased(tx, commentId);
   }
 }

@@ -1,42 +1,42 @@
-import type { ReadTx, WriteTx } from '../database.js';
+import type { ReadTx, WriteTx } from '../interface.js';
 
 /**
  * The refs of a repository as the database knows them: branches (table `branches`, which the pages and pull requests
  * read) and every other ref (tags and the rest, `other_refs`), by full name.
  */
-export function recordedRefs(db: ReadTx, repoId: number): Map<string, string> {
+export async function recordedRefs(db: ReadTx, repoId: number): Promise<Map<string, string>> {
   const refs = new Map<string, string>();
-  for (const row of db.all<{ name: string; commit_sha: string }>('SELECT name, commit_sha FROM branches WHERE repo_id = ?', [repoId])) {
+  for (const row of await db.all<{ name: string; commit_sha: string }>('SELECT name, commit_sha FROM branches WHERE repo_id = ?', [repoId])) {
     refs.set(`refs/heads/${row.name}`, row.commit_sha);
   }
-  for (const row of db.all<{ ref: string; sha: string }>('SELECT ref, sha FROM other_refs WHERE repo_id = ?', [repoId])) refs.set(row.ref, row.sha);
+  for (const row of await db.all<{ ref: string; sha: string }>('SELECT ref, sha FROM other_refs WHERE repo_id = ?', [repoId])) refs.set(row.ref, row.sha);
   return refs;
 }
 
 /** Records a ref other than a branch at `sha`, or forgets it (`sha` null). */
-export function setOtherRef(tx: WriteTx, repoId: number, ref: string, sha: string | null): void {
-  if (sha === null) tx.run('DELETE FROM other_refs WHERE repo_id = ? AND ref = ?', [repoId, ref]);
-  else tx.run('INSERT INTO other_refs (repo_id, ref, sha) VALUES (?, ?, ?) ON CONFLICT (repo_id, ref) DO UPDATE SET sha = excluded.sha', [repoId, ref, sha]);
+export async function setOtherRef(tx: WriteTx, repoId: number, ref: string, sha: string | null): Promise<void> {
+  if (sha === null) await tx.run('DELETE FROM other_refs WHERE repo_id = ? AND ref = ?', [repoId, ref]);
+  else await tx.run('INSERT INTO other_refs (repo_id, ref, sha) VALUES (?, ?, ?) ON CONFLICT (repo_id, ref) DO UPDATE SET sha = excluded.sha', [repoId, ref, sha]);
 }
 
 /** Notes, durably and before git moves any ref of the repository, that its refs may change; returns the intent's id. */
-export function insertRefIntent(tx: WriteTx, repoId: number, now: string): number {
-  return tx.run<{ id: number }>('INSERT INTO ref_intents (repo_id, created_at) VALUES (?, ?) RETURNING id', [repoId, now]).rows[0]!.id;
+export async function insertRefIntent(tx: WriteTx, repoId: number, now: string): Promise<number> {
+  return (await tx.run<{ id: number }>('INSERT INTO ref_intents (repo_id, created_at) VALUES (?, ?) RETURNING id', [repoId, now])).rows[0]!.id;
 }
 
 /** Clears an intent once what it covered is recorded (or known not to have happened). */
-export function deleteRefIntent(tx: WriteTx, id: number): void {
-  tx.run('DELETE FROM ref_intents WHERE id = ?', [id]);
+export async function deleteRefIntent(tx: WriteTx, id: number): Promise<void> {
+  await tx.run('DELETE FROM ref_intents WHERE id = ?', [id]);
 }
 
 /** Clears every intent of a repository (its refs were just compared with git's). */
-export function deleteRefIntentsOf(tx: WriteTx, repoId: number): void {
-  tx.run('DELETE FROM ref_intents WHERE repo_id = ?', [repoId]);
+export async function deleteRefIntentsOf(tx: WriteTx, repoId: number): Promise<void> {
+  await tx.run('DELETE FROM ref_intents WHERE repo_id = ?', [repoId]);
 }
 
 /** Repositories whose refs may have moved without being recorded (an intent left by a crash), or whose other refs were never read. */
-export function repositoriesToReconcile(db: ReadTx): Array<{ repo_id: number; backfill: number }> {
-  return db.all<{ repo_id: number; backfill: number }>(
+export async function repositoriesToReconcile(db: ReadTx): Promise<Array<{ repo_id: number; backfill: number }>> {
+  return await db.all<{ repo_id: number; backfill: number }>(
     `SELECT repo_id, MAX(backfill) AS backfill FROM (
        SELECT repo_id, 0 AS backfill FROM ref_intents
        UNION ALL SELECT repo_id, 1 AS backfill FROM ref_backfills
@@ -44,6 +44,6 @@ export function repositoriesToReconcile(db: ReadTx): Array<{ repo_id: number; ba
   );
 }
 
-export function deleteRefBackfill(tx: WriteTx, repoId: number): void {
-  tx.run('DELETE FROM ref_backfills WHERE repo_id = ?', [repoId]);
+export async function deleteRefBackfill(tx: WriteTx, repoId: number): Promise<void> {
+  await tx.run('DELETE FROM ref_backfills WHERE repo_id = ?', [repoId]);
 }

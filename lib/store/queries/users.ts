@@ -1,4 +1,4 @@
-import type { ReadTx, WriteTx } from '../database.js';
+import type { ReadTx, WriteTx } from '../interface.js';
 import { inList } from './in-list.js';
 
 export interface UserRow {
@@ -14,47 +14,47 @@ export interface UserRow {
 
 const COLUMNS = 'id, username, email, full_name, password_hash, is_admin, avatar_file, created_at';
 
-export function userById(db: ReadTx, id: number): UserRow | undefined {
-  return db.get<UserRow>(`SELECT ${COLUMNS} FROM users WHERE id = ?`, [id]);
+export async function userById(db: ReadTx, id: number): Promise<UserRow | undefined> {
+  return await db.get<UserRow>(`SELECT ${COLUMNS} FROM users WHERE id = ?`, [id]);
 }
 
 /** The accounts with these names (regardless of case), by lower-cased name: one query for a page's authors. */
-export function usersByNames(db: ReadTx, usernames: readonly string[]): Map<string, UserRow> {
+export async function usersByNames(db: ReadTx, usernames: readonly string[]): Promise<Map<string, UserRow>> {
   const list = inList([...new Set(usernames.map((name) => name.toLowerCase()))]);
   const users = new Map<string, UserRow>();
-  for (const user of db.all<UserRow>(`SELECT ${COLUMNS} FROM users WHERE username_lower ${list.sql}`, list.params)) users.set(user.username.toLowerCase(), user);
+  for (const user of await db.all<UserRow>(`SELECT ${COLUMNS} FROM users WHERE username_lower ${list.sql}`, list.params)) users.set(user.username.toLowerCase(), user);
   return users;
 }
 
 /** Usernames are unique regardless of case. */
-export function userByName(db: ReadTx, username: string): UserRow | undefined {
-  return db.get<UserRow>(`SELECT ${COLUMNS} FROM users WHERE username_lower = ?`, [username.toLowerCase()]);
+export async function userByName(db: ReadTx, username: string): Promise<UserRow | undefined> {
+  return await db.get<UserRow>(`SELECT ${COLUMNS} FROM users WHERE username_lower = ?`, [username.toLowerCase()]);
 }
 
 /** True once any account exists (a host without one has no repositories either). */
-export function hasUsers(db: ReadTx): boolean {
-  return db.get('SELECT 1 AS one FROM users LIMIT 1') !== undefined;
+export async function hasUsers(db: ReadTx): Promise<boolean> {
+  return await db.get('SELECT 1 AS one FROM users LIMIT 1') !== undefined;
 }
 
-export function listUsers(db: ReadTx): UserRow[] {
-  return db.all<UserRow>(`SELECT ${COLUMNS} FROM users ORDER BY id`);
+export async function listUsers(db: ReadTx): Promise<UserRow[]> {
+  return await db.all<UserRow>(`SELECT ${COLUMNS} FROM users ORDER BY id`);
 }
 
-export function insertUser(
+export async function insertUser(
   tx: WriteTx,
   user: { username: string; email: string; fullName: string; passwordHash: string; isAdmin: boolean; now: string },
-): UserRow {
-  return tx.run<UserRow>(
+): Promise<UserRow> {
+  return (await tx.run<UserRow>(
     `INSERT INTO users (username, username_lower, email, full_name, password_hash, is_admin, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
     [user.username, user.username.toLowerCase(), user.email, user.fullName, user.passwordHash, user.isAdmin ? 1 : 0, user.now],
-  ).rows[0]!;
+  )).rows[0]!;
 }
 
-export function setPasswordHash(tx: WriteTx, userId: number, passwordHash: string): void {
-  tx.run('UPDATE users SET password_hash = ? WHERE id = ?', [passwordHash, userId]);
+export async function setPasswordHash(tx: WriteTx, userId: number, passwordHash: string): Promise<void> {
+  await tx.run('UPDATE users SET password_hash = ? WHERE id = ?', [passwordHash, userId]);
 }
 
-export function setAvatarFile(tx: WriteTx, userId: number, avatarFile: string): void {
-  tx.run('UPDATE users SET avatar_file = ? WHERE id = ?', [avatarFile, userId]);
+export async function setAvatarFile(tx: WriteTx, userId: number, avatarFile: string): Promise<void> {
+  await tx.run('UPDATE users SET avatar_file = ? WHERE id = ?', [avatarFile, userId]);
 }

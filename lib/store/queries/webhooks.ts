@@ -1,4 +1,4 @@
-import type { ReadTx, WriteTx } from '../database.js';
+import type { ReadTx, WriteTx } from '../interface.js';
 import type { PageWindow } from './page-window.js';
 
 export type HookContentType = 'json' | 'form';
@@ -41,20 +41,20 @@ export interface DeliveryRow {
 
 const HOOK_COLUMNS = 'id, repo_id, url, content_type, secret, events, active, created_at, updated_at';
 
-export function hooksOfRepository(db: ReadTx, repoId: number): HookRow[] {
-  return db.all<HookRow>(`SELECT ${HOOK_COLUMNS} FROM webhooks WHERE repo_id = ? ORDER BY id`, [repoId]);
+export async function hooksOfRepository(db: ReadTx, repoId: number): Promise<HookRow[]> {
+  return await db.all<HookRow>(`SELECT ${HOOK_COLUMNS} FROM webhooks WHERE repo_id = ? ORDER BY id`, [repoId]);
 }
 
-export function hookInRepository(db: ReadTx, repoId: number, id: number): HookRow | undefined {
-  return db.get<HookRow>(`SELECT ${HOOK_COLUMNS} FROM webhooks WHERE repo_id = ? AND id = ?`, [repoId, id]);
+export async function hookInRepository(db: ReadTx, repoId: number, id: number): Promise<HookRow | undefined> {
+  return await db.get<HookRow>(`SELECT ${HOOK_COLUMNS} FROM webhooks WHERE repo_id = ? AND id = ?`, [repoId, id]);
 }
 
-export function hookById(db: ReadTx, id: number): HookRow | undefined {
-  return db.get<HookRow>(`SELECT ${HOOK_COLUMNS} FROM webhooks WHERE id = ?`, [id]);
+export async function hookById(db: ReadTx, id: number): Promise<HookRow | undefined> {
+  return await db.get<HookRow>(`SELECT ${HOOK_COLUMNS} FROM webhooks WHERE id = ?`, [id]);
 }
 
-export function countHooks(db: ReadTx, repoId: number): number {
-  return db.get<{ n: number }>('SELECT COUNT(*) AS n FROM webhooks WHERE repo_id = ?', [repoId])!.n;
+export async function countHooks(db: ReadTx, repoId: number): Promise<number> {
+  return (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM webhooks WHERE repo_id = ?', [repoId]))!.n;
 }
 
 export interface HookFields {
@@ -65,23 +65,23 @@ export interface HookFields {
   active: boolean;
 }
 
-export function insertHook(tx: WriteTx, repoId: number, hook: HookFields, now: string): HookRow {
-  return tx.run<HookRow>(
+export async function insertHook(tx: WriteTx, repoId: number, hook: HookFields, now: string): Promise<HookRow> {
+  return (await tx.run<HookRow>(
     `INSERT INTO webhooks (repo_id, url, content_type, secret, events, active, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${HOOK_COLUMNS}`,
     [repoId, hook.url, hook.contentType, hook.secret, JSON.stringify(hook.events), hook.active ? 1 : 0, now, now],
-  ).rows[0]!;
+  )).rows[0]!;
 }
 
-export function updateHook(tx: WriteTx, id: number, hook: HookFields, now: string): HookRow {
-  return tx.run<HookRow>(
+export async function updateHook(tx: WriteTx, id: number, hook: HookFields, now: string): Promise<HookRow> {
+  return (await tx.run<HookRow>(
     `UPDATE webhooks SET url = ?, content_type = ?, secret = ?, events = ?, active = ?, updated_at = ? WHERE id = ? RETURNING ${HOOK_COLUMNS}`,
     [hook.url, hook.contentType, hook.secret, JSON.stringify(hook.events), hook.active ? 1 : 0, now, id],
-  ).rows[0]!;
+  )).rows[0]!;
 }
 
-export function deleteHook(tx: WriteTx, id: number): boolean {
-  return tx.run('DELETE FROM webhooks WHERE id = ?', [id]).changes > 0;
+export async function deleteHook(tx: WriteTx, id: number): Promise<boolean> {
+  return (await tx.run('DELETE FROM webhooks WHERE id = ?', [id])).changes > 0;
 }
 
 const DELIVERY_COLUMNS = `id, hook_id, guid, event, action, redelivery, payload, state, attempts, next_attempt_at, status_code, duration_ms,
@@ -99,8 +99,8 @@ export interface NewDelivery {
   now: string;
 }
 
-export function insertDelivery(tx: WriteTx, delivery: NewDelivery): number {
-  return tx.run<{ id: number }>(
+export async function insertDelivery(tx: WriteTx, delivery: NewDelivery): Promise<number> {
+  return (await tx.run<{ id: number }>(
     `INSERT INTO webhook_deliveries (hook_id, guid, event, action, redelivery, payload, state, error, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
     [
@@ -114,38 +114,38 @@ export function insertDelivery(tx: WriteTx, delivery: NewDelivery): number {
       delivery.refused ?? null,
       delivery.now,
     ],
-  ).rows[0]!.id;
+  )).rows[0]!.id;
 }
 
-export function countPendingDeliveries(db: ReadTx, hookId: number): number {
-  return db.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE state = 'pending' AND hook_id = ?", [hookId])!.n;
+export async function countPendingDeliveries(db: ReadTx, hookId: number): Promise<number> {
+  return (await db.get<{ n: number }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE state = 'pending' AND hook_id = ?", [hookId]))!.n;
 }
 
 /** The oldest pending delivery of a hook: deliveries of one hook go out in the order of their events. */
-export function nextPendingDelivery(db: ReadTx, hookId: number): DeliveryRow | undefined {
-  return db.get<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE state = 'pending' AND hook_id = ? ORDER BY id LIMIT 1`, [hookId]);
+export async function nextPendingDelivery(db: ReadTx, hookId: number): Promise<DeliveryRow | undefined> {
+  return await db.get<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE state = 'pending' AND hook_id = ? ORDER BY id LIMIT 1`, [hookId]);
 }
 
 /** By id: the order SQLite's index gave, said so PostgreSQL (whose DISTINCT may hash) gives it too. */
-export function hooksWithPendingDeliveries(db: ReadTx): number[] {
-  return db.all<{ hook_id: number }>("SELECT DISTINCT hook_id FROM webhook_deliveries WHERE state = 'pending' ORDER BY hook_id").map((row) => row.hook_id);
+export async function hooksWithPendingDeliveries(db: ReadTx): Promise<number[]> {
+  return (await db.all<{ hook_id: number }>("SELECT DISTINCT hook_id FROM webhook_deliveries WHERE state = 'pending' ORDER BY hook_id")).map((row) => row.hook_id);
 }
 
-export function deliveryOfHook(db: ReadTx, hookId: number, id: number): DeliveryRow | undefined {
-  return db.get<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE hook_id = ? AND id = ?`, [hookId, id]);
+export async function deliveryOfHook(db: ReadTx, hookId: number, id: number): Promise<DeliveryRow | undefined> {
+  return await db.get<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE hook_id = ? AND id = ?`, [hookId, id]);
 }
 
 /** Newest first. */
-export function deliveriesOfHook(db: ReadTx, hookId: number, page: PageWindow): DeliveryRow[] {
-  return db.all<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE hook_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`, [
+export async function deliveriesOfHook(db: ReadTx, hookId: number, page: PageWindow): Promise<DeliveryRow[]> {
+  return await db.all<DeliveryRow>(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE hook_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`, [
     hookId,
     page.limit,
     page.offset,
   ]);
 }
 
-export function countDeliveries(db: ReadTx, hookId: number): number {
-  return db.get<{ n: number }>('SELECT COUNT(*) AS n FROM webhook_deliveries WHERE hook_id = ?', [hookId])!.n;
+export async function countDeliveries(db: ReadTx, hookId: number): Promise<number> {
+  return (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM webhook_deliveries WHERE hook_id = ?', [hookId]))!.n;
 }
 
 export interface AttemptRecord {
@@ -161,9 +161,9 @@ export interface AttemptRecord {
 }
 
 /** Records one attempt; false when the delivery (or its hook) was deleted meanwhile. */
-export function recordAttempt(tx: WriteTx, id: number, attempt: AttemptRecord): boolean {
+export async function recordAttempt(tx: WriteTx, id: number, attempt: AttemptRecord): Promise<boolean> {
   return (
-    tx.run(
+    (await tx.run(
       `UPDATE webhook_deliveries SET state = ?, attempts = attempts + 1, next_attempt_at = ?, status_code = ?, duration_ms = ?,
        request_headers = ?, response_headers = ?, response_body = ?, error = ?, delivered_at = ? WHERE id = ? AND state = 'pending'`,
       [
@@ -178,13 +178,13 @@ export function recordAttempt(tx: WriteTx, id: number, attempt: AttemptRecord): 
         attempt.at,
         id,
       ],
-    ).changes > 0
+    )).changes > 0
   );
 }
 
 /** Drops the finished deliveries of a hook beyond its newest `keep`, so the history stays bounded. */
-export function pruneDeliveries(tx: WriteTx, hookId: number, keep: number): void {
-  tx.run(
+export async function pruneDeliveries(tx: WriteTx, hookId: number, keep: number): Promise<void> {
+  await tx.run(
     `DELETE FROM webhook_deliveries WHERE hook_id = ? AND state != 'pending'
      AND id <= (SELECT id FROM webhook_deliveries WHERE hook_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
     [hookId, hookId, keep],

@@ -100,7 +100,7 @@ export function mountAvatarRoutes(app: H3, ctx: AppContext): void {
     const user = await requireUserOrNotFound(ctx, event);
     const upload = await readAvatarUpload(event, ctx.options.maxAvatarBytes);
     await ctx.avatars.replace(user, upload.bytes, upload.mimetype);
-    const updated = ctx.users.byId(user.id)!;
+    const updated = (await ctx.users.byId(user.id))!;
     return { success: true, ...ctx.users.summary(updated) };
   });
 

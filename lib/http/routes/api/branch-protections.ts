@@ -8,7 +8,7 @@ import { repoFromPath } from './lookup.js';
 export function mountBranchProtectionRoutes(app: H3, ctx: AppContext): void {
   app.get('/api/v1/repos/:owner/:repo/branch_protections', async (event) => {
     const user = await requireUser(ctx, event);
-    return ctx.protection.list(await repoFromPath(ctx, event), user);
+    return await ctx.protection.list(await repoFromPath(ctx, event), user);
   });
 
   app.put('/api/v1/repos/:owner/:repo/branch_protections/:branch', async (event) => {

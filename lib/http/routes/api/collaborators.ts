@@ -10,7 +10,7 @@ export function mountCollaboratorRoutes(app: H3, ctx: AppContext): void {
   app.get('/api/v1/repos/:owner/:repo/collaborators', async (event) => {
     const repo = await repoFromPath(ctx, event);
     const page = pageOf(ctx, event);
-    const { items, total } = ctx.collaborators.list(repo, await currentUser(ctx, event), page);
+    const { items, total } = await ctx.collaborators.list(repo, await currentUser(ctx, event), page);
     return page.respond(total, items);
   });
 

@@ -13,7 +13,7 @@ export function mountHookRoutes(app: H3, ctx: AppContext): void {
     // Credentials first, as for every admin route: anonymous callers are asked for them (401) rather than told 404.
     const user = await requireUser(ctx, event);
     // At most 20 hooks a repository, so one page holds them all unless `limit` says less; paged like every list.
-    return pageOf(ctx, event).slice(ctx.webhooks.list(await repoFromPath(ctx, event), user));
+    return pageOf(ctx, event).slice(await ctx.webhooks.list(await repoFromPath(ctx, event), user));
   });
 
   app.post(base, async (event) => {
@@ -27,7 +27,7 @@ export function mountHookRoutes(app: H3, ctx: AppContext): void {
 
   app.get(`${base}/:id`, async (event) => {
     const user = await requireUser(ctx, event);
-    return ctx.webhooks.get(await repoFromPath(ctx, event), user, idParam(event, 'id'));
+    return await ctx.webhooks.get(await repoFromPath(ctx, event), user, idParam(event, 'id'));
   });
 
   app.patch(`${base}/:id`, async (event) => {
@@ -53,13 +53,13 @@ export function mountHookRoutes(app: H3, ctx: AppContext): void {
     const user = await requireUser(ctx, event);
     const repo = await repoFromPath(ctx, event);
     const page = pageOf(ctx, event);
-    const { items, total } = ctx.webhooks.deliveries(repo, user, idParam(event, 'id'), page);
+    const { items, total } = await ctx.webhooks.deliveries(repo, user, idParam(event, 'id'), page);
     return page.respond(total, items);
   });
 
   app.get(`${base}/:id/deliveries/:delivery_id`, async (event) => {
     const user = await requireUser(ctx, event);
-    return ctx.webhooks.delivery(await repoFromPath(ctx, event), user, idParam(event, 'id'), idParam(event, 'delivery_id'));
+    return await ctx.webhooks.delivery(await repoFromPath(ctx, event), user, idParam(event, 'id'), idParam(event, 'delivery_id'));
   });
 
   app.post(`${base}/:id/deliveries/:delivery_id/redeliver`, async (event) => {

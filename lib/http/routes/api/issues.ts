@@ -19,7 +19,7 @@ export function mountIssueRoutes(app: H3, ctx: AppContext): void {
       direction: queryString(event, 'direction'),
     });
     const page = pageOf(ctx, event);
-    const { items, total } = ctx.issues.list(repo, filter, page);
+    const { items, total } = await ctx.issues.list(repo, filter, page);
     return page.respond(total, items.map((issue) => ctx.issues.summary(issue)));
   });
 
@@ -32,7 +32,7 @@ export function mountIssueRoutes(app: H3, ctx: AppContext): void {
 
   app.get(ISSUE, async (event) => {
     const repo = await repoFromPath(ctx, event);
-    return ctx.issues.summary(ctx.issues.get(repo, idParam(event, 'id')));
+    return ctx.issues.summary(await ctx.issues.get(repo, idParam(event, 'id')));
   });
 
   app.patch(ISSUE, async (event) => {
@@ -45,7 +45,7 @@ export function mountIssueRoutes(app: H3, ctx: AppContext): void {
   app.get(`${ISSUE}/comments`, async (event) => {
     const repo = await repoFromPath(ctx, event);
     const page = pageOf(ctx, event);
-    const { items, total } = ctx.issues.comments(repo, idParam(event, 'id'), page);
+    const { items, total } = await ctx.issues.comments(repo, idParam(event, 'id'), page);
     return page.respond(total, items);
   });
 
@@ -76,17 +76,17 @@ export function mountIssueRoutes(app: H3, ctx: AppContext): void {
       const user = await requireUser(ctx, event);
       const repo = await repoFromPath(ctx, event);
       const form = await readForm(event, ctx.options.maxBodyBytes);
-      const issue = ctx.issues.get(repo, idParam(event, 'id'));
+      const issue = await ctx.issues.get(repo, idParam(event, 'id'));
       await ctx.labels.setOnIssue(repo, user, issue, parseLabelNames(form.labels ?? []), replace);
-      return ctx.issues.get(repo, issue.id).labels;
+      return (await ctx.issues.get(repo, issue.id)).labels;
     });
   }
 
   app.delete(`${ISSUE}/labels/:name`, async (event) => {
     const user = await requireUser(ctx, event);
     const repo = await repoFromPath(ctx, event);
-    const issue = ctx.issues.get(repo, idParam(event, 'id'));
+    const issue = await ctx.issues.get(repo, idParam(event, 'id'));
     await ctx.labels.removeFromIssue(repo, user, issue, pathParam(event, 'name'));
-    return ctx.issues.get(repo, issue.id).labels;
+    return (await ctx.issues.get(repo, issue.id)).labels;
   });
 }

@@ -10,7 +10,7 @@ export function mountLabelRoutes(app: H3, ctx: AppContext): void {
   app.get('/api/v1/repos/:owner/:repo/labels', async (event) => {
     const repo = await repoFromPath(ctx, event);
     const page = pageOf(ctx, event);
-    const { items, total } = ctx.labels.list(repo, page);
+    const { items, total } = await ctx.labels.list(repo, page);
     return page.respond(total, items);
   });
 

@@ -6,5 +6,5 @@ import { pathParam } from '../../validate.js';
 
 /** The repository named by the `owner`/`repo` path segments, if the caller may see it (else 404). */
 export async function repoFromPath(ctx: AppContext, event: H3Event, owner = 'owner', repo = 'repo'): Promise<RepositoryRow> {
-  return ctx.repos.visibleByName(await currentUser(ctx, event), pathParam(event, owner), pathParam(event, repo));
+  return await ctx.repos.visibleByName(await currentUser(ctx, event), pathParam(event, owner), pathParam(event, repo));
 }

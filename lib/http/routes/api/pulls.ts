@@ -23,7 +23,7 @@ export function mountPullRoutes(app: H3, ctx: AppContext): void {
   app.get('/api/v1/repos/:owner/:repo/pulls', async (event) => {
     const repo = await repoFromPath(ctx, event);
     const page = pageOf(ctx, event);
-    const { items, total } = ctx.pulls.list(repo, parsePullStatus(queryString(event, 'status') ?? queryString(event, 'state')), page);
+    const { items, total } = await ctx.pulls.list(repo, parsePullStatus(queryString(event, 'status') ?? queryString(event, 'state')), page);
     return page.respond(total, await ctx.pulls.summaries(repo, items));
   });
 
@@ -38,7 +38,7 @@ export function mountPullRoutes(app: H3, ctx: AppContext): void {
   app.get(PULL, async (event) => {
     const repo = await repoFromPath(ctx, event);
     const { id, kind } = pullTarget(event);
-    if (kind === 'json') return ctx.pulls.summary(repo, ctx.pulls.get(repo, id));
+    if (kind === 'json') return ctx.pulls.summary(repo, await ctx.pulls.get(repo, id));
     const body = await ctx.pulls.diff(repo, id, kind);
     return new HTTPResponse(body as unknown as BodyInit, { headers: { 'content-type': `${DIFF_TYPES[kind]}; charset=utf-8`, 'x-content-type-options': 'nosniff' } });
   });
@@ -80,7 +80,7 @@ export function mountPullRoutes(app: H3, ctx: AppContext): void {
   app.get(`${PULL}/comments`, async (event) => {
     const repo = await repoFromPath(ctx, event);
     const page = pageOf(ctx, event);
-    const { items, total } = ctx.pulls.comments(repo, idParam(event, 'id'), page);
+    const { items, total } = await ctx.pulls.comments(repo, idParam(event, 'id'), page);
     return page.respond(total, items);
   });
 

@@ -6,7 +6,7 @@ import { idParam, pathParam, readForm } from '../../validate.js';
 import { repoFromPath } from './lookup.js';
 
 export function mountRepoRoutes(app: H3, ctx: AppContext): void {
-  app.get('/api/v1/repos/:owner/:repo', async (event) => ctx.repos.summary(await repoFromPath(ctx, event), await currentUser(ctx, event)));
+  app.get('/api/v1/repos/:owner/:repo', async (event) => await ctx.repos.summary(await repoFromPath(ctx, event), await currentUser(ctx, event)));
 
   app.delete('/api/v1/repos/:owner/:repo', async (event) => {
     const user = await requireUser(ctx, event);
@@ -17,18 +17,18 @@ export function mountRepoRoutes(app: H3, ctx: AppContext): void {
   app.patch('/api/v1/repos/:owner/:repo', async (event) => {
     const user = await requireUser(ctx, event);
     const form = await readForm(event, ctx.options.maxBodyBytes);
-    return ctx.repos.summary(await ctx.repos.update(user, pathParam(event, 'owner'), pathParam(event, 'repo'), form), user);
+    return await ctx.repos.summary(await ctx.repos.update(user, pathParam(event, 'owner'), pathParam(event, 'repo'), form), user);
   });
 
   app.post('/api/v1/repos/:repo_id/star', async (event) => {
     const user = await requireUserOrNotFound(ctx, event);
-    const repo = ctx.repos.visibleById(user, idParam(event, 'repo_id'));
+    const repo = await ctx.repos.visibleById(user, idParam(event, 'repo_id'));
     return { success: true, result: await ctx.social.toggleStar(user, repo) };
   });
 
   app.post('/api/v1/repos/:repo_id/watch', async (event) => {
     const user = await requireUserOrNotFound(ctx, event);
-    const repo = ctx.repos.visibleById(user, idParam(event, 'repo_id'));
+    const repo = await ctx.repos.visibleById(user, idParam(event, 'repo_id'));
     return { success: true, result: await ctx.social.toggleWatch(user, repo) };
   });
 
@@ -46,20 +46,20 @@ export function mountRepoRoutes(app: H3, ctx: AppContext): void {
 
   app.get('/api/v1/:owner/:repo/issues/count', async (event) => {
     await requireUserOrNotFound(ctx, event);
-    return { success: true, result: ctx.issues.count(await repoFromPath(ctx, event)) };
+    return { success: true, result: await ctx.issues.count(await repoFromPath(ctx, event)) };
   });
 
   app.get('/api/v1/repos/:owner/:repo/branches', async (event) => {
     const repo = await repoFromPath(ctx, event);
     const page = pageOf(ctx, event);
-    const { items, total } = ctx.repos.branches(repo, page);
+    const { items, total } = await ctx.repos.branches(repo, page);
     return page.respond(total, items.map((branch) => ({ name: branch.name, commit: branch.commit_sha })));
   });
 
   app.get('/api/v1/repos/:owner/:repo/ci/runs', async (event) => {
-    const repo = ctx.repos.visibleByName(await currentUser(ctx, event), pathParam(event, 'owner'), pathParam(event, 'repo'));
+    const repo = await ctx.repos.visibleByName(await currentUser(ctx, event), pathParam(event, 'owner'), pathParam(event, 'repo'));
     const page = pageOf(ctx, event);
-    const { items, total } = ctx.ci.runs(repo, page);
+    const { items, total } = await ctx.ci.runs(repo, page);
     return page.respond(total, items);
   });
 }

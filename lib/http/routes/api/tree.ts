@@ -10,7 +10,7 @@ export function mountTreeRoutes(app: H3, ctx: AppContext): void {
     if (!branch) throw invalid('branch is required');
     const rawId = pathParam(event, 'repo_id');
     if (!/^\d{1,15}$/.test(rawId)) throw notFound('Not found');
-    const repo = ctx.repos.visibleById(await currentUser(ctx, event), Number(rawId));
+    const repo = await ctx.repos.visibleById(await currentUser(ctx, event), Number(rawId));
     return { success: true, result: await ctx.repos.listFiles(repo, branch, queryString(event, 'path') ?? '') };
   });
 }

@@ -25,10 +25,10 @@ const NOTICES: Readonly<Record<string, string>> = {
  * sessions; the API tokens page stays at `/:username/settings/api-tokens`.
  */
 export function mountAccountPages(app: H3, ctx: AppContext, guard: RequestForgeryGuard): void {
-  const render = (event: H3Event, user: UserRow, error?: string, notice?: string) =>
+  const render = async (event: H3Event, user: UserRow, error?: string, notice?: string) =>
     accountView(pageUserOf(guard, event, user), {
-      avatar: ctx.users.summary(ctx.users.byId(user.id) ?? user).avatar,
-      sessions: ctx.credentials.sessions(user.id, getCookie(event, SESSION_COOKIE)),
+      avatar: ctx.users.summary(await ctx.users.byId(user.id) ?? user).avatar,
+      sessions: await ctx.credentials.sessions(user.id, getCookie(event, SESSION_COOKIE)),
       error,
       notice,
     });
@@ -40,14 +40,14 @@ export function mountAccountPages(app: H3, ctx: AppContext, guard: RequestForger
     return formAction(
       form,
       async () => redirectTo(`/user/settings?done=${await action(user)}`),
-      (message) => render(event, user, message),
+      async (message) => await render(event, user, message),
     );
   };
 
   app.get('/user/settings', async (event) => {
     const user = await signedInOrLogin(ctx, event);
     if (user instanceof Response) return user;
-    return htmlResponse(render(event, user, undefined, NOTICES[queryString(event, 'done') ?? '']));
+    return htmlResponse(await render(event, user, undefined, NOTICES[queryString(event, 'done') ?? '']));
   });
 
   // Multipart: the same reader and service as the spec's avatar endpoint; the token is checked before anything is kept.
@@ -62,7 +62,7 @@ export function mountAccountPages(app: H3, ctx: AppContext, guard: RequestForger
         await ctx.avatars.replace(user, upload.bytes, upload.mimetype);
         return redirectTo('/user/settings?done=avatar');
       },
-      (message) => render(event, user, message),
+      async (message) => await render(event, user, message),
     );
     // Refused for size, the rest of the upload is unread: the connection closes rather than read it (as app.ts does).
     if (response.status === 413) response.headers.set('connection', 'close');
@@ -90,7 +90,7 @@ export function mountAccountPages(app: H3, ctx: AppContext, guard: RequestForger
         await ctx.credentials.revokeApiToken(user.id, String(idParam(event, 'id')));
         return redirectTo(`${home}?revoked=1`);
       },
-      (message) => apiTokensView(pageUserOf(guard, event, user), ctx.credentials.apiTokens(user.id, FIRST_HUNDRED).items, undefined, message),
+      async (message) => apiTokensView(pageUserOf(guard, event, user), (await ctx.credentials.apiTokens(user.id, FIRST_HUNDRED)).items, undefined, message),
     );
   });
 

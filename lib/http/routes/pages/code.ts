@@ -154,23 +154,23 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
     const viewer = await currentUser(ctx, event);
     const search = (queryString(event, 'q') ?? '').slice(0, 100);
     const page = pageNumber(event);
-    const { items, total } = ctx.repos.explore(search, { limit: PER_PAGE, offset: (page - 1) * PER_PAGE });
+    const { items, total } = await ctx.repos.explore(search, { limit: PER_PAGE, offset: (page - 1) * PER_PAGE });
     return htmlResponse(exploreView(pageUser(event, viewer), search, items, page, page * PER_PAGE < total));
   });
 
   app.get('/:username', async (event) => {
     const viewer = await currentUser(ctx, event);
-    const owner = ctx.users.requireByName(pathParam(event, 'username'));
+    const owner = await ctx.users.requireByName(pathParam(event, 'username'));
     const page = pageNumber(event);
     // The same rule as /api/v1/users/:username/repos: public ones, and private ones the viewer may read.
-    const { items, total } = ctx.repos.listOfOwner(viewer, owner, { limit: PER_PAGE, offset: (page - 1) * PER_PAGE });
+    const { items, total } = await ctx.repos.listOfOwner(viewer, owner, { limit: PER_PAGE, offset: (page - 1) * PER_PAGE });
     return htmlResponse(profileView(pageUser(event, viewer), ctx.users.summary(owner), items, page, page * PER_PAGE < total));
   });
 
   app.get('/:owner/:repo', async (event) => {
     const { viewer, user, repo, access } = await openRepo(event);
-    const social = { stars: ctx.social.stars(repo), watchers: ctx.social.watchers(repo), ...ctx.social.stateOf(viewer, repo) };
-    const cloneUrl = ctx.repos.summary(repo).clone_url;
+    const social = { stars: await ctx.social.stars(repo), watchers: await ctx.social.watchers(repo), ...await ctx.social.stateOf(viewer, repo) };
+    const cloneUrl = (await ctx.repos.summary(repo)).clone_url;
     const at = await browse.resolveRefPath(repo.owner_name, repo.name, 'branch', repo.default_branch);
     const tree = at && (await browse.objectAt(repo.owner_name, repo.name, at.commit, ''));
     if (!at || !tree) return htmlResponse(homeView(user, { repo, access }, { cloneUrl, social, readme: '' }));
@@ -257,7 +257,7 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
       diff = await renderDiff(await browse.commitDiff(repo.owner_name, repo.name, commit, PAGE_DIFF_LIMITS), { diff: `${base}.diff`, patch: `${base}.patch` });
       if (diff.value.length <= MAX_KEPT_DIFF_CHARS) renderedDiffs.set(key, diff);
     }
-    return htmlResponse(commitView(user, repo, access, commit, ctx.statuses.combinedOf(repo, commit.sha), diff));
+    return htmlResponse(commitView(user, repo, access, commit, await ctx.statuses.combinedOf(repo, commit.sha), diff));
   });
 
   app.get('/:owner/:repo/branches', async (event) => {

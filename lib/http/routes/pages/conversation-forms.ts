@@ -6,7 +6,7 @@ import { lastCommentAnchor, type RepoPageRequest } from './page-request.js';
 
 /** What issues and pull requests both offer their conversation forms (IssueService and PullService). */
 export interface ConversationService {
-  get(repo: RepositoryRow, id: number): { comments: number };
+  get(repo: RepositoryRow, id: number): Promise<{ comments: number }>;
   comment(repo: RepositoryRow, id: number, author: UserRow, body: unknown): Promise<{ id: number }>;
   editComment(repo: RepositoryRow, id: number, commentId: number, viewer: UserRow, body: unknown): Promise<{ id: number }>;
   update(repo: RepositoryRow, viewer: UserRow, id: number, changes: { status?: unknown }): Promise<unknown>;
@@ -28,7 +28,7 @@ export function mountConversationForms(app: H3, kind: 'issues' | 'pulls', servic
   app.post(`${base}/comments`, (event) =>
     form(event, async ({ viewer, repo }, fields, id) => {
       const comment = await service.comment(repo, id, viewer, fields.body);
-      return lastCommentAnchor(service.get(repo, id).comments, comment.id);
+      return lastCommentAnchor((await service.get(repo, id)).comments, comment.id);
     }),
   );
 

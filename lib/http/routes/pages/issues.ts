@@ -21,8 +21,8 @@ type CommentWindow = ReturnType<typeof commentWindow>;
 const NO_ITEMS = { limit: 0, offset: 0 };
 
 /** The issue a page address numbers, or the 404 page. */
-function issueNumbered(ctx: AppContext, repo: RepositoryRow, number: number): IssueRow {
-  const issue = ctx.issues.byNumber(repo, number);
+async function issueNumbered(ctx: AppContext, repo: RepositoryRow, number: number): Promise<IssueRow> {
+  const issue = await ctx.issues.byNumber(repo, number);
   if (!issue) throw notFound('Issue not found');
   return issue;
 }
@@ -30,16 +30,16 @@ function issueNumbered(ctx: AppContext, repo: RepositoryRow, number: number): Is
 /** The issue page of a request, the viewer's rights on it decided by the services' rules (author or write access). */
 async function renderIssue(ctx: AppContext, request: RepoPageRequest, number: number, window: CommentWindow, error?: string): Promise<string> {
   const { viewer, user, repo, access } = request;
-  const issue = issueNumbered(ctx, repo, number);
+  const issue = await issueNumbered(ctx, repo, number);
   return issueView(
     user,
     repo,
     access,
     {
       issue,
-      comments: ctx.issues.comments(repo, issue.id, window).items,
+      comments: (await ctx.issues.comments(repo, issue.id, window)).items,
       commentPage: window.page,
-      labels: ctx.labels.list(repo, FIRST_HUNDRED).items,
+      labels: (await ctx.labels.list(repo, FIRST_HUNDRED)).items,
       canChangeState: viewer !== undefined && (viewer.username === issue.author || atLeast(access, 'write')),
       canLabel: atLeast(access, 'write'),
       canEdit: (author) => viewer !== undefined && (viewer.username === author || atLeast(access, 'write')),
@@ -54,17 +54,17 @@ export function mountIssuePages(app: H3, ctx: AppContext, guard: RequestForgeryG
     const { user, repo, access } = await repoPageRequest(ctx, guard, event);
     const filter = parseIssueFilter({ status: queryString(event, 'status') === 'closed' ? 'closed' : 'open', labels: queryString(event, 'labels') });
     const page = pageOf(ctx, event);
-    const { items, total } = ctx.issues.list(repo, filter, page);
+    const { items, total } = await ctx.issues.list(repo, filter, page);
     const counts = {
-      open: ctx.issues.list(repo, { ...filter, status: 'open' }, NO_ITEMS).total,
-      closed: ctx.issues.list(repo, { ...filter, status: 'closed' }, NO_ITEMS).total,
+      open: (await ctx.issues.list(repo, { ...filter, status: 'open' }, NO_ITEMS)).total,
+      closed: (await ctx.issues.list(repo, { ...filter, status: 'closed' }, NO_ITEMS)).total,
     };
     return htmlResponse(
       issueListView(user, repo, access, {
         status: filter.status ?? 'open',
         counts,
         issues: items.map((issue) => ctx.issues.summary(issue)),
-        labels: ctx.labels.list(repo, FIRST_HUNDRED).items,
+        labels: (await ctx.labels.list(repo, FIRST_HUNDRED)).items,
         filter: filter.labels,
         page: page.page,
         limit: page.limit,
@@ -97,7 +97,7 @@ export function mountIssuePages(app: H3, ctx: AppContext, guard: RequestForgeryG
     const request = await repoPageRequest(ctx, guard, event);
     const number = idParam(event, 'number');
     // Issues and pull requests share the numbers: a pull request's number leads to it, as on GitHub.
-    if (!ctx.issues.byNumber(request.repo, number) && ctx.pulls.byNumber(request.repo, number)) return redirectTo(`${repoBase(request.repo)}/pulls/${number}`);
+    if (!await ctx.issues.byNumber(request.repo, number) && await ctx.pulls.byNumber(request.repo, number)) return redirectTo(`${repoBase(request.repo)}/pulls/${number}`);
     return htmlResponse(await renderIssue(ctx, request, number, commentWindow(event)));
   });
 
@@ -108,7 +108,7 @@ export function mountIssuePages(app: H3, ctx: AppContext, guard: RequestForgeryG
       guard,
       event,
       async (request, form) => {
-        const issue = issueNumbered(ctx, request.repo, idParam(event, 'number'));
+        const issue = await issueNumbered(ctx, request.repo, idParam(event, 'number'));
         const anchor = await action(request, form, issue.id);
         return redirectTo(`${repoBase(request.repo)}/issues/${issue.number}${anchor ?? ''}`);
       },
@@ -121,14 +121,14 @@ export function mountIssuePages(app: H3, ctx: AppContext, guard: RequestForgeryG
   app.post('/:owner/:repo/issues/:number/labels', (event) =>
     issueForm(event, async ({ viewer, repo }, form, id) => {
       const names = Object.entries(form).filter(([key, value]) => key.startsWith('label_') && typeof value === 'string').map(([, value]) => value as string);
-      await ctx.labels.setOnIssue(repo, viewer, ctx.issues.get(repo, id), names, true);
+      await ctx.labels.setOnIssue(repo, viewer, await ctx.issues.get(repo, id), names, true);
     }),
   );
 
-  const renderLabels = ({ viewer, user, repo, access }: RepoPageRequest, error?: string) =>
-    labelsView(user, repo, access, ctx.labels.list(repo, FIRST_HUNDRED).items, viewer !== undefined && atLeast(access, 'write'), error);
+  const renderLabels = async ({ viewer, user, repo, access }: RepoPageRequest, error?: string) =>
+    labelsView(user, repo, access, (await ctx.labels.list(repo, FIRST_HUNDRED)).items, viewer !== undefined && atLeast(access, 'write'), error);
 
-  app.get('/:owner/:repo/labels', async (event) => htmlResponse(renderLabels(await repoPageRequest(ctx, guard, event))));
+  app.get('/:owner/:repo/labels', async (event) => htmlResponse(await renderLabels(await repoPageRequest(ctx, guard, event))));
 
   app.post('/:owner/:repo/labels', (event) =>
     repoForm(

@@ -36,8 +36,8 @@ export function pageUserOf(guard: RequestForgeryGuard, event: H3Event, viewer: U
  */
 export async function repoPageRequest(ctx: AppContext, guard: RequestForgeryGuard, event: H3Event, needed: AccessLevel = 'read'): Promise<RepoPageRequest> {
   const viewer = await currentUser(ctx, event);
-  const repo = ctx.repos.visibleByName(viewer, pathParam(event, 'owner'), pathParam(event, 'repo'));
-  const access = ctx.repos.access(viewer, repo);
+  const repo = await ctx.repos.visibleByName(viewer, pathParam(event, 'owner'), pathParam(event, 'repo'));
+  const access = await ctx.repos.access(viewer, repo);
   if (!atLeast(access, needed)) throw notFound('Not found');
   return { viewer, user: pageUserOf(guard, event, viewer), repo, access };
 }

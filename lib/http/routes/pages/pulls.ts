@@ -20,8 +20,8 @@ type CommentWindow = ReturnType<typeof commentWindow>;
 const NO_ITEMS = { limit: 0, offset: 0 };
 
 /** The pull request a page address numbers, or the 404 page. */
-function pullNumbered(ctx: AppContext, repo: RepositoryRow, number: number): PullRow {
-  const pull = ctx.pulls.byNumber(repo, number);
+async function pullNumbered(ctx: AppContext, repo: RepositoryRow, number: number): Promise<PullRow> {
+  const pull = await ctx.pulls.byNumber(repo, number);
   if (!pull) throw notFound('Pull request not found');
   return pull;
 }
@@ -31,21 +31,21 @@ const MAX_LISTED_BRANCHES = { limit: 500, offset: 0 };
 /** The pull request page on one of its tabs; what each tab needs is read from git only for that tab. */
 async function renderPull(ctx: AppContext, request: RepoPageRequest, number: number, tab: PullTab, window: CommentWindow, error?: string): Promise<string> {
   const { viewer, user, repo, access } = request;
-  const row = pullNumbered(ctx, repo, number);
+  const row = await pullNumbered(ctx, repo, number);
   const pull = await ctx.pulls.summary(repo, row);
   // A merged pull request says how many commits it brought (its recorded base and head no longer move).
   const commits = tab === 'commits' || pull.status === 'merged' ? await ctx.pulls.commits(repo, row.id) : undefined;
   return pullView(user, repo, access, {
     pull,
     tab,
-    comments: tab === 'conversation' ? ctx.pulls.comments(repo, row.id, window).items : undefined,
+    comments: tab === 'conversation' ? (await ctx.pulls.comments(repo, row.id, window)).items : undefined,
     commentPage: window.page,
     commits: tab === 'commits' ? commits : undefined,
     commitCount: pull.status === 'merged' ? commits?.length : undefined,
     diff: tab === 'files' ? await renderDiff(await ctx.pulls.files(repo, row.id), downloads(`${repoBase(repo)}/pulls/${row.number}`)) : undefined,
-    checks: ctx.statuses.combinedOf(repo, pull.head_sha),
-    requiredContexts: ctx.protection.ruleFor(repo, pull.base)?.required_status_contexts ?? [],
-    unmetChecks: ctx.pulls.unmetChecks(repo, pull.base, pull.head_sha),
+    checks: await ctx.statuses.combinedOf(repo, pull.head_sha),
+    requiredContexts: (await ctx.protection.ruleFor(repo, pull.base))?.required_status_contexts ?? [],
+    unmetChecks: await ctx.pulls.unmetChecks(repo, pull.base, pull.head_sha),
     canChangeState: viewer !== undefined && (viewer.username === pull.author || atLeast(access, 'write')),
     canMerge: atLeast(access, 'write'),
     canEdit: (author) => viewer !== undefined && (viewer.username === author || atLeast(access, 'write')),
@@ -65,7 +65,7 @@ function parseCompareSpec(spec: string): { base: string; head: string } | undefi
 
 async function renderCompare(ctx: AppContext, request: RepoPageRequest, base: string, head: string, extra: Pick<CompareModel, 'error' | 'values'> = {}): Promise<string> {
   const { user, repo, access } = request;
-  const branches = ctx.repos.branches(repo, MAX_LISTED_BRANCHES).items.map((branch) => branch.name);
+  const branches = (await ctx.repos.branches(repo, MAX_LISTED_BRANCHES)).items.map((branch) => branch.name);
   const found = base !== head ? await ctx.pulls.compare(repo, base, head) : undefined;
   const comparison = found && { ...found, diff: await renderDiff(found.files, downloads(`${repoBase(repo)}/compare/${pathUrl(base)}...${pathUrl(head)}`)) };
   return compareView(user, repo, access, { branches, base, head, comparison, ...extra });
@@ -95,10 +95,10 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
     const { user, repo, access } = await repoPageRequest(ctx, guard, event);
     const status = queryString(event, 'status') === 'closed' ? 'closed' : 'open';
     const page = pageOf(ctx, event);
-    const { items, total } = ctx.pulls.list(repo, status, page);
-    const counts = { open: ctx.pulls.list(repo, 'open', NO_ITEMS).total, closed: ctx.pulls.list(repo, 'closed', NO_ITEMS).total };
+    const { items, total } = await ctx.pulls.list(repo, status, page);
+    const counts = { open: (await ctx.pulls.list(repo, 'open', NO_ITEMS)).total, closed: (await ctx.pulls.list(repo, 'closed', NO_ITEMS)).total };
     // Statuses are rows of the store: one small read per listed pull request, no git.
-    const checks = new Map(items.map((pull) => [pull.id, ctx.statuses.combinedOf(repo, pull.head_sha)] as const).filter(([, combined]) => combined.total_count > 0).map(([id, combined]) => [id, combined.state]));
+    const checks = new Map((await Promise.all(items.map(async (pull) => [pull.id, await ctx.statuses.combinedOf(repo, pull.head_sha)] as const))).filter(([, combined]) => combined.total_count > 0).map(([id, combined]) => [id, combined.state]));
     return htmlResponse(pullListView(user, repo, access, { status, counts, pulls: items, checks, page: page.page, limit: page.limit, total }));
   });
 
@@ -147,7 +147,7 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
       // `/pulls/<number>.diff` and `.patch`: what the pull request changes, as text streamed from git.
       const download = suffix === '' ? /^(\d{1,15})\.(diff|patch)$/.exec(pathParam(event, 'number')) : null;
       if (download) {
-        const pull = pullNumbered(ctx, request.repo, Number(download[1]));
+        const pull = await pullNumbered(ctx, request.repo, Number(download[1]));
         return textDownload(await ctx.pulls.diff(request.repo, pull.id, download[2] as 'diff' | 'patch'));
       }
       return htmlResponse(await renderPull(ctx, request, idParam(event, 'number'), tab, commentWindow(event)));
@@ -161,7 +161,7 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
       guard,
       event,
       async (request, form) => {
-        const pull = pullNumbered(ctx, request.repo, idParam(event, 'number'));
+        const pull = await pullNumbered(ctx, request.repo, idParam(event, 'number'));
         const anchor = await action(request, form, pull.id);
         return redirectTo(`${repoBase(request.repo)}/pulls/${pull.number}${anchor ?? ''}`);
       },

@@ -110,9 +110,9 @@ export function mountSettingsPages(app: H3, ctx: AppContext, guard: RequestForge
   );
 
   // Collaborators.
-  const renderCollaborators = (request: RepoPageRequest, error?: string, saved?: string) =>
-    collaboratorsView(frameOf(request, error, saved), ctx.collaborators.list(request.repo, request.viewer, FIRST_HUNDRED).items);
-  app.get('/:owner/:repo/settings/collaborators', async (event) => htmlResponse(renderCollaborators(await admin(event), undefined, notice(event))));
+  const renderCollaborators = async (request: RepoPageRequest, error?: string, saved?: string) =>
+    collaboratorsView(frameOf(request, error, saved), (await ctx.collaborators.list(request.repo, request.viewer, FIRST_HUNDRED)).items);
+  app.get('/:owner/:repo/settings/collaborators', async (event) => htmlResponse(await renderCollaborators(await admin(event), undefined, notice(event))));
   app.post('/:owner/:repo/settings/collaborators', (event) =>
     settingsForm(
       event,
@@ -145,17 +145,17 @@ export function mountSettingsPages(app: H3, ctx: AppContext, guard: RequestForge
   );
 
   // Webhooks and their deliveries.
-  const renderHooks = (request: RepoPageRequest, error?: string, saved?: string) => hooksView(frameOf(request, error, saved), ctx.webhooks.list(request.repo, request.viewer));
-  const renderHook = (event: H3Event) => (request: RepoPageRequest, error?: string, saved?: string) => {
+  const renderHooks = async (request: RepoPageRequest, error?: string, saved?: string) => hooksView(frameOf(request, error, saved), await ctx.webhooks.list(request.repo, request.viewer));
+  const renderHook = (event: H3Event) => async (request: RepoPageRequest, error?: string, saved?: string) => {
     const id = idParam(event, 'id');
-    return hookView(frameOf(request, error, saved), ctx.webhooks.get(request.repo, request.viewer, id), ctx.webhooks.deliveries(request.repo, request.viewer, id, FIRST_HUNDRED).items);
+    return hookView(frameOf(request, error, saved), await ctx.webhooks.get(request.repo, request.viewer, id), (await ctx.webhooks.deliveries(request.repo, request.viewer, id, FIRST_HUNDRED)).items);
   };
   const hookHome = (repo: RepoPageRequest['repo'], id: number) => `${repoBase(repo)}/settings/hooks/${id}`;
-  app.get('/:owner/:repo/settings/hooks', async (event) => htmlResponse(renderHooks(await admin(event), undefined, notice(event))));
+  app.get('/:owner/:repo/settings/hooks', async (event) => htmlResponse(await renderHooks(await admin(event), undefined, notice(event))));
   app.post('/:owner/:repo/settings/hooks', (event) =>
     settingsForm(event, async ({ viewer, repo }, form) => hookHome(repo, (await ctx.webhooks.create(repo, viewer, hookInput(form, false))).id), renderHooks),
   );
-  app.get('/:owner/:repo/settings/hooks/:id', async (event) => htmlResponse(renderHook(event)(await admin(event), undefined, notice(event))));
+  app.get('/:owner/:repo/settings/hooks/:id', async (event) => htmlResponse(await renderHook(event)(await admin(event), undefined, notice(event))));
   app.post('/:owner/:repo/settings/hooks/:id', (event) =>
     settingsForm(event, async ({ viewer, repo }, form) => hookHome(repo, (await ctx.webhooks.update(repo, viewer, idParam(event, 'id'), hookInput(form, true))).id), renderHook(event)),
   );
@@ -193,12 +193,12 @@ export function mountSettingsPages(app: H3, ctx: AppContext, guard: RequestForge
   );
 
   // Branch protection: patterns hold `/` and `*`, so they travel in the form, not the path.
-  const renderProtection = (event: H3Event) => (request: RepoPageRequest, error?: string, saved?: string) => {
-    const rules = ctx.protection.list(request.repo, request.viewer);
+  const renderProtection = (event: H3Event) => async (request: RepoPageRequest, error?: string, saved?: string) => {
+    const rules = await ctx.protection.list(request.repo, request.viewer);
     const editing = queryString(event, 'edit');
     return protectionView(frameOf(request, error, saved), rules, rules.find((rule) => rule.branch === editing));
   };
-  app.get('/:owner/:repo/settings/branches', async (event) => htmlResponse(renderProtection(event)(await admin(event), undefined, notice(event))));
+  app.get('/:owner/:repo/settings/branches', async (event) => htmlResponse(await renderProtection(event)(await admin(event), undefined, notice(event))));
   app.post('/:owner/:repo/settings/branches', (event) =>
     settingsForm(
       event,

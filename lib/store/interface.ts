@@ -1,0 +1,33 @@
+import type { Row } from './sqlite.js';
+import type { SqlParam } from './write-log.js';
+
+export type { Row } from './sqlite.js';
+export type { SqlParam } from './write-log.js';
+
+/** Statements that only read. Every call is asynchronous, so a second engine (PostgreSQL) can sit behind it. */
+export interface ReadTx {
+  all<T = Row>(sql: string, params?: readonly SqlParam[]): Promise<T[]>;
+  get<T = Row>(sql: string, params?: readonly SqlParam[]): Promise<T | undefined>;
+}
+
+/** Executes statements inside one write transaction; every change is recorded for the write log. */
+export interface WriteTx extends ReadTx {
+  /** A statement that changes data; it is logged with its parameters and replayed on recovery. */
+  run<T = Row>(sql: string, params?: readonly SqlParam[]): Promise<{ rows: T[]; changes: number }>;
+  /**
+   * Runs `callback` once this transaction is durable (never when it rolls back or fails to reach the disk): what a
+   * change sets going (events, deliveries) starts only after it can no longer be taken back. Errors are swallowed.
+   */
+  onDurable(callback: () => void): void;
+}
+
+/**
+ * The database as services see it. Single statements read the committed state; `read` gives several statements one
+ * consistent view; `write` runs one transaction, serialized with every other, resolved once it is durable.
+ * Work given to `read` and `write` awaits only the statements of its own transaction: never I/O, timers or another
+ * read of the store (the embedded engine refuses work that does, rather than hold every other request behind it).
+ */
+export interface Db extends ReadTx {
+  read<T>(work: (tx: ReadTx) => Promise<T>): Promise<T>;
+  write<T>(work: (tx: WriteTx) => Promise<T>): Promise<T>;
+}
