@@ -80,7 +80,9 @@ export class CiService {
 
   /** A page of the repository's runs, each with its latest status and its newest reports (oldest first). */
   async runs(repo: RepositoryRow, page: PageWindow): Promise<{ items: Array<CiRunRow & { history: Array<{ status: string; received_at: string }> }>; total: number }> {
-    const items = (await Promise.all((await ciRunsOfRepository(this.store, repo.id, page)).map(async (run) => ({ ...run, history: await ciRunHistory(this.store, run.id, MAX_HISTORY) }))));
-    return { items, total: await countCiRuns(this.store, repo.id) };
+    return await this.store.read(async (tx) => {
+      const items = await Promise.all((await ciRunsOfRepository(tx, repo.id, page)).map(async (run) => ({ ...run, history: await ciRunHistory(tx, run.id, MAX_HISTORY) })));
+      return { items, total: await countCiRuns(tx, repo.id) };
+    });
   }
 }

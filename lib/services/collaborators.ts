@@ -38,7 +38,7 @@ export class CollaboratorService {
 
   async list(repo: RepositoryRow, viewer: Viewer, page: PageWindow): Promise<{ items: Collaborator[]; total: number }> {
     await requireAccess(this.store, viewer, repo, 'write', 'Listing collaborators needs write access');
-    return { items: (await collaboratorsOf(this.store, repo.id, page)).map((row) => this.summary(row)), total: await countCollaborators(this.store, repo.id) };
+    return await this.store.read(async (tx) => ({ items: (await collaboratorsOf(tx, repo.id, page)).map((row) => this.summary(row)), total: await countCollaborators(tx, repo.id) }));
   }
 
   /** What `user` may do with the repository: anyone may ask about themselves, others need write (as for the list). */

@@ -135,7 +135,7 @@ export class CredentialService {
   }
 
   async apiTokens(userId: number, page: PageWindow): Promise<{ items: ApiTokenRow[]; total: number }> {
-    return { items: await apiTokensOfUser(this.store, userId, page), total: await countApiTokens(this.store, userId) };
+    return await this.store.read(async (tx) => ({ items: await apiTokensOfUser(tx, userId, page), total: await countApiTokens(tx, userId) }));
   }
 
   /** Revokes by numeric id or by label. */

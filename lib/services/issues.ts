@@ -90,18 +90,20 @@ export class IssueService {
   ) {}
 
   async list(repo: RepositoryRow, filter: IssueFilter, page: PageWindow): Promise<{ items: IssueRow[]; total: number }> {
-    return { items: await issuesOfRepository(this.store, repo.id, filter, page), total: await countFilteredIssues(this.store, repo.id, filter) };
+    return await this.store.read(async (tx) => ({ items: await issuesOfRepository(tx, repo.id, filter, page), total: await countFilteredIssues(tx, repo.id, filter) }));
   }
 
   /** Issues and pull requests in one list, as GitHub's issue list shows them (pull requests carry no labels here). */
   async listWithPulls(repo: RepositoryRow, filter: IssueFilter, page: PageWindow): Promise<{ items: Conversation[]; total: number }> {
     // The page's keys, then its issues and its pull requests each in one query, whatever the page's length.
-    const keys = await conversationsOfRepository(this.store, repo.id, filter, page);
-    const idsOf = (kind: ConversationKey['kind']) => keys.filter((key) => key.kind === kind).map((key) => key.id);
-    const issues = new Map((await issuesByIds(this.store, repo.id, idsOf('issue'))).map((issue) => [issue.id, issue]));
-    const pulls = new Map((await pullsByIds(this.store, repo.id, idsOf('pull'))).map((pull) => [pull.id, pull]));
-    const items = keys.map((key): Conversation => (key.kind === 'issue' ? { kind: 'issue', issue: issues.get(key.id)! } : { kind: 'pull', pull: pulls.get(key.id)! }));
-    return { items, total: await countConversations(this.store, repo.id, filter, await countFilteredIssues(this.store, repo.id, filter)) };
+    return await this.store.read(async (tx) => {
+      const keys = await conversationsOfRepository(tx, repo.id, filter, page);
+      const idsOf = (kind: ConversationKey['kind']) => keys.filter((key) => key.kind === kind).map((key) => key.id);
+      const issues = new Map((await issuesByIds(tx, repo.id, idsOf('issue'))).map((issue) => [issue.id, issue]));
+      const pulls = new Map((await pullsByIds(tx, repo.id, idsOf('pull'))).map((pull) => [pull.id, pull]));
+      const items = keys.map((key): Conversation => (key.kind === 'issue' ? { kind: 'issue', issue: issues.get(key.id)! } : { kind: 'pull', pull: pulls.get(key.id)! }));
+      return { items, total: await countConversations(tx, repo.id, filter, await countFilteredIssues(tx, repo.id, filter)) };
+    });
   }
 
   /** The issue or pull request of the repository a comment belongs to (comment ids are shared by both). */

@@ -59,7 +59,7 @@ export class LabelService {
   ) {}
 
   async list(repo: RepositoryRow, page: PageWindow): Promise<{ items: LabelRow[]; total: number }> {
-    return { items: await labelsOfRepository(this.store, repo.id, page), total: await countLabels(this.store, repo.id) };
+    return await this.store.read(async (tx) => ({ items: await labelsOfRepository(tx, repo.id, page), total: await countLabels(tx, repo.id) }));
   }
 
   /** The repository's label of this name (any case), if there is one. */

@@ -119,7 +119,7 @@ export class PullService {
   private readonly pending = new Set<Promise<unknown>>();
 
   async list(repo: RepositoryRow, status: PullListStatus, page: PageWindow, branches: PullListFilter = {}): Promise<{ items: PullRow[]; total: number }> {
-    return { items: await pullsOfRepository(this.store, repo.id, status, page, branches), total: await countPulls(this.store, repo.id, status, branches) };
+    return await this.store.read(async (tx) => ({ items: await pullsOfRepository(tx, repo.id, status, page, branches), total: await countPulls(tx, repo.id, status, branches) }));
   }
 
   async get(repo: RepositoryRow, id: number): Promise<PullRow> {

@@ -242,13 +242,13 @@ export class RepositoryService {
 
   /** The owner's repositories the viewer may read, a page at a time. */
   async listOfOwner(viewer: Viewer, owner: UserRow, page: PageWindow): Promise<{ items: RepositoryRow[]; total: number }> {
-    return { items: await repositoriesOfOwner(this.store, owner.id, viewer?.id, page), total: await countRepositoriesOfOwner(this.store, owner.id, viewer?.id) };
+    return await this.store.read(async (tx) => ({ items: await repositoriesOfOwner(tx, owner.id, viewer?.id, page), total: await countRepositoriesOfOwner(tx, owner.id, viewer?.id) }));
   }
 
   /** Public repositories whose name contains `search`, newest first, a page at a time (the Explore page). */
   async explore(search: string, page: PageWindow): Promise<{ items: RepositoryRow[]; total: number }> {
     const text = search.trim().slice(0, 100);
-    return { items: await publicRepositories(this.store, text, page), total: await countPublicRepositories(this.store, text) };
+    return await this.store.read(async (tx) => ({ items: await publicRepositories(tx, text, page), total: await countPublicRepositories(tx, text) }));
   }
 
   async summary(repo: RepositoryRow, viewer?: Viewer): Promise<RepositorySummary> {
@@ -278,7 +278,7 @@ export class RepositoryService {
   }
 
   async branches(repo: RepositoryRow, page: PageWindow): Promise<{ items: Array<{ name: string; commit_sha: string }>; total: number }> {
-    return { items: await branchesOf(this.store, repo.id, page), total: await countBranchesOf(this.store, repo.id) };
+    return await this.store.read(async (tx) => ({ items: await branchesOf(tx, repo.id, page), total: await countBranchesOf(tx, repo.id) }));
   }
 
   /**

@@ -129,7 +129,7 @@ export class CommitStatusService {
   /** Every status of the commit `ref` names (branch, tag or commit id), newest first. */
   async list(repo: RepositoryRow, ref: string, page: PageWindow): Promise<{ items: CommitStatusRow[]; total: number }> {
     const sha = await this.resolve(repo, ref);
-    return { items: await statusesOfCommit(this.store, repo.id, sha, page), total: await countStatusesOfCommit(this.store, repo.id, sha) };
+    return await this.store.read(async (tx) => ({ items: await statusesOfCommit(tx, repo.id, sha, page), total: await countStatusesOfCommit(tx, repo.id, sha) }));
   }
 
   async combined(repo: RepositoryRow, ref: string): Promise<CombinedStatus> {

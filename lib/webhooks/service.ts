@@ -212,7 +212,7 @@ export class WebhookService {
 
   async deliveries(repo: RepositoryRow, viewer: Viewer, id: number, page: PageWindow): Promise<{ items: Delivery[]; total: number }> {
     const hook = await this.hook(repo, viewer, id);
-    return { items: (await deliveriesOfHook(this.store, hook.id, page)).map(deliveryOf), total: await countDeliveries(this.store, hook.id) };
+    return await this.store.read(async (tx) => ({ items: (await deliveriesOfHook(tx, hook.id, page)).map(deliveryOf), total: await countDeliveries(tx, hook.id) }));
   }
 
   async delivery(repo: RepositoryRow, viewer: Viewer, id: number, deliveryId: number): Promise<Delivery> {
