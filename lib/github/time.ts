@@ -1,3 +1,6 @@
+/** A time as `toISOString()` writes it (how repohost stores every one). */
+const STORED = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z$/;
+
 /**
  * A timestamp as GitHub writes every one in its REST answers and webhook payloads: ISO 8601 in UTC to the whole
  * second, `2026-11-24T17:26:36Z`. repohost stores milliseconds (`2026-11-24T17:26:36.890Z`, what the spec's
@@ -10,6 +13,8 @@ export function githubTime(value: string | null): string | null;
 export function githubTime(value: string | null | undefined): string | null | undefined;
 export function githubTime(value: string | null | undefined): string | null | undefined {
   if (value === null || value === undefined) return value;
+  // What repohost stores (`toISOString()`): the fraction cut off as it stands, without parsing a date (lists shape many).
+  if (STORED.test(value)) return `${value.slice(0, 19)}Z`;
   const millis = Date.parse(value);
   if (Number.isNaN(millis)) return value;
   return new Date(millis - (((millis % 1000) + 1000) % 1000)).toISOString().replace(/\.000Z$/, 'Z');

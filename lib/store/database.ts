@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdir, open, readdir, readFile, rename, rm, truncate } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Database } from 'sql.js';
@@ -83,7 +82,7 @@ function runAll(callbacks: ReadonlyArray<() => void>): void {
  */
 function beforeAnyIo<T>(work: Promise<T>, what: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const turn = setImmediate(() => reject(new Error(`${what} work waited for something other than its own statements (I/O, a timer or another read); it was rolled back`)));
+    const turn = setImmediate(() => reject(new Error(`${what} work waited for something other than its own statements (I/O, a timer, or a read of the store outside its transaction: read through the transaction instead); it was rolled back`)));
     work.then(
       (value) => {
         clearImmediate(turn);
@@ -123,10 +122,8 @@ export class Store implements Db {
   private replacing: Promise<void> | undefined;
   /** The last `read` or `write` work queued (FIFO: no two interleave); see `exclusively`. */
   private queueTail: Promise<unknown> = Promise.resolve();
-  /** The `read` or `write` work running now: single statements wait, so none sees a transaction's uncommitted rows. */
-  private running: object | undefined;
-  /** Which work an asynchronous call comes from: a single statement from inside the running work is a bug (see `all`). */
-  private readonly within = new AsyncLocalStorage<object>();
+  /** True while a `read` or `write` work runs: single statements wait, so none sees a transaction's uncommitted rows. */
+  private busy = false;
 
   private constructor(
     private readonly files: DatabaseFiles,
@@ -169,11 +166,8 @@ export class Store implements Db {
   }
 
   async all<T = Row>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
-    if (this.running !== undefined && this.within.getStore() === this.running) {
-      // It would wait for the transaction it is part of; on PostgreSQL it would not see the transaction's changes.
-      throw new Error('a single-statement read of the store inside a transaction: read through the transaction instead');
-    }
-    while (this.running !== undefined) await this.queueTail.catch(() => undefined);
+    // One asked for from inside the running work waits for that work, which `beforeAnyIo` then rolls back.
+    while (this.busy) await this.queueTail.catch(() => undefined);
     return this.readNow<T>(sql, params);
   }
 
@@ -279,12 +273,11 @@ export class Store implements Db {
   /** Runs `work` after every work queued before it, and with single statements held until it ends. */
   private exclusively<T>(work: () => Promise<T>): Promise<T> {
     const turn = this.queueTail.catch(() => undefined).then(async () => {
-      const marker = {};
-      this.running = marker;
+      this.busy = true;
       try {
-        return await this.within.run(marker, work);
+        return await work();
       } finally {
-        this.running = undefined;
+        this.busy = false;
       }
     });
     this.queueTail = turn;

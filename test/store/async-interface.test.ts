@@ -79,12 +79,12 @@ describe('the asynchronous store (issue 18)', () => {
     expect(seen.every((n) => n === 0)).toBe(true);
   });
 
-  it('refuses a single-statement read from inside a transaction (it would wait for itself), rolling the write back', async () => {
+  it('rolls back a write that reads the store outside its transaction (it would wait for itself), saying what to do instead', async () => {
     const writing = store.write(async (tx) => {
       await tx.run("INSERT INTO t (v) VALUES ('gone')");
       await store.get('SELECT count(*) AS n FROM t');
     });
-    await expect(writing).rejects.toThrow(/read through the transaction instead/);
+    await expect(writing).rejects.toThrow(/a read of the store outside its transaction: read through the transaction instead/);
     expect(await store.all('SELECT v FROM t')).toEqual([]);
   });
 

@@ -92,7 +92,23 @@ export function filterClause(repoId: number, filter: IssueFilter): { where: stri
 /** Attaches labels to issues with one query for the whole page. */
 async function withLabels(db: ReadTx, records: IssueRecord[]): Promise<IssueRow[]> {
   const labels = await labelsOfIssues(db, records.map((record) => record.id));
-  return records.map(({ author_id: _authorId, ...record }) => ({ ...record, labels: labels.get(record.id) ?? [] }));
+  // Built field by field: copying with a rest pattern was a measurable share of a list's cost.
+  return records.map((record) => ({
+    id: record.id,
+    number: record.number,
+    repo_id: record.repo_id,
+    title: record.title,
+    body: record.body,
+    author: record.author,
+    status: record.status,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+    closed_at: record.closed_at,
+    closed_by: record.closed_by,
+    state_reason: record.state_reason,
+    comments: record.comments,
+    labels: labels.get(record.id) ?? [],
+  }));
 }
 
 export async function issuesOfRepository(db: ReadTx, repoId: number, filter: IssueFilter, page: PageWindow): Promise<IssueRow[]> {
