@@ -17,14 +17,14 @@ import type { SocialService } from './services/social.js';
 import type { CommitStatusService } from './services/statuses.js';
 import type { PasswordHasher } from './services/password-hasher.js';
 import type { UserService } from './services/users.js';
-import type { Store } from './store/database.js';
+import type { HostDatabase } from './store/interface.js';
 import type { EventRecorder, HostEvents } from './events/index.js';
 import type { DeliveryWorker, WebhookService } from './webhooks/index.js';
 
 /** Everything one host instance owns; passed down explicitly so several hosts can run in one process. */
 export interface AppContext {
   readonly options: ResolvedOptions;
-  readonly store: Store;
+  readonly store: HostDatabase;
   readonly git: GitRepositories;
   /** Syntax highlighting off the event loop (worker threads). */
   readonly highlighter: Highlighter;

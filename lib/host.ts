@@ -34,6 +34,7 @@ import { SocialService } from './services/social.js';
 import { CommitStatusService } from './services/statuses.js';
 import { UserService } from './services/users.js';
 import { Store } from './store/database.js';
+import type { HostDatabase } from './store/interface.js';
 import { loadSqlJs } from './store/sqlite.js';
 import { realDatabasePath } from './store/database-path.js';
 import { acquireLock, type DatabaseLock } from './store/lock.js';
@@ -82,7 +83,7 @@ export interface RepoHost {
 
 export { PortInUseError } from './http/node-listener.js';
 
-function buildContext(options: ResolvedOptions, store: Store, baseUrl: () => string): AppContext {
+function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: () => string): AppContext {
   const nowIso = () => options.now().toISOString();
   const git = new GitRepositories({
     root: join(options.dataDir, 'repositories'),
@@ -170,19 +171,26 @@ export interface HostCore {
 export async function openHostCore(input: RepoHostOptions = {}): Promise<HostCore> {
   // The SQLite engine (WebAssembly) loads while the folders and the lock are made: Store.open awaits it (and sees
   // any failure) later. Started here rather than there, the first host starts ~50 ms sooner (issue 23).
-  loadSqlJs().catch(() => undefined);
-  const tempRoot = (input.dbPath ?? ':memory:') === ':memory:' ? await mkdtemp(join(tmpdir(), 'repohost-')) : undefined;
+  const postgres = Boolean(input.databaseUrl);
+  if (!postgres) loadSqlJs().catch(() => undefined);
+  const tempRoot = !postgres && (input.dbPath ?? ':memory:') === ':memory:' ? await mkdtemp(join(tmpdir(), 'repohost-')) : undefined;
   let lock: DatabaseLock | undefined;
-  let store: Store | undefined;
+  let store: HostDatabase | undefined;
   let ctx: AppContext | undefined;
   try {
     // Every file of the database is named after the real path: a link to it must meet the same lock.
-    const dbPath = tempRoot || input.dbPath === undefined ? input.dbPath : await realDatabasePath(input.dbPath);
+    const dbPath = postgres || tempRoot || input.dbPath === undefined ? input.dbPath : await realDatabasePath(input.dbPath);
     const options = resolveOptions({ ...input, dbPath }, () => tempRoot!);
-    await mkdir(dirname(options.dbPath), { recursive: true });
-    // The lock comes first: a second process must not even read a log that its owner is appending to.
-    lock = await acquireLock(options.dbPath, { sync: !options.inMemory });
-    store = await Store.open(options.dbPath, { snapshotThresholdBytes: options.snapshotThresholdBytes, acceptLogLoss: options.acceptLogLoss, ephemeral: options.inMemory });
+    if (options.databaseUrl !== undefined) {
+      // Shared by every instance: no lock of ours, and the engine loaded only when asked for.
+      const { PostgresStore } = await import('./store/postgres/engine.js');
+      store = await PostgresStore.open(options.databaseUrl);
+    } else {
+      await mkdir(dirname(options.dbPath), { recursive: true });
+      // The lock comes first: a second process must not even read a log that its owner is appending to.
+      lock = await acquireLock(options.dbPath, { sync: !options.inMemory });
+      store = await Store.open(options.dbPath, { snapshotThresholdBytes: options.snapshotThresholdBytes, acceptLogLoss: options.acceptLogLoss, ephemeral: options.inMemory });
+    }
     let baseUrl = options.publicUrl ?? '';
     ctx = buildContext(options, store, () => baseUrl);
     const [openStore, openCtx, openLock] = [store, ctx, lock];
@@ -204,7 +212,7 @@ export async function openHostCore(input: RepoHostOptions = {}): Promise<HostCor
             await openCtx.highlighter.close();
             await openStore.close();
           } finally {
-            await openLock.release();
+            await openLock?.release();
             if (tempRoot) await rm(tempRoot, { recursive: true, force: true });
           }
         })()),
@@ -255,7 +263,7 @@ export async function createRepoHost(input: RepoHostOptions = {}): Promise<RepoH
     const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`;
     core.setBaseUrl(url);
     // Admin commands run while we serve reach the database through us (a ':memory:' one is ours alone).
-    if (!options.inMemory) channel = await (await import('./admin/channel-server.js')).startAdminChannel(options.dbPath, core.admin);
+    if (!options.inMemory && options.databaseUrl === undefined) channel = await (await import('./admin/channel-server.js')).startAdminChannel(options.dbPath, core.admin);
     // Ref changes a crash left unrecorded are recorded, and announced, before anything is answered.
     await ctx.refUpdates.reconcilePending((message) => process.stderr.write(`${message}\n`));
     // Deliveries left pending by the last run (a crash, a stop) go out now that links carry the right base URL.

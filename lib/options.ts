@@ -24,6 +24,11 @@ export interface RepoHostOptions {
    */
   dataDir?: string;
   /**
+   * A PostgreSQL database (`postgres://user:password@host:5432/name`) instead of the embedded one: several instances
+   * may share it, each given the same `dataDir` (required then). `dbPath` is not used.
+   */
+  databaseUrl?: string;
+  /**
    * bcrypt cost for passwords; tests may lower it.
    * @default 10
    */
@@ -179,6 +184,8 @@ export interface ResolvedOptions {
   readonly host: string;
   readonly dbPath: string;
   readonly inMemory: boolean;
+  /** Set when the database is PostgreSQL (then `dbPath` names nothing). */
+  readonly databaseUrl: string | undefined;
   readonly dataDir: string;
   readonly bcryptCost: number;
   readonly maxAvatarBytes: number;
@@ -237,8 +244,11 @@ function clock(now: (() => Date) | undefined): () => Date {
 export function resolveOptions(options: RepoHostOptions, tempDir: () => string): ResolvedOptions {
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TypeError('repohost: option port must be an integer from 0 to 65535');
-  const requestedDb = options.dbPath ?? ':memory:';
-  const inMemory = requestedDb === ':memory:';
+  const databaseUrl = options.databaseUrl || undefined;
+  if (databaseUrl !== undefined && !/^postgres(?:ql)?:\/\//.test(databaseUrl)) throw new TypeError('repohost: option databaseUrl must be a postgres:// or postgresql:// URL');
+  if (databaseUrl !== undefined && !options.dataDir) throw new TypeError('repohost: option databaseUrl needs dataDir too (the folder of repositories, shared by every instance)');
+  const requestedDb = databaseUrl === undefined ? (options.dbPath ?? ':memory:') : ':memory:';
+  const inMemory = databaseUrl === undefined && requestedDb === ':memory:';
   const root = inMemory ? tempDir() : undefined;
   const dbPath = root ? join(root, 'repohost.db') : resolve(requestedDb);
   const defaultData = join(dirname(dbPath), `${basename(dbPath).replace(/\.[^.]*$/, '')}-data`);
@@ -249,6 +259,7 @@ export function resolveOptions(options: RepoHostOptions, tempDir: () => string):
     host: options.host ?? '127.0.0.1',
     dbPath,
     inMemory,
+    databaseUrl,
     dataDir: options.dataDir ? resolve(options.dataDir) : defaultData,
     bcryptCost,
     maxAvatarBytes: positiveInteger('maxAvatarBytes', options.maxAvatarBytes, 1024 * 1024),

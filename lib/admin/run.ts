@@ -1,5 +1,6 @@
 import { openHostCore } from '../host.js';
 import type { RepoHostOptions } from '../options.js';
+import type { AdminOperations } from '../services/admin.js';
 import { realDatabasePath } from '../store/database-path.js';
 import { DatabaseLockedError, lockHolder } from '../store/lock.js';
 import { ChannelUnreachableError, remoteAdmin } from './channel-client.js';
@@ -12,6 +13,13 @@ import { ADMIN_OPERATION_NAMES, type AsyncAdminOperations } from './protocol.js'
  */
 const LOCKED_WAIT_MS = 10_000;
 
+/** The host's own admin operations, each made asynchronous as the channel's are. */
+function localOperations(admin: AdminOperations): AsyncAdminOperations {
+  return Object.fromEntries(
+    ADMIN_OPERATION_NAMES.map((name) => [name, async (...args: unknown[]) => (admin[name] as (...a: unknown[]) => unknown)(...args)]),
+  ) as unknown as AsyncAdminOperations;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -20,6 +28,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * same lock. Both paths call the one implementation in services/admin.ts.
  */
 export async function withAdmin<T>(given: RepoHostOptions & { dbPath: string }, work: (admin: AsyncAdminOperations) => Promise<T>): Promise<T> {
+  if (given.databaseUrl) {
+    // PostgreSQL is shared: the work goes to the database directly, while servers run or not.
+    const core = await openHostCore(given);
+    try {
+      return await work(localOperations(core.admin));
+    } finally {
+      await core.close();
+    }
+  }
   // The server names its channel after the real database file; a path through a link must find it.
   const options = { ...given, dbPath: await realDatabasePath(given.dbPath) };
   const deadline = Date.now() + LOCKED_WAIT_MS;
@@ -29,10 +46,7 @@ export async function withAdmin<T>(given: RepoHostOptions & { dbPath: string }, 
     try {
       const core = await openHostCore(options);
       try {
-        const local = Object.fromEntries(
-          ADMIN_OPERATION_NAMES.map((name) => [name, async (...args: unknown[]) => (core.admin[name] as (...a: unknown[]) => unknown)(...args)]),
-        ) as unknown as AsyncAdminOperations;
-        return await work(local);
+        return await work(localOperations(core.admin));
       } finally {
         await core.close();
       }

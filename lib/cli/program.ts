@@ -10,12 +10,14 @@ import { VERSION } from '../version.js';
 interface DbFlags {
   db: string;
   data?: string;
+  databaseUrl?: string;
 }
 
 function dbOptions(command: Command): Command {
   return command
     .addOption(new Option('--db <file>', 'database file').env('REPOHOST_DB').default('./data.db'))
-    .addOption(new Option('--data <dir>', 'folder for repositories and avatars (default: beside the database)').env('REPOHOST_DATA'));
+    .addOption(new Option('--data <dir>', 'folder for repositories and avatars (default: beside the database)').env('REPOHOST_DATA'))
+    .addOption(new Option('--database-url <url>', 'a PostgreSQL database instead of --db (several instances may share it; --data is required then)').env('REPOHOST_DATABASE_URL'));
 }
 
 function parsePort(value: string): number {
@@ -34,7 +36,7 @@ function parseRepoName(value: string): { owner: string; name: string } {
 function buildProgram(io: CliIO, exit: (code: number) => void): Command {
   const colour = useColour(io.stderr, io.env);
   const admin = <T>(flags: DbFlags, work: (ops: AsyncAdminOperations) => Promise<T>) =>
-    withAdmin({ dbPath: resolve(flags.db), dataDir: flags.data }, work);
+    withAdmin({ dbPath: resolve(flags.db), dataDir: flags.data, databaseUrl: flags.databaseUrl }, work);
   const aligned = io.stdout.isTTY === true;
 
   const program = new Command('repohost')
@@ -69,6 +71,7 @@ function buildProgram(io: CliIO, exit: (code: number) => void): Command {
           host: flags.host === true ? '0.0.0.0' : flags.host,
           db: flags.db,
           data: flags.data,
+          databaseUrl: flags.databaseUrl,
           allowLocalNetwork: flags.allowLocalNetwork,
           allowLocalImport: flags.allowLocalImport || flags.allowLocalNetwork,
           fixtures: flags.fixtures === undefined ? undefined : resolve(flags.fixtures),

@@ -15,6 +15,8 @@ export interface ServeFlags {
   host: string;
   db: string;
   data?: string;
+  /** A PostgreSQL database instead of `db` (see `RepoHostOptions.databaseUrl`). */
+  databaseUrl?: string;
   allowLocalNetwork: boolean;
   allowLocalImport: boolean;
   /** A JSON file of fixtures (see `Fixtures`) loaded before the URL is printed. */
@@ -58,13 +60,14 @@ export async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
       host: flags.host,
       dbPath: flags.db,
       dataDir: flags.data,
+      databaseUrl: flags.databaseUrl,
       allowLocalNetwork: flags.allowLocalNetwork,
       allowLocalImport: flags.allowLocalImport,
       acceptLogLoss: flags.acceptLogLoss,
       // A server retries deliveries a receiver missed (a host started from code does not, as GitHub does not).
       webhookMaxAttempts: SERVED_WEBHOOK_ATTEMPTS,
     });
-    io.stdout.write(`repohost listening on ${host.url} (database ${host.options.dbPath})\n`);
+    io.stdout.write(`repohost listening on ${host.url} (database ${host.options.databaseUrl === undefined ? host.options.dbPath : withoutPassword(host.options.databaseUrl)})\n`);
     return await new Promise<number>((resolve) => {
       let stopping = false;
       onSignal = (signal) => {
@@ -93,5 +96,16 @@ export async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
   } finally {
     process.off('SIGINT', handler);
     process.off('SIGTERM', handler);
+  }
+}
+
+/** A database URL fit to print: its password left out. */
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres (URL not shown)';
   }
 }

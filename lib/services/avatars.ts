@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import type { Db } from '../store/interface.js';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { notFound, tooLarge, unsupported } from '../errors.js';
-import type { Store } from '../store/database.js';
 import { setAvatarFile, userById, type UserRow } from '../store/queries/users.js';
 
 export interface ImageType {
@@ -34,7 +34,7 @@ export class AvatarService {
   private readonly dir: string;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Db,
     dataDir: string,
     readonly maxBytes: number,
   ) {

@@ -1,6 +1,5 @@
-import type { ReadTx } from '../store/interface.js';
+import type { Db, ReadTx } from '../store/interface.js';
 import { invalid, notFound } from '../errors.js';
-import type { Store } from '../store/database.js';
 import { deleteProtection, protectionByPattern, protectionsOf, upsertProtection, type BranchProtectionRow } from '../store/queries/branch-protections.js';
 import type { PushRule } from '../git/push-rules.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
@@ -64,7 +63,7 @@ function summary(row: BranchProtectionRow): BranchProtection {
  */
 export class BranchProtectionService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Db,
     private readonly now: () => string,
   ) {}
 

@@ -1,5 +1,5 @@
 import { invalid, notFound } from '../errors.js';
-import type { Store } from '../store/database.js';
+import type { Db } from '../store/interface.js';
 import { ciRunHistory, ciRunsOfRepository, countCiRuns, recordCiReport, type CiRunRow } from '../store/queries/ci-runs.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import { writeToRepository } from './repository-write.js';
@@ -34,7 +34,7 @@ function statusOfReport(runId: string, word: string): { state: StatusState; cont
 /** Status reports from an external CI runner. */
 export class CiService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Db,
     private readonly git: StatusGit,
     private readonly statuses: CommitStatusService,
     private readonly now: () => string,
@@ -59,7 +59,9 @@ export class CiService {
     if (!/^\d+$/.test(values.repo_id)) throw invalid('repo_id must be a repository id in decimal');
     if (!COMMIT_PATTERN.test(values.commit_hash)) throw invalid('commit_hash must be a commit id without spaces');
     if (!STATUS_PATTERN.test(values.status)) throw invalid('status must be a single word such as running, success or failure');
-    const repo = await repositoryById(this.store, Number(values.repo_id));
+    // An id past what any database holds names no repository (PostgreSQL would refuse it as out of range).
+    const id = Number(values.repo_id);
+    const repo = Number.isSafeInteger(id) ? await repositoryById(this.store, id) : undefined;
     const level = repo ? await accessLevel(this.store, viewer, repo) : 'none';
     if (!repo || level === 'none') throw notFound('Repository not found');
     // Anyone may report on a public repository (the spec's callback needs no credentials); a private one needs write.

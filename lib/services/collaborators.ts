@@ -1,6 +1,6 @@
 import { invalid, notFound } from '../errors.js';
+import type { Db } from '../store/interface.js';
 import { writeToRepository } from './repository-write.js';
-import type { Store } from '../store/database.js';
 import {
   collaboratorsOf,
   countCollaborators,
@@ -31,7 +31,7 @@ export interface Collaborator {
  */
 export class CollaboratorService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Db,
     private readonly avatarUrl: (user: { avatar_file: string | null; username: string }) => string,
     private readonly now: () => string,
   ) {}

@@ -1,5 +1,5 @@
 import { conflict, invalid, notFound } from '../errors.js';
-import type { Store } from '../store/database.js';
+import type { Db } from '../store/interface.js';
 import {
   apiTokenByHash,
   apiTokenById,
@@ -54,7 +54,7 @@ export interface SessionSummary {
 /** Sessions (cookie `token`) and personal API tokens (bearer); both stored only as SHA-256 hashes. */
 export class CredentialService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Db,
     private readonly now: () => Date,
   ) {}
 

@@ -1,4 +1,5 @@
 import { conflict, invalid, notFound, tooLarge } from '../errors.js';
+import type { Db } from '../store/interface.js';
 import { EMPTY_TREE_ID, readDiff, type ChangedFile } from '../git/diff.js';
 import { countCommits, logCommits, mergeBase, type CommitFilter } from '../git/history.js';
 import {
@@ -19,7 +20,6 @@ import {
 } from '../git/objects.js';
 import type { GitRepositories } from '../git/repositories.js';
 import { listTags, readTag, type TagObject } from '../git/tags.js';
-import type { Store } from '../store/database.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import type { UserRow } from '../store/queries/users.js';
@@ -115,7 +115,7 @@ function treePath(value: string): string {
  */
 export class GitDataService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Db,
     private readonly git: DataGit,
     private readonly refs: RefUpdateService,
     private readonly now: () => string,

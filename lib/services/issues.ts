@@ -1,7 +1,6 @@
 import { invalid, notFound } from '../errors.js';
 import { writeToRepository } from './repository-write.js';
-import type { Store } from '../store/database.js';
-import type { WriteTx } from '../store/interface.js';
+import type { Db, WriteTx } from '../store/interface.js';
 import {
   commentsOfIssue,
   countFilteredIssues,
@@ -84,7 +83,7 @@ function parseStatus(value: unknown): 'open' | 'closed' {
 /** Issues and their conversation. Permissions: read to see, signed in to open and comment, author or write to edit. */
 export class IssueService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Db,
     private readonly now: () => string,
     private readonly events: EventRecorder,
   ) {}
@@ -273,7 +272,7 @@ export class IssueService {
 }
 
 /** Authors may change what they wrote; anyone else needs write access. 401 for anonymous callers. */
-export async function mayChange(store: Store, repo: RepositoryRow, viewer: Viewer, authorId: number, message: string): Promise<void> {
+export async function mayChange(store: Db, repo: RepositoryRow, viewer: Viewer, authorId: number, message: string): Promise<void> {
   if (viewer && viewer.id === authorId) return;
   await requireAccess(store, viewer, repo, 'write', message);
 }

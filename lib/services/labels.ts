@@ -1,7 +1,6 @@
 import { conflict, invalid, notFound } from '../errors.js';
 import { writeToRepository } from './repository-write.js';
-import type { Store } from '../store/database.js';
-import type { WriteTx } from '../store/interface.js';
+import type { Db, WriteTx } from '../store/interface.js';
 import { issueInRepository, issueRecord } from '../store/queries/issues.js';
 import type { UserRow } from '../store/queries/users.js';
 import type { EventRecorder } from '../events/index.js';
@@ -53,7 +52,7 @@ export function parseLabelNames(value: unknown): string[] {
 /** Repository labels and the labels of issues; managing either needs write access. */
 export class LabelService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Db,
     private readonly now: () => string,
     private readonly events: EventRecorder,
   ) {}

@@ -1,7 +1,6 @@
 import type { Readable } from 'node:stream';
 import { conflict, invalid, notAllowed, notFound } from '../errors.js';
-import type { Store } from '../store/database.js';
-import type { ReadTx, WriteTx } from '../store/interface.js';
+import type { Db, ReadTx, WriteTx } from '../store/interface.js';
 import { writeToRepository } from './repository-write.js';
 import {
   commentsOfPull,
@@ -104,7 +103,7 @@ function truthy(value: unknown): boolean {
  */
 export class PullService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Db,
     private readonly git: PullGit,
     private readonly now: () => string,
     private readonly committerEmail: (user: UserRow) => string,

@@ -1,5 +1,5 @@
-import type { Store } from '../store/database.js';
 import { deleteRefIntent, insertRefIntent } from '../store/queries/refs.js';
+import type { Db } from '../store/interface.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { writeToRepository } from './repository-write.js';
 
@@ -27,7 +27,7 @@ export class RefJournal {
   #reconcile: (repoId: number) => Promise<void> = async () => undefined;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Db,
     private readonly now: () => string,
   ) {}
 

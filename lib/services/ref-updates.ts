@@ -1,4 +1,5 @@
 import { conflict, forbidden, RepoHostError } from '../errors.js';
+import type { Db } from '../store/interface.js';
 import { isAncestor } from '../git/ancestry.js';
 import { deleteRef, objectInfo, RefMovedError, updateRef } from '../git/objects.js';
 import { isSafeBranchName } from '../git/names.js';
@@ -9,7 +10,6 @@ import { recordedRefs, repositoriesToReconcile } from '../store/queries/refs.js'
 import { repositoryById } from '../store/queries/repositories.js';
 import type { RefIntent, RefJournal } from './ref-journal.js';
 import type { GitRepositories } from '../git/repositories.js';
-import type { Store } from '../store/database.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import type { UserRow } from '../store/queries/users.js';
 import type { BranchProtectionService } from './branch-protection.js';
@@ -66,7 +66,7 @@ export interface PushOptions {
  */
 export class RefUpdateService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Db,
     private readonly git: RefGit,
     private readonly repos: RepositoryService,
     private readonly pulls: PullService,

@@ -1,6 +1,6 @@
 import type { ConcurrencyGate } from '../concurrency-gate.js';
+import type { Db } from '../store/interface.js';
 import { conflict, invalid, notFound, RepoHostError, unavailable } from '../errors.js';
-import type { Store } from '../store/database.js';
 import {
   branchesOf,
   countPublicRepositories,
@@ -79,7 +79,7 @@ export class RepositoryService {
   private readonly names = new NameReservations();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Db,
     private readonly git: GitBackend,
     private readonly baseUrl: () => string,
     private readonly now: () => string,

@@ -1,6 +1,5 @@
 import { notFound } from '../errors.js';
-import type { Store } from '../store/database.js';
-import type { WriteTx } from '../store/interface.js';
+import type { Db, WriteTx } from '../store/interface.js';
 import { repositoryExists, type RepositoryRow } from '../store/queries/repositories.js';
 
 /**
@@ -8,7 +7,7 @@ import { repositoryExists, type RepositoryRow } from '../store/queries/repositor
  * been deleted (or renamed away and deleted) meanwhile: the write re-checks inside its transaction and answers 404
  * instead of failing on a missing row.
  */
-export async function writeToRepository<T>(store: Store, repo: Pick<RepositoryRow, 'id'>, work: (tx: WriteTx) => Promise<T>): Promise<T> {
+export async function writeToRepository<T>(store: Db, repo: Pick<RepositoryRow, 'id'>, work: (tx: WriteTx) => Promise<T>): Promise<T> {
   return await store.write(async (tx) => {
     if (!await repositoryExists(tx, repo.id)) throw notFound('Not found');
     return await work(tx);

@@ -1,5 +1,5 @@
 import { writeToRepository } from './repository-write.js';
-import type { Store } from '../store/database.js';
+import type { Db } from '../store/interface.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { countToggles, flipToggle, isToggled, type ToggleTable } from '../store/queries/toggles.js';
 import type { UserRow } from '../store/queries/users.js';
@@ -9,7 +9,7 @@ import { githubTime } from '../github/time.js';
 /** Stars and watches: per-user toggles on a repository. */
 export class SocialService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Db,
     private readonly now: () => string,
     private readonly events: EventRecorder,
   ) {}

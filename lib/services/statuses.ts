@@ -1,7 +1,6 @@
 import { invalid, notFound } from '../errors.js';
 import { writeToRepository } from './repository-write.js';
-import type { Store } from '../store/database.js';
-import type { WriteTx } from '../store/interface.js';
+import type { Db, WriteTx } from '../store/interface.js';
 import {
   countStatusesOfCommit,
   countStatusesOfContext,
@@ -63,7 +62,7 @@ function parseTargetUrl(value: unknown): string | null {
 /** Commit statuses: what CI systems report on commits, one state per context, the newest counting. */
 export class CommitStatusService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Db,
     private readonly git: StatusGit,
     private readonly now: () => string,
     private readonly events: EventRecorder,

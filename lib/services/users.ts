@@ -1,5 +1,5 @@
 import { conflict, invalid, notFound } from '../errors.js';
-import type { Store } from '../store/database.js';
+import type { Db } from '../store/interface.js';
 import { deleteSessionsOfUser } from '../store/queries/credentials.js';
 import { insertUser, listUsers, setPasswordHash, userByName, userById, type UserRow } from '../store/queries/users.js';
 import { validateUsername } from './names.js';
@@ -42,7 +42,7 @@ export function validateEmail(email: unknown): string {
 
 export class UserService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Db,
     private readonly hasher: PasswordHasher,
     private readonly throttle: LoginThrottle,
     private readonly bcryptCost: number,

@@ -7,7 +7,7 @@ import { readIfExists } from './read-if-exists.js';
 import { runMigrations } from './migrations.js';
 import { loadSqlJs, looksLikeSqlite, StatementRunner, type Row } from './sqlite.js';
 import { fsyncDir, LogLossError, readLog, WriteLog, type LogRecord, type ParsedLog, type SqlParam } from './write-log.js';
-import type { Db, ReadTx, WriteTx } from './interface.js';
+import type { HostDatabase, ReadTx, WriteTx } from './interface.js';
 import { ReadTransaction, WriteTransaction } from './transactions.js';
 
 export interface OpenDatabaseOptions {
@@ -108,7 +108,7 @@ async function readSnapshot(dbPath: string): Promise<Uint8Array | undefined> {
  * to a checksummed log (fsync'd, group commit) before they are acknowledged, and replayed on open after the
  * last snapshot. Snapshots are written atomically when the log grows past a threshold and on close.
  */
-export class Store implements Db {
+export class Store implements HostDatabase {
   private seq: number;
   private closed = false;
   private failure: unknown;

@@ -31,3 +31,20 @@ export interface Db extends ReadTx {
   read<T>(work: (tx: ReadTx) => Promise<T>): Promise<T>;
   write<T>(work: (tx: WriteTx) => Promise<T>): Promise<T>;
 }
+
+/** What a host needs of its database besides statements: readiness, durability before answers, and closing. */
+export interface HostDatabase extends Db {
+  /** Resolves once the database can answer (after a reload from a failed write, on the embedded engine). */
+  ready(): Promise<void>;
+  /** How many writes have failed to become durable so far; see `settled`. */
+  failures(): number;
+  /** Resolves once everything applied so far is durable; 503 when a write failed since `failuresBefore`. */
+  settled(failuresBefore: number): Promise<void>;
+  /** The whole database as bytes that `replaceWith` of the same engine takes back (harness snapshots). */
+  exportBytes(): Promise<Uint8Array>;
+  /** Replaces every row with what `exportBytes` gave, durably and at once. */
+  replaceWith(bytes: Uint8Array): Promise<void>;
+  /** Statements run so far, reads and writes (tests count what a request costs). */
+  statementsRun(): number;
+  close(): Promise<void>;
+}

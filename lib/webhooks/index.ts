@@ -1,6 +1,6 @@
 import type { EventOutbox } from '../events/recorder.js';
+import type { Db } from '../store/interface.js';
 import type { GitHubShapes } from '../github/shapes.js';
-import type { Store } from '../store/database.js';
 import { enqueueDeliveries, subscribersOf } from './outbox.js';
 import { WebhookService } from './service.js';
 import { DeliveryWorker, type DeliveryPolicy } from './worker.js';
@@ -16,7 +16,7 @@ export interface Webhooks {
 }
 
 /** `now` is the host's clock: the times deliveries and attempts are recorded with. */
-export function createWebhooks(store: Store, shapes: GitHubShapes, policy: DeliveryPolicy, now: () => Date): Webhooks {
+export function createWebhooks(store: Db, shapes: GitHubShapes, policy: DeliveryPolicy, now: () => Date): Webhooks {
   const worker = new DeliveryWorker(store, policy, now);
   return {
     worker,

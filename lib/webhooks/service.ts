@@ -9,8 +9,7 @@ import { isLocalAddress } from '../net/address-guard.js';
 import { requireAccess, type Viewer } from '../services/permissions.js';
 import { writeToRepository } from '../services/repository-write.js';
 import { optionalFlag, optionalText } from '../services/text-fields.js';
-import type { Store } from '../store/database.js';
-import type { WriteTx } from '../store/interface.js';
+import type { Db, WriteTx } from '../store/interface.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import { repositoryById, type RepositoryRow } from '../store/queries/repositories.js';
 import type { UserRow } from '../store/queries/users.js';
@@ -139,7 +138,7 @@ function eventList(value: unknown, fallback: readonly string[]): string[] {
  */
 export class WebhookService {
   constructor(
-    private readonly store: Store,
+    private readonly store: Db,
     private readonly worker: DeliveryWorker,
     private readonly shapes: GitHubShapes,
     private readonly allowLocalNetwork: boolean,

@@ -1,4 +1,4 @@
-import type { Store } from '../store/database.js';
+import type { Db } from '../store/interface.js';
 import {
   hookById,
   hooksWithPendingDeliveries,
@@ -40,6 +40,8 @@ const STORE_RETRY_MS = 1000;
  */
 export class DeliveryWorker {
   readonly #draining = new Map<number, Promise<void>>();
+  /** Hooks woken while their drain ran: drained once more when it ends (see `wake`). */
+  readonly #wokenWhileDraining = new Set<number>();
   readonly #timers = new Map<number, { at: number; timer: NodeJS.Timeout }>();
   readonly #stop = new AbortController();
   /** Cut off by `suspend`: the attempts of one generation of the outbox. */
@@ -50,7 +52,7 @@ export class DeliveryWorker {
   #timerEventResolve: (() => void) | undefined;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: Db,
     private readonly policy: DeliveryPolicy,
     private readonly now: () => Date = () => new Date(),
   ) {}
@@ -66,8 +68,16 @@ export class DeliveryWorker {
   /** Sends what is due for these hooks (called once the deliveries they got are durable). */
   wake(hookIds: readonly number[]): void {
     for (const hookId of hookIds) {
-      if (!this.#started || this.#suspended || this.#stop.signal.aborted || this.#draining.has(hookId)) continue;
-      const drain = this.#drain(hookId).finally(() => this.#draining.delete(hookId));
+      if (!this.#started || this.#suspended || this.#stop.signal.aborted) continue;
+      if (this.#draining.has(hookId)) {
+        // What woke it may have committed after the running drain last looked (on PostgreSQL a look takes a while).
+        this.#wokenWhileDraining.add(hookId);
+        continue;
+      }
+      const drain = this.#drain(hookId).finally(() => {
+        this.#draining.delete(hookId);
+        if (this.#wokenWhileDraining.delete(hookId)) this.wake([hookId]);
+      });
       this.#draining.set(hookId, drain);
     }
   }

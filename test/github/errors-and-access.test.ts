@@ -31,14 +31,15 @@ describe('GitHub-compatible errors, headers and access', () => {
 
   it('hides private repositories from everyone else with 404 Not Found, everywhere', async () => {
     for (const client of [bob, anonymous]) {
+      // Each asked for only when its turn comes: a failure that arrives before it is awaited is an unhandled rejection.
       for (const request of [
-        client.repos.get({ owner: 'alice', repo: 'secret' }),
-        client.issues.listForRepo({ owner: 'alice', repo: 'secret' }),
-        client.git.getRef({ owner: 'alice', repo: 'secret', ref: 'heads/main' }),
-        client.repos.getContent({ owner: 'alice', repo: 'secret', path: 'README.md' }),
-        client.repos.listCommits({ owner: 'alice', repo: 'secret' }),
+        () => client.repos.get({ owner: 'alice', repo: 'secret' }),
+        () => client.issues.listForRepo({ owner: 'alice', repo: 'secret' }),
+        () => client.git.getRef({ owner: 'alice', repo: 'secret', ref: 'heads/main' }),
+        () => client.repos.getContent({ owner: 'alice', repo: 'secret', path: 'README.md' }),
+        () => client.repos.listCommits({ owner: 'alice', repo: 'secret' }),
       ]) {
-        expect(await failure(request)).toEqual({ status: 404, data: { message: 'Not Found', documentation_url: DOCS } });
+        expect(await failure(request())).toEqual({ status: 404, data: { message: 'Not Found', documentation_url: DOCS } });
       }
     }
     expect((await bob.repos.listForUser({ username: 'alice' })).data.map((repo) => repo.name)).toEqual(['public']);

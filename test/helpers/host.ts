@@ -4,9 +4,57 @@ import { join } from 'node:path';
 import { request, type Dispatcher } from 'undici';
 import { createRepoHost, type RepoHost, type RepoHostOptions } from '../../lib/index.js';
 
-/** Starts a real host on a free port with a fast bcrypt cost; close it in afterAll/afterEach. */
-export function startHost(options: RepoHostOptions = {}): Promise<RepoHost> {
-  return createRepoHost({ port: 0, dbPath: ':memory:', bcryptCost: 4, allowLocalImport: true, ...options });
+/**
+ * Starts a real host on a free port with a fast bcrypt cost; close it in afterAll/afterEach. In the PostgreSQL pass
+ * (`npm run test:postgres`) a host not given a database file of its own gets a fresh PostgreSQL database instead.
+ */
+export async function startHost(options: RepoHostOptions = {}): Promise<RepoHost> {
+  const server = process.env.REPOHOST_TEST_POSTGRES_URL;
+  if (!server || options.dbPath !== undefined || options.databaseUrl !== undefined) {
+    return await createRepoHost({ port: 0, dbPath: ':memory:', bcryptCost: 4, allowLocalImport: true, ...options });
+  }
+  const database = await freshPostgresDatabase(server);
+  const data = options.dataDir === undefined ? await tempDir('repohost-pg-data-') : undefined;
+  try {
+    const host = await createRepoHost({ port: 0, bcryptCost: 4, allowLocalImport: true, ...options, databaseUrl: database.url, dataDir: options.dataDir ?? data!.path });
+    const close = host.close.bind(host);
+    let closing: Promise<void> | undefined;
+    host.close = () =>
+      (closing ??= (async () => {
+        try {
+          await close();
+        } finally {
+          await database.drop();
+          await data?.cleanup();
+        }
+      })());
+    return host;
+  } catch (error) {
+    await database.drop();
+    await data?.cleanup();
+    throw error;
+  }
+}
+
+let databases = 0;
+
+/** An empty database on the pass's PostgreSQL server, dropped by `drop()`. */
+async function freshPostgresDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const { default: pg } = await import('pg');
+  const name = `host_${process.pid}_${++databases}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 /** A fresh temporary folder, removed by the returned cleanup. */

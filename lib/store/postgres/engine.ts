@@ -1,0 +1,268 @@
+import pg from 'pg';
+import { unavailable } from '../../errors.js';
+import type { HostDatabase, ReadTx, Row, SqlParam, WriteTx } from '../interface.js';
+import { freshPostgresSchema, POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from './migrations.js';
+import { toPostgresPlaceholders } from './placeholders.js';
+
+/** How often a write that failed on a serialization failure (40001) or a deadlock (40P01) is run again. */
+const WRITE_ATTEMPTS = 5;
+const RETRIED = new Set(['40001', '40P01']);
+/** One key for the schema steps: instances starting together migrate one at a time. */
+const MIGRATION_LOCK = 0x7265706f; // 'repo'
+/** One key every write holds until it commits: writes run one at a time across every instance, as on sql.js. */
+const WRITE_LOCK = 0x72657077; // 'repw'
+/** numeric_value_out_of_range */
+const OUT_OF_RANGE = '22003';
+
+/** Integers come back as numbers, as from SQLite: `BIGINT` ids and counts, and `SUM`'s numeric, all well below 2^53. */
+const TYPES = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  }) as typeof pg.types.getTypeParser,
+};
+
+/**
+ * Parameters as PostgreSQL takes them. Its text cannot hold NUL (SQLite's can): a NUL in a string becomes U+FFFD, the
+ * replacement character, rather than fail the write.
+ */
+function postgresParams(params: readonly SqlParam[]): unknown[] {
+  return params.map((param) => (typeof param === 'string' && param.includes('\u0000') ? param.replaceAll('\u0000', '\uFFFD') : param));
+}
+
+/** Statement text in PostgreSQL's placeholders, rewritten once per distinct statement. */
+const rewritten = new Map<string, string>();
+function postgresText(sql: string): string {
+  let text = rewritten.get(sql);
+  if (text === undefined) {
+    text = toPostgresPlaceholders(sql);
+    if (rewritten.size < 10_000) rewritten.set(sql, text);
+  }
+  return text;
+}
+
+/** One connection's statements inside a transaction, refused once the transaction has ended. */
+class PostgresTransaction implements WriteTx {
+  private open = true;
+  readonly afterCommit: Array<() => void> = [];
+
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly counted: () => void,
+  ) {}
+
+  async all<T = Row>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
+    return (await this.run<T>(sql, params)).rows;
+  }
+
+  async get<T = Row>(sql: string, params: readonly SqlParam[] = []): Promise<T | undefined> {
+    return (await this.all<T>(sql, params))[0];
+  }
+
+  async run<T = Row>(sql: string, params: readonly SqlParam[] = []): Promise<{ rows: T[]; changes: number }> {
+    if (!this.open) throw new Error('a transaction was used after it ended');
+    this.counted();
+    const result = await this.client.query(postgresText(sql), postgresParams(params));
+    return { rows: result.rows as T[], changes: result.rowCount ?? 0 };
+  }
+
+  onDurable(callback: () => void): void {
+    this.afterCommit.push(callback);
+  }
+
+  end(): void {
+    this.open = false;
+  }
+}
+
+/**
+ * The PostgreSQL engine (issue 19): the same queries as sql.js through a `pg` pool. Each `write` is one transaction
+ * that first takes a transaction-scoped advisory lock shared by every instance, so writes run one at a time as on
+ * sql.js and each sees every write committed before it (read-then-write checks such as "at most N hooks" hold). A
+ * write that still fails on a serialization failure or a deadlock is run again from the start, a bounded number of
+ * times. What a write sets going (`onDurable`) runs only after COMMIT, which PostgreSQL acknowledges once durable.
+ * (Measured first with SERIALIZABLE alone: eight concurrent issue creations in one repository exhausted the retries.)
+ */
+export class PostgresStore implements HostDatabase {
+  private executed = 0;
+  private closed = false;
+
+  private constructor(private readonly pool: pg.Pool) {}
+
+  /** Connects to `url` and brings the schema to the newest version (one instance at a time). */
+  static async open(url: string, options: { poolSize?: number } = {}): Promise<PostgresStore> {
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, types: TYPES });
+    // An idle connection the server dropped must not crash the process; the next query gets a fresh one.
+    pool.on('error', () => undefined);
+    const store = new PostgresStore(pool);
+    try {
+      await store.migrate();
+      return store;
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async migrate(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      try {
+        const exists = await client.query("SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'schema_version'");
+        const current = exists.rowCount ? Number((await client.query('SELECT version FROM schema_version')).rows[0]?.version ?? 0) : 0;
+        if (current > POSTGRES_SCHEMA_VERSION) {
+          throw new Error(`the database has schema version ${current}, newer than this repohost (${POSTGRES_SCHEMA_VERSION}); upgrade repohost`);
+        }
+        const steps = exists.rowCount ? POSTGRES_MIGRATIONS.filter((step) => step.version > current).flatMap((step) => [...step.statements, `UPDATE schema_version SET version = ${step.version}`]) : freshPostgresSchema();
+        if (steps.length === 0) return;
+        await client.query('BEGIN');
+        try {
+          for (const statement of steps) await client.query(statement);
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+      }
+    } finally {
+      client.release();
+    }
+  }
+
+  async all<T = Row>(sql: string, params: readonly SqlParam[] = []): Promise<T[]> {
+    this.assertOpen();
+    this.executed += 1;
+    try {
+      return (await this.pool.query(postgresText(sql), postgresParams(params))).rows as T[];
+    } catch (error) {
+      // A value its column cannot hold (issue number 3000000000 in an INTEGER) matches no row, as on SQLite, rather
+      // than fail the request. Only here: inside a transaction the error has already aborted it.
+      if ((error as { code?: string }).code === OUT_OF_RANGE) return [];
+      throw error;
+    }
+  }
+
+  async get<T = Row>(sql: string, params: readonly SqlParam[] = []): Promise<T | undefined> {
+    return (await this.all<T>(sql, params))[0];
+  }
+
+  /** Several statements with one view of the data (a snapshot taken at the first). */
+  async read<T>(work: (tx: ReadTx) => Promise<T>): Promise<T> {
+    return await this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', work);
+  }
+
+  async write<T>(work: (tx: WriteTx) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.transaction('BEGIN', work, WRITE_LOCK);
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (code === undefined || !RETRIED.has(code) || attempt >= WRITE_ATTEMPTS) throw error;
+        // Apart a little, so the writes that collided do not collide again at once.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+      }
+    }
+  }
+
+  private async transaction<T>(begin: string, work: (tx: PostgresTransaction) => Promise<T>, lock?: number): Promise<T> {
+    this.assertOpen();
+    const client = await this.pool.connect();
+    const tx = new PostgresTransaction(client, () => (this.executed += 1));
+    let broken = false;
+    try {
+      await client.query(begin);
+      if (lock !== undefined) await client.query('SELECT pg_advisory_xact_lock($1)', [lock]);
+      let result: T;
+      try {
+        result = await work(tx);
+        tx.end();
+        await client.query('COMMIT');
+      } catch (error) {
+        tx.end();
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
+        throw error;
+      }
+      for (const callback of tx.afterCommit) {
+        try {
+          callback();
+        } catch {
+          /* a follower's failure never fails the write that is already durable */
+        }
+      }
+      return result;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async ready(): Promise<void> {}
+
+  failures(): number {
+    return 0;
+  }
+
+  /** A COMMIT is durable once acknowledged: nothing applied is ever waiting for the disk. */
+  async settled(): Promise<void> {}
+
+  statementsRun(): number {
+    return this.executed;
+  }
+
+  /** Every row of every table, in the order the schema creates them (so that `replaceWith` meets each reference). */
+  async exportBytes(): Promise<Uint8Array> {
+    const tables = await this.tables();
+    const rows = await this.read(async (tx) => {
+      const all: Record<string, Row[]> = {};
+      for (const table of tables) all[table] = await tx.all(`SELECT * FROM ${table}`);
+      return all;
+    });
+    return Buffer.from(JSON.stringify({ engine: 'postgres', rows }));
+  }
+
+  async replaceWith(bytes: Uint8Array): Promise<void> {
+    const parsed = JSON.parse(Buffer.from(bytes).toString('utf8')) as { engine?: string; rows?: Record<string, Row[]> };
+    if (parsed.engine !== 'postgres' || !parsed.rows) throw new Error('not an export of a PostgreSQL database');
+    const saved = parsed.rows;
+    const tables = await this.tables();
+    const identities = new Set(
+      (await this.all<{ name: string }>("SELECT table_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = 'id' AND is_identity = 'YES'")).map((row) => row.name),
+    );
+    await this.write(async (tx) => {
+      await tx.run(`TRUNCATE ${tables.join(', ')}`);
+      for (const table of tables) {
+        for (const row of saved[table] ?? []) {
+          const columns = Object.keys(row);
+          await tx.run(`INSERT INTO ${table} (${columns.join(', ')}) OVERRIDING SYSTEM VALUE VALUES (${columns.map(() => '?').join(', ')})`, columns.map((column) => row[column] ?? null));
+        }
+        // Identity columns go on from the highest id restored, as they would have.
+        if (identities.has(table)) await tx.run(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), COALESCE((SELECT MAX(id) FROM ${table}), 0) + 1, false)`);
+      }
+    });
+  }
+
+  /** The schema's tables, in the order the steps create them. */
+  private async tables(): Promise<string[]> {
+    const present = new Set((await this.all<{ name: string }>('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()')).map((row) => row.name));
+    const ordered: string[] = [];
+    for (const statement of freshPostgresSchema()) {
+      const name = /^CREATE TABLE (\w+)/.exec(statement.trim())?.[1];
+      if (name && present.has(name) && !ordered.includes(name)) ordered.push(name);
+    }
+    return ordered;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw unavailable('The database is closed');
+  }
+}

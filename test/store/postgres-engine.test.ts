@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresStore } from '../../lib/store/postgres/engine.js';
+import { POSTGRES_SCHEMA_VERSION } from '../../lib/store/postgres/migrations.js';
+import { insertUser } from '../../lib/store/queries/users.js';
+import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
+import { bearer, http, startHost, tempDir } from '../helpers/host.js';
+
+// Issue 19: the PostgreSQL engine behind the store's one interface. Several stores on one database stand for several
+// instances: writes run one at a time across them, what a write sets going follows its COMMIT, and the harness's
+// snapshots work on it too. The PostgreSQL pass (`npm run test:postgres`) runs the API suites on it besides.
+
+describe('the PostgreSQL engine (issue 19)', () => {
+  let server: PostgresServer;
+
+  beforeAll(async () => {
+    server = await startPostgres();
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('creates the newest schema once, even when several instances start together', async () => {
+    const url = await server.createDatabase();
+    const stores = await Promise.all([PostgresStore.open(url), PostgresStore.open(url), PostgresStore.open(url)]);
+    try {
+      expect(await stores[0]!.all('SELECT version FROM schema_version')).toEqual([{ version: POSTGRES_SCHEMA_VERSION }]);
+      // Integers come back as numbers, as from SQLite.
+      expect(await stores[1]!.get('SELECT COUNT(*) AS n, SUM(version) AS s FROM schema_version')).toEqual({ n: 1, s: POSTGRES_SCHEMA_VERSION });
+    } finally {
+      for (const store of stores) await store.close();
+    }
+  });
+
+  it('runs writes one at a time across instances: read-then-write never loses an update', async () => {
+    const url = await server.createDatabase();
+    const [a, b] = [await PostgresStore.open(url), await PostgresStore.open(url)];
+    try {
+      await a.write(async (tx) => await tx.run("INSERT INTO id_sequences (name, next_id) VALUES ('counter', 0)"));
+      const bump = (store: PostgresStore) =>
+        store.write(async (tx) => {
+          const { next_id } = (await tx.get<{ next_id: number }>("SELECT next_id FROM id_sequences WHERE name = 'counter'"))!;
+          await tx.run("UPDATE id_sequences SET next_id = ? WHERE name = 'counter'", [next_id + 1]);
+        });
+      await Promise.all(Array.from({ length: 40 }, (_, i) => bump(i % 2 ? a : b)));
+      expect(await b.get("SELECT next_id FROM id_sequences WHERE name = 'counter'")).toEqual({ next_id: 40 });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('sets going what a write asked for only after COMMIT, and nothing of a write that failed', async () => {
+    const store = await PostgresStore.open(await server.createDatabase());
+    try {
+      const told: string[] = [];
+      await store.write(async (tx) => {
+        tx.onDurable(() => told.push('committed'));
+        await insertUser(tx, { username: 'ann', email: 'ann@example.com', fullName: '', passwordHash: 'x', isAdmin: false, now: '2026-01-01T00:00:00.000Z' });
+        expect(told).toEqual([]);
+      });
+      const failing = store.write(async (tx) => {
+        tx.onDurable(() => told.push('rolled back'));
+        await insertUser(tx, { username: 'bea', email: 'bea@example.com', fullName: '', passwordHash: 'x', isAdmin: false, now: '2026-01-01T00:00:00.000Z' });
+        throw new Error('changed my mind');
+      });
+      await expect(failing).rejects.toThrow('changed my mind');
+      expect(told).toEqual(['committed']);
+      expect((await store.all<{ username: string }>('SELECT username FROM users')).map((row) => row.username)).toEqual(['ann']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('takes back what it exported: every row, with ids going on from the highest', async () => {
+    const store = await PostgresStore.open(await server.createDatabase());
+    try {
+      const add = (username: string) =>
+        store.write(async (tx) => await insertUser(tx, { username, email: `${username}@example.com`, fullName: '', passwordHash: 'x', isAdmin: false, now: '2026-01-01T00:00:00.000Z' }));
+      await add('ann');
+      await add('bea');
+      const saved = await store.exportBytes();
+      await add('cid');
+      await store.replaceWith(saved);
+      expect((await store.all<{ username: string }>('SELECT username FROM users ORDER BY id')).map((row) => row.username)).toEqual(['ann', 'bea']);
+      const dan = await add('dan');
+      expect(dan.id).toBe(3);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('serves a host: a NUL in text is kept as U+FFFD, an id no column can hold is simply not found', async () => {
+    const data = await tempDir();
+    const host = await startHost({ databaseUrl: await server.createDatabase(), dataDir: data.path });
+    try {
+      await host.admin.createUser({ username: 'owner', email: 'owner@example.com', password: 'password123' });
+      const token = await host.admin.createToken('owner');
+      await host.admin.createRepo({ owner: 'owner', name: 'r' });
+      const created = await http(`${host.url}/api/v1/repos/owner/r/issues`, { headers: bearer(token), json: { title: 'with a NUL', body: 'a\u0000b' } });
+      expect(created.status).toBe(200);
+      expect(created.json.body).toBe('a\uFFFDb');
+      expect((await http(`${host.url}/api/v1/repos/owner/r/issues/3000000000`)).status).toBe(404);
+      expect((await http(`${host.url}/api/v3/repos/owner/r/issues/3000000000`)).status).toBe(404);
+    } finally {
+      await host.close();
+      await data.cleanup();
+    }
+  });
+});
