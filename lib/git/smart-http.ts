@@ -2,6 +2,7 @@ import { Readable, pipeline, type Transform } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
 import { IdleTimer } from './idle-timer.js';
 import { spawnGit, type GitChild } from './run-git.js';
+import { ReportStatusReader, type ReceiveReport } from './push/report-status.js';
 
 /** The two git services smart HTTP serves. */
 export type GitService = 'git-upload-pack' | 'git-receive-pack';
@@ -26,11 +27,13 @@ export interface ReceiveSetup {
   config: string[];
   /** Extra environment (what the hooks need to reach the host). */
   env: Record<string, string | undefined>;
+  /** Called with receive-pack's report-status as soon as it has gone by (the refs it moved), while the answer streams. */
+  reported(report: ReceiveReport): void;
   /**
-   * Called once receive-pack ended, before the answer ends: `clean` when it exited 0 (a push cut short may still have
-   * moved some refs, and the host's records must follow the disk).
+   * Called once receive-pack ended, before the answer ends (a push cut short may still have moved some refs, and the
+   * host's records must follow the disk).
    */
-  finish(clean: boolean): Promise<void>;
+  finish(): Promise<void>;
 }
 
 export interface SmartHttpOptions {
@@ -184,15 +187,15 @@ export async function handleSmartHttp(gitDir: string, request: SmartHttpRequest,
   child.once('error', (error: Error) => out.destroy(error));
   if (!setup) child.stdout.pipe(out);
   else {
+    // What git moved is read from its own report as it goes by, and recorded while receive-pack finishes.
+    const report = new ReportStatusReader((moved) => setup.reported(moved));
+    child.stdout.on('data', (chunk: Buffer) => report.push(chunk));
     child.stdout.pipe(out, { end: false });
     // The answer ends only once what the push changed is recorded: the client never learns of a push the host
     // has not recorded (a crash before that is reconciled at the next start).
     child.done
-      .then(
-        () => true,
-        () => false,
-      )
-      .then((clean) => setup.finish(clean))
+      .catch(() => undefined)
+      .then(() => setup.finish())
       .catch(() => undefined)
       .finally(() => out.end());
   }

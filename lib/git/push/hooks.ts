@@ -1,4 +1,4 @@
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -9,7 +9,8 @@ import { join } from 'node:path';
  * - `pre-receive`, once the pack is in and before any ref moves: sends git's proposed updates to the host, which reads
  *   the protection rules now and notes durably that the repository's refs may move, and answers refusals.
  * - `update` (per-ref mode only): refuses its ref when the host did, so the other refs of the push still land.
- * - `post-receive`: keeps git's own list of the refs that moved, ended by a line `.` so a cut list is told apart.
+ * What moved is read from receive-pack's own report-status as it streams to the client (push/report-status.ts): no
+ * hook process after the refs move.
  */
 const PRE_RECEIVE = `#!/bin/bash
 refused="$REPOHOST_PUSH_DIR/refused"
@@ -46,10 +47,6 @@ done < "$REPOHOST_PUSH_DIR/refused"
 exit 0
 `;
 
-const POST_RECEIVE = `#!/bin/bash
-mapfile -t updates
-printf '%s\\n' "\${updates[@]}" . > "$REPOHOST_PUSH_DIR/updated"
-`;
 
 /** The two hook folders: `whole` refuses a push as a whole, `per-ref` refuses single refs. */
 export interface HookFolders {
@@ -70,7 +67,8 @@ export async function writeHookFolders(dir: string): Promise<HookFolders> {
   for (const folder of [whole, perRef]) {
     await mkdir(folder, { recursive: true });
     await writeHook(folder, 'pre-receive', PRE_RECEIVE);
-    await writeHook(folder, 'post-receive', POST_RECEIVE);
+    // Written by earlier versions, and a process per push for nothing now.
+    await rm(join(folder, 'post-receive'), { force: true });
   }
   await writeHook(perRef, 'update', UPDATE);
   return { whole, perRef };

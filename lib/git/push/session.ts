@@ -1,10 +1,11 @@
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import type { ReceiveSetup } from '../smart-http.js';
-import { parseRefUpdates, type RefChange } from '../refs.js';
+import type { RefChange } from '../refs.js';
 import { isAncestor } from '../ancestry.js';
 import type { HookChannel } from './channel.js';
 import { writeHookFolders, type HookFolders } from './hooks.js';
+import type { ReceiveReport } from './report-status.js';
 
 /**
  * The host's decision on the updates a push proposes (the refs it refuses, with reasons), asked once the pack is in and
@@ -16,18 +17,15 @@ export interface ReceiveOptions {
   /** Refuse single refs (the update hook runs per ref) rather than the whole push. */
   perRef: boolean;
   check: RefCheck;
-  /** After receive-pack ended, when `check` was asked: git's own list of moved refs, or null when it has none whole. */
+  /**
+   * When `check` was asked: the refs git moved, as soon as its report says so (the proposal's lines for each ref it
+   * reports `ok`), or null once receive-pack ended without a whole report (killed, or a client that asked for none).
+   */
   moved: (changes: RefChange[] | null) => Promise<void>;
 }
 
 /** Where git keeps a push's objects until its refs move; left behind by a receive-pack that was killed. */
 const QUARANTINE_PREFIX = 'tmp_objdir-incoming-';
-
-/** git's list of the refs that moved, as the post-receive hook kept it; null unless it is there whole. */
-async function readMoved(pushDir: string): Promise<RefChange[] | null> {
-  const text = await readFile(join(pushDir, 'updated'), 'utf8').catch(() => null);
-  return text === null || !text.endsWith('.\n') ? null : parseRefUpdates(text.slice(0, -2));
-}
 
 /**
  * The receive-packs of one host: each gets the hooks (push/hooks.ts), a folder of its own for what they write, and a
@@ -48,9 +46,10 @@ export class ReceiveSessions {
   async start(gitDir: string, options: ReceiveOptions): Promise<ReceiveSetup> {
     const folders = await (this.#folders ??= this.#makeFolders());
     const pushDir = await mkdtemp(join(folders.pushes, 'push-'));
-    let asked = false;
+    let proposal: RefChange[] | undefined;
+    let recording: Promise<void> | undefined;
     const registration = await this.channel.register(async (proposed, quarantine) => {
-      asked = true;
+      proposal = proposed;
       const objects = quarantineEnv(gitDir, quarantine);
       return options.check(proposed, (before, after) => isAncestor(gitDir, before, after, objects));
     });
@@ -63,10 +62,15 @@ export class ReceiveSessions {
         REPOHOST_PUSH_DIR: pushDir,
         REPOHOST_PER_REF: options.perRef ? '1' : undefined,
       },
-      finish: async (clean) => {
+      reported: (report: ReceiveReport) => {
+        // git checked each ref's old value under its lock: an `ok` ref moved exactly as proposed.
+        if (proposal && !recording) recording = options.moved(report.unpacked ? proposal.filter((change) => report.updated.has(change.ref)) : []);
+      },
+      finish: async () => {
         registration.release();
         try {
-          if (asked) await options.moved(clean ? await readMoved(pushDir) : null);
+          if (recording) await recording;
+          else if (proposal) await options.moved(null);
         } finally {
           // Tidying up is not the pusher's to wait for.
           this.#track(rm(pushDir, { recursive: true, force: true }).then(() => this.#leave(gitDir)));
