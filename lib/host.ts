@@ -120,7 +120,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     perAddress: options.maxFailedLoginsPerAddress,
     windowMs: options.failedLoginWindowMs,
   });
-  const repos = new RepositoryService(store, git, baseUrl, nowIso, new ConcurrencyGate(options.maxImports, options.maxImportsPerUser), recorder);
+  const repos = new RepositoryService(store, git, baseUrl, nowIso, new ConcurrencyGate(options.maxImports, options.maxImportsPerUser), recorder, store.sharedLocks);
   const journal = new RefJournal(store, nowIso);
   const pulls = new PullService(store, git, nowIso, publicEmail, statuses, protection, recorder, journal, (repo, work) => repos.whileUnchanged(repo, work));
   const refUpdates = new RefUpdateService(store, git, repos, pulls, protection, journal);

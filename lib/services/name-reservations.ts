@@ -1,26 +1,36 @@
 import { conflict } from '../errors.js';
+import type { SharedLocks } from '../store/interface.js';
 
 /**
  * Repository names held by an operation that is changing them (create, import, rename, delete) until its record is
  * durable. Every such operation reserves the names it touches here first, so two of them can never work on one
- * folder at once (the database's unique index only speaks at the end, after the disk work). One process owns the
- * database and the folders (the single-writer lock), so an in-memory set is the whole truth.
+ * folder at once (the database's unique index only speaks at the end, after the disk work). Within the process an
+ * in-memory set decides; when other instances share the database (PostgreSQL), its `sharedLocks` must agree too.
  */
 export class NameReservations {
   readonly #held = new Set<string>();
   /** Names in use by operations that change a repository's contents (merges), which may run side by side. */
   readonly #shared = new Map<string, number>();
 
-  /** Holds every name or none: throws 409 `message` when any of them is held already, or shared. */
-  reserve(ownerId: number, names: readonly string[], message: string): () => void {
-    const keys = [...new Set(names.map((name) => `${ownerId}/${name.toLowerCase()}`))];
+  constructor(private readonly locks?: SharedLocks) {}
+
+  /** Holds every name or none: throws 409 `message` when any of them is held already, or shared, here or elsewhere. */
+  async reserve(ownerId: number, names: readonly string[], message: string): Promise<() => void> {
+    const lowered = [...new Set(names.map((name) => name.toLowerCase()))];
+    const keys = lowered.map((name) => `${ownerId}/${name}`);
     if (keys.some((key) => this.#held.has(key) || this.#shared.has(key))) throw conflict(message);
+    // Marked here before waiting on other instances, so no operation of this process slips in meanwhile.
     for (const key of keys) this.#held.add(key);
+    const releaseHere = () => {
+      for (const key of keys) this.#held.delete(key);
+    };
+    const elsewhere = await this.#lockElsewhere(ownerId, lowered, 'exclusive', releaseHere, message);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      for (const key of keys) this.#held.delete(key);
+      releaseHere();
+      elsewhere();
     };
   }
 
@@ -28,27 +38,54 @@ export class NameReservations {
    * Uses a name alongside others that also only share it (merges into one repository), while no operation may reserve
    * it (a delete or rename then answers 409); throws 409 `message` when it is reserved.
    */
-  share(ownerId: number, name: string, message: string): () => void {
+  async share(ownerId: number, name: string, message: string): Promise<() => void> {
     const key = `${ownerId}/${name.toLowerCase()}`;
     if (this.#held.has(key)) throw conflict(message);
     this.#shared.set(key, (this.#shared.get(key) ?? 0) + 1);
+    const releaseHere = () => {
+      const left = (this.#shared.get(key) ?? 1) - 1;
+      if (left > 0) this.#shared.set(key, left);
+      else this.#shared.delete(key);
+    };
+    const elsewhere = await this.#lockElsewhere(ownerId, [name.toLowerCase()], 'shared', releaseHere, message);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const left = (this.#shared.get(key) ?? 1) - 1;
-      if (left > 0) this.#shared.set(key, left);
-      else this.#shared.delete(key);
+      releaseHere();
+      elsewhere();
     };
   }
 
   /** Runs `work` while holding the names. */
   async with<T>(ownerId: number, names: readonly string[], message: string, work: () => Promise<T>): Promise<T> {
-    const release = this.reserve(ownerId, names, message);
+    const release = await this.reserve(ownerId, names, message);
     try {
       return await work();
     } finally {
       release();
     }
+  }
+
+  /** The same names locked for other instances; undoes `releaseHere` and throws 409 when one of them holds any. */
+  async #lockElsewhere(ownerId: number, names: readonly string[], mode: 'exclusive' | 'shared', releaseHere: () => void, message: string): Promise<() => void> {
+    if (!this.locks) return () => undefined;
+    let release: (() => Promise<void>) | undefined;
+    try {
+      release = await this.locks.tryLock(
+        names.map((name) => [ownerId, name] as const),
+        mode,
+      );
+    } catch (error) {
+      releaseHere();
+      throw error;
+    }
+    if (!release) {
+      releaseHere();
+      throw conflict(message);
+    }
+    const unlock = release;
+    // The lock's connection unlocks in the background; this process's set is free at once.
+    return () => void unlock().catch(() => undefined);
   }
 }

@@ -1,5 +1,5 @@
 import type { ConcurrencyGate } from '../concurrency-gate.js';
-import type { Db } from '../store/interface.js';
+import type { Db, SharedLocks } from '../store/interface.js';
 import { conflict, invalid, notFound, RepoHostError, unavailable } from '../errors.js';
 import {
   branchesOf,
@@ -76,7 +76,7 @@ function parsePrivateFlag(value: unknown): 'private' | 'public' {
 
 export class RepositoryService {
   /** Names an operation is changing right now: create, import, rename and delete all reserve them the same way. */
-  private readonly names = new NameReservations();
+  private readonly names: NameReservations;
 
   constructor(
     private readonly store: Db,
@@ -86,7 +86,11 @@ export class RepositoryService {
     /** Imports running at once, in all and per user. */
     private readonly imports: ConcurrencyGate,
     private readonly events: EventRecorder,
-  ) {}
+    /** Locks other instances of the database see (PostgreSQL); none when this process is the only one. */
+    sharedLocks?: SharedLocks,
+  ) {
+    this.names = new NameReservations(sharedLocks);
+  }
 
   async create(owner: UserRow, input: NewRepository): Promise<RepositoryRow> {
     const name = validateRepositoryName(input.name);
@@ -139,7 +143,7 @@ export class RepositoryService {
    * delete, so git never runs in a folder that moved. 404 when it is gone, 409 while a delete or rename runs.
    */
   async whileUnchanged<T>(repo: Pick<RepositoryRow, 'id' | 'owner_id' | 'name'>, work: (current: RepositoryRow) => Promise<T>): Promise<T> {
-    const release = this.names.share(repo.owner_id, repo.name, BUSY);
+    const release = await this.names.share(repo.owner_id, repo.name, BUSY);
     try {
       const current = await repositoryById(this.store, repo.id);
       if (!current || current.name !== repo.name) throw notFound('Not found');
@@ -164,7 +168,7 @@ export class RepositoryService {
     const name = validateRepositoryName(newName);
     if (name === repo.name) return repo;
     const renamingCase = name.toLowerCase() === repo.name.toLowerCase();
-    const release = this.names.reserve(repo.owner_id, renamingCase ? [repo.name] : [repo.name, name], BUSY_OR_TAKEN);
+    const release = await this.names.reserve(repo.owner_id, renamingCase ? [repo.name] : [repo.name, name], BUSY_OR_TAKEN);
     try {
       const clash = await repositoryByName(this.store, repo.owner_id, name);
       if (clash && clash.id !== repo.id) throw conflict('repository already exists');

@@ -46,5 +46,16 @@ export interface HostDatabase extends Db {
   replaceWith(bytes: Uint8Array): Promise<void>;
   /** Statements run so far, reads and writes (tests count what a request costs). */
   statementsRun(): number;
+  /** Locks shared with other instances of the same database (PostgreSQL); absent when this process is the only one. */
+  readonly sharedLocks?: SharedLocks;
   close(): Promise<void>;
+}
+
+/**
+ * Named locks that every instance sharing the database sees, taken without waiting: each name is a pair (a number
+ * such as an owner's id, and a text such as a lower-cased repository name).
+ */
+export interface SharedLocks {
+  /** Takes every name (exclusive, or shared with other shared holders) or none; resolves to its release, or undefined when any is held elsewhere. */
+  tryLock(names: ReadonlyArray<readonly [number, string]>, mode: 'exclusive' | 'shared'): Promise<(() => Promise<void>) | undefined>;
 }

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresStore } from '../../lib/store/postgres/engine.js';
+import { createServer, type Socket } from 'node:net';
+import { NameReservations } from '../../lib/services/name-reservations.js';
+import { AdvisoryLocks, PostgresStore } from '../../lib/store/postgres/engine.js';
 import { POSTGRES_SCHEMA_VERSION } from '../../lib/store/postgres/migrations.js';
 import { insertUser } from '../../lib/store/queries/users.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
-import { bearer, http, startHost, tempDir } from '../helpers/host.js';
+import { bearer, cookie, http, register, startHost, tempDir } from '../helpers/host.js';
 
 // Issue 19: the PostgreSQL engine behind the store's one interface. Several stores on one database stand for several
 // instances: writes run one at a time across them, what a write sets going follows its COMMIT, and the harness's
@@ -104,6 +106,68 @@ describe('the PostgreSQL engine (issue 19)', () => {
       expect((await http(`${host.url}/api/v3/repos/owner/r/issues/3000000000`)).status).toBe(404);
     } finally {
       await host.close();
+      await data.cleanup();
+    }
+  });
+
+  it('holds repository names across instances: reserved here is taken there, shared by merges alike', async () => {
+    const url = await server.createDatabase();
+    const [locksA, locksB] = [new AdvisoryLocks(url), new AdvisoryLocks(url)];
+    const [a, b] = [new NameReservations(locksA), new NameReservations(locksB)];
+    try {
+      const release = await a.reserve(1, ['Project'], 'busy');
+      await expect(b.reserve(1, ['project', 'other'], 'busy')).rejects.toMatchObject({ status: 409, message: 'busy' });
+      await expect(b.share(1, 'PROJECT', 'busy')).rejects.toMatchObject({ status: 409 });
+      // Another owner's name of the same text is another name.
+      (await b.reserve(2, ['project'], 'busy'))();
+      // Nothing of the refused reservation was kept: 'other' is free.
+      (await b.reserve(1, ['other'], 'busy'))();
+      release();
+      const merging = [await a.share(1, 'project', 'busy'), await b.share(1, 'project', 'busy')];
+      await expect(a.reserve(1, ['project'], 'busy')).rejects.toMatchObject({ status: 409 });
+      await expect(b.reserve(1, ['project'], 'busy')).rejects.toMatchObject({ status: 409 });
+      for (const done of merging) done();
+      await expect.poll(async () => {
+        try {
+          (await b.reserve(1, ['project'], 'busy'))();
+          return 'free';
+        } catch {
+          return 'held';
+        }
+      }).toBe('free');
+    } finally {
+      await locksA.close();
+      await locksB.close();
+    }
+  });
+
+  it('refuses a repository name another instance is creating (a slow import holds it), and frees it when that fails', async () => {
+    const url = await server.createDatabase();
+    const data = await tempDir();
+    const held: Socket[] = [];
+    const silent = createServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', () => resolve()));
+    const [one, two] = [await startHost({ databaseUrl: url, dataDir: data.path }), await startHost({ databaseUrl: url, dataDir: data.path })];
+    try {
+      const session = await register(one, 'owner');
+      const token = await one.admin.createToken('owner');
+      const port = (silent.address() as { port: number }).port;
+      // An import (the new-repository form) holds its name until the clone is done.
+      const importing = http(`${one.url}/new`, { headers: cookie(session), form: { name: 'mirror', clone_url: `http://127.0.0.1:${port}/x.git`, no_redirect: '1' } });
+      await expect.poll(() => held.length, { timeout: 10_000 }).toBeGreaterThan(0);
+      const create = (host: typeof one, name: string) => http(`${host.url}/new`, { headers: cookie(session), form: { name, clone_url: '', no_redirect: '1' } });
+      const clash = await create(two, 'Mirror');
+      expect(clash.status).toBe(409);
+      expect(clash.text).toMatch(/already exists/);
+      for (const socket of held) socket.destroy();
+      expect((await importing).status).toBeGreaterThanOrEqual(400);
+      const created = await create(two, 'mirror');
+      expect([created.status, created.text]).toEqual([200, 'ok']);
+      expect((await http(`${one.url}/api/v3/repos/owner/mirror`, { headers: bearer(token) })).status).toBe(200);
+    } finally {
+      await one.close();
+      await two.close();
+      silent.close();
       await data.cleanup();
     }
   });

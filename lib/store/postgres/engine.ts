@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { unavailable } from '../../errors.js';
-import type { HostDatabase, ReadTx, Row, SqlParam, WriteTx } from '../interface.js';
+import type { HostDatabase, ReadTx, Row, SqlParam, SharedLocks, WriteTx } from '../interface.js';
 import { freshPostgresSchema, POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from './migrations.js';
 import { toPostgresPlaceholders } from './placeholders.js';
 
@@ -87,14 +87,17 @@ export class PostgresStore implements HostDatabase {
   private executed = 0;
   private closed = false;
 
-  private constructor(private readonly pool: pg.Pool) {}
+  private constructor(
+    private readonly pool: pg.Pool,
+    readonly sharedLocks: AdvisoryLocks,
+  ) {}
 
   /** Connects to `url` and brings the schema to the newest version (one instance at a time). */
   static async open(url: string, options: { poolSize?: number } = {}): Promise<PostgresStore> {
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, types: TYPES });
     // An idle connection the server dropped must not crash the process; the next query gets a fresh one.
     pool.on('error', () => undefined);
-    const store = new PostgresStore(pool);
+    const store = new PostgresStore(pool, new AdvisoryLocks(url));
     try {
       await store.migrate();
       return store;
@@ -259,10 +262,64 @@ export class PostgresStore implements HostDatabase {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.sharedLocks.close();
     await this.pool.end();
   }
 
   private assertOpen(): void {
     if (this.closed) throw unavailable('The database is closed');
+  }
+}
+
+/**
+ * Session-level advisory locks on one connection of their own, so that they outlive any transaction: what one instance
+ * holds, every other sees. Locks are re-entrant within the session, so the caller keeps its own process's holders apart
+ * (`NameReservations` does). Should the connection drop, its locks go with it; the next lock opens a new one.
+ */
+export class AdvisoryLocks implements SharedLocks {
+  #client: Promise<pg.Client> | undefined;
+
+  constructor(private readonly url: string) {}
+
+  async tryLock(names: ReadonlyArray<readonly [number, string]>, mode: 'exclusive' | 'shared'): Promise<(() => Promise<void>) | undefined> {
+    const client = await this.#connection();
+    const [lock, unlock] = mode === 'shared' ? ['pg_try_advisory_lock_shared', 'pg_advisory_unlock_shared'] : ['pg_try_advisory_lock', 'pg_advisory_unlock'];
+    const taken: Array<readonly [number, string]> = [];
+    const releaseTaken = async () => {
+      for (const [number, text] of taken) await client.query(`SELECT ${unlock}($1::int, hashtext($2))`, [number, text]).catch(() => undefined);
+    };
+    for (const name of names) {
+      const { rows } = await client.query<{ ok: boolean }>(`SELECT ${lock}($1::int, hashtext($2)) AS ok`, [name[0], name[1]]);
+      if (!rows[0]?.ok) {
+        await releaseTaken();
+        return undefined;
+      }
+      taken.push(name);
+    }
+    return releaseTaken;
+  }
+
+  #connection(): Promise<pg.Client> {
+    this.#client ??= (async () => {
+      const client = new pg.Client({ connectionString: this.url });
+      client.on('error', () => {
+        this.#client = undefined;
+      });
+      client.on('end', () => {
+        this.#client = undefined;
+      });
+      await client.connect();
+      return client;
+    })().catch((error: unknown) => {
+      this.#client = undefined;
+      throw error;
+    });
+    return this.#client;
+  }
+
+  async close(): Promise<void> {
+    const client = await this.#client?.catch(() => undefined);
+    this.#client = undefined;
+    await client?.end().catch(() => undefined);
   }
 }
