@@ -87,6 +87,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
   const nowIso = () => options.now().toISOString();
   const git = new GitRepositories({
     root: join(options.dataDir, 'repositories'),
+    changeFeed: store.changeFeed,
     allowLocalImport: options.allowLocalImport,
     transferIdleTimeoutMs: options.gitIdleTimeoutMs,
     importTimeoutMs: options.importTimeoutMs,
@@ -110,6 +111,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
       allowLocalNetwork: options.allowLocalNetwork,
     },
     options.now,
+    store.sharedLocks,
   );
   const recorder = new EventRecorder(shapes, events, webhooks.outbox, nowIso, baseUrl, publicEmail);
   const protection = new BranchProtectionService(store, nowIso);

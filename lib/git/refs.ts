@@ -56,7 +56,11 @@ export class RefCache {
   /** Commit ids seen to exist, per repository, until it is forgotten (bounded per repository). */
   readonly #commits: LruCache<string, Set<string>>;
 
-  constructor(repositories = 1024) {
+  /** `announce`: tells other instances of the database that a repository's refs changed (see `forget`). */
+  constructor(
+    repositories = 1024,
+    private readonly announce: (gitDir: string) => void = () => undefined,
+  ) {
     this.#entries = new LruCache(repositories);
     this.#commits = new LruCache(repositories);
   }
@@ -84,8 +88,14 @@ export class RefCache {
     this.#commits.clear();
   }
 
-  /** Drops what is known of the repository: its refs changed, or it moved or went away. */
+  /** Drops what is known of the repository: its refs changed, or it moved or went away; other instances are told. */
   forget(gitDir: string): void {
+    this.forgetHere(gitDir);
+    this.announce(gitDir);
+  }
+
+  /** Drops what is known of the repository in this process only (another instance announced the change). */
+  forgetHere(gitDir: string): void {
     this.#entries.delete(gitDir);
     this.#commits.delete(gitDir);
   }

@@ -1,5 +1,6 @@
 import { access, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
+import type { ChangeFeed } from '../store/interface.js';
 import type { Readable } from 'node:stream';
 import { conflict, invalid, notAllowed, notFound, tooLarge } from '../errors.js';
 import { GitBrowser } from './browse.js';
@@ -28,6 +29,8 @@ export type { RefChange } from './refs.js';
 export interface GitRepositoriesOptions {
   /** Folder holding `<owner>/<name>.git` bare repositories. */
   root: string;
+  /** News of ref changes made by other instances sharing `root` (PostgreSQL); none when this process is the only one. */
+  changeFeed?: ChangeFeed;
   /** Let imports reach loopback, private and link-local addresses (test harnesses). */
   allowLocalImport: boolean;
   /**
@@ -80,7 +83,7 @@ export class GitRepositories {
   readonly allowLocalImport: boolean;
   readonly #listing: TreeListing;
   readonly #counts = new LruCache<string, number>(4096);
-  readonly #refs = new RefCache();
+  readonly #refs: RefCache;
   /** The receive-packs running, their hooks and what they leave behind. */
   readonly #receives: ReceiveSessions;
   /**
@@ -102,6 +105,16 @@ export class GitRepositories {
   constructor(options: GitRepositoriesOptions) {
     this.root = resolve(options.root);
     this.allowLocalImport = options.allowLocalImport;
+    const feed = options.changeFeed;
+    // Other instances sharing the folder hear of ref changes by the repository's path below the root (their root may
+    // be mounted elsewhere).
+    this.#refs = new RefCache(1024, feed ? (gitDir) => feed.announce(`refs:${relative(this.root, gitDir)}`) : undefined);
+    feed?.follow(
+      (key) => {
+        if (key.startsWith('refs:')) this.#refs.forgetHere(join(this.root, key.slice('refs:'.length)));
+      },
+      () => this.#refs.clear(),
+    );
     this.#listing = new TreeListing(options.listingCacheSize ?? 512);
     this.#maintenance = new Maintenance(options.maintenanceDelayMs ?? 1000);
     this.#importTimeoutMs = options.importTimeoutMs ?? 600_000;

@@ -48,7 +48,20 @@ export interface HostDatabase extends Db {
   statementsRun(): number;
   /** Locks shared with other instances of the same database (PostgreSQL); absent when this process is the only one. */
   readonly sharedLocks?: SharedLocks;
+  /** News of changes between instances of the same database (PostgreSQL); absent when this process is the only one. */
+  readonly changeFeed?: ChangeFeed;
   close(): Promise<void>;
+}
+
+/** Tells the other instances what changed, so that what they keep in memory of it is read again. */
+export interface ChangeFeed {
+  /** Announces that `key` changed (once the change is made); never fails the caller. */
+  announce(key: string): void;
+  /**
+   * Calls `changed(key)` for each change another instance announces, and `reset()` whenever announcements may have
+   * been missed (at first, and each time the feed's connection is made again): forget everything then.
+   */
+  follow(changed: (key: string) => void, reset: () => void): void;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { EventOutbox } from '../events/recorder.js';
-import type { Db } from '../store/interface.js';
+import type { Db, SharedLocks } from '../store/interface.js';
 import type { GitHubShapes } from '../github/shapes.js';
 import { enqueueDeliveries, subscribersOf } from './outbox.js';
 import { WebhookService } from './service.js';
@@ -16,8 +16,8 @@ export interface Webhooks {
 }
 
 /** `now` is the host's clock: the times deliveries and attempts are recorded with. */
-export function createWebhooks(store: Db, shapes: GitHubShapes, policy: DeliveryPolicy, now: () => Date): Webhooks {
-  const worker = new DeliveryWorker(store, policy, now);
+export function createWebhooks(store: Db, shapes: GitHubShapes, policy: DeliveryPolicy, now: () => Date, sharedLocks?: SharedLocks): Webhooks {
+  const worker = new DeliveryWorker(store, policy, now, sharedLocks);
   return {
     worker,
     service: new WebhookService(store, worker, shapes, policy.allowLocalNetwork, () => now().toISOString()),

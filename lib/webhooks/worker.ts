@@ -1,4 +1,4 @@
-import type { Db } from '../store/interface.js';
+import type { Db, SharedLocks } from '../store/interface.js';
 import {
   hookById,
   hooksWithPendingDeliveries,
@@ -32,6 +32,13 @@ export interface DeliveryPolicy {
 const KEPT_DELIVERIES = 500;
 /** How long to wait before reading again when the store refused (a failed flush being rolled back). */
 const STORE_RETRY_MS = 1000;
+/**
+ * With other instances on the database: how often each looks for deliveries nobody is sending (an instance that died
+ * while sending leaves them pending; its locks went with its connection).
+ */
+const SWEEP_MS = 5000;
+/** The second part of the shared lock a hook's sender holds (the first is the hook's id). */
+const SENDER_LOCK = 'webhook-sender';
 
 /**
  * Sends the outbox: one loop per hook with something due, so a slow or dead hook never delays another, and within a
@@ -51,10 +58,17 @@ export class DeliveryWorker {
   #timerEvent: Promise<void> | undefined;
   #timerEventResolve: (() => void) | undefined;
 
+  #sweep: NodeJS.Timeout | undefined;
+
   constructor(
     private readonly store: Db,
     private readonly policy: DeliveryPolicy,
     private readonly now: () => Date = () => new Date(),
+    /**
+     * Locks other instances of the database see (PostgreSQL): one instance at a time sends a hook's deliveries, in
+     * order; without them this process is the only sender.
+     */
+    private readonly sharedLocks?: SharedLocks,
   ) {}
 
   #started = false;
@@ -63,6 +77,15 @@ export class DeliveryWorker {
   async start(): Promise<void> {
     this.#started = true;
     this.wake(await hooksWithPendingDeliveries(this.store));
+    if (this.sharedLocks) {
+      this.#sweep = setInterval(() => {
+        hooksWithPendingDeliveries(this.store).then(
+          (hookIds) => this.wake(hookIds),
+          () => undefined,
+        );
+      }, SWEEP_MS);
+      this.#sweep.unref();
+    }
   }
 
   /** Sends what is due for these hooks (called once the deliveries they got are durable). */
@@ -74,7 +97,7 @@ export class DeliveryWorker {
         this.#wokenWhileDraining.add(hookId);
         continue;
       }
-      const drain = this.#drain(hookId).finally(() => {
+      const drain = this.#drainAlone(hookId).finally(() => {
         this.#draining.delete(hookId);
         if (this.#wokenWhileDraining.delete(hookId)) this.wake([hookId]);
       });
@@ -118,6 +141,7 @@ export class DeliveryWorker {
   /** Stops sending: attempts in flight are cut off and not recorded; what is pending stays pending on disk. */
   async close(): Promise<void> {
     this.#stop.abort();
+    clearInterval(this.#sweep);
     this.#dropTimers();
     await Promise.all(this.#draining.values());
   }
@@ -132,6 +156,24 @@ export class DeliveryWorker {
     const resolve = this.#timerEventResolve;
     this.#timerEvent = this.#timerEventResolve = undefined;
     resolve?.();
+  }
+
+  /**
+   * Drains the hook while no other instance does. Another instance that holds it sees what this one's wake was for: it
+   * looks once more after letting go (below), so nothing committed meanwhile is left unsent.
+   */
+  async #drainAlone(hookId: number): Promise<void> {
+    if (!this.sharedLocks) return await this.#drain(hookId);
+    const release = await this.sharedLocks.tryLock([[hookId, SENDER_LOCK]], 'exclusive').catch(() => undefined);
+    if (!release) return;
+    try {
+      await this.#drain(hookId);
+    } finally {
+      await release().catch(() => undefined);
+    }
+    // A delivery committed elsewhere while this drain was ending found the hook held: its instance skipped it.
+    const next = await nextPendingDelivery(this.store, hookId).catch(() => undefined);
+    if (next && next.next_attempt_at <= Date.now()) this.#wokenWhileDraining.add(hookId);
   }
 
   async #drain(hookId: number): Promise<void> {

@@ -1,10 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import { NameReservations } from '../../lib/services/name-reservations.js';
 import { AdvisoryLocks, PostgresStore } from '../../lib/store/postgres/engine.js';
 import { POSTGRES_SCHEMA_VERSION } from '../../lib/store/postgres/migrations.js';
 import { insertUser } from '../../lib/store/queries/users.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
+import { join } from 'node:path';
+import { newRepo, newUser } from '../helpers/api.js';
+import { Clone } from '../helpers/clone.js';
 import { bearer, cookie, http, register, startHost, tempDir } from '../helpers/host.js';
 
 // Issue 19: the PostgreSQL engine behind the store's one interface. Several stores on one database stand for several
@@ -169,6 +173,68 @@ describe('the PostgreSQL engine (issue 19)', () => {
       await two.close();
       silent.close();
       await data.cleanup();
+    }
+  });
+
+  it('sends each delivery of a hook once, in order, whichever instance recorded it', async () => {
+    const url = await server.createDatabase();
+    const data = await tempDir();
+    const received: Array<{ guid: string; number: number }> = [];
+    const receiver = createHttpServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk));
+      request.on('end', () => {
+        if (request.headers['x-github-event'] === 'issues') received.push({ guid: String(request.headers['x-github-delivery']), number: JSON.parse(body).issue.number });
+        response.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
+    const options = { databaseUrl: url, dataDir: data.path, allowLocalNetwork: true };
+    const hosts = [await startHost(options), await startHost(options)];
+    try {
+      await hosts[0]!.admin.createUser({ username: 'owner', email: 'owner@example.com', password: 'password123' });
+      const token = await hosts[0]!.admin.createToken('owner');
+      await hosts[0]!.admin.createRepo({ owner: 'owner', name: 'r' });
+      const port = (receiver.address() as { port: number }).port;
+      const hook = await http(`${hosts[1]!.url}/api/v3/repos/owner/r/hooks`, { headers: bearer(token), json: { config: { url: `http://127.0.0.1:${port}/`, content_type: 'json' }, events: ['issues'] } });
+      expect(hook.status).toBe(201);
+      const created = await Promise.all(
+        Array.from({ length: 12 }, (_, index) => http(`${hosts[index % 2]!.url}/api/v1/repos/owner/r/issues`, { headers: bearer(token), json: { title: `issue ${index}` } })),
+      );
+      expect(created.map((result) => result.status)).toEqual(Array(12).fill(200));
+      await expect.poll(() => received.length, { timeout: 15_000 }).toBeGreaterThanOrEqual(12);
+      // Nothing sent twice (two senders would), and in the order of the events.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(new Set(received.map((delivery) => delivery.guid)).size).toBe(received.length);
+      expect(received.map((delivery) => delivery.number)).toEqual(Array.from({ length: 12 }, (_, index) => index + 1));
+    } finally {
+      for (const host of hosts) await host.close();
+      receiver.close();
+      await data.cleanup();
+    }
+  });
+
+  it('tells the other instances when refs change, so a file read through one follows a push through another', async () => {
+    const url = await server.createDatabase();
+    const data = await tempDir();
+    const work = await tempDir();
+    const hosts = [await startHost({ databaseUrl: url, dataDir: data.path }), await startHost({ databaseUrl: url, dataDir: data.path })];
+    try {
+      const owner = await newUser(hosts[0]!, 'owner');
+      await newRepo(hosts[0]!, owner, 'r');
+      const clone = await Clone.of(hosts[0]!, owner, 'r', join(work.path, 'clone'), work.path);
+      const raw = async () => (await http(`${hosts[1]!.url}/owner/r/raw/branch/main/file.txt`)).text;
+      await clone.commit('one', { 'file.txt': 'one\n' });
+      await clone.git('push', '-q', 'origin', 'main');
+      // Read (and cached) through the second instance, then moved through the first.
+      expect(await raw()).toBe('one\n');
+      await clone.commit('two', { 'file.txt': 'two\n' });
+      await clone.git('push', '-q', 'origin', 'main');
+      await expect.poll(raw, { timeout: 5000 }).toBe('two\n');
+    } finally {
+      for (const host of hosts) await host.close();
+      await data.cleanup();
+      await work.cleanup();
     }
   });
 });

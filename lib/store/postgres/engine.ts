@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { unavailable } from '../../errors.js';
-import type { HostDatabase, ReadTx, Row, SqlParam, SharedLocks, WriteTx } from '../interface.js';
+import type { ChangeFeed, HostDatabase, ReadTx, Row, SqlParam, SharedLocks, WriteTx } from '../interface.js';
 import { freshPostgresSchema, POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from './migrations.js';
 import { toPostgresPlaceholders } from './placeholders.js';
 
@@ -90,6 +91,7 @@ export class PostgresStore implements HostDatabase {
   private constructor(
     private readonly pool: pg.Pool,
     readonly sharedLocks: AdvisoryLocks,
+    readonly changeFeed: ChangeNotifications,
   ) {}
 
   /** Connects to `url` and brings the schema to the newest version (one instance at a time). */
@@ -97,11 +99,13 @@ export class PostgresStore implements HostDatabase {
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, types: TYPES });
     // An idle connection the server dropped must not crash the process; the next query gets a fresh one.
     pool.on('error', () => undefined);
-    const store = new PostgresStore(pool, new AdvisoryLocks(url));
+    const store = new PostgresStore(pool, new AdvisoryLocks(url), new ChangeNotifications(url, pool));
     try {
       await store.migrate();
+      await store.changeFeed.listen();
       return store;
     } catch (error) {
+      await store.changeFeed.close();
       await pool.end().catch(() => undefined);
       throw error;
     }
@@ -262,6 +266,7 @@ export class PostgresStore implements HostDatabase {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.changeFeed.close();
     await this.sharedLocks.close();
     await this.pool.end();
   }
@@ -319,6 +324,75 @@ export class AdvisoryLocks implements SharedLocks {
 
   async close(): Promise<void> {
     const client = await this.#client?.catch(() => undefined);
+    this.#client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+}
+
+/** The channel of `ChangeNotifications`. */
+const CHANGES_CHANNEL = 'repohost_changes';
+/** How long to wait before listening again after the connection dropped. */
+const RELISTEN_MS = 1000;
+
+/**
+ * News of changes between instances: `NOTIFY` on one channel, each instance `LISTEN`ing on a connection of its own.
+ * An instance ignores its own news. When that connection is made (at first, and again after it dropped) every
+ * follower forgets everything, since announcements may have been missed meanwhile.
+ */
+export class ChangeNotifications implements ChangeFeed {
+  readonly #instance = randomUUID();
+  readonly #followers: Array<{ changed: (key: string) => void; reset: () => void }> = [];
+  #client: pg.Client | undefined;
+  #closed = false;
+  #retry: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly url: string,
+    private readonly pool: pg.Pool,
+  ) {}
+
+  announce(key: string): void {
+    if (this.#closed) return;
+    this.pool.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, `${this.#instance} ${key}`]).catch(() => undefined);
+  }
+
+  follow(changed: (key: string) => void, reset: () => void): void {
+    this.#followers.push({ changed, reset });
+  }
+
+  /** Starts listening; resolves once the first connection listens (or failed, then it tries again in the background). */
+  async listen(): Promise<void> {
+    if (this.#closed) return;
+    const client = new pg.Client({ connectionString: this.url });
+    const again = () => {
+      if (this.#client !== client) return;
+      this.#client = undefined;
+      client.end().catch(() => undefined);
+      if (!this.#closed) this.#retry = setTimeout(() => void this.listen(), RELISTEN_MS).unref();
+    };
+    this.#client = client;
+    client.on('error', again);
+    client.on('end', again);
+    client.on('notification', (message) => {
+      if (message.channel !== CHANGES_CHANNEL || !message.payload) return;
+      const space = message.payload.indexOf(' ');
+      if (space === -1 || message.payload.slice(0, space) === this.#instance) return;
+      const key = message.payload.slice(space + 1);
+      for (const follower of this.#followers) follower.changed(key);
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANGES_CHANNEL}`);
+      for (const follower of this.#followers) follower.reset();
+    } catch {
+      again();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#retry);
+    const client = this.#client;
     this.#client = undefined;
     await client?.end().catch(() => undefined);
   }
