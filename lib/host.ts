@@ -123,9 +123,9 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     windowMs: options.failedLoginWindowMs,
   });
   const repos = new RepositoryService(store, git, baseUrl, nowIso, new ConcurrencyGate(options.maxImports, options.maxImportsPerUser), recorder, store.sharedLocks);
-  const journal = new RefJournal(store, nowIso);
+  const journal = new RefJournal(store, nowIso, store.sharedLocks?.instance);
   const pulls = new PullService(store, git, nowIso, publicEmail, statuses, protection, recorder, journal, (repo, work) => repos.whileUnchanged(repo, work));
-  const refUpdates = new RefUpdateService(store, git, repos, pulls, protection, journal);
+  const refUpdates = new RefUpdateService(store, git, repos, pulls, protection, journal, store.sharedLocks);
   return {
     options,
     store,

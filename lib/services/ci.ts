@@ -1,6 +1,6 @@
 import { invalid, notFound } from '../errors.js';
 import type { Db } from '../store/interface.js';
-import { ciRunHistory, ciRunsOfRepository, countCiRuns, recordCiReport, type CiRunRow } from '../store/queries/ci-runs.js';
+import { ciRunHistories, ciRunsOfRepository, countCiRuns, recordCiReport, type CiRunRow } from '../store/queries/ci-runs.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import { writeToRepository } from './repository-write.js';
 import { repositoryById, type RepositoryRow } from '../store/queries/repositories.js';
@@ -83,8 +83,10 @@ export class CiService {
   /** A page of the repository's runs, each with its latest status and its newest reports (oldest first). */
   async runs(repo: RepositoryRow, page: PageWindow): Promise<{ items: Array<CiRunRow & { history: Array<{ status: string; received_at: string }> }>; total: number }> {
     return await this.store.read(async (tx) => {
-      const items = await Promise.all((await ciRunsOfRepository(tx, repo.id, page)).map(async (run) => ({ ...run, history: await ciRunHistory(tx, run.id, MAX_HISTORY) })));
-      return { items, total: await countCiRuns(tx, repo.id) };
+      // The page's runs, then all their histories in one query, whatever the page's length.
+      const runs = await ciRunsOfRepository(tx, repo.id, page);
+      const histories = await ciRunHistories(tx, runs.map((run) => run.id), MAX_HISTORY);
+      return { items: runs.map((run) => ({ ...run, history: histories.get(run.id) ?? [] })), total: await countCiRuns(tx, repo.id) };
     });
   }
 }

@@ -72,8 +72,9 @@ export class NameReservations {
     if (!this.locks) return () => undefined;
     let release: (() => Promise<void>) | undefined;
     try {
+      // Prefixed: other locks on the same connection pair a number with a text too (a hook's sender lock).
       release = await this.locks.tryLock(
-        names.map((name) => [ownerId, name] as const),
+        names.map((name) => [ownerId, `repository:${name}`] as const),
         mode,
       );
     } catch (error) {

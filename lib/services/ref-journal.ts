@@ -26,9 +26,11 @@ export class RefJournal {
   readonly #reconciling = new Map<number, Promise<void>>();
   #reconcile: (repoId: number) => Promise<void> = async () => undefined;
 
+  /** `holder`: this instance's name on the intents it writes ('' when the process is the database's only one). */
   constructor(
     private readonly store: Db,
     private readonly now: () => string,
+    private readonly holder = '',
   ) {}
 
   /** Who compares a repository with git when an operation could not record what it moved. */
@@ -43,7 +45,7 @@ export class RefJournal {
     this.#running.set(repo.id, (this.#running.get(repo.id) ?? 0) + 1);
     let id: number;
     try {
-      id = await writeToRepository(this.store, repo, async (tx) => await insertRefIntent(tx, repo.id, now));
+      id = await writeToRepository(this.store, repo, async (tx) => await insertRefIntent(tx, repo.id, now, this.holder));
     } catch (error) {
       await this.#leave(repo.id);
       throw error;

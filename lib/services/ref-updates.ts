@@ -1,12 +1,12 @@
 import { conflict, forbidden, RepoHostError } from '../errors.js';
-import type { Db } from '../store/interface.js';
+import type { Db, SharedLocks } from '../store/interface.js';
 import { isAncestor } from '../git/ancestry.js';
 import { deleteRef, objectInfo, RefMovedError, updateRef } from '../git/objects.js';
 import { isSafeBranchName } from '../git/names.js';
 import { pushRefusal } from '../git/push-rules.js';
 import type { RefCheck } from '../git/push/session.js';
 import { diffRefs } from '../git/refs.js';
-import { recordedRefs, repositoriesToReconcile } from '../store/queries/refs.js';
+import { recordedRefs, refIntentHolders, repositoriesToReconcile } from '../store/queries/refs.js';
 import { repositoryById } from '../store/queries/repositories.js';
 import type { RefIntent, RefJournal } from './ref-journal.js';
 import type { GitRepositories } from '../git/repositories.js';
@@ -72,6 +72,8 @@ export class RefUpdateService {
     private readonly pulls: PullService,
     private readonly protection: BranchProtectionService,
     private readonly journal: RefJournal,
+    /** Other instances of the database (PostgreSQL): at start, what a running one is doing is not reconciled. */
+    private readonly sharedLocks?: SharedLocks,
   ) {
     journal.reconcileWith(async (repoId) => {
       const repo = await repositoryById(this.store, repoId);
@@ -149,6 +151,10 @@ export class RefUpdateService {
     for (const pending of await repositoriesToReconcile(this.store)) {
       const repo = await repositoryById(this.store, pending.repo_id);
       if (!repo) continue;
+      if (await this.runningElsewhere(repo)) {
+        log(`repohost: ${repo.owner_name}/${repo.name}: refs are moving through another instance; left to it`);
+        continue;
+      }
       try {
         const changes = await this.reconcile(repo, { backfill: pending.backfill === 1 });
         if (pending.backfill !== 1) found.push({ repo: `${repo.owner_name}/${repo.name}`, changes });
@@ -158,6 +164,18 @@ export class RefUpdateService {
       }
     }
     return found;
+  }
+
+  /**
+   * True when an instance that still runs holds an intent on the repository: its refs may be moving right now, and that
+   * instance records them (comparing now could record them twice). What a stopped instance left is ours to compare.
+   */
+  private async runningElsewhere(repo: RepositoryRow): Promise<boolean> {
+    if (!this.sharedLocks) return false;
+    for (const holder of await refIntentHolders(this.store, repo.id)) {
+      if (holder !== '' && (await this.sharedLocks.isRunning(holder))) return true;
+    }
+    return false;
   }
 
   /** Creates, moves or deletes one ref as a push by `viewer` would (write access, protection, fast-forward). */

@@ -5,7 +5,7 @@
  * schema and rows; after adding a migration, regenerate this list from a migrated database the way that test says
  * (until then fresh databases replay the steps: `runMigrations` uses this list only while its version is the newest).
  */
-export const FRESH_SCHEMA_VERSION = 9;
+export const FRESH_SCHEMA_VERSION = 10;
 
 /** Table, index and trigger definitions first (`schema_version` among them), then the rows; the version row is added by `runMigrations`. */
 
@@ -245,7 +245,7 @@ export const FRESH_SCHEMA: readonly string[] = [
         id INTEGER PRIMARY KEY,
         repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
         created_at TEXT NOT NULL
-      )`,
+      , holder TEXT NOT NULL DEFAULT '')`,
   `CREATE INDEX ref_intents_by_repo ON ref_intents (repo_id)`,
   `CREATE TABLE ref_backfills (
         repo_id INTEGER PRIMARY KEY REFERENCES repositories(id) ON DELETE CASCADE

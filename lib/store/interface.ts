@@ -71,4 +71,8 @@ export interface ChangeFeed {
 export interface SharedLocks {
   /** Takes every name (exclusive, or shared with other shared holders) or none; resolves to its release, or undefined when any is held elsewhere. */
   tryLock(names: ReadonlyArray<readonly [number, string]>, mode: 'exclusive' | 'shared'): Promise<(() => Promise<void>) | undefined>;
+  /** This instance's name, held as a lock for as long as it runs (what it writes for later may carry it). */
+  readonly instance: string;
+  /** True while the instance named `instance` runs (it still holds its name). */
+  isRunning(instance: string): Promise<boolean>;
 }

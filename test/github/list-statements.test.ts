@@ -44,6 +44,15 @@ describe('statements per list', () => {
     core.setBaseUrl('http://repohost.test');
     await core.admin.load(fixtures());
     app = createApp(core.ctx, () => undefined);
+    // 12 CI runs with two reports each (spec §4.1 endpoint 18).
+    const repoId = (await core.ctx.repos.findByName('alice', 'app'))!.id;
+    for (let run = 0; run < 12; run++) {
+      for (const status of ['running', 'success']) {
+        const report = { run_id: `run-${run}`, repo_id: String(repoId), commit_hash: '0123456789abcdef0123456789abcdef01234567', branch: 'main', status };
+        const response = await app.fetch(new Request('http://repohost.test/api/v1/ci/status', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(report) }));
+        expect(response.status).toBe(200);
+      }
+    }
   });
 
   afterAll(async () => {
@@ -67,6 +76,7 @@ describe('statements per list', () => {
     ['/api/v3 comments of a pull request', '/api/v3/repos/alice/app/issues/68/comments?per_page=PAGE', 2],
     ['/api/v1 issues', '/api/v1/repos/alice/app/issues?status=all&limit=PAGE', 2],
     ['/api/v3 branches (each says whether it is protected)', '/api/v3/repos/alice/app/branches?per_page=PAGE', 2],
+    ['/api/v1 CI runs (each with its reports)', '/api/v1/repos/alice/app/ci/runs?limit=PAGE', 2],
   ] as const) {
     it(`${label}: a long page costs what a short one does`, async () => {
       const short = await cost(path.replace('PAGE', String(shortPage)));

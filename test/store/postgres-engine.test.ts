@@ -6,10 +6,15 @@ import { AdvisoryLocks, PostgresStore } from '../../lib/store/postgres/engine.js
 import { POSTGRES_SCHEMA_VERSION } from '../../lib/store/postgres/migrations.js';
 import { insertUser } from '../../lib/store/queries/users.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { openHostCore, type HostCore } from '../../lib/host.js';
 import { newRepo, newUser } from '../helpers/api.js';
 import { Clone } from '../helpers/clone.js';
 import { bearer, cookie, http, register, startHost, tempDir } from '../helpers/host.js';
+
+const run = promisify(execFile);
 
 // Issue 19: the PostgreSQL engine behind the store's one interface. Several stores on one database stand for several
 // instances: writes run one at a time across them, what a write sets going follows its COMMIT, and the harness's
@@ -235,6 +240,35 @@ describe('the PostgreSQL engine (issue 19)', () => {
       for (const host of hosts) await host.close();
       await data.cleanup();
       await work.cleanup();
+    }
+  });
+
+  it('reconciles at start only what a stopped instance left, never the refs a running one is moving', async () => {
+    const url = await server.createDatabase();
+    const data = await tempDir();
+    const open = () => openHostCore({ databaseUrl: url, dataDir: data.path, bcryptCost: 4 });
+    const running = await open();
+    let later: HostCore | undefined;
+    try {
+      await running.admin.createUser({ username: 'owner', email: 'owner@example.com', password: 'password123' });
+      await running.admin.seedRepo({ owner: 'owner', name: 'r' });
+      const repo = (await running.ctx.repos.findByName('owner', 'r'))!;
+      // The running instance is about to move refs (its intent is on record) and git moves one.
+      await running.ctx.refUpdates.intend(repo);
+      const gitDir = running.ctx.git.pathOf('owner', 'r');
+      const main = (await run('git', ['--git-dir', gitDir, 'rev-parse', 'refs/heads/main'])).stdout.trim();
+      await run('git', ['--git-dir', gitDir, 'update-ref', 'refs/heads/moving', main]);
+      later = await open();
+      expect(await later.ctx.refUpdates.reconcilePending()).toEqual([]);
+      await later.close();
+      // Stopped without recording it: the next instance to start records what it left.
+      await running.close();
+      later = await open();
+      expect(await later.ctx.refUpdates.reconcilePending()).toEqual([{ repo: 'owner/r', changes: [{ ref: 'refs/heads/moving', before: '0'.repeat(40), after: main }] }]);
+    } finally {
+      await running.close();
+      await later?.close();
+      await data.cleanup();
     }
   });
 });

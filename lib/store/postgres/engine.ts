@@ -102,10 +102,12 @@ export class PostgresStore implements HostDatabase {
     const store = new PostgresStore(pool, new AdvisoryLocks(url), new ChangeNotifications(url, pool));
     try {
       await store.migrate();
+      await store.sharedLocks.hold();
       await store.changeFeed.listen();
       return store;
     } catch (error) {
       await store.changeFeed.close();
+      await store.sharedLocks.close();
       await pool.end().catch(() => undefined);
       throw error;
     }
@@ -283,8 +285,23 @@ export class PostgresStore implements HostDatabase {
  */
 export class AdvisoryLocks implements SharedLocks {
   #client: Promise<pg.Client> | undefined;
+  readonly instance = randomUUID();
 
   constructor(private readonly url: string) {}
+
+  /** Opens the connection now, taking this instance's name (so that other instances see it running from the start). */
+  async hold(): Promise<void> {
+    await this.#connection();
+  }
+
+  async isRunning(instance: string): Promise<boolean> {
+    if (instance === this.instance) return true;
+    const client = await this.#connection();
+    const { rows } = await client.query<{ free: boolean }>(`SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS free`, [instanceKey(instance)]);
+    if (!rows[0]?.free) return true;
+    await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [instanceKey(instance)]);
+    return false;
+  }
 
   async tryLock(names: ReadonlyArray<readonly [number, string]>, mode: 'exclusive' | 'shared'): Promise<(() => Promise<void>) | undefined> {
     const client = await this.#connection();
@@ -314,6 +331,8 @@ export class AdvisoryLocks implements SharedLocks {
         this.#client = undefined;
       });
       await client.connect();
+      // The one-key form: apart from the two-key locks of names (PostgreSQL keeps the two kinds apart).
+      await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [instanceKey(this.instance)]);
       return client;
     })().catch((error: unknown) => {
       this.#client = undefined;
@@ -327,6 +346,11 @@ export class AdvisoryLocks implements SharedLocks {
     this.#client = undefined;
     await client?.end().catch(() => undefined);
   }
+}
+
+/** The text whose hash names a running instance's lock. */
+function instanceKey(instance: string): string {
+  return `repohost-instance:${instance}`;
 }
 
 /** The channel of `ChangeNotifications`. */

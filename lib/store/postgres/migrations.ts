@@ -336,6 +336,12 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<{ version: number; statements: r
         SELECT MAX(id) AS id FROM issue_comments UNION ALL SELECT MAX(id) AS id FROM pull_comments) AS newest`,
     ],
   },
+  {
+    // Several instances on one database (issue 19): each ref intent names the instance that opened it, so that one
+    // starting up reconciles only what an instance no longer alive left behind ('' for intents from before).
+    version: 10,
+    statements: ["ALTER TABLE ref_intents ADD COLUMN holder TEXT NOT NULL DEFAULT ''"],
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.at(-1)!.version;

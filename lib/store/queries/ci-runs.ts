@@ -1,4 +1,5 @@
 import type { ReadTx, WriteTx } from '../interface.js';
+import { inList } from './in-list.js';
 import type { PageWindow } from './page-window.js';
 
 export interface CiRunRow {
@@ -50,10 +51,18 @@ export async function countCiRuns(db: ReadTx, repoId: number): Promise<number> {
   return (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM ci_runs WHERE repo_id = ?', [repoId]))!.n;
 }
 
-/** The newest `limit` reports of a run, oldest first. */
-export async function ciRunHistory(db: ReadTx, ciRunId: number, limit: number): Promise<Array<{ status: string; received_at: string }>> {
-  return await db.all(
-    'SELECT status, received_at FROM (SELECT id, status, received_at FROM ci_run_events WHERE ci_run_id = ? ORDER BY id DESC LIMIT ?) AS newest ORDER BY id',
-    [ciRunId, limit],
+/** The newest `limit` reports of each run, oldest first, in one query for a whole page of runs. */
+export async function ciRunHistories(db: ReadTx, ciRunIds: readonly number[], limit: number): Promise<Map<number, Array<{ status: string; received_at: string }>>> {
+  const histories = new Map<number, Array<{ status: string; received_at: string }>>(ciRunIds.map((id) => [id, []]));
+  if (ciRunIds.length === 0) return histories;
+  const runs = inList(ciRunIds);
+  const rows = await db.all<{ ci_run_id: number; status: string; received_at: string }>(
+    `SELECT ci_run_id, status, received_at FROM (
+       SELECT ci_run_id, id, status, received_at, ROW_NUMBER() OVER (PARTITION BY ci_run_id ORDER BY id DESC) AS newness
+       FROM ci_run_events WHERE ci_run_id ${runs.sql}
+     ) AS ranked WHERE newness <= ? ORDER BY ci_run_id, id`,
+    [...runs.params, limit],
   );
+  for (const row of rows) histories.get(row.ci_run_id)?.push({ status: row.status, received_at: row.received_at });
+  return histories;
 }

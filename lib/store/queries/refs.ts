@@ -20,8 +20,9 @@ export async function setOtherRef(tx: WriteTx, repoId: number, ref: string, sha:
 }
 
 /** Notes, durably and before git moves any ref of the repository, that its refs may change; returns the intent's id. */
-export async function insertRefIntent(tx: WriteTx, repoId: number, now: string): Promise<number> {
-  return (await tx.run<{ id: number }>('INSERT INTO ref_intents (repo_id, created_at) VALUES (?, ?) RETURNING id', [repoId, now])).rows[0]!.id;
+/** `holder`: the instance that opens it ('' when this process is the database's only one). */
+export async function insertRefIntent(tx: WriteTx, repoId: number, now: string, holder: string): Promise<number> {
+  return (await tx.run<{ id: number }>('INSERT INTO ref_intents (repo_id, created_at, holder) VALUES (?, ?, ?) RETURNING id', [repoId, now, holder])).rows[0]!.id;
 }
 
 /** Clears an intent once what it covered is recorded (or known not to have happened). */
@@ -42,6 +43,11 @@ export async function repositoriesToReconcile(db: ReadTx): Promise<Array<{ repo_
        UNION ALL SELECT repo_id, 1 AS backfill FROM ref_backfills
      ) AS pending GROUP BY repo_id ORDER BY repo_id`,
   );
+}
+
+/** The instances that left intents for the repository. */
+export async function refIntentHolders(db: ReadTx, repoId: number): Promise<string[]> {
+  return (await db.all<{ holder: string }>('SELECT DISTINCT holder FROM ref_intents WHERE repo_id = ? ORDER BY holder', [repoId])).map((row) => row.holder);
 }
 
 export async function deleteRefBackfill(tx: WriteTx, repoId: number): Promise<void> {
