@@ -124,7 +124,7 @@ export class GitRepositories {
       lowSpeedSeconds: options.importLowSpeedSeconds ?? 30,
     };
     this.#transferIdleTimeoutMs = options.transferIdleTimeoutMs ?? 0;
-    this.#receives = new ReceiveSessions(this.root, new HookChannel());
+    this.#receives = new ReceiveSessions(this.root, new HookChannel(), feed !== undefined);
     this.browse = new GitBrowser({ gitDir: (owner, name) => this.#existing(owner, name), refs: (gitDir) => this.#refs.refs(gitDir), listing: this.#listing });
   }
 

@@ -349,7 +349,12 @@ export class PullService {
     for (const pull of pulls) {
       const base = await tipOf(pull.base);
       if (!base || base === pull.base_sha) continue;
-      if (!mergedInto.has(base)) mergedInto.set(base, this.git.branchesMergedInto(repo.owner_name, repo.name, base));
+      if (!mergedInto.has(base)) {
+        const merged = this.git.branchesMergedInto(repo.owner_name, repo.name, base);
+        // Not awaited when every head of this base is gone: its failure must not go unhandled then.
+        merged.catch(() => undefined);
+        mergedInto.set(base, merged);
+      }
       const head = await tipOf(pull.head);
       // A deleted head is judged by its last known commit.
       const isMerged = head

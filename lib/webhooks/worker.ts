@@ -171,7 +171,9 @@ export class DeliveryWorker {
     } finally {
       await release().catch(() => undefined);
     }
-    // A delivery committed elsewhere while this drain was ending found the hook held: its instance skipped it.
+    // A delivery committed elsewhere while this drain was ending found the hook held: its instance skipped it. A drain
+    // that stopped on a retry timer (a failed attempt, a store error) waits for it instead.
+    if (this.#timers.has(hookId)) return;
     const next = await nextPendingDelivery(this.store, hookId).catch(() => undefined);
     if (next && next.next_attempt_at <= Date.now()) this.#wokenWhileDraining.add(hookId);
   }

@@ -151,7 +151,7 @@ describe('refs recorded exactly', () => {
     expect(Object.keys(await branches('headname'))).toEqual(['main']);
   });
 
-  it('removes the quarantine folder of a push that was cut off', async () => {
+  it('removes the quarantine folder of a push that was cut off (on PostgreSQL, once it is an hour old)', async () => {
     await newRepo(host, owner, 'cutoff');
     const tree = await WorkTree.init(join(work.path, 'cutoff'));
     const base = await tree.commit('base', { 'a.txt': 'a\n' });
@@ -166,7 +166,13 @@ describe('refs recorded exactly', () => {
     const quarantines = async () => (await readdir(objects)).filter((name) => name.startsWith('tmp_objdir-incoming-'));
     try {
       await expect.poll(quarantines, { timeout: 5000 }).toHaveLength(1);
-      await expect.poll(quarantines, { timeout: 8000 }).toEqual([]);
+      if (host.options.databaseUrl === undefined) await expect.poll(quarantines, { timeout: 8000 }).toEqual([]);
+      else {
+        // On PostgreSQL other instances may share the folder and be receiving into theirs: a young quarantine stays
+        // (removed once an hour old). Checked well after the idle limit (1.5 s) cut the push off and its clean-up ran.
+        await new Promise((resolve) => setTimeout(resolve, 4000));
+        expect(await quarantines()).toHaveLength(1);
+      }
     } finally {
       client.abort();
     }

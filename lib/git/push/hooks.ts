@@ -1,4 +1,5 @@
-import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -54,10 +55,13 @@ export interface HookFolders {
   perRef: string;
 }
 
+/** Written aside and renamed into place: another instance sharing the folder may be running the hook right now. */
 async function writeHook(dir: string, name: string, source: string): Promise<void> {
   const path = join(dir, name);
-  await writeFile(path, source);
-  await chmod(path, 0o755);
+  const temp = `${path}.${process.pid}-${randomBytes(4).toString('hex')}`;
+  await writeFile(temp, source);
+  await chmod(temp, 0o755);
+  await rename(temp, path);
 }
 
 /** Writes the hook folders below `dir` (once per host; repository names never start with a dot). */

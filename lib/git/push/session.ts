@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import type { ReceiveSetup } from '../smart-http.js';
 import type { RefChange } from '../refs.js';
@@ -26,6 +26,14 @@ export interface ReceiveOptions {
 
 /** Where git keeps a push's objects until its refs move; left behind by a receive-pack that was killed. */
 const QUARANTINE_PREFIX = 'tmp_objdir-incoming-';
+/** With other instances on the folder: a quarantine untouched this long belongs to no push still running. */
+const SHARED_QUARANTINE_AGE_MS = 60 * 60 * 1000;
+
+/** Those of `names` (folders in `dir`) last changed before `before` (ms since the epoch). */
+async function olderThan(dir: string, names: readonly string[], before: number): Promise<string[]> {
+  const ages = await Promise.all(names.map(async (name) => ({ name, mtime: (await stat(join(dir, name)).catch(() => undefined))?.mtimeMs })));
+  return ages.filter((entry) => entry.mtime !== undefined && entry.mtime < before).map((entry) => entry.name);
+}
 
 /**
  * The receive-packs of one host: each gets the hooks (push/hooks.ts), a folder of its own for what they write, and a
@@ -38,9 +46,11 @@ export class ReceiveSessions {
   readonly #running = new Map<string, number>();
   readonly #tidying = new Set<Promise<void>>();
 
+  /** `sharedFolder`: other instances receive pushes into the same repositories (PostgreSQL). */
   constructor(
     private readonly root: string,
     private readonly channel: HookChannel,
+    private readonly sharedFolder = false,
   ) {}
 
   async start(gitDir: string, options: ReceiveOptions): Promise<ReceiveSetup> {
@@ -64,7 +74,10 @@ export class ReceiveSessions {
       },
       reported: (report: ReceiveReport) => {
         // git checked each ref's old value under its lock: an `ok` ref moved exactly as proposed.
-        if (proposal && !recording) recording = options.moved(report.unpacked ? proposal.filter((change) => report.updated.has(change.ref)) : []);
+        if (!proposal || recording) return;
+        recording = options.moved(report.unpacked ? proposal.filter((change) => report.updated.has(change.ref)) : []);
+        // Awaited by `finish` once receive-pack has closed; a failure before then must not go unhandled meanwhile.
+        recording.catch(() => undefined);
       },
       finish: async () => {
         registration.release();
@@ -91,8 +104,10 @@ export class ReceiveSessions {
     this.#running.delete(gitDir);
     // No receive-pack of ours runs here now: a quarantine folder is what a killed one (or a crash) left behind.
     const objects = join(gitDir, 'objects');
-    const names = await readdir(objects).catch(() => [] as string[]);
-    await Promise.all(names.filter((name) => name.startsWith(QUARANTINE_PREFIX)).map((name) => rm(join(objects, name), { recursive: true, force: true })));
+    const names = (await readdir(objects).catch(() => [] as string[])).filter((name) => name.startsWith(QUARANTINE_PREFIX));
+    // Other instances sharing the folder may be receiving into theirs right now: only what is old enough to be dead goes.
+    const leftBehind = this.sharedFolder ? await olderThan(objects, names, Date.now() - SHARED_QUARANTINE_AGE_MS) : names;
+    await Promise.all(leftBehind.map((name) => rm(join(objects, name), { recursive: true, force: true })));
   }
 
   /** Work that follows a push's answer (removing its folder and quarantines), awaited by `close`. */

@@ -182,8 +182,14 @@ export class PostgresStore implements HostDatabase {
     const tx = new PostgresTransaction(client, () => (this.executed += 1));
     let broken = false;
     try {
-      await client.query(begin);
-      if (lock !== undefined) await client.query('SELECT pg_advisory_xact_lock($1)', [lock]);
+      try {
+        await client.query(begin);
+        if (lock !== undefined) await client.query('SELECT pg_advisory_xact_lock($1)', [lock]);
+      } catch (error) {
+        // A transaction that failed to begin (a timeout, a cancel) must not go back to the pool half open.
+        broken = true;
+        throw error;
+      }
       let result: T;
       try {
         result = await work(tx);
@@ -285,6 +291,7 @@ export class PostgresStore implements HostDatabase {
  */
 export class AdvisoryLocks implements SharedLocks {
   #client: Promise<pg.Client> | undefined;
+  #closed = false;
   readonly instance = randomUUID();
 
   constructor(private readonly url: string) {}
@@ -322,26 +329,31 @@ export class AdvisoryLocks implements SharedLocks {
   }
 
   #connection(): Promise<pg.Client> {
-    this.#client ??= (async () => {
-      const client = new pg.Client({ connectionString: this.url });
-      client.on('error', () => {
-        this.#client = undefined;
-      });
-      client.on('end', () => {
-        this.#client = undefined;
-      });
+    if (this.#client) return this.#client;
+    const client = new pg.Client({ connectionString: this.url });
+    const connecting = (async () => {
       await client.connect();
-      // The one-key form: apart from the two-key locks of names (PostgreSQL keeps the two kinds apart).
-      await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [instanceKey(this.instance)]);
+      // The one-key form: apart from the two-key locks of names (PostgreSQL keeps the two kinds apart). Taken without
+      // waiting: a server still holding a dropped connection's locks must not hang every lock behind it.
+      await client.query('SELECT pg_try_advisory_lock(hashtextextended($1, 0))', [instanceKey(this.instance)]);
       return client;
-    })().catch((error: unknown) => {
+    })();
+    this.#client = connecting;
+    const lost = () => {
+      // Only this connection's own loss; the locks went with it: take the instance's name again soon.
+      if (this.#client !== connecting) return;
       this.#client = undefined;
-      throw error;
-    });
-    return this.#client;
+      client.end().catch(() => undefined);
+      if (!this.#closed) setTimeout(() => void this.#connection().catch(() => undefined), RELISTEN_MS).unref();
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    connecting.catch(lost);
+    return connecting;
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     const client = await this.#client?.catch(() => undefined);
     this.#client = undefined;
     await client?.end().catch(() => undefined);
