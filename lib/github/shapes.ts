@@ -203,7 +203,6 @@ export class GitHubShapes {
   }
 
   async issue(db: ReadTx, repo: RepositoryRow, issue: IssueRow, reads: ShapeReads = this.reads(db, repo)): Promise<GitHubIssue> {
-    const path = `/repos/${repo.owner_name}/${repo.name}`;
     return {
       id: issue.id,
       node_id: nodeId('Issue', issue.id),

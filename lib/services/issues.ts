@@ -24,8 +24,8 @@ import {
   type IssueRow,
 } from '../store/queries/issues.js';
 import { commentOwner, conversationsOfRepository, countConversations, type ConversationKey } from '../store/queries/conversations.js';
-import { pullInRepository, pullsByIds, type PullRow } from '../store/queries/pulls.js';
-import { repositoryById, takeNextNumber, type RepositoryRow } from '../store/queries/repositories.js';
+import { pullsByIds, type PullRow } from '../store/queries/pulls.js';
+import { takeNextNumber, type RepositoryRow } from '../store/queries/repositories.js';
 import type { EditChanges, EventRecorder, IssueCommentEvent, IssuesEvent } from '../events/index.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import type { UserRow } from '../store/queries/users.js';

@@ -24,7 +24,7 @@ import {
   type PullListStatus,
   type PullRow,
 } from '../store/queries/pulls.js';
-import { branchTip, deleteBranch, repositoryById, takeNextNumber, upsertBranch, type RepositoryRow } from '../store/queries/repositories.js';
+import { branchTip, deleteBranch, takeNextNumber, upsertBranch, type RepositoryRow } from '../store/queries/repositories.js';
 import { NOTHING_PUSHED, type EditChanges, type EventRecorder, type IssueCommentEvent, type PullRequestEvent } from '../events/index.js';
 import type { StatusState } from '../store/queries/commit-statuses.js';
 import { userById, type UserRow } from '../store/queries/users.js';
