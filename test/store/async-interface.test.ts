@@ -51,6 +51,22 @@ describe('the asynchronous store (issue 18)', () => {
     for (const call of calls) expect(call).toBeInstanceOf(Promise);
   });
 
+  it('keeps the in-memory file locked and its journal in memory, through a failed write and a restore', async () => {
+    // Without the lock SQLite rereads the file's header and drops its page cache before every statement (issue 18).
+    const settings = async () => [await store.get('PRAGMA locking_mode'), await store.get('PRAGMA journal_mode')];
+    expect(await settings()).toEqual([{ locking_mode: 'exclusive' }, { journal_mode: 'memory' }]);
+    await store.write(async (tx) => await tx.run("INSERT INTO t (v) VALUES ('kept')"));
+    const failing = store.write(async (tx) => {
+      await tx.run("INSERT INTO t (v) VALUES ('undone')");
+      throw new Error('changed its mind');
+    });
+    await expect(failing).rejects.toThrow('changed its mind');
+    expect(await store.all('SELECT v FROM t')).toEqual([{ v: 'kept' }]);
+    await store.replaceWith(await store.exportBytes());
+    expect(await settings()).toEqual([{ locking_mode: 'exclusive' }, { journal_mode: 'memory' }]);
+    expect(await store.all('SELECT v FROM t')).toEqual([{ v: 'kept' }]);
+  });
+
   it('runs works one at a time, in the order they were asked for', async () => {
     const steps: string[] = [];
     const slow = async (name: string, tx: { get(sql: string): Promise<unknown> }) => {
