@@ -4,6 +4,7 @@ import type { Highlighter } from './highlight/index.js';
 import type { ResolvedOptions } from './options.js';
 import type { AvatarService } from './services/avatars.js';
 import type { BranchProtectionService } from './services/branch-protection.js';
+import type { CheckService } from './services/checks.js';
 import type { CiService } from './services/ci.js';
 import type { CollaboratorService } from './services/collaborators.js';
 import type { CredentialService } from './services/credentials.js';
@@ -11,6 +12,7 @@ import type { IssueService } from './services/issues.js';
 import type { LabelService } from './services/labels.js';
 import type { GitDataService } from './services/git-data.js';
 import type { PullService } from './services/pulls.js';
+import type { ReleaseService } from './services/releases.js';
 import type { RefUpdateService } from './services/ref-updates.js';
 import type { RepositoryService } from './services/repos.js';
 import type { SocialService } from './services/social.js';
@@ -41,10 +43,14 @@ export interface AppContext {
   readonly refUpdates: RefUpdateService;
   /** Git objects, history and file contents for the GitHub-compatible API. */
   readonly gitData: GitDataService;
+  /** Releases and their assets. */
+  readonly releases: ReleaseService;
   readonly social: SocialService;
   readonly avatars: AvatarService;
   readonly ci: CiService;
   readonly statuses: CommitStatusService;
+  /** Check runs and suites (GitHub's Checks API). */
+  readonly checks: CheckService;
   readonly protection: BranchProtectionService;
   /** In-process listeners of the host's events (`host.events`). */
   readonly events: HostEvents;

@@ -23,7 +23,10 @@ import { CollaboratorService } from './services/collaborators.js';
 import { CredentialService } from './services/credentials.js';
 import { IssueService } from './services/issues.js';
 import { LabelService } from './services/labels.js';
+import { CheckService } from './services/checks.js';
 import { GitDataService } from './services/git-data.js';
+import { ReleaseFiles } from './services/release-files.js';
+import { ReleaseService } from './services/releases.js';
 import { PullService } from './services/pulls.js';
 import { RefJournal } from './services/ref-journal.js';
 import { RefUpdateService } from './services/ref-updates.js';
@@ -124,8 +127,10 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
   });
   const repos = new RepositoryService(store, git, baseUrl, nowIso, new ConcurrencyGate(options.maxImports, options.maxImportsPerUser), recorder, store.sharedLocks);
   const journal = new RefJournal(store, nowIso, store.sharedLocks?.instance);
-  const pulls = new PullService(store, git, nowIso, publicEmail, statuses, protection, recorder, journal, (repo, work) => repos.whileUnchanged(repo, work));
+  const checks = new CheckService(store, git, nowIso);
+  const pulls = new PullService(store, git, nowIso, publicEmail, statuses, checks, protection, recorder, journal, (repo, work) => repos.whileUnchanged(repo, work));
   const refUpdates = new RefUpdateService(store, git, repos, pulls, protection, journal, store.sharedLocks);
+  const gitData = new GitDataService(store, git, refUpdates, nowIso, publicEmail);
   return {
     options,
     store,
@@ -140,11 +145,13 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     collaborators: new CollaboratorService(store, avatarUrl, nowIso),
     pulls,
     refUpdates,
-    gitData: new GitDataService(store, git, refUpdates, nowIso, publicEmail),
+    gitData,
+    releases: new ReleaseService(store, git, gitData, refUpdates, new ReleaseFiles(options.maxReleaseAssetBytes), nowIso),
     social: new SocialService(store, nowIso, recorder),
     avatars: new AvatarService(store, options.dataDir, options.maxAvatarBytes),
     ci: new CiService(store, git, statuses, nowIso),
     statuses,
+    checks,
     protection,
     events,
     githubRateLimits: new GitHubRateLimits(options.now),

@@ -44,6 +44,11 @@ export interface RepoHostOptions {
    */
   maxBodyBytes?: number;
   /**
+   * Largest accepted release asset, in bytes (streamed to disk, never held in memory). GitHub's limit is 2 GiB.
+   * @default 2147483648 (2 GiB)
+   */
+  maxReleaseAssetBytes?: number;
+  /**
    * Let outgoing requests (imports with clone_url, webhook deliveries) reach loopback, private and link-local
    * addresses. Off by default so nobody with an account can make the host probe its own network; test harnesses,
    * whose receivers listen on localhost, turn it on.
@@ -190,6 +195,7 @@ export interface ResolvedOptions {
   readonly bcryptCost: number;
   readonly maxAvatarBytes: number;
   readonly maxBodyBytes: number;
+  readonly maxReleaseAssetBytes: number;
   readonly allowLocalNetwork: boolean;
   readonly allowLocalImport: boolean;
   readonly webhookTimeoutMs: number;
@@ -264,6 +270,7 @@ export function resolveOptions(options: RepoHostOptions, tempDir: () => string):
     bcryptCost,
     maxAvatarBytes: positiveInteger('maxAvatarBytes', options.maxAvatarBytes, 1024 * 1024),
     maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes, 1024 * 1024),
+    maxReleaseAssetBytes: positiveInteger('maxReleaseAssetBytes', options.maxReleaseAssetBytes, 2 * 1024 * 1024 * 1024),
     allowLocalNetwork: options.allowLocalNetwork ?? false,
     allowLocalImport: options.allowLocalImport ?? options.allowLocalNetwork ?? false,
     webhookTimeoutMs: positiveInteger('webhookTimeoutMs', options.webhookTimeoutMs, 10_000),

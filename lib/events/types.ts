@@ -88,7 +88,10 @@ export interface StatusEvent extends RepositoryEventBase {
   target_url: string | null;
   /** The branches whose tip is the commit. */
   branches: Array<{ name: string; commit: { sha: string; url: string }; protected: boolean }>;
-  /** The commit, as GitHub's commit object (present when it could be read). */
+  /**
+   * The commit, as GitHub's commit object with its `verification`: read before the write when a hook or listener is
+   * there to hear (absent only if one was added meanwhile, or git could not read it).
+   */
   commit?: GitHubCommit;
   created_at: string;
   updated_at: string;
@@ -111,7 +114,22 @@ export interface RepositoryEvent extends RepositoryEventBase {
 export interface PingEvent {
   zen: string;
   hook_id: number;
-  hook: { type: 'Repository'; id: number; name: 'web'; active: boolean; events: string[]; config: { url: string; content_type: string; insecure_ssl: '0' } };
+  hook: {
+    type: 'Repository';
+    id: number;
+    name: 'web';
+    active: boolean;
+    events: string[];
+    /** GitHub masks a secret it holds (`********`); it never sends one. */
+    config: { url: string; content_type: string; insecure_ssl: '0'; secret?: '********' };
+    created_at: string;
+    updated_at: string;
+    /** The hook's own addresses in the GitHub-compatible API. */
+    url: string;
+    test_url: string;
+    ping_url: string;
+    deliveries_url: string;
+  };
   repository: GitHubRepository;
   sender: GitHubUser;
 }

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { DEFAULT_GIT_TIMEOUT_MS, runGit, spawnGit } from './run-git.js';
+import { DEFAULT_GIT_TIMEOUT_MS, gitOutput, runGit, spawnGit } from './run-git.js';
 
 /** A commit of a pull request, oldest first. */
 export interface CommitSummary {
@@ -65,6 +65,34 @@ export async function commitsBetween(gitDir: string, base: string, head: string)
     if (commits.length === MAX_LISTED_COMMITS) break;
   }
   return commits;
+}
+
+/** What a pull request from `head` into `base` changes, as GitHub counts it in its payloads. */
+export interface DiffStats {
+  /** The commits of head not in base (all of them: not bounded as the listing is). */
+  commits: number;
+  /** The files changed against the merge base, a rename counting once, and their lines added and removed. */
+  changed_files: number;
+  additions: number;
+  deletions: number;
+}
+
+/** Counts what `head` changes against its merge base with `base`: two git runs, whatever the size of the change. */
+export async function diffStats(gitDir: string, base: string, head: string): Promise<DiffStats> {
+  checkIds(base, head);
+  const [count, stat] = await Promise.all([
+    runGit(['rev-list', '--count', `${base}..${head}`, '--'], { gitDir }),
+    runGit(['diff', '--shortstat', '-M', `${base}...${head}`, '--'], { gitDir }),
+  ]);
+  // " 3 files changed, 10 insertions(+), 2 deletions(-)": each part is left out when it is zero.
+  const text = stat.stdout.toString('utf8');
+  const counted = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 0);
+  return {
+    commits: Number.parseInt(count.stdout.toString('utf8'), 10) || 0,
+    changed_files: counted(/(\d+) files? changed/),
+    additions: counted(/(\d+) insertions?\(\+\)/),
+    deletions: counted(/(\d+) deletions?\(-\)/),
+  };
 }
 
 /** How much patch text a read may keep in all: a file whose patch would not fit is listed without it. */
@@ -319,31 +347,24 @@ class DiffReader {
 /** The unified diff of `base...head` (what the pull request changes), streamed. */
 export function streamDiff(gitDir: string, base: string, head: string): Readable {
   checkIds(base, head);
-  return streamed(spawnGit(['diff', '-M', `${base}...${head}`, '--'], { gitDir }));
+  return gitOutput(['diff', '-M', `${base}...${head}`, '--'], { gitDir });
 }
 
 /** The commits of `head` not in `base` as a format-patch mail series, streamed. */
 export function streamFormatPatch(gitDir: string, base: string, head: string): Readable {
   checkIds(base, head);
-  return streamed(spawnGit(['format-patch', '--stdout', `${base}..${head}`, '--'], { gitDir }));
+  return gitOutput(['format-patch', '--stdout', `${base}..${head}`, '--'], { gitDir });
 }
 
 /** What one commit changes against `base` (its first parent, or the empty tree for a root commit), streamed. */
 export function streamCommitDiff(gitDir: string, base: string, commit: string): Readable {
   checkIds(base, commit);
-  return streamed(spawnGit(['diff', '-M', base, commit, '--'], { gitDir }));
+  return gitOutput(['diff', '-M', base, commit, '--'], { gitDir });
 }
 
 /** One commit as a format-patch mail, streamed (a merge gives nothing, as with `git format-patch`). */
 export function streamCommitPatch(gitDir: string, commit: string): Readable {
   checkIds(commit);
-  return streamed(spawnGit(['format-patch', '--stdout', '-1', commit, '--'], { gitDir }));
+  return gitOutput(['format-patch', '--stdout', '-1', commit, '--'], { gitDir });
 }
 
-function streamed(child: ReturnType<typeof spawnGit>): Readable {
-  child.stdin.end();
-  // A reader that goes away stops git; git failing ends the stream with an error instead of a silent cut.
-  child.stdout.on('close', () => child.kill('SIGTERM'));
-  child.done.catch((error: Error) => child.stdout.destroy(error));
-  return child.stdout;
-}

@@ -308,6 +308,11 @@ export interface CommitObject {
   author: CommitIdentity;
   committer: CommitIdentity;
   message: string;
+  /**
+   * The commit's signature (`gpgsig`) and what it signs (the object without that header); null for an unsigned
+   * commit. Only `readCommit` reads it: undefined where the commit came from a listing.
+   */
+  signature?: { signature: string; payload: string } | null;
 }
 
 /** Parses `Name <email> <epoch> <offset>` of a commit or tag header. */
@@ -321,7 +326,8 @@ export function parseIdentity(line: string): CommitIdentity {
 /** The commit's tree, parents, identities and message, or undefined when `id` is not a commit here. */
 export async function readCommit(gitDir: string, id: string): Promise<CommitObject | undefined> {
   if ((await objectInfo(gitDir, id))?.type !== 'commit') return undefined;
-  const { value, message } = splitObject((await runGit(['cat-file', 'commit', id], { gitDir })).stdout.toString('utf8'));
+  const raw = (await runGit(['cat-file', 'commit', id], { gitDir })).stdout.toString('utf8');
+  const { value, message } = splitObject(raw);
   return {
     id,
     tree: value('tree')[0]!,
@@ -329,7 +335,25 @@ export async function readCommit(gitDir: string, id: string): Promise<CommitObje
     author: parseIdentity(value('author')[0] ?? ''),
     committer: parseIdentity(value('committer')[0] ?? ''),
     message,
+    signature: commitSignature(raw),
   };
+}
+
+/**
+ * The `gpgsig` (or `gpgsig-sha256`) header of a raw commit, its continuation lines joined, and the object without it
+ * (what the signature signs); null when the commit is not signed.
+ */
+function commitSignature(raw: string): { signature: string; payload: string } | null {
+  const split = raw.indexOf('\n\n');
+  const lines = (split < 0 ? raw : raw.slice(0, split)).split('\n');
+  const start = lines.findIndex((line) => line.startsWith('gpgsig ') || line.startsWith('gpgsig-sha256 '));
+  if (start < 0) return null;
+  let end = start + 1;
+  while (end < lines.length && lines[end]!.startsWith(' ')) end += 1;
+  const first = lines[start]!;
+  const signature = [first.slice(first.indexOf(' ') + 1), ...lines.slice(start + 1, end).map((line) => line.slice(1))].join('\n');
+  const payload = [...lines.slice(0, start), ...lines.slice(end)].join('\n') + (split < 0 ? '' : raw.slice(split));
+  return { signature: `${signature}\n`, payload };
 }
 
 export interface TagObject {
@@ -358,6 +382,26 @@ export async function readTag(gitDir: string, id: string): Promise<TagObject | u
   const { value, message } = splitObject((await runGit(['cat-file', 'tag', id], { gitDir })).stdout.toString('utf8'));
   const tagger = value('tagger')[0];
   return { id, object: value('object')[0]!, type: value('type')[0]!, tag: value('tag')[0]!, tagger: tagger === undefined ? undefined : parseIdentity(tagger), message };
+}
+
+export interface TagInput {
+  tag: string;
+  message: string;
+  object: string;
+  type: 'commit' | 'tree' | 'blob' | 'tag';
+  tagger: GitIdentity;
+}
+
+/** Writes an annotated tag object (`git mktag`, which checks it; no ref moves) and returns its id. */
+export async function writeTag(gitDir: string, input: TagInput): Promise<string> {
+  requireId(input.object, 'object');
+  const text = `object ${input.object}\ntype ${input.type}\ntag ${input.tag}\ntagger ${input.tagger.name} <${input.tagger.email}> ${gitDate(input.tagger.date)}\n\n${input.message}`;
+  try {
+    return trimmed((await runGit(['mktag'], { gitDir, input: text })).stdout);
+  } catch (error) {
+    if (isGitError(error)) throw new GitObjectError(`cannot write the tag: ${error.stderr.trim().split('\n').pop() ?? error.message}`);
+    throw error;
+  }
 }
 
 /** A guarded ref update found the ref somewhere else than expected (someone moved it meanwhile). */

@@ -4,7 +4,7 @@ import type { ChangeFeed } from '../store/interface.js';
 import type { Readable } from 'node:stream';
 import { conflict, invalid, notAllowed, notFound, tooLarge } from '../errors.js';
 import { GitBrowser } from './browse.js';
-import { changedFiles, commitsBetween, streamDiff, streamFormatPatch, type ChangedFile, type CommitSummary } from './diff.js';
+import { changedFiles, commitsBetween, diffStats, streamDiff, streamFormatPatch, type ChangedFile, type CommitSummary, type DiffStats } from './diff.js';
 import { isAncestor } from './ancestry.js';
 import { merge, MergeRefusedError, mergeTree, type MergedTree, type MergeOptions, type MergeResult } from './merge.js';
 import { checkImportSource } from './import-guard.js';
@@ -95,6 +95,7 @@ export class GitRepositories {
   readonly #pullCommits = new LruCache<string, Promise<PushedCommit[]>>(256);
   /** Changed files of a pair of commits: what two commit ids give never changes (patches are bounded in size). */
   readonly #changedFiles = new LruCache<string, Promise<ChangedFile[]>>(64);
+  readonly #diffStats = new LruCache<string, Promise<DiffStats>>(256);
   readonly #maintenance: Maintenance;
   readonly #importTimeoutMs: number;
   readonly #import: { maxBytes: number; lowSpeedBytes: number; lowSpeedSeconds: number };
@@ -382,6 +383,12 @@ export class GitRepositories {
   async changedFiles(owner: string, name: string, base: string, head: string): Promise<ChangedFile[]> {
     const gitDir = await this.#existing(owner, name);
     return remembered(this.#changedFiles, `${gitDir}\0${base}\0${head}`, () => changedFiles(gitDir, base, head));
+  }
+
+  /** What head changes against base, counted (commits, files, lines); cached by the pair of commit ids. */
+  async diffStats(owner: string, name: string, base: string, head: string): Promise<DiffStats> {
+    const gitDir = await this.#existing(owner, name);
+    return remembered(this.#diffStats, `${gitDir}\0${base}\0${head}`, () => diffStats(gitDir, base, head));
   }
 
   async diffStream(owner: string, name: string, base: string, head: string, kind: 'diff' | 'patch'): Promise<Readable> {

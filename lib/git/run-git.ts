@@ -1,4 +1,5 @@
 import { tmpdir } from 'node:os';
+import type { Readable } from 'node:stream';
 import { launchProcess, type GitProcess } from './launcher/index.js';
 
 /** Most stderr kept from one git run; the rest is dropped (git can be chatty on big transfers). */
@@ -105,6 +106,15 @@ export type GitChild = GitProcess & {
 export interface SpawnGitOptions extends Omit<RunGitOptions, 'input' | 'timeoutMs'> {
   /** Kill the child after this long; 0 means no limit. @default 0 */
   timeoutMs?: number;
+}
+
+/** What a git command writes, as a stream: a reader that goes away stops git; git failing ends the stream with an error. */
+export function gitOutput(args: readonly string[], options: SpawnGitOptions = {}): Readable {
+  const child = spawnGit(args, options);
+  child.stdin.end();
+  child.stdout.on('close', () => child.kill('SIGTERM'));
+  child.done.catch((error: Error) => child.stdout.destroy(error));
+  return child.stdout;
 }
 
 /** Spawns git for streaming (transport, long walks); the caller wires stdin/stdout. */

@@ -17,6 +17,9 @@ import type {
   GitHubGitActor,
   GitHubGitCommit,
   GitHubParentRef,
+  GitHubPullStats,
+  GitHubReactions,
+  GitHubVerification,
   GitHubAuthorAssociation,
   GitHubBranchRef, GitHubComment, GitHubIssue, GitHubLabel, GitHubPullRequest, GitHubRepository, GitHubUser } from './types.js';
 
@@ -36,10 +39,22 @@ async function associationOf(repo: RepositoryRow, username: string | null, colla
 
 /**
  * An object's node id in GitHub's legacy form (base64 of `0<length of type>:<type><id>`, e.g. `MDQ6VXNlcjE=` for
- * user 1): opaque, stable, and distinct per kind of object.
+ * user 1; a commit's id is `<repository id>:<sha>`): opaque, stable, and distinct per kind of object.
  */
-export function nodeId(type: 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'PullRequestIssue' | 'IssueComment' | 'Label', id: number): string {
+export function nodeId(type: 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'PullRequestIssue' | 'IssueComment' | 'Label' | 'Release' | 'ReleaseAsset' | 'Commit' | 'CheckRun' | 'CheckSuite' | 'Tag', id: number | string): string {
   return Buffer.from(`0${type.length}:${type}${id}`).toString('base64');
+}
+
+/** Reactions as GitHub shows an object nobody reacted to (repohost keeps no reactions). */
+function noReactions(url: string): GitHubReactions {
+  return { url: `${url}/reactions`, total_count: 0, '+1': 0, '-1': 0, laugh: 0, hooray: 0, confused: 0, heart: 0, rocket: 0, eyes: 0 };
+}
+
+/** What GitHub says of a commit's signature, which repohost does not verify (see GitHubVerification). */
+function verificationOf(signature: NonNullable<CommitObject['signature']> | null): GitHubVerification {
+  return signature
+    ? { verified: false, reason: 'gpgverify_unavailable', signature: signature.signature, payload: signature.payload, verified_at: null }
+    : { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null };
 }
 
 /** What repohost does not keep yet (assignees, milestones, locks), as GitHub shows an issue without them. */
@@ -145,6 +160,8 @@ export class GitHubShapes {
     const fullName = `${repo.owner_name}/${repo.name}`;
     const owner = (await userByName(db, repo.owner_name))!;
     const url = this.api(`/repos/${fullName}`);
+    const watchers = await countToggles(db, 'watches', repo.id);
+    const openIssues = await keptCount(db, repo.id, 'issue', ['open']);
     return {
       id: repo.id,
       node_id: nodeId('Repository', repo.id),
@@ -159,33 +176,70 @@ export class GitHubShapes {
       url,
       clone_url: `${this.baseUrl()}/${fullName}.git`,
       git_url: `${this.baseUrl()}/${fullName}.git`,
+      ssh_url: '',
       svn_url: `${this.baseUrl()}/${fullName}`,
+      mirror_url: null,
+      homepage: null,
+      language: null,
+      license: null,
+      archive_url: `${url}/{archive_format}{/ref}`,
+      assignees_url: `${url}/assignees{/user}`,
+      blobs_url: `${url}/git/blobs{/sha}`,
       branches_url: `${url}/branches{/branch}`,
       collaborators_url: `${url}/collaborators{/collaborator}`,
       comments_url: `${url}/comments{/number}`,
       commits_url: `${url}/commits{/sha}`,
       compare_url: `${url}/compare/{base}...{head}`,
       contents_url: `${url}/contents/{+path}`,
+      contributors_url: `${url}/contributors`,
+      deployments_url: `${url}/deployments`,
+      downloads_url: `${url}/downloads`,
       events_url: `${url}/events`,
+      forks_url: `${url}/forks`,
       git_commits_url: `${url}/git/commits{/sha}`,
       git_refs_url: `${url}/git/refs{/sha}`,
       git_tags_url: `${url}/git/tags{/sha}`,
       hooks_url: `${url}/hooks`,
       issue_comment_url: `${url}/issues/comments{/number}`,
+      issue_events_url: `${url}/issues/events{/number}`,
       issues_url: `${url}/issues{/number}`,
+      keys_url: `${url}/keys{/key_id}`,
       labels_url: `${url}/labels{/name}`,
+      languages_url: `${url}/languages`,
+      merges_url: `${url}/merges`,
+      milestones_url: `${url}/milestones{/number}`,
+      notifications_url: `${url}/notifications{?since,all,participating}`,
       pulls_url: `${url}/pulls{/number}`,
+      releases_url: `${url}/releases{/id}`,
       stargazers_url: `${url}/stargazers`,
       statuses_url: `${url}/statuses/{sha}`,
       subscribers_url: `${url}/subscribers`,
+      subscription_url: `${url}/subscription`,
       tags_url: `${url}/tags`,
+      teams_url: `${url}/teams`,
       trees_url: `${url}/git/trees{/sha}`,
       default_branch: repo.default_branch,
       created_at: githubTime(repo.created_at),
       updated_at: githubTime(repo.updated_at),
+      pushed_at: null,
+      size: 0,
       stargazers_count: await countToggles(db, 'stars', repo.id),
-      watchers_count: await countToggles(db, 'watches', repo.id),
-      open_issues_count: await keptCount(db, repo.id, 'issue', ['open']),
+      watchers_count: watchers,
+      watchers,
+      open_issues_count: openIssues,
+      open_issues: openIssues,
+      forks: 0,
+      forks_count: 0,
+      topics: [],
+      has_issues: true,
+      has_projects: false,
+      has_wiki: false,
+      has_pages: false,
+      has_downloads: false,
+      has_discussions: false,
+      archived: false,
+      disabled: false,
+      is_template: false,
       ...(permissions ? { permissions } : {}),
     };
   }
@@ -224,11 +278,23 @@ export class GitHubShapes {
     };
   }
 
-  /** The URL fields of an issue (or of a pull request as an issue). */
-  private issueUrls(repo: RepositoryRow, number: number): Pick<GitHubIssue, 'url' | 'repository_url' | 'labels_url' | 'comments_url' | 'events_url'> {
+  /** The URL fields of an issue (or of a pull request as an issue), with its reactions (none) and app (none). */
+  private issueUrls(
+    repo: RepositoryRow,
+    number: number,
+  ): Pick<GitHubIssue, 'url' | 'repository_url' | 'labels_url' | 'comments_url' | 'events_url' | 'timeline_url' | 'reactions' | 'performed_via_github_app'> {
     const repository = this.api(`/repos/${repo.owner_name}/${repo.name}`);
     const url = `${repository}/issues/${number}`;
-    return { url, repository_url: repository, labels_url: `${url}/labels{/name}`, comments_url: `${url}/comments`, events_url: `${url}/events` };
+    return {
+      url,
+      repository_url: repository,
+      labels_url: `${url}/labels{/name}`,
+      comments_url: `${url}/comments`,
+      events_url: `${url}/events`,
+      timeline_url: `${url}/timeline`,
+      reactions: noReactions(url),
+      performed_via_github_app: null,
+    };
   }
 
   /** A pull request as the issue GitHub's `issue_comment` event carries for it. */
@@ -256,11 +322,26 @@ export class GitHubShapes {
     };
   }
 
-  async pull(db: ReadTx, repo: RepositoryRow, pull: PullRow, reads: ShapeReads = this.reads(db, repo)): Promise<GitHubPullRequest> {
+  /**
+   * A pull request; `stats` (what it changes, counted by git) where GitHub shows them: webhook payloads and a single
+   * pull request's answer.
+   */
+  async pull(db: ReadTx, repo: RepositoryRow, pull: PullRow, reads: ShapeReads = this.reads(db, repo), stats?: GitHubPullStats): Promise<GitHubPullRequest> {
     const repository = await reads.repository();
     const html = `${this.baseUrl()}/${repo.owner_name}/${repo.name}/pulls/${pull.number}`;
     const branch = (ref: string, sha: string): GitHubBranchRef => ({ label: `${repo.owner_name}:${ref}`, ref, sha, user: repository.owner, repo: repository });
     const url = this.api(`/repos/${repo.owner_name}/${repo.name}/pulls/${pull.number}`);
+    const issueUrl = this.api(`/repos/${repo.owner_name}/${repo.name}/issues/${pull.number}`);
+    const links = {
+      self: url,
+      html,
+      issue: issueUrl,
+      comments: `${issueUrl}/comments`,
+      review_comments: `${url}/comments`,
+      review_comment: this.api(`/repos/${repo.owner_name}/${repo.name}/pulls/comments{/number}`),
+      commits: `${url}/commits`,
+      statuses: this.api(`/repos/${repo.owner_name}/${repo.name}/statuses/${pull.head_sha}`),
+    };
     return {
       id: pull.id,
       node_id: nodeId('PullRequest', pull.id),
@@ -275,7 +356,10 @@ export class GitHubShapes {
       merged_at: githubTime(pull.merged_at),
       merged_by: await reads.user(pull.merged_by),
       merge_commit_sha: pull.merge_commit_sha,
+      mergeable: null,
       mergeable_state: 'unknown',
+      maintainer_can_modify: false,
+      auto_merge: null,
       labels: [],
       ...UNASSIGNED,
       requested_reviewers: [],
@@ -283,19 +367,31 @@ export class GitHubShapes {
       author_association: await reads.association(pull.author),
       draft: false,
       comments: pull.comments,
+      review_comments: 0,
       html_url: html,
       url,
       diff_url: `${html}.diff`,
       patch_url: `${html}.patch`,
-      issue_url: this.api(`/repos/${repo.owner_name}/${repo.name}/issues/${pull.number}`),
-      commits_url: `${url}/commits`,
-      review_comments_url: `${url}/comments`,
-      review_comment_url: this.api(`/repos/${repo.owner_name}/${repo.name}/pulls/comments{/number}`),
-      comments_url: this.api(`/repos/${repo.owner_name}/${repo.name}/issues/${pull.number}/comments`),
-      statuses_url: this.api(`/repos/${repo.owner_name}/${repo.name}/statuses/${pull.head_sha}`),
+      issue_url: links.issue,
+      commits_url: links.commits,
+      review_comments_url: links.review_comments,
+      review_comment_url: links.review_comment,
+      comments_url: links.comments,
+      statuses_url: links.statuses,
+      _links: {
+        self: { href: links.self },
+        html: { href: links.html },
+        issue: { href: links.issue },
+        comments: { href: links.comments },
+        review_comments: { href: links.review_comments },
+        review_comment: { href: links.review_comment },
+        commits: { href: links.commits },
+        statuses: { href: links.statuses },
+      },
       created_at: githubTime(pull.created_at),
       updated_at: githubTime(pull.updated_at),
       closed_at: githubTime(pull.closed_at),
+      ...stats,
     };
   }
 
@@ -307,6 +403,7 @@ export class GitHubShapes {
     reads: ShapeReads = this.reads(db, repo),
   ): Promise<GitHubComment> {
     const issuePath = `/repos/${repo.owner_name}/${repo.name}/issues/${number}`;
+    const url = this.api(`/repos/${repo.owner_name}/${repo.name}/issues/comments/${comment.id}`);
     return {
       id: comment.id,
       node_id: nodeId('IssueComment', comment.id),
@@ -314,8 +411,10 @@ export class GitHubShapes {
       user: (await reads.user(comment.author))!,
       author_association: await reads.association(comment.author),
       html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/issues/${number}#issuecomment-${comment.id}`,
-      url: this.api(`/repos/${repo.owner_name}/${repo.name}/issues/comments/${comment.id}`),
+      url,
       issue_url: this.api(issuePath),
+      reactions: noReactions(url),
+      performed_via_github_app: null,
       created_at: githubTime(comment.created_at),
       updated_at: githubTime(comment.updated_at),
     };
@@ -331,6 +430,12 @@ export class GitHubShapes {
 
   private parents(repo: RepositoryRow, commit: CommitObject, kind: 'git/commits' | 'commits'): GitHubParentRef[] {
     return commit.parents.map((sha) => ({ sha, url: this.api(`${this.repoPath(repo)}/${kind}/${sha}`), html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/commit/${sha}` }));
+  }
+
+  /** The addresses of a repository's webhook in the GitHub-compatible API (as its `hook` object shows them). */
+  hookUrls(repo: RepositoryRow, hookId: number): { url: string; test_url: string; ping_url: string; deliveries_url: string } {
+    const url = this.api(`${this.repoPath(repo)}/hooks/${hookId}`);
+    return { url, test_url: `${url}/tests`, ping_url: `${url}/pings`, deliveries_url: `${url}/deliveries` };
   }
 
   /** The API URL of a commit (`/repos/:o/:r/commits/:sha`). */
@@ -362,11 +467,22 @@ export class GitHubShapes {
   /** A commit of the commits API, with its files when given. */
   async commit(db: ReadTx, repo: RepositoryRow, commit: CommitObject, files?: readonly ChangedFile[]): Promise<GitHubCommit> {
     const git = this.gitCommit(repo, commit);
+    const url = this.commitApiUrl(repo, commit.id);
     const shaped: GitHubCommit = {
       sha: commit.id,
-      url: this.commitApiUrl(repo, commit.id),
+      node_id: nodeId('Commit', `${repo.id}:${commit.id}`),
+      url,
       html_url: git.html_url,
-      commit: { url: git.url, author: git.author, committer: git.committer, message: git.message, tree: git.tree, comment_count: 0 },
+      comments_url: `${url}/comments`,
+      commit: {
+        url: git.url,
+        author: git.author,
+        committer: git.committer,
+        message: git.message,
+        tree: git.tree,
+        comment_count: 0,
+        ...(commit.signature !== undefined ? { verification: verificationOf(commit.signature) } : {}),
+      },
       author: await this.userOfAddress(db, commit.author.email),
       committer: await this.userOfAddress(db, commit.committer.email),
       parents: this.parents(repo, commit, 'commits'),

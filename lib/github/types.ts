@@ -40,35 +40,94 @@ export interface GitHubRepository {
   url: string;
   clone_url: string;
   git_url: string;
+  /** repohost serves git over HTTP only: there is no SSH address to give (empty). */
+  ssh_url: '';
   svn_url: string;
+  /** No mirrors, homepages, language detection or licence detection: GitHub's empty values. */
+  mirror_url: null;
+  homepage: null;
+  language: null;
+  license: null;
+  archive_url: string;
+  assignees_url: string;
+  blobs_url: string;
   branches_url: string;
   collaborators_url: string;
   comments_url: string;
   commits_url: string;
   compare_url: string;
   contents_url: string;
+  contributors_url: string;
+  deployments_url: string;
+  downloads_url: string;
   events_url: string;
+  forks_url: string;
   git_commits_url: string;
   git_refs_url: string;
   git_tags_url: string;
   hooks_url: string;
   issue_comment_url: string;
+  issue_events_url: string;
   issues_url: string;
+  keys_url: string;
   labels_url: string;
+  languages_url: string;
+  merges_url: string;
+  milestones_url: string;
+  notifications_url: string;
   pulls_url: string;
+  releases_url: string;
   stargazers_url: string;
   statuses_url: string;
   subscribers_url: string;
+  subscription_url: string;
   tags_url: string;
+  teams_url: string;
   trees_url: string;
   default_branch: string;
   created_at: string;
   updated_at: string;
+  /** repohost does not record when a repository was last pushed to (null, as GitHub shows a repository never pushed). */
+  pushed_at: null;
+  /** repohost does not measure repositories (GitHub's size in KiB). */
+  size: 0;
   stargazers_count: number;
   watchers_count: number;
+  /** The same as `watchers_count`, as on GitHub. */
+  watchers: number;
   open_issues_count: number;
+  /** The same as `open_issues_count`, as on GitHub. */
+  open_issues: number;
+  /** repohost has no forks. */
+  forks: 0;
+  forks_count: 0;
+  topics: [];
+  /** Issues are always on; projects, wikis, pages, downloads and discussions do not exist here. */
+  has_issues: true;
+  has_projects: false;
+  has_wiki: false;
+  has_pages: false;
+  has_downloads: false;
+  has_discussions: false;
+  archived: false;
+  disabled: false;
+  is_template: false;
   /** What the caller may do: in API answers, not in webhook payloads. */
   permissions?: { admin: boolean; push: boolean; pull: boolean };
+}
+
+/** Reactions of an issue or comment: repohost keeps none, so every count is 0. */
+export interface GitHubReactions {
+  url: string;
+  total_count: 0;
+  '+1': 0;
+  '-1': 0;
+  laugh: 0;
+  hooray: 0;
+  confused: 0;
+  heart: 0;
+  rocket: 0;
+  eyes: 0;
 }
 
 /** How the author of an issue, pull request or comment relates to the repository. */
@@ -109,6 +168,10 @@ export interface GitHubIssue {
   labels_url: string;
   comments_url: string;
   events_url: string;
+  timeline_url: string;
+  reactions: GitHubReactions;
+  /** Nothing here is done by a GitHub App. */
+  performed_via_github_app: null;
   created_at: string;
   updated_at: string;
   closed_at: string | null;
@@ -138,8 +201,13 @@ export interface GitHubPullRequest {
   merged_at: string | null;
   merged_by: GitHubUser | null;
   merge_commit_sha: string | null;
+  /** `null` until mergeability is asked (a single pull request's answer computes it), as in GitHub's payloads. */
+  mergeable: boolean | null;
   /** `unknown` until mergeability is asked (a single pull request's answer computes it). */
   mergeable_state: 'unknown' | 'clean' | 'dirty' | 'blocked';
+  /** There are no forks, hence no maintainer edits, and no auto-merge. */
+  maintainer_can_modify: false;
+  auto_merge: null;
   labels: [];
   assignee: null;
   assignees: [];
@@ -151,6 +219,8 @@ export interface GitHubPullRequest {
   author_association: GitHubAuthorAssociation;
   draft: false;
   comments: number;
+  /** repohost has no review comments (comments on diff lines). */
+  review_comments: 0;
   html_url: string;
   url: string;
   diff_url: string;
@@ -161,10 +231,22 @@ export interface GitHubPullRequest {
   review_comment_url: string;
   comments_url: string;
   statuses_url: string;
+  _links: Record<'self' | 'html' | 'issue' | 'comments' | 'review_comments' | 'review_comment' | 'commits' | 'statuses', { href: string }>;
   created_at: string;
   updated_at: string;
   closed_at: string | null;
+  /**
+   * What the pull request changes, counted by git: in webhook payloads and a single pull request's answer (GitHub's
+   * lists leave them out).
+   */
+  commits?: number;
+  additions?: number;
+  deletions?: number;
+  changed_files?: number;
 }
+
+/** The counts of a pull request's changes (`commits`, `additions`, `deletions`, `changed_files`). */
+export type GitHubPullStats = Required<Pick<GitHubPullRequest, 'commits' | 'additions' | 'deletions' | 'changed_files'>>;
 
 export interface GitHubComment {
   id: number;
@@ -175,6 +257,8 @@ export interface GitHubComment {
   html_url: string;
   url: string;
   issue_url: string;
+  reactions: GitHubReactions;
+  performed_via_github_app: null;
   created_at: string;
   updated_at: string;
 }
@@ -230,12 +314,35 @@ export interface GitHubFile {
   previous_filename?: string;
 }
 
+/**
+ * What GitHub says of a commit's signature. repohost verifies none: a signed commit is `verified: false` with reason
+ * `gpgverify_unavailable` (its signature and signed payload given), an unsigned one `unsigned`.
+ */
+export interface GitHubVerification {
+  verified: false;
+  reason: 'unsigned' | 'gpgverify_unavailable';
+  signature: string | null;
+  payload: string | null;
+  verified_at: null;
+}
+
 /** A commit as the commits API shows it (`/commits`, `/commits/:ref`, compare, pull request commits). */
 export interface GitHubCommit {
   sha: string;
+  node_id: string;
   url: string;
   html_url: string;
-  commit: { url: string; author: GitHubGitActor; committer: GitHubGitActor; message: string; tree: { sha: string; url: string }; comment_count: number };
+  comments_url: string;
+  commit: {
+    url: string;
+    author: GitHubGitActor;
+    committer: GitHubGitActor;
+    message: string;
+    tree: { sha: string; url: string };
+    comment_count: number;
+    /** Present when the commit object was read whole (a commit of a list is read without its signature). */
+    verification?: GitHubVerification;
+  };
   /** The account behind the commit's address, when it is one of the host's no-reply addresses. */
   author: GitHubUser | null;
   committer: GitHubUser | null;

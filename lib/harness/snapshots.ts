@@ -27,10 +27,13 @@ interface SavedState extends HostSnapshot {
   avatars: Tree | undefined;
 }
 
-/** Objects and packs are written once under a content-derived name and only ever deleted: safe to share. */
-const IMMUTABLE = /^objects\/(?:[0-9a-f]{2}\/[0-9a-f]{38,62}|pack\/pack-[0-9a-f]+\.(?:pack|idx|rev))$/;
-/** Files a running git leaves only for the moment (a push in flight, a lock): never part of a state. */
-const TRANSIENT = /(?:\.lock$|^objects\/incoming-|\/tmp_|^objects\/pack\/tmp_)/;
+/**
+ * Objects and packs are written once under a content-derived name and only ever deleted, release assets once under a
+ * random one (services/release-files.ts): safe to share.
+ */
+const IMMUTABLE = /^(?:objects\/(?:[0-9a-f]{2}\/[0-9a-f]{38,62}|pack\/pack-[0-9a-f]+\.(?:pack|idx|rev))|repohost-assets\/[0-9a-f]{32})$/;
+/** Files a running git leaves only for the moment (a push in flight, a lock), and uploads still arriving: never part of a state. */
+const TRANSIENT = /(?:\.lock$|^objects\/incoming-|\/tmp_|^objects\/pack\/tmp_|^repohost-assets\/\.incoming-)/;
 
 async function entries(dir: string) {
   return readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {

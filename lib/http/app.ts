@@ -43,9 +43,8 @@ function wantsHtml(event: H3Event): boolean {
   return !event.url.pathname.startsWith('/api/') && (event.req.headers.get('accept') ?? '').includes('text/html');
 }
 
-/** The GitHub-compatible API's prefix (github/api/http.ts: GITHUB_API_PREFIX, not imported: it loads on demand). */
-const GITHUB_API_PREFIX = '/api/v3';
-const isGitHubApiPath = (path: string) => path === GITHUB_API_PREFIX || path.startsWith(`${GITHUB_API_PREFIX}/`);
+/** The GitHub-compatible API's paths, uploads included (github/api/http.ts, not imported: it loads on demand). */
+const isGitHubApiPath = (path: string) => /^\/api\/(?:v3|uploads)(?:\/|$)/.test(path);
 /** Paths only the routes mounted at once answer: the spec API, avatars and git smart HTTP. */
 const EAGER_PREFIX = /^\/(?:api\/v1|avatars)\//;
 const GIT_PATH = /^\/([^/]+)\/[^/]+\/(?:info\/refs|git-upload-pack|git-receive-pack)$/;
@@ -61,12 +60,13 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   // so routes answer exactly as if they had been there from the start.
   const mountLazy = () =>
     (lazyMounted ??= (async () => {
-      const [github, web, code, issues, pulls, settings, account, assets] = await Promise.all([
+      const [github, web, code, issues, pulls, releases, settings, account, assets] = await Promise.all([
         import('../github/api/index.js'),
         import('./routes/web.js'),
         import('./routes/pages/code.js'),
         import('./routes/pages/issues.js'),
         import('./routes/pages/pulls.js'),
+        import('./routes/pages/releases.js'),
         import('./routes/pages/settings.js'),
         import('./routes/pages/account.js'),
         import('./assets/index.js'),
@@ -77,6 +77,7 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
       code.mountCodePages(app, ctx, forgery);
       issues.mountIssuePages(app, ctx, forgery);
       pulls.mountPullPages(app, ctx, forgery);
+      releases.mountReleasePages(app, ctx, forgery);
       settings.mountSettingsPages(app, ctx, forgery);
       account.mountAccountPages(app, ctx, forgery);
       lazyDone = true;

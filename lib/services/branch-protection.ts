@@ -3,7 +3,7 @@ import { invalid, notFound } from '../errors.js';
 import { deleteProtection, protectionByPattern, protectionsOf, upsertProtection, type BranchProtectionRow } from '../store/queries/branch-protections.js';
 import type { PushRule } from '../git/push-rules.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
-import { requireAccess, type Viewer } from './permissions.js';
+import { accessLevel, requireAccess, type Viewer } from './permissions.js';
 import { writeToRepository } from './repository-write.js';
 import { optionalFlag } from './text-fields.js';
 
@@ -15,6 +15,8 @@ export interface BranchProtection {
   require_pull_request: boolean;
   required_status_contexts: string[];
   push_allowlist: string[];
+  /** Whether admins of the repository are held to the rule too (GitHub's `enforce_admins`; the default). */
+  enforce_admins: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -25,6 +27,7 @@ export interface ProtectionInput {
   require_pull_request?: unknown;
   required_status_contexts?: unknown;
   push_allowlist?: unknown;
+  enforce_admins?: unknown;
 }
 
 
@@ -52,6 +55,7 @@ function summary(row: BranchProtectionRow): BranchProtection {
     require_pull_request: row.require_pull_request === 1,
     required_status_contexts: JSON.parse(row.required_status_contexts) as string[],
     push_allowlist: JSON.parse(row.push_allowlist) as string[],
+    enforce_admins: row.enforce_admins === 1,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -81,6 +85,7 @@ export class BranchProtectionService {
       requirePullRequest: optionalFlag('require_pull_request', input.require_pull_request, false),
       requiredStatusContexts: names('required_status_contexts', input.required_status_contexts),
       pushAllowlist: names('push_allowlist', input.push_allowlist),
+      enforceAdmins: optionalFlag('enforce_admins', input.enforce_admins, true),
     };
     const now = this.now();
     await writeToRepository(this.store, repo, async (tx) => await upsertProtection(tx, repo.id, pattern, fields, now));
@@ -110,10 +115,13 @@ export class BranchProtectionService {
   }
 
   /** The rules of a repository as they apply to one pusher (git's update hook enforces them per ref). */
-  async pushRules(repo: RepositoryRow, pusher: { username: string } | undefined): Promise<PushRule[]> {
+  async pushRules(repo: RepositoryRow, pusher: Viewer): Promise<PushRule[]> {
     // The hook takes the first rule that matches: exact names first, then the longest glob, as `ruleFor` decides.
     const rows = (await protectionsOf(this.store, repo.id)).sort((a, b) => Number(a.pattern.includes('*')) - Number(b.pattern.includes('*')) || b.pattern.length - a.pattern.length);
+    // A rule that spares admins (GitHub's `enforce_admins: false`) still covers its branches, allowing them everything.
+    const admin = rows.some((row) => row.enforce_admins === 0) && (await accessLevel(this.store, pusher, repo)) === 'admin';
     return rows.map((row) => {
+      if (admin && row.enforce_admins === 0) return { branches: globSource(row.pattern), pattern: row.pattern, allowForcePush: true, allowDeletion: true, allowPush: true };
       const rule = summary(row);
       const allowlisted = pusher !== undefined && rule.push_allowlist.some((name) => name.toLowerCase() === pusher.username.toLowerCase());
       return {

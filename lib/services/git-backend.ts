@@ -1,17 +1,19 @@
 import type { FileEntry } from '../git/tree-listing.js';
 import type { Readable } from 'node:stream';
-import type { ChangedFile, CommitSummary } from '../git/diff.js';
+import type { ChangedFile, CommitSummary, DiffStats } from '../git/diff.js';
 import type { MergeMethod, MergeOptions, MergeResult } from '../git/merge.js';
 import type { RefChange } from '../git/refs.js';
 import type { CommitObject } from '../git/objects.js';
 import type { PushedRef } from '../git/push-commits.js';
 
-export type { ChangedFile, CommitSummary, FileEntry, MergeMethod, MergeOptions, MergeResult, PushedRef, RefChange };
+export type { ChangedFile, CommitSummary, DiffStats, FileEntry, MergeMethod, MergeOptions, MergeResult, PushedRef, RefChange };
 
 /** What pull requests need from git (implemented by `GitRepositories`). */
 export interface PullGit {
   commitsBetween(owner: string, name: string, base: string, head: string): Promise<CommitSummary[]>;
   changedFiles(owner: string, name: string, base: string, head: string): Promise<ChangedFile[]>;
+  /** The counts of what head changes against base (commits, files, lines), cached by the pair. */
+  diffStats(owner: string, name: string, base: string, head: string): Promise<DiffStats>;
   diffStream(owner: string, name: string, base: string, head: string, kind: 'diff' | 'patch'): Promise<Readable>;
   /** Whether head merges into base without conflicts (cached by the pair). */
   mergeable(owner: string, name: string, base: string, head: string): Promise<boolean>;

@@ -1,5 +1,7 @@
 import { conflict, invalid, notFound, tooLarge } from '../errors.js';
+import type { Readable } from 'node:stream';
 import type { Db } from '../store/interface.js';
+import { streamArchive, type ArchiveFormat } from '../git/archive.js';
 import { EMPTY_TREE_ID, readDiff, type ChangedFile } from '../git/diff.js';
 import { countCommits, logCommits, mergeBase, type CommitFilter } from '../git/history.js';
 import {
@@ -12,6 +14,7 @@ import {
   readCommit,
   readTree,
   writeBlob,
+  writeTag,
   type CommitIdentity,
   type CommitObject,
   type GitIdentity,
@@ -19,6 +22,7 @@ import {
   type TreeEntry,
 } from '../git/objects.js';
 import type { GitRepositories } from '../git/repositories.js';
+import { isSafeBranchName } from '../git/names.js';
 import { listTags, readTag, type TagObject } from '../git/tags.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
@@ -216,6 +220,21 @@ export class GitDataService {
     return { name: name.trim(), email, date };
   }
 
+  /** Writes an annotated tag object for `object` (no ref moves: the caller creates `refs/tags/<tag>` if it wants one). */
+  async createTag(repo: RepositoryRow, viewer: Viewer, input: { tag: unknown; message: unknown; object: unknown; type: unknown; tagger?: IdentityInput }): Promise<TagObject> {
+    const user = await this.requireWrite(repo, viewer);
+    if (typeof input.tag !== 'string' || !isSafeBranchName(input.tag)) throw invalid('tag must be a valid tag name');
+    if (typeof input.message !== 'string' || input.message.length > 65_535) throw invalid('message must be a string of at most 65535 characters');
+    if (typeof input.object !== 'string' || !OBJECT_ID.test(input.object)) throw invalid('object must be an object id');
+    const gitDir = await this.dir(repo);
+    const type = (await objectInfo(gitDir, input.object).catch(() => undefined))?.type;
+    if (!type) throw invalid('object is not an object of this repository');
+    if (input.type !== type) throw invalid(`type must be the type of the object (${type})`);
+    const tagger = this.identity(user, input.tagger, 'tagger');
+    const sha = await asInvalid(() => writeTag(gitDir, { tag: input.tag as string, message: input.message as string, object: input.object as string, type, tagger }));
+    return (await readTag(gitDir, sha))!;
+  }
+
   async tag(repo: RepositoryRow, sha: string): Promise<TagObject> {
     const tag = OBJECT_ID.test(sha) ? await readTag(await this.dir(repo), sha) : undefined;
     if (!tag) throw notFound('Tag not found');
@@ -225,6 +244,12 @@ export class GitDataService {
   async tags(repo: RepositoryRow, page: PageWindow): Promise<{ items: Array<{ name: string; commit: string }>; total: number }> {
     const tags = await listTags(await this.dir(repo));
     return { items: tags.slice(page.offset, page.offset + page.limit), total: tags.length };
+  }
+
+  /** A commit's tree as GitHub's tarball or zipball (paths under `<owner>-<repo>-<short id>/`), streamed. */
+  async archive(repo: RepositoryRow, ref: string, format: ArchiveFormat): Promise<{ commit: string; body: Readable }> {
+    const commit = await this.resolve(repo, ref);
+    return { commit, body: streamArchive(await this.dir(repo), commit, format, `${repo.owner_name}-${repo.name}-${commit.slice(0, 7)}`) };
   }
 
   /** The commit a branch, tag or commit id names; 404 when none. */

@@ -28,16 +28,38 @@ import { branchTip, deleteBranch, takeNextNumber, upsertBranch, type RepositoryR
 import { NOTHING_PUSHED, type EditChanges, type EventRecorder, type IssueCommentEvent, type PullRequestEvent } from '../events/index.js';
 import type { StatusState } from '../store/queries/commit-statuses.js';
 import { userById, type UserRow } from '../store/queries/users.js';
-import type { ChangedFile, CommitSummary, MergeMethod, MergeResult, PullGit, RefChange } from './git-backend.js';
+import type { ChangedFile, CommitSummary, DiffStats, MergeMethod, MergeResult, PullGit, RefChange } from './git-backend.js';
+import { LruCache } from '../git/lru.js';
 import { pushRefusal } from '../git/push-rules.js';
 import { deleteRefIntent } from '../store/queries/refs.js';
 import type { RefJournal } from './ref-journal.js';
 import { MAX_BODY, MAX_TITLE, mayChange } from './issues.js';
 import type { PageWindow } from '../store/queries/page-window.js';
-import { requireAccess, type Viewer } from './permissions.js';
+import type { CheckService } from './checks.js';
+import { accessLevel, requireAccess, type Viewer } from './permissions.js';
 import type { BranchProtectionService } from './branch-protection.js';
 import type { CommitStatusService } from './statuses.js';
 import { optionalText, requiredText } from './text-fields.js';
+
+/** How a write's `pull_request` events find what a pull request changes: counted before the write, never inside it. */
+type CountsOf = (pull: PullRow) => DiffStats;
+
+/** What a pull request changes when git cannot tell. */
+const NO_COUNTS: DiffStats = Object.freeze({ commits: 0, additions: 0, deletions: 0, changed_files: 0 });
+
+/** Most runs of a write that finds pairs uncounted (each run counts the pair it missed; the last takes zeros). */
+const COUNTING_ATTEMPTS = 4;
+
+/** Thrown inside a write that needs the counts of a pair of commits not counted yet: counted, then the write runs again. */
+class CountsNeeded extends Error {
+  constructor(
+    readonly base: string,
+    readonly head: string,
+  ) {
+    super(`the changes of ${base}...${head} are not counted yet`);
+    this.name = 'CountsNeeded';
+  }
+}
 
 /** The pull request summary of the API: the spec's fields plus GitHub-like state. */
 export interface PullSummary extends Omit<PullRow, 'author_id'> {
@@ -108,6 +130,7 @@ export class PullService {
     private readonly now: () => string,
     private readonly committerEmail: (user: UserRow) => string,
     private readonly statuses: CommitStatusService,
+    private readonly checks: Pick<CheckService, 'latestOf'>,
     private readonly protection: BranchProtectionService,
     private readonly events: EventRecorder,
     private readonly journal: RefJournal,
@@ -116,6 +139,8 @@ export class PullService {
   ) {}
 
   private readonly pending = new Set<Promise<unknown>>();
+  /** What pairs of commits change, counted ahead of the writes whose `pull_request` events carry it (see writeCounting). */
+  private readonly counted = new LruCache<string, DiffStats>(256);
 
   async list(repo: RepositoryRow, status: PullListStatus, page: PageWindow, branches: PullListFilter = {}): Promise<{ items: PullRow[]; total: number }> {
     return await this.store.read(async (tx) => ({ items: await pullsOfRepository(tx, repo.id, status, page, branches), total: await countPulls(tx, repo.id, status, branches) }));
@@ -147,7 +172,11 @@ export class PullService {
     const base = requiredText('base', input.base, 255);
     if (head === base) throw invalid('head and base must be different branches');
     const now = this.now();
-    const id = await writeToRepository(this.store, repo, async (tx) => {
+    const ahead = async () => {
+      const known = branchTips(this.store, repo.id);
+      return [[await known.get(base), await known.get(head)] as const];
+    };
+    const id = await this.writeCounting(repo, ahead, async (tx, countsOf) => {
       const tips = branchTips(tx, repo.id);
       for (const [field, branch] of [['head', head], ['base', base]] as const) {
         if (!await tips.has(branch)) throw invalid(`${field} branch '${branch}' does not exist`);
@@ -155,7 +184,7 @@ export class PullService {
       if (await openPullJoining(tx, repo.id, head, base)) throw conflict(`an open pull request already merges ${head} into ${base}`);
       const number = await takeNextNumber(tx, repo.id);
       const pullId = await insertPull(tx, { repoId: repo.id, number, authorId: author.id, title, description, head, base, headSha: (await tips.get(head))!, baseSha: (await tips.get(base))!, now });
-      await this.recordPullEvent(tx, repo, author, pullId, { action: 'opened' });
+      await this.recordPullEvent(tx, repo, author, pullId, countsOf, { action: 'opened' });
       return pullId;
     });
     const created = await this.get(repo, id);
@@ -174,7 +203,13 @@ export class PullService {
     const status = changes.status;
     if (status !== undefined && status !== 'open' && status !== 'closed') throw invalid("status must be 'open' or 'closed' (merge through the merge endpoint)");
     const now = this.now();
-    await writeToRepository(this.store, repo, async (tx) => {
+    // What its events may count: as it is, onto the new base, and reopened on the tips of its branches.
+    const ahead = async () => {
+      const known = branchTips(this.store, repo.id);
+      const baseTip = await known.get(base);
+      return [[pull.base_sha, pull.head_sha], [baseTip, pull.head_sha], [baseTip, await known.get(pull.head)]] as const;
+    };
+    await this.writeCounting(repo, ahead, async (tx, countsOf) => {
       const current = await this.recordIn(tx, repo, pull.id);
       const open = status === undefined ? current.status === 'open' : status === 'open';
       if (current.status === 'merged' && (status !== undefined || base !== current.base)) throw conflict('a merged pull request cannot be changed');
@@ -193,11 +228,11 @@ export class PullService {
       if (title !== current.title) changes.title = { from: current.title };
       if (description !== current.description) changes.body = { from: current.description };
       if (base !== current.base) changes.base = { ref: { from: current.base }, sha: { from: current.base_sha } };
-      if (Object.keys(changes).length > 0) await this.recordPullEvent(tx, repo, viewer!, current.id, { action: 'edited', changes });
+      if (Object.keys(changes).length > 0) await this.recordPullEvent(tx, repo, viewer!, current.id, countsOf, { action: 'edited', changes });
       if (status !== undefined && (status === 'open') !== (current.status === 'open')) {
         await setPullOpen(tx, current.id, open, now);
         if (open) await setPullShas(tx, current.id, (await tips.get(current.head))!, (await tips.get(base))!, now);
-        await this.recordPullEvent(tx, repo, viewer!, current.id, { action: open ? 'reopened' : 'closed' });
+        await this.recordPullEvent(tx, repo, viewer!, current.id, countsOf, { action: open ? 'reopened' : 'closed' });
       }
     });
     const updated = await this.get(repo, pull.id);
@@ -281,7 +316,7 @@ export class PullService {
     if (request.headSha !== undefined && request.headSha !== '' && request.headSha !== headSha) {
       throw conflict('head branch was modified; review the new commits and try the merge again');
     }
-    await this.requirePassingChecks(repo, pull.base, headSha);
+    await this.requirePassingChecks(repo, viewer, pull.base, headSha);
     const now = this.now();
     const identity = { name: merger.full_name || merger.username, email: this.committerEmail(merger), date: now };
     const defaultTitle = method === 'squash' ? `${pull.title} (#${pull.number})` : `Merge pull request #${pull.number} from ${pull.head}`;
@@ -308,11 +343,12 @@ export class PullService {
     // Like a push, the base moving is a `push` event with the commits it brought (a merge only ever moves it forward).
     const pushed = moved.map(() => ({ commits: result.commits, head: result.commits.at(-1) ?? null, forced: false }));
     try {
-      await writeToRepository(this.store, repo, async (tx) => {
+      // Its event counts the pair it merged (what `markPullMerged` records).
+      await this.writeCounting(repo, async () => [[baseSha, headSha]], async (tx, countsOf) => {
         if (moved.length > 0) await upsertBranch(tx, repo.id, pull.base, result.sha, now);
         await markPullMerged(tx, pull.id, { byUserId: merger.id, sha: result.sha, headSha, baseSha, now });
         await this.events.recordRefChanges(tx, repo, merger, moved, pushed);
-        await this.recordPullEvent(tx, repo, merger, pull.id, { action: 'closed' });
+        await this.recordPullEvent(tx, repo, merger, pull.id, countsOf, { action: 'closed' });
         await deleteRefIntent(tx, intent.id);
       });
     } catch (error) {
@@ -364,7 +400,10 @@ export class PullService {
     }
     if (pulls.length === 0) return;
     const now = this.now();
-    await writeToRepository(this.store, repo, async (tx) => {
+    // The pairs their events will count: a merged one keeps the base it had, the others join the tips they moved to.
+    const ahead = async () =>
+      await Promise.all(pulls.map(async (pull) => [merged.has(pull.id) ? pull.base_sha : await tipOf(pull.base), (await tipOf(pull.head)) ?? pull.head_sha] as const));
+    await this.writeCounting(repo, ahead, async (tx, countsOf) => {
       const tipNow = tipsIn(tx);
       for (const pull of pulls) {
         const current = await pullInRepository(tx, repo.id, pull.id);
@@ -373,10 +412,10 @@ export class PullService {
         const head = (await tipNow(pull.head)) ?? current.head_sha;
         if (merged.has(pull.id)) {
           await markPullMerged(tx, pull.id, { byUserId: pusher?.id ?? null, sha: base, headSha: head, baseSha: current.base_sha, now });
-          await this.recordPullEvent(tx, repo, pusher, pull.id, { action: 'closed' });
+          await this.recordPullEvent(tx, repo, pusher, pull.id, countsOf, { action: 'closed' });
         } else {
           await setPullShas(tx, pull.id, head, base, now);
-          if (head !== current.head_sha) await this.recordPullEvent(tx, repo, pusher, pull.id, { action: 'synchronize', before: current.head_sha, after: head });
+          if (head !== current.head_sha) await this.recordPullEvent(tx, repo, pusher, pull.id, countsOf, { action: 'synchronize', before: current.head_sha, after: head });
         }
       }
     });
@@ -448,12 +487,60 @@ export class PullService {
     repo: RepositoryRow,
     sender: UserRow | undefined,
     pullId: number,
+    countsOf: CountsOf,
     fields: Pick<PullRequestEvent, 'action' | 'changes' | 'before' | 'after'>,
   ): Promise<void> {
     await this.events.record(tx, repo, sender, 'pull_request', async (current) => {
       const pull = (await pullInRepository(tx, repo.id, pullId))!;
-      return { ...fields, number: pull.number, pull_request: await this.events.github.pull(tx, current, pull) };
+      return { ...fields, number: pull.number, pull_request: await this.events.github.pull(tx, current, pull, undefined, countsOf(pull)) };
     });
+  }
+
+  /**
+   * What the pull request changes, as GitHub counts it (commits, files, lines), from git and cached by its pair of
+   * commits; zeros only where git cannot tell (a pull request recorded without its commits).
+   */
+  async stats(repo: RepositoryRow, pull: PullRow): Promise<DiffStats> {
+    return await this.git.diffStats(repo.owner_name, repo.name, pull.base_sha, pull.head_sha).catch(() => NO_COUNTS);
+  }
+
+  /** Counts a pair of commits into `counted`, where writes find it (a failure is not kept: the pair stays uncounted). */
+  private async count(repo: RepositoryRow, base: string, head: string): Promise<void> {
+    const key = `${base}\0${head}`;
+    if (this.counted.get(key)) return;
+    const counts = await this.git.diffStats(repo.owner_name, repo.name, base, head).catch(() => undefined);
+    if (counts) this.counted.set(key, counts);
+  }
+
+  /**
+   * A write whose `pull_request` events carry what the pull requests change, counted by git, which cannot run inside
+   * a transaction. When a hook or a listener will hear those events, the pairs of commits `ahead` names (those the
+   * write is expected to record) are counted first; a pair the write then finds uncounted (a branch moved meanwhile,
+   * a hook was added) is counted and the write runs again. Its last attempt takes zeros for a pair still missing.
+   */
+  private async writeCounting<T>(
+    repo: RepositoryRow,
+    ahead: () => Promise<ReadonlyArray<readonly [string | undefined, string | undefined]>>,
+    work: (tx: WriteTx, countsOf: CountsOf) => Promise<T>,
+  ): Promise<T> {
+    if (await this.events.anyoneHears(this.store, repo.id, ['pull_request'])) {
+      await Promise.all((await ahead()).map(async ([base, head]) => (base && head ? await this.count(repo, base, head) : undefined)));
+    }
+    for (let attempt = 1; ; attempt += 1) {
+      const last = attempt === COUNTING_ATTEMPTS;
+      const countsOf: CountsOf = (pull) => {
+        const counted = this.counted.get(`${pull.base_sha}\0${pull.head_sha}`);
+        if (counted) return counted;
+        if (last) return NO_COUNTS;
+        throw new CountsNeeded(pull.base_sha, pull.head_sha);
+      };
+      try {
+        return await writeToRepository(this.store, repo, (tx) => work(tx, countsOf));
+      } catch (error) {
+        if (!(error instanceof CountsNeeded) || last) throw error;
+        await this.count(repo, error.base, error.head);
+      }
+    }
   }
 
   /** GitHub reports conversation comments of a pull request as `issue_comment` on its issue. */
@@ -477,7 +564,6 @@ export class PullService {
     });
   }
 
-  /** A protected base may require status contexts: each must be `success` on the head commit (405 naming the rest). */
   /**
    * The checks base's protection requires that head has not passed, each with its state (`missing` when none was
    * reported): the one rule the merge, the merge box and GitHub's `mergeable_state` follow.
@@ -485,11 +571,19 @@ export class PullService {
   async unmetChecks(repo: RepositoryRow, base: string, headSha: string): Promise<Array<{ context: string; state: string }>> {
     const required = (await this.protection.ruleFor(repo, base))?.required_status_contexts ?? [];
     if (required.length === 0) return [];
+    // A required name is met by a `success` status of that context or, as on GitHub, a check run of that name that
+    // completed with success, neutral or skipped.
     const states = new Map((await this.statuses.combinedOf(repo, headSha)).statuses.map((status) => [status.context, status.state]));
-    return required.filter((context) => states.get(context) !== 'success').map((context) => ({ context, state: states.get(context) ?? 'missing' }));
+    const runs = await this.checks.latestOf(repo, headSha);
+    return required
+      .filter((context) => states.get(context) !== 'success' && runs.get(context)?.passed !== true)
+      .map((context) => ({ context, state: states.get(context) ?? runs.get(context)?.state ?? 'missing' }));
   }
 
-  private async requirePassingChecks(repo: RepositoryRow, base: string, headSha: string): Promise<void> {
+  /** A protected base may require status contexts: each must be `success` on the head commit (405 naming the rest). */
+  private async requirePassingChecks(repo: RepositoryRow, viewer: Viewer, base: string, headSha: string): Promise<void> {
+    // A rule that spares admins (GitHub's `enforce_admins: false`) lets them merge anyway.
+    if ((await this.protection.ruleFor(repo, base))?.enforce_admins === false && (await accessLevel(this.store, viewer, repo)) === 'admin') return;
     const unmet = await this.unmetChecks(repo, base, headSha);
     if (unmet.length > 0) throw notAllowed(`required status checks have not passed: ${unmet.map(({ context, state }) => `${context} (${state})`).join(', ')}`);
   }

@@ -5,7 +5,7 @@
  * schema and rows; after adding a migration, regenerate this list from a migrated database the way that test says
  * (until then fresh databases replay the steps: `runMigrations` uses this list only while its version is the newest).
  */
-export const FRESH_SCHEMA_VERSION = 10;
+export const FRESH_SCHEMA_VERSION = 11;
 
 /** Table, index and trigger definitions first (`schema_version` among them), then the rows; the version row is added by `runMigrations`. */
 
@@ -198,7 +198,7 @@ export const FRESH_SCHEMA: readonly string[] = [
         required_status_contexts TEXT NOT NULL DEFAULT '[]',
         push_allowlist TEXT NOT NULL DEFAULT '[]',
         created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL, enforce_admins INTEGER NOT NULL DEFAULT 1,
         UNIQUE (repo_id, pattern)
       )`,
   `CREATE TABLE webhooks (
@@ -254,5 +254,79 @@ export const FRESH_SCHEMA: readonly string[] = [
         name TEXT PRIMARY KEY,
         next_id INTEGER NOT NULL
       )`,
+  `CREATE TABLE releases (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        tag_name TEXT NOT NULL,
+        target_commitish TEXT NOT NULL,
+        name TEXT,
+        body TEXT,
+        draft INTEGER NOT NULL DEFAULT 0,
+        prerelease INTEGER NOT NULL DEFAULT 0,
+        author_id INTEGER NOT NULL REFERENCES users(id),
+        created_at TEXT NOT NULL,
+        published_at TEXT,
+        UNIQUE (repo_id, tag_name)
+      )`,
+  `CREATE INDEX releases_by_repo ON releases (repo_id, id)`,
+  `CREATE TABLE release_assets (
+        id INTEGER PRIMARY KEY,
+        release_id INTEGER NOT NULL REFERENCES releases(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        label TEXT,
+        content_type TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        digest TEXT,
+        file TEXT NOT NULL,
+        uploader_id INTEGER NOT NULL REFERENCES users(id),
+        download_count INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (release_id, name)
+      )`,
+  `CREATE TABLE check_suites (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        head_sha TEXT NOT NULL,
+        head_branch TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (repo_id, head_sha)
+      )`,
+  `CREATE TABLE check_runs (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        suite_id INTEGER NOT NULL REFERENCES check_suites(id) ON DELETE CASCADE,
+        head_sha TEXT NOT NULL,
+        name TEXT NOT NULL,
+        status TEXT NOT NULL,
+        conclusion TEXT,
+        external_id TEXT,
+        details_url TEXT,
+        started_at TEXT,
+        completed_at TEXT,
+        output_title TEXT,
+        output_summary TEXT,
+        output_text TEXT,
+        annotations_count INTEGER NOT NULL DEFAULT 0,
+        creator_id INTEGER NOT NULL REFERENCES users(id),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+  `CREATE INDEX check_runs_by_commit ON check_runs (repo_id, head_sha, name)`,
+  `CREATE TABLE check_annotations (
+        id INTEGER PRIMARY KEY,
+        check_run_id INTEGER NOT NULL REFERENCES check_runs(id) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        start_line INTEGER NOT NULL,
+        end_line INTEGER NOT NULL,
+        start_column INTEGER,
+        end_column INTEGER,
+        annotation_level TEXT NOT NULL,
+        message TEXT NOT NULL,
+        title TEXT,
+        raw_details TEXT
+      )`,
+  `CREATE INDEX check_annotations_by_run ON check_annotations (check_run_id, id)`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
 ];

@@ -372,6 +372,90 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
     version: 10,
     statements: ["ALTER TABLE ref_intents ADD COLUMN holder TEXT NOT NULL DEFAULT ''"],
   },
+  {
+    // Releases and their assets (issue 20). An asset's bytes are a file in the repository's folder (`file`), so they
+    // move, go and are snapshotted with it; the row is written once the file is on disk. Branch protection gains
+    // GitHub's `enforce_admins` (rules applied to admins too, as every rule was until now). Check runs (with their
+    // annotations) in one check suite per commit.
+    version: 11,
+    statements: [
+      'ALTER TABLE branch_protections ADD COLUMN enforce_admins INTEGER NOT NULL DEFAULT 1',
+      `CREATE TABLE releases (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        tag_name TEXT NOT NULL,
+        target_commitish TEXT NOT NULL,
+        name TEXT,
+        body TEXT,
+        draft INTEGER NOT NULL DEFAULT 0,
+        prerelease INTEGER NOT NULL DEFAULT 0,
+        author_id INTEGER NOT NULL REFERENCES users(id),
+        created_at TEXT NOT NULL,
+        published_at TEXT,
+        UNIQUE (repo_id, tag_name)
+      )`,
+      'CREATE INDEX releases_by_repo ON releases (repo_id, id)',
+      `CREATE TABLE release_assets (
+        id INTEGER PRIMARY KEY,
+        release_id INTEGER NOT NULL REFERENCES releases(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        label TEXT,
+        content_type TEXT NOT NULL,
+        size INTEGER NOT NULL,
+        digest TEXT,
+        file TEXT NOT NULL,
+        uploader_id INTEGER NOT NULL REFERENCES users(id),
+        download_count INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (release_id, name)
+      )`,
+      `CREATE TABLE check_suites (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        head_sha TEXT NOT NULL,
+        head_branch TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (repo_id, head_sha)
+      )`,
+      `CREATE TABLE check_runs (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        suite_id INTEGER NOT NULL REFERENCES check_suites(id) ON DELETE CASCADE,
+        head_sha TEXT NOT NULL,
+        name TEXT NOT NULL,
+        status TEXT NOT NULL,
+        conclusion TEXT,
+        external_id TEXT,
+        details_url TEXT,
+        started_at TEXT,
+        completed_at TEXT,
+        output_title TEXT,
+        output_summary TEXT,
+        output_text TEXT,
+        annotations_count INTEGER NOT NULL DEFAULT 0,
+        creator_id INTEGER NOT NULL REFERENCES users(id),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+      'CREATE INDEX check_runs_by_commit ON check_runs (repo_id, head_sha, name)',
+      `CREATE TABLE check_annotations (
+        id INTEGER PRIMARY KEY,
+        check_run_id INTEGER NOT NULL REFERENCES check_runs(id) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        start_line INTEGER NOT NULL,
+        end_line INTEGER NOT NULL,
+        start_column INTEGER,
+        end_column INTEGER,
+        annotation_level TEXT NOT NULL,
+        message TEXT NOT NULL,
+        title TEXT,
+        raw_details TEXT
+      )`,
+      'CREATE INDEX check_annotations_by_run ON check_annotations (check_run_id, id)',
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -5,6 +5,7 @@ import { invalid, notFound } from '../errors.js';
 import type { PingEvent } from '../events/types.js';
 import { SUBSCRIBABLE_EVENTS } from '../events/types.js';
 import type { GitHubShapes } from '../github/shapes.js';
+import { githubTime } from '../github/time.js';
 import { isLocalAddress } from '../net/address-guard.js';
 import { requireAccess, type Viewer } from '../services/permissions.js';
 import { writeToRepository } from '../services/repository-write.js';
@@ -256,7 +257,17 @@ export class WebhookService {
     const payload: PingEvent = {
       zen: 'Keep it logically awesome.',
       hook_id: hook.id,
-      hook: { type: 'Repository', id: hook.id, name: 'web', active: shaped.active, events: shaped.events, config: { ...shaped.config } },
+      hook: {
+        type: 'Repository',
+        id: hook.id,
+        name: 'web',
+        active: shaped.active,
+        events: shaped.events,
+        config: { ...shaped.config, ...(shaped.has_secret ? { secret: '********' as const } : {}) },
+        created_at: githubTime(shaped.created_at),
+        updated_at: githubTime(shaped.updated_at),
+        ...this.shapes.hookUrls(repo, hook.id),
+      },
       repository: await this.shapes.repository(tx, repo),
       sender: this.shapes.user(sender),
     };

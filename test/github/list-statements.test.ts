@@ -53,6 +53,19 @@ describe('statements per list', () => {
         expect(response.status).toBe(200);
       }
     }
+    // 6 releases, each with an asset uploaded by a different account.
+    const authorization = `Bearer ${TOKEN}`;
+    for (let release = 0; release < 6; release++) {
+      const made = await app.fetch(
+        new Request('http://repohost.test/api/v3/repos/alice/app/releases', { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ tag_name: `v${release}` }) }),
+      );
+      expect(made.status).toBe(201);
+      const { id } = (await made.json()) as { id: number };
+      const upload = await app.fetch(
+        new Request(`http://repohost.test/api/uploads/repos/alice/app/releases/${id}/assets?name=notes-${release}.txt`, { method: 'POST', headers: { authorization, 'content-type': 'text/plain' }, body: `release ${release}` }),
+      );
+      expect(upload.status).toBe(201);
+    }
   });
 
   afterAll(async () => {
@@ -77,6 +90,7 @@ describe('statements per list', () => {
     ['/api/v1 issues', '/api/v1/repos/alice/app/issues?status=all&limit=PAGE', 2],
     ['/api/v3 branches (each says whether it is protected)', '/api/v3/repos/alice/app/branches?per_page=PAGE', 2],
     ['/api/v1 CI runs (each with its reports)', '/api/v1/repos/alice/app/ci/runs?limit=PAGE', 2],
+    ['/api/v3 releases (each with its assets)', '/api/v3/repos/alice/app/releases?per_page=PAGE', 2],
   ] as const) {
     it(`${label}: a long page costs what a short one does`, async () => {
       const short = await cost(path.replace('PAGE', String(shortPage)));

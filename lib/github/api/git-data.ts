@@ -2,12 +2,17 @@ import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { pathParam, queryString } from '../../http/validate.js';
-import { MAX_API_BLOB_BYTES, type TreeEntryInput } from '../../services/git-data.js';
+import { MAX_API_BLOB_BYTES, type IdentityInput, type TreeEntryInput } from '../../services/git-data.js';
+import type { TagObject } from '../../git/tags.js';
 import { optionalFlag } from '../../services/text-fields.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
+import { nodeId } from '../shapes.js';
 import { githubTime } from '../time.js';
 import { created, GitHubApiError, noContent, readJson, unprocessable, validationFailed } from './http.js';
 import { apiUrl, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
+
+/** What GitHub says of an object without a signature (repohost verifies none). */
+const UNSIGNED = { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null } as const;
 
 /** `heads/main` in a path is `refs/heads/main` in git. */
 const fullRef = (event: H3Event) => `refs/${pathParam(event, 'ref').replace(/^refs\//, '')}`;
@@ -33,11 +38,25 @@ export function mountGitData(app: H3, ctx: AppContext): void {
     return refShape(repo, ref, sha);
   });
 
-  app.get(`${REPO}/git/matching-refs/**:ref`, async (event) => {
-    const repo = await repoOf(ctx, event);
-    const prefix = fullRef(event);
+  /** The refs whose names start with `prefix`, sorted. */
+  const matching = async (repo: RepositoryRow, prefix: string) => {
     const refs = [...(await ctx.gitData.refsOf(repo))].filter(([ref]) => ref.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : 1));
     return Promise.all(refs.map(([ref, sha]) => refShape(repo, ref, sha)));
+  };
+
+  app.get(`${REPO}/git/matching-refs/**:ref`, async (event) => await matching(await repoOf(ctx, event), fullRef(event)));
+
+  // The older paths octokit.rb and PyGithub still use: every ref, or one ref by its whole name (an object), else those
+  // its name starts (a list), else 404.
+  app.get(`${REPO}/git/refs`, async (event) => await matching(await repoOf(ctx, event), 'refs/'));
+  app.get(`${REPO}/git/refs/**:ref`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const ref = fullRef(event);
+    const sha = (await ctx.gitData.refsOf(repo)).get(ref);
+    if (sha) return refShape(repo, ref, sha);
+    const found = await matching(repo, `${ref}/`);
+    if (found.length === 0) throw notFound();
+    return found;
   });
 
   app.post(`${REPO}/git/refs`, async (event) => {
@@ -134,18 +153,32 @@ export function mountGitData(app: H3, ctx: AppContext): void {
     return created(event, shapesOf(ctx).gitCommit(repo, commit));
   });
 
-  app.get(`${REPO}/git/tags/:sha`, async (event) => {
-    const repo = await repoOf(ctx, event);
-    const tag = await ctx.gitData.tag(repo, pathParam(event, 'sha'));
+  const tagShape = (repo: RepositoryRow, tag: TagObject) => {
     const tagger = tag.tagger && { name: tag.tagger.name, email: tag.tagger.email, date: githubTime(tag.tagger.iso) };
     return {
+      node_id: nodeId('Tag', tag.id),
       sha: tag.id,
       url: api(repo, `/git/tags/${tag.id}`),
       tag: tag.tag,
       message: tag.message,
       ...(tagger ? { tagger } : {}),
       object: { type: tag.object.type, sha: tag.object.id, url: api(repo, `/git/${tag.object.type}s/${tag.object.id}`) },
+      verification: UNSIGNED,
     };
+  };
+
+  app.get(`${REPO}/git/tags/:sha`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    return tagShape(repo, await ctx.gitData.tag(repo, pathParam(event, 'sha')));
+  });
+
+  // An annotated tag object (`git mktag`); as on GitHub, the ref `refs/tags/<tag>` is a separate POST /git/refs.
+  app.post(`${REPO}/git/tags`, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const body = await readJson(ctx, event);
+    requireStrings('Tag', body, ['tag', 'message', 'object', 'type']);
+    const tagger = body.tagger as IdentityInput | undefined;
+    return created(event, tagShape(repo, await ctx.gitData.createTag(repo, user, { tag: body.tag, message: body.message, object: body.object, type: body.type, tagger })));
   });
 }
 

@@ -8,6 +8,7 @@ import { readLimitedText, type FormFields } from '../../http/validate.js';
 import { pageOf, type Page } from '../../http/pagination.js';
 import { RefUpdateRefused } from '../../services/ref-updates.js';
 import { GITHUB_API_PREFIX } from '../shapes.js';
+import { UPLOADS_PREFIX } from '../release-shapes.js';
 import { unlimitedRate, type GitHubRateLimits, type RateLimit } from '../rate-limit.js';
 
 /** Where GitHub's error bodies point; the REST reference is the contract this API follows. */
@@ -58,11 +59,16 @@ const RESOURCES: ReadonlyArray<[RegExp, string]> = [
   [/\/pulls/, 'PullRequest'],
   [/\/hooks/, 'Hook'],
   [/\/statuses/, 'Status'],
+  [/\/check-runs/, 'CheckRun'],
+  [/\/check-suites/, 'CheckSuite'],
   [/\/git\/(?:refs|ref\/)/, 'Reference'],
   [/\/git\/blobs/, 'Blob'],
   [/\/git\/trees/, 'Tree'],
   [/\/git\/commits/, 'Commit'],
   [/\/contents/, 'Content'],
+  [/\/releases\/assets|\/releases\/\d+\/assets/, 'ReleaseAsset'],
+  [/\/releases/, 'Release'],
+  [/\/git\/tags/, 'Tag'],
   [/\/repos|\/user\/repos/, 'Repository'],
 ];
 
@@ -108,7 +114,7 @@ export function githubError(error: unknown, path: string): { status: number; bod
 
 /** The answer for any path or method of /api/v3 that no route serves: a 404 naming it, as the issue asks. */
 export function notImplemented(event: H3Event): Response {
-  const path = event.url.pathname.slice(GITHUB_API_PREFIX.length) || '/';
+  const path = event.url.pathname.startsWith(UPLOADS_PREFIX) ? event.url.pathname : event.url.pathname.slice(GITHUB_API_PREFIX.length) || '/';
   return githubJson(404, { message: `Not Found: repohost does not implement ${event.req.method} ${path}`, documentation_url: DOCUMENTATION_URL }, {}, event);
 }
 
@@ -129,9 +135,6 @@ export function githubErrorResponse(error: unknown, event: H3Event, log: (messag
   if (status >= 500) log(`repohost: ${event.req.method} ${event.url.pathname} failed: ${(error as Error)?.stack ?? String(error)}`);
   return githubJson(status, body, { 'cache-control': 'no-store', ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }) }, event);
 }
-
-/** True for the paths the GitHub-compatible API answers (and shapes the errors of). */
-export const isGitHubApiPath = (event: H3Event) => event.url.pathname === GITHUB_API_PREFIX || event.url.pathname.startsWith(`${GITHUB_API_PREFIX}/`);
 
 const NOT_FOUND = Symbol.for('h3.notFound');
 /** The allowance of the request in hand, as the envelope counted it (unlimited before it did). */
@@ -171,7 +174,7 @@ export function githubEnvelope(limits: GitHubRateLimits, log: (message: string) 
     for (const [name, value] of Object.entries(githubHeaders(rateOf(event)))) headers.set(name, value);
     // Paths of /api/v3 that only another part of the app matches (a web page's `/:owner/:repo`) are not this API's.
     const route = (event.context.matchedRoute as { route?: string } | undefined)?.route;
-    if (route !== undefined && !route.startsWith(GITHUB_API_PREFIX)) return notImplemented(event);
+    if (route !== undefined && !route.startsWith(GITHUB_API_PREFIX) && !route.startsWith(UPLOADS_PREFIX)) return notImplemented(event);
     let result: unknown;
     try {
       result = await next();

@@ -1,5 +1,7 @@
 import type { H3 } from 'h3';
 import type { AppContext } from '../../context.js';
+import { mountBranchProtection } from './branch-protection.js';
+import { mountChecks } from './checks.js';
 import { mountCommits } from './commits.js';
 import { mountContents } from './contents.js';
 import { mountGitData } from './git-data.js';
@@ -9,21 +11,26 @@ import { mountIssues } from './issues.js';
 import { mountLabels } from './labels.js';
 import { mountMeta } from './meta.js';
 import { mountPulls } from './pulls.js';
+import { mountReleases } from './releases.js';
 import { mountRepos } from './repos.js';
 import { mountStatuses } from './statuses.js';
 import { mountUsers } from './users.js';
 import { V3 } from './lookup.js';
+import { UPLOADS_PREFIX } from '../release-shapes.js';
 
 /**
  * The GitHub-compatible REST API at `/api/v3` (GitHub Enterprise Server's path, so `new Octokit({ baseUrl })` works
- * unchanged for the subset served here). Thin translators over the services /api/v1 uses: numbers to rows,
+ * unchanged for the subset served here; asset uploads at its `/api/uploads`). Thin translators over the services /api/v1 uses: numbers to rows,
  * GitHub's field names and shapes, GitHub's errors. Anything else under /api/v3 is a 404 naming what is missing.
  */
 export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) => void): void {
-  app.use(`${V3}/**`, githubEnvelope(ctx.githubRateLimits, log));
+  const envelope = githubEnvelope(ctx.githubRateLimits, log);
+  app.use(`${V3}/**`, envelope);
+  app.use(`${UPLOADS_PREFIX}/**`, envelope);
   mountMeta(app, ctx);
   mountUsers(app, ctx);
   mountRepos(app, ctx);
+  mountBranchProtection(app, ctx);
   mountGitData(app, ctx);
   mountContents(app, ctx);
   mountCommits(app, ctx);
@@ -31,5 +38,7 @@ export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) 
   mountLabels(app, ctx);
   mountPulls(app, ctx);
   mountStatuses(app, ctx);
+  mountChecks(app, ctx);
+  mountReleases(app, ctx);
   mountHooks(app, ctx);
 }

@@ -25,7 +25,8 @@ export function mountPulls(app: H3, ctx: AppContext): void {
     // GitHub's states: `dirty` (conflicts), `blocked` (the base's required checks not passed), else `clean`.
     const blocked = mergeable === true && (await ctx.pulls.unmetChecks(repo, pull.base, pull.head_sha)).length > 0;
     const state = mergeable === false ? 'dirty' : blocked ? 'blocked' : mergeable === true ? 'clean' : 'unknown';
-    return { ...await shapes.pull(ctx.store, repo, pull), mergeable, mergeable_state: state };
+    // A single pull request carries what it changes, counted (GitHub's lists leave the counts out).
+    return { ...await shapes.pull(ctx.store, repo, pull, undefined, await ctx.pulls.stats(repo, pull)), mergeable, mergeable_state: state };
   };
 
   app.get(`${REPO}/pulls`, async (event) => {

@@ -8,6 +8,7 @@ import { optionalFlag } from '../../services/text-fields.js';
 import { collaboratorPermission } from '../../store/queries/collaborators.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { UserRow } from '../../store/queries/users.js';
+import { branchProtection } from './branch-protection.js';
 import { conflictAs, created, GitHubApiError, githubPage, noContent, readJson, validationFailed } from './http.js';
 import { apiUrl, REPO, repoOf, repositoryFor, shapesOf, V3 } from './lookup.js';
 
@@ -134,35 +135,6 @@ function unchanged(repo: RepositoryRow, field: string, value: unknown): boolean 
 
 function commitUrl(ctx: AppContext, repo: RepositoryRow, sha: string): string {
   return apiUrl(ctx, repo, `/commits/${sha}`);
-}
-
-/**
- * A branch's protection in GitHub's shape (admins only, as on GitHub: 404 for others), or 404 `Branch not protected`.
- * What repohost's rules have no counterpart for (admin enforcement, linear history, reviews counted) is off.
- */
-async function branchProtection(ctx: AppContext, repo: RepositoryRow, viewer: UserRow | undefined, branch: string) {
-  if (!viewer) throw new GitHubApiError(401, 'Requires authentication');
-  if (await ctx.repos.access(viewer, repo) !== 'admin') throw notFound();
-  const rule = await ctx.protection.ruleFor(repo, branch);
-  if (!rule) throw new GitHubApiError(404, 'Branch not protected');
-  const url = apiUrl(ctx, repo, `/branches/${encodeURIComponent(branch)}/protection`);
-  const shapes = shapesOf(ctx);
-  return {
-    url,
-    ...(rule.required_status_contexts.length > 0
-      ? { required_status_checks: { url: `${url}/required_status_checks`, strict: false, contexts: rule.required_status_contexts, checks: rule.required_status_contexts.map((context) => ({ context, app_id: null })) } }
-      : {}),
-    ...(rule.require_pull_request
-      ? { required_pull_request_reviews: { url: `${url}/required_pull_request_reviews`, dismiss_stale_reviews: false, require_code_owner_reviews: false, required_approving_review_count: 0 } }
-      : {}),
-    ...(rule.push_allowlist.length > 0
-      ? { restrictions: { url: `${url}/restrictions`, users: (await Promise.all(rule.push_allowlist.map(async (username) => await shapes.userNamed(ctx.store, username)))).filter((user) => user !== null), teams: [], apps: [] } }
-      : {}),
-    enforce_admins: { url: `${url}/enforce_admins`, enabled: false },
-    required_linear_history: { enabled: false },
-    allow_force_pushes: { enabled: rule.allow_force_push },
-    allow_deletions: { enabled: rule.allow_deletion },
-  };
 }
 
 /** A branch as GitHub lists it, with the URL of its protection (PyGithub's `get_protection()` follows it). */

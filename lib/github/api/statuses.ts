@@ -1,4 +1,4 @@
-import type { H3 } from 'h3';
+import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../../context.js';
 import { pathParam } from '../../http/validate.js';
 import type { CommitStatusRow } from '../../store/queries/commit-statuses.js';
@@ -30,12 +30,15 @@ export function mountStatuses(app: H3, ctx: AppContext): void {
     return created(event, await statusShape(repo, status));
   });
 
-  app.get(`${REPO}/commits/:ref/statuses`, async (event) => {
+  const statusesOf = async (event: H3Event) => {
     const repo = await repoOf(ctx, event);
     const page = githubPage(ctx, event);
     const { items, total } = await ctx.statuses.list(repo, pathParam(event, 'ref'), page);
     return page.respond(total, (await Promise.all(items.map(async (status) => await statusShape(repo, status)))));
-  });
+  };
+  app.get(`${REPO}/commits/:ref/statuses`, statusesOf);
+  // The older path of the same list (PyGithub's `Commit.get_statuses` follows a commit's `statuses_url` there).
+  app.get(`${REPO}/statuses/:ref`, statusesOf);
 
   app.get(`${REPO}/commits/:ref/status`, async (event) => {
     const repo = await repoOf(ctx, event);

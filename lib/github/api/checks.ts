@@ -1,0 +1,87 @@
+import type { H3, H3Event } from 'h3';
+import type { AppContext } from '../../context.js';
+import { pathParam, queryString } from '../../http/validate.js';
+import { CHECK_STATUSES } from '../../services/checks.js';
+import type { CheckRunFilter, CheckRunRow } from '../../store/queries/checks.js';
+import type { RepositoryRow } from '../../store/queries/repositories.js';
+import { CheckShapes } from '../check-shapes.js';
+import { created, githubPage, readJson, validationFailed } from './http.js';
+import { numberParam, REPO, repoAndUser, repoOf } from './lookup.js';
+
+/** The filters of GitHub's check run lists; `app_id` names an App, which repohost does not have: refused. */
+function runFilter(event: H3Event): CheckRunFilter {
+  const filter = queryString(event, 'filter') ?? 'latest';
+  if (filter !== 'latest' && filter !== 'all') throw validationFailed({ resource: 'CheckRun', field: 'filter', code: 'invalid' });
+  const status = queryString(event, 'status');
+  if (status !== undefined && !(CHECK_STATUSES as readonly string[]).includes(status)) throw validationFailed({ resource: 'CheckRun', field: 'status', code: 'invalid' });
+  if (queryString(event, 'app_id') !== undefined) throw validationFailed({ resource: 'CheckRun', field: 'app_id', code: 'invalid', message: 'repohost has no GitHub Apps' });
+  return { name: queryString(event, 'check_name'), status, latest: filter === 'latest' };
+}
+
+/**
+ * GitHub's Checks API: check runs (create, update, read, list for a commit or a suite, annotations) and the one check
+ * suite per commit they belong to. Lists answer `{ total_count, check_runs }` as on GitHub.
+ */
+export function mountChecks(app: H3, ctx: AppContext): void {
+  const shapes = new CheckShapes(() => ctx.baseUrl());
+  const runs = async (repo: RepositoryRow, rows: readonly CheckRunRow[]) => {
+    const pulls = await ctx.checks.pullsAt(repo, rows.map((run) => run.head_sha));
+    return rows.map((run) => shapes.run(repo, run, pulls));
+  };
+  const RUN = `${REPO}/check-runs/:check_run_id`;
+  const SUITE = `${REPO}/check-suites/:check_suite_id`;
+
+  app.post(`${REPO}/check-runs`, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const body = await readJson(ctx, event);
+    if (Array.isArray(body.actions) && body.actions.length > 0) throw validationFailed({ resource: 'CheckRun', field: 'actions', code: 'invalid', message: 'repohost does not offer check run actions' });
+    return created(event, (await runs(repo, [await ctx.checks.create(repo, user, body)]))[0]);
+  });
+
+  app.get(RUN, async (event) => {
+    const repo = await repoOf(ctx, event);
+    return (await runs(repo, [await ctx.checks.get(repo, numberParam(event, 'check_run_id'))]))[0];
+  });
+
+  app.patch(RUN, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const body = await readJson(ctx, event);
+    return (await runs(repo, [await ctx.checks.update(repo, user, numberParam(event, 'check_run_id'), body)]))[0];
+  });
+
+  app.get(`${RUN}/annotations`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const run = await ctx.checks.get(repo, numberParam(event, 'check_run_id'));
+    const page = githubPage(ctx, event);
+    const items = await ctx.checks.annotations(repo, run.id, page);
+    return page.respond(run.annotations_count, items.map((annotation) => shapes.annotation(repo, run.head_sha, annotation)));
+  });
+
+  app.get(`${REPO}/commits/:ref/check-runs`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const page = githubPage(ctx, event);
+    const { items, total } = await ctx.checks.forRef(repo, pathParam(event, 'ref'), runFilter(event), page);
+    return { total_count: total, check_runs: page.respond(total, await runs(repo, items)) };
+  });
+
+  app.get(`${SUITE}/check-runs`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const page = githubPage(ctx, event);
+    const { items, total } = await ctx.checks.forSuite(repo, numberParam(event, 'check_suite_id'), runFilter(event), page);
+    return { total_count: total, check_runs: page.respond(total, await runs(repo, items)) };
+  });
+
+  app.get(SUITE, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const suite = await ctx.checks.suite(repo, numberParam(event, 'check_suite_id'));
+    return shapes.suite(repo, suite, await ctx.checks.pullsAt(repo, [suite.head_sha]));
+  });
+
+  app.get(`${REPO}/commits/:ref/check-suites`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    if (queryString(event, 'app_id') !== undefined) throw validationFailed({ resource: 'CheckSuite', field: 'app_id', code: 'invalid', message: 'repohost has no GitHub Apps' });
+    const suites = await ctx.checks.suitesForRef(repo, pathParam(event, 'ref'));
+    const pulls = await ctx.checks.pullsAt(repo, suites.map((suite) => suite.head_sha));
+    return { total_count: suites.length, check_suites: suites.map((suite) => shapes.suite(repo, suite, pulls)) };
+  });
+}

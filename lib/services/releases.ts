@@ -1,0 +1,263 @@
+import type { Readable } from 'node:stream';
+import { conflict, invalid, notFound } from '../errors.js';
+import type { GitRepositories } from '../git/repositories.js';
+import { isSafeBranchName } from '../git/names.js';
+import type { Db, ReadTx } from '../store/interface.js';
+import type { PageWindow } from '../store/queries/page-window.js';
+import {
+  assetById,
+  assetByName,
+  assetsOfReleases,
+  countDownload,
+  countReleases,
+  deleteAsset,
+  deleteRelease,
+  insertAsset,
+  insertRelease,
+  latestRelease,
+  releaseById,
+  releaseByTag,
+  releasesOfRepository,
+  updateAsset,
+  updateRelease,
+  type ReleaseAssetRow,
+  type ReleaseFields,
+  type ReleaseRow,
+} from '../store/queries/releases.js';
+import type { RepositoryRow } from '../store/queries/repositories.js';
+import type { GitDataService } from './git-data.js';
+import { accessLevel, atLeast, requireAccess, type Viewer } from './permissions.js';
+import type { ReleaseFiles } from './release-files.js';
+import type { RefUpdateService } from './ref-updates.js';
+import { writeToRepository } from './repository-write.js';
+import { optionalFlag } from './text-fields.js';
+
+/** A release with its assets. */
+export interface Release extends ReleaseRow {
+  assets: ReleaseAssetRow[];
+}
+
+/** What a request may set on a release (create needs `tag_name`). */
+export interface ReleaseInput {
+  tag_name?: unknown;
+  target_commitish?: unknown;
+  name?: unknown;
+  body?: unknown;
+  draft?: unknown;
+  prerelease?: unknown;
+}
+
+export interface AssetUpload {
+  name: unknown;
+  label: unknown;
+  contentType: string | undefined;
+  body: Readable;
+}
+
+/** GitHub's limits: a release body of 125,000 characters; names as long as a tag may be. */
+const MAX_BODY = 125_000;
+const MAX_NAME = 1024;
+const MAX_ASSET_NAME = 255;
+
+function optionalString(field: string, value: unknown, maxLength: number): string | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === null) return null;
+  if (typeof value !== 'string') throw invalid(`${field} must be a string`);
+  if (value.length > maxLength) throw invalid(`${field} must be at most ${maxLength} characters`);
+  return value;
+}
+
+function tagName(value: unknown): string {
+  if (value === undefined || value === null || value === '') throw invalid('tag_name is required');
+  if (typeof value !== 'string' || !isSafeBranchName(value)) throw invalid('tag_name must be a valid tag name');
+  return value;
+}
+
+/** An asset's file name as GitHub keeps it: no folders, no control characters. */
+function assetName(value: unknown): string {
+  if (typeof value !== 'string' || value.trim() === '') throw invalid('name is required');
+  if (value.length > MAX_ASSET_NAME || /[\x00-\x1f\x7f/\\]/.test(value) || value === '.' || value === '..') throw invalid('name must be a file name');
+  return value;
+}
+
+/**
+ * Releases of a repository (GitHub's model): a release names a tag, and publishing one whose tag does not exist yet
+ * creates that tag at `target_commitish`, as a push by the publisher would (protection rules, ref journal, events).
+ * Drafts are seen only by those with write access. Assets are files kept in the repository's folder (ReleaseFiles).
+ */
+export class ReleaseService {
+  constructor(
+    private readonly store: Db,
+    private readonly git: Pick<GitRepositories, 'gitDirOf' | 'refsOf'>,
+    private readonly gitData: Pick<GitDataService, 'resolve'>,
+    private readonly refs: Pick<RefUpdateService, 'apply'>,
+    private readonly files: ReleaseFiles,
+    private readonly now: () => string,
+  ) {}
+
+  private async mayWrite(repo: RepositoryRow, viewer: Viewer): Promise<boolean> {
+    return atLeast(await accessLevel(this.store, viewer, repo), 'write');
+  }
+
+  private async withAssets(db: ReadTx, releases: ReleaseRow[]): Promise<Release[]> {
+    const assets = await assetsOfReleases(db, releases.map((release) => release.id));
+    return releases.map((release) => ({ ...release, assets: assets.get(release.id) ?? [] }));
+  }
+
+  async list(repo: RepositoryRow, viewer: Viewer, page: PageWindow): Promise<{ items: Release[]; total: number }> {
+    const drafts = await this.mayWrite(repo, viewer);
+    return await this.store.read(async (tx) => ({ items: await this.withAssets(tx, await releasesOfRepository(tx, repo.id, drafts, page)), total: await countReleases(tx, repo.id, drafts) }));
+  }
+
+  /** A release by id; a draft only for those with write access (404 otherwise, as on GitHub). */
+  async get(repo: RepositoryRow, viewer: Viewer, id: number): Promise<Release> {
+    const release = Number.isSafeInteger(id) ? await releaseById(this.store, repo.id, id) : undefined;
+    if (!release || (release.draft === 1 && !(await this.mayWrite(repo, viewer)))) throw notFound('Not Found');
+    return (await this.withAssets(this.store, [release]))[0]!;
+  }
+
+  /** The published release of a tag (drafts are not found by tag, as on GitHub). */
+  async byTag(repo: RepositoryRow, tag: string): Promise<Release> {
+    const release = await releaseByTag(this.store, repo.id, tag);
+    if (!release || release.draft === 1) throw notFound('Not Found');
+    return (await this.withAssets(this.store, [release]))[0]!;
+  }
+
+  async latest(repo: RepositoryRow): Promise<Release> {
+    const release = await latestRelease(this.store, repo.id);
+    if (!release) throw notFound('Not Found');
+    return (await this.withAssets(this.store, [release]))[0]!;
+  }
+
+  async create(repo: RepositoryRow, viewer: Viewer, input: ReleaseInput): Promise<Release> {
+    await requireAccess(this.store, viewer, repo, 'write', 'Creating releases needs write access');
+    const fields = this.fields(repo, undefined, input);
+    if (await releaseByTag(this.store, repo.id, fields.tag_name)) throw conflict('tag_name already_exists');
+    if (!fields.draft) await this.ensureTag(repo, viewer, fields);
+    const now = this.now();
+    const id = await writeToRepository(this.store, repo, async (tx) => {
+      if (await releaseByTag(tx, repo.id, fields.tag_name)) throw conflict('tag_name already_exists');
+      return await insertRelease(tx, repo.id, viewer!.id, { ...fields, published_at: fields.draft ? null : now }, now);
+    });
+    return await this.get(repo, viewer, id);
+  }
+
+  async update(repo: RepositoryRow, viewer: Viewer, id: number, input: ReleaseInput): Promise<Release> {
+    await requireAccess(this.store, viewer, repo, 'write', 'Editing releases needs write access');
+    const current = await this.get(repo, viewer, id);
+    const fields = this.fields(repo, current, input);
+    if (!fields.draft) await this.ensureTag(repo, viewer, fields);
+    const now = this.now();
+    await writeToRepository(this.store, repo, async (tx) => {
+      const clash = await releaseByTag(tx, repo.id, fields.tag_name);
+      if (clash && clash.id !== current.id) throw conflict('tag_name already_exists');
+      if (!(await releaseById(tx, repo.id, current.id))) throw notFound('Not Found');
+      // Published once: a release made a draft again keeps no publication date, and gets a new one when published.
+      await updateRelease(tx, current.id, { ...fields, published_at: fields.draft ? null : (current.published_at ?? now) });
+    });
+    return await this.get(repo, viewer, id);
+  }
+
+  /** Deletes a release and its assets; its tag stays (as on GitHub). */
+  async remove(repo: RepositoryRow, viewer: Viewer, id: number): Promise<void> {
+    await requireAccess(this.store, viewer, repo, 'write', 'Deleting releases needs write access');
+    const release = await this.get(repo, viewer, id);
+    const files = await writeToRepository(this.store, repo, async (tx) => await deleteRelease(tx, release.id));
+    await this.files.remove(await this.git.gitDirOf(repo.owner_name, repo.name), files);
+  }
+
+  async assets(repo: RepositoryRow, viewer: Viewer, releaseId: number, page: PageWindow): Promise<{ items: ReleaseAssetRow[]; total: number }> {
+    const { assets } = await this.get(repo, viewer, releaseId);
+    return { items: assets.slice(page.offset, page.offset + page.limit), total: assets.length };
+  }
+
+  /** An asset by id; those of drafts only for those with write access. */
+  async asset(repo: RepositoryRow, viewer: Viewer, id: number): Promise<ReleaseAssetRow> {
+    const asset = Number.isSafeInteger(id) ? await assetById(this.store, repo.id, id) : undefined;
+    if (!asset) throw notFound('Not Found');
+    await this.get(repo, viewer, asset.release_id);
+    return asset;
+  }
+
+  /** Streams an upload to disk, then records it; a name the release already has is refused (and the file removed). */
+  async upload(repo: RepositoryRow, viewer: Viewer, releaseId: number, upload: AssetUpload): Promise<ReleaseAssetRow> {
+    await requireAccess(this.store, viewer, repo, 'write', 'Uploading release assets needs write access');
+    const release = await this.get(repo, viewer, releaseId);
+    const name = assetName(upload.name);
+    const label = optionalString('label', upload.label, MAX_NAME) ?? null;
+    const contentType = upload.contentType?.trim() || 'application/octet-stream';
+    if (await assetByName(this.store, release.id, name)) throw conflict('name already_exists');
+    const gitDir = await this.git.gitDirOf(repo.owner_name, repo.name);
+    const stored = await this.files.receive(gitDir, upload.body);
+    const now = this.now();
+    try {
+      const id = await writeToRepository(this.store, repo, async (tx) => {
+        if (!(await releaseById(tx, repo.id, release.id))) throw notFound('Not Found');
+        if (await assetByName(tx, release.id, name)) throw conflict('name already_exists');
+        return await insertAsset(tx, release.id, viewer!.id, { name, label, content_type: contentType, ...stored }, now);
+      });
+      return (await assetById(this.store, repo.id, id))!;
+    } catch (error) {
+      await this.files.remove(gitDir, [stored.file]);
+      throw error;
+    }
+  }
+
+  async updateAsset(repo: RepositoryRow, viewer: Viewer, id: number, input: { name?: unknown; label?: unknown }): Promise<ReleaseAssetRow> {
+    await requireAccess(this.store, viewer, repo, 'write', 'Editing release assets needs write access');
+    const asset = await this.asset(repo, viewer, id);
+    const name = input.name === undefined ? asset.name : assetName(input.name);
+    const label = input.label === undefined ? asset.label : (optionalString('label', input.label, MAX_NAME) ?? null);
+    await writeToRepository(this.store, repo, async (tx) => {
+      const clash = await assetByName(tx, asset.release_id, name);
+      if (clash && clash.id !== asset.id) throw conflict('name already_exists');
+      await updateAsset(tx, asset.id, name, label, this.now());
+    });
+    return (await assetById(this.store, repo.id, asset.id))!;
+  }
+
+  async removeAsset(repo: RepositoryRow, viewer: Viewer, id: number): Promise<void> {
+    await requireAccess(this.store, viewer, repo, 'write', 'Deleting release assets needs write access');
+    const asset = await this.asset(repo, viewer, id);
+    await writeToRepository(this.store, repo, async (tx) => await deleteAsset(tx, asset.id));
+    await this.files.remove(await this.git.gitDirOf(repo.owner_name, repo.name), [asset.file]);
+  }
+
+  /** The asset's bytes, counted as a download (`browser_download_url` names it by tag and file name). */
+  async download(repo: RepositoryRow, viewer: Viewer, asset: ReleaseAssetRow): Promise<Readable> {
+    const body = this.files.read(await this.git.gitDirOf(repo.owner_name, repo.name), asset.file);
+    await writeToRepository(this.store, repo, async (tx) => await countDownload(tx, asset.id));
+    return body;
+  }
+
+  /** The asset named in a `browser_download_url`: by the release's tag (drafts for writers only) and its name. */
+  async assetByTag(repo: RepositoryRow, viewer: Viewer, tag: string, name: string): Promise<ReleaseAssetRow> {
+    const release = await releaseByTag(this.store, repo.id, tag);
+    if (!release || (release.draft === 1 && !(await this.mayWrite(repo, viewer)))) throw notFound('Not Found');
+    const asset = await assetByName(this.store, release.id, name);
+    if (!asset) throw notFound('Not Found');
+    return asset;
+  }
+
+  /** The fields a create (no `current`) or an update leaves, checked. */
+  private fields(repo: RepositoryRow, current: Release | undefined, input: ReleaseInput): Omit<ReleaseFields, 'published_at'> {
+    return {
+      tag_name: input.tag_name === undefined && current ? current.tag_name : tagName(input.tag_name),
+      target_commitish: optionalString('target_commitish', input.target_commitish, MAX_NAME) || current?.target_commitish || repo.default_branch,
+      name: input.name === undefined ? (current?.name ?? null) : optionalString('name', input.name, MAX_NAME)!,
+      body: input.body === undefined ? (current?.body ?? null) : optionalString('body', input.body, MAX_BODY)!,
+      draft: optionalFlag('draft', input.draft, current ? current.draft === 1 : false),
+      prerelease: optionalFlag('prerelease', input.prerelease, current ? current.prerelease === 1 : false),
+    };
+  }
+
+  /** Creates the release's tag at its target when the tag does not exist yet (publishing needs one). */
+  private async ensureTag(repo: RepositoryRow, viewer: Viewer, fields: Pick<ReleaseFields, 'tag_name' | 'target_commitish'>): Promise<void> {
+    const ref = `refs/tags/${fields.tag_name}`;
+    if ((await this.git.refsOf(repo.owner_name, repo.name)).has(ref)) return;
+    const target = await this.gitData.resolve(repo, fields.target_commitish).catch(() => {
+      throw invalid('target_commitish must name a branch or commit of the repository');
+    });
+    await this.refs.apply(repo, viewer, { ref, after: target, mustExist: false });
+  }
+}

@@ -1,0 +1,111 @@
+import { Octokit } from '@octokit/rest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RepoHost } from '../../lib/index.js';
+import { startHost } from '../helpers/host.js';
+import { DOCS, failure } from '../helpers/octokit.js';
+
+// Issue 20: `PUT` and `DELETE /repos/:o/:r/branches/:branch/protection` in GitHub's shape, with `enforce_admins`
+// honoured: a rule that spares admins lets them push and merge past it.
+describe('branch protection through the GitHub-compatible API', () => {
+  let host: RepoHost;
+  const clients: Record<string, Octokit> = {};
+  const repo = { owner: 'alice', repo: 'guarded' };
+  const protection = `/repos/alice/guarded/branches/main/protection`;
+
+  beforeAll(async () => {
+    host = await startHost();
+    for (const username of ['alice', 'bob', 'carol']) {
+      await host.admin.createUser({ username, email: `${username}@example.com`, password: 'password123' });
+      clients[username] = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: await host.admin.createToken(username, 'protection') });
+    }
+    await clients.alice!.repos.createForAuthenticatedUser({ name: 'guarded', auto_init: true });
+    const token = await host.admin.createToken('alice', 'v1');
+    for (const username of ['bob', 'carol']) {
+      const added = await fetch(`${host.url}/api/v1/repos/alice/guarded/collaborators/${username}`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ permission: 'write' }) });
+      expect(added.status).toBeLessThan(300);
+    }
+  });
+
+  afterAll(async () => {
+    await host?.close();
+  });
+
+  const edit = (who: string, path: string) =>
+    clients[who]!.repos.createOrUpdateFileContents({ ...repo, path, branch: 'main', message: `${who} edits`, content: Buffer.from(who).toString('base64') });
+
+  const rule = (enforceAdmins: boolean) => ({
+    required_status_checks: { strict: false, contexts: ['ci/build'] },
+    enforce_admins: enforceAdmins,
+    required_pull_request_reviews: { required_approving_review_count: 0, bypass_pull_request_allowances: { users: ['bob'] } },
+    restrictions: null,
+    allow_force_pushes: false,
+    allow_deletions: false,
+  });
+
+  it('sets a rule from GitHub\'s body and answers it in GitHub\'s shape, for admins only', async () => {
+    const set = await clients.alice!.request(`PUT ${protection}`, rule(false));
+    expect(set.status).toBe(200);
+    expect(set.data).toMatchObject({
+      url: `${host.url}/api/v3${protection}`,
+      required_status_checks: { strict: false, contexts: ['ci/build'], checks: [{ context: 'ci/build', app_id: null }] },
+      required_pull_request_reviews: { required_approving_review_count: 0, bypass_pull_request_allowances: { users: [{ login: 'bob' }], teams: [], apps: [] } },
+      enforce_admins: { enabled: false },
+      allow_force_pushes: { enabled: false },
+      allow_deletions: { enabled: false },
+    });
+    expect(set.data).not.toHaveProperty('restrictions');
+    expect((await clients.alice!.repos.getBranchProtection({ ...repo, branch: 'main' })).data).toEqual(set.data);
+    expect((await clients.alice!.repos.getBranch({ ...repo, branch: 'main' })).data.protected).toBe(true);
+    expect((await failure(clients.carol!.request(`PUT ${protection}`, rule(false)))).status).toBe(404);
+    expect((await failure(new Octokit({ baseUrl: `${host.url}/api/v3` }).request(`PUT ${protection}`, rule(false)))).status).toBe(401);
+  });
+
+  it('lets admins past a rule that spares them, and holds them to one that does not', async () => {
+    await clients.alice!.request(`PUT ${protection}`, rule(false));
+    expect((await edit('alice', 'admin.txt')).status).toBe(201);
+    expect((await edit('bob', 'bypass.txt')).status).toBe(201);
+    expect((await failure(edit('carol', 'carol.txt'))).status).toBe(403);
+
+    await clients.alice!.request(`PUT ${protection}`, rule(true));
+    expect((await clients.alice!.repos.getBranchProtection({ ...repo, branch: 'main' })).data.enforce_admins?.enabled).toBe(true);
+    expect((await failure(edit('alice', 'admin-again.txt'))).status).toBe(403);
+    expect((await edit('bob', 'bypass-again.txt')).status).toBe(201);
+  });
+
+  it('lets an admin merge without the required status when the rule spares admins', async () => {
+    await clients.alice!.request(`PUT ${protection}`, rule(true));
+    await clients.alice!.git.createRef({ ...repo, ref: 'refs/heads/topic', sha: (await clients.alice!.git.getRef({ ...repo, ref: 'heads/main' })).data.object.sha });
+    await clients.alice!.repos.createOrUpdateFileContents({ ...repo, path: 'topic.txt', branch: 'topic', message: 'Topic', content: Buffer.from('t').toString('base64') });
+    const pull = (await clients.carol!.pulls.create({ ...repo, title: 'Topic', head: 'topic', base: 'main' })).data;
+    expect((await failure(clients.alice!.pulls.merge({ ...repo, pull_number: pull.number }))).status).toBe(405);
+    expect((await failure(clients.carol!.pulls.merge({ ...repo, pull_number: pull.number }))).status).toBe(405);
+    await clients.alice!.request(`PUT ${protection}`, rule(false));
+    expect((await failure(clients.carol!.pulls.merge({ ...repo, pull_number: pull.number }))).status).toBe(405);
+    expect((await clients.alice!.pulls.merge({ ...repo, pull_number: pull.number })).data.merged).toBe(true);
+  });
+
+  it('refuses with 422 what its rules cannot hold, naming it', async () => {
+    const refused = async (body: Record<string, unknown>) => (await failure(clients.alice!.request(`PUT ${protection}`, body))).data;
+    expect(await refused({ required_status_checks: null })).toMatchObject({
+      message: 'Validation Failed',
+      errors: [
+        { resource: 'Branch', field: 'enforce_admins', code: 'missing_field' },
+        { resource: 'Branch', field: 'required_pull_request_reviews', code: 'missing_field' },
+        { resource: 'Branch', field: 'restrictions', code: 'missing_field' },
+      ],
+      documentation_url: DOCS,
+    });
+    expect((await refused({ ...rule(false), required_status_checks: { strict: true, contexts: [] } })).errors[0]).toMatchObject({ field: 'required_status_checks.strict', code: 'invalid' });
+    expect((await refused({ ...rule(false), restrictions: { users: ['bob'], teams: [] } })).errors[0]).toMatchObject({ field: 'restrictions', code: 'invalid' });
+    expect((await refused({ ...rule(false), required_pull_request_reviews: { required_approving_review_count: 2 } })).errors[0]).toMatchObject({ field: 'required_pull_request_reviews.required_approving_review_count' });
+    expect((await refused({ ...rule(false), required_linear_history: true })).errors[0]).toMatchObject({ field: 'required_linear_history' });
+  });
+
+  it('removes a rule (204), then answers 404 Branch not protected', async () => {
+    expect((await clients.alice!.repos.deleteBranchProtection({ ...repo, branch: 'main' })).status).toBe(204);
+    expect(await failure(clients.alice!.repos.getBranchProtection({ ...repo, branch: 'main' }))).toEqual({ status: 404, data: { message: 'Branch not protected', documentation_url: DOCS } });
+    expect((await failure(clients.alice!.repos.deleteBranchProtection({ ...repo, branch: 'main' }))).data.message).toBe('Branch not protected');
+    expect((await edit('carol', 'free.txt')).status).toBe(201);
+    expect((await failure(clients.alice!.request('PUT /repos/alice/guarded/branches/no-such/protection', rule(false)))).status).toBe(404);
+  });
+});

@@ -1,0 +1,215 @@
+import { createHash } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { Octokit } from '@octokit/rest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RepoHost } from '../../lib/index.js';
+import { startHost } from '../helpers/host.js';
+import { failure } from '../helpers/octokit.js';
+
+// Issue 20: releases, their assets, source archives and annotated tags, driven by the real @octokit/rest as
+// semantic-release's GitHub plugin and `gh release` drive GitHub.
+describe('releases through the GitHub-compatible API', () => {
+  let host: RepoHost;
+  let alice: Octokit;
+  let bob: Octokit;
+  let anonymous: Octokit;
+  const owner = 'alice';
+  const repo = 'rel';
+  const MAX_ASSET = 4096;
+
+  beforeAll(async () => {
+    host = await startHost({ maxReleaseAssetBytes: MAX_ASSET });
+    await host.admin.createUser({ username: owner, email: 'alice@example.com', password: 'password123' });
+    await host.admin.createUser({ username: 'bob', email: 'bob@example.com', password: 'password123' });
+    alice = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: await host.admin.createToken(owner, 'releases') });
+    bob = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: await host.admin.createToken('bob', 'releases') });
+    anonymous = new Octokit({ baseUrl: `${host.url}/api/v3` });
+    await alice.repos.createForAuthenticatedUser({ name: repo, auto_init: true });
+  });
+
+  afterAll(async () => {
+    await host?.close();
+  });
+
+  const assetFolder = async () => {
+    const dir = join(host.options.dataDir, 'repositories', owner, `${repo}.git`, 'repohost-assets');
+    return (await readdir(dir).catch(() => [] as string[])).sort();
+  };
+
+  it('publishes a release, creating its tag at the target, and refuses a second release of that tag', async () => {
+    const main = (await alice.git.getRef({ owner, repo, ref: 'heads/main' })).data.object.sha;
+    const created = await alice.repos.createRelease({ owner, repo, tag_name: 'v1.0.0', name: 'First', body: 'Notes', target_commitish: 'main' });
+    expect(created.status).toBe(201);
+    expect(created.data).toMatchObject({
+      tag_name: 'v1.0.0',
+      target_commitish: 'main',
+      name: 'First',
+      body: 'Notes',
+      draft: false,
+      prerelease: false,
+      assets: [],
+      author: { login: owner },
+      url: `${host.url}/api/v3/repos/${owner}/${repo}/releases/${created.data.id}`,
+      assets_url: `${host.url}/api/v3/repos/${owner}/${repo}/releases/${created.data.id}/assets`,
+      upload_url: `${host.url}/api/uploads/repos/${owner}/${repo}/releases/${created.data.id}/assets{?name,label}`,
+      html_url: `${host.url}/${owner}/${repo}/releases/tag/v1.0.0`,
+      tarball_url: `${host.url}/api/v3/repos/${owner}/${repo}/tarball/v1.0.0`,
+      zipball_url: `${host.url}/api/v3/repos/${owner}/${repo}/zipball/v1.0.0`,
+    });
+    expect(created.data.published_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(created.data.node_id).toBe(Buffer.from(`07:Release${created.data.id}`).toString('base64'));
+    expect((await alice.git.getRef({ owner, repo, ref: 'tags/v1.0.0' })).data.object.sha).toBe(main);
+
+    const again = await failure(alice.repos.createRelease({ owner, repo, tag_name: 'v1.0.0' }));
+    expect(again.status).toBe(422);
+    expect(again.data).toMatchObject({ message: 'Validation Failed', errors: [{ resource: 'Release', code: 'already_exists', field: 'tag_name' }] });
+    const missing = await failure(alice.repos.createRelease({ owner, repo } as never));
+    expect(missing).toMatchObject({ status: 422, data: { errors: [{ resource: 'Release', field: 'tag_name', code: 'missing_field' }] } });
+    const badTarget = await failure(alice.repos.createRelease({ owner, repo, tag_name: 'v0.9', target_commitish: 'no-such-branch' }));
+    expect(badTarget.status).toBe(422);
+    const notes = await failure(alice.repos.createRelease({ owner, repo, tag_name: 'v0.8', generate_release_notes: true }));
+    expect(notes).toMatchObject({ status: 422, data: { errors: [{ field: 'generate_release_notes', code: 'invalid' }] } });
+    // Neither refusal left a tag behind.
+    expect((await failure(alice.git.getRef({ owner, repo, ref: 'tags/v0.9' }))).status).toBe(404);
+    expect((await failure(alice.git.getRef({ owner, repo, ref: 'tags/v0.8' }))).status).toBe(404);
+  });
+
+  it('keeps drafts to those with write access, without a tag until published', async () => {
+    const draft = await alice.repos.createRelease({ owner, repo, tag_name: 'v2.0.0', draft: true });
+    expect(draft.data).toMatchObject({ draft: true, published_at: null, tarball_url: null, zipball_url: null });
+    expect((await failure(alice.git.getRef({ owner, repo, ref: 'tags/v2.0.0' }))).status).toBe(404);
+    expect((await alice.repos.listReleases({ owner, repo })).data.map((release) => release.tag_name)).toEqual(['v2.0.0', 'v1.0.0']);
+    expect((await anonymous.repos.listReleases({ owner, repo })).data.map((release) => release.tag_name)).toEqual(['v1.0.0']);
+    expect((await failure(bob.repos.getRelease({ owner, repo, release_id: draft.data.id }))).status).toBe(404);
+    expect((await failure(alice.repos.getReleaseByTag({ owner, repo, tag: 'v2.0.0' }))).status).toBe(404);
+    expect((await failure(bob.repos.createRelease({ owner, repo, tag_name: 'v9' }))).status).toBe(403);
+    expect((await failure(anonymous.repos.createRelease({ owner, repo, tag_name: 'v9' }))).status).toBe(401);
+  });
+
+  it('takes the latest release to be the newest full one, and publishes a draft (its tag made then)', async () => {
+    await alice.repos.createRelease({ owner, repo, tag_name: 'v1.1.0-rc.1', prerelease: true });
+    expect((await anonymous.repos.getLatestRelease({ owner, repo })).data.tag_name).toBe('v1.0.0');
+    const draft = (await alice.repos.getReleaseByTag({ owner, repo, tag: 'v1.1.0-rc.1' })).data;
+    expect(draft.prerelease).toBe(true);
+
+    const [v2] = (await alice.repos.listReleases({ owner, repo })).data.filter((release) => release.tag_name === 'v2.0.0');
+    const published = await alice.repos.updateRelease({ owner, repo, release_id: v2!.id, draft: false, name: 'Second', body: null as unknown as string });
+    expect(published.data).toMatchObject({ draft: false, name: 'Second', body: null, tag_name: 'v2.0.0' });
+    expect(published.data.published_at).not.toBeNull();
+    expect((await alice.git.getRef({ owner, repo, ref: 'tags/v2.0.0' })).status).toBe(200);
+    expect((await anonymous.repos.getLatestRelease({ owner, repo })).data.tag_name).toBe('v2.0.0');
+    expect((await anonymous.repos.getReleaseByTag({ owner, repo, tag: 'v2.0.0' })).data.id).toBe(v2!.id);
+    const clash = await failure(alice.repos.updateRelease({ owner, repo, release_id: v2!.id, tag_name: 'v1.0.0' }));
+    expect(clash.data.errors).toEqual([{ resource: 'Release', code: 'already_exists', field: 'tag_name' }]);
+  });
+
+  it('uploads assets at upload_url (streamed to disk, checked, digested), serves them and counts downloads', async () => {
+    const release = (await alice.repos.getReleaseByTag({ owner, repo, tag: 'v1.0.0' })).data;
+    const bytes = Buffer.from(Array.from({ length: 3000 }, (_, i) => i % 251));
+    // What semantic-release does: POST to the release's upload_url with the file as the body.
+    const uploaded = await alice.request({
+      method: 'POST',
+      url: release.upload_url,
+      name: 'app-linux.bin',
+      label: 'Linux build',
+      data: bytes,
+      headers: { 'content-type': 'application/x-executable' },
+    });
+    expect(uploaded.status).toBe(201);
+    expect(uploaded.data).toMatchObject({
+      name: 'app-linux.bin',
+      label: 'Linux build',
+      state: 'uploaded',
+      content_type: 'application/x-executable',
+      size: bytes.length,
+      digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
+      download_count: 0,
+      uploader: { login: owner },
+      browser_download_url: `${host.url}/${owner}/${repo}/releases/download/v1.0.0/app-linux.bin`,
+    });
+    // Octokit's own method, with GitHub Enterprise Server's upload origin.
+    const notes = await alice.repos.uploadReleaseAsset({ owner, repo, release_id: release.id, name: 'notes.txt', data: 'plain notes' as unknown as string, baseUrl: `${host.url}/api/uploads`, headers: { 'content-type': 'text/plain' } });
+    expect(notes.data).toMatchObject({ name: 'notes.txt', size: 11, content_type: 'text/plain' });
+
+    const duplicate = await failure(alice.request({ method: 'POST', url: release.upload_url, name: 'notes.txt', data: 'again', headers: { 'content-type': 'text/plain' } }));
+    expect(duplicate).toMatchObject({ status: 422, data: { errors: [{ resource: 'ReleaseAsset', code: 'already_exists', field: 'name' }] } });
+    const tooLarge = await failure(alice.request({ method: 'POST', url: release.upload_url, name: 'big.bin', data: Buffer.alloc(MAX_ASSET + 1), headers: { 'content-type': 'application/octet-stream' } }));
+    expect(tooLarge.status).toBe(413);
+    expect((await failure(bob.request({ method: 'POST', url: release.upload_url, name: 'evil.bin', data: 'x', headers: { 'content-type': 'text/plain' } }))).status).toBe(403);
+    // The refused uploads left no file: two assets, two files.
+    expect(await assetFolder()).toHaveLength(2);
+
+    const viaBrowser = await fetch(uploaded.data.browser_download_url);
+    expect(viaBrowser.status).toBe(200);
+    expect(viaBrowser.headers.get('content-type')).toBe('application/octet-stream');
+    expect(Buffer.from(await viaBrowser.arrayBuffer()).equals(bytes)).toBe(true);
+    const viaApi = await anonymous.request('GET /repos/{owner}/{repo}/releases/assets/{asset_id}', { owner, repo, asset_id: uploaded.data.id, headers: { accept: 'application/octet-stream' } });
+    expect(Buffer.from(viaApi.data as unknown as ArrayBuffer).equals(bytes)).toBe(true);
+    const listed = await anonymous.repos.listReleaseAssets({ owner, repo, release_id: release.id });
+    expect(listed.data.map((asset) => [asset.name, asset.download_count])).toEqual([
+      ['app-linux.bin', 2],
+      ['notes.txt', 0],
+    ]);
+    expect((await anonymous.repos.getRelease({ owner, repo, release_id: release.id })).data.assets).toHaveLength(2);
+
+    const renamed = await alice.repos.updateReleaseAsset({ owner, repo, asset_id: notes.data.id, name: 'NOTES.md', label: 'Notes' });
+    expect(renamed.data).toMatchObject({ name: 'NOTES.md', label: 'Notes', browser_download_url: `${host.url}/${owner}/${repo}/releases/download/v1.0.0/NOTES.md` });
+    expect((await alice.repos.deleteReleaseAsset({ owner, repo, asset_id: renamed.data.id })).status).toBe(204);
+    expect((await fetch(renamed.data.browser_download_url)).status).toBe(404);
+    expect(await assetFolder()).toHaveLength(1);
+  });
+
+  it('serves the tarball and zipball of a ref as GitHub names them', async () => {
+    const tag = (await alice.git.getRef({ owner, repo, ref: 'tags/v1.0.0' })).data.object.sha;
+    const prefix = `${owner}-${repo}-${tag.slice(0, 7)}/`;
+    const tarball = await anonymous.repos.downloadTarballArchive({ owner, repo, ref: 'v1.0.0' });
+    const tar = gunzipSync(Buffer.from(tarball.data as ArrayBuffer));
+    expect(tar.includes(Buffer.from(`${prefix}README.md`))).toBe(true);
+    const zipball = await anonymous.repos.downloadZipballArchive({ owner, repo, ref: 'main' });
+    const zip = Buffer.from(zipball.data as ArrayBuffer);
+    expect(zip.subarray(0, 4).equals(Buffer.from('PK\x03\x04', 'latin1'))).toBe(true);
+    expect(zip.includes(Buffer.from(`${prefix}README.md`))).toBe(true);
+    expect((await failure(anonymous.repos.downloadTarballArchive({ owner, repo, ref: 'no-such-ref' }))).status).toBe(404);
+  });
+
+  it('writes annotated tags (POST /git/tags) that a ref can then point at', async () => {
+    const main = (await alice.git.getRef({ owner, repo, ref: 'heads/main' })).data.object.sha;
+    const tagger = { name: 'Release Bot', email: 'bot@example.com', date: '2026-11-25T10:00:00Z' };
+    const tag = await alice.git.createTag({ owner, repo, tag: 'v3.0.0', message: 'Version 3\n', object: main, type: 'commit', tagger });
+    expect(tag.status).toBe(201);
+    expect(tag.data).toMatchObject({ tag: 'v3.0.0', message: 'Version 3\n', object: { sha: main, type: 'commit' }, tagger, verification: { verified: false, reason: 'unsigned' } });
+    await alice.git.createRef({ owner, repo, ref: 'refs/tags/v3.0.0', sha: tag.data.sha });
+    expect((await alice.git.getRef({ owner, repo, ref: 'tags/v3.0.0' })).data.object).toMatchObject({ sha: tag.data.sha, type: 'tag' });
+    expect((await alice.git.getTag({ owner, repo, tag_sha: tag.data.sha })).data.tag).toBe('v3.0.0');
+    const wrongType = await failure(alice.git.createTag({ owner, repo, tag: 'v3.0.1', message: 'x', object: main, type: 'tree', tagger }));
+    expect(wrongType.status).toBe(422);
+  });
+
+  it('keeps assets in harness snapshots, and deletes a release with its assets but not its tag', async () => {
+    const release = (await alice.repos.getReleaseByTag({ owner, repo, tag: 'v1.0.0' })).data;
+    const snapshot = await host.snapshot();
+    expect((await alice.repos.deleteRelease({ owner, repo, release_id: release.id })).status).toBe(204);
+    expect(await assetFolder()).toEqual([]);
+    expect((await failure(anonymous.repos.getRelease({ owner, repo, release_id: release.id }))).status).toBe(404);
+    expect((await alice.git.getRef({ owner, repo, ref: 'tags/v1.0.0' })).status).toBe(200);
+
+    await host.restore(snapshot);
+    const back = await fetch(release.assets[0]!.browser_download_url);
+    expect(back.status).toBe(200);
+    expect((await back.arrayBuffer()).byteLength).toBe(3000);
+  });
+
+  it('hides the releases of a private repository from those who cannot see it', async () => {
+    await alice.repos.createForAuthenticatedUser({ name: 'secret', private: true, auto_init: true });
+    const release = await alice.repos.createRelease({ owner, repo: 'secret', tag_name: 'v1' });
+    const asset = await alice.request({ method: 'POST', url: release.data.upload_url, name: 'a.txt', data: 'secret bytes', headers: { 'content-type': 'text/plain' } });
+    expect((await failure(anonymous.repos.listReleases({ owner, repo: 'secret' }))).status).toBe(404);
+    expect((await failure(bob.repos.getRelease({ owner, repo: 'secret', release_id: release.data.id }))).status).toBe(404);
+    expect((await failure(bob.repos.downloadTarballArchive({ owner, repo: 'secret', ref: 'v1' }))).status).toBe(404);
+    expect((await fetch(asset.data.browser_download_url)).status).toBe(404);
+    const withToken = await fetch(asset.data.browser_download_url, { headers: { authorization: `token ${await host.admin.createToken(owner, 'download')}` } });
+    expect(await withToken.text()).toBe('secret bytes');
+  });
+});
