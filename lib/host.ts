@@ -27,6 +27,7 @@ import { CheckService } from './services/checks.js';
 import { GitDataService } from './services/git-data.js';
 import { ReleaseFiles } from './services/release-files.js';
 import { ReleaseService } from './services/releases.js';
+import { ReleaseShapes } from './github/release-shapes.js';
 import { PullService } from './services/pulls.js';
 import { RefJournal } from './services/ref-journal.js';
 import { RefUpdateService } from './services/ref-updates.js';
@@ -146,7 +147,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     pulls,
     refUpdates,
     gitData,
-    releases: new ReleaseService(store, git, gitData, refUpdates, new ReleaseFiles(options.maxReleaseAssetBytes), nowIso),
+    releases: new ReleaseService(store, git, gitData, refUpdates, new ReleaseFiles(options.maxReleaseAssetBytes), nowIso, recorder, new ReleaseShapes(baseUrl, shapes)),
     social: new SocialService(store, nowIso, recorder),
     avatars: new AvatarService(store, options.dataDir, options.maxAvatarBytes),
     ci: new CiService(store, git, statuses, nowIso),

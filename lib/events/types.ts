@@ -8,6 +8,7 @@ import type {
   GitHubRepository,
   GitHubUser,
 } from '../github/types.js';
+import type { GitHubRelease } from '../github/release-shapes.js';
 
 /** Fields every repository event carries, as in GitHub's webhook payloads. */
 export interface RepositoryEventBase {
@@ -111,6 +112,12 @@ export interface RepositoryEvent extends RepositoryEventBase {
   changes: { repository: { name: { from: string } } };
 }
 
+/** What a `release` event says happened (see ReleaseService for when each is sent). */
+export type ReleaseAction = 'created' | 'published' | 'released' | 'prereleased' | 'edited' | 'unpublished' | 'deleted';
+export type ReleaseChanges = Partial<Record<'name' | 'body' | 'tag_name', { from: string }>>;
+
+export type ReleaseEvent = RepositoryEventBase & { release: GitHubRelease } & ({ action: Exclude<ReleaseAction, 'edited'> } | { action: 'edited'; changes: ReleaseChanges });
+
 export interface PingEvent {
   zen: string;
   hook_id: number;
@@ -146,13 +153,14 @@ export interface RepoEventMap {
   star: StarEvent;
   watch: WatchEvent;
   repository: RepositoryEvent;
+  release: ReleaseEvent;
   ping: PingEvent;
 }
 
 export type RepoEventName = keyof RepoEventMap;
 
 /** The events a webhook may subscribe to (`ping` goes to the hook it tests, whatever it subscribes to). */
-export const SUBSCRIBABLE_EVENTS = ['push', 'create', 'delete', 'issues', 'issue_comment', 'pull_request', 'status', 'star', 'watch', 'repository'] as const;
+export const SUBSCRIBABLE_EVENTS = ['push', 'create', 'delete', 'issues', 'issue_comment', 'pull_request', 'status', 'star', 'watch', 'repository', 'release'] as const;
 export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
 
 /** One event as code in the same process receives it. */

@@ -41,6 +41,7 @@ export interface GitHubRelease {
   prerelease: boolean;
   immutable: boolean;
   created_at: string;
+  updated_at: string;
   published_at: string | null;
   assets: GitHubReleaseAsset[];
   tarball_url: string | null;
@@ -98,6 +99,7 @@ export class ReleaseShapes {
       prerelease: release.prerelease === 1,
       immutable: false,
       created_at: githubTime(release.created_at),
+      updated_at: githubTime(release.updated_at),
       published_at: githubTime(release.published_at),
       assets: release.assets.map((asset) => this.asset(repo, asset, users)),
       // A draft's tag may not exist yet: GitHub gives no archive links for it.

@@ -2,7 +2,9 @@ import type { Readable } from 'node:stream';
 import { conflict, invalid, notFound } from '../errors.js';
 import type { GitRepositories } from '../git/repositories.js';
 import { isSafeBranchName } from '../git/names.js';
-import type { Db, ReadTx } from '../store/interface.js';
+import type { EventRecorder, ReleaseAction, ReleaseChanges } from '../events/index.js';
+import type { ReleaseShapes } from '../github/release-shapes.js';
+import type { Db, ReadTx, WriteTx } from '../store/interface.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import {
   assetById,
@@ -93,6 +95,8 @@ export class ReleaseService {
     private readonly refs: Pick<RefUpdateService, 'apply'>,
     private readonly files: ReleaseFiles,
     private readonly now: () => string,
+    private readonly events: EventRecorder,
+    private readonly shapes: ReleaseShapes,
   ) {}
 
   private async mayWrite(repo: RepositoryRow, viewer: Viewer): Promise<boolean> {
@@ -137,7 +141,11 @@ export class ReleaseService {
     const now = this.now();
     const id = await writeToRepository(this.store, repo, async (tx) => {
       if (await releaseByTag(tx, repo.id, fields.tag_name)) throw conflict('tag_name already_exists');
-      return await insertRelease(tx, repo.id, viewer!.id, { ...fields, published_at: fields.draft ? null : now }, now);
+      const id = await insertRelease(tx, repo.id, viewer!.id, { ...fields, published_at: fields.draft ? null : now }, now);
+      // As GitHub: `created` (a draft saved, or a release published at once), then `published` and `released` or
+      // `prereleased` for one published.
+      await this.announce(tx, repo, viewer, id, fields.draft ? ['created'] : ['created', 'published', fields.prerelease ? 'prereleased' : 'released']);
+      return id;
     });
     return await this.get(repo, viewer, id);
   }
@@ -153,7 +161,16 @@ export class ReleaseService {
       if (clash && clash.id !== current.id) throw conflict('tag_name already_exists');
       if (!(await releaseById(tx, repo.id, current.id))) throw notFound('Not Found');
       // Published once: a release made a draft again keeps no publication date, and gets a new one when published.
-      await updateRelease(tx, current.id, { ...fields, published_at: fields.draft ? null : (current.published_at ?? now) });
+      await updateRelease(tx, current.id, { ...fields, published_at: fields.draft ? null : (current.published_at ?? now) }, now);
+      const changes: ReleaseChanges = {};
+      for (const field of ['name', 'body', 'tag_name'] as const) if (fields[field] !== current[field]) changes[field] = { from: current[field] ?? '' };
+      const wasDraft = current.draft === 1;
+      const wasPre = current.prerelease === 1;
+      const actions: ReleaseAction[] = Object.keys(changes).length > 0 ? ['edited'] : [];
+      if (wasDraft && !fields.draft) actions.push('published', fields.prerelease ? 'prereleased' : 'released');
+      else if (!wasDraft && fields.draft) actions.push('unpublished');
+      else if (!fields.draft && wasPre && !fields.prerelease) actions.push('released');
+      await this.announce(tx, repo, viewer, current.id, actions, changes);
     });
     return await this.get(repo, viewer, id);
   }
@@ -162,7 +179,11 @@ export class ReleaseService {
   async remove(repo: RepositoryRow, viewer: Viewer, id: number): Promise<void> {
     await requireAccess(this.store, viewer, repo, 'write', 'Deleting releases needs write access');
     const release = await this.get(repo, viewer, id);
-    const files = await writeToRepository(this.store, repo, async (tx) => await deleteRelease(tx, release.id));
+    const files = await writeToRepository(this.store, repo, async (tx) => {
+      // Announced as it was, before its rows go.
+      await this.announce(tx, repo, viewer, release.id, ['deleted']);
+      return await deleteRelease(tx, release.id);
+    });
     await this.files.remove(await this.git.gitDirOf(repo.owner_name, repo.name), files);
   }
 
@@ -237,6 +258,17 @@ export class ReleaseService {
     const asset = await assetByName(this.store, release.id, name);
     if (!asset) throw notFound('Not Found');
     return asset;
+  }
+
+  /** Records `release` events (in this order) of the release as it stands in the write. */
+  private async announce(tx: WriteTx, repo: RepositoryRow, viewer: Viewer, id: number, actions: readonly ReleaseAction[], changes: ReleaseChanges = {}): Promise<void> {
+    for (const action of actions) {
+      await this.events.record(tx, repo, viewer, 'release', async (current) => {
+        const row = (await releaseById(tx, current.id, id))!;
+        const [release] = await this.shapes.releases(tx, current, await this.withAssets(tx, [row]));
+        return action === 'edited' ? { action, changes, release: release! } : { action, release: release! };
+      });
+    }
   }
 
   /** The fields a create (no `current`) or an update leaves, checked. */

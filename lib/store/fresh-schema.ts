@@ -265,6 +265,7 @@ export const FRESH_SCHEMA: readonly string[] = [
         prerelease INTEGER NOT NULL DEFAULT 0,
         author_id INTEGER NOT NULL REFERENCES users(id),
         created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
         published_at TEXT,
         UNIQUE (repo_id, tag_name)
       )`,

@@ -391,6 +391,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
         prerelease INTEGER NOT NULL DEFAULT 0,
         author_id INTEGER NOT NULL REFERENCES users(id),
         created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
         published_at TEXT,
         UNIQUE (repo_id, tag_name)
       )`,

@@ -161,6 +161,23 @@ describe('releases through the GitHub-compatible API', () => {
     expect(await assetFolder()).toHaveLength(1);
   });
 
+  it('sends release events in GitHub\'s order: created, published, released or prereleased; edited with its changes', async () => {
+    const heard: string[] = [];
+    const stop = host.events.on('release', (payload) => {
+      heard.push(`${payload.release.tag_name} ${payload.action}${payload.action === 'edited' ? ` ${Object.keys(payload.changes).join(',')}` : ''}`);
+    });
+    try {
+      const draft = (await alice.repos.createRelease({ owner, repo, tag_name: 'v4.0.0', draft: true })).data;
+      await alice.repos.updateRelease({ owner, repo, release_id: draft.id, draft: false, prerelease: true, name: 'Four' });
+      await alice.repos.updateRelease({ owner, repo, release_id: draft.id, prerelease: false });
+      await alice.repos.createRelease({ owner, repo, tag_name: 'v4.0.1' });
+      await host.idle();
+      expect(heard).toEqual(['v4.0.0 created', 'v4.0.0 edited name', 'v4.0.0 published', 'v4.0.0 prereleased', 'v4.0.0 released', 'v4.0.1 created', 'v4.0.1 published', 'v4.0.1 released']);
+    } finally {
+      stop();
+    }
+  });
+
   it('serves the tarball and zipball of a ref as GitHub names them', async () => {
     const tag = (await alice.git.getRef({ owner, repo, ref: 'tags/v1.0.0' })).data.object.sha;
     const prefix = `${owner}-${repo}-${tag.slice(0, 7)}/`;

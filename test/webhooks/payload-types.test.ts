@@ -121,6 +121,17 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
     await alice.pulls.merge({ ...ids, pull_number: pull.number, merge_method: 'merge' });
     const merged = (await alice.pulls.get({ ...ids, pull_number: pull.number })).data;
 
+    // release: created (a draft), published and released, edited, created with published and prereleased, released
+    // (a pre-release made a release), unpublished (made a draft again), deleted; with an asset
+    const draft = (await alice.repos.createRelease({ ...ids, tag_name: 'v2.0.0', name: 'Two', body: 'Notes', draft: true })).data;
+    await alice.request({ method: 'POST', url: draft.upload_url, name: 'notes.txt', data: 'notes', headers: { 'content-type': 'text/plain' } });
+    await alice.repos.updateRelease({ ...ids, release_id: draft.id, draft: false });
+    await alice.repos.updateRelease({ ...ids, release_id: draft.id, name: 'Two, final', body: 'Final notes' });
+    const pre = (await alice.repos.createRelease({ ...ids, tag_name: 'v2.1.0-rc.1', prerelease: true })).data;
+    await alice.repos.updateRelease({ ...ids, release_id: pre.id, prerelease: false });
+    await alice.repos.updateRelease({ ...ids, release_id: pre.id, draft: true });
+    await alice.repos.deleteRelease({ ...ids, release_id: pre.id });
+
     // star (created, deleted), watch (started), repository (renamed)
     const repoId = (await alice.repos.get(ids)).data.id;
     for (let toggle = 0; toggle < 2; toggle++) expect((await http(`${host.url}/api/v1/repos/${repoId}/star`, { method: 'POST', headers: bearer(tokens.carol) })).status).toBe(200);
@@ -168,6 +179,13 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
         'pull_request.reopened',
         'pull_request.synchronize',
         'push',
+        'release.created',
+        'release.deleted',
+        'release.edited',
+        'release.prereleased',
+        'release.published',
+        'release.released',
+        'release.unpublished',
         'repository.renamed',
         'star.created',
         'star.deleted',

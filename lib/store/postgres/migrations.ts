@@ -361,6 +361,7 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<{ version: number; statements: r
         prerelease INTEGER NOT NULL DEFAULT 0,
         author_id BIGINT NOT NULL REFERENCES users(id),
         created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
         published_at TEXT,
         UNIQUE (repo_id, tag_name)
       )`,

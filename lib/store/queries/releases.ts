@@ -15,6 +15,7 @@ export interface ReleaseRow {
   author_id: number;
   author: string;
   created_at: string;
+  updated_at: string;
   published_at: string | null;
 }
 
@@ -42,7 +43,7 @@ export interface ReleaseAssetRow extends AssetFields {
 }
 
 const RELEASE = `SELECT r.id, r.repo_id, r.tag_name, r.target_commitish, r.name, r.body, r.draft, r.prerelease, r.author_id,
-  u.username AS author, r.created_at, r.published_at FROM releases r JOIN users u ON u.id = r.author_id`;
+  u.username AS author, r.created_at, r.updated_at, r.published_at FROM releases r JOIN users u ON u.id = r.author_id`;
 
 const ASSET = `SELECT a.id, a.release_id, r.tag_name, a.name, a.label, a.content_type, a.size, a.digest, a.file, u.username AS uploader,
   a.download_count, a.created_at, a.updated_at FROM release_assets a JOIN releases r ON r.id = a.release_id JOIN users u ON u.id = a.uploader_id`;
@@ -83,15 +84,15 @@ export interface ReleaseFields {
 
 export async function insertRelease(tx: WriteTx, repoId: number, authorId: number, fields: ReleaseFields, now: string): Promise<number> {
   const { rows } = await tx.run<{ id: number }>(
-    `INSERT INTO releases (repo_id, tag_name, target_commitish, name, body, draft, prerelease, author_id, created_at, published_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-    [repoId, fields.tag_name, fields.target_commitish, fields.name, fields.body, fields.draft ? 1 : 0, fields.prerelease ? 1 : 0, authorId, now, fields.published_at],
+    `INSERT INTO releases (repo_id, tag_name, target_commitish, name, body, draft, prerelease, author_id, created_at, updated_at, published_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    [repoId, fields.tag_name, fields.target_commitish, fields.name, fields.body, fields.draft ? 1 : 0, fields.prerelease ? 1 : 0, authorId, now, now, fields.published_at],
   );
   return rows[0]!.id;
 }
 
-export async function updateRelease(tx: WriteTx, id: number, fields: ReleaseFields): Promise<void> {
-  await tx.run('UPDATE releases SET tag_name = ?, target_commitish = ?, name = ?, body = ?, draft = ?, prerelease = ?, published_at = ? WHERE id = ?', [
+export async function updateRelease(tx: WriteTx, id: number, fields: ReleaseFields, now: string): Promise<void> {
+  await tx.run('UPDATE releases SET tag_name = ?, target_commitish = ?, name = ?, body = ?, draft = ?, prerelease = ?, published_at = ?, updated_at = ? WHERE id = ?', [
     fields.tag_name,
     fields.target_commitish,
     fields.name,
@@ -99,6 +100,7 @@ export async function updateRelease(tx: WriteTx, id: number, fields: ReleaseFiel
     fields.draft ? 1 : 0,
     fields.prerelease ? 1 : 0,
     fields.published_at,
+    now,
     id,
   ]);
 }
