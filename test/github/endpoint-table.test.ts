@@ -1,0 +1,44 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openHostCore, type HostCore } from '../../lib/host.js';
+import { createApp } from '../../lib/http/app.js';
+
+/** `METHOD /path` in GitHub's notation (`{owner}`), as README's table lists them. */
+function documented(readme: string): string[] {
+  const table = /<!-- endpoints:start -->([\s\S]*?)<!-- endpoints:end -->/.exec(readme)?.[1] ?? '';
+  return [...table.matchAll(/`((?:GET|POST|PUT|PATCH|DELETE) \/[^`]*)`/g)].map((match) => match[1]!).sort();
+}
+
+/** A route of the app in the same notation: `/api/v3` dropped, `:name` and `**:name` as `{name}`. */
+function notation(method: string, route: string): string {
+  return `${method} ${route.replace(/^\/api\/v3(?=\/|$)/, '').replace(/\*\*:(\w+)|:(\w+)/g, (_, rest: string, name: string) => `{${rest ?? name}}`) || '/'}`;
+}
+
+// Issue 20: README's table of GitHub endpoints is the routes the app serves, no more and no less.
+describe("README's table of /api/v3 endpoints", () => {
+  let core: HostCore;
+  let routes: string[];
+
+  beforeAll(async () => {
+    core = await openHostCore({ bcryptCost: 4 });
+    core.setBaseUrl('http://repohost.test');
+    const app = createApp(core.ctx, () => undefined);
+    // The GitHub API is mounted on the first request that may need it.
+    await app.fetch(new Request('http://repohost.test/api/v3/'));
+    const all = (app as unknown as { '~routes': Array<{ method: string; route: string }> })['~routes'];
+    routes = all.filter(({ route }) => /^\/api\/(?:v3\/|uploads\/)/.test(route)).map(({ method, route }) => notation(method, route));
+  });
+
+  afterAll(async () => {
+    await core?.close();
+  });
+
+  it('lists every route, and only routes', async () => {
+    const readme = await readFile(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    // The branch route answers `/branches/{branch}/protection` too (branch names hold slashes), for GET, PUT and DELETE.
+    const served = new Set(routes.flatMap((route) => (/^(PUT|DELETE) .*\/branches\/\{branch\}$/.test(route) ? [`${route}/protection`] : [route])));
+    served.add('GET /repos/{owner}/{repo}/branches/{branch}/protection');
+    expect(documented(readme)).toEqual([...served].sort());
+  });
+});
