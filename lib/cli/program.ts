@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { withAdmin } from '../admin/run.js';
@@ -24,6 +25,21 @@ function parsePort(value: string): number {
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65535) throw new UsageError(`invalid port ${JSON.stringify(value)}: expected 0-65535`);
   return port;
+}
+
+/**
+ * The token of `--harness` (given, from REPOHOST_HARNESS_TOKEN, or made now and printed once, for the harness to read),
+ * or undefined without `--harness`: only the flag turns the endpoints on.
+ */
+function harnessToken(flags: { harness?: boolean; harnessToken?: string }, io: CliIO): string | undefined {
+  if (!flags.harness) return undefined;
+  if (flags.harnessToken !== undefined) {
+    if (flags.harnessToken.length < 16) throw new UsageError('--harness-token must be at least 16 characters');
+    return flags.harnessToken;
+  }
+  const token = randomBytes(24).toString('base64url');
+  io.stdout.write(`repohost harness token: ${token}\n`);
+  return token;
 }
 
 function parseRepoName(value: string): { owner: string; name: string } {
@@ -57,12 +73,14 @@ function buildProgram(io: CliIO, exit: (code: number) => void): Command {
     .option('--allow-local-network', 'let imports and webhooks reach loopback and private addresses', false)
     .option('--allow-local-import', 'let imports (only) reach loopback and private addresses', false)
     .option('--fixtures <file>', 'load users, repositories, issues and pull requests from this JSON file first (see Fixtures)')
+    .option('--harness', 'serve reset, snapshots, idle and the clock over HTTP under /-/harness (see README); deliveries are not retried')
+    .addOption(new Option('--harness-token <token>', 'the bearer token /-/harness needs (printed when generated)').env('REPOHOST_HARNESS_TOKEN'))
     .option(
       '--accept-log-loss',
       'start even if the end of the write log is damaged and may have held acknowledged writes: keep the records before the damage, move the rest aside (use once, after deciding they cannot be restored)',
       false,
     );
-  type ServeCommandFlags = DbFlags & { port: string; host: string | true; allowLocalNetwork: boolean; allowLocalImport: boolean; fixtures?: string; acceptLogLoss: boolean };
+  type ServeCommandFlags = DbFlags & { port: string; host: string | true; allowLocalNetwork: boolean; allowLocalImport: boolean; fixtures?: string; acceptLogLoss: boolean; harness?: boolean; harnessToken?: string };
   dbOptions(serveCommand).action(async (flags: ServeCommandFlags) => {
     exit(
       await serve(
@@ -76,6 +94,7 @@ function buildProgram(io: CliIO, exit: (code: number) => void): Command {
           allowLocalImport: flags.allowLocalImport || flags.allowLocalNetwork,
           fixtures: flags.fixtures === undefined ? undefined : resolve(flags.fixtures),
           acceptLogLoss: flags.acceptLogLoss,
+          harnessToken: harnessToken(flags, io),
         },
         io,
       ),

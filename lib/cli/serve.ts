@@ -1,6 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { Fixtures } from '../harness/fixtures.js';
 import { FixtureError } from '../harness/validate.js';
+import { HarnessClock } from '../harness/clock.js';
+import { mountHarnessControl } from '../harness/control.js';
 import { createRepoHost } from '../host.js';
 import { UsageError, type CliIO } from './output.js';
 
@@ -23,6 +25,8 @@ export interface ServeFlags {
   fixtures?: string;
   /** Start even if the write log's end is damaged (see `RepoHostOptions.acceptLogLoss`). */
   acceptLogLoss?: boolean;
+  /** Serve the harness operations over HTTP under `/-/harness`, guarded by this token (harness/control.ts). */
+  harnessToken?: string;
 }
 
 /** The parsed fixtures file; a usage error names the file and what is wrong with it. */
@@ -54,7 +58,9 @@ export async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
   process.on('SIGTERM', handler);
   try {
     const fixtures = flags.fixtures === undefined ? undefined : await readFixtures(flags.fixtures);
+    const clock = flags.harnessToken === undefined ? undefined : new HarnessClock();
     const host = await createRepoHost({
+      now: clock?.now,
       fixtures: fixtures as Fixtures | undefined,
       port: flags.port,
       host: flags.host,
@@ -64,9 +70,11 @@ export async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
       allowLocalNetwork: flags.allowLocalNetwork,
       allowLocalImport: flags.allowLocalImport,
       acceptLogLoss: flags.acceptLogLoss,
-      // A server retries deliveries a receiver missed (a host started from code does not, as GitHub does not).
-      webhookMaxAttempts: SERVED_WEBHOOK_ATTEMPTS,
+      // A server retries deliveries a receiver missed; a harness's host does not, as GitHub does not (nor does a host
+      // started from code).
+      webhookMaxAttempts: clock ? 1 : SERVED_WEBHOOK_ATTEMPTS,
     });
+    if (clock) mountHarnessControl(host, flags.harnessToken!, clock);
     io.stdout.write(`repohost listening on ${host.url} (database ${host.options.databaseUrl === undefined ? host.options.dbPath : withoutPassword(host.options.databaseUrl)})\n`);
     return await new Promise<number>((resolve) => {
       let stopping = false;
