@@ -13,6 +13,7 @@ import type { LabelService } from './services/labels.js';
 import type { GitDataService } from './services/git-data.js';
 import type { PullService } from './services/pulls.js';
 import type { ReleaseService } from './services/releases.js';
+import type { ReviewService } from './services/reviews.js';
 import type { RefUpdateService } from './services/ref-updates.js';
 import type { RepositoryService } from './services/repos.js';
 import type { SocialService } from './services/social.js';
@@ -39,6 +40,8 @@ export interface AppContext {
   readonly labels: LabelService;
   readonly collaborators: CollaboratorService;
   readonly pulls: PullService;
+  /** Reviews of pull requests, their comments on diff lines, requested reviewers. */
+  readonly reviews: ReviewService;
   /** Ref changes and what follows them, for pushes and the API alike. */
   readonly refUpdates: RefUpdateService;
   /** Git objects, history and file contents for the GitHub-compatible API. */

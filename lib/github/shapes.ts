@@ -41,7 +41,7 @@ async function associationOf(repo: RepositoryRow, username: string | null, colla
  * An object's node id in GitHub's legacy form (base64 of `0<length of type>:<type><id>`, e.g. `MDQ6VXNlcjE=` for
  * user 1; a commit's id is `<repository id>:<sha>`): opaque, stable, and distinct per kind of object.
  */
-export function nodeId(type: 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'PullRequestIssue' | 'IssueComment' | 'Label' | 'Release' | 'ReleaseAsset' | 'Commit' | 'CheckRun' | 'CheckSuite' | 'Tag', id: number | string): string {
+export function nodeId(type: 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'PullRequestIssue' | 'IssueComment' | 'Label' | 'Release' | 'ReleaseAsset' | 'Commit' | 'CheckRun' | 'CheckSuite' | 'Tag' | 'PullRequestReview' | 'PullRequestReviewComment', id: number | string): string {
   return Buffer.from(`0${type.length}:${type}${id}`).toString('base64');
 }
 

@@ -17,6 +17,8 @@ export interface BranchProtection {
   push_allowlist: string[];
   /** Whether admins of the repository are held to the rule too (GitHub's `enforce_admins`; the default). */
   enforce_admins: boolean;
+  /** Approving reviews (by accounts with write access) a merge into the branch needs; 0 for none. */
+  required_approvals: number;
   created_at: string;
   updated_at: string;
 }
@@ -28,6 +30,7 @@ export interface ProtectionInput {
   required_status_contexts?: unknown;
   push_allowlist?: unknown;
   enforce_admins?: unknown;
+  required_approvals?: unknown;
 }
 
 
@@ -39,6 +42,13 @@ function names(name: string, value: unknown): string[] {
     throw invalid(`${name} must be a list of names`);
   }
   return [...new Set(value.map((item: string) => item.trim()))];
+}
+
+/** GitHub's range of required approving reviews: 0 to 6. */
+function approvals(value: unknown): number {
+  if (value === undefined || value === null) return 0;
+  if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > 6) throw invalid('required_approvals must be a whole number from 0 to 6');
+  return value as number;
 }
 
 /** A branch glob as a regular expression: `*` within one path segment, `**` across segments, the rest literal. */
@@ -56,6 +66,7 @@ function summary(row: BranchProtectionRow): BranchProtection {
     required_status_contexts: JSON.parse(row.required_status_contexts) as string[],
     push_allowlist: JSON.parse(row.push_allowlist) as string[],
     enforce_admins: row.enforce_admins === 1,
+    required_approvals: row.required_approvals,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
@@ -86,6 +97,7 @@ export class BranchProtectionService {
       requiredStatusContexts: names('required_status_contexts', input.required_status_contexts),
       pushAllowlist: names('push_allowlist', input.push_allowlist),
       enforceAdmins: optionalFlag('enforce_admins', input.enforce_admins, true),
+      requiredApprovals: approvals(input.required_approvals),
     };
     const now = this.now();
     await writeToRepository(this.store, repo, async (tx) => await upsertProtection(tx, repo.id, pattern, fields, now));

@@ -36,7 +36,8 @@ import type { RefJournal } from './ref-journal.js';
 import { MAX_BODY, MAX_TITLE, mayChange } from './issues.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import type { CheckService } from './checks.js';
-import { accessLevel, requireAccess, type Viewer } from './permissions.js';
+import { accessLevel, atLeast, requireAccess, type Viewer } from './permissions.js';
+import { standingReviews } from '../store/queries/reviews.js';
 import type { BranchProtectionService } from './branch-protection.js';
 import type { CommitStatusService } from './statuses.js';
 import { optionalText, requiredText } from './text-fields.js';
@@ -316,7 +317,7 @@ export class PullService {
     if (request.headSha !== undefined && request.headSha !== '' && request.headSha !== headSha) {
       throw conflict('head branch was modified; review the new commits and try the merge again');
     }
-    await this.requirePassingChecks(repo, viewer, pull.base, headSha);
+    await this.requireMergeRules(repo, viewer, pull.base, pull, headSha);
     const now = this.now();
     const identity = { name: merger.full_name || merger.username, email: this.committerEmail(merger), date: now };
     const defaultTitle = method === 'squash' ? `${pull.title} (#${pull.number})` : `Merge pull request #${pull.number} from ${pull.head}`;
@@ -580,12 +581,35 @@ export class PullService {
       .map((context) => ({ context, state: states.get(context) ?? runs.get(context)?.state ?? 'missing' }));
   }
 
-  /** A protected base may require status contexts: each must be `success` on the head commit (405 naming the rest). */
-  private async requirePassingChecks(repo: RepositoryRow, viewer: Viewer, base: string, headSha: string): Promise<void> {
+  /**
+   * Why the reviews of a pull request do not let it merge into `base`, or undefined: a protection that requires N
+   * approving reviews counts the standing approvals of accounts with write access, and a standing request for changes
+   * from one of them blocks (GitHub's rule). Dismissed reviews count for nothing.
+   */
+  async unmetReviews(repo: RepositoryRow, base: string, pullId: number): Promise<string | undefined> {
+    const required = (await this.protection.ruleFor(repo, base))?.required_approvals ?? 0;
+    if (required === 0) return undefined;
+    let approvals = 0;
+    for (const review of await standingReviews(this.store, pullId)) {
+      const user = review.state === 'DISMISSED' ? undefined : await userById(this.store, review.user_id);
+      if (!user || !atLeast(await accessLevel(this.store, user, repo), 'write')) continue;
+      if (review.state === 'CHANGES_REQUESTED') return 'changes were requested by a reviewer with write access';
+      approvals += 1;
+    }
+    return approvals < required ? `${required} approving review${required === 1 ? ' is' : 's are'} required (${approvals} given)` : undefined;
+  }
+
+  /**
+   * A protected base may require status contexts, each `success` on the head commit, and approving reviews (405
+   * naming what is missing).
+   */
+  private async requireMergeRules(repo: RepositoryRow, viewer: Viewer, base: string, pull: PullRow, headSha: string): Promise<void> {
     // A rule that spares admins (GitHub's `enforce_admins: false`) lets them merge anyway.
     if ((await this.protection.ruleFor(repo, base))?.enforce_admins === false && (await accessLevel(this.store, viewer, repo)) === 'admin') return;
     const unmet = await this.unmetChecks(repo, base, headSha);
     if (unmet.length > 0) throw notAllowed(`required status checks have not passed: ${unmet.map(({ context, state }) => `${context} (${state})`).join(', ')}`);
+    const reviews = await this.unmetReviews(repo, base, pull.id);
+    if (reviews) throw notAllowed(`the reviews do not allow a merge: ${reviews}`);
   }
 
   /**

@@ -198,7 +198,7 @@ export const FRESH_SCHEMA: readonly string[] = [
         required_status_contexts TEXT NOT NULL DEFAULT '[]',
         push_allowlist TEXT NOT NULL DEFAULT '[]',
         created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL, enforce_admins INTEGER NOT NULL DEFAULT 1,
+        updated_at TEXT NOT NULL, enforce_admins INTEGER NOT NULL DEFAULT 1, required_approvals INTEGER NOT NULL DEFAULT 0,
         UNIQUE (repo_id, pattern)
       )`,
   `CREATE TABLE webhooks (
@@ -329,5 +329,43 @@ export const FRESH_SCHEMA: readonly string[] = [
         raw_details TEXT
       )`,
   `CREATE INDEX check_annotations_by_run ON check_annotations (check_run_id, id)`,
+  `CREATE TABLE pull_reviews (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        pull_id INTEGER NOT NULL REFERENCES pull_requests(id) ON DELETE CASCADE,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        state TEXT NOT NULL,
+        body TEXT NOT NULL DEFAULT '',
+        commit_id TEXT NOT NULL,
+        submitted_at TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+  `CREATE INDEX pull_reviews_by_pull ON pull_reviews (pull_id, id)`,
+  `CREATE TABLE pull_review_comments (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        pull_id INTEGER NOT NULL REFERENCES pull_requests(id) ON DELETE CASCADE,
+        review_id INTEGER NOT NULL REFERENCES pull_reviews(id) ON DELETE CASCADE,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        path TEXT NOT NULL,
+        line INTEGER NOT NULL,
+        side TEXT NOT NULL,
+        start_line INTEGER,
+        start_side TEXT,
+        commit_id TEXT NOT NULL,
+        diff_hunk TEXT NOT NULL,
+        body TEXT NOT NULL,
+        in_reply_to_id INTEGER,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+  `CREATE INDEX pull_review_comments_by_pull ON pull_review_comments (pull_id, id)`,
+  `CREATE TABLE pull_review_requests (
+        pull_id INTEGER NOT NULL REFERENCES pull_requests(id) ON DELETE CASCADE,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (pull_id, user_id)
+      )`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
 ];

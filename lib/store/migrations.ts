@@ -376,10 +376,12 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
     // Releases and their assets (issue 20). An asset's bytes are a file in the repository's folder (`file`), so they
     // move, go and are snapshotted with it; the row is written once the file is on disk. Branch protection gains
     // GitHub's `enforce_admins` (rules applied to admins too, as every rule was until now). Check runs (with their
-    // annotations) in one check suite per commit.
+    // annotations) in one check suite per commit. Pull request reviews, their comments on diff lines and requested
+    // reviewers; protection may require approving reviews.
     version: 11,
     statements: [
       'ALTER TABLE branch_protections ADD COLUMN enforce_admins INTEGER NOT NULL DEFAULT 1',
+      'ALTER TABLE branch_protections ADD COLUMN required_approvals INTEGER NOT NULL DEFAULT 0',
       `CREATE TABLE releases (
         id INTEGER PRIMARY KEY,
         repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
@@ -455,6 +457,44 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
         raw_details TEXT
       )`,
       'CREATE INDEX check_annotations_by_run ON check_annotations (check_run_id, id)',
+      `CREATE TABLE pull_reviews (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        pull_id INTEGER NOT NULL REFERENCES pull_requests(id) ON DELETE CASCADE,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        state TEXT NOT NULL,
+        body TEXT NOT NULL DEFAULT '',
+        commit_id TEXT NOT NULL,
+        submitted_at TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+      'CREATE INDEX pull_reviews_by_pull ON pull_reviews (pull_id, id)',
+      `CREATE TABLE pull_review_comments (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        pull_id INTEGER NOT NULL REFERENCES pull_requests(id) ON DELETE CASCADE,
+        review_id INTEGER NOT NULL REFERENCES pull_reviews(id) ON DELETE CASCADE,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        path TEXT NOT NULL,
+        line INTEGER NOT NULL,
+        side TEXT NOT NULL,
+        start_line INTEGER,
+        start_side TEXT,
+        commit_id TEXT NOT NULL,
+        diff_hunk TEXT NOT NULL,
+        body TEXT NOT NULL,
+        in_reply_to_id INTEGER,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+      'CREATE INDEX pull_review_comments_by_pull ON pull_review_comments (pull_id, id)',
+      `CREATE TABLE pull_review_requests (
+        pull_id INTEGER NOT NULL REFERENCES pull_requests(id) ON DELETE CASCADE,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (pull_id, user_id)
+      )`,
     ],
   },
 ];

@@ -97,7 +97,7 @@ describe('branch protection through the GitHub-compatible API', () => {
     });
     expect((await refused({ ...rule(false), required_status_checks: { strict: true, contexts: [] } })).errors[0]).toMatchObject({ field: 'required_status_checks.strict', code: 'invalid' });
     expect((await refused({ ...rule(false), restrictions: { users: ['bob'], teams: [] } })).errors[0]).toMatchObject({ field: 'restrictions', code: 'invalid' });
-    expect((await refused({ ...rule(false), required_pull_request_reviews: { required_approving_review_count: 2 } })).errors[0]).toMatchObject({ field: 'required_pull_request_reviews.required_approving_review_count' });
+    expect((await refused({ ...rule(false), required_pull_request_reviews: { required_approving_review_count: 7 } })).errors[0]).toMatchObject({ field: 'required_pull_request_reviews.required_approving_review_count' });
     expect((await refused({ ...rule(false), required_linear_history: true })).errors[0]).toMatchObject({ field: 'required_linear_history' });
   });
 

@@ -32,7 +32,7 @@ function flag(field: string, value: unknown, fallback: boolean): boolean {
 
 /**
  * GitHub's `PUT .../branches/:branch/protection` body as a repohost rule. The four keys GitHub requires must be there
- * (null turns a part off); what repohost's rules cannot hold (reviews counted, up-to-date branches, push
+ * (null turns a part off); what repohost's rules cannot hold (code owners, up-to-date branches, push
  * restrictions, linear history, ...) is refused with 422 naming it, never dropped.
  */
 export function protectionFromGitHub(body: Body): ProtectionInput {
@@ -48,9 +48,11 @@ export function protectionFromGitHub(body: Body): ProtectionInput {
   const reviews = body.required_pull_request_reviews;
   if (reviews !== null && !isObject(reviews)) throw validationFailed({ resource: 'Branch', field: 'required_pull_request_reviews', code: 'invalid' });
   let bypass: string[] = [];
+  let approvals = 0;
   if (reviews) {
     const count = reviews.required_approving_review_count ?? 0;
-    if (count !== 0) throw refused('required_pull_request_reviews.required_approving_review_count', 'repohost does not count approving reviews yet: use 0');
+    if (!Number.isInteger(count) || (count as number) < 0 || (count as number) > 6) throw refused('required_pull_request_reviews.required_approving_review_count', 'a whole number from 0 to 6');
+    approvals = count as number;
     for (const key of ['dismiss_stale_reviews', 'require_code_owner_reviews', 'require_last_push_approval']) {
       if (reviews[key] === true) throw refused(`required_pull_request_reviews.${key}`, `repohost does not support ${key}`);
     }
@@ -75,6 +77,7 @@ export function protectionFromGitHub(body: Body): ProtectionInput {
     require_pull_request: reviews !== null,
     push_allowlist: bypass,
     enforce_admins: flag('enforce_admins', body.enforce_admins, false),
+    required_approvals: approvals,
     allow_force_push: flag('allow_force_pushes', body.allow_force_pushes, false),
     allow_deletion: flag('allow_deletions', body.allow_deletions, false),
   };
@@ -112,7 +115,7 @@ export async function branchProtection(ctx: AppContext, repo: RepositoryRow, vie
             dismiss_stale_reviews: false,
             require_code_owner_reviews: false,
             require_last_push_approval: false,
-            required_approving_review_count: 0,
+            required_approving_review_count: rule.required_approvals,
             bypass_pull_request_allowances: { users: await users(rule.push_allowlist), teams: [], apps: [] },
           },
         }

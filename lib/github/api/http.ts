@@ -56,6 +56,8 @@ const RESOURCES: ReadonlyArray<[RegExp, string]> = [
   [/\/issues\/comments|\/issues\/\d+\/comments/, 'IssueComment'],
   [/\/labels/, 'Label'],
   [/\/issues/, 'Issue'],
+  [/\/pulls\/\d+\/reviews/, 'PullRequestReview'],
+  [/\/pulls\/comments|\/pulls\/\d+\/comments/, 'PullRequestReviewComment'],
   [/\/pulls/, 'PullRequest'],
   [/\/hooks/, 'Hook'],
   [/\/statuses/, 'Status'],

@@ -13,6 +13,7 @@ import { mountMeta } from './meta.js';
 import { mountPulls } from './pulls.js';
 import { mountReleases } from './releases.js';
 import { mountRepos } from './repos.js';
+import { mountReviews } from './reviews.js';
 import { mountStatuses } from './statuses.js';
 import { mountUsers } from './users.js';
 import { V3 } from './lookup.js';
@@ -37,6 +38,7 @@ export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) 
   mountIssues(app, ctx);
   mountLabels(app, ctx);
   mountPulls(app, ctx);
+  mountReviews(app, ctx);
   mountStatuses(app, ctx);
   mountChecks(app, ctx);
   mountReleases(app, ctx);

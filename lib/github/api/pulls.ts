@@ -22,8 +22,8 @@ export function mountPulls(app: H3, ctx: AppContext): void {
   const shapes = shapesOf(ctx);
   const pullShape = async (repo: RepositoryRow, pull: PullRow) => {
     const { mergeable } = await ctx.pulls.summary(repo, pull);
-    // GitHub's states: `dirty` (conflicts), `blocked` (the base's required checks not passed), else `clean`.
-    const blocked = mergeable === true && (await ctx.pulls.unmetChecks(repo, pull.base, pull.head_sha)).length > 0;
+    // GitHub's states: `dirty` (conflicts), `blocked` (the base's required checks or reviews not met), else `clean`.
+    const blocked = mergeable === true && ((await ctx.pulls.unmetChecks(repo, pull.base, pull.head_sha)).length > 0 || (await ctx.pulls.unmetReviews(repo, pull.base, pull.id)) !== undefined);
     const state = mergeable === false ? 'dirty' : blocked ? 'blocked' : mergeable === true ? 'clean' : 'unknown';
     // A single pull request carries what it changes, counted (GitHub's lists leave the counts out).
     return { ...await shapes.pull(ctx.store, repo, pull, undefined, await ctx.pulls.stats(repo, pull)), mergeable, mergeable_state: state };

@@ -12,11 +12,13 @@ export interface BranchProtectionRow {
   push_allowlist: string;
   /** 0 when admins of the repository are not held to the rule. */
   enforce_admins: number;
+  /** Approving reviews a merge needs (0: none). */
+  required_approvals: number;
   created_at: string;
   updated_at: string;
 }
 
-const COLUMNS = 'id, pattern, allow_force_push, allow_deletion, require_pull_request, required_status_contexts, push_allowlist, enforce_admins, created_at, updated_at';
+const COLUMNS = 'id, pattern, allow_force_push, allow_deletion, require_pull_request, required_status_contexts, push_allowlist, enforce_admins, required_approvals, created_at, updated_at';
 
 /** Every rule of a repository (a handful at most), by pattern. */
 export async function protectionsOf(db: ReadTx, repoId: number): Promise<BranchProtectionRow[]> {
@@ -34,16 +36,18 @@ export interface ProtectionFields {
   requiredStatusContexts: string[];
   pushAllowlist: string[];
   enforceAdmins: boolean;
+  requiredApprovals: number;
 }
 
 export async function upsertProtection(tx: WriteTx, repoId: number, pattern: string, fields: ProtectionFields, now: string): Promise<void> {
   await tx.run(
     `INSERT INTO branch_protections (repo_id, pattern, allow_force_push, allow_deletion, require_pull_request, required_status_contexts, push_allowlist,
-       enforce_admins, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       enforce_admins, required_approvals, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (repo_id, pattern) DO UPDATE SET allow_force_push = excluded.allow_force_push, allow_deletion = excluded.allow_deletion,
        require_pull_request = excluded.require_pull_request, required_status_contexts = excluded.required_status_contexts,
-       push_allowlist = excluded.push_allowlist, enforce_admins = excluded.enforce_admins, updated_at = excluded.updated_at`,
+       push_allowlist = excluded.push_allowlist, enforce_admins = excluded.enforce_admins, required_approvals = excluded.required_approvals,
+       updated_at = excluded.updated_at`,
     [
       repoId,
       pattern,
@@ -53,6 +57,7 @@ export async function upsertProtection(tx: WriteTx, repoId: number, pattern: str
       JSON.stringify(fields.requiredStatusContexts),
       JSON.stringify(fields.pushAllowlist),
       fields.enforceAdmins ? 1 : 0,
+      fields.requiredApprovals,
       now,
       now,
     ],

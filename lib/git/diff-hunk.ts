@@ -1,0 +1,30 @@
+const HUNK = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/;
+
+/**
+ * GitHub's `diff_hunk` of a review comment: the lines of a file's patch from the header of the hunk holding `line`
+ * (a line of the new file on the RIGHT side, of the old one on the LEFT) down to that line. Undefined when the line is
+ * not part of the diff (GitHub then refuses the comment).
+ */
+export function hunkUpTo(patch: string, line: number, side: 'LEFT' | 'RIGHT'): string | undefined {
+  let header = -1;
+  let oldLine = 0;
+  let newLine = 0;
+  const lines = patch.split('\n');
+  for (let index = 0; index < lines.length; index++) {
+    const text = lines[index]!;
+    const start = HUNK.exec(text);
+    if (start) {
+      header = index;
+      oldLine = Number(start[1]);
+      newLine = Number(start[2]);
+      continue;
+    }
+    if (header < 0 || text.startsWith('\\')) continue;
+    const kind = text[0];
+    const hit = side === 'RIGHT' ? kind !== '-' && newLine === line : kind !== '+' && oldLine === line;
+    if (hit) return lines.slice(header, index + 1).join('\n');
+    if (kind !== '+') oldLine += 1;
+    if (kind !== '-') newLine += 1;
+  }
+  return undefined;
+}

@@ -1,0 +1,270 @@
+import { invalid, notFound } from '../errors.js';
+import { hunkUpTo } from '../git/diff-hunk.js';
+import type { Db } from '../store/interface.js';
+import type { PageWindow } from '../store/queries/page-window.js';
+import type { PullRow } from '../store/queries/pulls.js';
+import type { RepositoryRow } from '../store/queries/repositories.js';
+import {
+  addReviewRequest,
+  deleteReview,
+  deleteReviewComment,
+  insertReview,
+  insertReviewComment,
+  pendingReviewOf,
+  removeReviewRequest,
+  requestedReviewers,
+  reviewById,
+  reviewCommentById,
+  reviewComments,
+  reviewsOfPull,
+  updateReview,
+  updateReviewComment,
+  type DiffPosition,
+  type ReviewCommentRow,
+  type ReviewRow,
+  type ReviewState,
+} from '../store/queries/reviews.js';
+import { userByName, type UserRow } from '../store/queries/users.js';
+import { accessLevel, atLeast, requireAccess, type Viewer } from './permissions.js';
+import type { PullService } from './pulls.js';
+import { writeToRepository } from './repository-write.js';
+
+const MAX_BODY = 65_535;
+const MAX_COMMENTS = 100;
+const EVENTS: Readonly<Record<string, ReviewState>> = { APPROVE: 'APPROVED', REQUEST_CHANGES: 'CHANGES_REQUESTED', COMMENT: 'COMMENTED' };
+
+export interface ReviewInput {
+  body?: unknown;
+  event?: unknown;
+  commit_id?: unknown;
+  comments?: unknown;
+}
+
+export interface CommentInput {
+  body?: unknown;
+  path?: unknown;
+  line?: unknown;
+  side?: unknown;
+  start_line?: unknown;
+  start_side?: unknown;
+  position?: unknown;
+  in_reply_to?: unknown;
+}
+
+type Fields = Record<string, unknown>;
+const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function body(value: unknown, required: string | undefined): string {
+  if (value === undefined || value === null || value === '') {
+    if (required) throw invalid(required);
+    return '';
+  }
+  if (typeof value !== 'string') throw invalid('body must be a string');
+  if (value.length > MAX_BODY) throw invalid(`body must be at most ${MAX_BODY} characters`);
+  return value;
+}
+
+function side(field: string, value: unknown, fallback: 'LEFT' | 'RIGHT'): 'LEFT' | 'RIGHT' {
+  if (value === undefined || value === null) return fallback;
+  if (value !== 'LEFT' && value !== 'RIGHT') throw invalid(`${field} must be 'LEFT' or 'RIGHT'`);
+  return value;
+}
+
+function lineNumber(field: string, value: unknown): number {
+  if (!Number.isSafeInteger(value) || (value as number) < 1) throw invalid(`${field} must be a line number`);
+  return value as number;
+}
+
+/**
+ * Pull request reviews (GitHub's model): a review is pending (seen by its author only) until submitted as a comment,
+ * an approval or a request for changes; comments sit on lines of the diff (`line`/`side`, ranges with `start_*`), with
+ * GitHub's `diff_hunk`; reviewers may be requested. Reviewing needs read access; the author of a pull request cannot
+ * approve it or ask for changes to it; dismissing needs write access.
+ */
+export class ReviewService {
+  constructor(
+    private readonly store: Db,
+    private readonly pulls: Pick<PullService, 'files'>,
+    private readonly now: () => string,
+  ) {}
+
+  async list(pull: PullRow, viewer: Viewer, page: PageWindow): Promise<{ items: ReviewRow[]; total: number }> {
+    return await this.store.read(async (tx) => await reviewsOfPull(tx, pull.id, viewer?.id ?? null, page));
+  }
+
+  /** A review; a pending one only for its author (404 for anyone else, as on GitHub). */
+  async get(pull: PullRow, viewer: Viewer, id: number): Promise<ReviewRow> {
+    const review = Number.isSafeInteger(id) ? await reviewById(this.store, pull.id, id) : undefined;
+    if (!review || (review.state === 'PENDING' && review.user_id !== viewer?.id)) throw notFound('Not Found');
+    return review;
+  }
+
+  async create(repo: RepositoryRow, viewer: Viewer, pull: PullRow, input: ReviewInput): Promise<ReviewRow> {
+    await requireAccess(this.store, viewer, repo, 'read');
+    const state = this.state(input.event, viewer!.id, pull);
+    const comments = input.comments === undefined || input.comments === null ? [] : input.comments;
+    if (!Array.isArray(comments) || comments.length > MAX_COMMENTS) throw invalid(`comments must be a list of at most ${MAX_COMMENTS} comments`);
+    const text = body(input.body, state === 'CHANGES_REQUESTED' || (state === 'COMMENTED' && comments.length === 0) ? 'body is required to comment or request changes' : undefined);
+    if (input.commit_id !== undefined && input.commit_id !== null && input.commit_id !== pull.head_sha) throw invalid('commit_id must be the head commit of the pull request');
+    const positioned = await this.positions(repo, pull, comments.map((comment, index) => (isObject(comment) ? comment : { bad: index })));
+    const now = this.now();
+    const id = await writeToRepository(this.store, repo, async (tx) => {
+      if (state === 'PENDING' && (await pendingReviewOf(tx, pull.id, viewer!.id))) throw invalid('a reviewer can have only one pending review per pull request');
+      const id = await insertReview(tx, repo.id, pull.id, viewer!.id, { state, body: text, commit_id: pull.head_sha, submitted_at: state === 'PENDING' ? null : now }, now);
+      for (const comment of positioned) await insertReviewComment(tx, repo.id, pull.id, id, viewer!.id, { ...comment, commit_id: pull.head_sha, in_reply_to_id: null }, now);
+      if (state !== 'PENDING') await removeReviewRequest(tx, pull.id, viewer!.id);
+      return id;
+    });
+    return (await reviewById(this.store, pull.id, id))!;
+  }
+
+  /** Submits a pending review as a comment, an approval or a request for changes. */
+  async submit(repo: RepositoryRow, viewer: Viewer, pull: PullRow, id: number, input: ReviewInput): Promise<ReviewRow> {
+    const review = await this.own(repo, viewer, pull, id);
+    if (review.state !== 'PENDING') throw invalid('the review has already been submitted');
+    const state = this.state(input.event ?? 'missing', viewer!.id, pull);
+    const text = input.body === undefined ? review.body : body(input.body, undefined);
+    if (state === 'CHANGES_REQUESTED' && !text) throw invalid('body is required to request changes');
+    const now = this.now();
+    await writeToRepository(this.store, repo, async (tx) => {
+      await updateReview(tx, review.id, { state, body: text, submitted_at: now }, now);
+      await removeReviewRequest(tx, pull.id, viewer!.id);
+    });
+    return (await reviewById(this.store, pull.id, review.id))!;
+  }
+
+  async edit(repo: RepositoryRow, viewer: Viewer, pull: PullRow, id: number, input: { body?: unknown }): Promise<ReviewRow> {
+    const review = await this.own(repo, viewer, pull, id);
+    const text = body(input.body, 'body is required');
+    await writeToRepository(this.store, repo, async (tx) => await updateReview(tx, review.id, { state: review.state, body: text, submitted_at: review.submitted_at }, this.now()));
+    return (await reviewById(this.store, pull.id, review.id))!;
+  }
+
+  /** Deletes a review not submitted yet (a submitted one stays, as on GitHub). */
+  async deletePending(repo: RepositoryRow, viewer: Viewer, pull: PullRow, id: number): Promise<ReviewRow> {
+    const review = await this.own(repo, viewer, pull, id);
+    if (review.state !== 'PENDING') throw invalid('only a pending review can be deleted');
+    await writeToRepository(this.store, repo, async (tx) => await deleteReview(tx, review.id));
+    return review;
+  }
+
+  /** Dismisses an approval or a request for changes (write access), with a message kept as the review's body. */
+  async dismiss(repo: RepositoryRow, viewer: Viewer, pull: PullRow, id: number, message: unknown): Promise<ReviewRow> {
+    await requireAccess(this.store, viewer, repo, 'write', 'Dismissing reviews needs write access');
+    const review = await this.get(pull, viewer, id);
+    if (review.state !== 'APPROVED' && review.state !== 'CHANGES_REQUESTED') throw invalid('only an approval or a request for changes can be dismissed');
+    const text = body(message, 'message is required');
+    await writeToRepository(this.store, repo, async (tx) => await updateReview(tx, review.id, { state: 'DISMISSED', body: text, submitted_at: review.submitted_at }, this.now()));
+    return (await reviewById(this.store, pull.id, review.id))!;
+  }
+
+  async comments(repo: RepositoryRow, viewer: Viewer, of: { pull: PullRow } | { review: ReviewRow } | 'all', page: PageWindow): Promise<{ items: ReviewCommentRow[]; total: number }> {
+    const scope = of === 'all' ? { repoId: repo.id } : 'pull' in of ? { pullId: of.pull.id } : { reviewId: of.review.id };
+    return await this.store.read(async (tx) => await reviewComments(tx, scope, viewer?.id ?? null, page));
+  }
+
+  async comment(repo: RepositoryRow, viewer: Viewer, id: number): Promise<ReviewCommentRow> {
+    const comment = Number.isSafeInteger(id) ? await reviewCommentById(this.store, repo.id, id) : undefined;
+    if (!comment || (comment.pending === 1 && comment.user_id !== viewer?.id)) throw notFound('Not Found');
+    return comment;
+  }
+
+  /**
+   * A single comment on the diff (GitHub makes it a submitted review of its own), or a reply (`in_reply_to`: the
+   * comment it answers, whose place it takes).
+   */
+  async addComment(repo: RepositoryRow, viewer: Viewer, pull: PullRow, input: CommentInput): Promise<ReviewCommentRow> {
+    await requireAccess(this.store, viewer, repo, 'read');
+    const text = body(input.body, 'body is required');
+    let position: DiffPosition & { diff_hunk: string };
+    let replyTo: number | null = null;
+    if (input.in_reply_to !== undefined && input.in_reply_to !== null) {
+      const target = await this.comment(repo, viewer, Number(input.in_reply_to));
+      if (target.pull_id !== pull.id) throw notFound('Not Found');
+      replyTo = target.in_reply_to_id ?? target.id;
+      position = { path: target.path, line: target.line, side: target.side, start_line: target.start_line, start_side: target.start_side, diff_hunk: target.diff_hunk };
+    } else {
+      position = (await this.positions(repo, pull, [input as Fields]))[0]!;
+    }
+    const now = this.now();
+    const id = await writeToRepository(this.store, repo, async (tx) => {
+      const reviewId = await insertReview(tx, repo.id, pull.id, viewer!.id, { state: 'COMMENTED', body: '', commit_id: pull.head_sha, submitted_at: now }, now);
+      return await insertReviewComment(tx, repo.id, pull.id, reviewId, viewer!.id, { ...position, body: text, commit_id: pull.head_sha, in_reply_to_id: replyTo }, now);
+    });
+    return await this.comment(repo, viewer, id);
+  }
+
+  async editComment(repo: RepositoryRow, viewer: Viewer, id: number, input: { body?: unknown }): Promise<ReviewCommentRow> {
+    const comment = await this.comment(repo, viewer, id);
+    if (comment.user_id !== viewer?.id) throw invalid('only its author can edit a comment');
+    const text = body(input.body, 'body is required');
+    await writeToRepository(this.store, repo, async (tx) => await updateReviewComment(tx, comment.id, text, this.now()));
+    return await this.comment(repo, viewer, id);
+  }
+
+  /** Deletes a comment: its author, or anyone with write access. */
+  async deleteComment(repo: RepositoryRow, viewer: Viewer, id: number): Promise<void> {
+    const comment = await this.comment(repo, viewer, id);
+    if (comment.user_id !== viewer?.id) await requireAccess(this.store, viewer, repo, 'write', 'Only its author or a collaborator with write access may delete this comment');
+    await writeToRepository(this.store, repo, async (tx) => await deleteReviewComment(tx, comment.id));
+  }
+
+  async requested(pull: PullRow): Promise<string[]> {
+    return await requestedReviewers(this.store, pull.id);
+  }
+
+  /** Requests reviews (the author or a writer may): from accounts that can read the repository, not its author. */
+  async request(repo: RepositoryRow, viewer: Viewer, pull: PullRow, logins: unknown, add: boolean): Promise<string[]> {
+    await requireAccess(this.store, viewer, repo, 'read');
+    if (viewer!.id !== pull.author_id) await requireAccess(this.store, viewer, repo, 'write', 'Requesting reviews needs write access');
+    if (!Array.isArray(logins) || !logins.every((login) => typeof login === 'string') || logins.length > 15) throw invalid('reviewers must be a list of at most 15 logins');
+    const users: UserRow[] = [];
+    for (const login of logins as string[]) {
+      const user = await userByName(this.store, login);
+      if (!user || (add && !atLeast(await accessLevel(this.store, user, repo), 'read'))) throw invalid(`reviewers must be accounts that can read the repository: ${login}`);
+      if (add && user.id === pull.author_id) throw invalid('reviews cannot be requested from the author of the pull request');
+      users.push(user);
+    }
+    const now = this.now();
+    await writeToRepository(this.store, repo, async (tx) => {
+      for (const user of users) await (add ? addReviewRequest(tx, pull.id, user.id, now) : removeReviewRequest(tx, pull.id, user.id));
+    });
+    return await this.requested(pull);
+  }
+
+  private async own(repo: RepositoryRow, viewer: Viewer, pull: PullRow, id: number): Promise<ReviewRow> {
+    await requireAccess(this.store, viewer, repo, 'read');
+    const review = await this.get(pull, viewer, id);
+    if (review.user_id !== viewer!.id) throw invalid('only its author can change a review');
+    return review;
+  }
+
+  private state(event: unknown, viewerId: number, pull: PullRow): ReviewState {
+    if (event === undefined || event === null || event === '') return 'PENDING';
+    const state = typeof event === 'string' ? EVENTS[event] : undefined;
+    if (!state) throw invalid("event must be 'APPROVE', 'REQUEST_CHANGES' or 'COMMENT'");
+    if (viewerId === pull.author_id && state !== 'COMMENTED') throw invalid(state === 'APPROVED' ? 'the author of a pull request cannot approve it' : 'the author of a pull request cannot request changes to it');
+    return state;
+  }
+
+  /** Checks each comment's place against the pull request's diff (at its head) and gives it its diff hunk. */
+  private async positions(repo: RepositoryRow, pull: PullRow, comments: readonly Fields[]): Promise<Array<DiffPosition & { diff_hunk: string; body: string }>> {
+    if (comments.length === 0) return [];
+    const files = new Map((await this.pulls.files(repo, pull.id)).map((file) => [file.filename, file]));
+    return comments.map((comment, index) => {
+      const field = comments.length > 1 || 'bad' in comment ? `comments[${index}]` : 'comment';
+      if ('bad' in comment) throw invalid(`${field} must be an object`);
+      if (comment.position !== undefined) throw invalid(`${field}.position is not supported: give line and side`);
+      if (typeof comment.path !== 'string' || !comment.path) throw invalid(`${field}.path is required`);
+      const line = lineNumber(`${field}.line`, comment.line);
+      const where = side(`${field}.side`, comment.side, 'RIGHT');
+      const startLine = comment.start_line === undefined || comment.start_line === null ? null : lineNumber(`${field}.start_line`, comment.start_line);
+      const startSide = startLine === null ? null : side(`${field}.start_side`, comment.start_side, where);
+      if (startLine !== null && startSide === where && startLine >= line) throw invalid(`${field}.start_line must be before line`);
+      const patch = files.get(comment.path)?.patch;
+      const hunk = patch === undefined ? undefined : hunkUpTo(patch, line, where);
+      if (hunk === undefined || (startLine !== null && hunkUpTo(patch!, startLine, startSide!) === undefined)) throw invalid(`${field}.line must be part of the diff`);
+      return { path: comment.path, line, side: where, start_line: startLine, start_side: startSide, diff_hunk: hunk, body: body(comment.body, `${field}.body is required`) };
+    });
+  }
+}

@@ -1,0 +1,128 @@
+import { Octokit } from '@octokit/rest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RepoHost } from '../../lib/index.js';
+import { bearer, http, startHost } from '../helpers/host.js';
+import { failure } from '../helpers/octokit.js';
+
+// Issue 20: pull request reviews, review comments on diff lines, requested reviewers, and protection that requires
+// approving reviews, as @octokit/rest drives them.
+describe('pull request reviews', () => {
+  let host: RepoHost;
+  const as: Record<string, Octokit> = {};
+  const repo = { owner: 'alice', repo: 'reviewed' };
+  let pull: { number: number; head: { sha: string } };
+
+  beforeAll(async () => {
+    host = await startHost();
+    for (const username of ['alice', 'bob', 'carol', 'dave']) {
+      await host.admin.createUser({ username, email: `${username}@example.com`, password: 'password123' });
+      as[username] = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: await host.admin.createToken(username, 'reviews') });
+    }
+    await as.alice!.repos.createForAuthenticatedUser({ name: 'reviewed', auto_init: true });
+    const token = await host.admin.createToken('alice', 'v1');
+    for (const username of ['bob', 'dave']) {
+      expect((await http(`${host.url}/api/v1/repos/alice/reviewed/collaborators/${username}`, { method: 'PUT', headers: bearer(token), json: { permission: 'write' } })).status).toBeLessThan(300);
+    }
+    const main = (await as.alice!.git.getRef({ ...repo, ref: 'heads/main' })).data.object.sha;
+    await as.bob!.git.createRef({ ...repo, ref: 'refs/heads/topic', sha: main });
+    await as.bob!.repos.createOrUpdateFileContents({ ...repo, path: 'notes.txt', branch: 'topic', message: 'Notes', content: Buffer.from('line one\nline two\nline three\n').toString('base64') });
+    pull = (await as.bob!.pulls.create({ ...repo, title: 'Notes', head: 'topic', base: 'main' })).data;
+  });
+
+  afterAll(async () => {
+    await host?.close();
+  });
+
+  it('requests reviewers, keeps a pending review to its author, and submits it with comments on diff lines', async () => {
+    const requested = await as.bob!.pulls.requestReviewers({ ...repo, pull_number: pull.number, reviewers: ['carol', 'dave'] });
+    expect(requested.status).toBe(201);
+    expect(requested.data.requested_reviewers?.map((user) => user.login)).toEqual(['carol', 'dave']);
+    expect((await failure(as.alice!.pulls.requestReviewers({ ...repo, pull_number: pull.number, reviewers: ['bob'] }))).status).toBe(422);
+
+    const pending = await as.carol!.pulls.createReview({ ...repo, pull_number: pull.number, comments: [{ path: 'notes.txt', line: 2, body: 'Why two?' }] });
+    expect(pending.data).toMatchObject({ state: 'PENDING', user: { login: 'carol' }, commit_id: pull.head.sha, author_association: 'NONE' });
+    expect(pending.data.submitted_at).toBeUndefined();
+    expect((await as.bob!.pulls.listReviews({ ...repo, pull_number: pull.number })).data).toEqual([]);
+    expect((await as.bob!.pulls.listReviewComments({ ...repo, pull_number: pull.number })).data).toEqual([]);
+    expect((await failure(as.bob!.pulls.getReview({ ...repo, pull_number: pull.number, review_id: pending.data.id }))).status).toBe(404);
+
+    const submitted = await as.carol!.pulls.submitReview({ ...repo, pull_number: pull.number, review_id: pending.data.id, event: 'COMMENT', body: 'A question' });
+    expect(submitted.data).toMatchObject({ state: 'COMMENTED', body: 'A question' });
+    expect(submitted.data.submitted_at).toMatch(/Z$/);
+    const [comment] = (await as.bob!.pulls.listReviewComments({ ...repo, pull_number: pull.number })).data;
+    expect(comment).toMatchObject({
+      path: 'notes.txt',
+      line: 2,
+      side: 'RIGHT',
+      start_line: null,
+      body: 'Why two?',
+      pull_request_review_id: pending.data.id,
+      commit_id: pull.head.sha,
+      diff_hunk: '@@ -0,0 +1,3 @@\n+line one\n+line two',
+      user: { login: 'carol' },
+    });
+    // Submitting answered carol's request; dave's stands.
+    expect((await as.bob!.pulls.listRequestedReviewers({ ...repo, pull_number: pull.number })).data.users.map((user) => user.login)).toEqual(['dave']);
+  });
+
+  it('replies to, edits and deletes review comments, and refuses lines outside the diff', async () => {
+    const single = await as.dave!.pulls.createReviewComment({ ...repo, pull_number: pull.number, commit_id: pull.head.sha, path: 'notes.txt', start_line: 1, line: 3, body: 'All three' });
+    expect(single.status).toBe(201);
+    expect(single.data).toMatchObject({ start_line: 1, line: 3, start_side: 'RIGHT', side: 'RIGHT' });
+    const reply = await as.bob!.pulls.createReplyForReviewComment({ ...repo, pull_number: pull.number, comment_id: single.data.id, body: 'Yes, all three' });
+    expect(reply.data).toMatchObject({ in_reply_to_id: single.data.id, path: 'notes.txt', line: 3 });
+    expect((await as.bob!.pulls.updateReviewComment({ ...repo, comment_id: reply.data.id, body: 'Yes: all three' })).data.body).toBe('Yes: all three');
+    expect((await failure(as.carol!.pulls.updateReviewComment({ ...repo, comment_id: reply.data.id, body: 'mine now' }))).status).toBe(422);
+    expect((await as.alice!.pulls.deleteReviewComment({ ...repo, comment_id: reply.data.id })).status).toBe(204);
+    expect((await failure(as.alice!.pulls.getReviewComment({ ...repo, comment_id: reply.data.id }))).status).toBe(404);
+    const outside = await failure(as.dave!.pulls.createReviewComment({ ...repo, pull_number: pull.number, commit_id: pull.head.sha, path: 'notes.txt', line: 9, body: 'x' }));
+    expect(outside).toMatchObject({ status: 422, data: { errors: [{ resource: 'PullRequestReviewComment' }] } });
+    expect((await failure(as.dave!.pulls.createReviewComment({ ...repo, pull_number: pull.number, commit_id: pull.head.sha, path: 'other.txt', line: 1, body: 'x' }))).status).toBe(422);
+    expect((await as.alice!.pulls.listReviewCommentsForRepo(repo)).data.map((each) => each.body)).toEqual(['Why two?', 'All three']);
+  });
+
+  it('merges only with the approvals protection requires, blocks on requested changes until dismissed', async () => {
+    await as.alice!.request('PUT /repos/{owner}/{repo}/branches/{branch}/protection', {
+      ...repo,
+      branch: 'main',
+      required_status_checks: null,
+      enforce_admins: true,
+      required_pull_request_reviews: { required_approving_review_count: 1 },
+      restrictions: null,
+    });
+    expect((await as.alice!.repos.getBranchProtection({ ...repo, branch: 'main' })).data.required_pull_request_reviews?.required_approving_review_count).toBe(1);
+    expect((await as.alice!.pulls.get({ ...repo, pull_number: pull.number })).data.mergeable_state).toBe('blocked');
+    expect((await failure(as.alice!.pulls.merge({ ...repo, pull_number: pull.number }))).data.message).toContain('1 approving review is required (0 given)');
+    expect((await failure(as.bob!.pulls.createReview({ ...repo, pull_number: pull.number, event: 'APPROVE' }))).status).toBe(422);
+
+    // An approval from someone who may only read does not count.
+    await as.carol!.pulls.createReview({ ...repo, pull_number: pull.number, event: 'APPROVE' });
+    expect((await failure(as.alice!.pulls.merge({ ...repo, pull_number: pull.number }))).status).toBe(405);
+    const approval = await as.dave!.pulls.createReview({ ...repo, pull_number: pull.number, event: 'APPROVE' });
+    expect(approval.data.state).toBe('APPROVED');
+    const changes = await as.alice!.pulls.createReview({ ...repo, pull_number: pull.number, event: 'REQUEST_CHANGES', body: 'Not yet' });
+    expect((await failure(as.alice!.pulls.merge({ ...repo, pull_number: pull.number }))).data.message).toContain('changes were requested');
+    expect((await failure(as.carol!.pulls.dismissReview({ ...repo, pull_number: pull.number, review_id: changes.data.id, message: 'no' }))).status).toBe(403);
+    const dismissed = await as.alice!.pulls.dismissReview({ ...repo, pull_number: pull.number, review_id: changes.data.id, message: 'Handled elsewhere' });
+    expect(dismissed.data).toMatchObject({ state: 'DISMISSED', body: 'Handled elsewhere' });
+    expect((await as.alice!.pulls.get({ ...repo, pull_number: pull.number })).data.mergeable_state).toBe('clean');
+    expect((await as.alice!.pulls.merge({ ...repo, pull_number: pull.number })).data.merged).toBe(true);
+    expect((await as.bob!.pulls.listReviews({ ...repo, pull_number: pull.number })).data.map((review) => [review.user?.login, review.state])).toEqual([
+      ['carol', 'COMMENTED'],
+      // A single comment, and a reply, each make a review of their own (as on GitHub).
+      ['dave', 'COMMENTED'],
+      ['bob', 'COMMENTED'],
+      ['carol', 'APPROVED'],
+      ['dave', 'APPROVED'],
+      ['alice', 'DISMISSED'],
+    ]);
+  });
+
+  it('deletes only a pending review, and refuses a second pending one', async () => {
+    const pending = await as.dave!.pulls.createReview({ ...repo, pull_number: pull.number, body: 'draft' });
+    expect((await failure(as.dave!.pulls.createReview({ ...repo, pull_number: pull.number, body: 'another' }))).status).toBe(422);
+    expect((await as.dave!.pulls.deletePendingReview({ ...repo, pull_number: pull.number, review_id: pending.data.id })).data.state).toBe('PENDING');
+    const submitted = (await as.dave!.pulls.listReviews({ ...repo, pull_number: pull.number })).data.find((review) => review.user?.login === 'dave')!;
+    expect((await failure(as.dave!.pulls.deletePendingReview({ ...repo, pull_number: pull.number, review_id: submitted.id }))).status).toBe(422);
+  });
+});
