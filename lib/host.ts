@@ -28,6 +28,7 @@ import { GitDataService } from './services/git-data.js';
 import { ReleaseFiles } from './services/release-files.js';
 import { ReleaseService } from './services/releases.js';
 import { ReviewService } from './services/reviews.js';
+import { ReviewShapes } from './github/review-shapes.js';
 import { ReleaseShapes } from './github/release-shapes.js';
 import { PullService } from './services/pulls.js';
 import { RefJournal } from './services/ref-journal.js';
@@ -146,7 +147,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     labels: new LabelService(store, nowIso, recorder),
     collaborators: new CollaboratorService(store, avatarUrl, nowIso),
     pulls,
-    reviews: new ReviewService(store, pulls, nowIso),
+    reviews: new ReviewService(store, pulls, nowIso, recorder, new ReviewShapes(baseUrl, shapes)),
     refUpdates,
     gitData,
     releases: new ReleaseService(store, git, gitData, refUpdates, new ReleaseFiles(options.maxReleaseAssetBytes), nowIso, recorder, new ReleaseShapes(baseUrl, shapes)),

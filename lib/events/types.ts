@@ -9,6 +9,10 @@ import type {
   GitHubUser,
 } from '../github/types.js';
 import type { GitHubRelease } from '../github/release-shapes.js';
+import type { GitHubReview, GitHubReviewComment, simplePull } from '../github/review-shapes.js';
+
+/** GitHub's "simple pull request" of review events. */
+type SimplePullRequest = ReturnType<typeof simplePull>;
 
 /** Fields every repository event carries, as in GitHub's webhook payloads. */
 export interface RepositoryEventBase {
@@ -70,13 +74,30 @@ export interface IssueCommentEvent extends RepositoryEventBase {
 }
 
 export interface PullRequestEvent extends RepositoryEventBase {
-  action: 'opened' | 'edited' | 'closed' | 'reopened' | 'synchronize';
+  action: 'opened' | 'edited' | 'closed' | 'reopened' | 'synchronize' | 'review_requested' | 'review_request_removed';
   number: number;
   pull_request: GitHubPullRequest;
   changes?: EditChanges;
   /** With `synchronize`: the head before and after. */
   before?: string;
   after?: string;
+  /** With `review_requested` and `review_request_removed`: whose review. */
+  requested_reviewer?: GitHubUser;
+}
+
+export interface PullRequestReviewEvent extends RepositoryEventBase {
+  action: 'submitted' | 'edited' | 'dismissed';
+  /** Webhooks write a review's state in lower case (`approved`), the REST API in upper case. */
+  review: Omit<GitHubReview, 'state'> & { state: string };
+  pull_request: SimplePullRequest;
+  changes?: { body?: { from: string } };
+}
+
+export interface PullRequestReviewCommentEvent extends RepositoryEventBase {
+  action: 'created' | 'edited' | 'deleted';
+  comment: GitHubReviewComment;
+  pull_request: SimplePullRequest;
+  changes?: { body?: { from: string } };
 }
 
 export interface StatusEvent extends RepositoryEventBase {
@@ -154,13 +175,15 @@ export interface RepoEventMap {
   watch: WatchEvent;
   repository: RepositoryEvent;
   release: ReleaseEvent;
+  pull_request_review: PullRequestReviewEvent;
+  pull_request_review_comment: PullRequestReviewCommentEvent;
   ping: PingEvent;
 }
 
 export type RepoEventName = keyof RepoEventMap;
 
 /** The events a webhook may subscribe to (`ping` goes to the hook it tests, whatever it subscribes to). */
-export const SUBSCRIBABLE_EVENTS = ['push', 'create', 'delete', 'issues', 'issue_comment', 'pull_request', 'status', 'star', 'watch', 'repository', 'release'] as const;
+export const SUBSCRIBABLE_EVENTS = ['push', 'create', 'delete', 'issues', 'issue_comment', 'pull_request', 'status', 'star', 'watch', 'repository', 'release', 'pull_request_review', 'pull_request_review_comment'] as const;
 export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
 
 /** One event as code in the same process receives it. */

@@ -5,7 +5,32 @@ import { usersByNames } from '../store/queries/users.js';
 import { collaboratorsAmong } from '../store/queries/collaborators.js';
 import { GITHUB_API_PREFIX, nodeId, type GitHubShapes } from './shapes.js';
 import { githubTime } from './time.js';
-import type { GitHubAuthorAssociation, GitHubUser } from './types.js';
+import type { GitHubAuthorAssociation, GitHubPullRequest, GitHubUser } from './types.js';
+
+export type GitHubReview = Awaited<ReturnType<ReviewShapes['reviews']>>[number];
+export type GitHubReviewComment = Awaited<ReturnType<ReviewShapes['comments']>>[number];
+
+/** The fields of GitHub's "simple pull request", which review events carry instead of the whole one. */
+const SIMPLE_PULL_FIELDS = [
+  '_links', 'active_lock_reason', 'assignee', 'assignees', 'author_association', 'auto_merge', 'base', 'body', 'closed_at', 'comments_url',
+  'commits_url', 'created_at', 'diff_url', 'draft', 'head', 'html_url', 'id', 'issue_url', 'labels', 'locked', 'merge_commit_sha', 'merged_at',
+  'milestone', 'node_id', 'number', 'patch_url', 'requested_reviewers', 'requested_teams', 'review_comment_url', 'review_comments_url', 'state',
+  'statuses_url', 'title', 'updated_at', 'url', 'user',
+] as const satisfies ReadonlyArray<keyof GitHubPullRequest>;
+
+/**
+ * A pull request as review events carry it: the simple shape. GitHub's description of `pull_request_review.edited`
+ * alone leaves `has_discussions` out of its branches' repositories: `withoutDiscussions` follows it there.
+ */
+export function simplePull(pull: GitHubPullRequest, withoutDiscussions = false) {
+  const branch = (ref: GitHubPullRequest['head']) => {
+    if (!withoutDiscussions) return ref;
+    const { has_discussions: _, ...repo } = ref.repo;
+    return { ...ref, repo };
+  };
+  const picked = Object.fromEntries(SIMPLE_PULL_FIELDS.map((field) => [field, pull[field]])) as Pick<GitHubPullRequest, (typeof SIMPLE_PULL_FIELDS)[number]>;
+  return { ...picked, head: branch(pull.head), base: branch(pull.base) };
+}
 
 const NO_REACTIONS = { total_count: 0, '+1': 0, '-1': 0, laugh: 0, hooray: 0, confused: 0, heart: 0, rocket: 0, eyes: 0 };
 
@@ -72,6 +97,8 @@ export class ReviewShapes {
         node_id: nodeId('PullRequestReviewComment', comment.id),
         diff_hunk: comment.diff_hunk,
         path: comment.path,
+        position: comment.position,
+        original_position: comment.position,
         commit_id: comment.commit_id,
         original_commit_id: comment.commit_id,
         ...(comment.in_reply_to_id === null ? {} : { in_reply_to_id: comment.in_reply_to_id }),

@@ -1,6 +1,9 @@
 import { invalid, notFound } from '../errors.js';
 import { hunkUpTo } from '../git/diff-hunk.js';
-import type { Db } from '../store/interface.js';
+import type { EventRecorder, PullRequestReviewCommentEvent, PullRequestReviewEvent } from '../events/index.js';
+import { simplePull, type ReviewShapes } from '../github/review-shapes.js';
+import type { Db, WriteTx } from '../store/interface.js';
+import { pullInRepository } from '../store/queries/pulls.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import type { PullRow } from '../store/queries/pulls.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
@@ -86,7 +89,40 @@ export class ReviewService {
     private readonly store: Db,
     private readonly pulls: Pick<PullService, 'files'>,
     private readonly now: () => string,
+    private readonly events: EventRecorder,
+    private readonly shapes: ReviewShapes,
   ) {}
+
+  /** The pull request as its events carry it, read in the write. */
+  private async pullShape(tx: WriteTx, repo: RepositoryRow, pullId: number) {
+    return await this.events.github.pull(tx, repo, (await pullInRepository(tx, repo.id, pullId))!);
+  }
+
+  /** A `pull_request_review` event of a review as it stands in the write. */
+  private async announceReview(tx: WriteTx, repo: RepositoryRow, viewer: Viewer, pull: PullRow, reviewId: number, action: PullRequestReviewEvent['action'], changes?: { body: { from: string } }): Promise<void> {
+    await this.events.record(tx, repo, viewer, 'pull_request_review', async (current) => {
+      const [review] = await this.shapes.reviews(tx, current, pull.number, [(await reviewById(tx, pull.id, reviewId))!]);
+      const pullRequest = simplePull(await this.pullShape(tx, current, pull.id), action === 'edited');
+      return { action, review: { ...review!, state: review!.state.toLowerCase() }, pull_request: pullRequest, ...(changes ? { changes } : {}) };
+    });
+  }
+
+  /** A `pull_request_review_comment` event of comments as they stand in the write (or as they were, when deleted). */
+  private async announceComments(tx: WriteTx, repo: RepositoryRow, viewer: Viewer, pull: Pick<PullRow, 'id' | 'number'>, comments: readonly ReviewCommentRow[], action: PullRequestReviewCommentEvent['action'], changes?: { body: { from: string } }): Promise<void> {
+    for (const row of comments) {
+      await this.events.record(tx, repo, viewer, 'pull_request_review_comment', async (current) => {
+        const [comment] = await this.shapes.comments(tx, current, [row]);
+        return { action, comment: comment!, pull_request: simplePull(await this.pullShape(tx, current, pull.id)), ...(changes ? { changes } : {}) };
+      });
+    }
+  }
+
+  /** What submitting a review tells: the review, then each of its comments. */
+  private async announceSubmitted(tx: WriteTx, repo: RepositoryRow, viewer: Viewer, pull: PullRow, reviewId: number): Promise<void> {
+    await this.announceReview(tx, repo, viewer, pull, reviewId, 'submitted');
+    const { items } = await reviewComments(tx, { reviewId }, viewer!.id, { limit: MAX_COMMENTS, offset: 0 });
+    await this.announceComments(tx, repo, viewer, pull, items, 'created');
+  }
 
   async list(pull: PullRow, viewer: Viewer, page: PageWindow): Promise<{ items: ReviewRow[]; total: number }> {
     return await this.store.read(async (tx) => await reviewsOfPull(tx, pull.id, viewer?.id ?? null, page));
@@ -112,7 +148,10 @@ export class ReviewService {
       if (state === 'PENDING' && (await pendingReviewOf(tx, pull.id, viewer!.id))) throw invalid('a reviewer can have only one pending review per pull request');
       const id = await insertReview(tx, repo.id, pull.id, viewer!.id, { state, body: text, commit_id: pull.head_sha, submitted_at: state === 'PENDING' ? null : now }, now);
       for (const comment of positioned) await insertReviewComment(tx, repo.id, pull.id, id, viewer!.id, { ...comment, commit_id: pull.head_sha, in_reply_to_id: null }, now);
-      if (state !== 'PENDING') await removeReviewRequest(tx, pull.id, viewer!.id);
+      if (state !== 'PENDING') {
+        await removeReviewRequest(tx, pull.id, viewer!.id);
+        await this.announceSubmitted(tx, repo, viewer, pull, id);
+      }
       return id;
     });
     return (await reviewById(this.store, pull.id, id))!;
@@ -129,6 +168,7 @@ export class ReviewService {
     await writeToRepository(this.store, repo, async (tx) => {
       await updateReview(tx, review.id, { state, body: text, submitted_at: now }, now);
       await removeReviewRequest(tx, pull.id, viewer!.id);
+      await this.announceSubmitted(tx, repo, viewer, pull, review.id);
     });
     return (await reviewById(this.store, pull.id, review.id))!;
   }
@@ -136,7 +176,10 @@ export class ReviewService {
   async edit(repo: RepositoryRow, viewer: Viewer, pull: PullRow, id: number, input: { body?: unknown }): Promise<ReviewRow> {
     const review = await this.own(repo, viewer, pull, id);
     const text = body(input.body, 'body is required');
-    await writeToRepository(this.store, repo, async (tx) => await updateReview(tx, review.id, { state: review.state, body: text, submitted_at: review.submitted_at }, this.now()));
+    await writeToRepository(this.store, repo, async (tx) => {
+      await updateReview(tx, review.id, { state: review.state, body: text, submitted_at: review.submitted_at }, this.now());
+      if (review.state !== 'PENDING' && text !== review.body) await this.announceReview(tx, repo, viewer, pull, review.id, 'edited', { body: { from: review.body } });
+    });
     return (await reviewById(this.store, pull.id, review.id))!;
   }
 
@@ -154,7 +197,10 @@ export class ReviewService {
     const review = await this.get(pull, viewer, id);
     if (review.state !== 'APPROVED' && review.state !== 'CHANGES_REQUESTED') throw invalid('only an approval or a request for changes can be dismissed');
     const text = body(message, 'message is required');
-    await writeToRepository(this.store, repo, async (tx) => await updateReview(tx, review.id, { state: 'DISMISSED', body: text, submitted_at: review.submitted_at }, this.now()));
+    await writeToRepository(this.store, repo, async (tx) => {
+      await updateReview(tx, review.id, { state: 'DISMISSED', body: text, submitted_at: review.submitted_at }, this.now());
+      await this.announceReview(tx, repo, viewer, pull, review.id, 'dismissed');
+    });
     return (await reviewById(this.store, pull.id, review.id))!;
   }
 
@@ -163,7 +209,7 @@ export class ReviewService {
     return await this.store.read(async (tx) => await reviewComments(tx, scope, viewer?.id ?? null, page));
   }
 
-  async comment(repo: RepositoryRow, viewer: Viewer, id: number): Promise<ReviewCommentRow> {
+  async comment(repo: RepositoryRow, viewer: Viewer, id: number): Promise<ReviewCommentRow & { pending: number }> {
     const comment = Number.isSafeInteger(id) ? await reviewCommentById(this.store, repo.id, id) : undefined;
     if (!comment || (comment.pending === 1 && comment.user_id !== viewer?.id)) throw notFound('Not Found');
     return comment;
@@ -176,20 +222,22 @@ export class ReviewService {
   async addComment(repo: RepositoryRow, viewer: Viewer, pull: PullRow, input: CommentInput): Promise<ReviewCommentRow> {
     await requireAccess(this.store, viewer, repo, 'read');
     const text = body(input.body, 'body is required');
-    let position: DiffPosition & { diff_hunk: string };
+    let position: DiffPosition & { diff_hunk: string; position: number };
     let replyTo: number | null = null;
     if (input.in_reply_to !== undefined && input.in_reply_to !== null) {
       const target = await this.comment(repo, viewer, Number(input.in_reply_to));
       if (target.pull_id !== pull.id) throw notFound('Not Found');
       replyTo = target.in_reply_to_id ?? target.id;
-      position = { path: target.path, line: target.line, side: target.side, start_line: target.start_line, start_side: target.start_side, diff_hunk: target.diff_hunk };
+      position = { path: target.path, line: target.line, side: target.side, start_line: target.start_line, start_side: target.start_side, diff_hunk: target.diff_hunk, position: target.position };
     } else {
       position = (await this.positions(repo, pull, [input as Fields]))[0]!;
     }
     const now = this.now();
     const id = await writeToRepository(this.store, repo, async (tx) => {
       const reviewId = await insertReview(tx, repo.id, pull.id, viewer!.id, { state: 'COMMENTED', body: '', commit_id: pull.head_sha, submitted_at: now }, now);
-      return await insertReviewComment(tx, repo.id, pull.id, reviewId, viewer!.id, { ...position, body: text, commit_id: pull.head_sha, in_reply_to_id: replyTo }, now);
+      const id = await insertReviewComment(tx, repo.id, pull.id, reviewId, viewer!.id, { ...position, body: text, commit_id: pull.head_sha, in_reply_to_id: replyTo }, now);
+      await this.announceSubmitted(tx, repo, viewer, pull, reviewId);
+      return id;
     });
     return await this.comment(repo, viewer, id);
   }
@@ -198,7 +246,12 @@ export class ReviewService {
     const comment = await this.comment(repo, viewer, id);
     if (comment.user_id !== viewer?.id) throw invalid('only its author can edit a comment');
     const text = body(input.body, 'body is required');
-    await writeToRepository(this.store, repo, async (tx) => await updateReviewComment(tx, comment.id, text, this.now()));
+    await writeToRepository(this.store, repo, async (tx) => {
+      await updateReviewComment(tx, comment.id, text, this.now());
+      if (comment.pending === 0 && text !== comment.body) {
+        await this.announceComments(tx, repo, viewer, { id: comment.pull_id, number: comment.pull_number }, [(await reviewCommentById(tx, repo.id, comment.id))!], 'edited', { body: { from: comment.body } });
+      }
+    });
     return await this.comment(repo, viewer, id);
   }
 
@@ -206,7 +259,10 @@ export class ReviewService {
   async deleteComment(repo: RepositoryRow, viewer: Viewer, id: number): Promise<void> {
     const comment = await this.comment(repo, viewer, id);
     if (comment.user_id !== viewer?.id) await requireAccess(this.store, viewer, repo, 'write', 'Only its author or a collaborator with write access may delete this comment');
-    await writeToRepository(this.store, repo, async (tx) => await deleteReviewComment(tx, comment.id));
+    await writeToRepository(this.store, repo, async (tx) => {
+      if (comment.pending === 0) await this.announceComments(tx, repo, viewer, { id: comment.pull_id, number: comment.pull_number }, [comment], 'deleted');
+      await deleteReviewComment(tx, comment.id);
+    });
   }
 
   async requested(pull: PullRow): Promise<string[]> {
@@ -227,7 +283,18 @@ export class ReviewService {
     }
     const now = this.now();
     await writeToRepository(this.store, repo, async (tx) => {
-      for (const user of users) await (add ? addReviewRequest(tx, pull.id, user.id, now) : removeReviewRequest(tx, pull.id, user.id));
+      const before = new Set(await requestedReviewers(tx, pull.id));
+      for (const user of users) {
+        // Only a change is announced: requesting a review twice, or removing one never requested, says nothing.
+        if (add === before.has(user.username)) continue;
+        await (add ? addReviewRequest(tx, pull.id, user.id, now) : removeReviewRequest(tx, pull.id, user.id));
+        await this.events.record(tx, repo, viewer, 'pull_request', async (current) => ({
+          action: add ? ('review_requested' as const) : ('review_request_removed' as const),
+          number: pull.number,
+          pull_request: await this.pullShape(tx, current, pull.id),
+          requested_reviewer: this.events.github.user(user),
+        }));
+      }
     });
     return await this.requested(pull);
   }
@@ -248,7 +315,7 @@ export class ReviewService {
   }
 
   /** Checks each comment's place against the pull request's diff (at its head) and gives it its diff hunk. */
-  private async positions(repo: RepositoryRow, pull: PullRow, comments: readonly Fields[]): Promise<Array<DiffPosition & { diff_hunk: string; body: string }>> {
+  private async positions(repo: RepositoryRow, pull: PullRow, comments: readonly Fields[]): Promise<Array<DiffPosition & { diff_hunk: string; position: number; body: string }>> {
     if (comments.length === 0) return [];
     const files = new Map((await this.pulls.files(repo, pull.id)).map((file) => [file.filename, file]));
     return comments.map((comment, index) => {
@@ -264,7 +331,7 @@ export class ReviewService {
       const patch = files.get(comment.path)?.patch;
       const hunk = patch === undefined ? undefined : hunkUpTo(patch, line, where);
       if (hunk === undefined || (startLine !== null && hunkUpTo(patch!, startLine, startSide!) === undefined)) throw invalid(`${field}.line must be part of the diff`);
-      return { path: comment.path, line, side: where, start_line: startLine, start_side: startSide, diff_hunk: hunk, body: body(comment.body, `${field}.body is required`) };
+      return { path: comment.path, line, side: where, start_line: startLine, start_side: startSide, ...hunk, body: body(comment.body, `${field}.body is required`) };
     });
   }
 }

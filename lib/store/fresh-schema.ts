@@ -355,6 +355,7 @@ export const FRESH_SCHEMA: readonly string[] = [
         start_side TEXT,
         commit_id TEXT NOT NULL,
         diff_hunk TEXT NOT NULL,
+        position INTEGER NOT NULL,
         body TEXT NOT NULL,
         in_reply_to_id INTEGER,
         created_at TEXT NOT NULL,

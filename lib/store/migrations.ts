@@ -483,6 +483,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
         start_side TEXT,
         commit_id TEXT NOT NULL,
         diff_hunk TEXT NOT NULL,
+        position INTEGER NOT NULL,
         body TEXT NOT NULL,
         in_reply_to_id INTEGER,
         created_at TEXT NOT NULL,

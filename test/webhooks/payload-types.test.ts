@@ -117,6 +117,19 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
     const signed = await signedCommit(tree, head);
     await git(tree, ['push', '-q', 'origin', `${signed.sha}:refs/heads/signed`], work.path);
     await bob.repos.createCommitStatus({ ...ids, sha: signed.sha, state: 'failure', context: 'ci/build' });
+    // reviews: review_requested, review_request_removed; a review submitted with a comment on a line, edited,
+    // an approval dismissed; a single comment, a reply, edited and deleted
+    await bob.pulls.requestReviewers({ ...ids, pull_number: pull.number, reviewers: ['alice', 'carol'] });
+    await bob.pulls.removeRequestedReviewers({ ...ids, pull_number: pull.number, reviewers: ['carol'] });
+    const reviewed = await alice.pulls.createReview({ ...ids, pull_number: pull.number, event: 'COMMENT', body: 'Looked at it', comments: [{ path: 'topic.txt', line: 1, body: 'Why again?' }] });
+    await alice.pulls.updateReview({ ...ids, pull_number: pull.number, review_id: reviewed.data.id, body: 'Looked at it closely' });
+    const approval = await carol.pulls.createReview({ ...ids, pull_number: pull.number, event: 'APPROVE' });
+    await alice.pulls.dismissReview({ ...ids, pull_number: pull.number, review_id: approval.data.id, message: 'Not a collaborator' });
+    const lineComment = await carol.pulls.createReviewComment({ ...ids, pull_number: pull.number, commit_id: reviewed.data.commit_id!, path: 'topic.txt', line: 1, body: 'Same question' });
+    const replyComment = await bob.pulls.createReplyForReviewComment({ ...ids, pull_number: pull.number, comment_id: lineComment.data.id, body: 'Because' });
+    await bob.pulls.updateReviewComment({ ...ids, comment_id: replyComment.data.id, body: 'Because it changed' });
+    await bob.pulls.deleteReviewComment({ ...ids, comment_id: replyComment.data.id });
+
     await host.idle();
     await alice.pulls.merge({ ...ids, pull_number: pull.number, merge_method: 'merge' });
     const merged = (await alice.pulls.get({ ...ids, pull_number: pull.number })).data;
@@ -177,6 +190,14 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
         'pull_request.edited',
         'pull_request.opened',
         'pull_request.reopened',
+        'pull_request.review_request_removed',
+        'pull_request.review_requested',
+        'pull_request_review.dismissed',
+        'pull_request_review.edited',
+        'pull_request_review.submitted',
+        'pull_request_review_comment.created',
+        'pull_request_review_comment.deleted',
+        'pull_request_review_comment.edited',
         'pull_request.synchronize',
         'push',
         'release.created',

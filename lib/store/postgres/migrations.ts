@@ -453,6 +453,7 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<{ version: number; statements: r
         start_side TEXT,
         commit_id TEXT NOT NULL,
         diff_hunk TEXT NOT NULL,
+        position INTEGER NOT NULL,
         body TEXT NOT NULL,
         in_reply_to_id BIGINT,
         created_at TEXT NOT NULL,

@@ -36,6 +36,8 @@ export interface ReviewCommentRow extends DiffPosition {
   author: string;
   commit_id: string;
   diff_hunk: string;
+  /** GitHub's `position`: the line's index in the file's patch. */
+  position: number;
   body: string;
   in_reply_to_id: number | null;
   created_at: string;
@@ -46,7 +48,7 @@ const REVIEW = `SELECT r.id, r.pull_id, r.user_id, u.username AS author, r.state
   FROM pull_reviews r JOIN users u ON u.id = r.user_id`;
 
 const COMMENT_COLUMNS = `c.id, c.pull_id, p.number AS pull_number, c.review_id, c.user_id, u.username AS author, c.path, c.line, c.side, c.start_line,
-  c.start_side, c.commit_id, c.diff_hunk, c.body, c.in_reply_to_id, c.created_at, c.updated_at`;
+  c.start_side, c.commit_id, c.diff_hunk, c.position, c.body, c.in_reply_to_id, c.created_at, c.updated_at`;
 const COMMENT_FROM = 'FROM pull_review_comments c JOIN users u ON u.id = c.user_id JOIN pull_requests p ON p.id = c.pull_id';
 const COMMENT = `SELECT ${COMMENT_COLUMNS} ${COMMENT_FROM}`;
 
@@ -121,13 +123,13 @@ export async function insertReviewComment(
   pullId: number,
   reviewId: number,
   userId: number,
-  comment: DiffPosition & { commit_id: string; diff_hunk: string; body: string; in_reply_to_id: number | null },
+  comment: DiffPosition & { commit_id: string; diff_hunk: string; position: number; body: string; in_reply_to_id: number | null },
   now: string,
 ): Promise<number> {
   const { rows } = await tx.run<{ id: number }>(
-    `INSERT INTO pull_review_comments (repo_id, pull_id, review_id, user_id, path, line, side, start_line, start_side, commit_id, diff_hunk, body,
-      in_reply_to_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-    [repoId, pullId, reviewId, userId, comment.path, comment.line, comment.side, comment.start_line, comment.start_side, comment.commit_id, comment.diff_hunk, comment.body, comment.in_reply_to_id, now, now],
+    `INSERT INTO pull_review_comments (repo_id, pull_id, review_id, user_id, path, line, side, start_line, start_side, commit_id, diff_hunk, position,
+      body, in_reply_to_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    [repoId, pullId, reviewId, userId, comment.path, comment.line, comment.side, comment.start_line, comment.start_side, comment.commit_id, comment.diff_hunk, comment.position, comment.body, comment.in_reply_to_id, now, now],
   );
   return rows[0]!.id;
 }
