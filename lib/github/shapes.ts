@@ -7,6 +7,7 @@ import type { RepositoryRow } from '../store/queries/repositories.js';
 import { countToggles } from '../store/queries/toggles.js';
 import { userByName, usersByNames, type UserRow } from '../store/queries/users.js';
 import { collaboratorsAmong } from '../store/queries/collaborators.js';
+import { reviewFactsOfPulls } from '../store/queries/reviews.js';
 import type { ChangedFile } from '../git/diff.js';
 import type { CommitIdentity, CommitObject } from '../git/objects.js';
 import { githubTime } from './time.js';
@@ -28,6 +29,8 @@ interface ShapeReads {
   user(username: string | null): Promise<GitHubUser | null>;
   repository(): Promise<GitHubRepository>;
   association(username: string | null): Promise<GitHubAuthorAssociation>;
+  /** Who is asked to review a pull request, and how many review comments it has. */
+  reviews(pullId: number): Promise<{ reviewers: GitHubUser[]; comments: number }>;
 }
 
 /** What GitHub's `author_association` says of an account: the owner, a collaborator, or neither. */
@@ -112,16 +115,32 @@ export class GitHubShapes {
       user: async (username) => await this.userNamed(db, username),
       repository: async () => await (repository ??= this.repository(db, repo)),
       association: (username) => associationOf(repo, username, async (name) => (await collaboratorsAmong(db, repo.id, [name])).has(name)),
+      reviews: async (pullId) => await this.reviewFacts(db, pullId),
     };
   }
 
+  /** `reviews` of ShapeReads for one pull request. */
+  private async reviewFacts(db: ReadTx, pullId: number): Promise<{ reviewers: GitHubUser[]; comments: number }> {
+    return (await this.reviewFactsOfPage(db, [pullId]))(pullId);
+  }
+
+  /** Requested reviewers and review comment counts of several pull requests, in a fixed number of queries. */
+  private async reviewFactsOfPage(db: ReadTx, pullIds: readonly number[]): Promise<(pullId: number) => { reviewers: GitHubUser[]; comments: number }> {
+    const facts = await reviewFactsOfPulls(db, pullIds);
+    const users = await usersByNames(db, [...facts.reviewers.values()].flat());
+    return (pullId) => ({ reviewers: (facts.reviewers.get(pullId) ?? []).map((name) => this.user(users.get(name.toLowerCase())!)), comments: facts.comments.get(pullId) ?? 0 });
+  }
+
   /** Reads for a page of objects: every account they name in one query, the repository's shape once. */
-  private async pageReads(db: ReadTx, repo: RepositoryRow, usernames: ReadonlyArray<string | null>): Promise<ShapeReads> {
+  private async pageReads(db: ReadTx, repo: RepositoryRow, usernames: ReadonlyArray<string | null>, pullIds: readonly number[] = []): Promise<ShapeReads> {
     const named = usernames.filter((username): username is string => !!username);
     const users = await usersByNames(db, named);
     let collaborators: Promise<Set<string>> | undefined;
     let repository: Promise<GitHubRepository> | undefined;
+    let reviews: ReturnType<GitHubShapes['reviewFactsOfPage']> | undefined;
     return {
+      // The page's pull requests are read together, the first time one of them is asked for.
+      reviews: async (pullId) => (pullIds.includes(pullId) ? (await (reviews ??= this.reviewFactsOfPage(db, pullIds)))(pullId) : await this.reviewFacts(db, pullId)),
       association: (username) => associationOf(repo, username, async (name) => (await (collaborators ??= collaboratorsAmong(db, repo.id, named))).has(name)),
       user: async (username) => {
         const row = username ? users.get(username.toLowerCase()) : undefined;
@@ -139,7 +158,7 @@ export class GitHubShapes {
 
   /** A page of pull requests, in a fixed number of queries whatever its length. */
   async pulls(db: ReadTx, repo: RepositoryRow, pulls: readonly PullRow[]): Promise<GitHubPullRequest[]> {
-    const reads = await this.pageReads(db, repo, pulls.flatMap((pull) => [pull.author, pull.merged_by]));
+    const reads = await this.pageReads(db, repo, pulls.flatMap((pull) => [pull.author, pull.merged_by]), pulls.map((pull) => pull.id));
     return (await Promise.all(pulls.map(async (pull) => await this.pull(db, repo, pull, reads))));
   }
 
@@ -328,6 +347,7 @@ export class GitHubShapes {
    */
   async pull(db: ReadTx, repo: RepositoryRow, pull: PullRow, reads: ShapeReads = this.reads(db, repo), stats?: GitHubPullStats): Promise<GitHubPullRequest> {
     const repository = await reads.repository();
+    const reviews = await reads.reviews(pull.id);
     const html = `${this.baseUrl()}/${repo.owner_name}/${repo.name}/pulls/${pull.number}`;
     const branch = (ref: string, sha: string): GitHubBranchRef => ({ label: `${repo.owner_name}:${ref}`, ref, sha, user: repository.owner, repo: repository });
     const url = this.api(`/repos/${repo.owner_name}/${repo.name}/pulls/${pull.number}`);
@@ -362,12 +382,12 @@ export class GitHubShapes {
       auto_merge: null,
       labels: [],
       ...UNASSIGNED,
-      requested_reviewers: [],
+      requested_reviewers: reviews.reviewers,
       requested_teams: [],
       author_association: await reads.association(pull.author),
       draft: false,
       comments: pull.comments,
-      review_comments: 0,
+      review_comments: reviews.comments,
       html_url: html,
       url,
       diff_url: `${html}.diff`,

@@ -211,7 +211,7 @@ export interface GitHubPullRequest {
   labels: [];
   assignee: null;
   assignees: [];
-  requested_reviewers: [];
+  requested_reviewers: GitHubUser[];
   requested_teams: [];
   milestone: null;
   locked: false;
@@ -220,7 +220,7 @@ export interface GitHubPullRequest {
   draft: false;
   comments: number;
   /** repohost has no review comments (comments on diff lines). */
-  review_comments: 0;
+  review_comments: number;
   html_url: string;
   url: string;
   diff_url: string;

@@ -61,8 +61,10 @@ describe('pull request reviews', () => {
       diff_hunk: '@@ -0,0 +1,3 @@\n+line one\n+line two',
       user: { login: 'carol' },
     });
-    // Submitting answered carol's request; dave's stands.
+    // Submitting answered carol's request; dave's stands, and the pull request says so, with its review comment.
     expect((await as.bob!.pulls.listRequestedReviewers({ ...repo, pull_number: pull.number })).data.users.map((user) => user.login)).toEqual(['dave']);
+    expect((await as.bob!.pulls.get({ ...repo, pull_number: pull.number })).data).toMatchObject({ requested_reviewers: [{ login: 'dave' }], review_comments: 1 });
+    expect((await as.bob!.pulls.list(repo)).data[0]).toMatchObject({ requested_reviewers: [{ login: 'dave' }] });
   });
 
   it('replies to, edits and deletes review comments, and refuses lines outside the diff', async () => {

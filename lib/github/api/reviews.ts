@@ -136,9 +136,8 @@ export function mountReviews(app: H3, ctx: AppContext): void {
       const { repo, pull, viewer } = await context(event, true);
       const body = await readJson(ctx, event);
       if (Array.isArray(body.team_reviewers) && body.team_reviewers.length > 0) throw validationFailed({ resource: 'PullRequest', field: 'team_reviewers', code: 'invalid', message: 'repohost has no teams' });
-      const logins = await ctx.reviews.request(repo, viewer, pull, body.reviewers ?? [], add);
-      // The pull request, with the reviewers now requested (other pull request answers do not list them yet).
-      const shape = { ...(await shapesOf(ctx).pull(ctx.store, repo, pull)), requested_reviewers: (await requested(logins)).users };
+      await ctx.reviews.request(repo, viewer, pull, body.reviewers ?? [], add);
+      const shape = await shapesOf(ctx).pull(ctx.store, repo, pull);
       return add ? created(event, shape) : shape;
     });
   }

@@ -1,4 +1,5 @@
 import type { ReadTx, WriteTx } from '../interface.js';
+import { inList } from './in-list.js';
 import type { PageWindow } from './page-window.js';
 
 export type ReviewState = 'PENDING' | 'COMMENTED' | 'APPROVED' | 'CHANGES_REQUESTED' | 'DISMISSED';
@@ -155,4 +156,27 @@ export async function addReviewRequest(tx: WriteTx, pullId: number, userId: numb
 
 export async function removeReviewRequest(tx: WriteTx, pullId: number, userId: number): Promise<void> {
   await tx.run('DELETE FROM pull_review_requests WHERE pull_id = ? AND user_id = ?', [pullId, userId]);
+}
+
+/** Who is asked to review each of several pull requests, and how many review comments each has: two queries. */
+export async function reviewFactsOfPulls(db: ReadTx, pullIds: readonly number[]): Promise<{ reviewers: Map<number, string[]>; comments: Map<number, number> }> {
+  const reviewers = new Map<number, string[]>();
+  const comments = new Map<number, number>();
+  if (pullIds.length === 0) return { reviewers, comments };
+  const ids = inList(pullIds);
+  for (const row of await db.all<{ pull_id: number; username: string }>(
+    `SELECT q.pull_id, u.username FROM pull_review_requests q JOIN users u ON u.id = q.user_id WHERE q.pull_id ${ids.sql} ORDER BY q.created_at, u.username`,
+    ids.params,
+  )) {
+    reviewers.set(row.pull_id, [...(reviewers.get(row.pull_id) ?? []), row.username]);
+  }
+  // Only comments of submitted reviews count (a pending one is its author's alone).
+  for (const row of await db.all<{ pull_id: number; n: number }>(
+    `SELECT c.pull_id, COUNT(*) AS n FROM pull_review_comments c JOIN pull_reviews r ON r.id = c.review_id
+      WHERE c.pull_id ${ids.sql} AND r.state <> 'PENDING' GROUP BY c.pull_id`,
+    ids.params,
+  )) {
+    comments.set(row.pull_id, row.n);
+  }
+  return { reviewers, comments };
 }
