@@ -2,6 +2,7 @@ import type { GitRepositories } from './git/repositories.js';
 import type { GitHubRateLimits } from './github/rate-limit.js';
 import type { Highlighter } from './highlight/index.js';
 import type { ResolvedOptions } from './options.js';
+import type { AssigneeService } from './services/assignees.js';
 import type { AvatarService } from './services/avatars.js';
 import type { BranchProtectionService } from './services/branch-protection.js';
 import type { CheckService } from './services/checks.js';
@@ -38,6 +39,8 @@ export interface AppContext {
   readonly repos: RepositoryService;
   readonly issues: IssueService;
   readonly labels: LabelService;
+  /** Assignees of issues and pull requests. */
+  readonly assignees: AssigneeService;
   readonly collaborators: CollaboratorService;
   readonly pulls: PullService;
   /** Reviews of pull requests, their comments on diff lines, requested reviewers. */

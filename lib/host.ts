@@ -16,6 +16,7 @@ import { GitHubRateLimits } from './github/rate-limit.js';
 import { createWebhooks } from './webhooks/index.js';
 import { resolveOptions, type RepoHostOptions, type ResolvedOptions } from './options.js';
 import { createAdminOperations, type AdminOperations } from './services/admin.js';
+import { AssigneeService } from './services/assignees.js';
 import { AvatarService } from './services/avatars.js';
 import { BranchProtectionService } from './services/branch-protection.js';
 import { CiService } from './services/ci.js';
@@ -145,6 +146,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     repos,
     issues: new IssueService(store, nowIso, recorder),
     labels: new LabelService(store, nowIso, recorder),
+    assignees: new AssigneeService(store, nowIso, recorder),
     collaborators: new CollaboratorService(store, avatarUrl, nowIso),
     pulls,
     reviews: new ReviewService(store, pulls, nowIso, recorder, new ReviewShapes(baseUrl, shapes)),

@@ -59,11 +59,13 @@ export interface DeleteEvent extends RepositoryEventBase {
 export type EditChanges = Partial<Record<'title' | 'body', { from: string }>> & { base?: { ref: { from: string }; sha: { from: string } } };
 
 export interface IssuesEvent extends RepositoryEventBase {
-  action: 'opened' | 'edited' | 'closed' | 'reopened' | 'labeled' | 'unlabeled';
+  action: 'opened' | 'edited' | 'closed' | 'reopened' | 'labeled' | 'unlabeled' | 'assigned' | 'unassigned';
   issue: GitHubIssue;
   changes?: EditChanges;
   /** The label added or removed (`labeled`, `unlabeled`). */
   label?: GitHubLabel;
+  /** The account assigned or unassigned (`assigned`, `unassigned`). */
+  assignee?: GitHubUser | null;
 }
 
 export interface IssueCommentEvent extends RepositoryEventBase {
@@ -74,7 +76,7 @@ export interface IssueCommentEvent extends RepositoryEventBase {
 }
 
 export interface PullRequestEvent extends RepositoryEventBase {
-  action: 'opened' | 'edited' | 'closed' | 'reopened' | 'synchronize' | 'review_requested' | 'review_request_removed';
+  action: 'opened' | 'edited' | 'closed' | 'reopened' | 'synchronize' | 'review_requested' | 'review_request_removed' | 'assigned' | 'unassigned';
   number: number;
   pull_request: GitHubPullRequest;
   changes?: EditChanges;
@@ -83,6 +85,8 @@ export interface PullRequestEvent extends RepositoryEventBase {
   after?: string;
   /** With `review_requested` and `review_request_removed`: whose review. */
   requested_reviewer?: GitHubUser;
+  /** With `assigned` and `unassigned`: the account. */
+  assignee?: GitHubUser | null;
 }
 
 export interface PullRequestReviewEvent extends RepositoryEventBase {

@@ -8,6 +8,7 @@ import { countToggles } from '../store/queries/toggles.js';
 import { userByName, usersByNames, type UserRow } from '../store/queries/users.js';
 import { collaboratorsAmong } from '../store/queries/collaborators.js';
 import { reviewFactsOfPulls } from '../store/queries/reviews.js';
+import { assigneesOf } from '../store/queries/assignees.js';
 import type { ChangedFile } from '../git/diff.js';
 import type { CommitIdentity, CommitObject } from '../git/objects.js';
 import { githubTime } from './time.js';
@@ -31,6 +32,8 @@ interface ShapeReads {
   association(username: string | null): Promise<GitHubAuthorAssociation>;
   /** Who is asked to review a pull request, and how many review comments it has. */
   reviews(pullId: number): Promise<{ reviewers: GitHubUser[]; comments: number }>;
+  /** Who an issue or a pull request (by its number) is assigned to. */
+  assignees(number: number): Promise<GitHubUser[]>;
 }
 
 /** What GitHub's `author_association` says of an account: the owner, a collaborator, or neither. */
@@ -60,8 +63,11 @@ function verificationOf(signature: NonNullable<CommitObject['signature']> | null
     : { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null };
 }
 
-/** What repohost does not keep yet (assignees, milestones, locks), as GitHub shows an issue without them. */
-const UNASSIGNED = { assignee: null, assignees: [], milestone: null, locked: false, active_lock_reason: null } as const satisfies Partial<GitHubIssue>;
+/** What repohost does not keep yet (milestones, locks), as GitHub shows an issue without them. */
+const UNASSIGNED = { milestone: null, locked: false, active_lock_reason: null } as const satisfies Partial<GitHubIssue>;
+
+/** GitHub's `assignee` (the first) and `assignees` of an issue or a pull request. */
+const assigned = (users: GitHubUser[]) => ({ assignee: users[0] ?? null, assignees: users });
 
 /** Where the GitHub-compatible API lives: the `url` fields of GitHub's objects point there. */
 export const GITHUB_API_PREFIX = '/api/v3';
@@ -116,7 +122,15 @@ export class GitHubShapes {
       repository: async () => await (repository ??= this.repository(db, repo)),
       association: (username) => associationOf(repo, username, async (name) => (await collaboratorsAmong(db, repo.id, [name])).has(name)),
       reviews: async (pullId) => await this.reviewFacts(db, pullId),
+      assignees: async (number) => (await this.assigneesOfPage(db, repo, [number]))(number),
     };
+  }
+
+  /** The assignees of several numbers of a repository, in two queries. */
+  private async assigneesOfPage(db: ReadTx, repo: RepositoryRow, numbers: readonly number[]): Promise<(number: number) => GitHubUser[]> {
+    const byNumber = await assigneesOf(db, repo.id, numbers);
+    const users = await usersByNames(db, [...byNumber.values()].flat());
+    return (number) => (byNumber.get(number) ?? []).map((name) => this.user(users.get(name.toLowerCase())!));
   }
 
   /** `reviews` of ShapeReads for one pull request. */
@@ -132,13 +146,15 @@ export class GitHubShapes {
   }
 
   /** Reads for a page of objects: every account they name in one query, the repository's shape once. */
-  private async pageReads(db: ReadTx, repo: RepositoryRow, usernames: ReadonlyArray<string | null>, pullIds: readonly number[] = []): Promise<ShapeReads> {
+  private async pageReads(db: ReadTx, repo: RepositoryRow, usernames: ReadonlyArray<string | null>, pullIds: readonly number[] = [], numbers: readonly number[] = []): Promise<ShapeReads> {
     const named = usernames.filter((username): username is string => !!username);
     const users = await usersByNames(db, named);
     let collaborators: Promise<Set<string>> | undefined;
     let repository: Promise<GitHubRepository> | undefined;
     let reviews: ReturnType<GitHubShapes['reviewFactsOfPage']> | undefined;
+    let assignees: ReturnType<GitHubShapes['assigneesOfPage']> | undefined;
     return {
+      assignees: async (number) => (numbers.includes(number) ? (await (assignees ??= this.assigneesOfPage(db, repo, numbers)))(number) : (await this.assigneesOfPage(db, repo, [number]))(number)),
       // The page's pull requests are read together, the first time one of them is asked for.
       reviews: async (pullId) => (pullIds.includes(pullId) ? (await (reviews ??= this.reviewFactsOfPage(db, pullIds)))(pullId) : await this.reviewFacts(db, pullId)),
       association: (username) => associationOf(repo, username, async (name) => (await (collaborators ??= collaboratorsAmong(db, repo.id, named))).has(name)),
@@ -152,13 +168,15 @@ export class GitHubShapes {
 
   /** A page of issues and pull requests (the issue list), in a fixed number of queries whatever its length. */
   async conversations(db: ReadTx, repo: RepositoryRow, items: ReadonlyArray<{ kind: 'issue'; issue: IssueRow } | { kind: 'pull'; pull: PullRow }>): Promise<GitHubIssue[]> {
-    const reads = await this.pageReads(db, repo, items.flatMap((item) => (item.kind === 'issue' ? [item.issue.author] : [item.pull.author, item.pull.merged_by])));
+    const numbers = items.map((item) => (item.kind === 'issue' ? item.issue.number : item.pull.number));
+    const pullIds = items.flatMap((item) => (item.kind === 'pull' ? [item.pull.id] : []));
+    const reads = await this.pageReads(db, repo, items.flatMap((item) => (item.kind === 'issue' ? [item.issue.author] : [item.pull.author, item.pull.merged_by])), pullIds, numbers);
     return (await Promise.all(items.map(async (item) => (item.kind === 'issue' ? await this.issue(db, repo, item.issue, reads) : await this.pullAsIssue(db, repo, item.pull, reads)))));
   }
 
   /** A page of pull requests, in a fixed number of queries whatever its length. */
   async pulls(db: ReadTx, repo: RepositoryRow, pulls: readonly PullRow[]): Promise<GitHubPullRequest[]> {
-    const reads = await this.pageReads(db, repo, pulls.flatMap((pull) => [pull.author, pull.merged_by]), pulls.map((pull) => pull.id));
+    const reads = await this.pageReads(db, repo, pulls.flatMap((pull) => [pull.author, pull.merged_by]), pulls.map((pull) => pull.id), pulls.map((pull) => pull.number));
     return (await Promise.all(pulls.map(async (pull) => await this.pull(db, repo, pull, reads))));
   }
 
@@ -286,6 +304,7 @@ export class GitHubShapes {
       state_reason: issue.state_reason,
       user: (await reads.user(issue.author))!,
       labels: issue.labels.map((label) => this.label(repo, label)),
+      ...assigned(await reads.assignees(issue.number)),
       ...UNASSIGNED,
       author_association: await reads.association(issue.author),
       comments: issue.comments,
@@ -329,6 +348,8 @@ export class GitHubShapes {
       state: shaped.state,
       user: shaped.user,
       labels: [],
+      assignee: shaped.assignee,
+      assignees: shaped.assignees,
       ...UNASSIGNED,
       author_association: shaped.author_association,
       comments: pull.comments,
@@ -381,6 +402,7 @@ export class GitHubShapes {
       maintainer_can_modify: false,
       auto_merge: null,
       labels: [],
+      ...assigned(await reads.assignees(pull.number)),
       ...UNASSIGNED,
       requested_reviewers: reviews.reviewers,
       requested_teams: [],

@@ -155,8 +155,8 @@ export interface GitHubIssue {
   user: GitHubUser;
   labels: GitHubLabel[];
   /** repohost keeps no assignees, milestones or locks yet: always empty, null and unlocked. */
-  assignee: null;
-  assignees: [];
+  assignee: GitHubUser | null;
+  assignees: GitHubUser[];
   milestone: null;
   locked: false;
   active_lock_reason: null;
@@ -209,8 +209,8 @@ export interface GitHubPullRequest {
   maintainer_can_modify: false;
   auto_merge: null;
   labels: [];
-  assignee: null;
-  assignees: [];
+  assignee: GitHubUser | null;
+  assignees: GitHubUser[];
   requested_reviewers: GitHubUser[];
   requested_teams: [];
   milestone: null;

@@ -368,5 +368,12 @@ export const FRESH_SCHEMA: readonly string[] = [
         created_at TEXT NOT NULL,
         PRIMARY KEY (pull_id, user_id)
       )`,
+  `CREATE TABLE assignees (
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,
+        user_id INTEGER NOT NULL REFERENCES users(id),
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (repo_id, number, user_id)
+      )`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
 ];

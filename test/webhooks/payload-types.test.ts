@@ -117,6 +117,12 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
     const signed = await signedCommit(tree, head);
     await git(tree, ['push', '-q', 'origin', `${signed.sha}:refs/heads/signed`], work.path);
     await bob.repos.createCommitStatus({ ...ids, sha: signed.sha, state: 'failure', context: 'ci/build' });
+    // assignees: of an issue and of the pull request, assigned and unassigned
+    await alice.issues.addAssignees({ ...ids, issue_number: issue.number, assignees: ['bob'] });
+    await alice.issues.removeAssignees({ ...ids, issue_number: issue.number, assignees: ['bob'] });
+    await alice.issues.addAssignees({ ...ids, issue_number: pull.number, assignees: ['alice'] });
+    await alice.issues.removeAssignees({ ...ids, issue_number: pull.number, assignees: ['alice'] });
+
     // reviews: review_requested, review_request_removed; a review submitted with a comment on a line, edited,
     // an approval dismissed; a single comment, a reply, edited and deleted
     await bob.pulls.requestReviewers({ ...ids, pull_number: pull.number, reviewers: ['alice', 'carol'] });
@@ -179,14 +185,18 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
         'issue_comment.created',
         'issue_comment.deleted',
         'issue_comment.edited',
+        'issues.assigned',
         'issues.closed',
+        'issues.unassigned',
         'issues.edited',
         'issues.labeled',
         'issues.opened',
         'issues.reopened',
         'issues.unlabeled',
         'ping',
+        'pull_request.assigned',
         'pull_request.closed',
+        'pull_request.unassigned',
         'pull_request.edited',
         'pull_request.opened',
         'pull_request.reopened',

@@ -41,8 +41,10 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     // As on GitHub, labels given by someone who may not label issues are dropped, not refused; unknown ones are
     // refused before anything is written.
     const labels = body.labels !== undefined && await mayLabel(ctx, repo, user) ? await existingLabels(ctx, repo, body.labels) : undefined;
+    const assignees = await mayLabel(ctx, repo, user) ? assigneesOf(body) : undefined;
     const issue = await ctx.issues.create(repo, user, { title: body.title, body: body.body ?? undefined });
     if (labels) await ctx.labels.setOnIssue(repo, user, issue, labels, true);
+    if (assignees) await ctx.assignees.change(repo, user, issue.number, assignees, 'replace');
     return created(event, await reread(repo, issue.number));
   });
 
@@ -56,16 +58,49 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     const body = await readJson(ctx, event);
     const conversation = await conversationOf(ctx, repo, numberParam(event));
     const state = body.state ?? undefined;
+    const assignees = assigneesOf(body);
     if (conversation.kind === 'pull') {
       if (body.labels !== undefined) throw unprocessable(LABELS_ON_PULLS);
       await ctx.pulls.update(repo, user, conversation.pull.id, { title: body.title ?? undefined, description: body.body ?? undefined, status: state });
+      if (assignees) await ctx.assignees.change(repo, user, conversation.pull.number, assignees, 'replace');
       return await reread(repo, conversation.pull.number);
     }
     const issue = conversation.issue;
     const labels = body.labels === undefined ? undefined : await existingLabels(ctx, repo, body.labels);
     await ctx.issues.update(repo, user, issue.id, { title: body.title ?? undefined, body: body.body ?? undefined, status: state, stateReason: body.state_reason ?? undefined });
     if (labels) await ctx.labels.setOnIssue(repo, user, issue, labels, true);
+    if (assignees) await ctx.assignees.change(repo, user, issue.number, assignees, 'replace');
     return await reread(repo, issue.number);
+  });
+
+  // Assignees: of issues and pull requests alike, by the number; who may be assigned.
+  for (const [method, mode] of [
+    ['post', 'add'],
+    ['delete', 'remove'],
+  ] as const) {
+    app[method](`${ISSUE}/assignees`, async (event) => {
+      const { repo, user } = await repoAndUser(ctx, event);
+      const body = await readJson(ctx, event);
+      const number = numberOf(await conversationOf(ctx, repo, numberParam(event)));
+      await ctx.assignees.change(repo, user, number, body.assignees ?? [], mode);
+      const shape = await reread(repo, number);
+      return mode === 'add' ? created(event, shape) : shape;
+    });
+  }
+
+  app.get(`${REPO}/assignees`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const page = githubPage(ctx, event);
+    const names = await ctx.assignees.list(repo);
+    const users = await Promise.all(page.slice(names).map(async (name) => await shapes.userNamed(ctx.store, name)));
+    return users.filter((user) => user !== null);
+  });
+
+  app.get(`${REPO}/assignees/:assignee`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const user = await ctx.users.byName(pathParam(event, 'assignee'));
+    if (!user || !(await ctx.assignees.assignable(repo, user))) throw notFound();
+    return noContent();
   });
 
   // Comments: on issues and on pull requests alike, by the number, and by the comment id (one sequence for both).
@@ -169,6 +204,13 @@ async function existingLabels(ctx: AppContext, repo: RepositoryRow, value: unkno
   return names;
 }
 
+/** The assignees a body sets: `assignees` (a list), or GitHub's older single `assignee` (null clears); else undefined. */
+function assigneesOf(body: Record<string, unknown>): unknown {
+  if (body.assignees !== undefined && body.assignees !== null) return body.assignees;
+  if (body.assignee === null) return [];
+  return body.assignee === undefined ? undefined : [body.assignee];
+}
+
 async function mayLabel(ctx: AppContext, repo: RepositoryRow, user: UserRow): Promise<boolean> {
   return atLeast(await ctx.repos.access(user, repo), 'write');
 }
@@ -184,12 +226,13 @@ async function commentOf(ctx: AppContext, repo: RepositoryRow, event: H3Event): 
 }
 
 /**
- * GitHub's narrowing filters of the issue list: `creator`, `since`, and `assignee` / `milestone`, which no issue meets
- * but their `none` (repohost keeps neither yet). `mentioned` is refused with 422 rather than silently ignored.
+ * GitHub's narrowing filters of the issue list: `creator`, `since`, `assignee` (a login, `none` or `*`), and
+ * `milestone`, which no issue meets but its `none` (repohost keeps none yet). `mentioned` is refused with 422 rather
+ * than silently ignored.
  */
-async function githubFilters(ctx: AppContext, event: H3Event): Promise<Pick<IssueFilter, 'creatorId' | 'since' | 'nothing'>> {
+async function githubFilters(ctx: AppContext, event: H3Event): Promise<Pick<IssueFilter, 'creatorId' | 'since' | 'assigneeId' | 'assigned' | 'nothing'>> {
   if (queryString(event, 'mentioned')) throw unprocessable('repohost does not support the mentioned filter of the issue list');
-  const filter: Pick<IssueFilter, 'creatorId' | 'since' | 'nothing'> = {};
+  const filter: Pick<IssueFilter, 'creatorId' | 'since' | 'assigneeId' | 'assigned' | 'nothing'> = {};
   const creator = queryString(event, 'creator');
   if (creator) {
     const user = await ctx.users.byName(creator);
@@ -202,10 +245,16 @@ async function githubFilters(ctx: AppContext, event: H3Event): Promise<Pick<Issu
     if (!/^\d{4}-\d{2}-\d{2}/.test(since) || Number.isNaN(time)) throw validationFailed({ resource: 'Issue', field: 'since', code: 'invalid' });
     filter.since = new Date(time).toISOString();
   }
-  // Nothing is assigned and no milestone is set yet: `none` keeps every issue, anything else none.
-  for (const name of ['assignee', 'milestone']) {
-    const value = queryString(event, name);
-    if (value && value !== 'none') filter.nothing = true;
+  const assignee = queryString(event, 'assignee');
+  if (assignee === 'none') filter.assigned = 'none';
+  else if (assignee === '*') filter.assigned = 'any';
+  else if (assignee) {
+    const user = await ctx.users.byName(assignee);
+    if (user) filter.assigneeId = user.id;
+    else filter.nothing = true;
   }
+  // No milestone is set yet (repohost keeps none): `none` keeps every issue, anything else none.
+  const milestone = queryString(event, 'milestone');
+  if (milestone && milestone !== 'none') filter.nothing = true;
   return filter;
 }

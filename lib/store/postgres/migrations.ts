@@ -347,7 +347,7 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<{ version: number; statements: r
     // move, go and are snapshotted with it; the row is written once the file is on disk. Branch protection gains
     // GitHub's `enforce_admins` (rules applied to admins too, as every rule was until now). Check runs (with their
     // annotations) in one check suite per commit. Pull request reviews, their comments on diff lines and requested
-    // reviewers; protection may require approving reviews.
+    // reviewers; protection may require approving reviews. Assignees of issues and pull requests (by their number).
     version: 11,
     statements: [
       'ALTER TABLE branch_protections ADD COLUMN enforce_admins INTEGER NOT NULL DEFAULT 1',
@@ -465,6 +465,13 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<{ version: number; statements: r
         user_id BIGINT NOT NULL REFERENCES users(id),
         created_at TEXT NOT NULL,
         PRIMARY KEY (pull_id, user_id)
+      )`,
+      `CREATE TABLE assignees (
+        repo_id BIGINT NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,
+        user_id BIGINT NOT NULL REFERENCES users(id),
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (repo_id, number, user_id)
       )`,
     ],
   },

@@ -45,16 +45,20 @@ export interface IssueFilter {
   creatorId?: number;
   /** Only those updated at or after this time (GitHub's `since`; ISO 8601 as stored). */
   since?: string;
-  /** Matches nothing: a filter no issue can meet (an assignee or a milestone, which repohost does not keep yet). */
+  /** Only those assigned to this account (GitHub's `assignee=<login>`). */
+  assigneeId?: number;
+  /** Only those with no assignee (`assignee=none`) or with any (`assignee=*`). */
+  assigned?: 'none' | 'any';
+  /** Matches nothing: a filter no issue can meet (an unknown account, or a milestone, which repohost does not keep yet). */
   nothing?: boolean;
 }
 
 /** True when the filter narrows beyond state: the kept counts no longer give its total. */
 export function narrowsBeyondState(filter: IssueFilter): boolean {
-  return filter.labels.length > 0 || filter.creatorId !== undefined || filter.since !== undefined || filter.nothing === true;
+  return filter.labels.length > 0 || filter.creatorId !== undefined || filter.since !== undefined || filter.assigneeId !== undefined || filter.assigned !== undefined || filter.nothing === true;
 }
 
-/** The conditions every kind of conversation shares (author, update time, nothing), over the alias given. */
+/** The conditions every kind of conversation shares (author, update time, assignees, nothing), over the alias given. */
 export function sharedConditions(alias: 'i' | 'p', filter: IssueFilter): { where: string; params: Array<string | number> } {
   let where = '';
   const params: Array<string | number> = [];
@@ -66,6 +70,13 @@ export function sharedConditions(alias: 'i' | 'p', filter: IssueFilter): { where
     where += ` AND ${alias}.updated_at >= ?`;
     params.push(filter.since);
   }
+  const assignees = `SELECT 1 FROM assignees a WHERE a.repo_id = ${alias}.repo_id AND a.number = ${alias}.number`;
+  if (filter.assigneeId !== undefined) {
+    where += ` AND EXISTS (${assignees} AND a.user_id = ?)`;
+    params.push(filter.assigneeId);
+  }
+  if (filter.assigned === 'any') where += ` AND EXISTS (${assignees})`;
+  if (filter.assigned === 'none') where += ` AND NOT EXISTS (${assignees})`;
   if (filter.nothing) where += ' AND 0 = 1';
   return { where, params };
 }
