@@ -17,6 +17,7 @@ import type { ReleaseService } from './services/releases.js';
 import type { ReviewService } from './services/reviews.js';
 import type { RefUpdateService } from './services/ref-updates.js';
 import type { RepositoryService } from './services/repos.js';
+import type { SearchService } from './services/search.js';
 import type { SocialService } from './services/social.js';
 import type { CommitStatusService } from './services/statuses.js';
 import type { PasswordHasher } from './services/password-hasher.js';
@@ -52,6 +53,8 @@ export interface AppContext {
   /** Releases and their assets. */
   readonly releases: ReleaseService;
   readonly social: SocialService;
+  /** Searches of issues and pull requests. */
+  readonly search: SearchService;
   readonly avatars: AvatarService;
   readonly ci: CiService;
   readonly statuses: CommitStatusService;

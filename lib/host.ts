@@ -37,6 +37,7 @@ import { RefUpdateService } from './services/ref-updates.js';
 import { RepositoryService } from './services/repos.js';
 import { LoginThrottle } from './services/login-throttle.js';
 import { PasswordHasher } from './services/password-hasher.js';
+import { SearchService } from './services/search.js';
 import { SocialService } from './services/social.js';
 import { CommitStatusService } from './services/statuses.js';
 import { UserService } from './services/users.js';
@@ -154,6 +155,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     gitData,
     releases: new ReleaseService(store, git, gitData, refUpdates, new ReleaseFiles(options.maxReleaseAssetBytes), nowIso, recorder, new ReleaseShapes(baseUrl, shapes)),
     social: new SocialService(store, nowIso, recorder),
+    search: new SearchService(store),
     avatars: new AvatarService(store, options.dataDir, options.maxAvatarBytes),
     ci: new CiService(store, git, statuses, nowIso),
     statuses,

@@ -53,6 +53,7 @@ export async function conflictAs<T>(work: () => Promise<T>, error: () => GitHubA
 
 /** GitHub's resource names, from the path of the request (the `resource` of a 422's errors). */
 const RESOURCES: ReadonlyArray<[RegExp, string]> = [
+  [/\/search\//, 'Search'],
   [/\/issues\/comments|\/issues\/\d+\/comments/, 'IssueComment'],
   [/\/labels/, 'Label'],
   [/\/issues/, 'Issue'],

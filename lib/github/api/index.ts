@@ -14,6 +14,7 @@ import { mountPulls } from './pulls.js';
 import { mountReleases } from './releases.js';
 import { mountRepos } from './repos.js';
 import { mountReviews } from './reviews.js';
+import { mountSearch } from './search.js';
 import { mountStatuses } from './statuses.js';
 import { mountUsers } from './users.js';
 import { V3 } from './lookup.js';
@@ -42,5 +43,6 @@ export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) 
   mountStatuses(app, ctx);
   mountChecks(app, ctx);
   mountReleases(app, ctx);
+  mountSearch(app, ctx);
   mountHooks(app, ctx);
 }
