@@ -12,6 +12,7 @@ import type { CredentialService } from './services/credentials.js';
 import type { IssueService } from './services/issues.js';
 import type { LabelService } from './services/labels.js';
 import type { GitDataService } from './services/git-data.js';
+import type { MilestoneService } from './services/milestones.js';
 import type { PullService } from './services/pulls.js';
 import type { ReleaseService } from './services/releases.js';
 import type { ReviewService } from './services/reviews.js';
@@ -42,6 +43,8 @@ export interface AppContext {
   readonly labels: LabelService;
   /** Assignees of issues and pull requests. */
   readonly assignees: AssigneeService;
+  /** Milestones, and the milestone of issues and pull requests. */
+  readonly milestones: MilestoneService;
   readonly collaborators: CollaboratorService;
   readonly pulls: PullService;
   /** Reviews of pull requests, their comments on diff lines, requested reviewers. */

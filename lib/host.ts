@@ -18,6 +18,7 @@ import { resolveOptions, type RepoHostOptions, type ResolvedOptions } from './op
 import { createAdminOperations, type AdminOperations } from './services/admin.js';
 import { AssigneeService } from './services/assignees.js';
 import { AvatarService } from './services/avatars.js';
+import { MilestoneService } from './services/milestones.js';
 import { BranchProtectionService } from './services/branch-protection.js';
 import { CiService } from './services/ci.js';
 import { CollaboratorService } from './services/collaborators.js';
@@ -148,6 +149,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     issues: new IssueService(store, nowIso, recorder),
     labels: new LabelService(store, nowIso, recorder),
     assignees: new AssigneeService(store, nowIso, recorder),
+    milestones: new MilestoneService(store, nowIso, recorder),
     collaborators: new CollaboratorService(store, avatarUrl, nowIso),
     pulls,
     reviews: new ReviewService(store, pulls, nowIso, recorder, new ReviewShapes(baseUrl, shapes)),

@@ -3,6 +3,7 @@ import type {
   GitHubCommit,
   GitHubIssue,
   GitHubLabel,
+  GitHubMilestone,
   GitHubPullRequest,
   GitHubPushCommit,
   GitHubRepository,
@@ -59,13 +60,15 @@ export interface DeleteEvent extends RepositoryEventBase {
 export type EditChanges = Partial<Record<'title' | 'body', { from: string }>> & { base?: { ref: { from: string }; sha: { from: string } } };
 
 export interface IssuesEvent extends RepositoryEventBase {
-  action: 'opened' | 'edited' | 'closed' | 'reopened' | 'labeled' | 'unlabeled' | 'assigned' | 'unassigned';
+  action: 'opened' | 'edited' | 'closed' | 'reopened' | 'labeled' | 'unlabeled' | 'assigned' | 'unassigned' | 'milestoned' | 'demilestoned';
   issue: GitHubIssue;
   changes?: EditChanges;
   /** The label added or removed (`labeled`, `unlabeled`). */
   label?: GitHubLabel;
   /** The account assigned or unassigned (`assigned`, `unassigned`). */
   assignee?: GitHubUser | null;
+  /** The milestone set or cleared (`milestoned`, `demilestoned`). */
+  milestone?: GitHubMilestone;
 }
 
 export interface IssueCommentEvent extends RepositoryEventBase {
@@ -76,7 +79,7 @@ export interface IssueCommentEvent extends RepositoryEventBase {
 }
 
 export interface PullRequestEvent extends RepositoryEventBase {
-  action: 'opened' | 'edited' | 'closed' | 'reopened' | 'synchronize' | 'review_requested' | 'review_request_removed' | 'assigned' | 'unassigned';
+  action: 'opened' | 'edited' | 'closed' | 'reopened' | 'synchronize' | 'review_requested' | 'review_request_removed' | 'assigned' | 'unassigned' | 'milestoned' | 'demilestoned';
   number: number;
   pull_request: GitHubPullRequest;
   changes?: EditChanges;

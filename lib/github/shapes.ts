@@ -9,6 +9,7 @@ import { userByName, usersByNames, type UserRow } from '../store/queries/users.j
 import { collaboratorsAmong } from '../store/queries/collaborators.js';
 import { reviewFactsOfPulls } from '../store/queries/reviews.js';
 import { assigneesOf } from '../store/queries/assignees.js';
+import { milestonesOfNumbers, type MilestoneRow } from '../store/queries/milestones.js';
 import type { ChangedFile } from '../git/diff.js';
 import type { CommitIdentity, CommitObject } from '../git/objects.js';
 import { githubTime } from './time.js';
@@ -23,7 +24,7 @@ import type {
   GitHubReactions,
   GitHubVerification,
   GitHubAuthorAssociation,
-  GitHubBranchRef, GitHubComment, GitHubIssue, GitHubLabel, GitHubPullRequest, GitHubRepository, GitHubUser } from './types.js';
+  GitHubBranchRef, GitHubComment, GitHubIssue, GitHubLabel, GitHubMilestone, GitHubPullRequest, GitHubRepository, GitHubUser } from './types.js';
 
 /** What shaping reads besides the rows it is given: accounts by name, and the repository's own shape. */
 interface ShapeReads {
@@ -34,6 +35,8 @@ interface ShapeReads {
   reviews(pullId: number): Promise<{ reviewers: GitHubUser[]; comments: number }>;
   /** Who an issue or a pull request (by its number) is assigned to. */
   assignees(number: number): Promise<GitHubUser[]>;
+  /** The milestone of an issue or a pull request (by its number). */
+  milestone(number: number): Promise<GitHubMilestone | null>;
 }
 
 /** What GitHub's `author_association` says of an account: the owner, a collaborator, or neither. */
@@ -47,7 +50,7 @@ async function associationOf(repo: RepositoryRow, username: string | null, colla
  * An object's node id in GitHub's legacy form (base64 of `0<length of type>:<type><id>`, e.g. `MDQ6VXNlcjE=` for
  * user 1; a commit's id is `<repository id>:<sha>`): opaque, stable, and distinct per kind of object.
  */
-export function nodeId(type: 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'PullRequestIssue' | 'IssueComment' | 'Label' | 'Release' | 'ReleaseAsset' | 'Commit' | 'CheckRun' | 'CheckSuite' | 'Tag' | 'PullRequestReview' | 'PullRequestReviewComment', id: number | string): string {
+export function nodeId(type: 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'PullRequestIssue' | 'IssueComment' | 'Label' | 'Release' | 'ReleaseAsset' | 'Commit' | 'CheckRun' | 'CheckSuite' | 'Tag' | 'PullRequestReview' | 'PullRequestReviewComment' | 'Milestone', id: number | string): string {
   return Buffer.from(`0${type.length}:${type}${id}`).toString('base64');
 }
 
@@ -63,8 +66,8 @@ function verificationOf(signature: NonNullable<CommitObject['signature']> | null
     : { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null };
 }
 
-/** What repohost does not keep yet (milestones, locks), as GitHub shows an issue without them. */
-const UNASSIGNED = { milestone: null, locked: false, active_lock_reason: null } as const satisfies Partial<GitHubIssue>;
+/** What repohost does not keep yet (locks), as GitHub shows an issue without them. */
+const UNASSIGNED = { locked: false, active_lock_reason: null } as const satisfies Partial<GitHubIssue>;
 
 /** GitHub's `assignee` (the first) and `assignees` of an issue or a pull request. */
 const assigned = (users: GitHubUser[]) => ({ assignee: users[0] ?? null, assignees: users });
@@ -123,6 +126,40 @@ export class GitHubShapes {
       association: (username) => associationOf(repo, username, async (name) => (await collaboratorsAmong(db, repo.id, [name])).has(name)),
       reviews: async (pullId) => await this.reviewFacts(db, pullId),
       assignees: async (number) => (await this.assigneesOfPage(db, repo, [number]))(number),
+      milestone: async (number) => (await this.milestonesOfPage(db, repo, [number]))(number),
+    };
+  }
+
+  /** The milestones of several numbers of a repository, in two queries. */
+  private async milestonesOfPage(db: ReadTx, repo: RepositoryRow, numbers: readonly number[]): Promise<(number: number) => GitHubMilestone | null> {
+    const byNumber = await milestonesOfNumbers(db, repo.id, numbers);
+    const users = await usersByNames(db, [...byNumber.values()].map((row) => row.creator));
+    return (number) => {
+      const row = byNumber.get(number);
+      return row ? this.milestone(repo, row, users.get(row.creator.toLowerCase())) : null;
+    };
+  }
+
+  /** A milestone as GitHub shows it (`creator` given when its account is known). */
+  milestone(repo: RepositoryRow, row: MilestoneRow, creator: UserRow | undefined): GitHubMilestone {
+    const url = this.api(`/repos/${repo.owner_name}/${repo.name}/milestones/${row.number}`);
+    return {
+      url,
+      html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/milestone/${row.number}`,
+      labels_url: `${url}/labels`,
+      id: row.id,
+      node_id: nodeId('Milestone', row.id),
+      number: row.number,
+      state: row.state,
+      title: row.title,
+      description: row.description,
+      creator: creator ? this.user(creator) : null,
+      open_issues: row.open_issues,
+      closed_issues: row.closed_issues,
+      created_at: githubTime(row.created_at),
+      updated_at: githubTime(row.updated_at),
+      closed_at: githubTime(row.closed_at),
+      due_on: githubTime(row.due_on),
     };
   }
 
@@ -153,7 +190,9 @@ export class GitHubShapes {
     let repository: Promise<GitHubRepository> | undefined;
     let reviews: ReturnType<GitHubShapes['reviewFactsOfPage']> | undefined;
     let assignees: ReturnType<GitHubShapes['assigneesOfPage']> | undefined;
+    let milestones: ReturnType<GitHubShapes['milestonesOfPage']> | undefined;
     return {
+      milestone: async (number) => (numbers.includes(number) ? (await (milestones ??= this.milestonesOfPage(db, repo, numbers)))(number) : (await this.milestonesOfPage(db, repo, [number]))(number)),
       assignees: async (number) => (numbers.includes(number) ? (await (assignees ??= this.assigneesOfPage(db, repo, numbers)))(number) : (await this.assigneesOfPage(db, repo, [number]))(number)),
       // The page's pull requests are read together, the first time one of them is asked for.
       reviews: async (pullId) => (pullIds.includes(pullId) ? (await (reviews ??= this.reviewFactsOfPage(db, pullIds)))(pullId) : await this.reviewFacts(db, pullId)),
@@ -305,6 +344,7 @@ export class GitHubShapes {
       user: (await reads.user(issue.author))!,
       labels: issue.labels.map((label) => this.label(repo, label)),
       ...assigned(await reads.assignees(issue.number)),
+      milestone: await reads.milestone(issue.number),
       ...UNASSIGNED,
       author_association: await reads.association(issue.author),
       comments: issue.comments,
@@ -350,6 +390,7 @@ export class GitHubShapes {
       labels: [],
       assignee: shaped.assignee,
       assignees: shaped.assignees,
+      milestone: shaped.milestone,
       ...UNASSIGNED,
       author_association: shaped.author_association,
       comments: pull.comments,
@@ -403,6 +444,7 @@ export class GitHubShapes {
       auto_merge: null,
       labels: [],
       ...assigned(await reads.assignees(pull.number)),
+      milestone: await reads.milestone(pull.number),
       ...UNASSIGNED,
       requested_reviewers: reviews.reviewers,
       requested_teams: [],

@@ -157,7 +157,7 @@ export interface GitHubIssue {
   /** repohost keeps no assignees, milestones or locks yet: always empty, null and unlocked. */
   assignee: GitHubUser | null;
   assignees: GitHubUser[];
-  milestone: null;
+  milestone: GitHubMilestone | null;
   locked: false;
   active_lock_reason: null;
   author_association: GitHubAuthorAssociation;
@@ -213,7 +213,7 @@ export interface GitHubPullRequest {
   assignees: GitHubUser[];
   requested_reviewers: GitHubUser[];
   requested_teams: [];
-  milestone: null;
+  milestone: GitHubMilestone | null;
   locked: false;
   active_lock_reason: null;
   author_association: GitHubAuthorAssociation;
@@ -365,4 +365,24 @@ export interface GitHubContent {
   content?: string;
   encoding?: 'base64' | 'none';
   _links: { self: string; git: string; html: string };
+}
+
+/** GitHub's milestone object. */
+export interface GitHubMilestone {
+  url: string;
+  html_url: string;
+  labels_url: string;
+  id: number;
+  node_id: string;
+  number: number;
+  state: 'open' | 'closed';
+  title: string;
+  description: string | null;
+  creator: GitHubUser | null;
+  open_issues: number;
+  closed_issues: number;
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+  due_on: string | null;
 }

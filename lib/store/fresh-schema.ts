@@ -48,7 +48,7 @@ export const FRESH_SCHEMA: readonly string[] = [
         default_branch TEXT NOT NULL DEFAULT 'main',
         next_number INTEGER NOT NULL DEFAULT 1,
         created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL, next_milestone INTEGER NOT NULL DEFAULT 1,
         UNIQUE (owner_id, name_lower)
       )`,
   `CREATE TABLE branches (
@@ -375,5 +375,28 @@ export const FRESH_SCHEMA: readonly string[] = [
         created_at TEXT NOT NULL,
         PRIMARY KEY (repo_id, number, user_id)
       )`,
+  `CREATE TABLE milestones (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,
+        title TEXT NOT NULL,
+        title_lower TEXT NOT NULL,
+        description TEXT,
+        state TEXT NOT NULL DEFAULT 'open',
+        due_on TEXT,
+        creator_id INTEGER NOT NULL REFERENCES users(id),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        closed_at TEXT,
+        UNIQUE (repo_id, number),
+        UNIQUE (repo_id, title_lower)
+      )`,
+  `CREATE TABLE conversation_milestones (
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,
+        milestone_id INTEGER NOT NULL REFERENCES milestones(id) ON DELETE CASCADE,
+        PRIMARY KEY (repo_id, number)
+      )`,
+  `CREATE INDEX conversation_milestones_by_milestone ON conversation_milestones (milestone_id)`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
 ];

@@ -377,11 +377,13 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
     // move, go and are snapshotted with it; the row is written once the file is on disk. Branch protection gains
     // GitHub's `enforce_admins` (rules applied to admins too, as every rule was until now). Check runs (with their
     // annotations) in one check suite per commit. Pull request reviews, their comments on diff lines and requested
-    // reviewers; protection may require approving reviews. Assignees of issues and pull requests (by their number).
+    // reviewers; protection may require approving reviews. Assignees and milestones of issues and pull requests (by
+    // their number).
     version: 11,
     statements: [
       'ALTER TABLE branch_protections ADD COLUMN enforce_admins INTEGER NOT NULL DEFAULT 1',
       'ALTER TABLE branch_protections ADD COLUMN required_approvals INTEGER NOT NULL DEFAULT 0',
+      'ALTER TABLE repositories ADD COLUMN next_milestone INTEGER NOT NULL DEFAULT 1',
       `CREATE TABLE releases (
         id INTEGER PRIMARY KEY,
         repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
@@ -503,6 +505,29 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
         created_at TEXT NOT NULL,
         PRIMARY KEY (repo_id, number, user_id)
       )`,
+      `CREATE TABLE milestones (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,
+        title TEXT NOT NULL,
+        title_lower TEXT NOT NULL,
+        description TEXT,
+        state TEXT NOT NULL DEFAULT 'open',
+        due_on TEXT,
+        creator_id INTEGER NOT NULL REFERENCES users(id),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        closed_at TEXT,
+        UNIQUE (repo_id, number),
+        UNIQUE (repo_id, title_lower)
+      )`,
+      `CREATE TABLE conversation_milestones (
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,
+        milestone_id INTEGER NOT NULL REFERENCES milestones(id) ON DELETE CASCADE,
+        PRIMARY KEY (repo_id, number)
+      )`,
+      'CREATE INDEX conversation_milestones_by_milestone ON conversation_milestones (milestone_id)',
     ],
   },
 ];

@@ -204,7 +204,8 @@ describe('kept counts of issues and pull requests (issue 18)', () => {
       await tx.run('DROP TABLE check_suites');
       await tx.run('ALTER TABLE branch_protections DROP COLUMN enforce_admins');
       await tx.run('ALTER TABLE branch_protections DROP COLUMN required_approvals');
-      for (const table of ['assignees', 'pull_review_requests', 'pull_review_comments', 'pull_reviews']) await tx.run(`DROP TABLE ${table}`);
+      await tx.run('ALTER TABLE repositories DROP COLUMN next_milestone');
+      for (const table of ['conversation_milestones', 'milestones', 'assignees', 'pull_review_requests', 'pull_review_comments', 'pull_reviews']) await tx.run(`DROP TABLE ${table}`);
       for (const statement of MIGRATIONS.find((migration) => migration.version === 4)!.statements) {
         if (statement.startsWith('CREATE TRIGGER')) await tx.run(statement);
       }

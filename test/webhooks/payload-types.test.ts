@@ -117,6 +117,13 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
     const signed = await signedCommit(tree, head);
     await git(tree, ['push', '-q', 'origin', `${signed.sha}:refs/heads/signed`], work.path);
     await bob.repos.createCommitStatus({ ...ids, sha: signed.sha, state: 'failure', context: 'ci/build' });
+    // milestones: of an issue and of the pull request, set and cleared
+    const milestone = (await alice.issues.createMilestone({ ...ids, title: 'v1' })).data;
+    await alice.issues.update({ ...ids, issue_number: issue.number, milestone: milestone.number });
+    await alice.issues.update({ ...ids, issue_number: issue.number, milestone: null });
+    await alice.issues.update({ ...ids, issue_number: pull.number, milestone: milestone.number });
+    await alice.issues.update({ ...ids, issue_number: pull.number, milestone: null });
+
     // assignees: of an issue and of the pull request, assigned and unassigned
     await alice.issues.addAssignees({ ...ids, issue_number: issue.number, assignees: ['bob'] });
     await alice.issues.removeAssignees({ ...ids, issue_number: issue.number, assignees: ['bob'] });
@@ -187,6 +194,8 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
         'issue_comment.edited',
         'issues.assigned',
         'issues.closed',
+        'issues.demilestoned',
+        'issues.milestoned',
         'issues.unassigned',
         'issues.edited',
         'issues.labeled',
@@ -196,6 +205,8 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
         'ping',
         'pull_request.assigned',
         'pull_request.closed',
+        'pull_request.demilestoned',
+        'pull_request.milestoned',
         'pull_request.unassigned',
         'pull_request.edited',
         'pull_request.opened',

@@ -56,6 +56,7 @@ const RESOURCES: ReadonlyArray<[RegExp, string]> = [
   [/\/search\//, 'Search'],
   [/\/issues\/comments|\/issues\/\d+\/comments/, 'IssueComment'],
   [/\/labels/, 'Label'],
+  [/\/milestones/, 'Milestone'],
   [/\/issues/, 'Issue'],
   [/\/pulls\/\d+\/reviews/, 'PullRequestReview'],
   [/\/pulls\/comments|\/pulls\/\d+\/comments/, 'PullRequestReviewComment'],

@@ -10,6 +10,7 @@ import { githubEnvelope } from './http.js';
 import { mountIssues } from './issues.js';
 import { mountLabels } from './labels.js';
 import { mountMeta } from './meta.js';
+import { mountMilestones } from './milestones.js';
 import { mountPulls } from './pulls.js';
 import { mountReleases } from './releases.js';
 import { mountRepos } from './repos.js';
@@ -38,6 +39,7 @@ export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) 
   mountCommits(app, ctx);
   mountIssues(app, ctx);
   mountLabels(app, ctx);
+  mountMilestones(app, ctx);
   mountPulls(app, ctx);
   mountReviews(app, ctx);
   mountStatuses(app, ctx);

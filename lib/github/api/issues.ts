@@ -45,6 +45,7 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     const issue = await ctx.issues.create(repo, user, { title: body.title, body: body.body ?? undefined });
     if (labels) await ctx.labels.setOnIssue(repo, user, issue, labels, true);
     if (assignees) await ctx.assignees.change(repo, user, issue.number, assignees, 'replace');
+    if (body.milestone !== undefined && body.milestone !== null && await mayLabel(ctx, repo, user)) await ctx.milestones.setOn(repo, user, issue.number, body.milestone);
     return created(event, await reread(repo, issue.number));
   });
 
@@ -63,6 +64,7 @@ export function mountIssues(app: H3, ctx: AppContext): void {
       if (body.labels !== undefined) throw unprocessable(LABELS_ON_PULLS);
       await ctx.pulls.update(repo, user, conversation.pull.id, { title: body.title ?? undefined, description: body.body ?? undefined, status: state });
       if (assignees) await ctx.assignees.change(repo, user, conversation.pull.number, assignees, 'replace');
+      if (body.milestone !== undefined) await ctx.milestones.setOn(repo, user, conversation.pull.number, body.milestone);
       return await reread(repo, conversation.pull.number);
     }
     const issue = conversation.issue;
@@ -70,6 +72,7 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     await ctx.issues.update(repo, user, issue.id, { title: body.title ?? undefined, body: body.body ?? undefined, status: state, stateReason: body.state_reason ?? undefined });
     if (labels) await ctx.labels.setOnIssue(repo, user, issue, labels, true);
     if (assignees) await ctx.assignees.change(repo, user, issue.number, assignees, 'replace');
+    if (body.milestone !== undefined) await ctx.milestones.setOn(repo, user, issue.number, body.milestone);
     return await reread(repo, issue.number);
   });
 
@@ -226,13 +229,12 @@ async function commentOf(ctx: AppContext, repo: RepositoryRow, event: H3Event): 
 }
 
 /**
- * GitHub's narrowing filters of the issue list: `creator`, `since`, `assignee` (a login, `none` or `*`), and
- * `milestone`, which no issue meets but its `none` (repohost keeps none yet). `mentioned` is refused with 422 rather
- * than silently ignored.
+ * GitHub's narrowing filters of the issue list: `creator`, `since`, `assignee` (a login, `none` or `*`) and
+ * `milestone` (a number, `none` or `*`). `mentioned` is refused with 422 rather than silently ignored.
  */
-async function githubFilters(ctx: AppContext, event: H3Event): Promise<Pick<IssueFilter, 'creatorId' | 'since' | 'assigneeId' | 'assigned' | 'nothing'>> {
+async function githubFilters(ctx: AppContext, event: H3Event): Promise<Pick<IssueFilter, 'creatorId' | 'since' | 'assigneeId' | 'assigned' | 'milestoneNumber' | 'milestoned' | 'nothing'>> {
   if (queryString(event, 'mentioned')) throw unprocessable('repohost does not support the mentioned filter of the issue list');
-  const filter: Pick<IssueFilter, 'creatorId' | 'since' | 'assigneeId' | 'assigned' | 'nothing'> = {};
+  const filter: Pick<IssueFilter, 'creatorId' | 'since' | 'assigneeId' | 'assigned' | 'milestoneNumber' | 'milestoned' | 'nothing'> = {};
   const creator = queryString(event, 'creator');
   if (creator) {
     const user = await ctx.users.byName(creator);
@@ -253,8 +255,12 @@ async function githubFilters(ctx: AppContext, event: H3Event): Promise<Pick<Issu
     if (user) filter.assigneeId = user.id;
     else filter.nothing = true;
   }
-  // No milestone is set yet (repohost keeps none): `none` keeps every issue, anything else none.
   const milestone = queryString(event, 'milestone');
-  if (milestone && milestone !== 'none') filter.nothing = true;
+  if (milestone === 'none') filter.milestoned = 'none';
+  else if (milestone === '*') filter.milestoned = 'any';
+  else if (milestone !== undefined && milestone !== '') {
+    if (!/^\d{1,9}$/.test(milestone)) throw validationFailed({ resource: 'Issue', field: 'milestone', code: 'invalid' });
+    filter.milestoneNumber = Number(milestone);
+  }
   return filter;
 }

@@ -49,16 +49,20 @@ export interface IssueFilter {
   assigneeId?: number;
   /** Only those with no assignee (`assignee=none`) or with any (`assignee=*`). */
   assigned?: 'none' | 'any';
-  /** Matches nothing: a filter no issue can meet (an unknown account, or a milestone, which repohost does not keep yet). */
+  /** Only those of the milestone with this number (GitHub's `milestone=<number>`). */
+  milestoneNumber?: number;
+  /** Only those without a milestone (`milestone=none`) or with any (`milestone=*`). */
+  milestoned?: 'none' | 'any';
+  /** Matches nothing: a filter no issue can meet (an unknown account). */
   nothing?: boolean;
 }
 
 /** True when the filter narrows beyond state: the kept counts no longer give its total. */
 export function narrowsBeyondState(filter: IssueFilter): boolean {
-  return filter.labels.length > 0 || filter.creatorId !== undefined || filter.since !== undefined || filter.assigneeId !== undefined || filter.assigned !== undefined || filter.nothing === true;
+  return filter.labels.length > 0 || filter.creatorId !== undefined || filter.since !== undefined || filter.assigneeId !== undefined || filter.assigned !== undefined || filter.milestoneNumber !== undefined || filter.milestoned !== undefined || filter.nothing === true;
 }
 
-/** The conditions every kind of conversation shares (author, update time, assignees, nothing), over the alias given. */
+/** The conditions every kind of conversation shares (author, update time, assignees, milestone, nothing), over the alias given. */
 export function sharedConditions(alias: 'i' | 'p', filter: IssueFilter): { where: string; params: Array<string | number> } {
   let where = '';
   const params: Array<string | number> = [];
@@ -77,6 +81,13 @@ export function sharedConditions(alias: 'i' | 'p', filter: IssueFilter): { where
   }
   if (filter.assigned === 'any') where += ` AND EXISTS (${assignees})`;
   if (filter.assigned === 'none') where += ` AND NOT EXISTS (${assignees})`;
+  const milestoned = `SELECT 1 FROM conversation_milestones cm WHERE cm.repo_id = ${alias}.repo_id AND cm.number = ${alias}.number`;
+  if (filter.milestoneNumber !== undefined) {
+    where += ` AND EXISTS (${milestoned} AND cm.milestone_id = (SELECT m.id FROM milestones m WHERE m.repo_id = ${alias}.repo_id AND m.number = ?))`;
+    params.push(filter.milestoneNumber);
+  }
+  if (filter.milestoned === 'any') where += ` AND EXISTS (${milestoned})`;
+  if (filter.milestoned === 'none') where += ` AND NOT EXISTS (${milestoned})`;
   if (filter.nothing) where += ' AND 0 = 1';
   return { where, params };
 }

@@ -1,0 +1,123 @@
+import type { ReadTx, WriteTx } from '../interface.js';
+import { inList } from './in-list.js';
+import type { PageWindow } from './page-window.js';
+
+/** A milestone, with its creator's name and how many open and closed issues and pull requests it holds. */
+export interface MilestoneRow {
+  id: number;
+  number: number;
+  title: string;
+  description: string | null;
+  state: 'open' | 'closed';
+  due_on: string | null;
+  creator: string;
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+  open_issues: number;
+  closed_issues: number;
+}
+
+/** Open and closed counts over issues and pull requests (a merged one is closed), per milestone. */
+const COUNTS = `SELECT cm.milestone_id,
+    SUM(CASE WHEN COALESCE(i.status, p.status) = 'open' THEN 1 ELSE 0 END) AS open_issues,
+    SUM(CASE WHEN COALESCE(i.status, p.status) = 'open' THEN 0 ELSE 1 END) AS closed_issues
+  FROM conversation_milestones cm
+  LEFT JOIN issues i ON i.repo_id = cm.repo_id AND i.number = cm.number
+  LEFT JOIN pull_requests p ON p.repo_id = cm.repo_id AND p.number = cm.number
+  GROUP BY cm.milestone_id`;
+
+const MILESTONE_COLUMNS = `m.id, m.number, m.title, m.description, m.state, m.due_on, u.username AS creator, m.created_at, m.updated_at,
+  m.closed_at, COALESCE(n.open_issues, 0) AS open_issues, COALESCE(n.closed_issues, 0) AS closed_issues`;
+const MILESTONE_FROM = `FROM milestones m JOIN users u ON u.id = m.creator_id LEFT JOIN (${COUNTS}) AS n ON n.milestone_id = m.id`;
+const MILESTONE = `SELECT ${MILESTONE_COLUMNS} ${MILESTONE_FROM}`;
+
+export interface MilestoneListing {
+  state?: 'open' | 'closed';
+  sort: 'due_on' | 'completeness';
+  direction: 'asc' | 'desc';
+}
+
+export async function milestonesOfRepository(db: ReadTx, repoId: number, listing: MilestoneListing, page: PageWindow): Promise<{ items: MilestoneRow[]; total: number }> {
+  const state = listing.state ? ' AND m.state = ?' : '';
+  const params: Array<string | number> = listing.state ? [repoId, listing.state] : [repoId];
+  const direction = listing.direction === 'desc' ? 'DESC' : 'ASC';
+  // Milestones without a due date come last, as on GitHub; completeness is the share of closed ones.
+  const order =
+    listing.sort === 'completeness'
+      ? `(CASE WHEN COALESCE(n.open_issues, 0) + COALESCE(n.closed_issues, 0) = 0 THEN 0 ELSE 1.0 * COALESCE(n.closed_issues, 0) / (COALESCE(n.open_issues, 0) + COALESCE(n.closed_issues, 0)) END) ${direction}, m.number ${direction}`
+      : `CASE WHEN m.due_on IS NULL THEN 1 ELSE 0 END, m.due_on ${direction}, m.number ${direction}`;
+  const items = await db.all<MilestoneRow>(`${MILESTONE} WHERE m.repo_id = ?${state} ORDER BY ${order} LIMIT ? OFFSET ?`, [...params, page.limit, page.offset]);
+  const total = (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM milestones m WHERE m.repo_id = ?${state}`, params))!.n;
+  return { items, total };
+}
+
+export async function milestoneByNumber(db: ReadTx, repoId: number, number: number): Promise<MilestoneRow | undefined> {
+  return await db.get<MilestoneRow>(`${MILESTONE} WHERE m.repo_id = ? AND m.number = ?`, [repoId, number]);
+}
+
+export async function milestoneById(db: ReadTx, id: number): Promise<MilestoneRow | undefined> {
+  return await db.get<MilestoneRow>(`${MILESTONE} WHERE m.id = ?`, [id]);
+}
+
+export async function milestoneByTitle(db: ReadTx, repoId: number, title: string): Promise<{ id: number; number: number } | undefined> {
+  return await db.get('SELECT id, number FROM milestones WHERE repo_id = ? AND title_lower = ?', [repoId, title.toLowerCase()]);
+}
+
+export interface MilestoneFields {
+  title: string;
+  description: string | null;
+  state: 'open' | 'closed';
+  due_on: string | null;
+}
+
+/** Creates a milestone with the repository's next milestone number (taken with UPDATE … RETURNING on both engines). */
+export async function insertMilestone(tx: WriteTx, repoId: number, creatorId: number, fields: MilestoneFields, now: string): Promise<number> {
+  const number = (await tx.run<{ number: number }>('UPDATE repositories SET next_milestone = next_milestone + 1 WHERE id = ? RETURNING next_milestone - 1 AS number', [repoId])).rows[0]!.number;
+  await tx.run(
+    `INSERT INTO milestones (repo_id, number, title, title_lower, description, state, due_on, creator_id, created_at, updated_at, closed_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [repoId, number, fields.title, fields.title.toLowerCase(), fields.description, fields.state, fields.due_on, creatorId, now, now, fields.state === 'closed' ? now : null],
+  );
+  return number;
+}
+
+export async function updateMilestone(tx: WriteTx, id: number, fields: MilestoneFields, closedAt: string | null, now: string): Promise<void> {
+  await tx.run('UPDATE milestones SET title = ?, title_lower = ?, description = ?, state = ?, due_on = ?, closed_at = ?, updated_at = ? WHERE id = ?', [
+    fields.title,
+    fields.title.toLowerCase(),
+    fields.description,
+    fields.state,
+    fields.due_on,
+    closedAt,
+    now,
+    id,
+  ]);
+}
+
+export async function deleteMilestone(tx: WriteTx, id: number): Promise<void> {
+  await tx.run('DELETE FROM conversation_milestones WHERE milestone_id = ?', [id]);
+  await tx.run('DELETE FROM milestones WHERE id = ?', [id]);
+}
+
+/** Sets (or with null clears) the milestone of an issue or pull request; returns the milestone it had. */
+export async function setMilestone(tx: WriteTx, repoId: number, number: number, milestoneId: number | null): Promise<number | null> {
+  const had = (await tx.get<{ milestone_id: number }>('SELECT milestone_id FROM conversation_milestones WHERE repo_id = ? AND number = ?', [repoId, number]))?.milestone_id ?? null;
+  await tx.run('DELETE FROM conversation_milestones WHERE repo_id = ? AND number = ?', [repoId, number]);
+  if (milestoneId !== null) await tx.run('INSERT INTO conversation_milestones (repo_id, number, milestone_id) VALUES (?, ?, ?)', [repoId, number, milestoneId]);
+  return had;
+}
+
+/** The milestones of several numbers of a repository, in one query. */
+export async function milestonesOfNumbers(db: ReadTx, repoId: number, numbers: readonly number[]): Promise<Map<number, MilestoneRow>> {
+  const byNumber = new Map<number, MilestoneRow>();
+  if (numbers.length === 0) return byNumber;
+  const list = inList([...new Set(numbers)]);
+  const rows = await db.all<MilestoneRow & { of_number: number }>(
+    `SELECT cm.number AS of_number, ${MILESTONE_COLUMNS} ${MILESTONE_FROM} JOIN conversation_milestones cm ON cm.milestone_id = m.id
+      WHERE cm.repo_id = ? AND cm.number ${list.sql}`,
+    [repoId, ...list.params],
+  );
+  for (const { of_number: number, ...row } of rows) byNumber.set(number, row);
+  return byNumber;
+}
