@@ -25,6 +25,7 @@ import type { PageWindow } from '../store/queries/page-window.js';
 import { branchesAt, type RepositoryRow } from '../store/queries/repositories.js';
 import { requireAccess, type Viewer } from './permissions.js';
 import { writeToRepository } from './repository-write.js';
+import { nullableText } from './text-fields.js';
 
 export const CHECK_STATUSES = ['queued', 'in_progress', 'completed', 'waiting', 'requested', 'pending'] as const;
 export const CHECK_CONCLUSIONS = ['action_required', 'cancelled', 'failure', 'neutral', 'success', 'skipped', 'stale', 'timed_out'] as const;
@@ -58,13 +59,6 @@ export interface CheckSuite extends CheckSuiteRow {
 type Record_ = Record<string, unknown>;
 const isObject = (value: unknown): value is Record_ => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function text(field: string, value: unknown, maxLength: number): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') throw invalid(`${field} must be a string`);
-  if (value.length > maxLength) throw invalid(`${field} must be at most ${maxLength} characters`);
-  return value;
-}
-
 function time(field: string, value: unknown): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string' || !Number.isFinite(Date.parse(value))) throw invalid(`${field} must be an ISO 8601 timestamp`);
@@ -85,8 +79,8 @@ function annotation(value: unknown, index: number): Omit<CheckAnnotationRow, 'id
     return n as number;
   };
   const column = (name: string) => (value[name] === undefined || value[name] === null ? null : line(name));
-  const path = text(`${field}.path`, value.path, 1024);
-  const message = text(`${field}.message`, value.message, 64 * 1024);
+  const path = nullableText(`${field}.path`, value.path, 1024);
+  const message = nullableText(`${field}.message`, value.message, 64 * 1024);
   if (!path) throw invalid(`${field}.path is required`);
   if (!message) throw invalid(`${field}.message is required`);
   return {
@@ -97,8 +91,8 @@ function annotation(value: unknown, index: number): Omit<CheckAnnotationRow, 'id
     end_column: column('end_column'),
     annotation_level: oneOf(`${field}.annotation_level`, value.annotation_level, ['notice', 'warning', 'failure']),
     message,
-    title: text(`${field}.title`, value.title, 255),
-    raw_details: text(`${field}.raw_details`, value.raw_details, 64 * 1024),
+    title: nullableText(`${field}.title`, value.title, 255),
+    raw_details: nullableText(`${field}.raw_details`, value.raw_details, 64 * 1024),
   };
 }
 
@@ -117,7 +111,7 @@ export class CheckService {
 
   async create(repo: RepositoryRow, viewer: Viewer, input: CheckRunInput): Promise<CheckRunRow> {
     await requireAccess(this.store, viewer, repo, 'write', 'Creating check runs needs write access');
-    const name = text('name', input.name, 255);
+    const name = nullableText('name', input.name, 255);
     if (!name?.trim()) throw invalid('name is required');
     const sha = input.head_sha;
     if (typeof sha !== 'string' || !sha) throw invalid('head_sha is required');
@@ -221,16 +215,16 @@ export class CheckService {
     if (output && Array.isArray(output.images) && output.images.length > 0) throw invalid('output.images are not supported by repohost');
     if (output && output.summary === undefined && !current?.output_summary) throw invalid('output.summary is required');
     return {
-      name: input.name === undefined && current ? current.name : (text('name', input.name, 255)?.trim() || (current?.name ?? '')),
+      name: input.name === undefined && current ? current.name : (nullableText('name', input.name, 255)?.trim() || (current?.name ?? '')),
       status,
       conclusion: status === 'completed' ? conclusion : null,
-      external_id: input.external_id === undefined ? (current?.external_id ?? null) : text('external_id', input.external_id, 255),
+      external_id: input.external_id === undefined ? (current?.external_id ?? null) : nullableText('external_id', input.external_id, 255),
       details_url: input.details_url === undefined ? (current?.details_url ?? null) : this.url('details_url', input.details_url),
       started_at: time('started_at', input.started_at) ?? current?.started_at ?? now,
       completed_at: status === 'completed' ? (time('completed_at', input.completed_at) ?? current?.completed_at ?? now) : null,
-      output_title: output && output.title !== undefined ? text('output.title', output.title, 255) : (current?.output_title ?? null),
-      output_summary: output && output.summary !== undefined ? text('output.summary', output.summary, 65_535) : (current?.output_summary ?? null),
-      output_text: output && output.text !== undefined ? text('output.text', output.text, 65_535) : (current?.output_text ?? null),
+      output_title: output && output.title !== undefined ? nullableText('output.title', output.title, 255) : (current?.output_title ?? null),
+      output_summary: output && output.summary !== undefined ? nullableText('output.summary', output.summary, 65_535) : (current?.output_summary ?? null),
+      output_text: output && output.text !== undefined ? nullableText('output.text', output.text, 65_535) : (current?.output_text ?? null),
     };
   }
 
@@ -243,7 +237,7 @@ export class CheckService {
   }
 
   private url(field: string, value: unknown): string | null {
-    const given = text(field, value, 2048);
+    const given = nullableText(field, value, 2048);
     if (!given) return null;
     try {
       const url = new URL(given);

@@ -21,19 +21,13 @@ import type { RepositoryRow } from '../store/queries/repositories.js';
 import { userByName } from '../store/queries/users.js';
 import { requireAccess, type Viewer } from './permissions.js';
 import { writeToRepository } from './repository-write.js';
+import { nullableText } from './text-fields.js';
 
 export interface MilestoneInput {
   title?: unknown;
   description?: unknown;
   state?: unknown;
   due_on?: unknown;
-}
-
-function text(field: string, value: unknown, max: number): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') throw invalid(`${field} must be a string`);
-  if (value.length > max) throw invalid(`${field} must be at most ${max} characters`);
-  return value;
 }
 
 /**
@@ -119,15 +113,15 @@ export class MilestoneService {
   }
 
   private fields(current: MilestoneRow | undefined, input: MilestoneInput): MilestoneFields {
-    const title = input.title === undefined && current ? current.title : text('title', input.title, 255)?.trim();
+    const title = input.title === undefined && current ? current.title : nullableText('title', input.title, 255)?.trim();
     if (!title) throw invalid('title is required');
     const state = input.state === undefined ? (current?.state ?? 'open') : input.state;
     if (state !== 'open' && state !== 'closed') throw invalid("state must be 'open' or 'closed'");
-    const dueOn = input.due_on === undefined ? (current?.due_on ?? null) : text('due_on', input.due_on, 64);
+    const dueOn = input.due_on === undefined ? (current?.due_on ?? null) : nullableText('due_on', input.due_on, 64);
     if (dueOn !== null && Number.isNaN(Date.parse(dueOn))) throw invalid('due_on must be an ISO 8601 timestamp');
     return {
       title,
-      description: input.description === undefined ? (current?.description ?? null) : text('description', input.description, 65_535),
+      description: input.description === undefined ? (current?.description ?? null) : nullableText('description', input.description, 65_535),
       state,
       due_on: dueOn === null ? null : new Date(Date.parse(dueOn)).toISOString(),
     };

@@ -32,7 +32,7 @@ import { accessLevel, atLeast, requireAccess, type Viewer } from './permissions.
 import type { ReleaseFiles } from './release-files.js';
 import type { RefUpdateService } from './ref-updates.js';
 import { writeToRepository } from './repository-write.js';
-import { optionalFlag } from './text-fields.js';
+import { nullableText, optionalFlag } from './text-fields.js';
 
 /** A release with its assets. */
 export interface Release extends ReleaseRow {
@@ -60,14 +60,6 @@ export interface AssetUpload {
 const MAX_BODY = 125_000;
 const MAX_NAME = 1024;
 const MAX_ASSET_NAME = 255;
-
-function optionalString(field: string, value: unknown, maxLength: number): string | null | undefined {
-  if (value === undefined) return undefined;
-  if (value === null) return null;
-  if (typeof value !== 'string') throw invalid(`${field} must be a string`);
-  if (value.length > maxLength) throw invalid(`${field} must be at most ${maxLength} characters`);
-  return value;
-}
 
 function tagName(value: unknown): string {
   if (value === undefined || value === null || value === '') throw invalid('tag_name is required');
@@ -205,7 +197,7 @@ export class ReleaseService {
     await requireAccess(this.store, viewer, repo, 'write', 'Uploading release assets needs write access');
     const release = await this.get(repo, viewer, releaseId);
     const name = assetName(upload.name);
-    const label = optionalString('label', upload.label, MAX_NAME) ?? null;
+    const label = nullableText('label', upload.label, MAX_NAME);
     const contentType = upload.contentType?.trim() || 'application/octet-stream';
     if (await assetByName(this.store, release.id, name)) throw conflict('name already_exists');
     const gitDir = await this.git.gitDirOf(repo.owner_name, repo.name);
@@ -228,7 +220,7 @@ export class ReleaseService {
     await requireAccess(this.store, viewer, repo, 'write', 'Editing release assets needs write access');
     const asset = await this.asset(repo, viewer, id);
     const name = input.name === undefined ? asset.name : assetName(input.name);
-    const label = input.label === undefined ? asset.label : (optionalString('label', input.label, MAX_NAME) ?? null);
+    const label = input.label === undefined ? asset.label : nullableText('label', input.label, MAX_NAME);
     await writeToRepository(this.store, repo, async (tx) => {
       const clash = await assetByName(tx, asset.release_id, name);
       if (clash && clash.id !== asset.id) throw conflict('name already_exists');
@@ -275,9 +267,9 @@ export class ReleaseService {
   private fields(repo: RepositoryRow, current: Release | undefined, input: ReleaseInput): Omit<ReleaseFields, 'published_at'> {
     return {
       tag_name: input.tag_name === undefined && current ? current.tag_name : tagName(input.tag_name),
-      target_commitish: optionalString('target_commitish', input.target_commitish, MAX_NAME) || current?.target_commitish || repo.default_branch,
-      name: input.name === undefined ? (current?.name ?? null) : optionalString('name', input.name, MAX_NAME)!,
-      body: input.body === undefined ? (current?.body ?? null) : optionalString('body', input.body, MAX_BODY)!,
+      target_commitish: nullableText('target_commitish', input.target_commitish, MAX_NAME) || current?.target_commitish || repo.default_branch,
+      name: input.name === undefined ? (current?.name ?? null) : nullableText('name', input.name, MAX_NAME),
+      body: input.body === undefined ? (current?.body ?? null) : nullableText('body', input.body, MAX_BODY),
       draft: optionalFlag('draft', input.draft, current ? current.draft === 1 : false),
       prerelease: optionalFlag('prerelease', input.prerelease, current ? current.prerelease === 1 : false),
     };

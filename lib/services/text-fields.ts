@@ -16,6 +16,14 @@ export function optionalText(field: string, value: unknown, maxLength: number): 
   return value;
 }
 
+/** An optional text field kept as given, absent or null being null (GitHub's nullable strings). */
+export function nullableText(field: string, value: unknown, maxLength: number): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') throw invalid(`${field} must be a string`);
+  if (value.length > maxLength) throw invalid(`${field} must be at most ${maxLength} characters`);
+  return value;
+}
+
 /** An optional yes/no field: a JSON boolean, or 'true'/'false'/'1'/'0' from a form; absent means `fallback`. */
 export function optionalFlag(field: string, value: unknown, fallback: boolean): boolean {
   if (value === undefined || value === null) return fallback;
