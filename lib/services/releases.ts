@@ -243,10 +243,16 @@ export class ReleaseService {
     return body;
   }
 
-  /** The asset named in a `browser_download_url`: by the release's tag (drafts for writers only) and its name. */
-  async assetByTag(repo: RepositoryRow, viewer: Viewer, tag: string, name: string): Promise<ReleaseAssetRow> {
+  /** The release of a tag as the viewer may see it: a draft too for those with write access (the pages). */
+  async visibleByTag(repo: RepositoryRow, viewer: Viewer, tag: string): Promise<Release> {
     const release = await releaseByTag(this.store, repo.id, tag);
     if (!release || (release.draft === 1 && !(await this.mayWrite(repo, viewer)))) throw notFound('Not Found');
+    return (await this.withAssets(this.store, [release]))[0]!;
+  }
+
+  /** The asset named in a `browser_download_url`: by the release's tag (drafts for writers only) and its name. */
+  async assetByTag(repo: RepositoryRow, viewer: Viewer, tag: string, name: string): Promise<ReleaseAssetRow> {
+    const release = await this.visibleByTag(repo, viewer, tag);
     const asset = await assetByName(this.store, release.id, name);
     if (!asset) throw notFound('Not Found');
     return asset;

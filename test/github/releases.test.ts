@@ -178,6 +178,22 @@ describe('releases through the GitHub-compatible API', () => {
     }
   });
 
+  it('shows releases on pages at their html_url, notes rendered without raw HTML, drafts to writers only', async () => {
+    const release = (await alice.repos.createRelease({ owner, repo, tag_name: 'v5.0.0', name: 'Five', body: '**Bold** <script>alert(1)</script>' })).data;
+    const draft = (await alice.repos.createRelease({ owner, repo, tag_name: 'v6.0.0', name: 'Six (draft)', draft: true })).data;
+    const page = await fetch(release.html_url);
+    expect(page.status).toBe(200);
+    const text = await page.text();
+    expect(text).toContain('<strong>Bold</strong>');
+    expect(text).not.toContain('<script>alert(1)</script>');
+    const list = await (await fetch(`${host.url}/${owner}/${repo}/releases`)).text();
+    expect(list).toContain('Five');
+    expect(list).not.toContain('Six (draft)');
+    expect((await fetch(draft.html_url)).status).toBe(404);
+    const token = await host.admin.createToken(owner, 'pages');
+    expect(await (await fetch(draft.html_url, { headers: { authorization: `token ${token}` } })).text()).toContain('Six (draft)');
+  });
+
   it('serves the tarball and zipball of a ref as GitHub names them', async () => {
     const tag = (await alice.git.getRef({ owner, repo, ref: 'tags/v1.0.0' })).data.object.sha;
     const prefix = `${owner}-${repo}-${tag.slice(0, 7)}/`;

@@ -44,7 +44,7 @@ export function tagsView(viewer: PageUser | undefined, repo: RepositoryRow, acce
     access,
     'branches',
     'Tags',
-    html`<h2>Tags</h2><p><a href="${base}/branches">Branches</a></p>
+    html`<h2>Tags</h2><p><a href="${base}/branches">Branches</a> · <a href="${base}/releases">Releases</a></p>
 ${tags.length
   ? html`<ul class="commit-list">${tags.map(
       (tag) => html`<li><a href="${srcUrl(repo, { kind: 'tag', ref: tag.name })}"><strong>${tag.name}</strong></a>
