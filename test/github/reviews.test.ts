@@ -94,6 +94,9 @@ describe('pull request reviews', () => {
     });
     expect((await as.alice!.repos.getBranchProtection({ ...repo, branch: 'main' })).data.required_pull_request_reviews?.required_approving_review_count).toBe(1);
     expect((await as.alice!.pulls.get({ ...repo, pull_number: pull.number })).data.mergeable_state).toBe('blocked');
+    // The merge box of the pull request page says why.
+    const page = await fetch(`${host.url}/alice/reviewed/pulls/${pull.number}`, { headers: { authorization: `token ${await host.admin.createToken('alice', 'page')}`, accept: 'text/html' } });
+    expect(await page.text()).toContain('1 approving review is required (0 given)');
     expect((await failure(as.alice!.pulls.merge({ ...repo, pull_number: pull.number }))).data.message).toContain('1 approving review is required (0 given)');
     expect((await failure(as.bob!.pulls.createReview({ ...repo, pull_number: pull.number, event: 'APPROVE' }))).status).toBe(422);
 

@@ -114,6 +114,8 @@ export interface PullModel {
   requiredContexts: string[];
   /** The required checks head has not passed (PullService.unmetChecks): they block the merge. */
   unmetChecks: ReadonlyArray<{ context: string; state: string }>;
+  /** Why the reviews do not allow the merge yet (PullService.unmetReviews), if they do not. */
+  unmetReviews: string | undefined;
   /** The author or a collaborator with write access. */
   canChangeState: boolean;
   /** Write access (the merge service's rule). */
@@ -172,13 +174,14 @@ ${pull.merge_commit_sha ? html` as <a href="${repoBase(repo)}/commit/${pull.merg
   if (!viewer || !model.canMerge) {
     return html`<section class="merge-box" aria-label="Merge">${state}${required}<p class="muted">Only collaborators with write access can merge this pull request.</p></section>`;
   }
-  // The merge service's rules (lib/services/pulls.ts): no conflicts, and every required check a success.
+  // The merge service's rules (lib/services/pulls.ts): no conflicts, every required check a success, the reviews asked for.
   const unmet = model.unmetChecks;
   const blockers: SafeHtml[] = [];
   if (pull.mergeable !== true) blockers.push(html`the branch has conflicts with <code>${pull.base}</code> that must be resolved`);
   if (unmet.length) {
     blockers.push(html`required ${unmet.length === 1 ? 'check' : 'checks'} ${unmet.map(({ context, state }, index) => html`${index ? ', ' : ''}<code>${context}</code> (${state})`)} must pass`);
   }
+  if (model.unmetReviews) blockers.push(html`${model.unmetReviews}`);
   const blocked = blockers.length > 0;
   const why = blocked ? html`<p class="status-failure" id="merge-blocked"><strong>Merging is blocked:</strong> ${blockers.map((reason, index) => html`${index ? '; ' : ''}${reason}`)}.</p>` : '';
   return html`<section class="merge-box" id="merge-box" aria-label="Merge">${state}${required}${why}

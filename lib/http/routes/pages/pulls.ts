@@ -46,6 +46,7 @@ async function renderPull(ctx: AppContext, request: RepoPageRequest, number: num
     checks: await ctx.statuses.combinedOf(repo, pull.head_sha),
     requiredContexts: (await ctx.protection.ruleFor(repo, pull.base))?.required_status_contexts ?? [],
     unmetChecks: await ctx.pulls.unmetChecks(repo, pull.base, pull.head_sha),
+    unmetReviews: pull.status === 'open' ? await ctx.pulls.unmetReviews(repo, pull.base, row.id) : undefined,
     canChangeState: viewer !== undefined && (viewer.username === pull.author || atLeast(access, 'write')),
     canMerge: atLeast(access, 'write'),
     canEdit: (author) => viewer !== undefined && (viewer.username === author || atLeast(access, 'write')),
