@@ -36,6 +36,19 @@ export interface FixtureRepository {
   /** Issues get numbers 1, 2, … in this order; pull requests are numbered after them. */
   issues?: FixtureIssue[];
   pulls?: FixturePull[];
+  /** Webhooks, made once everything else is loaded (so the fixtures themselves send nothing but each hook's ping). */
+  hooks?: FixtureHook[];
+}
+
+export interface FixtureHook {
+  url: string;
+  /** Event names (see SUBSCRIBABLE_EVENTS) or `*`. @default ['push'] */
+  events?: string[];
+  secret?: string;
+  /** @default 'json' */
+  contentType?: 'json' | 'form';
+  /** @default true */
+  active?: boolean;
 }
 
 export interface FixtureBranch {

@@ -35,6 +35,7 @@ export async function loadFixtures(ctx: AppContext, fixtures: unknown): Promise<
     const branches = await writeBranches(ctx, repo, owner, planned);
     for (const label of planned.labels) await ctx.labels.create(repo, owner, label);
     await writeConversations(ctx, repo, owner, planned);
+    for (const hook of planned.hooks) await ctx.webhooks.create(repo, owner, { url: hook.url, events: hook.events, secret: hook.secret, content_type: hook.contentType, active: hook.active });
     repositories.push({ full_name: `${repo.owner_name}/${repo.name}`, branches });
   }
   return { users: plan.users.map((user) => user.username), repositories };

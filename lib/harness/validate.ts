@@ -1,4 +1,5 @@
-import { RepoHostError } from '../errors.js';
+import { invalid, RepoHostError } from '../errors.js';
+import { SUBSCRIBABLE_EVENTS } from '../events/types.js';
 import { isSafeBranchName } from '../git/names.js';
 import { gitDate, GitObjectError, splitTreePath, type GitIdentity, type TreeChange } from '../git/objects.js';
 import { MIN_FIXED_TOKEN } from '../services/credentials.js';
@@ -45,6 +46,7 @@ export interface PlannedRepository {
   labels: Array<{ name: string; color: string; description: string }>;
   issues: Array<{ title: string; body: string; author: string; labels: string[]; closed: boolean; comments: PlannedComment[] }>;
   pulls: Array<{ title: string; body: string; head: string; base: string; author: string; closed: boolean; comments: PlannedComment[] }>;
+  hooks: Array<{ url: string; events: string[]; secret: string | undefined; contentType: 'json' | 'form'; active: boolean }>;
 }
 
 export interface PlannedComment {
@@ -188,7 +190,7 @@ interface People {
 }
 
 async function planRepository(problems: Problems, path: string, raw: unknown, people: People): Promise<PlannedRepository | undefined> {
-  const repo = problems.object(path, raw, ['owner', 'name', 'private', 'description', 'defaultBranch', 'collaborators', 'branches', 'labels', 'issues', 'pulls']);
+  const repo = problems.object(path, raw, ['owner', 'name', 'private', 'description', 'defaultBranch', 'collaborators', 'branches', 'labels', 'issues', 'pulls', 'hooks']);
   if (!repo) return undefined;
   const owner = typeof repo.owner === 'string' && await people.known(repo.owner) ? repo.owner : undefined;
   if (!owner) problems.add(`${path}.owner`, `must be a user of the fixtures or of the host, not ${JSON.stringify(repo.owner)}`);
@@ -291,7 +293,36 @@ async function planRepository(problems: Problems, path: string, raw: unknown, pe
       problems.add(at, `an open pull request already merges ${head} into ${base}`);
     } else if (title !== undefined && author && head && base) pulls.push({ title, body, head, base, author, closed, comments: pullComments });
   }
-  return { owner, name, private: isPrivate, description, defaultBranch, collaborators, branches, labels, issues, pulls };
+  const hooks: PlannedRepository['hooks'] = [];
+  for (const [index, rawHook] of problems.array(`${path}.hooks`, repo.hooks).entries()) {
+    const at = `${path}.hooks[${index}]`;
+    const hook = problems.object(at, rawHook, ['url', 'events', 'secret', 'contentType', 'active']);
+    if (!hook) continue;
+    const url = problems.check(`${at}.url`, () => hookUrl(hook.url));
+    const events = problems.array(`${at}.events`, hook.events ?? ['push']).filter((event, eventIndex) => {
+      if (event === '*' || (SUBSCRIBABLE_EVENTS as readonly unknown[]).includes(event)) return true;
+      problems.add(`${at}.events[${eventIndex}]`, `must be * or one of ${SUBSCRIBABLE_EVENTS.join(', ')}`);
+      return false;
+    }) as string[];
+    const secret = problems.check(`${at}.secret`, () => optionalText('secret', hook.secret, 255)) || undefined;
+    if (hook.contentType !== undefined && hook.contentType !== 'json' && hook.contentType !== 'form') problems.add(`${at}.contentType`, "must be 'json' or 'form'");
+    const active = hook.active === undefined ? true : problems.flag(`${at}.active`, hook.active);
+    if (url !== undefined) hooks.push({ url, events, secret, contentType: hook.contentType === 'form' ? 'form' : 'json', active });
+  }
+  return { owner, name, private: isPrivate, description, defaultBranch, collaborators, branches, labels, issues, pulls, hooks };
+}
+
+/** A webhook's address: http or https (whether the host may reach it is checked when the hook is made). */
+function hookUrl(value: unknown): string {
+  if (typeof value !== 'string') throw invalid('url is required');
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalid('url must be an http or https URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid('url must be an http or https URL');
+  return url.href;
 }
 
 async function planBranches(problems: Problems, repoPath: string, raw: unknown, owner: string, people: People): Promise<PlannedRepository['branches']> {

@@ -136,3 +136,38 @@ describe('fixtures', () => {
     ).rejects.toThrow('fixtures.repositories[0].issues[0].author: alice cannot see the private repository');
   });
 });
+
+describe('fixtures with webhooks', () => {
+  it('make hooks after everything else (each pings its receiver), and report bad ones by path', async () => {
+    const { HookReceiver } = await import('../helpers/receiver.js');
+    const receiver = await HookReceiver.start();
+    const host = await startHost({ allowLocalNetwork: true });
+    try {
+      const problems = await host.admin
+        .load({ users: [{ username: 'hooked', email: 'hooked@example.com', password: 'password123' }], repositories: [{ owner: 'hooked', name: 'bad', hooks: [{ url: 'ftp://x', events: ['push', 'nope'], contentType: 'xml' }] }] } as never)
+        .then(
+          () => [],
+          (error: FixtureError) => error.problems,
+        );
+      expect(problems).toEqual([
+        'fixtures.repositories[0].hooks[0].url: url must be an http or https URL',
+        `fixtures.repositories[0].hooks[0].events[1]: must be * or one of push, create, delete, issues, issue_comment, pull_request, status, star, watch, repository, release, pull_request_review, pull_request_review_comment`,
+        "fixtures.repositories[0].hooks[0].contentType: must be 'json' or 'form'",
+      ]);
+      await host.admin.load({
+        users: [{ username: 'hooked', email: 'hooked@example.com', password: 'password123', tokens: [{ name: 'bot', token: 'ghp_fixturehooks0123456789' }] }],
+        repositories: [{ owner: 'hooked', name: 'app', branches: { main: { commits: [{ message: 'root' }] } }, issues: [{ title: 'Before the hook' }], hooks: [{ url: receiver.url, events: ['issues'], secret: 's3cret' }] }],
+      });
+      const [ping] = await receiver.waitForEvent('ping');
+      expect(ping!.json.hook.events).toEqual(['issues']);
+      // The fixtures' own issue was made before the hook: only later ones are delivered.
+      await http(`${host.url}/api/v1/repos/hooked/app/issues`, { headers: bearer('ghp_fixturehooks0123456789'), json: { title: 'After the hook' } });
+      const [opened] = await receiver.waitForEvent('issues');
+      expect(opened!.json.issue.title).toBe('After the hook');
+      expect(receiver.received.filter((request) => request.headers['x-github-event'] === 'issues')).toHaveLength(1);
+    } finally {
+      await host.close();
+      await receiver.close();
+    }
+  });
+});
