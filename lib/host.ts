@@ -155,7 +155,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     reviews: new ReviewService(store, pulls, nowIso, recorder, new ReviewShapes(baseUrl, shapes)),
     refUpdates,
     gitData,
-    releases: new ReleaseService(store, git, gitData, refUpdates, new ReleaseFiles(options.maxReleaseAssetBytes), nowIso, recorder, new ReleaseShapes(baseUrl, shapes)),
+    releases: new ReleaseService(store, git, gitData, refUpdates, new ReleaseFiles(options.maxReleaseAssetBytes), nowIso, recorder, new ReleaseShapes(baseUrl, shapes), (repo, work) => repos.whileUnchanged(repo, work)),
     social: new SocialService(store, nowIso, recorder),
     search: new SearchService(store),
     avatars: new AvatarService(store, options.dataDir, options.maxAvatarBytes),

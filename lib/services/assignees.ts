@@ -35,16 +35,27 @@ export class AssigneeService {
     return await assignableUsernames(this.store, repo.id);
   }
 
+  /**
+   * The accounts `logins` names, checked (a list of at most 10 logins of accounts that may be assigned, or for
+   * `removing`, of existing accounts): callers check before they write anything else.
+   */
+  async check(repo: RepositoryRow, logins: unknown, removing = false): Promise<UserRow[]> {
+    if (!Array.isArray(logins) || !logins.every((login) => typeof login === 'string')) throw invalid('assignees must be a list of logins');
+    const distinct = [...new Set(logins as string[])];
+    if (distinct.length > MAX_ASSIGNEES) throw invalid(`an issue or pull request has at most ${MAX_ASSIGNEES} assignees`);
+    const users: UserRow[] = [];
+    for (const login of distinct) {
+      const user = await userByName(this.store, login);
+      if (!user || (!removing && !(await this.assignable(repo, user)))) throw invalid(`assignees must be accounts that may be assigned here (the owner or a collaborator): ${login}`);
+      users.push(user);
+    }
+    return users;
+  }
+
   /** Adds, removes or replaces the assignees of an issue or pull request; unknown or unassignable logins are refused. */
   async change(repo: RepositoryRow, viewer: Viewer, number: number, logins: unknown, mode: 'add' | 'remove' | 'replace'): Promise<void> {
     await requireAccess(this.store, viewer, repo, 'write', 'Assigning needs write access');
-    if (!Array.isArray(logins) || !logins.every((login) => typeof login === 'string')) throw invalid('assignees must be a list of logins');
-    const users: UserRow[] = [];
-    for (const login of new Set(logins as string[])) {
-      const user = await userByName(this.store, login);
-      if (!user || (mode !== 'remove' && !(await this.assignable(repo, user)))) throw invalid(`assignees must be accounts that may be assigned here (the owner or a collaborator): ${login}`);
-      users.push(user);
-    }
+    const users = await this.check(repo, logins, mode === 'remove');
     const now = this.now();
     await writeToRepository(this.store, repo, async (tx) => {
       const current = new Set((await assigneesOf(tx, repo.id, [number])).get(number) ?? []);

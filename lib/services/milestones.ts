@@ -82,12 +82,19 @@ export class MilestoneService {
     await writeToRepository(this.store, repo, async (tx) => await deleteMilestone(tx, milestone.id));
   }
 
+  /** The milestone `milestone` names (a number), or undefined for null, checked: callers check before they write. */
+  async check(repo: RepositoryRow, milestone: unknown): Promise<MilestoneRow | undefined> {
+    if (milestone === null) return undefined;
+    if (!Number.isSafeInteger(milestone) || (milestone as number) < 1) throw invalid('milestone must be the number of a milestone or null');
+    const target = await milestoneByNumber(this.store, repo.id, milestone as number);
+    if (!target) throw invalid(`milestone must be the number of a milestone of the repository: ${String(milestone)}`);
+    return target;
+  }
+
   /** Sets (a milestone number) or clears (null) the milestone of the issue or pull request `number`. */
   async setOn(repo: RepositoryRow, viewer: Viewer, number: number, milestone: unknown): Promise<void> {
     await requireAccess(this.store, viewer, repo, 'write', 'Setting milestones needs write access');
-    if (milestone !== null && (!Number.isSafeInteger(milestone) || (milestone as number) < 1)) throw invalid('milestone must be the number of a milestone or null');
-    const target = milestone === null ? undefined : await milestoneByNumber(this.store, repo.id, milestone as number);
-    if (milestone !== null && !target) throw invalid(`milestone must be the number of a milestone of the repository: ${String(milestone)}`);
+    const target = await this.check(repo, milestone);
     await writeToRepository(this.store, repo, async (tx) => {
       const had = await setMilestone(tx, repo.id, number, target?.id ?? null);
       if (had === (target?.id ?? null)) return;

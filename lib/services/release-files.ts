@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
@@ -16,6 +16,15 @@ export const ASSET_FOLDER = 'repohost-assets';
 /** Names of uploads still arriving (or cut off by a crash). */
 export const INCOMING_PREFIX = '.incoming-';
 const FILE_NAME = /^[0-9a-f]{32}$/;
+
+async function syncFolder(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
 
 /** Counts and hashes what passes, and fails once more than `limit` bytes did. */
 function measured(limit: number): Transform & { seen(): number; digest(): string } {
@@ -55,6 +64,9 @@ export class ReleaseFiles {
         await handle.close();
       }
       await rename(incoming, join(dir, file));
+      // The rename (and the folder, when this made it) are on disk before the row that names the file is written.
+      await syncFolder(dir);
+      await syncFolder(gitDir);
     } catch (error) {
       await rm(incoming, { force: true });
       throw error;
@@ -62,9 +74,16 @@ export class ReleaseFiles {
     return { file, size: counter.seen(), digest: counter.digest() };
   }
 
-  read(gitDir: string, file: string): Readable {
+  /** The file's bytes; undefined when it is gone (its asset deleted meanwhile). */
+  async read(gitDir: string, file: string): Promise<Readable | undefined> {
     if (!FILE_NAME.test(file)) throw new Error(`not an asset file name: ${file}`);
-    return createReadStream(join(gitDir, ASSET_FOLDER, file));
+    try {
+      const handle = await open(join(gitDir, ASSET_FOLDER, file), 'r');
+      return handle.createReadStream();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
   }
 
   /** Removes files whose rows are gone (after that removal is durable); a file already missing is fine. */

@@ -89,6 +89,8 @@ export class ReleaseService {
     private readonly now: () => string,
     private readonly events: EventRecorder,
     private readonly shapes: ReleaseShapes,
+    /** Runs work on a repository that can be neither deleted nor renamed meanwhile (RepositoryService.whileUnchanged). */
+    private readonly whileUnchanged: <T>(repo: RepositoryRow, work: (current: RepositoryRow) => Promise<T>) => Promise<T>,
   ) {}
 
   private async mayWrite(repo: RepositoryRow, viewer: Viewer): Promise<boolean> {
@@ -200,20 +202,23 @@ export class ReleaseService {
     const label = nullableText('label', upload.label, MAX_NAME);
     const contentType = upload.contentType?.trim() || 'application/octet-stream';
     if (await assetByName(this.store, release.id, name)) throw conflict('name already_exists');
-    const gitDir = await this.git.gitDirOf(repo.owner_name, repo.name);
-    const stored = await this.files.receive(gitDir, upload.body);
-    const now = this.now();
-    try {
-      const id = await writeToRepository(this.store, repo, async (tx) => {
-        if (!(await releaseById(tx, repo.id, release.id))) throw notFound('Not Found');
-        if (await assetByName(tx, release.id, name)) throw conflict('name already_exists');
-        return await insertAsset(tx, release.id, viewer!.id, { name, label, content_type: contentType, ...stored }, now);
-      });
-      return (await assetById(this.store, repo.id, id))!;
-    } catch (error) {
-      await this.files.remove(gitDir, [stored.file]);
-      throw error;
-    }
+    // The repository can be neither renamed nor deleted while its folder receives the file.
+    const id = await this.whileUnchanged(repo, async (current) => {
+      const gitDir = await this.git.gitDirOf(current.owner_name, current.name);
+      const stored = await this.files.receive(gitDir, upload.body);
+      const now = this.now();
+      try {
+        return await writeToRepository(this.store, current, async (tx) => {
+          if (!(await releaseById(tx, current.id, release.id))) throw notFound('Not Found');
+          if (await assetByName(tx, release.id, name)) throw conflict('name already_exists');
+          return await insertAsset(tx, release.id, viewer!.id, { name, label, content_type: contentType, ...stored }, now);
+        });
+      } catch (error) {
+        await this.files.remove(gitDir, [stored.file]);
+        throw error;
+      }
+    });
+    return (await assetById(this.store, repo.id, id))!;
   }
 
   async updateAsset(repo: RepositoryRow, viewer: Viewer, id: number, input: { name?: unknown; label?: unknown }): Promise<ReleaseAssetRow> {
@@ -238,8 +243,10 @@ export class ReleaseService {
 
   /** The asset's bytes, counted as a download (`browser_download_url` names it by tag and file name). */
   async download(repo: RepositoryRow, viewer: Viewer, asset: ReleaseAssetRow): Promise<Readable> {
-    const body = this.files.read(await this.git.gitDirOf(repo.owner_name, repo.name), asset.file);
     await writeToRepository(this.store, repo, async (tx) => await countDownload(tx, asset.id));
+    // Opened once counted (a refused count leaves no file open); an asset deleted meanwhile is not found.
+    const body = await this.files.read(await this.git.gitDirOf(repo.owner_name, repo.name), asset.file);
+    if (!body) throw notFound('Not Found');
     return body;
   }
 

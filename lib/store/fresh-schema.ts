@@ -329,6 +329,7 @@ export const FRESH_SCHEMA: readonly string[] = [
         raw_details TEXT
       )`,
   `CREATE INDEX check_annotations_by_run ON check_annotations (check_run_id, id)`,
+  `CREATE INDEX check_runs_by_suite ON check_runs (suite_id, name, id)`,
   `CREATE TABLE pull_reviews (
         id INTEGER PRIMARY KEY,
         repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
@@ -362,6 +363,9 @@ export const FRESH_SCHEMA: readonly string[] = [
         updated_at TEXT NOT NULL
       )`,
   `CREATE INDEX pull_review_comments_by_pull ON pull_review_comments (pull_id, id)`,
+  `CREATE INDEX pull_review_comments_by_repo ON pull_review_comments (repo_id, id)`,
+  `CREATE INDEX pull_review_comments_by_review ON pull_review_comments (review_id, id)`,
+  `CREATE INDEX pull_review_comments_by_reply ON pull_review_comments (in_reply_to_id)`,
   `CREATE TABLE pull_review_requests (
         pull_id INTEGER NOT NULL REFERENCES pull_requests(id) ON DELETE CASCADE,
         user_id INTEGER NOT NULL REFERENCES users(id),

@@ -73,6 +73,19 @@ describe('assignees', () => {
     expect(await titles('nobody-at-all')).toEqual([]);
   });
 
+  it('refuses a bad assignee or milestone before creating or changing anything, and drops them for those who may not push', async () => {
+    const count = async () => (await as.alice!.issues.listForRepo({ ...repo, state: 'all', per_page: 100 })).data.length;
+    const before = await count();
+    expect((await failure(as.alice!.issues.create({ ...repo, title: 'Nope', assignees: ['nobody-here'] }))).status).toBe(422);
+    expect((await failure(as.alice!.issues.create({ ...repo, title: 'Nope', milestone: 99 }))).status).toBe(422);
+    expect(await count()).toBe(before);
+    const own = (await as.carol!.issues.create({ ...repo, title: 'Carol asks' })).data;
+    const edited = await as.carol!.issues.update({ ...repo, issue_number: own.number, title: 'Carol asks again', assignees: ['alice'], milestone: 1 });
+    expect(edited.data).toMatchObject({ title: 'Carol asks again', assignees: [], milestone: null });
+    expect((await failure(as.alice!.issues.update({ ...repo, issue_number: own.number, title: 'Changed?', assignees: ['carol'] }))).status).toBe(422);
+    expect((await as.alice!.issues.get({ ...repo, issue_number: own.number })).data.title).toBe('Carol asks again');
+  });
+
   it('lists who may be assigned, and answers whether one may', async () => {
     expect((await as.carol!.issues.listAssignees(repo)).data.map((user) => user.login)).toEqual(['alice', 'bob']);
     expect((await as.carol!.issues.checkUserCanBeAssigned({ ...repo, assignee: 'bob' })).status).toBe(204);

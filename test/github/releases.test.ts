@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -205,6 +205,31 @@ describe('releases through the GitHub-compatible API', () => {
     expect(zip.subarray(0, 4).equals(Buffer.from('PK\x03\x04', 'latin1'))).toBe(true);
     expect(zip.includes(Buffer.from(`${prefix}README.md`))).toBe(true);
     expect((await failure(anonymous.repos.downloadTarballArchive({ owner, repo, ref: 'no-such-ref' }))).status).toBe(404);
+  });
+
+  it('makes as many archives at once as git transfers may run, answering 503 with Retry-After beyond', async () => {
+    // Incompressible content, more than socket buffers hold: the first archive cannot be sent whole while unread.
+    const noise = randomBytes(12 * 1024 * 1024).toString('base64');
+    const small = await startHost({
+      maxGitTransfers: 1,
+      fixtures: { users: [{ username: 'dora', email: 'dora@example.com', password: 'password123' }], repositories: [{ owner: 'dora', name: 'big', branches: { main: { commits: [{ message: 'big', files: { 'noise.txt': noise } }] } } }] },
+    });
+    try {
+      const { request } = await import('undici');
+      // The first archive is answered but not read: its git process holds the only place.
+      const first = await request(`${small.url}/api/v3/repos/dora/big/tarball/main`);
+      expect(first.statusCode).toBe(200);
+      const second = await request(`${small.url}/api/v3/repos/dora/big/zipball/main`);
+      expect(second.statusCode).toBe(503);
+      expect(second.headers['retry-after']).toBe('5');
+      await second.body.text();
+      await first.body.arrayBuffer();
+      const third = await request(`${small.url}/api/v3/repos/dora/big/zipball/main`);
+      expect(third.statusCode).toBe(200);
+      await third.body.arrayBuffer();
+    } finally {
+      await small.close();
+    }
   });
 
   it('writes annotated tags (POST /git/tags) that a ref can then point at', async () => {

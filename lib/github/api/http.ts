@@ -136,7 +136,8 @@ function githubJson(status: number, body: unknown, headers: Record<string, strin
  */
 export function githubErrorResponse(error: unknown, event: H3Event, log: (message: string) => void): Response {
   const { status, body, retryAfter } = githubError(error, event.url.pathname);
-  if (status >= 500) log(`repohost: ${event.req.method} ${event.url.pathname} failed: ${(error as Error)?.stack ?? String(error)}`);
+  // Expected refusals (a RepoHostError, a busy host's 503 included) are answers, not failures to log.
+  if (status >= 500 && !isRepoHostError(error)) log(`repohost: ${event.req.method} ${event.url.pathname} failed: ${(error as Error)?.stack ?? String(error)}`);
   return githubJson(status, body, { 'cache-control': 'no-store', ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }) }, event);
 }
 

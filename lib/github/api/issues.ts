@@ -40,12 +40,11 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     if (body.title === undefined) throw validationFailed({ resource: 'Issue', field: 'title', code: 'missing_field' });
     // As on GitHub, labels given by someone who may not label issues are dropped, not refused; unknown ones are
     // refused before anything is written.
-    const labels = body.labels !== undefined && await mayLabel(ctx, repo, user) ? await existingLabels(ctx, repo, body.labels) : undefined;
-    const assignees = await mayLabel(ctx, repo, user) ? assigneesOf(body) : undefined;
+    const triage = await triageOf(ctx, repo, user, body);
+    const labels = body.labels !== undefined && triage.allowed ? await existingLabels(ctx, repo, body.labels) : undefined;
     const issue = await ctx.issues.create(repo, user, { title: body.title, body: body.body ?? undefined });
     if (labels) await ctx.labels.setOnIssue(repo, user, issue, labels, true);
-    if (assignees) await ctx.assignees.change(repo, user, issue.number, assignees, 'replace');
-    if (body.milestone !== undefined && body.milestone !== null && await mayLabel(ctx, repo, user)) await ctx.milestones.setOn(repo, user, issue.number, body.milestone);
+    await triage.apply(issue.number);
     return created(event, await reread(repo, issue.number));
   });
 
@@ -59,20 +58,18 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     const body = await readJson(ctx, event);
     const conversation = await conversationOf(ctx, repo, numberParam(event));
     const state = body.state ?? undefined;
-    const assignees = assigneesOf(body);
+    const triage = await triageOf(ctx, repo, user, body);
     if (conversation.kind === 'pull') {
       if (body.labels !== undefined) throw unprocessable(LABELS_ON_PULLS);
       await ctx.pulls.update(repo, user, conversation.pull.id, { title: body.title ?? undefined, description: body.body ?? undefined, status: state });
-      if (assignees) await ctx.assignees.change(repo, user, conversation.pull.number, assignees, 'replace');
-      if (body.milestone !== undefined) await ctx.milestones.setOn(repo, user, conversation.pull.number, body.milestone);
+      await triage.apply(conversation.pull.number);
       return await reread(repo, conversation.pull.number);
     }
     const issue = conversation.issue;
     const labels = body.labels === undefined ? undefined : await existingLabels(ctx, repo, body.labels);
     await ctx.issues.update(repo, user, issue.id, { title: body.title ?? undefined, body: body.body ?? undefined, status: state, stateReason: body.state_reason ?? undefined });
     if (labels) await ctx.labels.setOnIssue(repo, user, issue, labels, true);
-    if (assignees) await ctx.assignees.change(repo, user, issue.number, assignees, 'replace');
-    if (body.milestone !== undefined) await ctx.milestones.setOn(repo, user, issue.number, body.milestone);
+    await triage.apply(issue.number);
     return await reread(repo, issue.number);
   });
 
@@ -205,6 +202,25 @@ async function existingLabels(ctx: AppContext, repo: RepositoryRow, value: unkno
     if ((await ctx.labels.find(repo, name)) === undefined) throw validationFailed({ resource: 'Label', field: 'labels', code: 'invalid', message: `label '${name}' does not exist` });
   }
   return names;
+}
+
+/**
+ * The assignees and milestone a body sets, checked before anything is written (a refused one leaves no issue or
+ * change behind), and dropped, as GitHub drops them, when the caller may not push.
+ */
+async function triageOf(ctx: AppContext, repo: RepositoryRow, user: UserRow, body: Record<string, unknown>): Promise<{ allowed: boolean; apply: (number: number) => Promise<void> }> {
+  const allowed = await mayLabel(ctx, repo, user);
+  const assignees = allowed ? assigneesOf(body) : undefined;
+  const milestone = allowed ? body.milestone : undefined;
+  if (assignees !== undefined) await ctx.assignees.check(repo, assignees);
+  if (milestone !== undefined) await ctx.milestones.check(repo, milestone);
+  return {
+    allowed,
+    apply: async (number) => {
+      if (assignees !== undefined) await ctx.assignees.change(repo, user, number, assignees, 'replace');
+      if (milestone !== undefined) await ctx.milestones.setOn(repo, user, number, milestone);
+    },
+  };
 }
 
 /** The assignees a body sets: `assignees` (a list), or GitHub's older single `assignee` (null clears); else undefined. */

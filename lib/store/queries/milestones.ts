@@ -18,18 +18,15 @@ export interface MilestoneRow {
   closed_issues: number;
 }
 
-/** Open and closed counts over issues and pull requests (a merged one is closed), per milestone. */
-const COUNTS = `SELECT cm.milestone_id,
-    SUM(CASE WHEN COALESCE(i.status, p.status) = 'open' THEN 1 ELSE 0 END) AS open_issues,
-    SUM(CASE WHEN COALESCE(i.status, p.status) = 'open' THEN 0 ELSE 1 END) AS closed_issues
-  FROM conversation_milestones cm
-  LEFT JOIN issues i ON i.repo_id = cm.repo_id AND i.number = cm.number
-  LEFT JOIN pull_requests p ON p.repo_id = cm.repo_id AND p.number = cm.number
-  GROUP BY cm.milestone_id`;
+/** How many of a milestone's issues and pull requests are open or not (a merged one is closed), read per milestone row. */
+const COUNT = (open: boolean) => `(SELECT COUNT(*) FROM conversation_milestones cm
+    LEFT JOIN issues i ON i.repo_id = cm.repo_id AND i.number = cm.number
+    LEFT JOIN pull_requests p ON p.repo_id = cm.repo_id AND p.number = cm.number
+    WHERE cm.milestone_id = m.id AND COALESCE(i.status, p.status) ${open ? '=' : '<>'} 'open')`;
 
 const MILESTONE_COLUMNS = `m.id, m.number, m.title, m.description, m.state, m.due_on, u.username AS creator, m.created_at, m.updated_at,
-  m.closed_at, COALESCE(n.open_issues, 0) AS open_issues, COALESCE(n.closed_issues, 0) AS closed_issues`;
-const MILESTONE_FROM = `FROM milestones m JOIN users u ON u.id = m.creator_id LEFT JOIN (${COUNTS}) AS n ON n.milestone_id = m.id`;
+  m.closed_at, ${COUNT(true)} AS open_issues, ${COUNT(false)} AS closed_issues`;
+const MILESTONE_FROM = 'FROM milestones m JOIN users u ON u.id = m.creator_id';
 const MILESTONE = `SELECT ${MILESTONE_COLUMNS} ${MILESTONE_FROM}`;
 
 export interface MilestoneListing {
@@ -45,9 +42,10 @@ export async function milestonesOfRepository(db: ReadTx, repoId: number, listing
   // Milestones without a due date come last, as on GitHub; completeness is the share of closed ones.
   const order =
     listing.sort === 'completeness'
-      ? `(CASE WHEN COALESCE(n.open_issues, 0) + COALESCE(n.closed_issues, 0) = 0 THEN 0 ELSE 1.0 * COALESCE(n.closed_issues, 0) / (COALESCE(n.open_issues, 0) + COALESCE(n.closed_issues, 0)) END) ${direction}, m.number ${direction}`
-      : `CASE WHEN m.due_on IS NULL THEN 1 ELSE 0 END, m.due_on ${direction}, m.number ${direction}`;
-  const items = await db.all<MilestoneRow>(`${MILESTONE} WHERE m.repo_id = ?${state} ORDER BY ${order} LIMIT ? OFFSET ?`, [...params, page.limit, page.offset]);
+      ? `(CASE WHEN open_issues + closed_issues = 0 THEN 0 ELSE 1.0 * closed_issues / (open_issues + closed_issues) END) ${direction}, number ${direction}`
+      : `CASE WHEN due_on IS NULL THEN 1 ELSE 0 END, due_on ${direction}, number ${direction}`;
+  // Ordered over the rows with their counts (an alias of a derived table, which both engines take in ORDER BY).
+  const items = await db.all<MilestoneRow>(`SELECT * FROM (${MILESTONE} WHERE m.repo_id = ?${state}) AS listed ORDER BY ${order} LIMIT ? OFFSET ?`, [...params, page.limit, page.offset]);
   const total = (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM milestones m WHERE m.repo_id = ?${state}`, params))!.n;
   return { items, total };
 }
