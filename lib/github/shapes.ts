@@ -231,6 +231,15 @@ export class GitHubShapes {
     return user ? this.user(user) : null;
   }
 
+  /** The accounts of several names, in their order (unknown ones left out), in one query. */
+  async usersNamed(db: ReadTx, usernames: readonly string[]): Promise<GitHubUser[]> {
+    const rows = await usersByNames(db, usernames);
+    return usernames.flatMap((name) => {
+      const row = rows.get(name.toLowerCase());
+      return row ? [this.user(row)] : [];
+    });
+  }
+
   /** The repository; `permissions` (the caller's, see permissions.ts) only where an API caller asks for it. */
   async repository(db: ReadTx, repo: RepositoryRow, permissions?: GitHubRepository['permissions']): Promise<GitHubRepository> {
     const fullName = `${repo.owner_name}/${repo.name}`;

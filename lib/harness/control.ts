@@ -16,6 +16,9 @@ export interface ControlledHost {
 /** Where the endpoints live: `-` starts no account name, so no page or repository path is taken. */
 export const CONTROL_PREFIX = '/-/harness';
 
+/** The latest time a JavaScript Date can hold. */
+const MAX_TIME = 8.64e15;
+
 const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } });
 const noContent = () => new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } });
 
@@ -69,8 +72,10 @@ export function mountHarnessControl(host: ControlledHost, token: string, clock: 
       clock.set(body.now === null ? null : new Date(Date.parse(body.now)));
     }
     if (body.advance_ms !== undefined) {
-      if (typeof body.advance_ms !== 'number' || !Number.isSafeInteger(body.advance_ms) || body.advance_ms < 0) return json(422, { message: 'advance_ms must be a whole number of milliseconds, 0 or more' });
-      clock.advance(body.advance_ms);
+      // A Date holds times up to ±8.64e15 ms: a step past that would break every timestamp the host writes.
+      const after = clock.now().getTime() + (typeof body.advance_ms === 'number' ? body.advance_ms : NaN);
+      if (!Number.isSafeInteger(body.advance_ms) || (body.advance_ms as number) < 0 || !(after <= MAX_TIME)) return json(422, { message: 'advance_ms must be a whole number of milliseconds, 0 or more, that keeps the clock within the year 275760' });
+      clock.advance(body.advance_ms as number);
     }
     return clockState();
   }));

@@ -57,6 +57,7 @@ describe('repohost serve --harness', () => {
     expect((await control('/clock', { method: 'PUT', json: { advance_ms: 90_000 } })).json.now).toBe('2030-01-01T00:01:30.000Z');
     expect((await createRepo('later-dated')).json.created_at).toBe('2030-01-01T00:01:30Z');
     expect((await control('/clock', { method: 'PUT', json: { now: 'tomorrow' } })).status).toBe(422);
+    expect((await control('/clock', { method: 'PUT', json: { advance_ms: 9e15 } })).status).toBe(422);
     const running = await control('/clock', { method: 'PUT', json: { now: null } });
     expect(running.json.stopped).toBe(false);
     expect(Math.abs(Date.parse(running.json.now) - Date.now())).toBeLessThan(60_000);

@@ -26,6 +26,9 @@ describe('older paths of the GitHub API', () => {
     for (const ref of ['refs/heads/feature/a', 'refs/heads/feature/b', 'refs/tags/v1']) await alice.git.createRef({ ...repo, ref, sha: main });
     const all = await alice.request('GET /repos/{owner}/{repo}/git/refs', repo);
     expect((all.data as Array<{ ref: string }>).map((ref) => ref.ref)).toEqual(['refs/heads/feature/a', 'refs/heads/feature/b', 'refs/heads/main', 'refs/tags/v1']);
+    const paged = await alice.request('GET /repos/{owner}/{repo}/git/refs', { ...repo, per_page: 2 });
+    expect((paged.data as Array<{ ref: string }>).map((ref) => ref.ref)).toEqual(['refs/heads/feature/a', 'refs/heads/feature/b']);
+    expect(paged.headers.link).toContain('rel="next"');
     const one = await alice.request('GET /repos/{owner}/{repo}/git/refs/heads/main', repo);
     expect(one.data).toMatchObject({ ref: 'refs/heads/main', object: { sha: main, type: 'commit' } });
     const some = await alice.request('GET /repos/{owner}/{repo}/git/refs/heads/feature', repo);

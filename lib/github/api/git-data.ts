@@ -8,7 +8,7 @@ import { optionalFlag } from '../../services/text-fields.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { nodeId } from '../shapes.js';
 import { githubTime } from '../time.js';
-import { created, GitHubApiError, noContent, readJson, unprocessable, validationFailed } from './http.js';
+import { created, GitHubApiError, githubPage, noContent, readJson, unprocessable, validationFailed } from './http.js';
 import { apiUrl, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
 /** What GitHub says of an object without a signature (repohost verifies none). */
@@ -48,7 +48,12 @@ export function mountGitData(app: H3, ctx: AppContext): void {
 
   // The older paths octokit.rb and PyGithub still use: every ref, or one ref by its whole name (an object), else those
   // its name starts (a list), else 404.
-  app.get(`${REPO}/git/refs`, async (event) => await matching(await repoOf(ctx, event), 'refs/'));
+  app.get(`${REPO}/git/refs`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    // Every ref of a repository can be many: a page of them, with GitHub's Link headers.
+    const refs = [...(await ctx.gitData.refsOf(repo))].sort(([a], [b]) => (a < b ? -1 : 1));
+    return await Promise.all(githubPage(ctx, event).slice(refs).map(([ref, sha]) => refShape(repo, ref, sha)));
+  });
   app.get(`${REPO}/git/refs/**:ref`, async (event) => {
     const repo = await repoOf(ctx, event);
     const ref = fullRef(event);

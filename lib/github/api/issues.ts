@@ -91,9 +91,7 @@ export function mountIssues(app: H3, ctx: AppContext): void {
   app.get(`${REPO}/assignees`, async (event) => {
     const repo = await repoOf(ctx, event);
     const page = githubPage(ctx, event);
-    const names = await ctx.assignees.list(repo);
-    const users = await Promise.all(page.slice(names).map(async (name) => await shapes.userNamed(ctx.store, name)));
-    return users.filter((user) => user !== null);
+    return await shapes.usersNamed(ctx.store, page.slice(await ctx.assignees.list(repo)));
   });
 
   app.get(`${REPO}/assignees/:assignee`, async (event) => {

@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import { queryString } from '../../http/validate.js';
 import type { MilestoneListing, MilestoneRow } from '../../store/queries/milestones.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
+import { usersByNames } from '../../store/queries/users.js';
 import { conflictAs, created, githubPage, noContent, readJson, validationFailed } from './http.js';
 import { numberParam, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
@@ -22,9 +23,10 @@ function listing(event: H3Event): MilestoneListing {
 export function mountMilestones(app: H3, ctx: AppContext): void {
   const shapes = shapesOf(ctx);
   const MILESTONE = `${REPO}/milestones/:number`;
+  // Every creator of a page read in one query.
   const shape = async (repo: RepositoryRow, rows: readonly MilestoneRow[]) => {
-    const creators = await Promise.all(rows.map(async (row) => await ctx.users.byName(row.creator)));
-    return rows.map((row, index) => shapes.milestone(repo, row, creators[index]));
+    const creators = await usersByNames(ctx.store, rows.map((row) => row.creator));
+    return rows.map((row) => shapes.milestone(repo, row, creators.get(row.creator.toLowerCase())));
   };
 
   app.get(`${REPO}/milestones`, async (event) => {

@@ -25,10 +25,7 @@ export function mountReviews(app: H3, ctx: AppContext): void {
     const { repo, user } = signedIn ? await repoAndUser(ctx, event) : { repo: await repoOf(ctx, event), user: await currentUser(ctx, event) };
     return { repo, pull: await pullOf(ctx, repo, event), viewer: user };
   };
-  const requested = async (logins: readonly string[]) => ({
-    users: (await Promise.all(logins.map(async (login) => await shapesOf(ctx).userNamed(ctx.store, login)))).filter((user) => user !== null),
-    teams: [],
-  });
+  const requested = async (logins: readonly string[]) => ({ users: await shapesOf(ctx).usersNamed(ctx.store, logins), teams: [] });
 
   app.get(`${PULL}/reviews`, async (event) => {
     const { repo, pull, viewer } = await context(event);

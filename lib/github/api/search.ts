@@ -23,7 +23,9 @@ export function mountSearch(app: H3, ctx: AppContext): void {
     // Shaped repository by repository (a page spans a handful), then put back in the search's order.
     const shaped = new Map<string, GitHubIssue>();
     for (const repoId of new Set(items.map((hit) => hit.repo_id))) {
-      const repo = (await repositoryById(ctx.store, repoId))!;
+      const repo = await repositoryById(ctx.store, repoId);
+      // Deleted since the search ran: its hits are left out.
+      if (!repo) continue;
       const ids = (kind: 'issue' | 'pull') => items.filter((hit) => hit.repo_id === repoId && hit.kind === kind).map((hit) => hit.id);
       const conversations: Conversation[] = [
         ...(await issuesByIds(ctx.store, repoId, ids('issue'))).map((issue) => ({ kind: 'issue' as const, issue })),
