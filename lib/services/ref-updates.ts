@@ -133,10 +133,11 @@ export class RefUpdateService {
    * `backfill` (a repository from before refs other than branches were recorded) nothing is announced.
    */
   async reconcile(repo: RepositoryRow, options: { backfill?: boolean } = {}): Promise<RefChange[]> {
+    const clearHolders = await this.clearableHolders(repo);
     const onDisk = await this.git.refsOf(repo.owner_name, repo.name);
     const changes = diffRefs(await recordedRefs(this.store, repo.id), onDisk);
     const head = await this.git.afterPush(repo.owner_name, repo.name, changes);
-    await this.repos.recordPush(repo, changes, head, undefined, { reconciled: !options.backfill, backfill: options.backfill, reconciling: true });
+    await this.repos.recordPush(repo, changes, head, undefined, { reconciled: !options.backfill, backfill: options.backfill, reconciling: true, clearHolders });
     if (changes.length > 0 && !options.backfill) await this.pulls.afterRefsMoved(repo, changes, undefined);
     return changes;
   }
@@ -164,6 +165,20 @@ export class RefUpdateService {
       }
     }
     return found;
+  }
+
+  /**
+   * The instances whose intents on the repository a comparison settles: this one, those from before instances were
+   * named (''), and those no longer running; undefined (every intent) when this process is the only one. Another
+   * running instance's intent stays: its refs may be moving, and it records them itself.
+   */
+  private async clearableHolders(repo: RepositoryRow): Promise<string[] | undefined> {
+    if (!this.sharedLocks) return undefined;
+    const clearable: string[] = [];
+    for (const holder of await refIntentHolders(this.store, repo.id)) {
+      if (holder === '' || holder === this.sharedLocks.instance || !(await this.sharedLocks.isRunning(holder))) clearable.push(holder);
+    }
+    return clearable;
   }
 
   /**

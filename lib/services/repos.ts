@@ -295,7 +295,7 @@ export class RepositoryService {
     changes: readonly RefChange[],
     headBranch: string,
     pusher: UserRow | undefined,
-    extra: { intentId?: number; reconciled?: boolean; backfill?: boolean; reconciling?: boolean } = {},
+    extra: { intentId?: number; reconciled?: boolean; backfill?: boolean; reconciling?: boolean; clearHolders?: readonly string[] } = {},
   ): Promise<void> {
     // The commits are read before the write (git runs cannot happen inside it), and only when someone will hear of
     // them; without them the refs still count.
@@ -312,7 +312,8 @@ export class RepositoryService {
       if (headBranch !== repo.default_branch) await setDefaultBranch(tx, repo.id, headBranch, now);
       if (extra.intentId !== undefined) await deleteRefIntent(tx, extra.intentId);
       if (extra.reconciling) {
-        await deleteRefIntentsOf(tx, repo.id);
+        // Only intents of instances that no longer move refs (another instance's push may be under way).
+        await deleteRefIntentsOf(tx, repo.id, extra.clearHolders);
         await deleteRefBackfill(tx, repo.id);
       }
       if (heard) await this.events.recordRefChanges(tx, repo, pusher, changes, pushed, { reconciled: extra.reconciled });

@@ -271,4 +271,26 @@ describe('the PostgreSQL engine (issue 19)', () => {
       await data.cleanup();
     }
   });
+
+  it("settles only the intents of instances that stopped when comparing, never a running one's", async () => {
+    const url = await server.createDatabase();
+    const data = await tempDir();
+    const open = () => openHostCore({ databaseUrl: url, dataDir: data.path, bcryptCost: 4 });
+    const [one, two] = [await open(), await open()];
+    try {
+      await one.admin.createUser({ username: 'owner', email: 'owner@example.com', password: 'password123' });
+      await one.admin.seedRepo({ owner: 'owner', name: 'r' });
+      const repo = (await one.ctx.repos.findByName('owner', 'r'))!;
+      // A stopped instance's intent, and one of instance two, which is moving refs right now.
+      await one.ctx.store.write(async (tx) => await tx.run("INSERT INTO ref_intents (repo_id, created_at, holder) VALUES (?, '2026-01-01T00:00:00.000Z', 'stopped-instance')", [repo.id]));
+      await two.ctx.refUpdates.intend(repo);
+      await one.ctx.refUpdates.reconcile(repo);
+      const holders = (await one.ctx.store.all<{ holder: string }>('SELECT holder FROM ref_intents WHERE repo_id = ? ORDER BY holder', [repo.id])).map((row) => row.holder);
+      expect(holders).toEqual([two.ctx.store.sharedLocks!.instance]);
+    } finally {
+      await one.close();
+      await two.close();
+      await data.cleanup();
+    }
+  });
 });

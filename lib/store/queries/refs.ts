@@ -1,3 +1,4 @@
+import { inList } from './in-list.js';
 import type { ReadTx, WriteTx } from '../interface.js';
 
 /**
@@ -31,8 +32,15 @@ export async function deleteRefIntent(tx: WriteTx, id: number): Promise<void> {
 }
 
 /** Clears every intent of a repository (its refs were just compared with git's). */
-export async function deleteRefIntentsOf(tx: WriteTx, repoId: number): Promise<void> {
-  await tx.run('DELETE FROM ref_intents WHERE repo_id = ?', [repoId]);
+/** Clears a repository's intents: all of them, or only those of the instances named (`holders`). */
+export async function deleteRefIntentsOf(tx: WriteTx, repoId: number, holders?: readonly string[]): Promise<void> {
+  if (holders === undefined) {
+    await tx.run('DELETE FROM ref_intents WHERE repo_id = ?', [repoId]);
+    return;
+  }
+  if (holders.length === 0) return;
+  const list = inList(holders);
+  await tx.run(`DELETE FROM ref_intents WHERE repo_id = ? AND holder ${list.sql}`, [repoId, ...list.params]);
 }
 
 /** Repositories whose refs may have moved without being recorded (an intent left by a crash), or whose other refs were never read. */
