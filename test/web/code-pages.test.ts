@@ -5,7 +5,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
 import { git } from '../helpers/git-cli.js';
-import { cookie, createApiToken, createRepo, http, register, startHost, tempDir } from '../helpers/host.js';
+import { bearer, cookie, createApiToken, createRepo, http, register, startHost, tempDir } from '../helpers/host.js';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -107,6 +107,11 @@ beforeAll(async () => {
   await createRepo(host, session, 'secret', 'private');
   await createRepo(host, session, 'empty');
   await pushRepository(token, ['code', 'secret']);
+  // A release of the tag, with notes and an asset (its pages are audited below).
+  const release = await http(`${host.url}/api/v3/repos/alice/code/releases`, { headers: bearer(token), json: { tag_name: 'v1.0', name: 'First release', body: `## Notes\n\n- faster\n- ${XSS.description}` } });
+  expect(release.status).toBe(201);
+  const asset = await http(`${host.url}/api/uploads/repos/alice/code/releases/${(release.json as { id: number }).id}/assets?name=app-linux-x64.tar.gz`, { headers: { ...bearer(token), 'content-type': 'application/gzip' }, body: Buffer.alloc(2048, 7) });
+  expect(asset.status).toBe(201);
   browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
   visitor = await browser.newContext();
   await visitor.addCookies([{ name: 'token', value: session, url: host.url }]);
@@ -485,6 +490,8 @@ describe('accessibility and layout of every code page', () => {
     ['commit', () => `/alice/code/commit/${commits.renamed}`],
     ['branches', () => '/alice/code/branches'],
     ['tags', () => '/alice/code/tags'],
+    ['releases', () => '/alice/code/releases'],
+    ['release', () => '/alice/code/releases/tag/v1.0'],
     ['profile', () => '/alice'],
     ['explore', () => '/explore'],
     ['not-found', () => '/alice/nothing-here'],
