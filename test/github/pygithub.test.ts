@@ -18,7 +18,7 @@ describe('PyGithub against /api/v3', () => {
   beforeAll(async () => {
     host = await startHost();
     work = await tempDir('repohost-pygithub-');
-    await host.admin.createUser({ username: 'alice', email: 'alice@example.com', password: 'password123' });
+    for (const username of ['alice', 'bob']) await host.admin.createUser({ username, email: `${username}@example.com`, password: 'password123' });
   });
 
   afterAll(async () => {
@@ -28,15 +28,16 @@ describe('PyGithub against /api/v3', () => {
 
   it('runs the whole workflow script without an error', async () => {
     const token = await host.admin.createToken('alice', 'pygithub');
+    const reviewer = await host.admin.createToken('bob', 'pygithub');
     // Asynchronous: the host answers in this process while the script runs.
     const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(PYTHON, [SCRIPT, `${host.url}/api/v3`, token, work.path], { encoding: 'utf8', timeout: 120_000 }, (error, stdout, stderr) =>
+      execFile(PYTHON, [SCRIPT, `${host.url}/api/v3`, token, work.path, reviewer], { encoding: 'utf8', timeout: 120_000 }, (error, stdout, stderr) =>
         resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
       ),
     );
     expect(run.stderr, run.stderr.includes("No module named 'github'") ? 'PyGithub is missing: apt-get install python3-github' : run.stderr).toBe('');
     expect(run.stdout.trim().split('\n')).toEqual(
-      ['user', 'repository', 'contents', 'labels', 'issues', 'pull request', 'statuses', 'branch protection', 'merge', 'releases', 'errors'].map((step) => `ok ${step}`),
+      ['user', 'repository', 'contents', 'labels', 'issues', 'pull request', 'statuses', 'checks', 'review', 'branch protection', 'merge', 'releases', 'errors'].map((step) => `ok ${step}`),
     );
     expect(run.code).toBe(0);
   });

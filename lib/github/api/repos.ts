@@ -107,6 +107,27 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     return noContent();
   });
 
+  // Adding a collaborator: GitHub invites the account (201 with the invitation) or, for one that needs none, answers
+  // 204; repohost has no invitations, so the account is added at once (204). GitHub's `pull`/`push`/`admin` are
+  // repohost's read/write/admin; `triage` and `maintain` have no counterpart and are refused.
+  app.put(`${REPO}/collaborators/:username`, async (event) => {
+    const viewer = await requireUser(ctx, event);
+    const repo = await repoOf(ctx, event);
+    const body = await readJson(ctx, event);
+    const permission = body.permission ?? 'push';
+    const level = ({ pull: 'read', push: 'write', admin: 'admin' } as Record<string, string | undefined>)[String(permission)];
+    if (!level) throw validationFailed({ resource: 'Repository', field: 'permission', code: 'invalid', message: "repohost's permissions are pull, push and admin" });
+    await ctx.collaborators.set(repo, viewer, pathParam(event, 'username'), level);
+    return noContent();
+  });
+
+  app.delete(`${REPO}/collaborators/:username`, async (event) => {
+    const viewer = await requireUser(ctx, event);
+    const repo = await repoOf(ctx, event);
+    await ctx.collaborators.remove(repo, viewer, pathParam(event, 'username'));
+    return noContent();
+  });
+
   app.get(`${REPO}/collaborators/:username/permission`, async (event) => {
     const viewer = await requireUser(ctx, event);
     const repo = await repoOf(ctx, event);

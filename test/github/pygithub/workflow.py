@@ -1,6 +1,7 @@
 """A release tool's and a bot's day with PyGithub (Debian's python3-github), against repohost's /api/v3.
 
-Run by test/github/pygithub.test.ts: python3 workflow.py <api base url> <token> <folder for a file>.
+Run by test/github/pygithub.test.ts: python3 workflow.py <api base url> <token> <folder for a file> <reviewer's token>
+(the reviewer is bob, whom the script makes a collaborator).
 Each step prints `ok <step>`; any failure raises (a traceback and exit status 1).
 """
 import os
@@ -8,8 +9,9 @@ import sys
 
 from github import Github, GithubException
 
-base_url, token, folder = sys.argv[1], sys.argv[2], sys.argv[3]
+base_url, token, folder, reviewer_token = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 gh = Github(base_url=base_url, login_or_token=token, per_page=2)
+reviewer = Github(base_url=base_url, login_or_token=reviewer_token)
 
 
 def ok(step):
@@ -23,6 +25,8 @@ ok("user")
 repo = me.create_repo("pyrepo", description="made by PyGithub", auto_init=True)
 assert repo.full_name == "alice/pyrepo" and repo.default_branch == "main", (repo.full_name, repo.default_branch)
 repo = gh.get_repo("alice/pyrepo")
+repo.add_to_collaborators("bob", "push")
+assert repo.has_in_collaborators("bob")
 ok("repository")
 
 created = repo.create_file("docs/guide.md", "Add a guide", "# Guide\n")
@@ -70,6 +74,19 @@ head.create_status("success", target_url="https://ci.example.com/1", description
 assert [status.context for status in head.get_statuses()] == ["ci/py"]
 assert head.get_combined_status().state == "success"
 ok("statuses")
+
+run = repo.create_check_run(name="ci/lint", head_sha=pull.head.sha, status="completed", conclusion="success", output={"title": "Lint", "summary": "No problems"})
+assert run.conclusion == "success" and run.output.title == "Lint", (run.conclusion, run.output.title)
+assert [each.name for each in head.get_check_runs()] == ["ci/lint"]
+assert [suite.conclusion for suite in head.get_check_suites()] == ["success"]
+ok("checks")
+
+pull.create_review_request(reviewers=["bob"])
+users, teams = repo.get_pull(pull.number).get_review_requests()
+assert [user.login for user in users] == ["bob"] and list(teams) == [], [user.login for user in users]
+reviewer.get_repo("alice/pyrepo").get_pull(pull.number).create_review(body="Looks good", event="APPROVE")
+assert [(review.user.login, review.state) for review in pull.get_reviews()] == [("bob", "APPROVED")]
+ok("review")
 
 main.edit_protection(strict=False, contexts=["ci/py"], enforce_admins=False)
 protection = repo.get_branch("main").get_protection()
