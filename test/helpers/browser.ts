@@ -12,6 +12,20 @@ export const SCREENSHOTS = join(process.cwd(), '.test-results', 'screenshots');
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 /**
+ * A screenshot, taken once more when Chromium reports it could not capture one (a protocol error it gives on a loaded
+ * machine, about the browser, not the page).
+ */
+export async function screenshot(page: Page, options: { path: string; fullPage: boolean }): Promise<void> {
+  try {
+    await page.screenshot(options);
+  } catch (error) {
+    if (!/Unable to capture screenshot/.test((error as Error).message)) throw error;
+    await page.waitForTimeout(200);
+    await page.screenshot(options);
+  }
+}
+
+/**
  * axe in the page with no serious or critical violation, then screenshots (`<prefix>-<name>-<width>.png`) at desktop and
  * phone widths with nothing wider than the screen (`slack` pixels allowed).
  */
@@ -24,7 +38,7 @@ export async function inspect(page: Page, name: string, prefix: string, slack = 
   expect(violations, `axe on ${name}`).toEqual([]);
   for (const width of [1280, 375]) {
     await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: join(SCREENSHOTS, `${prefix}-${name}-${width}.png`), fullPage: true });
+    await screenshot(page, { path: join(SCREENSHOTS, `${prefix}-${name}-${width}.png`), fullPage: true });
     // Readable on a phone: nothing wider than the screen (wide tables and code scroll inside their own box).
     expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} fits ${width}px`).toBeLessThanOrEqual(width + slack);
   }

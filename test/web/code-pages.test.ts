@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
 import { git } from '../helpers/git-cli.js';
 import { bearer, cookie, createApiToken, createRepo, http, register, startHost, tempDir } from '../helpers/host.js';
+import { screenshot } from '../helpers/browser.js';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -512,7 +513,7 @@ describe('accessibility and layout of every code page', () => {
     for (const width of [1280, 375]) {
       await page.setViewportSize({ width, height: width === 375 ? 812 : 900 });
       await page.goto(`${host.url}${path()}`);
-      await page.screenshot({ path: `${SCREENSHOTS}/code-${name}-${width}.png`, fullPage: width === 375 });
+      await screenshot(page, { path: `${SCREENSHOTS}/code-${name}-${width}.png`, fullPage: width === 375 });
       expect(await page.evaluate(() => document.documentElement.scrollWidth), `${name} fits ${width}px`).toBeLessThanOrEqual(width + 1);
     }
     await page.addScriptTag({ path: 'node_modules/axe-core/axe.min.js' });
