@@ -345,18 +345,21 @@ export class Store implements HostDatabase {
 
   private async writeSnapshot(): Promise<void> {
     if (this.seq === this.snapshotSeq && this.hasSnapshotFile) return;
-    const nextPath = this.files.logPath(this.seq + 1);
-    // The current log already starts after the last record when it is still empty: keep it.
-    const nextLog = nextPath === this.log.path ? this.log : await WriteLog.open(nextPath, undefined, this.files.durable);
     // Between transactions, and with nothing awaited from the export to the log swap: no write lands between them.
-    const { seq, bytes, oldLog } = await this.exclusively(async () => {
+    const { seq, bytes, oldLog, nextLog } = await this.exclusively(async () => {
       const seq = this.seq;
+      // A log is named after the first record it will hold, so it is opened here, where no write can land first (one
+      // that landed while it was opened outside would leave a log whose name is not its first record, which a restart
+      // takes for lost acknowledged writes).
+      // The current log already starts after the last record when it is still empty: keep it.
+      const nextPath = this.files.logPath(seq + 1);
+      const nextLog = nextPath === this.log.path ? this.log : await WriteLog.open(nextPath, undefined, this.files.durable);
       this.runner.run(`INSERT INTO ${META_TABLE} (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, [LOG_SEQ_KEY, String(seq)]);
       const bytes = this.db.export();
       const oldLog = this.log;
       this.log = nextLog;
       this.snapshotSeq = seq;
-      return { seq, bytes, oldLog };
+      return { seq, bytes, oldLog, nextLog };
     });
     if (oldLog !== nextLog) {
       // Records still flushing to the old log come before any in the new one: the new log waits for them, and

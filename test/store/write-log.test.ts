@@ -146,6 +146,29 @@ describe('store', () => {
     }
   });
 
+  it('names each new log after the first record it holds, even when writes land while a snapshot begins', async () => {
+    const path = join(dir.path, 'db.sqlite');
+    const store = await Store.open(path, { snapshotThresholdBytes: 1 << 30 });
+    await store.write(async (tx) => await tx.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)'));
+    // A snapshot asked for, and writes asked for in the same turn: they are queued while the snapshot gets going.
+    const snapshot = store.snapshot();
+    const writes = Array.from({ length: 5 }, async (_, i) => await store.write(async (tx) => await tx.run('INSERT INTO t (v) VALUES (?)', [`v${i}`])));
+    await Promise.all([snapshot, ...writes]);
+    await store.write(async (tx) => await tx.run("INSERT INTO t (v) VALUES ('after')"));
+    // Each log file's name is the sequence number of its first record (a crash-like stop: the files as they are).
+    const copy = join(dir.path, 'copy');
+    mkdirSync(copy);
+    for (const name of readdirSync(dir.path)) if (name !== 'copy') writeFileSync(join(copy, name), readFileSync(join(dir.path, name)));
+    await store.close();
+    for (const name of readdirSync(copy).filter((file) => /\.wal\.\d+$/.test(file))) {
+      const records = parseLog(readFileSync(join(copy, name)), name).records;
+      if (records.length > 0) expect(records[0]!.seq, name).toBe(Number(name.split('.').at(-1)));
+    }
+    const reopened = await Store.open(join(copy, 'db.sqlite'), { snapshotThresholdBytes: 1 << 30 });
+    expect((await reopened.get<{ n: number }>('SELECT count(*) AS n FROM t'))?.n).toBe(6);
+    await reopened.close();
+  });
+
   it('rolls back a failing transaction or one that waits for I/O, logs nothing for it, and keeps later writes', async () => {
     const path = join(dir.path, 'db.sqlite');
     const store = await Store.open(path, { snapshotThresholdBytes: 1 << 20 });
