@@ -146,6 +146,13 @@ export type ReleaseChanges = Partial<Record<'name' | 'body' | 'tag_name', { from
 
 export type ReleaseEvent = RepositoryEventBase & { release: GitHubRelease } & ({ action: Exclude<ReleaseAction, 'edited'> } | { action: 'edited'; changes: ReleaseChanges });
 
+export interface MilestoneEvent extends RepositoryEventBase {
+  action: 'created' | 'edited' | 'closed' | 'opened' | 'deleted';
+  milestone: GitHubMilestone;
+  /** With `edited`: the fields changed, as they were. */
+  changes?: Partial<Record<'title' | 'description' | 'due_on', { from: string }>>;
+}
+
 export interface PingEvent {
   zen: string;
   hook_id: number;
@@ -184,13 +191,14 @@ export interface RepoEventMap {
   release: ReleaseEvent;
   pull_request_review: PullRequestReviewEvent;
   pull_request_review_comment: PullRequestReviewCommentEvent;
+  milestone: MilestoneEvent;
   ping: PingEvent;
 }
 
 export type RepoEventName = keyof RepoEventMap;
 
 /** The events a webhook may subscribe to (`ping` goes to the hook it tests, whatever it subscribes to). */
-export const SUBSCRIBABLE_EVENTS = ['push', 'create', 'delete', 'issues', 'issue_comment', 'pull_request', 'status', 'star', 'watch', 'repository', 'release', 'pull_request_review', 'pull_request_review_comment'] as const;
+export const SUBSCRIBABLE_EVENTS = ['push', 'create', 'delete', 'issues', 'issue_comment', 'pull_request', 'status', 'star', 'watch', 'repository', 'release', 'pull_request_review', 'pull_request_review_comment', 'milestone'] as const;
 export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
 
 /** One event as code in the same process receives it. */

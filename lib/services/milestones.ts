@@ -1,5 +1,5 @@
 import { conflict, invalid, notFound } from '../errors.js';
-import type { EventRecorder } from '../events/index.js';
+import type { EventRecorder, MilestoneEvent } from '../events/index.js';
 import type { Db, WriteTx } from '../store/interface.js';
 import { issueByNumber } from '../store/queries/issues.js';
 import {
@@ -57,7 +57,9 @@ export class MilestoneService {
     const fields = this.fields(undefined, input);
     const number = await writeToRepository(this.store, repo, async (tx) => {
       if (await milestoneByTitle(tx, repo.id, fields.title)) throw conflict('title already_exists');
-      return await insertMilestone(tx, repo.id, viewer!.id, fields, this.now());
+      const number = await insertMilestone(tx, repo.id, viewer!.id, fields, this.now());
+      await this.announceMilestone(tx, repo, viewer, number, 'created');
+      return number;
     });
     return await this.get(repo, number);
   }
@@ -72,6 +74,10 @@ export class MilestoneService {
       if (clash && clash.id !== current.id) throw conflict('title already_exists');
       const closedAt = fields.state === 'closed' ? (current.closed_at ?? now) : null;
       await updateMilestone(tx, current.id, fields, closedAt, now);
+      const changes: NonNullable<MilestoneEvent['changes']> = {};
+      for (const field of ['title', 'description', 'due_on'] as const) if (fields[field] !== current[field]) changes[field] = { from: current[field] ?? '' };
+      if (Object.keys(changes).length > 0) await this.announceMilestone(tx, repo, viewer, number, 'edited', changes);
+      if (fields.state !== current.state) await this.announceMilestone(tx, repo, viewer, number, fields.state === 'closed' ? 'closed' : 'opened');
     });
     return await this.get(repo, number);
   }
@@ -79,7 +85,11 @@ export class MilestoneService {
   async remove(repo: RepositoryRow, viewer: Viewer, number: number): Promise<void> {
     await requireAccess(this.store, viewer, repo, 'write', 'Managing milestones needs write access');
     const milestone = await this.get(repo, number);
-    await writeToRepository(this.store, repo, async (tx) => await deleteMilestone(tx, milestone.id));
+    await writeToRepository(this.store, repo, async (tx) => {
+      // Announced as it was, before its rows go.
+      await this.announceMilestone(tx, repo, viewer, number, 'deleted');
+      await deleteMilestone(tx, milestone.id);
+    });
   }
 
   /** The milestone `milestone` names (a number), or undefined for null, checked: callers check before they write. */
@@ -100,6 +110,15 @@ export class MilestoneService {
       if (had === (target?.id ?? null)) return;
       if (had !== null) await this.announce(tx, repo, viewer, number, 'demilestoned', (await milestoneById(tx, had))!);
       if (target) await this.announce(tx, repo, viewer, number, 'milestoned', (await milestoneById(tx, target.id))!);
+    });
+  }
+
+  /** A `milestone` event of the milestone as it stands in the write. */
+  private async announceMilestone(tx: WriteTx, repo: RepositoryRow, viewer: Viewer, number: number, action: MilestoneEvent['action'], changes?: MilestoneEvent['changes']): Promise<void> {
+    await this.events.record(tx, repo, viewer, 'milestone', async (current) => {
+      const row = (await milestoneByNumber(tx, current.id, number))!;
+      const milestone = this.events.github.milestone(current, row, await userByName(tx, row.creator));
+      return action === 'edited' ? { action, milestone, changes } : { action, milestone };
     });
   }
 

@@ -123,6 +123,11 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
     await alice.issues.update({ ...ids, issue_number: issue.number, milestone: null });
     await alice.issues.update({ ...ids, issue_number: pull.number, milestone: milestone.number });
     await alice.issues.update({ ...ids, issue_number: pull.number, milestone: null });
+    // milestone: created (above), edited, closed, opened, deleted
+    await alice.issues.updateMilestone({ ...ids, milestone_number: milestone.number, title: 'v1.0', description: 'The first' });
+    await alice.issues.updateMilestone({ ...ids, milestone_number: milestone.number, state: 'closed' });
+    await alice.issues.updateMilestone({ ...ids, milestone_number: milestone.number, state: 'open' });
+    await alice.issues.deleteMilestone({ ...ids, milestone_number: milestone.number });
 
     // assignees: of an issue and of the pull request, assigned and unassigned
     await alice.issues.addAssignees({ ...ids, issue_number: issue.number, assignees: ['bob'] });
@@ -202,6 +207,11 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
         'issues.opened',
         'issues.reopened',
         'issues.unlabeled',
+        'milestone.closed',
+        'milestone.created',
+        'milestone.deleted',
+        'milestone.edited',
+        'milestone.opened',
         'ping',
         'pull_request.assigned',
         'pull_request.closed',
