@@ -79,7 +79,20 @@ export interface IssueCommentEvent extends RepositoryEventBase {
 }
 
 export interface PullRequestEvent extends RepositoryEventBase {
-  action: 'opened' | 'edited' | 'closed' | 'reopened' | 'synchronize' | 'review_requested' | 'review_request_removed' | 'assigned' | 'unassigned' | 'milestoned' | 'demilestoned';
+  action:
+    | 'opened'
+    | 'edited'
+    | 'closed'
+    | 'reopened'
+    | 'synchronize'
+    | 'review_requested'
+    | 'review_request_removed'
+    | 'assigned'
+    | 'unassigned'
+    | 'milestoned'
+    | 'demilestoned'
+    | 'labeled'
+    | 'unlabeled';
   number: number;
   pull_request: GitHubPullRequest;
   changes?: EditChanges;
@@ -90,6 +103,8 @@ export interface PullRequestEvent extends RepositoryEventBase {
   requested_reviewer?: GitHubUser;
   /** With `assigned` and `unassigned`: the account. */
   assignee?: GitHubUser | null;
+  /** With `labeled` and `unlabeled`: the label. */
+  label?: GitHubLabel;
 }
 
 export interface PullRequestReviewEvent extends RepositoryEventBase {

@@ -1,6 +1,5 @@
 import type { ReadTx } from '../store/interface.js';
 import type { IssueCommentRow, IssueRow } from '../store/queries/issues.js';
-import type { LabelRow } from '../store/queries/labels.js';
 import { keptCount } from '../store/queries/list-counts.js';
 import type { PullCommentRow, PullRow } from '../store/queries/pulls.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
@@ -8,6 +7,7 @@ import { countToggles } from '../store/queries/toggles.js';
 import { userByName, usersByNames, type UserRow } from '../store/queries/users.js';
 import { collaboratorsAmong } from '../store/queries/collaborators.js';
 import { reviewFactsOfPulls } from '../store/queries/reviews.js';
+import { labelsOfPulls, type LabelRow } from '../store/queries/labels.js';
 import { assigneesOf } from '../store/queries/assignees.js';
 import { milestonesOfNumbers, type MilestoneRow } from '../store/queries/milestones.js';
 import type { ChangedFile } from '../git/diff.js';
@@ -37,6 +37,8 @@ interface ShapeReads {
   assignees(number: number): Promise<GitHubUser[]>;
   /** The milestone of an issue or a pull request (by its number). */
   milestone(number: number): Promise<GitHubMilestone | null>;
+  /** The labels of a pull request. */
+  pullLabels(pullId: number): Promise<LabelRow[]>;
 }
 
 /** What GitHub's `author_association` says of an account: the owner, a collaborator, or neither. */
@@ -127,6 +129,7 @@ export class GitHubShapes {
       reviews: async (pullId) => await this.reviewFacts(db, pullId),
       assignees: async (number) => (await this.assigneesOfPage(db, repo, [number]))(number),
       milestone: async (number) => (await this.milestonesOfPage(db, repo, [number]))(number),
+      pullLabels: async (pullId) => (await labelsOfPulls(db, [pullId])).get(pullId) ?? [],
     };
   }
 
@@ -191,7 +194,9 @@ export class GitHubShapes {
     let reviews: ReturnType<GitHubShapes['reviewFactsOfPage']> | undefined;
     let assignees: ReturnType<GitHubShapes['assigneesOfPage']> | undefined;
     let milestones: ReturnType<GitHubShapes['milestonesOfPage']> | undefined;
+    let pullLabels: ReturnType<typeof labelsOfPulls> | undefined;
     return {
+      pullLabels: async (pullId) => (pullIds.includes(pullId) ? ((await (pullLabels ??= labelsOfPulls(db, pullIds))).get(pullId) ?? []) : ((await labelsOfPulls(db, [pullId])).get(pullId) ?? [])),
       milestone: async (number) => (numbers.includes(number) ? (await (milestones ??= this.milestonesOfPage(db, repo, numbers)))(number) : (await this.milestonesOfPage(db, repo, [number]))(number)),
       assignees: async (number) => (numbers.includes(number) ? (await (assignees ??= this.assigneesOfPage(db, repo, numbers)))(number) : (await this.assigneesOfPage(db, repo, [number]))(number)),
       // The page's pull requests are read together, the first time one of them is asked for.
@@ -396,7 +401,7 @@ export class GitHubShapes {
       body: shaped.body,
       state: shaped.state,
       user: shaped.user,
-      labels: [],
+      labels: shaped.labels,
       assignee: shaped.assignee,
       assignees: shaped.assignees,
       milestone: shaped.milestone,
@@ -451,7 +456,7 @@ export class GitHubShapes {
       mergeable_state: 'unknown',
       maintainer_can_modify: false,
       auto_merge: null,
-      labels: [],
+      labels: (await reads.pullLabels(pull.id)).map((label) => this.label(repo, label)),
       ...assigned(await reads.assignees(pull.number)),
       milestone: await reads.milestone(pull.number),
       ...UNASSIGNED,

@@ -208,7 +208,7 @@ export interface GitHubPullRequest {
   /** There are no forks, hence no maintainer edits, and no auto-merge. */
   maintainer_can_modify: false;
   auto_merge: null;
-  labels: [];
+  labels: GitHubLabel[];
   assignee: GitHubUser | null;
   assignees: GitHubUser[];
   requested_reviewers: GitHubUser[];

@@ -6,21 +6,27 @@ import type { UserRow } from '../store/queries/users.js';
 import type { EventRecorder } from '../events/index.js';
 import {
   addIssueLabel,
+  addPullLabel,
   clearIssueLabels,
+  clearPullLabels,
   countLabels,
   deleteLabel,
   insertLabel,
   labelById,
   labelByName,
   labelsOfIssues,
+  labelsOfPulls,
   labelsOfRepository,
   removeIssueLabel,
+  removePullLabel,
   touchIssueForLabels,
+  touchPullForLabels,
   updateLabel,
   type LabelRow,
 } from '../store/queries/labels.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import type { IssueRow } from '../store/queries/issues.js';
+import { pullInRepository, type PullRow } from '../store/queries/pulls.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import { requireAccess, type Viewer } from './permissions.js';
 import { optionalText, requiredText } from './text-fields.js';
@@ -49,7 +55,18 @@ export function parseLabelNames(value: unknown): string[] {
   return names;
 }
 
-/** Repository labels and the labels of issues; managing either needs write access. */
+/** Where labels go: an issue or a pull request (tables of their own, one numbering). */
+interface LabelTarget {
+  requireExists(tx: WriteTx): Promise<void>;
+  labels(tx: WriteTx): Promise<LabelRow[]>;
+  add(tx: WriteTx, labelId: number): Promise<void>;
+  remove(tx: WriteTx, labelId: number): Promise<boolean>;
+  clear(tx: WriteTx): Promise<void>;
+  touch(tx: WriteTx, now: string): Promise<void>;
+  announce(tx: WriteTx, sender: UserRow, action: 'labeled' | 'unlabeled', label: LabelRow): Promise<void>;
+}
+
+/** Repository labels and the labels of issues and pull requests; managing either needs write access. */
 export class LabelService {
   constructor(
     private readonly store: Db,
@@ -111,45 +128,92 @@ export class LabelService {
 
   /** Replaces (`replace`) or extends the issue's labels with existing labels named in `names`. */
   async setOnIssue(repo: RepositoryRow, viewer: Viewer, issue: IssueRow, names: readonly string[], replace: boolean): Promise<void> {
-    await requireAccess(this.store, viewer, repo, 'write', 'Labelling issues needs write access');
+    await this.setOn(repo, viewer, this.issueTarget(repo, issue.id), names, replace);
+  }
+
+  /** The same for a pull request (GitHub labels both through the issue endpoints). */
+  async setOnPull(repo: RepositoryRow, viewer: Viewer, pull: PullRow, names: readonly string[], replace: boolean): Promise<void> {
+    await this.setOn(repo, viewer, this.pullTarget(repo, pull.id), names, replace);
+  }
+
+  async removeFromIssue(repo: RepositoryRow, viewer: Viewer, issue: IssueRow, name: string): Promise<void> {
+    await this.removeFrom(repo, viewer, this.issueTarget(repo, issue.id), name);
+  }
+
+  async removeFromPull(repo: RepositoryRow, viewer: Viewer, pull: PullRow, name: string): Promise<void> {
+    await this.removeFrom(repo, viewer, this.pullTarget(repo, pull.id), name);
+  }
+
+  private async setOn(repo: RepositoryRow, viewer: Viewer, target: LabelTarget, names: readonly string[], replace: boolean): Promise<void> {
+    await requireAccess(this.store, viewer, repo, 'write', 'Labelling issues and pull requests needs write access');
     const now = this.now();
     await writeToRepository(this.store, repo, async (tx) => {
-      await this.requireIssue(tx, repo, issue.id);
+      await target.requireExists(tx);
       const labels = (await Promise.all(names.map(async (name) => {
         const label = await labelByName(tx, repo.id, name);
         if (!label) throw invalid(`label '${name}' does not exist`);
         return label;
       })));
-      const before = (await labelsOfIssues(tx, [issue.id])).get(issue.id) ?? [];
-      if (replace) await clearIssueLabels(tx, issue.id);
-      for (const label of labels) await addIssueLabel(tx, issue.id, label.id);
-      await touchIssueForLabels(tx, issue.id, now);
-      const after = (await labelsOfIssues(tx, [issue.id])).get(issue.id) ?? [];
+      const before = await target.labels(tx);
+      if (replace) await target.clear(tx);
+      for (const label of labels) await target.add(tx, label.id);
+      await target.touch(tx, now);
+      const after = await target.labels(tx);
       const missingFrom = (list: readonly LabelRow[]) => (label: LabelRow) => !list.some((other) => other.id === label.id);
-      for (const label of before.filter(missingFrom(after))) await this.recordLabelEvent(tx, repo, viewer!, issue.id, 'unlabeled', label);
-      for (const label of after.filter(missingFrom(before))) await this.recordLabelEvent(tx, repo, viewer!, issue.id, 'labeled', label);
+      for (const label of before.filter(missingFrom(after))) await target.announce(tx, viewer!, 'unlabeled', label);
+      for (const label of after.filter(missingFrom(before))) await target.announce(tx, viewer!, 'labeled', label);
     });
   }
 
-  async removeFromIssue(repo: RepositoryRow, viewer: Viewer, issue: IssueRow, name: string): Promise<void> {
-    await requireAccess(this.store, viewer, repo, 'write', 'Labelling issues needs write access');
+  private async removeFrom(repo: RepositoryRow, viewer: Viewer, target: LabelTarget, name: string): Promise<void> {
+    await requireAccess(this.store, viewer, repo, 'write', 'Labelling issues and pull requests needs write access');
     const now = this.now();
     await writeToRepository(this.store, repo, async (tx) => {
-      await this.requireIssue(tx, repo, issue.id);
+      await target.requireExists(tx);
       const label = await labelByName(tx, repo.id, name);
-      if (!label || !await removeIssueLabel(tx, issue.id, label.id)) throw notFound('Label not found on this issue');
-      await touchIssueForLabels(tx, issue.id, now);
-      await this.recordLabelEvent(tx, repo, viewer!, issue.id, 'unlabeled', label);
+      if (!label || !await target.remove(tx, label.id)) throw notFound('Label not found on this issue');
+      await target.touch(tx, now);
+      await target.announce(tx, viewer!, 'unlabeled', label);
     });
   }
 
-  /** GitHub's `issues` event `labeled` / `unlabeled`, one per label, with the issue as it is after the change. */
-  private async recordLabelEvent(tx: WriteTx, repo: RepositoryRow, sender: UserRow, issueId: number, action: 'labeled' | 'unlabeled', label: LabelRow): Promise<void> {
-    await this.events.record(tx, repo, sender, 'issues', async (current) => ({
-      action,
-      issue: await this.events.github.issue(tx, current, (await issueInRepository(tx, repo.id, issueId))!),
-      label: this.events.github.label(current, label),
-    }));
+  /** An issue's labels, and GitHub's `issues` event `labeled` / `unlabeled` with the issue as it is after the change. */
+  private issueTarget(repo: RepositoryRow, issueId: number): LabelTarget {
+    return {
+      requireExists: async (tx) => {
+        if (!await issueRecord(tx, repo.id, issueId)) throw notFound('Issue not found');
+      },
+      labels: async (tx) => (await labelsOfIssues(tx, [issueId])).get(issueId) ?? [],
+      add: (tx, labelId) => addIssueLabel(tx, issueId, labelId),
+      remove: (tx, labelId) => removeIssueLabel(tx, issueId, labelId),
+      clear: (tx) => clearIssueLabels(tx, issueId),
+      touch: (tx, now) => touchIssueForLabels(tx, issueId, now),
+      announce: async (tx, sender, action, label) =>
+        await this.events.record(tx, repo, sender, 'issues', async (current) => ({
+          action,
+          issue: await this.events.github.issue(tx, current, (await issueInRepository(tx, repo.id, issueId))!),
+          label: this.events.github.label(current, label),
+        })),
+    };
+  }
+
+  /** A pull request's labels, and GitHub's `pull_request` event `labeled` / `unlabeled`. */
+  private pullTarget(repo: RepositoryRow, pullId: number): LabelTarget {
+    return {
+      requireExists: async (tx) => {
+        if (!await pullInRepository(tx, repo.id, pullId)) throw notFound('Pull request not found');
+      },
+      labels: async (tx) => (await labelsOfPulls(tx, [pullId])).get(pullId) ?? [],
+      add: (tx, labelId) => addPullLabel(tx, pullId, labelId),
+      remove: (tx, labelId) => removePullLabel(tx, pullId, labelId),
+      clear: (tx) => clearPullLabels(tx, pullId),
+      touch: (tx, now) => touchPullForLabels(tx, pullId, now),
+      announce: async (tx, sender, action, label) =>
+        await this.events.record(tx, repo, sender, 'pull_request', async (current) => {
+          const pull = (await pullInRepository(tx, repo.id, pullId))!;
+          return { action, number: pull.number, pull_request: await this.events.github.pull(tx, current, pull), label: this.events.github.label(current, label) };
+        }),
+    };
   }
 
   private async get(repo: RepositoryRow, id: number): Promise<LabelRow> {
@@ -158,7 +222,4 @@ export class LabelService {
     return label;
   }
 
-  private async requireIssue(tx: WriteTx, repo: RepositoryRow, id: number): Promise<void> {
-    if (!await issueRecord(tx, repo.id, id)) throw notFound('Issue not found');
-  }
 }

@@ -402,5 +402,11 @@ export const FRESH_SCHEMA: readonly string[] = [
         PRIMARY KEY (repo_id, number)
       )`,
   `CREATE INDEX conversation_milestones_by_milestone ON conversation_milestones (milestone_id)`,
+  `CREATE TABLE pull_labels (
+        pull_id INTEGER NOT NULL REFERENCES pull_requests(id) ON DELETE CASCADE,
+        label_id INTEGER NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+        PRIMARY KEY (pull_id, label_id)
+      )`,
+  `CREATE INDEX pull_labels_by_label ON pull_labels (label_id)`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
 ];

@@ -378,7 +378,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
     // GitHub's `enforce_admins` (rules applied to admins too, as every rule was until now). Check runs (with their
     // annotations) in one check suite per commit. Pull request reviews, their comments on diff lines and requested
     // reviewers; protection may require approving reviews. Assignees and milestones of issues and pull requests (by
-    // their number).
+    // their number); labels of pull requests.
     version: 11,
     statements: [
       'ALTER TABLE branch_protections ADD COLUMN enforce_admins INTEGER NOT NULL DEFAULT 1',
@@ -532,6 +532,12 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
         PRIMARY KEY (repo_id, number)
       )`,
       'CREATE INDEX conversation_milestones_by_milestone ON conversation_milestones (milestone_id)',
+      `CREATE TABLE pull_labels (
+        pull_id INTEGER NOT NULL REFERENCES pull_requests(id) ON DELETE CASCADE,
+        label_id INTEGER NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+        PRIMARY KEY (pull_id, label_id)
+      )`,
+      'CREATE INDEX pull_labels_by_label ON pull_labels (label_id)',
     ],
   },
 ];

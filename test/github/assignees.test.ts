@@ -86,6 +86,31 @@ describe('assignees', () => {
     expect((await as.alice!.issues.get({ ...repo, issue_number: own.number })).data.title).toBe('Carol asks again');
   });
 
+  it('labels pull requests through the issue endpoints, shows and filters them, and announces it', async () => {
+    await as.alice!.issues.createLabel({ ...repo, name: 'needs-review', color: 'fbca04' });
+    const main = (await as.alice!.git.getRef({ ...repo, ref: 'heads/main' })).data.object.sha;
+    await as.bob!.git.createRef({ ...repo, ref: 'refs/heads/labelled', sha: main });
+    await as.bob!.repos.createOrUpdateFileContents({ ...repo, path: 'l.txt', branch: 'labelled', message: 'L', content: Buffer.from('l').toString('base64') });
+    const pull = (await as.bob!.pulls.create({ ...repo, title: 'Labelled', head: 'labelled', base: 'main' })).data;
+    const heard: string[] = [];
+    const stop = host.events.on('pull_request', (payload) => {
+      if (payload.action === 'labeled' || payload.action === 'unlabeled') heard.push(`${payload.action} ${payload.label?.name}`);
+    });
+    try {
+      const labelled = await as.alice!.issues.addLabels({ ...repo, issue_number: pull.number, labels: ['needs-review'] });
+      expect(labelled.data.map((label) => label.name)).toEqual(['needs-review']);
+      expect((await as.alice!.pulls.get({ ...repo, pull_number: pull.number })).data.labels.map((label) => label.name)).toEqual(['needs-review']);
+      expect((await as.carol!.issues.listForRepo({ ...repo, labels: 'needs-review' })).data.map((each) => each.number)).toEqual([pull.number]);
+      expect((await as.carol!.search.issuesAndPullRequests({ q: 'repo:alice/triaged label:needs-review' })).data.items.map((each) => each.number)).toEqual([pull.number]);
+      await as.alice!.issues.removeLabel({ ...repo, issue_number: pull.number, name: 'needs-review' });
+      expect((await as.alice!.pulls.get({ ...repo, pull_number: pull.number })).data.labels).toEqual([]);
+      await host.idle();
+      expect(heard).toEqual(['labeled needs-review', 'unlabeled needs-review']);
+    } finally {
+      stop();
+    }
+  });
+
   it('lists who may be assigned, and answers whether one may', async () => {
     expect((await as.carol!.issues.listAssignees(repo)).data.map((user) => user.login)).toEqual(['alice', 'bob']);
     expect((await as.carol!.issues.checkUserCanBeAssigned({ ...repo, assignee: 'bob' })).status).toBe(204);

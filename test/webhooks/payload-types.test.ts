@@ -129,6 +129,10 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
     await alice.issues.updateMilestone({ ...ids, milestone_number: milestone.number, state: 'open' });
     await alice.issues.deleteMilestone({ ...ids, milestone_number: milestone.number });
 
+    // labels of the pull request: labeled and unlabeled
+    await alice.issues.addLabels({ ...ids, issue_number: pull.number, labels: ['docs'] });
+    await alice.issues.removeLabel({ ...ids, issue_number: pull.number, name: 'docs' });
+
     // assignees: of an issue and of the pull request, assigned and unassigned
     await alice.issues.addAssignees({ ...ids, issue_number: issue.number, assignees: ['bob'] });
     await alice.issues.removeAssignees({ ...ids, issue_number: issue.number, assignees: ['bob'] });
@@ -219,6 +223,8 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
         'pull_request.milestoned',
         'pull_request.unassigned',
         'pull_request.edited',
+        'pull_request.labeled',
+        'pull_request.unlabeled',
         'pull_request.opened',
         'pull_request.reopened',
         'pull_request.review_request_removed',

@@ -13,7 +13,6 @@ import { created, githubPage, noContent, readJson, readJsonOrArray, unprocessabl
 import { conversationOf, numberParam, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
 const ISSUE = `${REPO}/issues/:number`;
-const LABELS_ON_PULLS = 'repohost keeps labels on issues only; pull requests carry none';
 
 /**
  * Issues as GitHub serves them: one numbering with pull requests (which the list includes, marked `pull_request`),
@@ -60,8 +59,9 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     const state = body.state ?? undefined;
     const triage = await triageOf(ctx, repo, user, body);
     if (conversation.kind === 'pull') {
-      if (body.labels !== undefined) throw unprocessable(LABELS_ON_PULLS);
+      const labels = body.labels === undefined ? undefined : await existingLabels(ctx, repo, body.labels);
       await ctx.pulls.update(repo, user, conversation.pull.id, { title: body.title ?? undefined, description: body.body ?? undefined, status: state });
+      if (labels) await ctx.labels.setOnPull(repo, user, conversation.pull, labels, true);
       await triage.apply(conversation.pull.number);
       return await reread(repo, conversation.pull.number);
     }
@@ -144,16 +144,10 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     return noContent();
   });
 
-  // The labels of one issue: list, add (POST), set (PUT), remove one or all.
-  const labelsNow = async (repo: RepositoryRow, number: number) => {
-    const conversation = await conversationOf(ctx, repo, number);
-    return conversation.kind === 'issue' ? conversation.issue.labels.map((label) => shapes.label(repo, label)) : [];
-  };
-  const issueForLabels = async (repo: RepositoryRow, event: H3Event) => {
-    const conversation = await conversationOf(ctx, repo, numberParam(event));
-    if (conversation.kind === 'pull') throw unprocessable(LABELS_ON_PULLS);
-    return conversation.issue;
-  };
+  // The labels of one issue or pull request: list, add (POST), set (PUT), remove one or all.
+  const labelsNow = async (repo: RepositoryRow, number: number) => (await reread(repo, number)).labels;
+  const setLabels = async (repo: RepositoryRow, user: UserRow, conversation: Conversation, names: readonly string[], replace: boolean) =>
+    conversation.kind === 'issue' ? await ctx.labels.setOnIssue(repo, user, conversation.issue, names, replace) : await ctx.labels.setOnPull(repo, user, conversation.pull, names, replace);
 
   app.get(`${ISSUE}/labels`, async (event) => await labelsNow(await repoOf(ctx, event), numberParam(event)));
 
@@ -162,24 +156,24 @@ export function mountIssues(app: H3, ctx: AppContext): void {
       const { repo, user } = await repoAndUser(ctx, event);
       // `{ "labels": [...] }` or the bare list `[...]` (octokit.rb and PyGithub send that), of names or `{ name }`s.
       const body = await readJsonOrArray(ctx, event);
-      const issue = await issueForLabels(repo, event);
-      await ctx.labels.setOnIssue(repo, user, issue, labelNames(Array.isArray(body) ? body : (body.labels ?? [])), replace);
-      return await labelsNow(repo, issue.number);
+      const conversation = await conversationOf(ctx, repo, numberParam(event));
+      await setLabels(repo, user, conversation, labelNames(Array.isArray(body) ? body : (body.labels ?? [])), replace);
+      return await labelsNow(repo, numberOf(conversation));
     });
   }
 
   app.delete(`${ISSUE}/labels`, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
-    const issue = await issueForLabels(repo, event);
-    await ctx.labels.setOnIssue(repo, user, issue, [], true);
+    await setLabels(repo, user, await conversationOf(ctx, repo, numberParam(event)), [], true);
     return noContent();
   });
 
   app.delete(`${ISSUE}/labels/:name`, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
-    const issue = await issueForLabels(repo, event);
-    await ctx.labels.removeFromIssue(repo, user, issue, pathParam(event, 'name'));
-    return await labelsNow(repo, issue.number);
+    const conversation = await conversationOf(ctx, repo, numberParam(event));
+    if (conversation.kind === 'issue') await ctx.labels.removeFromIssue(repo, user, conversation.issue, pathParam(event, 'name'));
+    else await ctx.labels.removeFromPull(repo, user, conversation.pull, pathParam(event, 'name'));
+    return await labelsNow(repo, numberOf(conversation));
   });
 }
 

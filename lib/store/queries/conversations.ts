@@ -1,7 +1,9 @@
 import type { ReadTx } from '../interface.js';
 import { filterClause, narrowsBeyondState, sharedConditions, type IssueFilter } from './issues.js';
 import { keptCount } from './list-counts.js';
+import { inList } from './in-list.js';
 import type { PageWindow } from './page-window.js';
+import type { SqlParam } from '../write-log.js';
 
 /** An issue or a pull request: they share one numbering per repository, as on GitHub. */
 export interface ConversationKey {
@@ -9,12 +11,19 @@ export interface ConversationKey {
   id: number;
 }
 
-/** The pull requests an issue filter keeps: those in its state, none when it asks for labels (they carry none). */
-function pullClause(repoId: number, filter: IssueFilter): { where: string; params: Array<string | number> } {
-  if (filter.labels.length > 0) return { where: '0 = 1', params: [] };
+/** The pull requests an issue filter keeps: those in its state, with every label it names. */
+function pullClause(repoId: number, filter: IssueFilter): { where: string; params: SqlParam[] } {
   const shared = sharedConditions('p', filter);
   const status = filter.status === 'open' ? " AND p.status = 'open'" : filter.status === 'closed' ? " AND p.status IN ('closed', 'merged')" : '';
-  return { where: `p.repo_id = ?${status}${shared.where}`, params: [repoId, ...shared.params] };
+  let labels = '';
+  const labelParams: SqlParam[] = [];
+  if (filter.labels.length > 0) {
+    // Every named label must be on the pull request: count the matches among its labels (the names are distinct).
+    const names = inList(filter.labels);
+    labels = ` AND (SELECT COUNT(*) FROM pull_labels pl JOIN labels l ON l.id = pl.label_id WHERE pl.pull_id = p.id AND l.name_lower ${names.sql}) = ?`;
+    labelParams.push(...names.params, filter.labels.length);
+  }
+  return { where: `p.repo_id = ?${status}${labels}${shared.where}`, params: [repoId, ...labelParams, ...shared.params] };
 }
 
 /** Issues and pull requests together in one list, by number or update time. */
@@ -40,9 +49,8 @@ export async function conversationsOfRepository(db: ReadTx, repoId: number, filt
   );
 }
 
-/** How many the combined list holds (kept counts unless labels are asked for). */
+/** How many the combined list holds (kept counts unless the filter narrows beyond state). */
 export async function countConversations(db: ReadTx, repoId: number, filter: IssueFilter, countIssues: number): Promise<number> {
-  if (filter.labels.length > 0) return countIssues;
   if (narrowsBeyondState(filter)) {
     const pulls = pullClause(repoId, filter);
     return countIssues + (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM pull_requests p WHERE ${pulls.where}`, pulls.params))!.n;

@@ -85,3 +85,33 @@ export async function touchIssueForLabels(tx: WriteTx, issueId: number, now: str
 export async function clearIssueLabels(tx: WriteTx, issueId: number): Promise<void> {
   await tx.run('DELETE FROM issue_labels WHERE issue_id = ?', [issueId]);
 }
+
+/** The labels of several pull requests, by pull request id, in one query. */
+export async function labelsOfPulls(db: ReadTx, pullIds: readonly number[]): Promise<Map<number, LabelRow[]>> {
+  const byPull = new Map<number, LabelRow[]>();
+  if (pullIds.length === 0) return byPull;
+  const ids = inList(pullIds);
+  const rows = await db.all<LabelRow & { pull_id: number }>(
+    `SELECT pl.pull_id, l.id, l.name, l.color, l.description FROM pull_labels pl JOIN labels l ON l.id = pl.label_id
+     WHERE pl.pull_id ${ids.sql} ORDER BY l.name_lower`,
+    ids.params,
+  );
+  for (const { pull_id: pullId, ...label } of rows) byPull.set(pullId, [...(byPull.get(pullId) ?? []), label]);
+  return byPull;
+}
+
+export async function addPullLabel(tx: WriteTx, pullId: number, labelId: number): Promise<void> {
+  await tx.run('INSERT INTO pull_labels (pull_id, label_id) VALUES (?, ?) ON CONFLICT DO NOTHING', [pullId, labelId]);
+}
+
+export async function removePullLabel(tx: WriteTx, pullId: number, labelId: number): Promise<boolean> {
+  return (await tx.run('DELETE FROM pull_labels WHERE pull_id = ? AND label_id = ?', [pullId, labelId])).changes > 0;
+}
+
+export async function touchPullForLabels(tx: WriteTx, pullId: number, now: string): Promise<void> {
+  await tx.run('UPDATE pull_requests SET updated_at = ? WHERE id = ?', [now, pullId]);
+}
+
+export async function clearPullLabels(tx: WriteTx, pullId: number): Promise<void> {
+  await tx.run('DELETE FROM pull_labels WHERE pull_id = ?', [pullId]);
+}

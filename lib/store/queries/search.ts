@@ -15,7 +15,7 @@ export interface ConversationSearch {
   authorId?: number;
   assigneeId?: number;
   noAssignee?: boolean;
-  /** Lower-cased label names, every one of which must be on the issue (pull requests carry none). */
+  /** Lower-cased label names, every one of which must be on the issue or pull request. */
   labels: readonly string[];
   noLabel?: boolean;
   /** Words every match has in its title or body (or only the one `in:` names). */
@@ -70,12 +70,15 @@ function conditions(search: ConversationSearch): { where: string; params: Array<
     params.push(search.assigneeId);
   }
   if (search.noAssignee) parts.push(`NOT EXISTS (${assigned})`);
-  const labelled = "SELECT 1 FROM issue_labels il JOIN labels l ON l.id = il.label_id WHERE c.kind = 'issue' AND il.issue_id = c.id";
+  // Issues and pull requests keep their labels in tables of their own.
+  const labelled = (name: boolean) =>
+    `(EXISTS (SELECT 1 FROM issue_labels il JOIN labels l ON l.id = il.label_id WHERE c.kind = 'issue' AND il.issue_id = c.id${name ? ' AND l.name_lower = ?' : ''})
+      OR EXISTS (SELECT 1 FROM pull_labels pl JOIN labels l ON l.id = pl.label_id WHERE c.kind = 'pull' AND pl.pull_id = c.id${name ? ' AND l.name_lower = ?' : ''}))`;
   for (const name of search.labels) {
-    parts.push(`EXISTS (${labelled} AND l.name_lower = ?)`);
-    params.push(name);
+    parts.push(labelled(true));
+    params.push(name, name);
   }
-  if (search.noLabel) parts.push(`NOT EXISTS (${labelled})`);
+  if (search.noLabel) parts.push(`NOT ${labelled(false)}`);
   for (const word of search.words) {
     const columns = search.in === 'title' ? ['c.title'] : search.in === 'body' ? ['c.body'] : ['c.title', 'c.body'];
     parts.push(`(${columns.map((column) => `LOWER(${column}) LIKE ? ESCAPE '\\'`).join(' OR ')})`);
