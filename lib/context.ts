@@ -1,3 +1,4 @@
+import type { ConcurrencyGate } from './concurrency-gate.js';
 import type { GitRepositories } from './git/repositories.js';
 import type { GitHubRateLimits } from './github/rate-limit.js';
 import type { Highlighter } from './highlight/index.js';
@@ -20,6 +21,7 @@ import type { RefUpdateService } from './services/ref-updates.js';
 import type { RepositoryService } from './services/repos.js';
 import type { SearchService } from './services/search.js';
 import type { SocialService } from './services/social.js';
+import type { SshKeyService } from './services/ssh-keys.js';
 import type { CommitStatusService } from './services/statuses.js';
 import type { PasswordHasher } from './services/password-hasher.js';
 import type { UserService } from './services/users.js';
@@ -32,12 +34,16 @@ export interface AppContext {
   readonly options: ResolvedOptions;
   readonly store: HostDatabase;
   readonly git: GitRepositories;
+  /** Places for git transfers (clones, fetches, pushes, archives over SSH), shared by HTTP and SSH. */
+  readonly gitTransfers: ConcurrencyGate;
   /** Syntax highlighting off the event loop (worker threads). */
   readonly highlighter: Highlighter;
   /** bcrypt off the event loop (worker threads). */
   readonly passwords: PasswordHasher;
   readonly users: UserService;
   readonly credentials: CredentialService;
+  /** Users' public SSH keys and repositories' deploy keys. */
+  readonly sshKeys: SshKeyService;
   readonly repos: RepositoryService;
   readonly issues: IssueService;
   readonly labels: LabelService;
@@ -75,4 +81,6 @@ export interface AppContext {
   readonly deliveries: DeliveryWorker;
   /** Base URL for links (no trailing slash); known once the server listens. */
   baseUrl(): string;
+  /** The SSH clone URL of a repository (`owner/name`), or '' when the host does not serve SSH. */
+  sshUrl(fullName: string): string;
 }

@@ -40,6 +40,8 @@ import { LoginThrottle } from './services/login-throttle.js';
 import { PasswordHasher } from './services/password-hasher.js';
 import { SearchService } from './services/search.js';
 import { SocialService } from './services/social.js';
+import { SshKeyService } from './services/ssh-keys.js';
+import { sshCloneUrl } from './ssh/command.js';
 import { CommitStatusService } from './services/statuses.js';
 import { UserService } from './services/users.js';
 import { Store } from './store/database.js';
@@ -50,12 +52,15 @@ import { acquireLock, type DatabaseLock } from './store/lock.js';
 import { hasUsers } from './store/queries/users.js';
 import { RepoHostError } from './errors.js';
 import { Snapshots, type HostSnapshot } from './harness/snapshots.js';
+import type { SshGitServer } from './ssh/server.js';
 
 /** A running repohost instance. */
 export interface RepoHost {
   /** Base URL without a trailing slash, e.g. `http://127.0.0.1:41234`. */
   readonly url: string;
   readonly port: number;
+  /** The port git over SSH listens on (`sshPort` option), or undefined when the host does not serve SSH. */
+  readonly sshPort: number | undefined;
   /** The h3 app, for in-process requests (`app.fetch(request)`). */
   readonly app: H3;
   /** Administrative operations without HTTP: users, tokens, repositories. */
@@ -92,7 +97,7 @@ export interface RepoHost {
 
 export { PortInUseError } from './http/node-listener.js';
 
-function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: () => string): AppContext {
+function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: () => string, sshUrl: (fullName: string) => string): AppContext {
   const nowIso = () => options.now().toISOString();
   const git = new GitRepositories({
     root: join(options.dataDir, 'repositories'),
@@ -108,7 +113,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     user.avatar_file ? `${baseUrl()}/avatars/${user.avatar_file}` : `${baseUrl()}/avatars/default.svg`;
   // Account addresses are private: commits the host makes and events name `<username>@<noreply domain>`.
   const publicEmail = (user: { username: string }) => `${user.username}@${options.noreplyEmailDomain}`;
-  const shapes = new GitHubShapes(baseUrl, avatarUrl, options.noreplyEmailDomain);
+  const shapes = new GitHubShapes(baseUrl, avatarUrl, options.noreplyEmailDomain, sshUrl);
   const events = new HostEvents();
   const webhooks = createWebhooks(
     store,
@@ -141,10 +146,12 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     options,
     store,
     git,
+    gitTransfers: new ConcurrencyGate(options.maxGitTransfers, options.maxGitTransfersPerClient),
     passwords,
     highlighter: new Highlighter(),
     users: new UserService(store, passwords, throttle, options.bcryptCost, avatarUrl, nowIso),
     credentials: new CredentialService(store, options.now),
+    sshKeys: new SshKeyService(store, nowIso),
     repos,
     issues: new IssueService(store, nowIso, recorder),
     labels: new LabelService(store, nowIso, recorder),
@@ -169,6 +176,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     webhooks: webhooks.service,
     deliveries: webhooks.worker,
     baseUrl,
+    sshUrl,
   };
 }
 
@@ -179,6 +187,8 @@ export interface HostCore {
   readonly admin: AdminOperations;
   /** Sets the base URL used in links once it is known. */
   setBaseUrl(url: string): void;
+  /** Sets the port SSH clone URLs name once it is known. */
+  setSshPort(port: number): void;
   /** Flushes and closes the database, then releases its lock (and removes the temp dir of ':memory:'). */
   close(): Promise<void>;
 }
@@ -211,7 +221,8 @@ export async function openHostCore(input: RepoHostOptions = {}): Promise<HostCor
       store = await Store.open(options.dbPath, { snapshotThresholdBytes: options.snapshotThresholdBytes, acceptLogLoss: options.acceptLogLoss, ephemeral: options.inMemory });
     }
     let baseUrl = options.publicUrl ?? '';
-    ctx = buildContext(options, store, () => baseUrl);
+    let sshPort: number | undefined;
+    ctx = buildContext(options, store, () => baseUrl, (fullName) => (sshPort === undefined ? '' : sshCloneUrl(baseUrl, sshPort, fullName)));
     const [openStore, openCtx, openLock] = [store, ctx, lock];
     let closing: Promise<void> | undefined;
     return {
@@ -220,6 +231,9 @@ export async function openHostCore(input: RepoHostOptions = {}): Promise<HostCor
       admin: createAdminOperations(ctx),
       setBaseUrl: (url) => {
         baseUrl = options.publicUrl ?? url;
+      },
+      setSshPort: (port) => {
+        sshPort = port;
       },
       close: () =>
         (closing ??= (async () => {
@@ -267,6 +281,7 @@ export async function createRepoHost(input: RepoHostOptions = {}): Promise<RepoH
   let listener: Listener | undefined;
   let channel: AdminChannel | undefined;
   let snapshots: Snapshots | undefined;
+  let ssh: SshGitServer | undefined;
   let setReady: (ready: boolean) => void = () => undefined;
   const ready = new Promise<boolean>((resolve) => (setReady = resolve));
   try {
@@ -281,6 +296,13 @@ export async function createRepoHost(input: RepoHostOptions = {}): Promise<RepoH
     const host = options.host.includes(':') ? `[${options.host}]` : options.host;
     const url = `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${port}`;
     core.setBaseUrl(url);
+    if (options.sshPort !== undefined) {
+      // Loaded only for a host that serves SSH; keys are accepted once the host is ready, as requests are.
+      const [{ SshGitServer }, { loadHostKeys }] = await Promise.all([import('./ssh/server.js'), import('./ssh/host-keys.js')]);
+      const hostKeys = await loadHostKeys(options.dataDir, options.inMemory);
+      ssh = await SshGitServer.start(ctx, { hostKeys, host: options.host, port: options.sshPort, ready, log });
+      core.setSshPort(ssh.port);
+    }
     // Admin commands run while we serve reach the database through us (a ':memory:' one is ours alone).
     if (!options.inMemory && options.databaseUrl === undefined) channel = await (await import('./admin/channel-server.js')).startAdminChannel(options.dbPath, core.admin);
     // Ref changes a crash left unrecorded are recorded, and announced, before anything is answered.
@@ -294,11 +316,12 @@ export async function createRepoHost(input: RepoHostOptions = {}): Promise<RepoH
     const baseline = input.fixtures !== undefined || startedEmpty ? await snapshots.take() : undefined;
     setReady(true);
     listener ??= await listenStrict(handler, port, options.host);
-    const [openListener, openChannel, openSnapshots] = [listener, channel, snapshots];
+    const [openListener, openChannel, openSnapshots, openSsh] = [listener, channel, snapshots, ssh];
     let closing: Promise<void> | undefined;
     return {
       url,
       port,
+      sshPort: openSsh?.port,
       app,
       admin: core.admin,
       events: ctx.events,
@@ -319,7 +342,7 @@ export async function createRepoHost(input: RepoHostOptions = {}): Promise<RepoH
       close: () =>
         (closing ??= (async () => {
           try {
-            await closeListener(openListener);
+            await Promise.all([closeListener(openListener), openSsh?.close()]);
             await openChannel?.close();
             await openSnapshots.close();
           } finally {
@@ -331,6 +354,7 @@ export async function createRepoHost(input: RepoHostOptions = {}): Promise<RepoH
   } catch (error) {
     setReady(false);
     await snapshots?.close().catch(() => undefined);
+    await ssh?.close().catch(() => undefined);
     await channel?.close().catch(() => undefined);
     await listener?.close().catch(() => undefined);
     await core.close().catch(() => undefined);

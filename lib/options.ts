@@ -14,6 +14,25 @@ export interface RepoHostOptions {
    */
   host?: string;
   /**
+   * Serve git over SSH on this port too (0 picks a free port; off unless given). Users authenticate with the public
+   * keys they add, or a repository's deploy keys. Host keys (Ed25519 and RSA) are generated once and kept in
+   * `<dataDir>/ssh`. The SSH server binds the same interface as HTTP.
+   * @default undefined (no SSH)
+   */
+  sshPort?: number;
+  /**
+   * SSH connections open at once, in all and from one client address; beyond them a connection is closed at once.
+   * @default 128 and 16
+   */
+  maxSshConnections?: number;
+  maxSshConnectionsPerAddress?: number;
+  /**
+   * Time an SSH connection has to authenticate, and the most keys it may offer, before it is closed.
+   * @default 30000 and 10
+   */
+  sshLoginGraceMs?: number;
+  maxSshAuthAttempts?: number;
+  /**
    * Database file, or ':memory:' for a throwaway instance whose data lives in a temp dir removed on close.
    * @default ':memory:'
    */
@@ -218,6 +237,11 @@ export interface ResolvedOptions {
   readonly maxFailedLoginsPerAccount: number;
   readonly maxFailedLoginsPerAddress: number;
   readonly failedLoginWindowMs: number;
+  readonly sshPort: number | undefined;
+  readonly maxSshConnections: number;
+  readonly maxSshConnectionsPerAddress: number;
+  readonly sshLoginGraceMs: number;
+  readonly maxSshAuthAttempts: number;
   readonly now: () => Date;
 }
 
@@ -250,6 +274,8 @@ function clock(now: (() => Date) | undefined): () => Date {
 export function resolveOptions(options: RepoHostOptions, tempDir: () => string): ResolvedOptions {
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new TypeError('repohost: option port must be an integer from 0 to 65535');
+  const sshPort = options.sshPort ?? undefined;
+  if (sshPort !== undefined && (!Number.isInteger(sshPort) || sshPort < 0 || sshPort > 65535)) throw new TypeError('repohost: option sshPort must be an integer from 0 to 65535');
   const databaseUrl = options.databaseUrl || undefined;
   if (databaseUrl !== undefined && !/^postgres(?:ql)?:\/\//.test(databaseUrl)) throw new TypeError('repohost: option databaseUrl must be a postgres:// or postgresql:// URL');
   if (databaseUrl !== undefined && !options.dataDir) throw new TypeError('repohost: option databaseUrl needs dataDir too (the folder of repositories, shared by every instance)');
@@ -293,6 +319,11 @@ export function resolveOptions(options: RepoHostOptions, tempDir: () => string):
     maxFailedLoginsPerAccount: positiveInteger('maxFailedLoginsPerAccount', options.maxFailedLoginsPerAccount, 10),
     maxFailedLoginsPerAddress: positiveInteger('maxFailedLoginsPerAddress', options.maxFailedLoginsPerAddress, 50),
     failedLoginWindowMs: positiveInteger('failedLoginWindowMs', options.failedLoginWindowMs, 15 * 60_000),
+    sshPort,
+    maxSshConnections: positiveInteger('maxSshConnections', options.maxSshConnections, 128),
+    maxSshConnectionsPerAddress: positiveInteger('maxSshConnectionsPerAddress', options.maxSshConnectionsPerAddress, 16),
+    sshLoginGraceMs: positiveInteger('sshLoginGraceMs', options.sshLoginGraceMs, 30_000),
+    maxSshAuthAttempts: positiveInteger('maxSshAuthAttempts', options.maxSshAuthAttempts, 10),
     now: clock(options.now),
   });
 }

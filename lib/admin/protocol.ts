@@ -8,6 +8,8 @@ export const ADMIN_OPERATION_NAMES = [
   'createToken',
   'listTokens',
   'revokeToken',
+  'addSshKey',
+  'listSshKeys',
   'createRepo',
   'seedRepo',
 ] as const satisfies ReadonlyArray<keyof AdminOperations>;

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { withAdmin } from '../admin/run.js';
 import type { AsyncAdminOperations } from '../admin/protocol.js';
-import { errorLine, paint, readPassword, table, UsageError, useColour, type CliIO } from './output.js';
+import { errorLine, paint, readPassword, readStdin, table, UsageError, useColour, type CliIO } from './output.js';
 import { serve } from './serve.js';
 import { VERSION } from '../version.js';
 
@@ -70,6 +71,7 @@ function buildProgram(io: CliIO, exit: (code: number) => void): Command {
     .description('run the server (stop with Ctrl-C or SIGTERM)')
     .addOption(new Option('--port <port>', 'TCP port; busy is an error, 0 picks a free one').env('REPOHOST_PORT').default('3000'))
     .addOption(new Option('--host [host]', 'interface to bind; --host alone means all interfaces (0.0.0.0)').env('REPOHOST_HOST').default('127.0.0.1'))
+    .addOption(new Option('--ssh-port <port>', 'serve git over SSH on this port too (0 picks a free one); off unless given').env('REPOHOST_SSH_PORT'))
     .option('--allow-local-network', 'let imports and webhooks reach loopback and private addresses', false)
     .option('--allow-local-import', 'let imports (only) reach loopback and private addresses', false)
     .option('--fixtures <file>', 'load users, repositories, issues and pull requests from this JSON file first (see Fixtures)')
@@ -80,12 +82,13 @@ function buildProgram(io: CliIO, exit: (code: number) => void): Command {
       'start even if the end of the write log is damaged and may have held acknowledged writes: keep the records before the damage, move the rest aside (use once, after deciding they cannot be restored)',
       false,
     );
-  type ServeCommandFlags = DbFlags & { port: string; host: string | true; allowLocalNetwork: boolean; allowLocalImport: boolean; fixtures?: string; acceptLogLoss: boolean; harness?: boolean; harnessToken?: string };
+  type ServeCommandFlags = DbFlags & { port: string; sshPort?: string; host: string | true; allowLocalNetwork: boolean; allowLocalImport: boolean; fixtures?: string; acceptLogLoss: boolean; harness?: boolean; harnessToken?: string };
   dbOptions(serveCommand).action(async (flags: ServeCommandFlags) => {
     exit(
       await serve(
         {
           port: parsePort(flags.port),
+          sshPort: flags.sshPort === undefined ? undefined : parsePort(flags.sshPort),
           host: flags.host === true ? '0.0.0.0' : flags.host,
           db: flags.db,
           data: flags.data,
@@ -128,6 +131,23 @@ function buildProgram(io: CliIO, exit: (code: number) => void): Command {
     const password = await readPassword(io, `New password for ${username}: `);
     await admin(flags, (ops) => ops.setPassword(username, password));
     io.stdout.write(`password of ${username} changed\n`);
+  });
+
+  const key = user.command('key').description("manage a user's SSH public keys");
+  dbOptions(key.command('add <username> <file>').description("add an SSH public key from a file (- for standard input), e.g. ~/.ssh/id_ed25519.pub").option('--title <title>', 'title of the key (default: its comment)')).action(
+    async (username: string, file: string, flags: DbFlags & { title?: string }) => {
+      const text = file === '-' ? await readStdin(io.stdin) : await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+        throw new UsageError(`cannot read ${file}: ${error.code === 'ENOENT' ? 'no such file' : error.message}`);
+      });
+      const added = await admin(flags, (ops) => ops.addSshKey(username, text, flags.title));
+      io.stdout.write(`added key ${added.fingerprint} (${added.title}) to ${username}\n`);
+    },
+  );
+  dbOptions(key.command('list <username>').description("list a user's SSH keys").option('--json', 'print JSON')).action(async (username: string, flags: DbFlags & { json?: boolean }) => {
+    const keys = await admin(flags, (ops) => ops.listSshKeys(username));
+    if (flags.json) return void io.stdout.write(`${JSON.stringify(keys, null, 2)}\n`);
+    const rows = keys.map((k) => [String(k.id), k.title, k.fingerprint, k.created_at]);
+    io.stdout.write(table(aligned ? [['ID', 'TITLE', 'FINGERPRINT', 'ADDED'], ...rows] : rows, aligned));
   });
 
   const token = program.command('token').description('manage API tokens');

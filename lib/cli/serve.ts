@@ -14,6 +14,8 @@ const MAX_FIXTURES_BYTES = 64 * 1024 * 1024;
 
 export interface ServeFlags {
   port: number;
+  /** Serve git over SSH on this port too (see `RepoHostOptions.sshPort`). */
+  sshPort?: number;
   host: string;
   db: string;
   data?: string;
@@ -63,6 +65,7 @@ export async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
       now: clock?.now,
       fixtures: fixtures as Fixtures | undefined,
       port: flags.port,
+      sshPort: flags.sshPort,
       host: flags.host,
       dbPath: flags.db,
       dataDir: flags.data,
@@ -76,6 +79,7 @@ export async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
     });
     if (clock) mountHarnessControl(host, flags.harnessToken!, clock);
     io.stdout.write(`repohost listening on ${host.url} (database ${host.options.databaseUrl === undefined ? host.options.dbPath : withoutPassword(host.options.databaseUrl)})\n`);
+    if (host.sshPort !== undefined) io.stdout.write(`repohost serving git over SSH on port ${host.sshPort}\n`);
     return await new Promise<number>((resolve) => {
       let stopping = false;
       onSignal = (signal) => {

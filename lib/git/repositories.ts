@@ -18,7 +18,8 @@ import { ReceiveSessions, type RefCheck } from './push/session.js';
 import { RefCache, type RefChange } from './refs.js';
 import { folderBytes, watchFolderSize } from './size-watch.js';
 import { isGitError, runGit } from './run-git.js';
-import { handleSmartHttp, type GitHttpResult, type SmartHttpRequest } from './smart-http.js';
+import { handleSmartHttp, type GitHttpResult, type ReceiveSetup, type SmartHttpRequest } from './smart-http.js';
+import { serveGitStream, type GitStreamIo, type StreamService } from './stream-transport.js';
 import { TreeListing, type FileEntry } from './tree-listing.js';
 
 export type { FileEntry } from './tree-listing.js';
@@ -359,20 +360,30 @@ export class GitRepositories {
    */
   async serveHttpStream(owner: string, name: string, request: SmartHttpRequest, options: ServeGitOptions = {}): Promise<GitHttpResult> {
     const path = await this.#existing(owner, name);
-    return handleSmartHttp(path, request, {
-      idleTimeoutMs: this.#transferIdleTimeoutMs,
-      receive: () =>
-        this.#receives.start(path, {
-          perRef: options.perRefRefusals ?? false,
-          check: options.checkPush ?? (async () => new Map()),
-          moved: async (changes) => {
-            this.#refs.forget(path);
-            // A repository renamed or deleted meanwhile has no HEAD here: the record keeps its default branch.
-            const head = await this.#fixHead(path, changes ?? []).catch(() => undefined);
-            this.#maintenance.schedule(path);
-            await options.onPushed?.(changes, head);
-          },
-        }),
+    return handleSmartHttp(path, request, { idleTimeoutMs: this.#transferIdleTimeoutMs, receive: () => this.#receive(path, options) });
+  }
+
+  /**
+   * Serves one whole git session (SSH) for the repository: upload-pack, receive-pack or upload-archive with the client
+   * on `io`, pushes checked and recorded as over HTTP. Resolves with git's exit code. Authorisation is the caller's job.
+   */
+  async serveStream(owner: string, name: string, service: StreamService, io: GitStreamIo, options: ServeGitOptions = {}): Promise<number> {
+    const path = await this.#existing(owner, name);
+    return serveGitStream(path, service, io, { idleTimeoutMs: this.#transferIdleTimeoutMs, receive: () => this.#receive(path, options) });
+  }
+
+  /** The hooks and recording of one receive-pack, whatever the transport. */
+  #receive(path: string, options: ServeGitOptions): Promise<ReceiveSetup> {
+    return this.#receives.start(path, {
+      perRef: options.perRefRefusals ?? false,
+      check: options.checkPush ?? (async () => new Map()),
+      moved: async (changes) => {
+        this.#refs.forget(path);
+        // A repository renamed or deleted meanwhile has no HEAD here: the record keeps its default branch.
+        const head = await this.#fixHead(path, changes ?? []).catch(() => undefined);
+        this.#maintenance.schedule(path);
+        await options.onPushed?.(changes, head);
+      },
     });
   }
 

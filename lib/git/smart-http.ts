@@ -46,6 +46,22 @@ export interface SmartHttpOptions {
 const SERVICES: readonly string[] = ['git-upload-pack', 'git-receive-pack'];
 const SAFE_GIT_PROTOCOL = /^[0-9a-zA-Z]+=[0-9a-zA-Z]+(?::[0-9a-zA-Z]+=[0-9a-zA-Z]+)*$/;
 
+/** The `GIT_PROTOCOL` value a client asked for (header or SSH environment) if it is well formed, for upload-pack only (git has no v2 push). */
+export function gitProtocolFor(service: string, requested: string | null | undefined): string | undefined {
+  const value = (requested ?? '').trim();
+  return service === 'git-upload-pack' && SAFE_GIT_PROTOCOL.test(value) ? value : undefined;
+}
+
+/**
+ * The settings each service runs with, over any transport. As Gitea: partial clone filters and wants by object id work
+ * over protocol v0 as they do over v2 (which accepts any want); pushes may carry options (`git push -o`).
+ */
+export function serviceConfig(service: GitService): string[] {
+  return service === 'git-receive-pack'
+    ? ['-c', 'receive.denyDeletes=false', '-c', 'receive.denyNonFastForwards=false', '-c', 'receive.autogc=false', '-c', 'receive.advertisePushOptions=true']
+    : ['-c', 'uploadpack.allowFilter=true', '-c', 'uploadpack.allowAnySHA1InWant=true'];
+}
+
 /** Headers every git response carries: proxies must never cache refs or packs. */
 const NO_CACHE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'Cache-Control': 'no-cache, max-age=0, must-revalidate',
@@ -126,15 +142,9 @@ export async function handleSmartHttp(gitDir: string, request: SmartHttpRequest,
     else if (encoding === 'deflate') decoder = createInflate();
     else if (encoding !== '' && encoding !== 'identity') return plain(415, 'Unsupported Content-Encoding');
   }
-  const protocolHeader = (request.headers.get('git-protocol') ?? '').trim();
-  const protocol = service === 'git-upload-pack' && SAFE_GIT_PROTOCOL.test(protocolHeader) ? protocolHeader : undefined;
+  const protocol = gitProtocolFor(service, request.headers.get('git-protocol'));
   const command = service === 'git-upload-pack' ? 'upload-pack' : 'receive-pack';
-  // As Gitea: partial clone filters and wants by object id work over protocol v0 as they do over v2 (which
-  // accepts any want); pushes may carry options (`git push -o`), which later features read.
-  const config =
-    service === 'git-receive-pack'
-      ? ['-c', 'receive.denyDeletes=false', '-c', 'receive.denyNonFastForwards=false', '-c', 'receive.autogc=false', '-c', 'receive.advertisePushOptions=true']
-      : ['-c', 'uploadpack.allowFilter=true', '-c', 'uploadpack.allowAnySHA1InWant=true'];
+  const config = serviceConfig(service);
   const env: Record<string, string | undefined> = { GIT_PROTOCOL: protocol };
 
   if (request.action === 'info/refs' && request.method === 'HEAD') {

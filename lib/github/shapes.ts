@@ -87,6 +87,8 @@ export class GitHubShapes {
     private readonly avatarUrl: (user: Pick<UserRow, 'avatar_file' | 'username'>) => string,
     /** The domain of the addresses the host's own commits use (`<username>@<domain>`), to name their accounts. */
     private readonly noreplyDomain = '',
+    /** The SSH clone URL of a repository by its full name ('' without SSH). */
+    private readonly sshUrl: (fullName: string) => string = () => '',
   ) {}
 
   private api(path: string): string {
@@ -266,7 +268,7 @@ export class GitHubShapes {
       url,
       clone_url: `${this.baseUrl()}/${fullName}.git`,
       git_url: `${this.baseUrl()}/${fullName}.git`,
-      ssh_url: '',
+      ssh_url: this.sshUrl(fullName),
       svn_url: `${this.baseUrl()}/${fullName}`,
       mirror_url: null,
       homepage: null,

@@ -40,8 +40,8 @@ export interface GitHubRepository {
   url: string;
   clone_url: string;
   git_url: string;
-  /** repohost serves git over HTTP only: there is no SSH address to give (empty). */
-  ssh_url: '';
+  /** The SSH clone URL; empty when the host does not serve SSH. */
+  ssh_url: string;
   svn_url: string;
   /** No mirrors, homepages, language detection or licence detection: GitHub's empty values. */
   mirror_url: null;

@@ -10,6 +10,7 @@ import { mountAvatarRoutes } from './routes/api/avatar.js';
 import { mountBranchProtectionRoutes } from './routes/api/branch-protections.js';
 import { mountCiRoutes } from './routes/api/ci.js';
 import { mountCollaboratorRoutes } from './routes/api/collaborators.js';
+import { mountKeyRoutes } from './routes/api/keys.js';
 import { mountIssueRoutes } from './routes/api/issues.js';
 import { mountLabelRoutes } from './routes/api/labels.js';
 import { mountPullRoutes } from './routes/api/pulls.js';
@@ -143,6 +144,7 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   mountIssueRoutes(app, ctx);
   mountLabelRoutes(app, ctx);
   mountCollaboratorRoutes(app, ctx);
+  mountKeyRoutes(app, ctx);
   mountPullRoutes(app, ctx);
   mountTreeRoutes(app, ctx);
   mountAvatarRoutes(app, ctx);

@@ -58,6 +58,9 @@ export interface AdminOperations {
   createToken(username: string, name?: string): Promise<string>;
   listTokens(username: string): Promise<Array<{ id: number; name: string; last_eight: string; created_at: string }>>;
   revokeToken(username: string, idOrName: string): Promise<void>;
+  /** Adds a public SSH key (OpenSSH's one-line form) to a user; the title defaults to the key's comment. */
+  addSshKey(username: string, key: string, title?: string): Promise<{ id: number; title: string; fingerprint: string }>;
+  listSshKeys(username: string): Promise<Array<{ id: number; title: string; fingerprint: string; created_at: string }>>;
   createRepo(input: AdminRepoInput): Promise<RepositorySummary>;
   /** Creates the repository if missing and fills it (see AdminSeedInput.from; no source: a README commit). */
   seedRepo(input: AdminSeedInput): Promise<SeedResult>;
@@ -96,6 +99,20 @@ export function createAdminOperations(ctx: AppContext): AdminOperations {
       const user = await ctx.users.requireByName(username);
       const label = name ?? `token-${ctx.options.now().toISOString()}`;
       return (await ctx.credentials.createApiToken(user.id, label)).token;
+    },
+    async addSshKey(username, key, title) {
+      const user = await ctx.users.requireByName(username);
+      const row = await ctx.sshKeys.add(user, { key, title });
+      return { id: row.id, title: row.title, fingerprint: row.fingerprint };
+    },
+    async listSshKeys(username) {
+      const user = await ctx.users.requireByName(username);
+      const keys = [];
+      for (let offset = 0; ; offset += 100) {
+        const { items, total } = await ctx.sshKeys.list(user, { limit: 100, offset });
+        keys.push(...items.map(({ id, title, fingerprint, created_at }) => ({ id, title, fingerprint, created_at })));
+        if (offset + 100 >= total) return keys;
+      }
     },
     async listTokens(username) {
       const user = await ctx.users.requireByName(username);

@@ -28,6 +28,12 @@ export async function accessLevel(db: ReadTx, viewer: Viewer, repo: RepositoryRo
   return repo.is_private === 1 ? 'none' : 'read';
 }
 
+/** What a deploy key may do with a repository: read (write when the key is writable) its own, nothing elsewhere. */
+export function deployKeyAccess(key: { repo_id: number | null; read_only: number }, repo: RepositoryRow): AccessLevel {
+  if (key.repo_id !== repo.id) return 'none';
+  return key.read_only === 1 ? 'read' : 'write';
+}
+
 /** GitHub's `permissions` object of a repository for its caller. */
 export function permissionFlags(level: AccessLevel): { admin: boolean; push: boolean; pull: boolean } {
   return { admin: atLeast(level, 'admin'), push: atLeast(level, 'write'), pull: atLeast(level, 'read') };

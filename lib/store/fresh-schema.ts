@@ -5,7 +5,7 @@
  * schema and rows; after adding a migration, regenerate this list from a migrated database the way that test says
  * (until then fresh databases replay the steps: `runMigrations` uses this list only while its version is the newest).
  */
-export const FRESH_SCHEMA_VERSION = 11;
+export const FRESH_SCHEMA_VERSION = 12;
 
 /** Table, index and trigger definitions first (`schema_version` among them), then the rows; the version row is added by `runMigrations`. */
 
@@ -408,5 +408,18 @@ export const FRESH_SCHEMA: readonly string[] = [
         PRIMARY KEY (pull_id, label_id)
       )`,
   `CREATE INDEX pull_labels_by_label ON pull_labels (label_id)`,
+  `CREATE TABLE ssh_keys (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER REFERENCES users(id) ON DELETE CASCADE,
+        repo_id INTEGER REFERENCES repositories(id) ON DELETE CASCADE,
+        title TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL UNIQUE,
+        read_only INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        CHECK ((user_id IS NULL) <> (repo_id IS NULL))
+      )`,
+  `CREATE INDEX ssh_keys_by_user ON ssh_keys (user_id, id)`,
+  `CREATE INDEX ssh_keys_by_repo ON ssh_keys (repo_id, id)`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
 ];

@@ -540,6 +540,27 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       'CREATE INDEX pull_labels_by_label ON pull_labels (label_id)',
     ],
   },
+  {
+    // SSH keys (issue 22): a user's keys and each repository's deploy keys in one table, so that a key (by its
+    // fingerprint) belongs to one account or one repository only, as on GitHub. A deploy key is read-only unless
+    // `read_only` is 0.
+    version: 12,
+    statements: [
+      `CREATE TABLE ssh_keys (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER REFERENCES users(id) ON DELETE CASCADE,
+        repo_id INTEGER REFERENCES repositories(id) ON DELETE CASCADE,
+        title TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL UNIQUE,
+        read_only INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        CHECK ((user_id IS NULL) <> (repo_id IS NULL))
+      )`,
+      'CREATE INDEX ssh_keys_by_user ON ssh_keys (user_id, id)',
+      'CREATE INDEX ssh_keys_by_repo ON ssh_keys (repo_id, id)',
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -181,7 +181,7 @@ describe('kept counts of issues and pull requests (issue 18)', () => {
 
   it('migrates a version 8 database (counts kept by triggers) to exact counts kept by the write functions', async () => {
     // A version 8 database: made by this code, then taken back to what version 8 left (the triggers of version 4,
-    // no comment id sequence, intents without their holder, no releases or checks), with one more issue and comment written as version 8 wrote them.
+    // no comment id sequence, intents without their holder, no releases, checks or SSH keys), with one more issue and comment written as version 8 wrote them.
     const host = await start();
     const alice = await newUser(host, 'alice');
     const legacy = await repoWithBranches(host, alice, 'legacy');
@@ -205,7 +205,7 @@ describe('kept counts of issues and pull requests (issue 18)', () => {
       await tx.run('ALTER TABLE branch_protections DROP COLUMN enforce_admins');
       await tx.run('ALTER TABLE branch_protections DROP COLUMN required_approvals');
       await tx.run('ALTER TABLE repositories DROP COLUMN next_milestone');
-      for (const table of ['pull_labels', 'conversation_milestones', 'milestones', 'assignees', 'pull_review_requests', 'pull_review_comments', 'pull_reviews']) await tx.run(`DROP TABLE ${table}`);
+      for (const table of ['ssh_keys', 'pull_labels', 'conversation_milestones', 'milestones', 'assignees', 'pull_review_requests', 'pull_review_comments', 'pull_reviews']) await tx.run(`DROP TABLE ${table}`);
       for (const statement of MIGRATIONS.find((migration) => migration.version === 4)!.statements) {
         if (statement.startsWith('CREATE TRIGGER')) await tx.run(statement);
       }

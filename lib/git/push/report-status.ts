@@ -54,13 +54,25 @@ export class ReportStatusReader {
   #done = false;
   #unpacked = false;
   readonly #updated = new Set<string>();
+  /** Still in the ref advertisement, which a whole-session transport (SSH) sends first, ended by a flush. */
+  #advertising: boolean;
 
-  constructor(private readonly onReport: (report: ReceiveReport) => void) {}
+  /** `afterAdvertisement`: the stream starts with receive-pack's ref advertisement (not stateless, as over SSH). */
+  constructor(
+    private readonly onReport: (report: ReceiveReport) => void,
+    options: { afterAdvertisement?: boolean } = {},
+  ) {
+    this.#advertising = options.afterAdvertisement ?? false;
+  }
 
   push(chunk: Buffer): void {
     if (this.#done) return;
     this.#outer.push(chunk);
     for (const packet of this.#outer.packets()) {
+      if (this.#advertising) {
+        if (packet === FLUSH) this.#advertising = false;
+        continue;
+      }
       // Without side-band the report ends with the first flush; with it, an outer flush ends the whole answer.
       if (packet === FLUSH) return this.#finish();
       this.#sideBand ??= packet.length > 0 && packet[0]! >= 1 && packet[0]! <= 3;

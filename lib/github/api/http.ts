@@ -70,6 +70,8 @@ const RESOURCES: ReadonlyArray<[RegExp, string]> = [
   [/\/git\/trees/, 'Tree'],
   [/\/git\/commits/, 'Commit'],
   [/\/contents/, 'Content'],
+  [/\/user\/keys/, 'PublicKey'],
+  [/\/repos\/[^/]+\/[^/]+\/keys/, 'DeployKey'],
   [/\/releases\/assets|\/releases\/\d+\/assets/, 'ReleaseAsset'],
   [/\/releases/, 'Release'],
   [/\/git\/tags/, 'Tag'],

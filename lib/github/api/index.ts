@@ -8,6 +8,7 @@ import { mountGitData } from './git-data.js';
 import { mountHooks } from './hooks.js';
 import { githubEnvelope } from './http.js';
 import { mountIssues } from './issues.js';
+import { mountKeys } from './keys.js';
 import { mountLabels } from './labels.js';
 import { mountMeta } from './meta.js';
 import { mountMilestones } from './milestones.js';
@@ -32,6 +33,7 @@ export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) 
   app.use(`${UPLOADS_PREFIX}/**`, envelope);
   mountMeta(app, ctx);
   mountUsers(app, ctx);
+  mountKeys(app, ctx);
   mountRepos(app, ctx);
   mountBranchProtection(app, ctx);
   mountGitData(app, ctx);

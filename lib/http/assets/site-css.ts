@@ -65,6 +65,7 @@ table.code tr.hunk td{background:#ddf4ff;color:#57606a}
 .commit-list li{padding:.4rem 0;border-bottom:1px solid #d0d7de;list-style:none}.commit-list{padding:0}
 .commit-list .sha{font-family:ui-monospace,monospace}
 .repos{padding:0}.repos li{list-style:none;padding:.5rem 0;border-bottom:1px solid #d0d7de;overflow-wrap:anywhere}
+.keys{padding:0}.keys li{list-style:none;padding:.5rem 0;border-bottom:1px solid #d0d7de;overflow-wrap:anywhere}.keys code{word-break:break-all}
 .profile{display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
 img.preview{max-width:100%;height:auto;display:block;margin:1rem auto}
 @media (max-width:40rem){body{padding:0 .6rem 2rem}.wide-only{display:none}.listing td.when{display:none}.listing td.name{width:auto}

@@ -2,6 +2,7 @@ import { SUBSCRIBABLE_EVENTS } from '../../events/types.js';
 import type { AccessLevel } from '../../services/permissions.js';
 import type { BranchProtection } from '../../services/branch-protection.js';
 import type { Collaborator } from '../../services/collaborators.js';
+import type { SshKeyRow } from '../../services/ssh-keys.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { Delivery, Hook } from '../../webhooks/index.js';
 import { errorBox, noticeBox } from './components.js';
@@ -9,7 +10,7 @@ import { relativeTime } from './code/links.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { repoBase, repoPage } from './repo-layout.js';
 
-export type SettingsSection = 'options' | 'collaborators' | 'hooks' | 'branches';
+export type SettingsSection = 'options' | 'collaborators' | 'keys' | 'hooks' | 'branches';
 
 /** What every settings page shows besides its section: who asks, where, and the outcome of the last form. */
 export interface SettingsFrame {
@@ -23,6 +24,7 @@ export interface SettingsFrame {
 const SECTIONS: Array<[SettingsSection, string, string]> = [
   ['options', 'Options', ''],
   ['collaborators', 'Collaborators', '/collaborators'],
+  ['keys', 'Deploy keys', '/keys'],
   ['hooks', 'Webhooks', '/hooks'],
   ['branches', 'Branch protection', '/branches'],
 ];
@@ -90,6 +92,28 @@ export function collaboratorsView(frame: SettingsFrame, collaborators: Collabora
 <label>Username <input name="username" required></label>
 <label>Permission ${permissionSelect('write', 'Permission')}</label>
 <button type="submit">Add collaborator</button></form>`,
+  );
+}
+
+/** `/:owner/:repo/settings/keys`: the deploy keys (read-only unless given write access), add and remove. */
+export function deployKeysView(frame: SettingsFrame, keys: SshKeyRow[]): string {
+  const base = `${repoBase(frame.repo)}/settings/keys`;
+  const rows = keys.map(
+    (key) => html`<li><strong>${key.title}</strong> <span class="badge">${key.read_only === 1 ? 'Read' : 'Read and write'}</span> <span class="muted">added ${relativeTime(key.created_at) || key.created_at}</span><br><code>${key.fingerprint}</code>
+<form method="post" action="${base}/${key.id}/delete" class="inline">${csrfInput(frame.viewer)}<button type="submit" class="danger" aria-label="Remove ${key.title}">Remove</button></form></li>`,
+  );
+  return settingsPage(
+    frame,
+    'keys',
+    'Deploy keys',
+    html`<p class="muted">A deploy key lets one machine reach this repository over SSH, and nothing else.</p>
+${rows.length ? html`<ul class="keys">${rows}</ul>` : html`<p>No deploy keys yet.</p>`}
+<h3>Add a deploy key</h3>
+<form class="card" method="post" action="${base}">${csrfInput(frame.viewer)}
+<label>Title <input name="title" maxlength="255"></label>
+<label>Key <textarea name="key" rows="4" required placeholder="ssh-ed25519 AAAA…"></textarea></label>
+<label class="check"><input type="checkbox" name="write" value="true"> Allow write access (pushes)</label>
+<button type="submit">Add deploy key</button></form>`,
   );
 }
 

@@ -24,8 +24,9 @@ const textResponse = (status: number, message: string, headers: Record<string, s
 export function mountGitRoutes(app: H3, ctx: AppContext): void {
   const git = ctx.git;
   // Transfers are counted, not requests: a clone or push is a short ref advertisement (GET info/refs), then its
-  // upload-pack / receive-pack POST. Advertisements have places of their own, so they never hold a transfer's.
-  const transfers = new ConcurrencyGate(ctx.options.maxGitTransfers, ctx.options.maxGitTransfersPerClient);
+  // upload-pack / receive-pack POST. Advertisements have places of their own, so they never hold a transfer's;
+  // transfers share theirs with SSH's.
+  const transfers = ctx.gitTransfers;
   const advertisements = new ConcurrencyGate(ctx.options.maxGitTransfers, ctx.options.maxGitTransfersPerClient);
   const handle = (action: string) => async (event: H3Event) => {
     const params = event.context.params ?? {};

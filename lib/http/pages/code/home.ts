@@ -5,6 +5,8 @@ import { listingTable, type FolderContext, type ListedEntry, type ListingPage } 
 
 export interface HomeDetails {
   cloneUrl: string;
+  /** The SSH clone URL; '' when the host does not serve SSH. */
+  sshUrl: string;
   social: { stars: number; watchers: number; starred: boolean; watching: boolean };
   /** The default branch's root listing; undefined for an empty repository. */
   listing?: { folder: FolderContext; entries: ListedEntry[]; paging?: ListingPage };
@@ -44,7 +46,8 @@ export function homeView(viewer: PageUser | undefined, folder: Pick<FolderContex
     '',
     html`${repo.description ? html`<p class="description">${repo.description}</p>` : ''}
 <div class="toolbar"><div class="clone"><span class="muted">Clone</span> <code id="clone-url">${details.cloneUrl}</code>
-<button type="button" data-copy="clone-url">Copy</button></div><span class="spacer"></span>${socialButtons(viewer, repoBase(repo), details.social)}</div>
+<button type="button" data-copy="clone-url">Copy</button>${details.sshUrl ? html` <span class="muted">SSH</span> <code id="ssh-url">${details.sshUrl}</code>
+<button type="button" data-copy="ssh-url">Copy</button>` : ''}</div><span class="spacer"></span>${socialButtons(viewer, repoBase(repo), details.social)}</div>
 ${listing
   ? html`<div class="toolbar">${refSwitcher(repo, listing.folder.target, listing.folder.refs)}</div>${listingTable(listing.folder, listing.entries, listing.paging)}${details.readme}`
   : emptyHint(details.cloneUrl, repo.default_branch)}`,

@@ -18,17 +18,20 @@ const NOTICES: Readonly<Record<string, string>> = {
   avatar: 'Your avatar was updated.',
   password: 'Your password was changed; your other sessions are signed out.',
   revoked: 'The session was revoked.',
+  'key-added': 'The SSH key was added.',
+  'key-removed': 'The SSH key was removed.',
 };
 
 /**
  * Account settings of the signed-in user under `/user/settings` (`user` is a reserved username): avatar, password,
- * sessions; the API tokens page stays at `/:username/settings/api-tokens`.
+ * SSH keys, sessions; the API tokens page stays at `/:username/settings/api-tokens`.
  */
 export function mountAccountPages(app: H3, ctx: AppContext, guard: RequestForgeryGuard): void {
   const render = async (event: H3Event, user: UserRow, error?: string, notice?: string) =>
     accountView(pageUserOf(guard, event, user), {
       avatar: ctx.users.summary(await ctx.users.byId(user.id) ?? user).avatar,
       sessions: await ctx.credentials.sessions(user.id, getCookie(event, SESSION_COOKIE)),
+      sshKeys: (await ctx.sshKeys.list(user, FIRST_HUNDRED)).items,
       error,
       notice,
     });
@@ -92,6 +95,22 @@ export function mountAccountPages(app: H3, ctx: AppContext, guard: RequestForger
       },
       async (message) => apiTokensView(pageUserOf(guard, event, user), (await ctx.credentials.apiTokens(user.id, FIRST_HUNDRED)).items, undefined, message),
     );
+  });
+
+  app.post('/user/settings/keys', async (event) => {
+    const form = await readForm(event, ctx.options.maxBodyBytes);
+    return accountForm(event, form, async (user) => {
+      await ctx.sshKeys.add(user, { title: form.title, key: form.key });
+      return 'key-added';
+    });
+  });
+
+  app.post('/user/settings/keys/:id/delete', async (event) => {
+    const form = await readForm(event, ctx.options.maxBodyBytes);
+    return accountForm(event, form, async (user) => {
+      await ctx.sshKeys.remove(user, idParam(event, 'id'));
+      return 'key-removed';
+    });
   });
 
   app.post('/user/settings/sessions/:id/revoke', async (event) => {

@@ -5,7 +5,7 @@ import { FIRST_HUNDRED } from '../../../store/queries/page-window.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
 import { repoBase } from '../../pages/repo-layout.js';
-import { collaboratorsView, hookView, hooksView, optionsView, protectionView, type SettingsFrame } from '../../pages/settings-view.js';
+import { collaboratorsView, deployKeysView, hookView, hooksView, optionsView, protectionView, type SettingsFrame } from '../../pages/settings-view.js';
 import { idParam, pathParam, queryString, type FormFields } from '../../validate.js';
 import { redirectTo } from '../web.js';
 import { repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
@@ -141,6 +141,31 @@ export function mountSettingsPages(app: H3, ctx: AppContext, guard: RequestForge
         return `${repoBase(repo)}/settings/collaborators`;
       },
       renderCollaborators,
+    ),
+  );
+
+  // Deploy keys.
+  const renderKeys = async (request: RepoPageRequest, error?: string, saved?: string) =>
+    deployKeysView(frameOf(request, error, saved), (await ctx.sshKeys.listDeploy(request.repo, request.viewer, FIRST_HUNDRED)).items);
+  app.get('/:owner/:repo/settings/keys', async (event) => htmlResponse(await renderKeys(await admin(event), undefined, notice(event))));
+  app.post('/:owner/:repo/settings/keys', (event) =>
+    settingsForm(
+      event,
+      async ({ viewer, repo }, form) => {
+        await ctx.sshKeys.addDeploy(repo, viewer, { title: form.title, key: form.key, read_only: form.write !== 'true' });
+        return `${repoBase(repo)}/settings/keys`;
+      },
+      renderKeys,
+    ),
+  );
+  app.post('/:owner/:repo/settings/keys/:id/delete', (event) =>
+    settingsForm(
+      event,
+      async ({ viewer, repo }) => {
+        await ctx.sshKeys.removeDeploy(repo, viewer, idParam(event, 'id'));
+        return `${repoBase(repo)}/settings/keys`;
+      },
+      renderKeys,
     ),
   );
 

@@ -1,0 +1,128 @@
+import { execFile } from 'node:child_process';
+import { readFile, stat } from 'node:fs/promises';
+import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRepoHost, type RepoHost } from '../../lib/index.js';
+import { tempDir } from '../helpers/host.js';
+import { runCli, startCliServer, type ServerProcess } from '../cli/processes.js';
+
+// Issue 22: `repohost serve --ssh-port`, `repohost user key add`, host keys kept across restarts, and the limits on
+// connections (in number, per address, time to authenticate) and a clean close.
+
+const run = promisify(execFile);
+
+/** A raw TCP connection to the SSH port: what it was sent before it closed, and when it closed. */
+function rawConnection(port: number): { socket: Socket; received: () => string; closed: Promise<number> } {
+  const started = performance.now();
+  const socket = connect(port, '127.0.0.1');
+  let received = '';
+  socket.setEncoding('latin1').on('data', (text: string) => (received += text));
+  socket.on('error', () => undefined);
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(performance.now() - started)));
+  return { socket, received: () => received, closed };
+}
+
+async function sshPortOf(server: ServerProcess): Promise<number> {
+  for (let i = 0; i < 100; i++) {
+    const port = /serving git over SSH on port (\d+)/.exec(server.output().stdout)?.[1];
+    if (port) return Number(port);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no SSH port printed: ${server.output().stdout}`);
+}
+
+describe('repohost serve --ssh-port', () => {
+  let work: Awaited<ReturnType<typeof tempDir>>;
+
+  beforeAll(async () => {
+    work = await tempDir('repohost-ssh-serve-');
+  });
+
+  afterAll(async () => {
+    await work?.cleanup();
+  });
+
+  it('adds keys from the shell, serves clones, and keeps its host keys across a restart', async () => {
+    const db = join(work.path, 'forge.db');
+    const key = join(work.path, 'id_ed25519');
+    await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'carol@laptop', '-f', key]);
+    expect((await runCli(['user', 'add', 'carol', '--email', 'carol@example.com', '--password', 'password123', '--db', db])).code).toBe(0);
+    const added = await runCli(['user', 'key', 'add', 'carol', `${key}.pub`, '--db', db]);
+    expect(added.stderr).toBe('');
+    const fingerprint = (await run('ssh-keygen', ['-l', '-E', 'sha256', '-f', `${key}.pub`])).stdout.split(' ')[1]!;
+    expect(added.stdout).toBe(`added key ${fingerprint} (carol@laptop) to carol\n`);
+    expect((await runCli(['user', 'key', 'add', 'carol', '-', '--db', db], { input: await readFile(`${key}.pub`, 'utf8') })).stderr).toContain('key is already in use');
+    expect((await runCli(['user', 'key', 'add', 'carol', join(work.path, 'nope.pub'), '--db', db])).stderr).toContain('no such file');
+    expect((await runCli(['repo', 'seed', 'carol/notes', '--db', db])).code).toBe(0);
+
+    const knownHosts = join(work.path, 'known_hosts');
+    const sshCommand = `ssh -i ${key} -o IdentitiesOnly=yes -o IdentityAgent=none -o BatchMode=yes -o UserKnownHostsFile=${knownHosts}`;
+    const lsRemote = async (port: number, checking: 'accept-new' | 'yes') =>
+      await run('git', ['ls-remote', `ssh://git@127.0.0.1:${port}/carol/notes.git`], {
+        env: { PATH: process.env.PATH ?? '', HOME: work.path, GIT_CONFIG_NOSYSTEM: '1', GIT_SSH_COMMAND: `${sshCommand} -o StrictHostKeyChecking=${checking}` },
+      });
+    let server = await startCliServer(['--ssh-port', '0', '--db', db]);
+    let port: number;
+    try {
+      port = await sshPortOf(server);
+      expect((await lsRemote(port, 'accept-new')).stdout).toMatch(/refs\/heads\/main/);
+      const keyFile = join(work.path, 'forge-data', 'ssh', 'ssh_host_ed25519_key');
+      expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
+    } finally {
+      expect(await server.kill('SIGTERM')).toBe(0);
+    }
+    // The same host keys after a restart: the known_hosts entry still matches (StrictHostKeyChecking=yes).
+    server = await startCliServer(['--ssh-port', String(port), '--db', db]);
+    try {
+      expect(await sshPortOf(server)).toBe(port);
+      expect((await lsRemote(port, 'yes')).stdout).toMatch(/refs\/heads\/main/);
+    } finally {
+      expect(await server.kill('SIGTERM')).toBe(0);
+    }
+  });
+});
+
+describe('SSH connection limits', () => {
+  let host: RepoHost;
+
+  beforeAll(async () => {
+    host = await createRepoHost({ port: 0, bcryptCost: 4, sshPort: 0, maxSshConnectionsPerAddress: 2, sshLoginGraceMs: 400 });
+  });
+
+  afterAll(async () => {
+    await host?.close();
+  });
+
+  it('closes a connection beyond the cap per address at once, and one that does not authenticate in time', async () => {
+    const first = rawConnection(host.sshPort!);
+    const second = rawConnection(host.sshPort!);
+    await expect.poll(() => first.received() + second.received()).toMatch(/^SSH-2\.0-repohost\r\n.*SSH-2\.0-repohost\r\n/s);
+    const third = rawConnection(host.sshPort!);
+    expect(await third.closed).toBeLessThan(300);
+    expect(third.received()).toBe('');
+    // Neither of the two ever authenticates: both are closed once the grace time is over.
+    const [a, b] = await Promise.all([first.closed, second.closed]);
+    expect(Math.min(a, b)).toBeGreaterThanOrEqual(350);
+    expect(Math.max(a, b)).toBeLessThan(3000);
+    // Places are given back: a new connection is greeted again.
+    const fourth = rawConnection(host.sshPort!);
+    await expect.poll(() => fourth.received()).toMatch(/^SSH-2\.0-repohost/);
+    fourth.socket.destroy();
+  });
+
+  it('closes its connections promptly when the host stops', async () => {
+    const other = await createRepoHost({ port: 0, bcryptCost: 4, sshPort: 0 });
+    const open = rawConnection(other.sshPort!);
+    await expect.poll(() => open.received()).toMatch(/^SSH-2\.0-repohost/);
+    const started = performance.now();
+    await other.close();
+    await open.closed;
+    expect(performance.now() - started).toBeLessThan(1500);
+    // Nothing listens any more.
+    const after = rawConnection(other.sshPort!);
+    await after.closed;
+    expect(after.received()).toBe('');
+  });
+});
