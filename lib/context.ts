@@ -2,6 +2,7 @@ import type { ConcurrencyGate } from './concurrency-gate.js';
 import type { GitRepositories } from './git/repositories.js';
 import type { GitHubRateLimits } from './github/rate-limit.js';
 import type { Highlighter } from './highlight/index.js';
+import type { LfsService } from './lfs/service.js';
 import type { ResolvedOptions } from './options.js';
 import type { AssigneeService } from './services/assignees.js';
 import type { AvatarService } from './services/avatars.js';
@@ -61,6 +62,8 @@ export interface AppContext {
   readonly gitData: GitDataService;
   /** Releases and their assets. */
   readonly releases: ReleaseService;
+  /** Git LFS objects and locks. */
+  readonly lfs: LfsService;
   readonly social: SocialService;
   /** Searches of issues and pull requests. */
   readonly search: SearchService;

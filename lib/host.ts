@@ -41,6 +41,7 @@ import { PasswordHasher } from './services/password-hasher.js';
 import { SearchService } from './services/search.js';
 import { SocialService } from './services/social.js';
 import { SshKeyService } from './services/ssh-keys.js';
+import { LfsService } from './lfs/service.js';
 import { sshCloneUrl } from './ssh/command.js';
 import { CommitStatusService } from './services/statuses.js';
 import { UserService } from './services/users.js';
@@ -163,6 +164,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     refUpdates,
     gitData,
     releases: new ReleaseService(store, git, gitData, refUpdates, new ReleaseFiles(options.maxReleaseAssetBytes), nowIso, recorder, new ReleaseShapes(baseUrl, shapes), (repo, work) => repos.whileUnchanged(repo, work)),
+    lfs: new LfsService(store, git, { maxObjectBytes: options.maxLfsObjectBytes, maxRepositoryBytes: options.maxLfsBytesPerRepository }, nowIso, (repo, work) => repos.whileUnchanged(repo, work)),
     social: new SocialService(store, nowIso, recorder),
     search: new SearchService(store),
     avatars: new AvatarService(store, options.dataDir, options.maxAvatarBytes),

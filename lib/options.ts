@@ -14,6 +14,13 @@ export interface RepoHostOptions {
    */
   host?: string;
   /**
+   * Largest Git LFS object, and most bytes of LFS objects one repository may hold (uploads beyond are refused: 413
+   * and 507), in bytes.
+   * @default 2147483648 (2 GiB) and 10737418240 (10 GiB)
+   */
+  maxLfsObjectBytes?: number;
+  maxLfsBytesPerRepository?: number;
+  /**
    * Serve git over SSH on this port too (0 picks a free port; off unless given). Users authenticate with the public
    * keys they add, or a repository's deploy keys. Host keys (Ed25519 and RSA) are generated once and kept in
    * `<dataDir>/ssh`. The SSH server binds the same interface as HTTP.
@@ -237,6 +244,8 @@ export interface ResolvedOptions {
   readonly maxFailedLoginsPerAccount: number;
   readonly maxFailedLoginsPerAddress: number;
   readonly failedLoginWindowMs: number;
+  readonly maxLfsObjectBytes: number;
+  readonly maxLfsBytesPerRepository: number;
   readonly sshPort: number | undefined;
   readonly maxSshConnections: number;
   readonly maxSshConnectionsPerAddress: number;
@@ -319,6 +328,8 @@ export function resolveOptions(options: RepoHostOptions, tempDir: () => string):
     maxFailedLoginsPerAccount: positiveInteger('maxFailedLoginsPerAccount', options.maxFailedLoginsPerAccount, 10),
     maxFailedLoginsPerAddress: positiveInteger('maxFailedLoginsPerAddress', options.maxFailedLoginsPerAddress, 50),
     failedLoginWindowMs: positiveInteger('failedLoginWindowMs', options.failedLoginWindowMs, 15 * 60_000),
+    maxLfsObjectBytes: positiveInteger('maxLfsObjectBytes', options.maxLfsObjectBytes, 2 * 1024 ** 3),
+    maxLfsBytesPerRepository: positiveInteger('maxLfsBytesPerRepository', options.maxLfsBytesPerRepository, 10 * 1024 ** 3),
     sshPort,
     maxSshConnections: positiveInteger('maxSshConnections', options.maxSshConnections, 128),
     maxSshConnectionsPerAddress: positiveInteger('maxSshConnectionsPerAddress', options.maxSshConnectionsPerAddress, 16),

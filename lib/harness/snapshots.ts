@@ -29,11 +29,11 @@ interface SavedState extends HostSnapshot {
 
 /**
  * Objects and packs are written once under a content-derived name and only ever deleted, release assets once under a
- * random one (services/release-files.ts): safe to share.
+ * random one (services/release-files.ts), LFS objects once under their oid: safe to share.
  */
-const IMMUTABLE = /^(?:objects\/(?:[0-9a-f]{2}\/[0-9a-f]{38,62}|pack\/pack-[0-9a-f]+\.(?:pack|idx|rev))|repohost-assets\/[0-9a-f]{32})$/;
+const IMMUTABLE = /^(?:objects\/(?:[0-9a-f]{2}\/[0-9a-f]{38,62}|pack\/pack-[0-9a-f]+\.(?:pack|idx|rev))|repohost-assets\/[0-9a-f]{32}|lfs\/objects\/[0-9a-f]{64})$/;
 /** Files a running git leaves only for the moment (a push in flight, a lock), and uploads still arriving: never part of a state. */
-const TRANSIENT = /(?:\.lock$|^objects\/incoming-|\/tmp_|^objects\/pack\/tmp_|^repohost-assets\/\.incoming-)/;
+const TRANSIENT = /(?:\.lock$|^objects\/incoming-|\/tmp_|^objects\/pack\/tmp_|^repohost-assets\/\.incoming-|^lfs\/objects\/\.incoming-)/;
 
 async function entries(dir: string) {
   return readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {

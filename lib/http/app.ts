@@ -11,6 +11,7 @@ import { mountBranchProtectionRoutes } from './routes/api/branch-protections.js'
 import { mountCiRoutes } from './routes/api/ci.js';
 import { mountCollaboratorRoutes } from './routes/api/collaborators.js';
 import { mountKeyRoutes } from './routes/api/keys.js';
+import { mountLfsRoutes } from '../lfs/routes.js';
 import { mountIssueRoutes } from './routes/api/issues.js';
 import { mountLabelRoutes } from './routes/api/labels.js';
 import { mountPullRoutes } from './routes/api/pulls.js';
@@ -152,6 +153,7 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   mountStatusRoutes(app, ctx);
   mountBranchProtectionRoutes(app, ctx);
   mountHookRoutes(app, ctx);
+  mountLfsRoutes(app, ctx);
   mountGitRoutes(app, ctx);
   // The GitHub API, the assets and the pages: see mountLazy above.
   return app;

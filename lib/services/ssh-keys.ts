@@ -125,6 +125,12 @@ export class SshKeyService {
     });
   }
 
+  /** A deploy key of the repository by id, as a principal (LFS tokens name deploy keys this way). */
+  async deployPrincipal(repo: RepositoryRow, id: number): Promise<SshPrincipal | undefined> {
+    const key = await deployKey(this.store, repo.id, id);
+    return key ? { kind: 'deploy', key } : undefined;
+  }
+
   /**
    * What a principal may do with a repository: an account what the one permission check says, a deploy key read (or
    * write when writable) on its own repository and nothing anywhere else.

@@ -23,6 +23,17 @@ export function parseGitCommand(command: string): GitCommand | undefined {
   return { service: service as StreamService, owner: path[1]!, name: path[2]! };
 }
 
+/** `git-lfs-authenticate owner/repo.git download|upload`, as git-lfs sends it over SSH. */
+const LFS_AUTHENTICATE = /^git-lfs-authenticate +(?:'([^']*)'|(\S+)) +(upload|download)$/;
+
+/** The repository and operation of a `git-lfs-authenticate` request, or undefined when it is not one. */
+export function parseLfsAuthenticate(command: string): { owner: string; name: string; operation: 'upload' | 'download' } | undefined {
+  const match = LFS_AUTHENTICATE.exec(command.trim());
+  const path = match ? PATH.exec(match[1] ?? match[2] ?? '') : null;
+  if (!match || !path) return undefined;
+  return { owner: path[1]!, name: path[2]!, operation: match[3] as 'upload' | 'download' };
+}
+
 /** The clone URL of a repository over SSH: scp-like on port 22, an `ssh://` URL naming the port otherwise. */
 export function sshCloneUrl(baseUrl: string, port: number, fullName: string): string {
   const host = new URL(baseUrl).hostname;

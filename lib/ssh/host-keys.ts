@@ -19,8 +19,8 @@ function generate(start: (done: (error: Error | null, keys: { private: string })
   return new Promise((resolve, reject) => start((error, keys) => (error ? reject(error) : resolve(keys.private))));
 }
 
-/** Writes a new key file once: when another instance sharing the folder wrote it first, its key wins. */
-async function createOnce(path: string, make: () => Promise<string>): Promise<Buffer> {
+/** Writes a new secret file once (mode 0600): when another instance sharing the folder wrote it first, its content wins. */
+export async function createOnce(path: string, make: () => Promise<string>): Promise<Buffer> {
   const existing = await readFile(path).catch(() => undefined);
   if (existing) return existing;
   const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;

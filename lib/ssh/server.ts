@@ -3,7 +3,8 @@ import ssh2, { type AuthContext, type CipherAlgorithm, type ClientInfo, type Con
 import type { AppContext } from '../context.js';
 import { atLeast } from '../services/permissions.js';
 import type { SshPrincipal } from '../services/ssh-keys.js';
-import { parseGitCommand } from './command.js';
+import { parseGitCommand, parseLfsAuthenticate } from './command.js';
+import { LfsTokens } from '../lfs/tokens.js';
 import { fingerprintOf } from './keys.js';
 
 // ssh2 is CommonJS: Node's ESM loader sees only its default export.
@@ -13,6 +14,8 @@ const { Server, utils } = ssh2;
 const STOP_GRACE_MS = 5000;
 /** How long a connection told to go may take to go before its socket is destroyed. */
 const HANG_UP_MS = 200;
+/** How long a token from git-lfs-authenticate is valid, in seconds. */
+const LFS_TOKEN_SECONDS = 3600;
 /** Ciphers offered: those Node's own crypto runs fast (no JavaScript ChaCha20-Poly1305). */
 const CIPHERS: CipherAlgorithm[] = ['aes128-gcm@openssh.com', 'aes256-gcm@openssh.com', 'aes128-ctr', 'aes192-ctr', 'aes256-ctr'];
 
@@ -204,12 +207,33 @@ export class SshGitServer {
     channel.end();
   }
 
+  /** Answers git-lfs's question "where, and with what header, do I reach LFS over HTTP?" with a token for an hour. */
+  async #lfsAuthenticate(channel: ServerChannel, principal: SshPrincipal, wanted: { owner: string; name: string; operation: 'upload' | 'download' }): Promise<void> {
+    const repo = await this.ctx.repos.findByName(wanted.owner, wanted.name);
+    const level = repo ? await this.ctx.sshKeys.access(principal, repo) : 'none';
+    if (!repo || level === 'none') return this.#refuse(channel, 'ERROR: Repository not found.\n');
+    if (!atLeast(level, wanted.operation === 'upload' ? 'write' : 'read')) return this.#refuse(channel, `ERROR: Permission to ${repo.owner_name}/${repo.name} denied.\n`);
+    const tokens = await LfsTokens.of(this.ctx.options.dataDir);
+    const who = principal.kind === 'user' ? { kind: 'user' as const, id: principal.user.id } : { kind: 'deploy' as const, id: principal.key.id };
+    const expiresAt = this.ctx.options.now().getTime() + LFS_TOKEN_SECONDS * 1000;
+    const answer = {
+      href: `${this.ctx.baseUrl()}/${repo.owner_name}/${repo.name}.git/info/lfs`,
+      header: { Authorization: `RemoteAuth ${tokens.mint(who, repo.id, wanted.operation, expiresAt)}` },
+      expires_in: LFS_TOKEN_SECONDS,
+    };
+    channel.write(`${JSON.stringify(answer)}\n`);
+    channel.exit(0);
+    channel.end();
+  }
+
   async #exec(client: ClientState, channel: ServerChannel, command: string, protocol: string | undefined): Promise<void> {
     const principal = client.principal!;
+    const lfs = parseLfsAuthenticate(command);
+    if (lfs) return await this.#lfsAuthenticate(channel, principal, lfs);
     const wanted = parseGitCommand(command);
     if (!wanted) {
       const shown = JSON.stringify(command.slice(0, 100));
-      return this.#refuse(channel, `repohost: ${shown} is not a command repohost runs: it serves git-upload-pack, git-receive-pack and git-upload-archive only.\n${greeting(this.#name(principal))}`);
+      return this.#refuse(channel, `repohost: ${shown} is not a command repohost runs: it serves git-upload-pack, git-receive-pack, git-upload-archive and git-lfs-authenticate only.\n${greeting(this.#name(principal))}`);
     }
     const repo = await this.ctx.repos.findByName(wanted.owner, wanted.name);
     const needed = wanted.service === 'git-receive-pack' ? 'write' : 'read';

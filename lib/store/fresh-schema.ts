@@ -5,7 +5,7 @@
  * schema and rows; after adding a migration, regenerate this list from a migrated database the way that test says
  * (until then fresh databases replay the steps: `runMigrations` uses this list only while its version is the newest).
  */
-export const FRESH_SCHEMA_VERSION = 12;
+export const FRESH_SCHEMA_VERSION = 13;
 
 /** Table, index and trigger definitions first (`schema_version` among them), then the rows; the version row is added by `runMigrations`. */
 
@@ -421,5 +421,21 @@ export const FRESH_SCHEMA: readonly string[] = [
       )`,
   `CREATE INDEX ssh_keys_by_user ON ssh_keys (user_id, id)`,
   `CREATE INDEX ssh_keys_by_repo ON ssh_keys (repo_id, id)`,
+  `CREATE TABLE lfs_objects (
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        oid TEXT NOT NULL,
+        size BIGINT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (repo_id, oid)
+      )`,
+  `CREATE TABLE lfs_locks (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        owner_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        created_at TEXT NOT NULL,
+        UNIQUE (repo_id, path)
+      )`,
+  `CREATE INDEX lfs_locks_by_repo ON lfs_locks (repo_id, id)`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
 ];

@@ -561,6 +561,29 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       'CREATE INDEX ssh_keys_by_repo ON ssh_keys (repo_id, id)',
     ],
   },
+  {
+    // Git LFS (issue 22): the objects each repository holds (their bytes are files in the repository's folder, named by
+    // oid; the rows give the quota's sum and what the batch API may offer), and the locks of the locking API.
+    version: 13,
+    statements: [
+      `CREATE TABLE lfs_objects (
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        oid TEXT NOT NULL,
+        size BIGINT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (repo_id, oid)
+      )`,
+      `CREATE TABLE lfs_locks (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        owner_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        created_at TEXT NOT NULL,
+        UNIQUE (repo_id, path)
+      )`,
+      'CREATE INDEX lfs_locks_by_repo ON lfs_locks (repo_id, id)',
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

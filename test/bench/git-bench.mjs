@@ -1,15 +1,18 @@
-// Git benchmark: repohost's smart HTTP and file listing against plain git on the same machine, same run.
-// Run with `npm run bench:git` (builds first). Options: BENCH_COMMITS (default 20000), BENCH_RUNS (default 3).
+// Git benchmark: repohost's smart HTTP and file listing against plain git, and repohost's git over SSH against
+// OpenSSH's sshd, on the same machine, same run. Run with `npm run bench:git` (builds first). Options: BENCH_COMMITS
+// (default 20000), BENCH_RUNS (default 5), BENCH_SSH=0 to leave SSH out, BENCH_SSHD (default /usr/sbin/sshd).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { createRepoHost } from '../../dist/index.js';
+import { makeKeyPair, openSshMissing, openSshVersion, sshCommand, startOpenSshServer } from './openssh-server.mjs';
 import { buildSyntheticRepository, env, FILES, git, median, ms, timed } from './synthetic-repo.mjs';
 
 const COMMITS = Number(process.env.BENCH_COMMITS ?? 20_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const SSH = process.env.BENCH_SSH !== '0';
 async function waitFor(path, timeoutMs) {
   const until = Date.now() + timeoutMs;
   while (!existsSync(path) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
@@ -20,6 +23,7 @@ async function main() {
   const temp = await mkdtemp(join(tmpdir(), 'repohost-bench-'));
   const source = join(temp, 'source.git');
   const hosts = [];
+  let sshd;
   try {
     console.log(`building a synthetic repository: ${COMMITS} commits, ${FILES} files in nested folders ...`);
     const built = await timed(() => buildSyntheticRepository(source, COMMITS));
@@ -31,7 +35,7 @@ async function main() {
     }));
     console.log(`  built in ${ms(built)}; main has ${count} commits`);
 
-    const host = await createRepoHost({ port: 0, dbPath: ':memory:', bcryptCost: 4, allowLocalImport: true });
+    const host = await createRepoHost({ port: 0, ...(SSH ? { sshPort: 0 } : {}), dbPath: ':memory:', bcryptCost: 4, allowLocalImport: true });
     hosts.push(host);
     await host.admin.createUser({ username: 'bench', email: 'bench@example.com', password: 'password123' });
     const token = await host.admin.createToken('bench');
@@ -119,6 +123,54 @@ async function main() {
     const warmList = [];
     for (let run = 0; run < 50; run++) warmList.push(await timed(() => list('main', '')));
 
+    // Git over SSH: repohost's server against OpenSSH's sshd running git in the same repository, for the same client
+    // (the same ssh command and key). Clone: push-0 as above, which sshd serves from the host's own folder. Push: one
+    // commit from an existing clone to a repository of the whole history on either side.
+    let sshSkipped = SSH ? openSshMissing() : 'BENCH_SSH=0';
+    const ssh = { cloneSshd: [], cloneHost: [], pushSshd: [], pushHost: [] };
+    const key = sshSkipped ? undefined : await makeKeyPair(join(temp, 'client_ed25519'));
+    if (key) sshd = await startOpenSshServer(join(temp, 'sshd'), `${key}.pub`).catch((error) => void (sshSkipped = error.message));
+    if (sshd) {
+      const dir = join(temp, 'ssh');
+      await host.admin.addSshKey('bench', await readFile(`${key}.pub`, 'utf8'));
+      const viaSshd = (path) => `ssh://${userInfo().username}@127.0.0.1:${sshd.port}${path}`;
+      const viaHost = (name) => `ssh://git@127.0.0.1:${host.sshPort}/bench/${name}.git`;
+      const overSsh = { env: { GIT_SSH_COMMAND: sshCommand(key) } };
+
+      for (let run = 0; run < RUNS; run++) {
+        const a = join(dir, `clone-sshd-${run}.git`);
+        const b = join(dir, `clone-host-${run}.git`);
+        const clones = [
+          async () => ssh.cloneSshd.push(await timed(() => git(['clone', '-q', '--bare', viaSshd(repoDir), a], overSsh))),
+          async () => ssh.cloneHost.push(await timed(() => git(['clone', '-q', '--bare', viaHost('push-0'), b], overSsh))),
+        ];
+        for (const clone of run % 2 ? clones.reverse() : clones) await clone();
+        await rm(a, { recursive: true, force: true });
+        await rm(b, { recursive: true, force: true });
+      }
+
+      const work = join(dir, 'work');
+      await git(['clone', '-q', source, work]);
+      const sshdRepo = join(dir, 'ssh-push.git');
+      await git(['init', '-q', '--bare', sshdRepo]);
+      await host.admin.createRepo({ owner: 'bench', name: 'ssh-push' });
+      const remotes = { sshd: viaSshd(sshdRepo), host: viaHost('ssh-push') };
+      for (const remote of Object.values(remotes)) await git(['-C', work, 'push', '-q', remote, 'main'], overSsh);
+      // The same upkeep on both: the host writes a commit-graph after a push.
+      await git(['--git-dir', sshdRepo, 'commit-graph', 'write', '--reachable', '--changed-paths', '--no-progress']);
+      await host.idle();
+      for (let run = 0; run < RUNS; run++) {
+        await writeFile(join(work, 'README.md'), `# bench\nssh push ${run}\n`);
+        await git(['-C', work, '-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-a', '-m', `ssh push ${run}`]);
+        const pushes = [
+          async () => ssh.pushSshd.push(await timed(() => git(['-C', work, 'push', '-q', remotes.sshd, 'main'], overSsh))),
+          async () => ssh.pushHost.push(await timed(() => git(['-C', work, 'push', '-q', remotes.host, 'main'], overSsh))),
+        ];
+        for (const push of run % 2 ? pushes.reverse() : pushes) await push();
+        await host.idle();
+      }
+    }
+
     const min = (values) => Math.min(...values);
     const row = (label, values, bases, target) => {
       const value = median(values);
@@ -139,7 +191,16 @@ async function main() {
     row('listing warm, top level (50 runs)', warmList, undefined, '<= 3 ms');
     row('branch count warm (HTTP round trip, 50 runs)', warmBranches, undefined, '<= 3 ms');
     row('commit count warm (HTTP round trip, 50 runs)', warmCommits, undefined, '<= 3 ms');
+    if (sshSkipped) console.log(`  git over SSH: skipped (${sshSkipped})`);
+    else {
+      console.log(`  git over SSH (${(await openSshVersion()).split(',')[0]}; the same ssh client, key and options on both sides):`);
+      row('ssh clone: git clone --bare through sshd', ssh.cloneSshd);
+      row('ssh clone: git clone --bare through repohost', ssh.cloneHost, ssh.cloneSshd, '<= 1.2x');
+      row('ssh push: one commit through sshd', ssh.pushSshd);
+      row('ssh push: one commit through repohost', ssh.pushHost, ssh.pushSshd, '<= 1.2x');
+    }
   } finally {
+    await sshd?.stop();
     for (const host of hosts) await host.close();
     if (process.env.BENCH_KEEP) console.log(`kept ${temp}`);
     else await rm(temp, { recursive: true, force: true });
