@@ -153,12 +153,31 @@ export class LfsService {
   /** An object's bytes and size; not found unless the repository holds it. */
   async download(repo: RepositoryRow, caller: LfsCaller, oid: string): Promise<{ body: Readable; size: number }> {
     this.require(caller, 'read');
+    const object = await this.read(repo, oid);
+    if (!object) throw notFound('Object does not exist');
+    return object;
+  }
+
+  /** An object's bytes, for whoever already may read the repository (pages); undefined unless held. */
+  async read(repo: RepositoryRow, oid: string): Promise<{ body: Readable; size: number } | undefined> {
     const size = OID.test(oid) ? (await lfsObjectsAmong(this.store, repo.id, [oid])).get(oid) : undefined;
-    if (size === undefined) throw notFound('Object does not exist');
+    if (size === undefined) return undefined;
     const gitDir = await this.git.gitDirOf(repo.owner_name, repo.name);
     const handle = await open(join(gitDir, LFS_FOLDER, oid), 'r').catch(() => undefined);
-    if (!handle) throw notFound('Object does not exist');
-    return { body: handle.createReadStream(), size };
+    return handle ? { body: handle.createReadStream(), size } : undefined;
+  }
+
+  /** At most `limit` bytes from the start of a held object. */
+  async readStart(repo: RepositoryRow, oid: string, limit: number): Promise<Buffer> {
+    const gitDir = await this.git.gitDirOf(repo.owner_name, repo.name);
+    const handle = await open(join(gitDir, LFS_FOLDER, oid), 'r');
+    try {
+      const buffer = Buffer.alloc(limit);
+      const { bytesRead } = await handle.read(buffer, 0, limit, 0);
+      return buffer.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
   }
 
   /** Whether the repository holds the object (pages and the contents API show LFS files as what they stand for). */

@@ -97,6 +97,16 @@ describe('Git LFS', () => {
     expect(sha256(await readFile(join(clone, 'big.bin')))).toBe(oid);
     // What git itself holds is the pointer.
     expect(await ok(clone, ['cat-file', 'blob', 'HEAD:big.bin'])).toContain(`oid sha256:${oid}`);
+    // Pages show the file it stands for, and raw (or GitHub's media path) answers the object's bytes.
+    const page = await http(`${host.url}/alice/media/src/branch/main/big.bin`, { headers: bearer(alice.token) });
+    expect(page.text).toContain('Stored with Git LFS');
+    expect(page.text).toContain('50.0 MiB');
+    expect(page.text).toContain('This file is too large to show here');
+    for (const kind of ['raw', 'media']) {
+      const bytes = await http(`${host.url}/alice/media/${kind}/branch/main/big.bin`, { headers: bearer(alice.token) });
+      expect([bytes.status, bytes.headers['content-length'], bytes.headers['content-type']]).toEqual([200, String(50 * MB), 'application/octet-stream']);
+    }
+    expect((await http(`${host.url}/alice/media/raw/branch/main/big.bin`, { headers: bearer(bob.token) })).status).toBe(200);
   }, 180_000);
 
   it('refuses bytes that do not match their oid, unknown objects, and callers without access', async () => {
@@ -150,12 +160,16 @@ describe('Git LFS', () => {
     await ok(repo, ['lfs', 'track', '*.dat']);
     const data = randomBytes(64 * 1024);
     await writeFile(join(repo, 'data.dat'), data);
-    await ok(repo, ['add', '.gitattributes', 'data.dat']);
+    await writeFile(join(repo, 'words.dat'), 'first line of a text stored with LFS\n');
+    await ok(repo, ['add', '.gitattributes', 'data.dat', 'words.dat']);
     await ok(repo, ['commit', '-q', '-m', 'Data over SSH']);
     await ok(repo, ['push', '-q', url, 'main'], { GIT_SSH_COMMAND: sshCommand });
     const clone = join(work.path, 'small-clone');
     await ok(work.path, ['clone', '-q', url, clone], { GIT_SSH_COMMAND: sshCommand });
     expect(sha256(await readFile(join(clone, 'data.dat')))).toBe(sha256(data));
+    const page = await http(`${host.url}/alice/small/src/branch/main/words.dat`, { headers: bearer(alice.token) });
+    expect(page.text).toContain('first line of a text stored with LFS');
+    expect(page.text).toContain('Stored with Git LFS');
     // The token is bound to its repository and operation.
     const { stdout } = await run('ssh', [...sshCommand.split(' ').slice(1), '-p', String(host.sshPort), 'git@127.0.0.1', 'git-lfs-authenticate alice/small.git download']);
     const answer = JSON.parse(stdout);

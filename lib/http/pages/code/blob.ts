@@ -46,7 +46,8 @@ function body(content: BlobContent, raw: string, name: string): SafeHtml {
 }
 
 /** The page of one file: switcher, breadcrumbs, a header with its size and links (raw, history, Markdown toggle). */
-export function blobView(viewer: PageUser | undefined, file: FolderContext, size: number, content: BlobContent): string {
+/** `lfs`: the file is stored with Git LFS (size and content are the object's, not its pointer's). */
+export function blobView(viewer: PageUser | undefined, file: FolderContext, size: number, content: BlobContent, lfs = false): string {
   const name = file.path.slice(file.path.lastIndexOf('/') + 1);
   const raw = rawUrl(file.repo, file.target, file.path);
   const here = srcUrl(file.repo, file.target, file.path);
@@ -63,7 +64,7 @@ export function blobView(viewer: PageUser | undefined, file: FolderContext, size
     'code',
     file.path,
     html`<div class="toolbar">${refSwitcher(file.repo, file.target, file.refs, file.path)}${breadcrumbs(file.repo, file.target, file.path)}</div>
-<section class="file" aria-label="${name}"><div class="file-head"><span>${formatSize(size)}</span><span class="spacer"></span>${markdownToggle}
+<section class="file" aria-label="${name}"><div class="file-head"><span>${formatSize(size)}</span>${lfs ? html`<span class="badge">Stored with Git LFS</span>` : ''}<span class="spacer"></span>${markdownToggle}
 <a href="${raw}" class="button">Raw</a><a href="${historyUrl(file.repo, file.target, file.path)}" class="button">History</a></div>
 ${body(content, raw, name)}</section>`,
   );

@@ -17,6 +17,7 @@ import { FileContents, imageTypeOf, looksBinary, pickReadme, type ShownFile } fr
 import { commitView, historyView } from '../../pages/code/history.js';
 import { homeView } from '../../pages/code/home.js';
 import { commitUrl, historyUrl, rawUrl, srcUrl } from '../../pages/code/links.js';
+import { MAX_POINTER_BYTES, parseLfsPointer, type LfsPointer } from '../../../lfs/pointer.js';
 import { exploreView, profileView } from '../../pages/code/people.js';
 import { FOLDER_PAGE_SIZE, folderView, sortEntries, type FolderContext, type ListedEntry } from '../../pages/code/tree.js';
 import { repoBase } from '../../pages/repo-layout.js';
@@ -90,15 +91,23 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
     return found;
   }
 
-  function shownFile(repo: RepositoryRow, at: RefPath, path: string, object: { oid: string; size: number }): ShownFile {
+  /** A file as pages show it: its blob, or the LFS object it stands for (read from the object, cached by its oid). */
+  function shownFile(repo: RepositoryRow, at: RefPath, path: string, object: { oid: string; size: number }, lfs?: LfsPointer): ShownFile {
     const folder = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
     return {
-      oid: object.oid,
+      oid: lfs ? `lfs:${lfs.oid}` : object.oid,
       name: path.slice(path.lastIndexOf('/') + 1),
-      size: object.size,
-      read: (limit) => browse.readBlob(repo.owner_name, repo.name, object.oid, limit),
+      size: lfs?.size ?? object.size,
+      read: (limit) => (lfs ? ctx.lfs.readStart(repo, lfs.oid, Math.min(limit, lfs.size)) : browse.readBlob(repo.owner_name, repo.name, object.oid, limit)),
       base: { pages: `${srcUrl(repo, at, folder)}/`, raw: `${rawUrl(repo, at, folder)}/` },
     };
+  }
+
+  /** The LFS object a file stands for: when it is a pointer to an object the repository holds. */
+  async function lfsObjectOf(repo: RepositoryRow, object: { oid: string; size: number }): Promise<LfsPointer | undefined> {
+    if (object.size > MAX_POINTER_BYTES) return undefined;
+    const pointer = parseLfsPointer(await browse.readBlob(repo.owner_name, repo.name, object.oid, MAX_POINTER_BYTES));
+    return pointer && (await ctx.lfs.holds(repo, pointer.oid)) ? pointer : undefined;
   }
 
   /** A large folder's entries in listing order, by tree id (so for good). */
@@ -208,24 +217,33 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
       return htmlResponse(folderView(user, header, entries, readme, { ...paging, url: pageUrl }));
     }
     const display = queryString(event, 'display') === 'source' ? 'source' : 'rendered';
-    const [header, content] = await Promise.all([context, contents.content(shownFile(repo, at, at.path, object), display)]);
-    return htmlResponse(blobView(user, header, object.size, content));
+    const lfs = await lfsObjectOf(repo, object);
+    const [header, content] = await Promise.all([context, contents.content(shownFile(repo, at, at.path, object, lfs), display)]);
+    return htmlResponse(blobView(user, header, lfs?.size ?? object.size, content, lfs !== undefined));
   });
 
-  app.get('/:owner/:repo/raw/:kind/**:rest', async (event) => {
+  // Raw bytes of a file; a file stored with Git LFS answers the object it stands for (as Gitea's raw and GitHub's media
+  // URLs do), `/media/` being the same route under GitHub's name.
+  const raw = async (event: H3Event) => {
     const { repo } = await openRepo(event);
     const at = await refPath(event, repo);
     const object = at.path ? await browse.objectAt(repo.owner_name, repo.name, at.commit, at.path) : undefined;
     if (!object || object.type !== 'blob') throw notFound('Not found');
+    const lfs = await lfsObjectOf(repo, object);
     const name = at.path.slice(at.path.lastIndexOf('/') + 1);
     const image = imageTypeOf(name);
-    const binary = !image && looksBinary(await browse.readBlob(repo.owner_name, repo.name, object.oid, 8000));
+    const start = image ? undefined : await (lfs ? ctx.lfs.readStart(repo, lfs.oid, 8000) : browse.readBlob(repo.owner_name, repo.name, object.oid, 8000));
+    const binary = start !== undefined && looksBinary(start);
     // Text is always text/plain and images their own type; anything else downloads. Never HTML or SVG from the repository.
     const type = image ?? (binary ? 'application/octet-stream' : 'text/plain; charset=utf-8');
-    const headers = { ...RAW_HEADERS, 'content-type': type, 'content-length': String(object.size), 'content-disposition': contentDisposition(binary ? 'attachment' : 'inline', name) };
-    const body = await browse.streamBlob(repo.owner_name, repo.name, object.oid);
+    const stored = lfs ? await ctx.lfs.read(repo, lfs.oid) : undefined;
+    const size = stored?.size ?? object.size;
+    const headers = { ...RAW_HEADERS, 'content-type': type, 'content-length': String(size), 'content-disposition': contentDisposition(binary ? 'attachment' : 'inline', name) };
+    const body = stored?.body ?? (await browse.streamBlob(repo.owner_name, repo.name, object.oid));
     return new HTTPResponse(body as unknown as BodyInit, { headers });
-  });
+  };
+  app.get('/:owner/:repo/raw/:kind/**:rest', raw);
+  app.get('/:owner/:repo/media/:kind/**:rest', raw);
 
   app.get('/:owner/:repo/commits/:kind/**:rest', async (event) => {
     const { user, repo, access } = await openRepo(event);
