@@ -20,6 +20,7 @@ import { folderBytes, watchFolderSize } from './size-watch.js';
 import { isGitError, runGit } from './run-git.js';
 import { handleSmartHttp, type GitHttpResult, type ReceiveSetup, type SmartHttpRequest } from './smart-http.js';
 import { serveGitStream, type GitStreamIo, type StreamService } from './stream-transport.js';
+import { ObjectCache } from './object-cache.js';
 import { TreeListing, type FileEntry } from './tree-listing.js';
 
 export type { FileEntry } from './tree-listing.js';
@@ -84,6 +85,8 @@ export class GitRepositories {
   readonly allowLocalImport: boolean;
   readonly #listing: TreeListing;
   readonly #counts = new LruCache<string, number>(4096);
+  /** Commits, folders and small blobs the API reads, by id (see object-cache.ts). */
+  readonly objects = new ObjectCache();
   readonly #refs: RefCache;
   /** The receive-packs running, their hooks and what they leave behind. */
   readonly #receives: ReceiveSessions;
@@ -522,8 +525,9 @@ export class GitRepositories {
   /** After the repositories were replaced on disk: nothing known of their refs holds any more. */
   replaced(): void {
     this.#refs.clear();
-    // Trees merge-tree wrote since the copy was taken are gone with the old repositories.
+    // Trees merge-tree wrote since the copy was taken are gone with the old repositories, and so may objects be.
     this.#mergePreviews.clear();
+    this.objects.clear();
   }
 
   /** Runs pending background upkeep now and waits for it (tests and benchmarks). */

@@ -92,7 +92,10 @@ export interface Comparison {
   files: ChangedFile[];
 }
 
-type DataGit = Pick<GitRepositories, 'gitDirOf' | 'cachedRefs' | 'resolveCommit'>;
+type DataGit = Pick<GitRepositories, 'gitDirOf' | 'cachedRefs' | 'resolveCommit' | 'objects'>;
+
+/** What keys a repository's objects in the cache: its row and its creation, so a new repository of the same name is another. */
+const scopeOf = (repo: RepositoryRow) => `${repo.id}\0${repo.created_at}`;
 
 /** A GitObjectError (bad id, mode, path) is the caller's mistake: 400 here, 422 on the GitHub-compatible API. */
 async function asInvalid<T>(work: () => Promise<T>): Promise<T> {
@@ -185,7 +188,7 @@ export class GitDataService {
   }
 
   async commit(repo: RepositoryRow, sha: string): Promise<CommitObject> {
-    const commit = OBJECT_ID.test(sha) ? await readCommit(await this.dir(repo), sha) : undefined;
+    const commit = OBJECT_ID.test(sha) ? await this.git.objects.commit(scopeOf(repo), await this.dir(repo), sha) : undefined;
     if (!commit) throw notFound('Commit not found');
     return commit;
   }
@@ -282,7 +285,7 @@ export class GitDataService {
    */
   async commitWithFiles(repo: RepositoryRow, ref: string, files?: PageWindow): Promise<{ commit: CommitObject; files: ChangedFile[]; totalFiles: number }> {
     const gitDir = await this.dir(repo);
-    const commit = (await readCommit(gitDir, await this.resolve(repo, ref)))!;
+    const commit = (await this.git.objects.commit(scopeOf(repo), gitDir, await this.resolve(repo, ref)))!;
     if (!files) return { commit, files: [], totalFiles: 0 };
     const maxFiles = Math.max(0, Math.min(files.limit, MAX_COMMIT_FILES - files.offset));
     const diff = await readDiff(gitDir, commit.parents[0] ?? EMPTY_TREE_ID, commit.id, { direct: true, skip: files.offset, maxFiles });
@@ -312,22 +315,23 @@ export class GitDataService {
     const gitDir = await this.dir(repo);
     const commit = await this.resolve(repo, ref ?? repo.default_branch);
     const target = path === '' ? '' : treePath(path);
-    if (target === '') return { folder: await this.folder(gitDir, commit, '') };
+    if (target === '') return { folder: await this.folder(repo, gitDir, commit, '') };
     const slash = target.lastIndexOf('/');
     const parent = slash < 0 ? '' : target.slice(0, slash);
     const name = target.slice(slash + 1);
-    const entry = (await readTree(gitDir, parent ? `${commit}:${parent}` : commit))?.find((candidate) => candidate.path === name);
+    const entry = (await this.git.objects.tree(scopeOf(repo), gitDir, commit, parent))?.find((candidate) => candidate.path === name);
     if (!entry) throw notFound('Not Found');
-    if (entry.type === 'tree') return { folder: await this.folder(gitDir, commit, target) };
+    if (entry.type === 'tree') return { folder: await this.folder(repo, gitDir, commit, target) };
     const file = contentEntry(entry, parent);
     // A file too large to include is listed without its bytes (null), as GitHub does beyond its limit.
-    const content = entry.type === 'blob' && (entry.size ?? 0) <= MAX_API_BLOB_BYTES ? ((await readBlob(gitDir, entry.id)) ?? null) : null;
+    const size = entry.size ?? 0;
+    const content = entry.type === 'blob' && size <= MAX_API_BLOB_BYTES ? ((await this.git.objects.blob(scopeOf(repo), gitDir, entry.id, size)) ?? null) : null;
     return { file, content };
   }
 
   /** A folder's first MAX_CONTENTS_ENTRIES entries (git stops there: a larger folder costs no more). */
-  private async folder(gitDir: string, commit: string, path: string): Promise<ContentEntry[]> {
-    const entries = (await readTree(gitDir, path ? `${commit}:${path}` : commit, { limit: MAX_CONTENTS_ENTRIES })) ?? [];
+  private async folder(repo: RepositoryRow, gitDir: string, commit: string, path: string): Promise<ContentEntry[]> {
+    const entries = (await this.git.objects.tree(scopeOf(repo), gitDir, commit, path, MAX_CONTENTS_ENTRIES)) ?? [];
     return entries.map((entry) => contentEntry(entry, path));
   }
 
@@ -335,9 +339,10 @@ export class GitDataService {
   async readme(repo: RepositoryRow, ref?: string): Promise<{ file: ContentEntry; content: Buffer | null }> {
     const gitDir = await this.dir(repo);
     const commit = await this.resolve(repo, ref ?? repo.default_branch);
-    const entry = ((await readTree(gitDir, commit)) ?? []).filter((candidate) => candidate.type === 'blob' && /^readme(\.|$)/i.test(candidate.path)).sort((a, b) => a.path.length - b.path.length)[0];
+    const entry = ((await this.git.objects.tree(scopeOf(repo), gitDir, commit, '')) ?? []).filter((candidate) => candidate.type === 'blob' && /^readme(\.|$)/i.test(candidate.path)).sort((a, b) => a.path.length - b.path.length)[0];
     if (!entry) throw notFound('Not Found');
-    return { file: contentEntry(entry, ''), content: (entry.size ?? 0) <= MAX_API_BLOB_BYTES ? ((await readBlob(gitDir, entry.id)) ?? null) : null };
+    const size = entry.size ?? 0;
+    return { file: contentEntry(entry, ''), content: size <= MAX_API_BLOB_BYTES ? ((await this.git.objects.blob(scopeOf(repo), gitDir, entry.id, size)) ?? null) : null };
   }
 
   /**

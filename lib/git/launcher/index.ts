@@ -114,8 +114,16 @@ export async function gitLauncherStarted(): Promise<boolean> {
   return (await shared?.launcher)?.usable ?? false;
 }
 
+/** Processes started so far in this process (tests count what a request costs, as `statementsRun` does for SQL). */
+let launched = 0;
+
+export function processesLaunched(): number {
+  return launched;
+}
+
 /** Runs `command` through the launcher when it is up, or spawns it directly (stdio always three pipes). */
 export function launchProcess(command: string, args: readonly string[], options: LaunchOptions): GitProcess {
+  launched++;
   if (current?.usable) return current.launch(command, args, options);
   if (shared?.dead && Date.now() >= shared.restartAt) {
     // Restarted in the background; this launch and those until it is up run directly.

@@ -84,7 +84,7 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     const protectionOf = /^(.+)\/protection$/.exec(name)?.[1];
     if (!sha && protectionOf !== undefined && refs.has(`refs/heads/${protectionOf}`)) return await branchProtection(ctx, repo, await currentUser(ctx, event), protectionOf);
     if (!sha) throw notFound('Branch not found');
-    const { commit } = await ctx.gitData.commitWithFiles(repo, sha);
+    const commit = await ctx.gitData.commit(repo, sha);
     return { ...branchSummary(ctx, repo, name, sha, await ctx.protection.rulesOf(repo)), commit: await shapesOf(ctx).commit(ctx.store, repo, commit) };
   });
 

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RepoHost } from '../../lib/index.js';
+import { processesLaunched } from '../../lib/git/launcher/index.js';
+import { newRepo, newUser, type TestUser } from '../helpers/api.js';
+import { git, pushTwoBranches } from '../helpers/git-cli.js';
+import { bearer, http, startHost, tempDir } from '../helpers/host.js';
+
+// Issue 23: a warm branch or contents read through /api/v3 is answered from memory (commits, folders and small blobs
+// kept by id; refs from the ref cache), running no git at all; what a push brings is read once, then kept too. Keys
+// carry the repository's identity, so a repository made again under the same name answers its own objects.
+
+describe('warm git-backed reads of /api/v3', () => {
+  let host: RepoHost;
+  let alice: TestUser;
+  let branches: { main: string; feature: string };
+
+  beforeAll(async () => {
+    host = await startHost();
+    alice = await newUser(host, 'alice');
+    await newRepo(host, alice, 'warm');
+    branches = await pushTwoBranches(host, 'alice', alice.token, 'warm');
+    await host.idle();
+  });
+
+  afterAll(async () => {
+    await host?.close();
+  });
+
+  const get = async (path: string) => {
+    const answer = await http(`${host.url}/api/v3/repos/alice/warm${path}`, { headers: bearer(alice.token) });
+    expect(answer.status, path).toBe(200);
+    return answer.json;
+  };
+
+  it('runs no git for a branch, a file or a folder once they were read', async () => {
+    const paths = ['/branches/main', '/branches/feature', '/contents/README.md', '/contents/', '/contents/feature.txt?ref=feature', '/readme', `/git/commits/${branches.main}`];
+    const first = [];
+    for (const path of paths) first.push(await get(path));
+    await host.idle();
+    const before = processesLaunched();
+    for (let round = 0; round < 3; round++) for (const [index, path] of paths.entries()) expect(await get(path)).toEqual(first[index]);
+    expect(processesLaunched() - before).toBe(0);
+    expect(first[0].commit.sha).toBe(branches.main);
+    expect(Buffer.from(first[2].content, 'base64').toString('utf8')).toBe('# warm\n');
+  });
+
+  it('follows a push, and a repository made again under the same name is read afresh', async () => {
+    const work = await tempDir('repohost-warm-');
+    try {
+      const remote = new URL(`${host.url}/alice/warm.git`);
+      remote.username = 'alice';
+      remote.password = alice.token;
+      await git(work.path, ['clone', '-q', remote.toString(), 'copy'], work.path);
+      const copy = `${work.path}/copy`;
+      await git(copy, ['-c', 'user.name=A', '-c', 'user.email=a@example.com', 'commit', '-q', '--allow-empty', '-m', 'Next'], work.path);
+      await git(copy, ['push', '-q', 'origin', 'main'], work.path);
+      const tip = await git(copy, ['rev-parse', 'HEAD'], work.path);
+      expect((await get('/branches/main')).commit.sha).toBe(tip);
+      expect((await get(`/git/commits/${tip}`)).sha).toBe(tip);
+      // Deleted and made again: same name, a history without that commit, which is no longer found.
+      expect((await http(`${host.url}/api/v3/repos/alice/warm`, { method: 'DELETE', headers: bearer(alice.token) })).status).toBe(204);
+      await newRepo(host, alice, 'warm');
+      const again = await pushTwoBranches(host, 'alice', alice.token, 'warm');
+      expect((await http(`${host.url}/api/v3/repos/alice/warm/git/commits/${tip}`, { headers: bearer(alice.token) })).status).toBe(404);
+      expect((await get('/branches/main')).commit.sha).toBe(again.main);
+    } finally {
+      await work.cleanup();
+    }
+  });
+});
