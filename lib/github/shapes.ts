@@ -612,7 +612,12 @@ export class GitHubShapes {
    * An entry of the contents API on `ref`: with `content` (base64) for a file read whole, `null` for one too large to
    * include (GitHub's empty content with encoding `none`), nothing for listings and write answers.
    */
-  content(repo: RepositoryRow, entry: { type: GitHubContent['type']; name: string; path: string; sha: string; size: number }, ref: string, content?: Buffer | null): GitHubContent {
+  /**
+   * A file or folder of the contents API. `raw`: how the host's raw route names the ref (`branch`, `tag` or `commit`),
+   * for a file's `download_url`; `media`: the file is stored with Git LFS and its download is the object's (GitHub's
+   * media URL, the same route here).
+   */
+  content(repo: RepositoryRow, entry: { type: GitHubContent['type']; name: string; path: string; sha: string; size: number }, ref: string, content?: Buffer | null, raw?: { kind: string; media?: boolean }): GitHubContent {
     const path = this.repoPath(repo);
     const encoded = entry.path.split('/').map(encodeURIComponent).join('/');
     const self = this.api(`${path}/contents/${encoded}?ref=${encodeURIComponent(ref)}`);
@@ -627,8 +632,7 @@ export class GitHubShapes {
       url: self,
       html_url: html,
       git_url: git,
-      // The host has no raw download route: the bytes come in `content` (or through git).
-      download_url: null,
+      download_url: entry.type === 'file' && raw ? `${this.baseUrl()}/${repo.owner_name}/${repo.name}/${raw.media ? 'media' : 'raw'}/${raw.kind}/${ref.split('/').map(encodeURIComponent).join('/')}/${encoded}` : null,
       ...(content ? { content: content.toString('base64'), encoding: 'base64' as const } : content === null ? { content: '', encoding: 'none' as const } : {}),
       _links: { self, git, html },
     };

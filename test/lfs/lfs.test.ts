@@ -107,6 +107,13 @@ describe('Git LFS', () => {
       expect([bytes.status, bytes.headers['content-length'], bytes.headers['content-type']]).toEqual([200, String(50 * MB), 'application/octet-stream']);
     }
     expect((await http(`${host.url}/alice/media/raw/branch/main/big.bin`, { headers: bearer(bob.token) })).status).toBe(200);
+    // The contents API answers the pointer, with GitHub's media URL as the download; other files download raw.
+    const contents = await http(`${host.url}/api/v3/repos/alice/media/contents/big.bin`, { headers: bearer(alice.token) });
+    expect(Buffer.from(contents.json.content, 'base64').toString('utf8')).toContain(`oid sha256:${oid}`);
+    expect(contents.json.download_url).toBe(`${host.url}/alice/media/media/branch/main/big.bin`);
+    const notes = await http(`${host.url}/api/v3/repos/alice/media/contents/notes.txt`, { headers: bearer(alice.token) });
+    expect(notes.json.download_url).toBe(`${host.url}/alice/media/raw/branch/main/notes.txt`);
+    expect((await http(notes.json.download_url, { headers: bearer(alice.token) })).text).toBe('plain text\n');
   }, 180_000);
 
   it('refuses bytes that do not match their oid, unknown objects, and callers without access', async () => {

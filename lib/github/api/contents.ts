@@ -4,6 +4,7 @@ import { getRequestHeader, getRouterParam, HTTPResponse } from 'h3';
 import { notFound } from '../../errors.js';
 import { queryString } from '../../http/validate.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
+import { parseLfsPointer } from '../../lfs/pointer.js';
 import { identityField } from './git-data.js';
 import { created, readJson, validationFailed } from './http.js';
 import { REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
@@ -38,9 +39,15 @@ export function mountContents(app: H3, ctx: AppContext): void {
     }
     // A folder lists its first 1,000 entries and no more, as GitHub's does ("If the directory has more than 1,000
     // files, only the first 1,000 are returned"): no pages, `per_page` means nothing here; the git trees API has all.
-    if ('folder' in found) return found.folder.map((entry) => shapes.content(repo, entry, ref));
-    return shapes.content(repo, found.file, ref, found.content);
+    const kind = await rawKindOf(repo, ref);
+    if ('folder' in found) return found.folder.map((entry) => shapes.content(repo, entry, ref, undefined, { kind }));
+    const pointer = found.content ? parseLfsPointer(found.content) : undefined;
+    const media = pointer !== undefined && (await ctx.lfs.holds(repo, pointer.oid));
+    return shapes.content(repo, found.file, ref, found.content, { kind, media });
   };
+  /** How the raw route names a ref: a branch, a commit id, or else a tag. */
+  const rawKindOf = async (repo: RepositoryRow, ref: string) =>
+    (await ctx.gitData.refsOf(repo)).has(`refs/heads/${ref}`) ? 'branch' : /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(ref) ? 'commit' : 'tag';
   app.get(`${REPO}/contents`, (event) => read(event, ''));
   app.get(`${REPO}/contents/**:path`, (event) => read(event, contentPath(event)));
 
@@ -48,7 +55,7 @@ export function mountContents(app: H3, ctx: AppContext): void {
     const repo = await repoOf(ctx, event);
     const ref = queryString(event, 'ref') || repo.default_branch;
     const { file, content } = await ctx.gitData.readme(repo, ref);
-    return shapes.content(repo, file, ref, content);
+    return shapes.content(repo, file, ref, content, { kind: await rawKindOf(repo, ref) });
   });
 
   const change = async (event: H3Event, remove: boolean) => {
@@ -73,7 +80,7 @@ export function mountContents(app: H3, ctx: AppContext): void {
     return { result, repo, branch: typeof body.branch === 'string' ? body.branch : repo.default_branch };
   };
   const answer = (repo: RepositoryRow, branch: string, result: Awaited<ReturnType<typeof ctx.gitData.changeFile>>) => ({
-    content: result.file ? shapes.content(repo, result.file, branch) : null,
+    content: result.file ? shapes.content(repo, result.file, branch, undefined, { kind: 'branch' }) : null,
     commit: shapes.gitCommit(repo, result.commit),
   });
 
