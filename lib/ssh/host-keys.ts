@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { link, mkdir, open, readFile, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
+import { createOnce } from './secret-file.js';
 
 /** The host key files, as OpenSSH names them, and how each is made. */
 const HOST_KEYS: ReadonlyArray<{ file: string; make: () => Promise<string> }> = [
@@ -17,26 +17,6 @@ const { utils } = ssh2;
 /** A new private key, made off the event loop, in OpenSSH's format. */
 function generate(start: (done: (error: Error | null, keys: { private: string }) => void) => void): Promise<string> {
   return new Promise((resolve, reject) => start((error, keys) => (error ? reject(error) : resolve(keys.private))));
-}
-
-/** Writes a new secret file once (mode 0600): when another instance sharing the folder wrote it first, its content wins. */
-export async function createOnce(path: string, make: () => Promise<string>): Promise<Buffer> {
-  const existing = await readFile(path).catch(() => undefined);
-  if (existing) return existing;
-  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  const file = await open(temporary, 'wx', 0o600);
-  try {
-    await file.writeFile(await make());
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-  // A hard link never replaces a file: the first key written is the one every instance uses.
-  await link(temporary, path).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EEXIST') throw error;
-  });
-  await rm(temporary, { force: true });
-  return await readFile(path);
 }
 
 /**

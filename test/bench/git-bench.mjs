@@ -1,6 +1,7 @@
 // Git benchmark: repohost's smart HTTP and file listing against plain git, and repohost's git over SSH against
 // OpenSSH's sshd, on the same machine, same run. Run with `npm run bench:git` (builds first). Options: BENCH_COMMITS
-// (default 20000), BENCH_RUNS (default 5), BENCH_SSH=0 to leave SSH out, BENCH_SSHD (default /usr/sbin/sshd).
+// (default 20000), BENCH_RUNS (default 5), BENCH_SSH=0 to leave SSH out, BENCH_SSHD (default /usr/sbin/sshd),
+// BENCH_SSH_OPTIONS (more ssh client options, for both sides).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -193,7 +194,8 @@ async function main() {
     row('commit count warm (HTTP round trip, 50 runs)', warmCommits, undefined, '<= 3 ms');
     if (sshSkipped) console.log(`  git over SSH: skipped (${sshSkipped})`);
     else {
-      console.log(`  git over SSH (${(await openSshVersion()).split(',')[0]}; the same ssh client, key and options on both sides):`);
+      const options = process.env.BENCH_SSH_OPTIONS ? `, ${process.env.BENCH_SSH_OPTIONS}` : '';
+      console.log(`  git over SSH (${(await openSshVersion()).split(',')[0]} sshd; the same ssh client, key and options on both sides${options}):`);
       row('ssh clone: git clone --bare through sshd', ssh.cloneSshd);
       row('ssh clone: git clone --bare through repohost', ssh.cloneHost, ssh.cloneSshd, '<= 1.2x');
       row('ssh push: one commit through sshd', ssh.pushSshd);

@@ -45,9 +45,14 @@ export async function makeKeyPair(path, comment = 'bench') {
   return path;
 }
 
-/** The client command both sides are reached with: only this key, no agent, no config file, no prompts, no host checks. */
+/**
+ * The client command both sides are reached with: only this key, no agent, no config file, no prompts, no host checks,
+ * and BENCH_SSH_OPTIONS if set (e.g. `-o KexAlgorithms=curve25519-sha256`: OpenSSH 9 picks sntrup761x25519 with its
+ * own sshd, which repohost's ssh2 does not offer).
+ */
 export function sshCommand(key) {
-  return `ssh -F none -i ${key} -o IdentitiesOnly=yes -o IdentityAgent=none -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR`;
+  const extra = process.env.BENCH_SSH_OPTIONS ? ` ${process.env.BENCH_SSH_OPTIONS}` : '';
+  return `ssh -F none -i ${key} -o IdentitiesOnly=yes -o IdentityAgent=none -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR${extra}`;
 }
 
 async function freePort() {
@@ -118,8 +123,10 @@ export async function startOpenSshServer(dir, clientPublicKey) {
       // git sends GIT_PROTOCOL=version=2 (ssh -o SendEnv): without this sshd would drop it and git fall back to v0.
       'AcceptEnv GIT_PROTOCOL',
       'PrintMotd no',
-      // git on both sides without the machine's and the user's git config, as repohost runs it.
-      'SetEnv GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null',
+      // git without the machine's and the user's git config, as repohost runs it. SHLVL=1: bash sources ~/.bashrc
+      // for a command run by sshd only in a top-level shell, and what the user's .bashrc does (here root's runs `pyenv
+      // init`, ~90 ms) is no cost of sshd's; the command still runs through the user's shell.
+      'SetEnv GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null SHLVL=1',
       '',
     ].join('\n'));
     child = await launch(config, port).catch((error) => {

@@ -19,8 +19,8 @@ const UPLOADS = [/\/node_modules\/formidable\//];
 const GITHUB_API = [/\/dist\/github\/api\//];
 /** What sends webhook deliveries: loaded by the first delivery (none is made here). */
 const DELIVERY = [/\/dist\/webhooks\/send\.js$/, /\/dist\/webhooks\/request\.js$/];
-/** Never needed by a host started from code on ':memory:' (listhen is not used at all any more). */
-const NEVER = [/\/node_modules\/listhen\//, /\/node_modules\/node-forge\//, /\/node_modules\/highlight\.js\//, /\/dist\/admin\/channel-server\.js$/];
+/** Never needed by a host started from code on ':memory:' (listhen is not used at all any more; SSH only with sshPort). */
+const NEVER = [/\/node_modules\/ssh2\//, /\/dist\/ssh\/server\.js$/, /\/node_modules\/listhen\//, /\/node_modules\/node-forge\//, /\/node_modules\/highlight\.js\//, /\/dist\/admin\/channel-server\.js$/];
 
 const matching = (modules: string[], patterns: RegExp[]) => modules.filter((url) => patterns.some((pattern) => pattern.test(url)));
 
