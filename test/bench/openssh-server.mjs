@@ -124,8 +124,8 @@ export async function startOpenSshServer(dir, clientPublicKey) {
       'AcceptEnv GIT_PROTOCOL',
       'PrintMotd no',
       // git without the machine's and the user's git config, as repohost runs it. SHLVL=1: bash sources ~/.bashrc
-      // for a command run by sshd only in a top-level shell, and what the user's .bashrc does (here root's runs `pyenv
-      // init`, ~90 ms) is no cost of sshd's; the command still runs through the user's shell.
+      // for a command run by sshd only in a top-level shell, and what the user's .bashrc does (root's runs `pyenv init`
+      // on the machine this was written on: ~90 ms a session) is no cost of sshd's; the command still runs in the shell.
       'SetEnv GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null SHLVL=1',
       '',
     ].join('\n'));
