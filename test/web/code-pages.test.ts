@@ -312,10 +312,11 @@ describe('code pages in headless Chromium', () => {
     const binary = await raw('bin/data.bin');
     expect(binary.headers['content-type']).toBe('application/octet-stream');
     expect(binary.headers['content-disposition']).toMatch(/^attachment; filename="data.bin"/);
-    for (const path of ['evil.svg', 'page.html']) {
-      const answer = await raw(path);
-      expect(answer.headers['content-type']).toBe('text/plain; charset=utf-8');
+    for (const [path, type] of [['evil.svg', 'image/svg+xml'], ['page.html', 'text/plain; charset=utf-8']]) {
+      const answer = await raw(path!);
+      expect(answer.headers['content-type']).toBe(type);
       expect(answer.headers['content-disposition']).toMatch(/^inline; /);
+      expect(answer.headers['content-security-policy']).toBe("default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox");
     }
     const big = await raw('big.txt');
     expect(big.text.length).toBe(1024 * 1024 + 10);
@@ -323,11 +324,12 @@ describe('code pages in headless Chromium', () => {
       expect(answer.headers['x-content-type-options']).toBe('nosniff');
       expect(answer.headers['content-security-policy']).toContain('sandbox');
     }
-    // Opened in the browser, repository HTML and SVG stay inert text.
+    // Opened in the browser, repository HTML stays inert text, and an SVG is drawn with its script never run.
     for (const path of ['evil.svg', 'page.html']) {
       const { page, dialogs } = await open(visitor, `/alice/code/raw/branch/main/${path}`);
       expect(dialogs).toEqual([]);
-      expect(await page.textContent('body')).toContain('window.__xss');
+      expect(await xssRan(page)).toBeUndefined();
+      if (path === 'page.html') expect(await page.textContent('body')).toContain('window.__xss');
       await page.close();
     }
     expect((await raw('src')).status).toBe(404);

@@ -60,8 +60,19 @@ export const SITE_JS = `(() => {
       anchor = line;
     }
   });
-  window.addEventListener('hashchange', highlight);
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', highlight);
-  else highlight();
+  // Headings of rendered Markdown carry GitHub's prefixed ids: '#endpoints' scrolls to 'user-content-endpoints'.
+  function toHeading() {
+    const name = decodeURIComponent(location.hash.slice(1));
+    if (!name || document.getElementById(name)) return;
+    const heading = document.getElementById('user-content-' + name);
+    if (heading) heading.scrollIntoView();
+  }
+  const onHash = () => {
+    highlight();
+    toHeading();
+  };
+  window.addEventListener('hashchange', onHash);
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', onHash);
+  else onHash();
 })();
 `;

@@ -50,6 +50,27 @@ renderer.renderer.rules.image = (tokens, index, options, env, self) => {
   return defaultImage(tokens, index, options, env, self);
 };
 
+/** Prefix of the ids headings get, as GitHub's: text from a repository can never take the id of the page's own parts. */
+export const HEADING_ID_PREFIX = 'user-content-';
+
+/** GitHub's heading anchor: lower case, punctuation dropped, spaces as hyphens (`## API: Endpoints` is `api-endpoints`). */
+function slugOf(text: string): string {
+  return text.trim().toLowerCase().replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, '').replace(/\s/g, '-');
+}
+
+// Every heading gets an id from its text (repeats numbered `-1`, `-2` as GitHub does), so `docs/api.md#endpoints`
+// reaches it; the page's script scrolls `#endpoints` to `user-content-endpoints`.
+renderer.core.ruler.push('heading_ids', (state) => {
+  const seen = new Map<string, number>();
+  state.tokens.forEach((token, index) => {
+    if (token.type !== 'heading_open') return;
+    const slug = slugOf(state.tokens[index + 1]?.children?.map((child) => child.content).join('') ?? '');
+    const count = seen.get(slug) ?? 0;
+    seen.set(slug, count + 1);
+    token.attrSet('id', `${HEADING_ID_PREFIX}${count ? `${slug}-${count}` : slug}`);
+  });
+});
+
 /** Markdown source longer than this is shown as plain text: rendering cost stays bounded. */
 export const MAX_MARKDOWN_BYTES = 512 * 1024;
 

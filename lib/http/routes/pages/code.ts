@@ -231,7 +231,9 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
     if (!object || object.type !== 'blob') throw notFound('Not found');
     const lfs = await lfsObjectOf(repo, object);
     const name = at.path.slice(at.path.lastIndexOf('/') + 1);
-    const image = imageTypeOf(name);
+    // An SVG is served as one (Markdown shows it through <img>, which never runs its script), under RAW_HEADERS'
+    // sandboxing policy, so opened on its own it runs nothing either; its file page shows its source.
+    const image = imageTypeOf(name) ?? (/\.svg$/i.test(name) ? 'image/svg+xml' : undefined);
     const start = image ? undefined : await (lfs ? ctx.lfs.readStart(repo, lfs.oid, 8000) : browse.readBlob(repo.owner_name, repo.name, object.oid, 8000));
     const binary = start !== undefined && looksBinary(start);
     // Text is always text/plain and images their own type; anything else downloads. Never HTML or SVG from the repository.
