@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { blame, type BlameHunk } from './blame.js';
 import { EMPTY_TREE_ID, readDiff, streamCommitDiff, streamCommitPatch, streamDiff, streamFormatPatch, type DiffPage, type DiffWindow } from './diff.js';
 import { LruCache, remembered } from './lru.js';
 import { isSafeBranchName, normaliseTreePath } from './names.js';
@@ -92,6 +93,7 @@ export class GitBrowser {
   readonly #diffs = new LruCache<string, Promise<DiffPage>>(32);
   readonly #aheadBehind = new LruCache<string, AheadBehind>(4096);
   readonly #treeKinds = new LruCache<string, Map<string, TreeObject['type']>>(1024);
+  readonly #blames = new LruCache<string, Promise<BlameHunk[]>>(64);
 
   constructor(deps: BrowseDeps) {
     this.#deps = deps;
@@ -224,6 +226,12 @@ export class GitBrowser {
    * One page of history from `commit`, newest first, only commits touching `path` when given (git log's default
    * simplification). Asks for one more than `limit` so the caller knows whether an older page exists.
    */
+  /** Who last changed each line of a file as of a commit (full id): cached by the pair, which is all it depends on. */
+  async blame(owner: string, name: string, commit: string, path: string): Promise<BlameHunk[]> {
+    const gitDir = await this.#deps.gitDir(owner, name);
+    return remembered(this.#blames, `${gitDir}\0${commit}\0${path}`, () => blame(gitDir, commit, path));
+  }
+
   async log(owner: string, name: string, commit: string, path: string, skip: number, limit: number): Promise<CommitInfo[]> {
     return this.#log(await this.#deps.gitDir(owner, name), commit, path, skip, Math.min(limit, MAX_LOG_PAGE) + 1);
   }

@@ -51,6 +51,7 @@ table.code td{border:0;padding:0 .5rem;white-space:pre;line-height:1.5}
 table.code td.num{width:1%;text-align:right;color:#57606a;user-select:none;min-width:3rem}
 table.code td.num a{color:#57606a;text-decoration:none}
 table.code tr:target td,table.code tr.highlighted td{background:#fff8c5}
+table.blame td.blame-commit{white-space:normal;width:16rem;max-width:40vw;border-top:1px solid #d0d7de;font-family:system-ui,sans-serif;font-size:.8rem;overflow-wrap:anywhere;vertical-align:top;padding:.2rem .5rem}table.blame td.blame-commit .muted{display:block}.blame-prior{text-decoration:none}
 .diff-file summary{cursor:pointer;display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;background:#f6f8fa;padding:.4rem .75rem;overflow-wrap:anywhere}
 .diff-file{border:1px solid #d0d7de;border-radius:6px;margin:1rem 0;overflow:hidden}
 table.code tr.add td{background:#dafbe1}table.code tr.del td{background:#ffebe9}

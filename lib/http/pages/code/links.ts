@@ -11,6 +11,7 @@ const withPath = (url: string, path: string) => (path ? `${url}/${pathUrl(path)}
 
 export const srcUrl = (repo: RepositoryRow, target: RefTarget, path = '') => withPath(`${repoBase(repo)}/src/${refSegment(target)}`, path);
 export const rawUrl = (repo: RepositoryRow, target: RefTarget, path: string) => withPath(`${repoBase(repo)}/raw/${refSegment(target)}`, path);
+export const blameUrl = (repo: RepositoryRow, target: RefTarget, path: string) => withPath(`${repoBase(repo)}/blame/${refSegment(target)}`, path);
 export const historyUrl = (repo: RepositoryRow, target: RefTarget, path = '') => withPath(`${repoBase(repo)}/commits/${refSegment(target)}`, path);
 export const commitUrl = (repo: RepositoryRow, sha: string) => `${repoBase(repo)}/commit/${sha}`;
 

@@ -8,12 +8,13 @@ import type { UserRow } from '../../../store/queries/users.js';
 import { currentUser } from '../../auth.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
-import type { SafeHtml } from '../../pages/html.js';
+import { escapeHtml, type SafeHtml } from '../../pages/html.js';
 import { PAGE_DIFF_LIMITS, renderDiff } from '../../pages/diff-view.js';
 import { LruCache } from '../../../git/lru.js';
+import { blameView, type BlameContent } from '../../pages/code/blame-view.js';
 import { blobView } from '../../pages/code/blob.js';
 import { branchesView, tagsView, type BranchRowView } from '../../pages/code/branches.js';
-import { FileContents, imageTypeOf, looksBinary, pickReadme, type ShownFile } from '../../pages/code/content.js';
+import { FileContents, imageTypeOf, looksBinary, MAX_SHOWN_BYTES, pickReadme, type ShownFile } from '../../pages/code/content.js';
 import { commitView, historyView } from '../../pages/code/history.js';
 import { homeView } from '../../pages/code/home.js';
 import { commitUrl, historyUrl, rawUrl, srcUrl } from '../../pages/code/links.js';
@@ -220,6 +221,27 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
     const lfs = await lfsObjectOf(repo, object);
     const [header, content] = await Promise.all([context, contents.content(shownFile(repo, at, at.path, object, lfs), display)]);
     return htmlResponse(blobView(user, header, lfs?.size ?? object.size, content, lfs !== undefined));
+  });
+
+  // Who last changed each line of a file (git blame, cached by commit and path), with links to the blame before.
+  app.get('/:owner/:repo/blame/:kind/**:rest', async (event) => {
+    const { user, repo, access } = await openRepo(event);
+    const at = await refPath(event, repo);
+    const context = folderContext(repo, access, at);
+    context.catch(() => undefined);
+    const object = at.path ? await browse.objectAt(repo.owner_name, repo.name, at.commit, at.path) : undefined;
+    if (!object || object.type !== 'blob') throw notFound('Not found');
+    let content: BlameContent = { kind: 'large' };
+    if (object.size <= MAX_SHOWN_BYTES) {
+      const bytes = await browse.readBlob(repo.owner_name, repo.name, object.oid, object.size);
+      if (looksBinary(bytes)) content = { kind: 'binary' };
+      else {
+        const text = bytes.toString('utf8');
+        const lines = (text.endsWith('\n') ? text.slice(0, -1) : text).split('\n').map(escapeHtml);
+        content = { kind: 'hunks', hunks: await browse.blame(repo.owner_name, repo.name, at.commit, at.path), lines };
+      }
+    }
+    return htmlResponse(blameView(user, await context, content));
   });
 
   // Raw bytes of a file; a file stored with Git LFS answers the object it stands for (as Gitea's raw and GitHub's media
