@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { blame, type BlameHunk } from './blame.js';
+import { grep, type GrepResult } from './grep.js';
 import { EMPTY_TREE_ID, readDiff, streamCommitDiff, streamCommitPatch, streamDiff, streamFormatPatch, type DiffPage, type DiffWindow } from './diff.js';
 import { LruCache, remembered } from './lru.js';
 import { isSafeBranchName, normaliseTreePath } from './names.js';
@@ -94,6 +95,7 @@ export class GitBrowser {
   readonly #aheadBehind = new LruCache<string, AheadBehind>(4096);
   readonly #treeKinds = new LruCache<string, Map<string, TreeObject['type']>>(1024);
   readonly #blames = new LruCache<string, Promise<BlameHunk[]>>(64);
+  readonly #searches = new LruCache<string, Promise<GrepResult>>(128);
 
   constructor(deps: BrowseDeps) {
     this.#deps = deps;
@@ -230,6 +232,12 @@ export class GitBrowser {
   async blame(owner: string, name: string, commit: string, path: string): Promise<BlameHunk[]> {
     const gitDir = await this.#deps.gitDir(owner, name);
     return remembered(this.#blames, `${gitDir}\0${commit}\0${path}`, () => blame(gitDir, commit, path));
+  }
+
+  /** The lines of a commit's text files holding `text` (see grep.ts): cached by commit and text. */
+  async search(owner: string, name: string, commit: string, text: string): Promise<GrepResult> {
+    const gitDir = await this.#deps.gitDir(owner, name);
+    return remembered(this.#searches, `${gitDir}\0${commit}\0${text}`, () => grep(gitDir, commit, text));
   }
 
   async log(owner: string, name: string, commit: string, path: string, skip: number, limit: number): Promise<CommitInfo[]> {

@@ -66,6 +66,7 @@ table.code tr.hunk td{background:#ddf4ff;color:#57606a}
 .commit-list li{padding:.4rem 0;border-bottom:1px solid #d0d7de;list-style:none}.commit-list{padding:0}
 .commit-list .sha{font-family:ui-monospace,monospace}
 .repos{padding:0}.repos li{list-style:none;padding:.5rem 0;border-bottom:1px solid #d0d7de;overflow-wrap:anywhere}
+.search.inline{display:inline-block;margin:0 .5rem 0 0}.search-file h3{font-size:.95rem;margin:1rem 0 .3rem;overflow-wrap:anywhere}.search-file table.code{border:1px solid #d0d7de}.search-file table.code td.line{white-space:pre-wrap;overflow-wrap:anywhere}
 .keys{padding:0}.keys li{list-style:none;padding:.5rem 0;border-bottom:1px solid #d0d7de;overflow-wrap:anywhere}.keys code{word-break:break-all}
 .profile{display:flex;gap:1rem;align-items:center;flex-wrap:wrap}
 img.preview{max-width:100%;height:auto;display:block;margin:1rem auto}

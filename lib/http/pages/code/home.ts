@@ -47,7 +47,7 @@ export function homeView(viewer: PageUser | undefined, folder: Pick<FolderContex
     html`${repo.description ? html`<p class="description">${repo.description}</p>` : ''}
 <div class="toolbar"><div class="clone"><span class="muted">Clone</span> <code id="clone-url">${details.cloneUrl}</code>
 <button type="button" data-copy="clone-url">Copy</button>${details.sshUrl ? html` <span class="muted">SSH</span> <code id="ssh-url">${details.sshUrl}</code>
-<button type="button" data-copy="ssh-url">Copy</button>` : ''}</div><span class="spacer"></span>${socialButtons(viewer, repoBase(repo), details.social)}</div>
+<button type="button" data-copy="ssh-url">Copy</button>` : ''}</div><span class="spacer"></span>${listing ? html`<form class="search inline" method="get" action="${repoBase(repo)}/search" role="search"><label><span class="sr-only">Search code</span><input type="search" name="q" placeholder="Search code" minlength="2" maxlength="200" required></label></form>` : ''}${socialButtons(viewer, repoBase(repo), details.social)}</div>
 ${listing
   ? html`<div class="toolbar">${refSwitcher(repo, listing.folder.target, listing.folder.refs)}</div>${listingTable(listing.folder, listing.entries, listing.paging)}${details.readme}`
   : emptyHint(details.cloneUrl, repo.default_branch)}`,

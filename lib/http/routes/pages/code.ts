@@ -17,6 +17,7 @@ import { branchesView, tagsView, type BranchRowView } from '../../pages/code/bra
 import { FileContents, imageTypeOf, looksBinary, MAX_SHOWN_BYTES, pickReadme, type ShownFile } from '../../pages/code/content.js';
 import { commitView, historyView } from '../../pages/code/history.js';
 import { homeView } from '../../pages/code/home.js';
+import { searchView } from '../../pages/code/search-view.js';
 import { commitUrl, historyUrl, rawUrl, srcUrl } from '../../pages/code/links.js';
 import { MAX_POINTER_BYTES, parseLfsPointer, type LfsPointer } from '../../../lfs/pointer.js';
 import { exploreView, profileView } from '../../pages/code/people.js';
@@ -221,6 +222,19 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
     const lfs = await lfsObjectOf(repo, object);
     const [header, content] = await Promise.all([context, contents.content(shownFile(repo, at, at.path, object, lfs), display)]);
     return htmlResponse(blobView(user, header, lfs?.size ?? object.size, content, lfs !== undefined));
+  });
+
+  // Code search of the default branch (git grep, literal and case-insensitive, bounded; cached by commit and text).
+  app.get('/:owner/:repo/search', async (event) => {
+    const { user, repo, access } = await openRepo(event);
+    const query = (queryString(event, 'q') ?? '').trim();
+    if (!query) return htmlResponse(searchView(user, repo, access, { query }));
+    if (query.length < 2 || query.length > 200 || /[\u0000-\u001f]/.test(query)) {
+      return htmlResponse(searchView(user, repo, access, { query: query.slice(0, 200), problem: 'Search for 2 to 200 characters on one line.' }), 400);
+    }
+    const tip = await browse.resolveRefPath(repo.owner_name, repo.name, 'branch', repo.default_branch);
+    if (!tip) return htmlResponse(searchView(user, repo, access, { query, problem: 'This repository has no commits to search yet.' }));
+    return htmlResponse(searchView(user, repo, access, { query, result: await browse.search(repo.owner_name, repo.name, tip.commit, query) }));
   });
 
   // Who last changed each line of a file (git blame, cached by commit and path), with links to the blame before.
