@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { getQuery, getRequestHeader, HTTPResponse, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../../context.js';
-import { ConcurrencyGate } from '../../concurrency-gate.js';
+import { archiveResponse } from '../../http/archive-response.js';
 import { unavailable } from '../../errors.js';
 import { clientAddress, currentUser } from '../../http/auth.js';
 import { RequestForgeryGuard } from '../../http/csrf.js';
@@ -15,7 +15,6 @@ import { conflictAs, created, githubPage, noContent, readJson, validationFailed 
 import { REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
 /** When a refused archive may be asked for again. */
-const ARCHIVE_RETRY_SECONDS = 5;
 
 const alreadyExists = (resource: 'Release' | 'ReleaseAsset', field: string) => () => validationFailed({ resource, code: 'already_exists', field });
 
@@ -142,27 +141,14 @@ export function mountReleases(app: H3, ctx: AppContext): void {
     return noContent();
   });
 
-  // Archives cost a git process each: as many at once as git transfers may run, per host and per client.
-  const archives = new ConcurrencyGate(ctx.options.maxGitTransfers, ctx.options.maxGitTransfersPerClient);
+  // Archives take a place among the host's git transfers (lib/http/archive-response.ts).
   for (const [kind, format] of [
     ['tarball', 'tar.gz'],
     ['zipball', 'zip'],
   ] as const) {
     const answer = async (event: H3Event, ref: string | undefined) => {
       const repo = await repoOf(ctx, event);
-      const place = archives.enter(clientAddress(event) ?? '');
-      if (typeof place === 'string') throw unavailable(place === 'busy' ? 'Too many archives are being made; try again shortly' : 'Too many archives for your address are being made; try again shortly', ARCHIVE_RETRY_SECONDS);
-      try {
-        const { commit, body } = await ctx.gitData.archive(repo, ref ?? repo.default_branch, format);
-        body.once('close', place);
-        const name = `${repo.owner_name}-${repo.name}-${commit.slice(0, 7)}.${format}`;
-        return new HTTPResponse(body as unknown as BodyInit, {
-          headers: { 'content-type': format === 'zip' ? 'application/zip' : 'application/x-gzip', 'content-disposition': `attachment; filename=${name}`, 'x-content-type-options': 'nosniff' },
-        });
-      } catch (error) {
-        place();
-        throw error;
-      }
+      return await archiveResponse(ctx, repo, ref ?? repo.default_branch, format, clientAddress(event) ?? '');
     };
     app.get(`${REPO}/${kind}`, (event) => answer(event, undefined));
     app.get(`${REPO}/${kind}/**:ref`, (event) => answer(event, pathParam(event, 'ref')));

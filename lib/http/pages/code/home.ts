@@ -1,5 +1,5 @@
 import { csrfInput, html, type PageUser, type SafeHtml } from '../html.js';
-import { repoBase, repoPage } from '../repo-layout.js';
+import { pathUrl, repoBase, repoPage } from '../repo-layout.js';
 import { refSwitcher } from './links.js';
 import { listingTable, type FolderContext, type ListedEntry, type ListingPage } from './tree.js';
 
@@ -47,7 +47,7 @@ export function homeView(viewer: PageUser | undefined, folder: Pick<FolderContex
     html`${repo.description ? html`<p class="description">${repo.description}</p>` : ''}
 <div class="toolbar"><div class="clone"><span class="muted">Clone</span> <code id="clone-url">${details.cloneUrl}</code>
 <button type="button" data-copy="clone-url">Copy</button>${details.sshUrl ? html` <span class="muted">SSH</span> <code id="ssh-url">${details.sshUrl}</code>
-<button type="button" data-copy="ssh-url">Copy</button>` : ''}</div><span class="spacer"></span>${listing ? html`<form class="search inline" method="get" action="${repoBase(repo)}/search" role="search"><label><span class="sr-only">Search code</span><input type="search" name="q" placeholder="Search code" minlength="2" maxlength="200" required></label></form>` : ''}${socialButtons(viewer, repoBase(repo), details.social)}</div>
+<button type="button" data-copy="ssh-url">Copy</button>` : ''}</div><span class="spacer"></span>${listing ? html`<form class="search inline" method="get" action="${repoBase(repo)}/search" role="search"><label><span class="sr-only">Search code</span><input type="search" name="q" placeholder="Search code" minlength="2" maxlength="200" required></label></form>` : ''}${listing ? html`<span class="downloads"><a class="button" href="${repoBase(repo)}/archive/${pathUrl(repo.default_branch)}.zip" download>Download ZIP</a> <a class="button" href="${repoBase(repo)}/archive/${pathUrl(repo.default_branch)}.tar.gz" download aria-label="Download tar.gz">tar.gz</a></span> ` : ''}${socialButtons(viewer, repoBase(repo), details.social)}</div>
 ${listing
   ? html`<div class="toolbar">${refSwitcher(repo, listing.folder.target, listing.folder.refs)}</div>${listingTable(listing.folder, listing.entries, listing.paging)}${details.readme}`
   : emptyHint(details.cloneUrl, repo.default_branch)}`,

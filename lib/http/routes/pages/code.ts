@@ -5,7 +5,8 @@ import { notFound } from '../../../errors.js';
 import type { AccessLevel } from '../../../services/permissions.js';
 import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import type { UserRow } from '../../../store/queries/users.js';
-import { currentUser } from '../../auth.js';
+import { clientAddress, currentUser } from '../../auth.js';
+import { archiveResponse } from '../../archive-response.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
 import { escapeHtml, type SafeHtml } from '../../pages/html.js';
@@ -222,6 +223,15 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
     const lfs = await lfsObjectOf(repo, object);
     const [header, content] = await Promise.all([context, contents.content(shownFile(repo, at, at.path, object, lfs), display)]);
     return htmlResponse(blobView(user, header, lfs?.size ?? object.size, content, lfs !== undefined));
+  });
+
+  // Source archives of any branch, tag or commit (Gitea's path): `<ref>.zip` or `<ref>.tar.gz`.
+  app.get('/:owner/:repo/archive/**:file', async (event) => {
+    const { repo } = await openRepo(event);
+    const file = pathParam(event, 'file');
+    const match = /^(.+)\.(zip|tar\.gz)$/.exec(file);
+    if (!match) throw notFound('Not found');
+    return await archiveResponse(ctx, repo, match[1]!, match[2] as 'zip' | 'tar.gz', clientAddress(event) ?? '');
   });
 
   // Code search of the default branch (git grep, literal and case-insensitive, bounded; cached by commit and text).
