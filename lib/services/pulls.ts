@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { conflict, invalid, notAllowed, notFound } from '../errors.js';
 import type { Db, ReadTx, WriteTx } from '../store/interface.js';
+import { closeReferencedIssues } from './closing-keywords.js';
 import { writeToRepository } from './repository-write.js';
 import {
   commentsOfPull,
@@ -350,6 +351,8 @@ export class PullService {
         await markPullMerged(tx, pull.id, { byUserId: merger.id, sha: result.sha, headSha, baseSha, now });
         await this.events.recordRefChanges(tx, repo, merger, moved, pushed);
         await this.recordPullEvent(tx, repo, merger, pull.id, countsOf, { action: 'closed' });
+        // Reaching the default branch, the description's and the commits' closing keywords close their issues.
+        if (pull.base === repo.default_branch) await closeReferencedIssues(tx, this.events, repo, merger, [pull.description, ...result.commits.map((commit) => commit.message)], now);
         await deleteRefIntent(tx, intent.id);
       });
     } catch (error) {

@@ -21,13 +21,15 @@ import {
   type RepositoryRow,
 } from '../store/queries/repositories.js';
 import type { PageWindow } from '../store/queries/page-window.js';
-import type { UserRow } from '../store/queries/users.js';
+import { userById, type UserRow } from '../store/queries/users.js';
 import { NOTHING_PUSHED, type EventRecorder } from '../events/index.js';
 import { deleteRefBackfill, deleteRefIntent, deleteRefIntentsOf, setOtherRef } from '../store/queries/refs.js';
 import type { FileEntry, GitBackend, RefChange } from './git-backend.js';
 import { isPlausibleName, validateRepositoryName } from './names.js';
 import { optionalText } from './text-fields.js';
 import { NameReservations } from './name-reservations.js';
+import { closeReferencedIssues } from './closing-keywords.js';
+import { keptCount } from '../store/queries/list-counts.js';
 import { writeToRepository } from './repository-write.js';
 import { accessLevel, permissionFlags, requireAccess, type AccessLevel, type Viewer } from './permissions.js';
 
@@ -300,7 +302,12 @@ export class RepositoryService {
     // The commits are read before the write (git runs cannot happen inside it), and only when someone will hear of
     // them; without them the refs still count.
     const heard = changes.length > 0 && !extra.backfill && (await this.events.anyoneHears(this.store, repo.id, ['push', 'create', 'delete']));
-    const pushed = heard ? await this.git.pushedRefs(repo.owner_name, repo.name, changes).catch(() => changes.map(() => NOTHING_PUSHED)) : changes.map(() => NOTHING_PUSHED);
+    // Commits reaching the default branch may close issues (closing keywords): theirs are read whoever hears.
+    // Read only where an open issue could be closed: most pushes pay nothing for it.
+    const toDefault =
+      !extra.backfill && changes.some((change) => change.ref === `${BRANCH_PREFIX}${headBranch}` && !ZERO_SHA.test(change.after)) && (await keptCount(this.store, repo.id, 'issue', ['open'])) > 0;
+    const pushed = heard || toDefault ? await this.git.pushedRefs(repo.owner_name, repo.name, changes).catch(() => changes.map(() => NOTHING_PUSHED)) : changes.map(() => NOTHING_PUSHED);
+    const messages = changes.flatMap((change, index) => (change.ref === `${BRANCH_PREFIX}${headBranch}` ? (pushed[index]?.commits ?? []).map((commit) => commit.message) : []));
     const now = this.now();
     await writeToRepository(this.store, repo, async (tx) => {
       for (const change of changes) {
@@ -317,6 +324,7 @@ export class RepositoryService {
         await deleteRefBackfill(tx, repo.id);
       }
       if (heard) await this.events.recordRefChanges(tx, repo, pusher, changes, pushed, { reconciled: extra.reconciled });
+      if (messages.length > 0) await closeReferencedIssues(tx, this.events, repo, pusher ?? (await userById(tx, repo.owner_id))!, messages, now);
     });
   }
 }
