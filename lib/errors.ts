@@ -9,7 +9,8 @@ export type ErrorKind =
   | 'too_large'
   | 'rate_limited'
   | 'unsupported'
-  | 'unavailable';
+  | 'unavailable'
+  | 'moved';
 
 /** HTTP status for each error kind: the one mapping used by the whole app. */
 export const STATUS_BY_KIND: Readonly<Record<ErrorKind, number>> = Object.freeze({
@@ -23,6 +24,7 @@ export const STATUS_BY_KIND: Readonly<Record<ErrorKind, number>> = Object.freeze
   rate_limited: 429,
   unsupported: 415,
   unavailable: 503,
+  moved: 301,
 });
 
 /** An expected failure with a message that is safe to show to the client. */
@@ -38,6 +40,32 @@ export class RepoHostError extends Error {
   }
   get status(): number {
     return STATUS_BY_KIND[this.kind];
+  }
+}
+
+/**
+ * A repository asked for by a former name (it was renamed): every layer answers with a redirect to the same path under
+ * its new name (301 for reads, 307 for other methods, so they are sent again as they were).
+ */
+export class RepositoryMoved extends RepoHostError {
+  constructor(
+    readonly from: { owner: string; name: string },
+    readonly to: { owner_name: string; name: string },
+  ) {
+    super('moved', 'Moved Permanently');
+    this.name = 'RepositoryMoved';
+  }
+
+  /** The request's URL (path and query) with the repository's old name replaced by its new one. */
+  locationFor(url: URL): string {
+    const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const segment = new RegExp(`/${escape(encodeURIComponent(this.from.owner))}/${escape(encodeURIComponent(this.from.name))}(?=\\.git(?:/|$)|/|$)`, 'i');
+    return `${url.pathname.replace(segment, `/${encodeURIComponent(this.to.owner_name)}/${encodeURIComponent(this.to.name)}`)}${url.search}`;
+  }
+
+  /** 301 for GET and HEAD; 307 keeps the method and body of anything else. */
+  static statusFor(method: string): 301 | 307 {
+    return method === 'GET' || method === 'HEAD' ? 301 : 307;
   }
 }
 

@@ -1,6 +1,6 @@
 import { H3, HTTPError, type H3Event } from 'h3';
 import type { AppContext } from '../context.js';
-import { isRepoHostError } from '../errors.js';
+import { isRepoHostError, RepositoryMoved } from '../errors.js';
 import { retryAfterOf } from './retry-after.js';
 import { currentUser } from './auth.js';
 import { RequestForgeryGuard } from './csrf.js';
@@ -110,6 +110,12 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
     onError: async (error, event) => {
       // /api/v3 speaks GitHub's error shape, also for what fails before its routes run.
       if (isGitHubApiPath(event.url.pathname)) return (await import('../github/api/http.js')).githubErrorResponse(error, event, log);
+      const moved = error.cause instanceof RepositoryMoved ? error.cause : undefined;
+      if (moved) {
+        // A renamed repository's former name: the same page or endpoint under its new name.
+        const status = RepositoryMoved.statusFor(event.req.method);
+        return Response.json({ success: false, message: moved.message }, { status, headers: { location: moved.locationFor(event.url), 'cache-control': 'no-store' } });
+      }
       const { status, body } = errorResponse(error);
       // Expected refusals (a RepoHostError, 503s for a busy host included) are answers, not failures to log.
       if (status >= 500 && !isRepoHostError(error.cause)) log(`repohost: ${event.req.method} ${event.url.pathname} failed: ${(error.cause as Error)?.stack ?? error.stack}`);

@@ -1,6 +1,6 @@
 import type { ConcurrencyGate } from '../concurrency-gate.js';
 import type { Db, SharedLocks } from '../store/interface.js';
-import { conflict, invalid, notFound, RepoHostError, unavailable } from '../errors.js';
+import { conflict, invalid, notFound, RepoHostError, RepositoryMoved, unavailable } from '../errors.js';
 import {
   branchesOf,
   countPublicRepositories,
@@ -14,7 +14,9 @@ import {
   repositoryById,
   repositoryByFullName,
   repositoryByName,
+  redirectedRepository,
   renameRepository,
+  dropRedirect,
   setDefaultBranch,
   setRepositoryDetails,
   upsertBranch,
@@ -124,6 +126,8 @@ export class RepositoryService {
           if (await repositoryByName(tx, owner.id, name)) throw conflict('repository already exists');
           // HEAD is the default branch: `main` for a new repository, the source's for an import (as git clone does).
           const repoId = await insertRepository(tx, { ownerId: owner.id, name, description, isPrivate, defaultBranch: head, now });
+          // A renamed repository's old name redirects only until a repository takes it again.
+          await dropRedirect(tx, owner.id, name);
           for (const [ref, sha] of refs) {
             if (ref.startsWith(BRANCH_PREFIX)) await upsertBranch(tx, repoId, ref.slice(BRANCH_PREFIX.length), sha, now);
             else await setOtherRef(tx, repoId, ref, sha);
@@ -228,11 +232,22 @@ export class RepositoryService {
     return await accessLevel(this.store, viewer, repo);
   }
 
-  /** The repository if the viewer may see it; otherwise not found, so private repositories do not leak. */
+  /**
+   * The repository if the viewer may see it; otherwise not found, so private repositories do not leak. A former name
+   * of a repository the viewer may see answers RepositoryMoved (its new name), which every layer turns into a redirect.
+   */
   async visibleByName(viewer: Viewer, ownerName: string, repoName: string): Promise<RepositoryRow> {
     const repo = await this.findByName(ownerName, repoName);
-    if (!repo || await this.access(viewer, repo) === 'none') throw notFound('Not found');
-    return repo;
+    if (repo && (await this.access(viewer, repo)) !== 'none') return repo;
+    const moved = repo ? undefined : await this.movedTo(viewer, ownerName, repoName);
+    if (moved) throw new RepositoryMoved({ owner: ownerName, name: repoName }, moved);
+    throw notFound('Not found');
+  }
+
+  /** Where a former name of a repository leads, if the viewer may see that repository (nothing leaks otherwise). */
+  async movedTo(viewer: Viewer, ownerName: string, repoName: string): Promise<RepositoryRow | undefined> {
+    const moved = await redirectedRepository(this.store, ownerName, repoName);
+    return moved && (await this.access(viewer, moved)) !== 'none' ? moved : undefined;
   }
 
   async visibleById(viewer: Viewer, id: number): Promise<RepositoryRow> {

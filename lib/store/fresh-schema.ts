@@ -5,7 +5,7 @@
  * schema and rows; after adding a migration, regenerate this list from a migrated database the way that test says
  * (until then fresh databases replay the steps: `runMigrations` uses this list only while its version is the newest).
  */
-export const FRESH_SCHEMA_VERSION = 13;
+export const FRESH_SCHEMA_VERSION = 14;
 
 /** Table, index and trigger definitions first (`schema_version` among them), then the rows; the version row is added by `runMigrations`. */
 
@@ -437,5 +437,13 @@ export const FRESH_SCHEMA: readonly string[] = [
         UNIQUE (repo_id, path)
       )`,
   `CREATE INDEX lfs_locks_by_repo ON lfs_locks (repo_id, id)`,
+  `CREATE TABLE repository_redirects (
+        owner_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        name_lower TEXT NOT NULL,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (owner_id, name_lower)
+      )`,
+  `CREATE INDEX repository_redirects_by_repo ON repository_redirects (repo_id)`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
 ];

@@ -584,6 +584,21 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       'CREATE INDEX lfs_locks_by_repo ON lfs_locks (repo_id, id)',
     ],
   },
+  {
+    // Renamed repositories (issue 21): the old name keeps leading to the repository (pages, API, git) until the name
+    // is taken again.
+    version: 14,
+    statements: [
+      `CREATE TABLE repository_redirects (
+        owner_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        name_lower TEXT NOT NULL,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (owner_id, name_lower)
+      )`,
+      'CREATE INDEX repository_redirects_by_repo ON repository_redirects (repo_id)',
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

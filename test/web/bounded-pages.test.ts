@@ -106,7 +106,7 @@ describe('pages of very large commits and folders stay bounded', () => {
     expect(names).toEqual(['README.md', ...Array.from({ length: 999 }, (_, i) => wideFile(i, ''))]);
     expect(home.text).toContain('This folder has 1,201 entries: 1 to 1,000 are listed here (page 1 of 2).');
     expect(home.text).toContain('<a href="/alice/flat/src/branch/main?page=2" rel="next">');
-    expect(home.text).toContain('<h1>wide</h1>');
+    expect(home.text).toContain('<h1 id="user-content-wide">wide</h1>');
     const rest = await http(`${host.url}/alice/flat/src/branch/main?page=2`, { headers: page });
     expect([...rest.text.matchAll(/<td class="name">[^]*?<a href="\/alice\/flat\/src\/branch\/main\/([^"]+)">/g)].map((match) => match[1])).toEqual(
       Array.from({ length: 201 }, (_, i) => wideFile(999 + i, '')),

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { getRequestHeader, HTTPError, HTTPResponse, type H3Event, type Middleware } from 'h3';
 import type { AppContext } from '../../context.js';
-import { isRepoHostError, type RepoHostError } from '../../errors.js';
+import { isRepoHostError, RepositoryMoved, type RepoHostError } from '../../errors.js';
 import { retryAfterOf } from '../../http/retry-after.js';
 import { RequestForgeryGuard } from '../../http/csrf.js';
 import { readLimitedText, type FormFields } from '../../http/validate.js';
@@ -137,6 +137,12 @@ function githubJson(status: number, body: unknown, headers: Record<string, strin
  * error handler for what fails before them (the request-forgery guard, the store).
  */
 export function githubErrorResponse(error: unknown, event: H3Event, log: (message: string) => void): Response {
+  const cause = error instanceof HTTPError && error.cause ? error.cause : error;
+  if (cause instanceof RepositoryMoved) {
+    // GitHub's answer for a renamed repository: 301 (307 for writes) to where it is now, which clients follow.
+    const location = new URL(cause.locationFor(event.url), event.url).toString();
+    return githubJson(RepositoryMoved.statusFor(event.req.method), { message: 'Moved Permanently', url: location, documentation_url: DOCUMENTATION_URL }, { location, 'cache-control': 'no-store' }, event);
+  }
   const { status, body, retryAfter } = githubError(error, event.url.pathname);
   // Expected refusals (a RepoHostError, a busy host's 503 included) are answers, not failures to log.
   if (status >= 500 && !isRepoHostError(error)) log(`repohost: ${event.req.method} ${event.url.pathname} failed: ${(error as Error)?.stack ?? String(error)}`);

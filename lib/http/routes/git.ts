@@ -4,6 +4,7 @@ import { getQuery, getRequestHeader, HTTPResponse, type H3, type H3Event } from 
 import type { AppContext } from '../../context.js';
 import { plain, requestedService, toWebResponse } from '../../git/smart-http.js';
 import { ConcurrencyGate } from '../../concurrency-gate.js';
+import { RepositoryMoved } from '../../errors.js';
 import { atLeast } from '../../services/permissions.js';
 import { retryAfterOf } from '../retry-after.js';
 import { clientAddress, currentUser } from '../auth.js';
@@ -51,6 +52,14 @@ export function mountGitRoutes(app: H3, ctx: AppContext): void {
     if (getRequestHeader(event, 'authorization') && !user) {
       // Wrong credentials are refused even where none are needed, so a typo never passes unnoticed.
       return textResponse(401, 'Authentication failed', CHALLENGE);
+    }
+    if (!repo) {
+      // A renamed repository's former name: git follows the redirect of its first request and says so.
+      const moved = await ctx.repos.movedTo(user, owner, name);
+      if (moved) {
+        const location = new RepositoryMoved({ owner, name }, moved).locationFor(event.url);
+        return new Response(null, { status: RepositoryMoved.statusFor(event.req.method), headers: { location, 'cache-control': 'no-cache' } });
+      }
     }
     const level = repo ? await ctx.repos.access(user, repo) : 'none';
     if (!atLeast(level, needed)) {

@@ -83,8 +83,35 @@ export async function deleteRepository(tx: WriteTx, id: number): Promise<void> {
   await commentIdsReleased(tx);
 }
 
+/**
+ * Renames the repository; its old name redirects to it from now on (unless only its case changed), and a redirect of
+ * the new name ends (the name is taken again).
+ */
 export async function renameRepository(tx: WriteTx, id: number, name: string, now: string): Promise<void> {
+  const before = await tx.get<{ owner_id: number; name_lower: string }>('SELECT owner_id, name_lower FROM repositories WHERE id = ?', [id]);
   await tx.run('UPDATE repositories SET name = ?, name_lower = ?, updated_at = ? WHERE id = ?', [name, name.toLowerCase(), now, id]);
+  if (!before) return;
+  await dropRedirect(tx, before.owner_id, name);
+  if (before.name_lower !== name.toLowerCase()) {
+    await tx.run(
+      `INSERT INTO repository_redirects (owner_id, name_lower, repo_id, created_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (owner_id, name_lower) DO UPDATE SET repo_id = excluded.repo_id, created_at = excluded.created_at`,
+      [before.owner_id, before.name_lower, id, now],
+    );
+  }
+}
+
+/** Ends the redirect of a name (a repository of that name exists again). */
+export async function dropRedirect(tx: WriteTx, ownerId: number, name: string): Promise<void> {
+  await tx.run('DELETE FROM repository_redirects WHERE owner_id = ? AND name_lower = ?', [ownerId, name.toLowerCase()]);
+}
+
+/** The repository a former name `owner/name` leads to, if it was renamed and the name not taken since. */
+export async function redirectedRepository(db: ReadTx, ownerName: string, name: string): Promise<RepositoryRow | undefined> {
+  return await db.get<RepositoryRow>(
+    `${SELECT} JOIN repository_redirects d ON d.repo_id = r.id JOIN users o ON o.id = d.owner_id WHERE o.username_lower = ? AND d.name_lower = ?`,
+    [ownerName.toLowerCase(), name.toLowerCase()],
+  );
 }
 
 export async function setRepositoryDetails(tx: WriteTx, id: number, details: { description: string; isPrivate: boolean }, now: string): Promise<void> {
