@@ -152,6 +152,11 @@ export class CheckService {
     return await this.store.read(async (tx) => await checkRuns(tx, repo.id, { sha }, filter, page));
   }
 
+  /** The newest run of each name on a commit (by full id), at most `limit` (the pull request page). */
+  async latestRunsAt(repo: RepositoryRow, sha: string, limit: number): Promise<CheckRunRow[]> {
+    return (await this.store.read(async (tx) => await checkRuns(tx, repo.id, { sha }, { latest: true }, { limit, offset: 0 }))).items;
+  }
+
   async forSuite(repo: RepositoryRow, suiteId: number, filter: CheckRunFilter, page: PageWindow): Promise<{ items: CheckRunRow[]; total: number }> {
     const suite = await this.suite(repo, suiteId);
     return await this.store.read(async (tx) => await checkRuns(tx, repo.id, { suiteId: suite.id }, filter, page));

@@ -2,6 +2,7 @@ import type { CommitSummary } from '../../git/diff.js';
 import type { AccessLevel } from '../../services/permissions.js';
 import type { BranchComparison, PullComment, PullSummary } from '../../services/pulls.js';
 import type { CombinedStatus } from '../../services/statuses.js';
+import type { CheckRunRow } from '../../store/queries/checks.js';
 import type { PullRow } from '../../store/queries/pulls.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { errorBox, stateBadge, stateTabs } from './components.js';
@@ -100,6 +101,8 @@ export type PullTab = 'conversation' | 'commits' | 'files';
 
 export interface PullModel {
   pull: PullSummary;
+  /** The newest check run of each name on the head commit. */
+  checkRuns: CheckRunRow[];
   tab: PullTab;
   comments?: PullComment[];
   /** The page of the conversation shown. */
@@ -137,15 +140,26 @@ function pullTabs(repo: RepositoryRow, pull: PullSummary, active: PullTab): Safe
   )}</ul></nav>`;
 }
 
+/** The colour class of a check run's state: passing conclusions, failing ones, or not finished. */
+function runClass(run: CheckRunRow): 'success' | 'failure' | 'pending' {
+  if (run.status !== 'completed') return 'pending';
+  return ['success', 'neutral', 'skipped'].includes(run.conclusion ?? '') ? 'success' : 'failure';
+}
+
+/** Statuses and check runs of the head commit (the newest run of each name), required ones marked, missing ones listed. */
 function checksSection(model: PullModel): SafeHtml {
-  const { checks, requiredContexts } = model;
-  const states = new Map(checks.statuses.map((status) => [status.context, status.state]));
-  const missing = requiredContexts.filter((context) => !states.has(context));
-  if (checks.total_count === 0 && requiredContexts.length === 0) return html`<p class="muted">No status checks reported for the head commit.</p>`;
-  return html`<section aria-label="Checks" class="checks"><p>Checks on <code>${checks.sha.slice(0, 10)}</code>: <strong class="status-${checks.state}">${checks.state}</strong></p>
+  const { checks, checkRuns, requiredContexts } = model;
+  const reported = new Set([...checks.statuses.map((status) => status.context), ...checkRuns.map((run) => run.name)]);
+  const missing = requiredContexts.filter((context) => !reported.has(context));
+  if (checks.total_count === 0 && checkRuns.length === 0 && requiredContexts.length === 0) return html`<p class="muted">No status checks reported for the head commit.</p>`;
+  const summary = checks.total_count > 0 ? html`: <strong class="status-${checks.state}">${checks.state}</strong>` : '';
+  return html`<section aria-label="Checks" class="checks"><p>Checks on <code>${checks.sha.slice(0, 10)}</code>${summary}</p>
 <ul>${checks.statuses.map(
     (status) => html`<li><span class="status-${status.state}">${status.state}</span> <strong>${status.context}</strong>${requiredContexts.includes(status.context) ? ' (required)' : ''}
 ${status.description ? html` — ${status.description}` : ''}${status.target_url ? html` <a href="${status.target_url}" rel="nofollow noopener noreferrer">Details</a>` : ''}</li>`,
+  )}${checkRuns.map(
+    (run) => html`<li><span class="status-${runClass(run)}">${run.conclusion ?? run.status.replace('_', ' ')}</span> <strong>${run.name}</strong>${requiredContexts.includes(run.name) ? ' (required)' : ''}
+${run.output_title ? html` — ${run.output_title}` : ''}${run.details_url ? html` <a href="${run.details_url}" rel="nofollow noopener noreferrer">Details</a>` : ''}</li>`,
   )}${missing.map((context) => html`<li><span class="status-pending">missing</span> <strong>${context}</strong> (required)</li>`)}</ul></section>`;
 }
 

@@ -44,6 +44,7 @@ async function renderPull(ctx: AppContext, request: RepoPageRequest, number: num
     commitCount: pull.status === 'merged' ? commits?.length : undefined,
     diff: tab === 'files' ? await renderDiff(await ctx.pulls.files(repo, row.id), downloads(`${repoBase(repo)}/pulls/${row.number}`)) : undefined,
     checks: await ctx.statuses.combinedOf(repo, pull.head_sha),
+    checkRuns: await ctx.checks.latestRunsAt(repo, pull.head_sha, MAX_CHECK_RUNS_SHOWN),
     requiredContexts: (await ctx.protection.ruleFor(repo, pull.base))?.required_status_contexts ?? [],
     unmetChecks: await ctx.pulls.unmetChecks(repo, pull.base, pull.head_sha),
     unmetReviews: pull.status === 'open' ? await ctx.pulls.unmetReviews(repo, pull.base, row.id) : undefined,
@@ -53,6 +54,9 @@ async function renderPull(ctx: AppContext, request: RepoPageRequest, number: num
     error,
   });
 }
+
+/** Check runs a pull request page lists (the newest of each name). */
+const MAX_CHECK_RUNS_SHOWN = 50;
 
 /** The `.diff` and `.patch` addresses beside a page's. */
 const downloads = (page: string) => ({ diff: `${page}.diff`, patch: `${page}.patch` });
