@@ -487,7 +487,9 @@ describe('collaboration pages in headless Chromium', () => {
       await page.fill('form[action$="/rename"] input[name=name]', 'barn');
       await page.click('main button:has-text("Rename repository")');
       await page.waitForURL(`${host.url}/olive/barn/settings?saved=1`);
-      expect((await http(`${host.url}/api/v1/repos/olive/shed`, { headers: bearer(olive.token) })).status).toBe(404);
+      // The old name now leads to the new one (issue 21: renamed repositories redirect).
+      const old = await http(`${host.url}/api/v1/repos/olive/shed`, { headers: bearer(olive.token) });
+      expect([old.status, old.headers.location]).toEqual([301, '/api/v1/repos/olive/barn']);
       await page.fill('input[name=confirm]', 'olive/shed');
       const [refusedDelete] = await Promise.all([page.waitForResponse((answer) => answer.url().endsWith('/delete')), page.click('main button:has-text("Delete repository")')]);
       expect(refusedDelete.status()).toBe(400);
