@@ -25,7 +25,9 @@ describe('repository rename and delete (Gitea-style PATCH / DELETE /api/v1/repos
     const renamed = await http(`${host.url}/api/v1/repos/alice/before`, { method: 'PATCH', headers: bearer(alice.token), form: { name: 'after' } });
     expect(renamed.status, renamed.text).toBe(200);
     expect(renamed.json).toMatchObject({ id: repo.id, name: 'after', user_name: 'alice', clone_url: `${host.url}/alice/after.git` });
-    expect((await http(`${host.url}/api/v1/repos/alice/before`)).status).toBe(404);
+    // The old name redirects to the new one (issue 21), as Gitea's does.
+    const old = await http(`${host.url}/api/v1/repos/alice/before`);
+    expect([old.status, old.headers.location]).toEqual([301, '/api/v1/repos/alice/after']);
     expect(existsSync(folder('alice', 'before'))).toBe(false);
     expect(existsSync(folder('alice', 'after'))).toBe(true);
     const branches = await http(`${host.url}/api/v1/alice/after/branches/count`, { headers: cookie(alice.session) });
