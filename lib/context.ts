@@ -13,6 +13,7 @@ import type { CollaboratorService } from './services/collaborators.js';
 import type { CredentialService } from './services/credentials.js';
 import type { IssueService } from './services/issues.js';
 import type { LabelService } from './services/labels.js';
+import type { LoginThrottle } from './services/login-throttle.js';
 import type { GitDataService } from './services/git-data.js';
 import type { MilestoneService } from './services/milestones.js';
 import type { PullService } from './services/pulls.js';
@@ -41,6 +42,8 @@ export interface AppContext {
   readonly highlighter: Highlighter;
   /** bcrypt off the event loop (worker threads). */
   readonly passwords: PasswordHasher;
+  /** Failed sign-ins counted per account and address: password checks, and SSH connections no key got through. */
+  readonly loginThrottle: LoginThrottle;
   readonly users: UserService;
   readonly credentials: CredentialService;
   /** Users' public SSH keys and repositories' deploy keys. */

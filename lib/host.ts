@@ -137,7 +137,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     perAddress: options.maxFailedLoginsPerAddress,
     windowMs: options.failedLoginWindowMs,
   });
-  const repos = new RepositoryService(store, git, baseUrl, nowIso, new ConcurrencyGate(options.maxImports, options.maxImportsPerUser), recorder, store.sharedLocks);
+  const repos = new RepositoryService(store, git, baseUrl, sshUrl, nowIso, new ConcurrencyGate(options.maxImports, options.maxImportsPerUser), recorder, store.sharedLocks);
   const journal = new RefJournal(store, nowIso, store.sharedLocks?.instance);
   const checks = new CheckService(store, git, nowIso);
   const pulls = new PullService(store, git, nowIso, publicEmail, statuses, checks, protection, recorder, journal, (repo, work) => repos.whileUnchanged(repo, work));
@@ -149,6 +149,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     git,
     gitTransfers: new ConcurrencyGate(options.maxGitTransfers, options.maxGitTransfersPerClient),
     passwords,
+    loginThrottle: throttle,
     highlighter: new Highlighter(),
     users: new UserService(store, passwords, throttle, options.bcryptCost, avatarUrl, nowIso),
     credentials: new CredentialService(store, options.now),

@@ -179,8 +179,9 @@ export interface RepoHostOptions {
    */
   maxFailedLoginsPerAccount?: number;
   /**
-   * Failed password attempts allowed per client address (an IPv6 address counts as its /64), on all accounts
-   * together, within `failedLoginWindowMs`; then its password checks answer 429 until the window ends.
+   * Failed sign-ins allowed per client address (an IPv6 address counts as its /64) within `failedLoginWindowMs`: password
+   * attempts on all accounts together, and SSH connections that offered keys and closed with none accepted. Then its
+   * password checks answer 429, and its SSH connections are closed at once, until the window ends.
    * @default 50
    */
   maxFailedLoginsPerAddress?: number;

@@ -60,8 +60,8 @@ export class LoginThrottle {
   check(username: string, address: string | undefined): void {
     const now = this.now();
     const { addressKey, accountKey, pairKey } = this.#keys(username, address);
-    const byAddress = addressKey === undefined ? undefined : this.#live(addressKey, now);
-    if (byAddress && byAddress.count >= this.limits.perAddress) throw tooMany(byAddress.endsAt - now);
+    const addressWait = this.#addressWaitMs(addressKey, now);
+    if (addressWait > 0) throw tooMany(addressWait);
     const pair = this.#live(pairKey, now);
     const account = pair && this.#live(accountKey, now);
     if (!pair || !account || account.count < this.limits.perAccount) return;
@@ -72,16 +72,42 @@ export class LoginThrottle {
   failed(username: string, address: string | undefined): void {
     const now = this.now();
     const { addressKey, accountKey, pairKey } = this.#keys(username, address);
-    // The address's window is fixed (its Retry-After is when it ends); the others last while failures keep coming.
-    if (addressKey !== undefined) this.#count(addressKey, now, (entry) => entry?.endsAt ?? now + this.limits.windowMs);
+    this.#countAddress(addressKey, now);
+    // Unlike the address's, these last while failures keep coming.
     this.#count(accountKey, now, () => now + this.limits.windowMs);
     this.#count(pairKey, now, () => now + this.limits.windowMs);
+    if (this.#entries.size > MAX_KEYS) this.#prune(now);
+  }
+
+  /**
+   * For sign-ins that name no account (an SSH connection that offered keys and had none accepted): whether the address
+   * used up its failures, which it shares with password checks, for now.
+   */
+  addressUsedUp(address: string): boolean {
+    return this.#addressWaitMs(this.#keys('', address).addressKey, this.now()) > 0;
+  }
+
+  /** A failed sign-in that names no account: counts against the address only. */
+  failedFromAddress(address: string): void {
+    const now = this.now();
+    this.#countAddress(this.#keys('', address).addressKey, now);
     if (this.#entries.size > MAX_KEYS) this.#prune(now);
   }
 
   /** Forgets every failure counted (the accounts were put back to an earlier state, see host.restore). */
   clear(): void {
     this.#entries.clear();
+  }
+
+  /** The address's window is fixed: its Retry-After is when the window ends. */
+  #countAddress(addressKey: string | undefined, now: number): void {
+    if (addressKey !== undefined) this.#count(addressKey, now, (entry) => entry?.endsAt ?? now + this.limits.windowMs);
+  }
+
+  /** How long the address must wait before its next sign-in: 0 unless it used up its failures. */
+  #addressWaitMs(addressKey: string | undefined, now: number): number {
+    const byAddress = addressKey === undefined ? undefined : this.#live(addressKey, now);
+    return byAddress && byAddress.count >= this.limits.perAddress ? byAddress.endsAt - now : 0;
   }
 
   /** The wait an account past its failures asks of the addresses that failed on it. */

@@ -45,6 +45,8 @@ export interface RepositorySummary {
   private: boolean;
   default_branch: string;
   clone_url: string;
+  /** The SSH clone URL (Gitea's field), '' when the host does not serve SSH. */
+  ssh_url: string;
   /** What the caller may do, as GitHub's `permissions`. */
   permissions: { admin: boolean; push: boolean; pull: boolean };
 }
@@ -86,6 +88,8 @@ export class RepositoryService {
     private readonly store: Db,
     private readonly git: GitBackend,
     private readonly baseUrl: () => string,
+    /** The SSH clone URL of `owner/name`, or '' without SSH. */
+    private readonly sshUrl: (fullName: string) => string,
     private readonly now: () => string,
     /** Imports running at once, in all and per user. */
     private readonly imports: ConcurrencyGate,
@@ -282,6 +286,7 @@ export class RepositoryService {
       private: repo.is_private === 1,
       default_branch: repo.default_branch,
       clone_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}.git`,
+      ssh_url: this.sshUrl(`${repo.owner_name}/${repo.name}`),
       permissions: permissionFlags(await this.access(viewer, repo)),
     };
   }

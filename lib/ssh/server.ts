@@ -33,6 +33,8 @@ interface ClientState {
   socket: Socket;
   address: string;
   principal?: SshPrincipal;
+  /** Whether it offered a key: closing without one accepted is then a failed sign-in from its address. */
+  offeredKey?: boolean;
   running: number;
   stop: AbortController;
   connection?: Connection;
@@ -111,7 +113,9 @@ export class SshGitServer {
     socket.on('error', () => undefined);
     const address = socket.remoteAddress ?? '';
     const fromAddress = this.#perAddress.get(address) ?? 0;
-    if (this.#stopping || this.#clients.size >= this.ctx.options.maxSshConnections || fromAddress >= this.ctx.options.maxSshConnectionsPerAddress) {
+    const full = this.#clients.size >= this.ctx.options.maxSshConnections || fromAddress >= this.ctx.options.maxSshConnectionsPerAddress;
+    // An address that failed to sign in too often (keys or passwords) is closed before it may try again.
+    if (this.#stopping || full || this.ctx.loginThrottle.addressUsedUp(address)) {
       socket.destroy();
       return;
     }
@@ -123,6 +127,7 @@ export class SshGitServer {
     grace.unref();
     socket.once('close', () => {
       clearTimeout(grace);
+      if (client.offeredKey && !client.principal) this.ctx.loginThrottle.failedFromAddress(address);
       client.stop.abort();
       this.#clients.delete(key);
       const left = (this.#perAddress.get(address) ?? 1) - 1;
@@ -140,6 +145,7 @@ export class SshGitServer {
     client.connection = connection;
     let attempts = 0;
     connection.on('authentication', (auth) => {
+      if (auth.method === 'publickey') client.offeredKey = true;
       if (auth.method !== 'none' && ++attempts > this.ctx.options.maxSshAuthAttempts) {
         auth.reject();
         hangUp(client);

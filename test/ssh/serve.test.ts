@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepoHost, type RepoHost } from '../../lib/index.js';
-import { tempDir } from '../helpers/host.js';
+import { newUser } from '../helpers/api.js';
+import { bearer, http, tempDir } from '../helpers/host.js';
 import { runCli, startCliServer, type ServerProcess } from '../cli/processes.js';
 
 // Issue 22: `repohost serve --ssh-port`, `repohost user key add`, host keys kept across restarts, and the limits on
@@ -124,5 +125,58 @@ describe('SSH connection limits', () => {
     const after = rawConnection(other.sshPort!);
     await after.closed;
     expect(after.received()).toBe('');
+  });
+});
+
+describe('SSH sign-in failures per address', () => {
+  let host: RepoHost;
+  let work: Awaited<ReturnType<typeof tempDir>>;
+
+  beforeAll(async () => {
+    host = await createRepoHost({ port: 0, bcryptCost: 4, sshPort: 0, maxFailedLoginsPerAddress: 3, failedLoginWindowMs: 2500 });
+    work = await tempDir('repohost-ssh-failures-');
+  });
+
+  afterAll(async () => {
+    await host?.close();
+    await work?.cleanup();
+  });
+
+  it('closes an address at once after its failed sign-ins, shares the count with passwords, and forgets it after the window', async () => {
+    const alice = await newUser(host, 'alice');
+    const keyOf = async (name: string) => {
+      const key = join(work.path, name);
+      await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
+      return key;
+    };
+    const known = await keyOf('known');
+    const unknown = await keyOf('unknown');
+    const added = await http(`${host.url}/api/v3/user/keys`, { headers: bearer(alice.token), json: { title: 'known', key: await readFile(`${known}.pub`, 'utf8') } });
+    expect(added.status).toBe(201);
+    const ssh = async (key: string) => {
+      const options = ['-i', key, '-o', 'IdentitiesOnly=yes', '-o', 'IdentityAgent=none', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'BatchMode=yes'];
+      try {
+        await run('ssh', [...options, '-p', String(host.sshPort), 'git@127.0.0.1']);
+        return { code: 0, stderr: '' };
+      } catch (error) {
+        const failed = error as { code: number; stderr: string };
+        return { code: failed.code, stderr: failed.stderr };
+      }
+    };
+    // The known key signs in (and a shell is refused with its greeting): not a failure.
+    expect((await ssh(known)).stderr).toContain('Hi alice!');
+    const started = Date.now();
+    for (let i = 0; i < 3; i++) expect((await ssh(unknown)).stderr).toContain('Permission denied (publickey)');
+    // Now even the right key is not heard: the connection closes before the server says a word.
+    const closed = await ssh(known);
+    expect(closed.code).toBe(255);
+    expect(closed.stderr).not.toContain('Hi alice!');
+    expect(closed.stderr).toMatch(/kex_exchange_identification|Connection (closed|reset)/);
+    // The same address's password checks are held too.
+    const password = await http(`${host.url}/api/v3/user`, { headers: { authorization: `Basic ${Buffer.from('alice:wrong').toString('base64')}` } });
+    expect(password.status).toBe(429);
+    // Once the window has passed, the address may sign in again.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + 2600 - Date.now())));
+    expect((await ssh(known)).stderr).toContain('Hi alice!');
   });
 });

@@ -246,9 +246,19 @@ describe('git over SSH', () => {
     expect(forward.stderr).toMatch(/stdio forwarding failed|open failed|administratively prohibited/);
   });
 
-  it('names the SSH clone URL in /api/v3 and it clones', async () => {
+  it('names the SSH clone URL in /api/v3 and /api/v1, and it clones', async () => {
     const repo = await http(`${host.url}/api/v3/repos/alice/open`, { headers: bearer(alice.token) });
     expect(repo.json.ssh_url).toBe(url('alice/open'));
     expect((await sshGit(work.path, ['ls-remote', repo.json.ssh_url], keys.alice)).code).toBe(0);
+    expect((await http(`${host.url}/api/v1/repos/alice/open`)).json.ssh_url).toBe(url('alice/open'));
+    // A host that does not serve SSH names no SSH URL.
+    const plain = await startHost();
+    try {
+      const owner = await newUser(plain, 'alice');
+      await newRepo(plain, owner, 'open', 'public');
+      expect((await http(`${plain.url}/api/v1/repos/alice/open`)).json.ssh_url).toBe('');
+    } finally {
+      await plain.close();
+    }
   });
 });

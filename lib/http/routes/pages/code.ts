@@ -182,8 +182,7 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
   app.get('/:owner/:repo', async (event) => {
     const { viewer, user, repo, access } = await openRepo(event);
     const social = { stars: await ctx.social.stars(repo), watchers: await ctx.social.watchers(repo), ...await ctx.social.stateOf(viewer, repo) };
-    const cloneUrl = (await ctx.repos.summary(repo)).clone_url;
-    const sshUrl = ctx.sshUrl(`${repo.owner_name}/${repo.name}`);
+    const { clone_url: cloneUrl, ssh_url: sshUrl } = await ctx.repos.summary(repo);
     const at = await browse.resolveRefPath(repo.owner_name, repo.name, 'branch', repo.default_branch);
     const tree = at && (await browse.objectAt(repo.owner_name, repo.name, at.commit, ''));
     if (!at || !tree) return htmlResponse(homeView(user, { repo, access }, { cloneUrl, sshUrl, social, readme: '' }));
