@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -8,6 +8,29 @@ import { tooLarge } from '../errors.js';
 
 /** Names of uploads still arriving (or cut off by a crash): harness snapshots skip them. */
 export const INCOMING_PREFIX = '.incoming-';
+
+/** An upload's file untouched for this long was cut off by a crash (a live one grows as its bytes arrive). */
+const STALE_INCOMING_MS = 60 * 60_000;
+/** Folders swept in this process; forgotten past this many (sweeping again is only a little wasted work). */
+const MAX_SWEPT = 10_000;
+const swept = new Set<string>();
+
+/**
+ * Removes what uploads cut off by a crash left in `dir`, once per folder and process: at its first upload, so start-up
+ * reads nothing and a folder's leftovers go when it is written to again.
+ */
+async function sweepLeftovers(dir: string): Promise<void> {
+  if (swept.has(dir)) return;
+  if (swept.size >= MAX_SWEPT) swept.clear();
+  swept.add(dir);
+  const staleBefore = Date.now() - STALE_INCOMING_MS;
+  for (const name of await readdir(dir)) {
+    if (!name.startsWith(INCOMING_PREFIX)) continue;
+    const path = join(dir, name);
+    const seen = await stat(path).catch(() => undefined);
+    if (seen && seen.mtimeMs < staleBefore) await rm(path, { force: true });
+  }
+}
 
 async function syncFolder(path: string): Promise<void> {
   const handle = await open(path, 'r');
@@ -46,10 +69,11 @@ export interface ReceiveOptions {
 /**
  * Streams a body into `dir/name`, durably: written under a temporary name, synced, checked, renamed, and the folders
  * synced, so the file is whole on disk before anything that names it is written. A body that is too long, cut off or
- * refused by `check` leaves nothing behind. Answers its size and SHA-256 (hex).
+ * refused by `check` leaves nothing behind (and what a crash left is swept, see sweepLeftovers). Answers its size and SHA-256 (hex).
  */
 export async function receiveFile(dir: string, name: string, body: Readable, options: ReceiveOptions): Promise<{ size: number; sha256: string }> {
   await mkdir(dir, { recursive: true });
+  await sweepLeftovers(dir);
   const incoming = join(dir, `${INCOMING_PREFIX}${randomBytes(16).toString('hex')}`);
   const counter = measured(options.maxBytes, options.what);
   try {

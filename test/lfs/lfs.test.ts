@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -119,6 +120,15 @@ describe('Git LFS', () => {
   it('refuses bytes that do not match their oid, unknown objects, and callers without access', async () => {
     const bytes = Buffer.from('the real content\n');
     const oid = sha256(bytes);
+    // What a crash left of an upload an hour ago goes with the folder's first upload in this process; one still
+    // arriving stays.
+    const folder = join(host.options.dataDir, 'repositories', 'alice', 'small.git', 'lfs', 'objects');
+    const leftover = join(folder, '.incoming-cut-off-by-a-crash');
+    const arriving = join(folder, '.incoming-still-arriving');
+    await mkdir(folder, { recursive: true });
+    await Promise.all([writeFile(leftover, 'half'), writeFile(arriving, 'half')]);
+    const anHourAgo = new Date(Date.now() - 61 * 60_000);
+    await utimes(leftover, anHourAgo, anHourAgo);
     const wrong = await http(`${host.url}/alice/small.git/info/lfs/objects/${oid}`, { method: 'PUT', headers: bearer(alice.token), body: Buffer.from('something else\n') });
     expect(wrong.status).toBe(422);
     expect(wrong.json.message).toContain('do not match the oid');
@@ -130,6 +140,8 @@ describe('Git LFS', () => {
     expect((await http(`${host.url}/alice/small.git/info/lfs/objects/${oid}`, { headers: bearer(alice.token) })).status).toBe(404);
     // The right bytes are kept, and verify confirms them.
     expect((await http(`${host.url}/alice/small.git/info/lfs/objects/${oid}`, { method: 'PUT', headers: bearer(alice.token), body: bytes })).status).toBe(200);
+    expect(existsSync(leftover)).toBe(false);
+    expect(existsSync(arriving)).toBe(true);
     expect((await http(`${host.url}/alice/small.git/info/lfs/verify`, { headers: bearer(alice.token), json: { oid, size: bytes.length } })).status).toBe(200);
     expect((await http(`${host.url}/alice/small.git/info/lfs/verify`, { headers: bearer(alice.token), json: { oid, size: 3 } })).status).toBe(422);
     // Anonymous callers are asked for credentials; bob, who may not see the repository, is told it does not exist.
