@@ -9,6 +9,14 @@ interface Job<In, Out> {
 }
 
 /**
+ * The process's Node options for a worker, less those that would make its plain script an ES module (`node
+ * --input-type=module -e`, or a default type of module), where `require` does not exist.
+ */
+function scriptExecArgv(): string[] {
+  return process.execArgv.filter((option) => !/^--(?:input-type|experimental-default-type)(?:=|$)/.test(option));
+}
+
+/**
  * CPU-heavy work off the event loop: a small pool of worker threads running one plain script (evaluated from a
  * string, so the same code runs from the TypeScript sources in tests and from dist/). The script answers each
  * message with `{ result }` or `{ error }`. Workers start on first use, are replaced when they crash or run a job
@@ -76,7 +84,7 @@ export class WorkerPool<In, Out> {
   }
 
   #spawn(): Worker {
-    const worker = new Worker(this.#source, { eval: true, workerData: this.#workerData });
+    const worker = new Worker(this.#source, { eval: true, workerData: this.#workerData, execArgv: scriptExecArgv() });
     worker.unref();
     this.#all.push(worker);
     worker.on('message', (message: { result?: Out; error?: string }) => {

@@ -7,6 +7,8 @@
 // Baselines in the same run: a bare `node` process (spawn to exit), a bare node:http server (spawn to first
 // answered request), and `git http-backend` behind a bare node:http server (spawn to first answered info/refs),
 // against `repohost serve` on an existing database (spawn to first answered info/refs).
+// Once each, in their own processes: reset() between tests with 10 repositories of 100 commits in the fixtures, and
+// memory (heap used, RSS) over 10,000 mixed reads.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
@@ -119,6 +121,71 @@ console.log(JSON.stringify({ import: t1 - t0, firstHost: t2 - t1, firstRequest: 
 process.exit(0);
 `;
 
+// Fixtures of a harness: `repos` repositories of `commits` commits each (a file changed in a nested folder), 20 issues
+// in the first, one user with a token.
+const FIXTURES = (repos, commits) => `({
+  users: [{ username: 'owner', email: 'owner@example.com', password: 'password123', tokens: [{ name: 'bench', token: 'bench_token_0123456789abcdef' }] }],
+  repositories: Array.from({ length: ${repos} }, (_, r) => ({
+    owner: 'owner',
+    name: 'repo-' + r,
+    branches: { main: { commits: Array.from({ length: ${commits} }, (_, i) => ({ message: 'change ' + i, files: { ['src/m' + (i % 10) + '/f' + (i % 7) + '.txt']: 'version ' + i + '\\n' } })) } },
+    issues: r === 0 ? Array.from({ length: 20 }, (_, i) => ({ title: 'issue ' + i, comments: [{ body: 'a comment' }] })) : [],
+  })),
+})`;
+
+// reset() between tests on a host whose fixtures hold 10 repositories of 100 commits, after what a test does (a write
+// and a new repository with a commit): the median of 15.
+const RESET = `
+const { createRepoHost } = await import(${JSON.stringify(dist)});
+const host = await createRepoHost({ port: 0, bcryptCost: 4, fixtures: ${FIXTURES(10, 100)} });
+const times = [];
+for (let round = 0; round < 16; round++) {
+  await host.admin.createToken('owner', 'round-' + round);
+  await host.admin.seedRepo({ owner: 'owner', name: 'scratch-' + round });
+  const started = performance.now();
+  await host.reset();
+  times.push(performance.now() - started);
+}
+await host.close();
+console.log(JSON.stringify(times.slice(1)));
+process.exit(0);
+`;
+
+// Memory over 10,000 mixed reads (spec API, /api/v3 branch and contents, pages, git refs), in rounds of 1,000: heap
+// used and RSS after a full collection at the end of each round.
+const MEMORY = `
+const { createRepoHost } = await import(${JSON.stringify(dist)});
+const host = await createRepoHost({ port: 0, bcryptCost: 4, fixtures: ${FIXTURES(1, 50)} });
+const auth = { authorization: 'token bench_token_0123456789abcdef' };
+const paths = [
+  '/api/v1/repos/owner/repo-0',
+  '/api/v1/repos/owner/repo-0/branches',
+  '/api/v3/repos/owner/repo-0/branches/main',
+  '/api/v3/repos/owner/repo-0/contents/src/m1/f1.txt',
+  '/api/v3/repos/owner/repo-0/issues?per_page=10',
+  '/api/v3/repos/owner/repo-0/issues/3',
+  '/owner/repo-0',
+  '/owner/repo-0/issues',
+  '/owner/repo-0/commits/branch/main',
+  '/owner/repo-0.git/info/refs?service=git-upload-pack',
+];
+const rounds = [];
+let sent = 0;
+for (let round = 0; round < 10; round++) {
+  for (let i = 0; i < 1000; i++) {
+    const res = await fetch(host.url + paths[sent++ % paths.length], { headers: auth });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(paths[(sent - 1) % paths.length] + ': ' + res.status);
+  }
+  globalThis.gc();
+  const usage = process.memoryUsage();
+  rounds.push({ heap: usage.heapUsed / 1048576, rss: usage.rss / 1048576 });
+}
+await host.close();
+console.log(JSON.stringify(rounds));
+process.exit(0);
+`;
+
 const BARE_HTTP = `
 require('node:http').createServer((req, res) => res.end('ok')).listen(Number(process.argv[1]), '127.0.0.1');
 `;
@@ -194,6 +261,12 @@ try {
   console.log(`  hosts 3-6, median of each run (target 20 ms)         ${fmt(of('laterHost'))}`);
   console.log(`  close() (target 10 ms)                               ${fmt(of('close'))}`);
   console.log(`  RSS after start (target 70 MB)                       ${fmt(of('rss'), 'MB')}`);
+  console.log(`  reset(), fixtures of 10 repositories of 100 commits (target 20 ms)  ${fmt(JSON.parse((await runNode(['--input-type=module', '-e', RESET])).out))}`);
+  const memory = JSON.parse((await runNode(['--expose-gc', '--input-type=module', '-e', MEMORY])).out);
+  const at = (n) => memory[n - 1];
+  console.log('memory over 10,000 mixed reads (after a full collection; target: flat)');
+  for (const n of [1, 2, 5, 10]) console.log(`  after ${String(n * 1000).padStart(6)} requests   heap used ${at(n).heap.toFixed(1).padStart(6)} MB   RSS ${at(n).rss.toFixed(0).padStart(4)} MB`);
+  console.log(`  growth from 2,000 to 10,000: heap ${(at(10).heap - at(2).heap).toFixed(1)} MB, RSS ${(at(10).rss - at(2).rss).toFixed(0)} MB`);
   console.log('repohost serve on an existing database');
   console.log(`  spawn to first answered info/refs                    ${fmt(results.serve)}`);
   const ratio = median(results.serve) / median(results.gitBackend);
