@@ -9,16 +9,16 @@ interface Job<In, Out> {
 }
 
 /**
- * The process's Node options for a worker, less those that would make its plain script an ES module (`node
- * --input-type=module -e`, or a default type of module), where `require` does not exist.
+ * Put before every worker script: `load`, a require that exists whether Node evaluates the script as CommonJS or as
+ * an ES module (workers inherit `--input-type=module` from `node --input-type=module -e`, where `require` does not).
+ * Scripts load built-in modules and absolute paths only.
  */
-function scriptExecArgv(): string[] {
-  return process.execArgv.filter((option) => !/^--(?:input-type|experimental-default-type)(?:=|$)/.test(option));
-}
+const PRELUDE = "const load = process.getBuiltinModule('node:module').createRequire('/');\n";
 
 /**
  * CPU-heavy work off the event loop: a small pool of worker threads running one plain script (evaluated from a
- * string, so the same code runs from the TypeScript sources in tests and from dist/). The script answers each
+ * string, so the same code runs from the TypeScript sources in tests and from dist/; it loads modules with `load`, see
+ * PRELUDE). The script answers each
  * message with `{ result }` or `{ error }`. Workers start on first use, are replaced when they crash or run a job
  * past `jobTimeoutMs` (the job fails, the worker is ended), never keep the process alive, and end with `close()`.
  */
@@ -36,7 +36,7 @@ export class WorkerPool<In, Out> {
 
   /** @param name what the pool does, for the errors of its jobs */
   constructor(options: { source: string; workerData?: unknown; size: number; name: string; jobTimeoutMs?: number }) {
-    this.#source = options.source;
+    this.#source = PRELUDE + options.source;
     this.#workerData = options.workerData;
     this.#size = Math.max(1, options.size);
     this.#name = options.name;
@@ -84,7 +84,7 @@ export class WorkerPool<In, Out> {
   }
 
   #spawn(): Worker {
-    const worker = new Worker(this.#source, { eval: true, workerData: this.#workerData, execArgv: scriptExecArgv() });
+    const worker = new Worker(this.#source, { eval: true, workerData: this.#workerData });
     worker.unref();
     this.#all.push(worker);
     worker.on('message', (message: { result?: Out; error?: string }) => {

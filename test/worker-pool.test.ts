@@ -3,7 +3,7 @@ import { WorkerPool } from '../lib/worker-pool.js';
 
 // Answers a number with its double; 'spin' never answers (a job that runs away).
 const SOURCE = `
-const { parentPort } = require('node:worker_threads');
+const { parentPort } = load('node:worker_threads');
 parentPort.on('message', (input) => {
   if (input === 'spin') for (;;) {}
   parentPort.postMessage({ result: input * 2 });

@@ -46,10 +46,10 @@ export function languageOf(fileName: string): Language | undefined {
 // on Linux the nice value belongs to each thread, and setPriority(0, …) names the calling one. Elsewhere it would
 // name the whole process, so it is left as it is.
 const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-if (process.platform === 'linux') try { require('node:os').setPriority(0, 10); } catch {}
-const hljs = require(workerData.core);
-for (const [name, path] of workerData.languages) hljs.registerLanguage(name, require(path));
+const { parentPort, workerData } = load('node:worker_threads');
+if (process.platform === 'linux') try { load('node:os').setPriority(0, 10); } catch {}
+const hljs = load(workerData.core);
+for (const [name, path] of workerData.languages) hljs.registerLanguage(name, load(path));
 const TAG = /<span class="([^"]*)">|<\\/span>/g;
 // Splits highlighted HTML into lines that each stand alone: a span open at a line break is closed at the end of the
 // line and reopened on the next, so every line can sit in its own table row. Done here, off the event loop.

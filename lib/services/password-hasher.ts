@@ -6,8 +6,8 @@ import { newToken } from './secrets.js';
 // The worker is a plain script evaluated from this string, so the same code runs from the TypeScript sources
 // (tests) and from dist/; bcryptjs is loaded by absolute path, resolved here, wherever repohost is installed.
 const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const bcrypt = require(workerData.bcrypt);
+const { parentPort, workerData } = load('node:worker_threads');
+const bcrypt = load(workerData.bcrypt);
 parentPort.on('message', ({ op, password, hash, cost }) => {
   try {
     const result = op === 'hash' ? bcrypt.hashSync(password, cost) : bcrypt.compareSync(password, hash);

@@ -11,17 +11,21 @@ const dist = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
 
 const SCRIPT = `
 const { createRepoHost } = await import(${JSON.stringify(dist)});
-const host = await createRepoHost({ port: 0, bcryptCost: 4, fixtures: { users: [{ username: 'alice', email: 'alice@example.com', password: 'password123' }] } });
+const host = await createRepoHost({ port: 0, bcryptCost: 4, fixtures: {
+  users: [{ username: 'alice', email: 'alice@example.com', password: 'password123' }],
+  repositories: [{ owner: 'alice', name: 'code', branches: { main: { commits: [{ message: 'code', files: { 'main.js': 'const answer = 42;\\n' } }] } } }],
+} });
 const basic = (password) => ({ authorization: 'Basic ' + Buffer.from('alice:' + password).toString('base64') });
 const right = await fetch(host.url + '/api/v3/user', { headers: basic('password123') });
 const wrong = await fetch(host.url + '/api/v3/user', { headers: basic('not-the-password') });
-console.log(JSON.stringify({ right: right.status, wrong: wrong.status }));
+const page = await (await fetch(host.url + '/alice/code/src/branch/main/main.js')).text();
+console.log(JSON.stringify({ right: right.status, wrong: wrong.status, highlighted: page.includes('hljs-keyword') }));
 await host.close();
 `;
 
 describe('a host started from a module script on the command line', () => {
-  it('hashes and checks passwords in its workers under --input-type=module', async () => {
+  it('hashes and checks passwords, and highlights code, in its workers under --input-type=module', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', SCRIPT], { timeout: 30_000 });
-    expect(JSON.parse(stdout)).toEqual({ right: 200, wrong: 401 });
+    expect(JSON.parse(stdout)).toEqual({ right: 200, wrong: 401, highlighted: true });
   });
 });
