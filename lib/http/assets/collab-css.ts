@@ -2,34 +2,34 @@
 export const COLLAB_CSS = `
 .list-head{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;justify-content:space-between;margin:.5rem 0}
 .state-tabs{display:flex;gap:.25rem;list-style:none;margin:0;padding:0}
-.state-tabs a{display:block;padding:.3rem .7rem;border:1px solid #d0d7de;border-radius:6px;text-decoration:none;color:#1f2328}
-.state-tabs a[aria-current]{background:#ddf4ff;border-color:#0550ae;font-weight:600}
-.count{display:inline-block;min-width:1.4em;text-align:center;background:#eaeef2;border-radius:2em;padding:0 .4em;font-size:.85em}
-.items{list-style:none;margin:0;padding:0;border:1px solid #d0d7de;border-radius:6px}
-.items .item{padding:.6rem .75rem;border-bottom:1px solid #d0d7de;overflow-wrap:anywhere}.items .item:last-child{border-bottom:0}
+.state-tabs a{display:block;padding:.3rem .7rem;border:1px solid var(--border);border-radius:6px;text-decoration:none;color:var(--fg)}
+.state-tabs a[aria-current]{background:var(--accent-bg);border-color:var(--accent);font-weight:600}
+.count{display:inline-block;min-width:1.4em;text-align:center;background:var(--neutral-bg);border-radius:2em;padding:0 .4em;font-size:.85em}
+.items{list-style:none;margin:0;padding:0;border:1px solid var(--border);border-radius:6px}
+.items .item{padding:.6rem .75rem;border-bottom:1px solid var(--border);overflow-wrap:anywhere}.items .item:last-child{border-bottom:0}
 .item-title{font-weight:600;margin-right:.3rem}.items .muted{display:block;font-size:.85rem}
 .item-heading{font-size:1.3rem;overflow-wrap:anywhere}
 .state{display:inline-block;border-radius:2em;padding:.1rem .6rem;font-size:.8rem;font-weight:600;color:#fff}
 .state-open{background:#1a7f37}.state-closed{background:#cf222e}.state-merged{background:#8250df}
 .label{display:inline-block;border-radius:2em;padding:0 .55em;font-size:.8rem;font-weight:600;margin:0 .15rem;overflow-wrap:anywhere}
 .label-filter{display:flex;flex-wrap:wrap;gap:.3rem;align-items:center;margin:.5rem 0}
-.label-filter a{text-decoration:none;border-radius:2em;border:2px solid transparent}.label-filter a.on{border-color:#1f2328}
+.label-filter a{text-decoration:none;border-radius:2em;border:2px solid transparent}.label-filter a.on{border-color:var(--fg)}
 .conversation{display:grid;gap:1rem;margin:1rem 0}
-.comment{border:1px solid #d0d7de;border-radius:6px;overflow:hidden}
-.comment-head{background:#f6f8fa;border-bottom:1px solid #d0d7de;padding:.4rem .75rem;overflow-wrap:anywhere}
+.comment{border:1px solid var(--border);border-radius:6px;overflow:hidden}
+.comment-head{background:var(--subtle);border-bottom:1px solid var(--border);padding:.4rem .75rem;overflow-wrap:anywhere}
 .comment .markdown{padding:0 .75rem;overflow-wrap:anywhere}.comment-edit{padding:0 .75rem .6rem}
 form.card.wide{max-width:48rem}form.card textarea{width:100%}form.card button{justify-self:start}
-fieldset{border:1px solid #d0d7de;border-radius:6px;display:flex;flex-wrap:wrap;gap:.3rem 1rem}
+fieldset{border:1px solid var(--border);border-radius:6px;display:flex;flex-wrap:wrap;gap:.3rem 1rem}
 label.check{display:flex;gap:.35rem;align-items:center;font-weight:400}
 .label-editor,.merge-box,.checks{margin:1rem 0}
-.merge-box{border:1px solid #d0d7de;border-left:4px solid #8250df;border-radius:6px;padding:.5rem .9rem}
+.merge-box{border:1px solid var(--border);border-left:4px solid #8250df;border-radius:6px;padding:.5rem .9rem}
 .compare-picker{display:flex;flex-wrap:wrap;gap:.6rem;align-items:end;margin:.5rem 0 1rem}
 .settings{display:grid;grid-template-columns:12rem 1fr;gap:1.5rem}
-.settings-nav{list-style:none;margin:0;padding:0;border:1px solid #d0d7de;border-radius:6px}
-.settings-nav a{display:block;padding:.45rem .75rem;text-decoration:none;color:#1f2328;border-bottom:1px solid #d0d7de}
+.settings-nav{list-style:none;margin:0;padding:0;border:1px solid var(--border);border-radius:6px}
+.settings-nav a{display:block;padding:.45rem .75rem;text-decoration:none;color:var(--fg);border-bottom:1px solid var(--border)}
 .settings-nav li:last-child a{border-bottom:0}.settings-nav a[aria-current]{border-left:3px solid #fd8c73;font-weight:600}
 .settings-body{min-width:0}.settings-body h2{margin-top:0}
-.danger-zone{border:1px solid #cf222e;border-radius:6px;padding:.75rem}button.danger{color:#a40e26;border-color:#cf222e}
+.danger-zone{border:1px solid var(--danger-border);border-radius:6px;padding:.75rem}button.danger{color:var(--danger);border-color:var(--danger-border)}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;margin:1rem 0}
 .table-scroll{overflow-x:auto}
 @media (max-width:40rem){.settings{grid-template-columns:1fr}}`;
