@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import { mkdir } from 'node:fs/promises';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 /** Debian's Chromium, driven by playwright-core (no browser download). */
@@ -10,6 +11,22 @@ export const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
 export const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 export const SCREENSHOTS = join(process.cwd(), '.test-results', 'screenshots');
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/** Debian's Chromium, headless, for a page test (and the screenshots' folder made). */
+export async function launchChromium(): Promise<Browser> {
+  if (!CHROMIUM) throw new Error('Chromium is needed for the page tests: apt-get install chromium');
+  await mkdir(SCREENSHOTS, { recursive: true });
+  return await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+}
+
+/** Signs in through the login page, which leads home. */
+export async function signIn(page: Page, baseUrl: string, username: string, password = 'password123'): Promise<void> {
+  await page.goto(`${baseUrl}/login`);
+  await page.fill('input[name=username]', username);
+  await page.fill('input[name=password]', password);
+  await page.click('main button[type=submit]');
+  await page.waitForURL(`${baseUrl}/`);
+}
 
 /**
  * A screenshot, taken once more when Chromium reports it could not capture one (a protocol error it gives on a loaded

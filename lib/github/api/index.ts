@@ -10,6 +10,7 @@ import { githubEnvelope } from './http.js';
 import { mountIssues } from './issues.js';
 import { mountKeys } from './keys.js';
 import { mountLabels } from './labels.js';
+import { mountMarkdown } from './markdown.js';
 import { mountMeta } from './meta.js';
 import { mountMilestones } from './milestones.js';
 import { mountPulls } from './pulls.js';
@@ -32,6 +33,7 @@ export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) 
   app.use(`${V3}/**`, envelope);
   app.use(`${UPLOADS_PREFIX}/**`, envelope);
   mountMeta(app, ctx);
+  mountMarkdown(app, ctx);
   mountUsers(app, ctx);
   mountKeys(app, ctx);
   mountRepos(app, ctx);

@@ -20,7 +20,7 @@ header.top .spacer{flex:1}header.top nav{display:flex;gap:.75rem;align-items:cen
 .menu-items li a:hover,.menu-items li button:hover,.menu-items li a:focus,.menu-items li button:focus{background:var(--subtle)}
 .menu-items form{margin:0}
 form.card{display:grid;gap:.6rem;max-width:24rem}form.inline{display:inline}
-label{display:grid;gap:.2rem;font-weight:600}input,select,textarea{font:inherit;padding:.35rem;max-width:100%;min-width:0}
+label{display:grid;gap:.2rem;font-weight:600}input,select,textarea{font:inherit;font-weight:400;padding:.35rem;max-width:100%;min-width:0}
 button,.button{font:inherit;padding:.3rem .8rem;cursor:pointer;border:1px solid var(--border);border-radius:6px;background:var(--subtle);color:var(--fg);text-decoration:none;display:inline-block}
 .error{color:var(--danger);border:1px solid var(--danger-border);padding:.5rem}.notice{border:1px solid var(--success-border);padding:.5rem}
 code{background:var(--subtle);padding:.1rem .3rem;overflow-wrap:anywhere}

@@ -1,6 +1,6 @@
 /**
  * The progressive-enhancement script of every page (served as /assets/site.js; pages work without it):
- * copy buttons, Escape closing menus, and the highlighted line range of a file view (`#L10` or `#L10-L20`, shift-click on a
+ * copy buttons, Escape closing menus, Markdown previews, and the highlighted line range of a file view (`#L10` or `#L10-L20`, shift-click on a
  * line number extends the range).
  */
 export const SITE_JS = `(() => {
@@ -71,6 +71,48 @@ export const SITE_JS = `(() => {
     highlight();
     toHeading();
   };
+  // Markdown text boxes get a Preview: the server renders the text as it will be shown, in its repository's context
+  // (no credentials are sent: rendering reads nothing).
+  function addPreview(box) {
+    const label = box.closest('label') || box;
+    const toggle = document.createElement('button');
+    toggle.type = 'button';
+    toggle.className = 'preview-toggle';
+    toggle.textContent = 'Preview';
+    toggle.setAttribute('aria-expanded', 'false');
+    const shown = document.createElement('div');
+    shown.className = 'markdown preview';
+    shown.hidden = true;
+    toggle.setAttribute('aria-controls', shown.id = 'preview-' + Math.random().toString(36).slice(2));
+    label.after(toggle, shown);
+    toggle.addEventListener('click', () => {
+      if (!shown.hidden) {
+        shown.hidden = true;
+        toggle.textContent = 'Preview';
+        toggle.setAttribute('aria-expanded', 'false');
+        return;
+      }
+      toggle.disabled = true;
+      const request = { text: box.value, mode: 'gfm', context: box.getAttribute('data-preview') };
+      fetch('/api/v3/markdown', { method: 'POST', credentials: 'omit', headers: { 'content-type': 'application/json' }, body: JSON.stringify(request) })
+        .then((res) => (res.ok ? res.text() : Promise.reject(new Error('status ' + res.status))))
+        .then((markup) => {
+          // The server's renderer escapes what the author wrote, as on every page that shows it.
+          shown.innerHTML = markup.trim() || '<p class="muted">Nothing to preview</p>';
+        }, () => {
+          shown.textContent = 'The preview could not be made; the text is unchanged.';
+        })
+        .finally(() => {
+          shown.hidden = false;
+          toggle.disabled = false;
+          toggle.textContent = 'Hide preview';
+          toggle.setAttribute('aria-expanded', 'true');
+        });
+    });
+  }
+  const previews = () => document.querySelectorAll('textarea[data-preview]').forEach(addPreview);
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', previews);
+  else previews();
   window.addEventListener('hashchange', onHash);
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', onHash);
   else onHash();

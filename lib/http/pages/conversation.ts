@@ -12,28 +12,39 @@ export interface ConversationEntry {
   editAction?: string;
 }
 
-function editor(viewer: PageUser, item: ConversationEntry & { editAction: string }): SafeHtml {
-  return html`<details class="comment-edit"><summary>Edit</summary><form class="card wide" method="post" action="${item.editAction}">${csrfInput(viewer)}
-<label>Comment (Markdown) <textarea name="body" rows="5" required>${item.body}</textarea></label><button type="submit">Save comment</button></form></details>`;
+/**
+ * A Markdown text box of `repository` (`owner/name`): the page's script gives it a Preview, rendered by the server as
+ * the text will be shown (POST /api/v3/markdown, in the repository's context).
+ */
+export function markdownBox(label: string, name: string, repository: string, value = '', options: { rows?: number; required?: boolean } = {}): SafeHtml {
+  return html`<label>${label} (Markdown) <textarea name="${name}" rows="${options.rows ?? 5}"${options.required ? html` required` : ''} data-preview="${repository}">${value}</textarea></label>`;
 }
 
-function entry(viewer: PageUser | undefined, item: ConversationEntry): SafeHtml {
+function editor(viewer: PageUser, item: ConversationEntry & { editAction: string }, repository: string): SafeHtml {
+  return html`<details class="comment-edit"><summary>Edit</summary><form class="card wide" method="post" action="${item.editAction}">${csrfInput(viewer)}
+${markdownBox('Comment', 'body', repository, item.body, { required: true })}<button type="submit">Save comment</button></form></details>`;
+}
+
+function entry(viewer: PageUser | undefined, item: ConversationEntry, repository: string): SafeHtml {
   return html`<article class="comment"${item.id === undefined ? '' : html` id="comment-${item.id}"`}>
 <header class="comment-head"><a href="/${item.author}"><strong>${item.author}</strong></a> commented ${relativeTime(item.created_at)}</header>
-<div class="markdown">${item.body.trim() ? renderMarkdown(item.body) : html`<p class="muted">No description provided.</p>`}</div>
-${viewer && item.editAction ? editor(viewer, { ...item, editAction: item.editAction }) : ''}</article>`;
+<div class="markdown">${item.body.trim() ? renderMarkdown(item.body, { repository }) : html`<p class="muted">No description provided.</p>`}</div>
+${viewer && item.editAction ? editor(viewer, { ...item, editAction: item.editAction }, repository) : ''}</article>`;
 }
 
-/** The conversation: each message rendered from Markdown (raw HTML off, link schemes limited, see markdown.ts). */
-export function conversation(viewer: PageUser | undefined, items: readonly ConversationEntry[]): SafeHtml {
-  return html`<section aria-label="Conversation" class="conversation">${items.map((item) => entry(viewer, item))}</section>`;
+/**
+ * The conversation of an issue or pull request of `repository` (`owner/name`): each message rendered from Markdown
+ * (raw HTML off, link schemes limited, references linked: see markdown.ts).
+ */
+export function conversation(viewer: PageUser | undefined, items: readonly ConversationEntry[], repository: string): SafeHtml {
+  return html`<section aria-label="Conversation" class="conversation">${items.map((item) => entry(viewer, item, repository))}</section>`;
 }
 
 /** The comment form of a signed-in viewer; anonymous viewers are asked to sign in. */
-export function commentForm(viewer: PageUser | undefined, action: string): SafeHtml {
+export function commentForm(viewer: PageUser | undefined, action: string, repository: string): SafeHtml {
   if (!viewer) return html`<p><a href="/login">Sign in</a> to join this conversation.</p>`;
   return html`<form class="card wide" method="post" action="${action}">${csrfInput(viewer)}
-<label>Comment (Markdown) <textarea name="body" rows="5" required></textarea></label>
+${markdownBox('Comment', 'body', repository, '', { required: true })}
 <button type="submit">Comment</button></form>`;
 }
 

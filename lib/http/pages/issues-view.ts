@@ -3,10 +3,10 @@ import type { IssueComment, IssueSummary } from '../../services/issues.js';
 import type { LabelRow } from '../../store/queries/labels.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { errorBox, labelChip, plural, stateBadge, stateTabs } from './components.js';
-import { commentForm, commentPager, conversation, stateToggle } from './conversation.js';
+import { commentForm, commentPager, conversation, markdownBox, stateToggle } from './conversation.js';
 import { pager, relativeTime } from './code/links.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
-import { repoBase, repoPage } from './repo-layout.js';
+import { fullName, repoBase, repoPage } from './repo-layout.js';
 
 export interface IssueListModel {
   status: 'open' | 'closed';
@@ -69,7 +69,7 @@ export function newIssueView(viewer: PageUser, repo: RepositoryRow, access: Acce
     html`<h2>New issue</h2>${errorBox(error)}
 <form class="card wide" method="post" action="${repoBase(repo)}/issues/new">${csrfInput(viewer)}
 <label>Title <input name="title" required maxlength="255" value="${values.title ?? ''}"></label>
-<label>Description (Markdown) <textarea name="body" rows="8">${values.body ?? ''}</textarea></label>
+${markdownBox('Description', 'body', fullName(repo), values.body ?? '', { rows: 8 })}
 <button type="submit">Open issue</button></form>`,
   );
 }
@@ -113,9 +113,9 @@ export function issueView(viewer: PageUser | undefined, repo: RepositoryRow, acc
 ${issue.status === 'closed' && issue.closed_by ? html` · closed by ${issue.closed_by} ${relativeTime(issue.closed_at ?? '')}` : ''}</p>
 <p class="issue-labels">${issue.labels.length ? issue.labels.map(labelChip) : html`<span class="muted">No labels</span>`}</p>
 ${errorBox(error)}
-${conversation(viewer, [{ author: issue.author, created_at: issue.created_at, body: issue.body }, ...model.comments.map((comment) => ({ ...comment, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))])}
+${conversation(viewer, [{ author: issue.author, created_at: issue.created_at, body: issue.body }, ...model.comments.map((comment) => ({ ...comment, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))], fullName(repo))}
 ${commentPager(action, model.commentPage, issue.comments)}
-${commentForm(viewer, `${action}/comments`)}
+${commentForm(viewer, `${action}/comments`, fullName(repo))}
 ${stateForm}
 ${viewer && model.canLabel ? labelEditor(viewer, repo, model) : ''}`,
   );

@@ -24,8 +24,19 @@ export interface RelativeBase {
   raw: string;
 }
 
-/** What renderMarkdown hands its rules through markdown-it's env. */
-const baseOf = (env: unknown): RelativeBase | undefined => (env as { base?: RelativeBase } | undefined)?.base;
+/** Where a text is shown: what renderMarkdown hands its rules through markdown-it's env. */
+export interface MarkdownContext {
+  /** Relative links and images of a repository's file resolve against these. */
+  base?: RelativeBase;
+  /** `owner/name` of the repository the text belongs to: `#12` links to its issue or pull request 12. */
+  repository?: string;
+  /** Plain Markdown, as a file outside any conversation (GitHub's `markdown` mode): references stay text. */
+  plain?: boolean;
+  /** The host's base URL, for HTML shown elsewhere (the Markdown API): references link to it, not to this site's root. */
+  origin?: string;
+}
+
+const baseOf = (env: unknown): RelativeBase | undefined => (env as MarkdownContext | undefined)?.base;
 
 /** A link relative to the document (not `#anchor`, not `/rooted`, no scheme) resolved against a folder URL. */
 function resolveRelative(url: string, folder: string | undefined): string {
@@ -39,7 +50,8 @@ const defaultLinkOpen = renderer.renderer.rules.link_open ?? ((tokens, index, op
 renderer.renderer.rules.link_open = (tokens, index, options, env, self) => {
   const token = tokens[index]!;
   const href = String(token.attrGet('href') ?? '');
-  if (HAS_SCHEME.test(href)) token.attrSet('rel', 'nofollow noopener noreferrer');
+  // References (see below) lead to this host, also when written out in full for the Markdown API.
+  if (HAS_SCHEME.test(href) && !(token.meta as { reference?: boolean } | null)?.reference) token.attrSet('rel', 'nofollow noopener noreferrer');
   else token.attrSet('href', resolveRelative(href, baseOf(env)?.pages));
   return defaultLinkOpen(tokens, index, options, env, self);
 };
@@ -71,11 +83,60 @@ renderer.core.ruler.push('heading_ids', (state) => {
   });
 });
 
+/**
+ * GitHub's references: `owner/repo#12`, `#12` (in a repository's context) and `@name`, each after the start or a
+ * character that cannot continue a word, path or address (so `a@b.example` and `x#1` stay text).
+ */
+const REFERENCE = /(^|[^\p{L}\p{N}_/@.#-])(?:([A-Za-z0-9_][A-Za-z0-9_.-]*)\/([A-Za-z0-9_][A-Za-z0-9_.-]*)#(\d{1,9})|#(\d{1,9})|@([A-Za-z0-9_][A-Za-z0-9_-]*))(?![\p{L}\p{N}_-])/gu;
+
+/** What one reference in a text links to (undefined: it stays text), and its class. */
+function referenceLink(match: RegExpExecArray, repository: string | undefined, origin: string): { href: string; kind: string } | undefined {
+  const [, , owner, name, crossNumber, number, user] = match;
+  if (crossNumber) return { href: `${origin}/${owner}/${name}/issues/${crossNumber}`, kind: 'issue-link' };
+  if (number) return repository ? { href: `${origin}/${repository}/issues/${number}`, kind: 'issue-link' } : undefined;
+  return { href: `${origin}/${user}`, kind: 'user-mention' };
+}
+
+// References become links, except inside links and code (code spans and blocks are tokens of their own).
+renderer.core.ruler.push('references', (state) => {
+  const { repository, plain, origin = '' } = (state.env as MarkdownContext | undefined) ?? {};
+  if (plain) return;
+  for (const block of state.tokens) {
+    if (block.type !== 'inline' || !block.children) continue;
+    let insideLink = 0;
+    block.children = block.children.flatMap((child) => {
+      if (child.type === 'link_open') insideLink++;
+      if (child.type === 'link_close') insideLink--;
+      if (child.type !== 'text' || insideLink > 0) return [child];
+      const pieces = [];
+      let from = 0;
+      for (const match of child.content.matchAll(REFERENCE)) {
+        const link = referenceLink(match, repository, origin);
+        if (!link) continue;
+        const start = match.index + match[1]!.length;
+        const end = match.index + match[0].length;
+        if (start > from) pieces.push(Object.assign(new state.Token('text', '', 0), { content: child.content.slice(from, start) }));
+        const open = new state.Token('link_open', 'a', 1);
+        open.attrs = [['href', link.href], ['class', link.kind]];
+        open.meta = { reference: true };
+        pieces.push(open, Object.assign(new state.Token('text', '', 0), { content: child.content.slice(start, end) }), new state.Token('link_close', 'a', -1));
+        from = end;
+      }
+      if (from === 0) return [child];
+      if (from < child.content.length) pieces.push(Object.assign(new state.Token('text', '', 0), { content: child.content.slice(from) }));
+      return pieces;
+    });
+  }
+});
+
 /** Markdown source longer than this is shown as plain text: rendering cost stays bounded. */
 export const MAX_MARKDOWN_BYTES = 512 * 1024;
 
-/** Renders untrusted Markdown to safe HTML; relative links resolve against `base` (a repository's files). */
-export function renderMarkdown(source: string, base?: RelativeBase): SafeHtml {
+/**
+ * Renders untrusted Markdown to safe HTML; relative links resolve against `context.base` (a repository's files), and
+ * references link (`#12` only in a repository's context).
+ */
+export function renderMarkdown(source: string, context: MarkdownContext = {}): SafeHtml {
   if (Buffer.byteLength(source, 'utf8') > MAX_MARKDOWN_BYTES) return new SafeHtml(`<pre>${renderer.utils.escapeHtml(source)}</pre>`);
-  return new SafeHtml(renderer.render(source, { base }));
+  return new SafeHtml(renderer.render(source, { ...context } satisfies MarkdownContext));
 }

@@ -6,10 +6,10 @@ import type { CheckRunRow } from '../../store/queries/checks.js';
 import type { PullRow } from '../../store/queries/pulls.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { errorBox, stateBadge, stateTabs } from './components.js';
-import { commentForm, commentPager, conversation, stateToggle } from './conversation.js';
+import { commentForm, commentPager, conversation, markdownBox, stateToggle } from './conversation.js';
 import { pager, relativeTime } from './code/links.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
-import { pathUrl, repoBase, repoPage } from './repo-layout.js';
+import { fullName, pathUrl, repoBase, repoPage } from './repo-layout.js';
 
 export interface PullListModel {
   status: 'open' | 'closed';
@@ -86,7 +86,7 @@ ${branchSelect('base', 'Base', model.branches, model.base)} <span aria-hidden="t
       ? html`<h3>Open a pull request</h3><form class="card wide" method="post" action="${repoBase(repo)}/pulls">${csrfInput(viewer)}
 <input type="hidden" name="base" value="${model.base}"><input type="hidden" name="head" value="${model.head}">
 <label>Title <input name="title" required maxlength="255" value="${model.values?.title ?? comparison.commits[0]!.message.split('\n')[0]!}"></label>
-<label>Description (Markdown) <textarea name="description" rows="6">${model.values?.description ?? ''}</textarea></label>
+${markdownBox('Description', 'description', fullName(repo), model.values?.description ?? '', { rows: 6 })}
 <button type="submit">Create pull request</button></form>`
       : html`<p><a href="/login">Sign in</a> to open a pull request.</p>`;
     body = html`<p>${comparison.mergeable ? html`<span class="status-success">Able to merge.</span> These branches merge without conflicts.` : html`<span class="status-failure">Cannot merge automatically.</span> These branches have conflicting changes; the pull request can still be opened.`}</p>
@@ -236,10 +236,10 @@ export function pullView(viewer: PageUser | undefined, repo: RepositoryRow, acce
   else if (model.tab === 'files') content = model.diff ?? html``;
   else {
     const stateForm = viewer && model.canChangeState && pull.status !== 'merged' ? stateToggle(viewer, action, pull.status, 'pull request') : '';
-    content = html`${conversation(viewer, [{ author: pull.author, created_at: pull.created_at, body: pull.description }, ...(model.comments ?? []).map((comment) => ({ ...comment, body: comment.text, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))])}
+    content = html`${conversation(viewer, [{ author: pull.author, created_at: pull.created_at, body: pull.description }, ...(model.comments ?? []).map((comment) => ({ ...comment, body: comment.text, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))], fullName(repo))}
 ${commentPager(action, model.commentPage, pull.comments)}
 ${checksSection(model)}${mergeBox(viewer, repo, model)}
-${commentForm(viewer, `${action}/comments`)}${stateForm}`;
+${commentForm(viewer, `${action}/comments`, fullName(repo))}${stateForm}`;
   }
   return repoPage(
     viewer,

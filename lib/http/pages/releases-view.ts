@@ -4,7 +4,7 @@ import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { pager, relativeTime } from './code/links.js';
 import { html, type PageUser, type SafeHtml } from './html.js';
 import { renderMarkdown } from './markdown.js';
-import { pathUrl, repoBase, repoPage } from './repo-layout.js';
+import { fullName, pathUrl, repoBase, repoPage } from './repo-layout.js';
 
 const releaseUrl = (repo: RepositoryRow, tag: string) => `${repoBase(repo)}/releases/tag/${pathUrl(tag)}`;
 
@@ -23,7 +23,7 @@ function releaseBlock(repo: RepositoryRow, release: Release, heading: 'h2' | 'h3
     : html`<li><a href="${repoBase(repo)}/archive/${pathUrl(release.tag_name)}.zip" download>Source code (zip)</a></li><li><a href="${repoBase(repo)}/archive/${pathUrl(release.tag_name)}.tar.gz" download>Source code (tar.gz)</a></li>`;
   return html`<article class="release">${name}
 <p class="muted">${release.tag_name} · ${release.author} ${relativeTime(when)}</p>
-${release.body ? html`<div class="markdown">${renderMarkdown(release.body)}</div>` : ''}
+${release.body ? html`<div class="markdown">${renderMarkdown(release.body, { repository: fullName(repo) })}</div>` : ''}
 ${release.assets.length || !release.draft ? html`<h4>Assets</h4><ul class="assets">${assets}${sources}</ul>` : ''}</article>`;
 }
 

@@ -7,6 +7,8 @@ export type RepoTab = 'code' | 'issues' | 'pulls' | 'commits' | 'branches' | 'se
 
 /** `/<owner>/<name>`: the base of every repository page link (names are path-safe, see lib/git/names.ts). */
 export const repoBase = (repo: RepositoryRow) => `/${repo.owner_name}/${repo.name}`;
+/** `owner/name`: the context of a repository's Markdown (its `#12` references). */
+export const fullName = (repo: RepositoryRow) => `${repo.owner_name}/${repo.name}`;
 
 /** A branch or path put into a URL path: each segment encoded, the slashes kept. */
 export const pathUrl = (path: string) => path.split('/').map(encodeURIComponent).join('/');

@@ -39,6 +39,8 @@ export interface ShownFile {
   read(limit: number): Promise<Buffer>;
   /** Where the Markdown's relative links lead. */
   base: RelativeBase;
+  /** `owner/name`: the Markdown's `#12` references lead to its issues (the cache key holds it, in `base.pages`). */
+  repository: string;
 }
 
 /**
@@ -109,7 +111,7 @@ export class FileContents {
     const bytes = await file.read(file.size);
     if (looksBinary(bytes)) return { content: { kind: 'binary' } };
     const text = bytes.toString('utf8');
-    if (isMarkdownName(file.name) && display === 'rendered') return { content: { kind: 'markdown', rendered: renderMarkdown(text, file.base) } };
+    if (isMarkdownName(file.name) && display === 'rendered') return { content: { kind: 'markdown', rendered: renderMarkdown(text, { base: file.base, repository: file.repository }) } };
     // A file's last newline ends its last line; it does not start an empty one.
     const body = text.endsWith('\n') ? text.slice(0, -1) : text;
     const lines = numberedLines(body.split('\n').map(escapeHtml));

@@ -103,6 +103,7 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
       size: lfs?.size ?? object.size,
       read: (limit) => (lfs ? ctx.lfs.readStart(repo, lfs.oid, Math.min(limit, lfs.size)) : browse.readBlob(repo.owner_name, repo.name, object.oid, limit)),
       base: { pages: `${srcUrl(repo, at, folder)}/`, raw: `${rawUrl(repo, at, folder)}/` },
+      repository: `${repo.owner_name}/${repo.name}`,
     };
   }
 
