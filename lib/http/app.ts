@@ -62,10 +62,11 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   // so routes answer exactly as if they had been there from the start.
   const mountLazy = () =>
     (lazyMounted ??= (async () => {
-      const [github, web, code, issues, pulls, releases, settings, account, assets] = await Promise.all([
+      const [github, web, code, editor, issues, pulls, releases, settings, account, assets] = await Promise.all([
         import('../github/api/index.js'),
         import('./routes/web.js'),
         import('./routes/pages/code.js'),
+        import('./routes/pages/editor.js'),
         import('./routes/pages/issues.js'),
         import('./routes/pages/pulls.js'),
         import('./routes/pages/releases.js'),
@@ -77,6 +78,7 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
       assets.mountAssetRoutes(app);
       web.mountWebRoutes(app, ctx, forgery);
       code.mountCodePages(app, ctx, forgery);
+      editor.mountEditorPages(app, ctx, forgery);
       issues.mountIssuePages(app, ctx, forgery);
       pulls.mountPullPages(app, ctx, forgery);
       releases.mountReleasePages(app, ctx, forgery);

@@ -30,7 +30,7 @@ label.check{display:flex;gap:.35rem;align-items:center;font-weight:400}
 .settings-nav li:last-child a{border-bottom:0}.settings-nav a[aria-current]{border-left:3px solid #fd8c73;font-weight:600}
 .settings-body{min-width:0}.settings-body h2{margin-top:0}
 .danger-zone{border:1px solid var(--danger-border);border-radius:6px;padding:.75rem}button.danger{color:var(--danger);border-color:var(--danger-border)}
-.preview-toggle{justify-self:start}.markdown.preview{border:1px dashed var(--border);border-radius:6px;padding:0 .75rem;overflow-wrap:anywhere}
+.preview-toggle{justify-self:start}textarea.code-input{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85rem;width:100%;white-space:pre;overflow-wrap:normal;overflow-x:auto}.markdown.preview{border:1px dashed var(--border);border-radius:6px;padding:0 .75rem;overflow-wrap:anywhere}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;margin:1rem 0}
 .table-scroll{overflow-x:auto}
 @media (max-width:40rem){.settings{grid-template-columns:1fr}}`;

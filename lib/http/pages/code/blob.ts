@@ -1,7 +1,7 @@
 import { html, SafeHtml, type PageUser } from '../html.js';
 import { repoPage } from '../repo-layout.js';
-import { blameUrl, breadcrumbs, historyUrl, rawUrl, refSwitcher, srcUrl } from './links.js';
-import type { FolderContext } from './tree.js';
+import { blameUrl, breadcrumbs, deleteUrl, editUrl, historyUrl, rawUrl, refSwitcher, srcUrl } from './links.js';
+import { canEdit, type FolderContext } from './tree.js';
 
 /** What a file page shows: its lines, its rendered Markdown, an image, or only a download link. */
 export type BlobContent =
@@ -45,6 +45,13 @@ function body(content: BlobContent, raw: string, name: string): SafeHtml {
   }
 }
 
+/** Edit and Delete for those who may commit here; text files only are edited in the browser. */
+function editButtons(file: FolderContext, content: BlobContent, lfs: boolean): SafeHtml | '' {
+  if (!canEdit(file)) return '';
+  const editable = !lfs && (content.kind === 'text' || content.kind === 'markdown' || content.kind === 'markdown-source');
+  return html`${editable ? html`<a href="${editUrl(file.repo, file.target.ref, file.path)}" class="button">Edit</a>` : ''}<a href="${deleteUrl(file.repo, file.target.ref, file.path)}" class="button">Delete</a>`;
+}
+
 /** The page of one file: switcher, breadcrumbs, a header with its size and links (raw, history, Markdown toggle). */
 /** `lfs`: the file is stored with Git LFS (size and content are the object's, not its pointer's). */
 export function blobView(viewer: PageUser | undefined, file: FolderContext, size: number, content: BlobContent, lfs = false): string {
@@ -65,7 +72,7 @@ export function blobView(viewer: PageUser | undefined, file: FolderContext, size
     file.path,
     html`<div class="toolbar">${refSwitcher(file.repo, file.target, file.refs, file.path)}${breadcrumbs(file.repo, file.target, file.path)}</div>
 <section class="file" aria-label="${name}"><div class="file-head"><span>${formatSize(size)}</span>${lfs ? html`<span class="badge">Stored with Git LFS</span>` : ''}<span class="spacer"></span>${markdownToggle}
-<a href="${raw}" class="button">Raw</a>${lfs ? '' : html`<a href="${blameUrl(file.repo, file.target, file.path)}" class="button">Blame</a>`}<a href="${historyUrl(file.repo, file.target, file.path)}" class="button">History</a></div>
+<a href="${raw}" class="button">Raw</a>${lfs ? '' : html`<a href="${blameUrl(file.repo, file.target, file.path)}" class="button">Blame</a>`}<a href="${historyUrl(file.repo, file.target, file.path)}" class="button">History</a>${editButtons(file, content, lfs)}</div>
 ${body(content, raw, name)}</section>`,
   );
 }

@@ -13,6 +13,10 @@ export const srcUrl = (repo: RepositoryRow, target: RefTarget, path = '') => wit
 export const rawUrl = (repo: RepositoryRow, target: RefTarget, path: string) => withPath(`${repoBase(repo)}/raw/${refSegment(target)}`, path);
 export const blameUrl = (repo: RepositoryRow, target: RefTarget, path: string) => withPath(`${repoBase(repo)}/blame/${refSegment(target)}`, path);
 export const historyUrl = (repo: RepositoryRow, target: RefTarget, path = '') => withPath(`${repoBase(repo)}/commits/${refSegment(target)}`, path);
+// The browser editor's pages (Gitea's paths): only branches are committed to.
+export const editUrl = (repo: RepositoryRow, branch: string, path: string) => `${repoBase(repo)}/_edit/${pathUrl(branch)}/${pathUrl(path)}`;
+export const newFileUrl = (repo: RepositoryRow, branch: string, folder: string) => withPath(`${repoBase(repo)}/_new/${pathUrl(branch)}`, folder);
+export const deleteUrl = (repo: RepositoryRow, branch: string, path: string) => `${repoBase(repo)}/_delete/${pathUrl(branch)}/${pathUrl(path)}`;
 export const commitUrl = (repo: RepositoryRow, sha: string) => `${repoBase(repo)}/commit/${sha}`;
 
 const UNITS: Array<[number, string]> = [

@@ -1,10 +1,10 @@
 import type { CommitInfo, TreeObject } from '../../../git/browse.js';
 import type { FileEntry } from '../../../git/tree-listing.js';
-import type { AccessLevel } from '../../../services/permissions.js';
+import { atLeast, type AccessLevel } from '../../../services/permissions.js';
 import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import { html, SafeHtml, type PageUser } from '../html.js';
 import { repoPage } from '../repo-layout.js';
-import { breadcrumbs, commitUrl, historyUrl, pager, refSwitcher, relativeTime, srcUrl, type RefTarget } from './links.js';
+import { breadcrumbs, commitUrl, historyUrl, newFileUrl, pager, refSwitcher, relativeTime, srcUrl, type RefTarget } from './links.js';
 
 /** A folder entry with its kind (folder, file or submodule); the size is not shown (nor always read). */
 export interface ListedEntry extends Omit<FileEntry, 'size'> {
@@ -91,6 +91,11 @@ ${entries.map((entry) => entryRow(folder, entry))}</tbody></table>${below}`;
 }
 
 /** The page of a folder: switcher, breadcrumbs, listing (a page of it when large), and the folder's README. */
+/** Whether the viewer may commit from the browser here: writers, on a branch. */
+export function canEdit(place: FolderContext): boolean {
+  return place.target.kind === 'branch' && atLeast(place.access, 'write');
+}
+
 export function folderView(viewer: PageUser | undefined, folder: FolderContext, entries: ListedEntry[], readme: SafeHtml | '', paging?: ListingPage): string {
   return repoPage(
     viewer,
@@ -98,7 +103,7 @@ export function folderView(viewer: PageUser | undefined, folder: FolderContext, 
     folder.access,
     'code',
     folder.path || folder.target.ref,
-    html`<div class="toolbar">${refSwitcher(folder.repo, folder.target, folder.refs, folder.path)}${breadcrumbs(folder.repo, folder.target, folder.path)}</div>
+    html`<div class="toolbar">${refSwitcher(folder.repo, folder.target, folder.refs, folder.path)}${breadcrumbs(folder.repo, folder.target, folder.path)}<span class="spacer"></span>${canEdit(folder) ? html`<a class="button" href="${newFileUrl(folder.repo, folder.target.ref, folder.path)}">Add file</a>` : ''}</div>
 ${listingTable(folder, entries, paging)}${readme}`,
   );
 }

@@ -1,0 +1,161 @@
+import type { H3, H3Event } from 'h3';
+import type { AppContext } from '../../../context.js';
+import { conflict, invalid, isRepoHostError, notFound } from '../../../errors.js';
+import type { RefPath } from '../../../git/browse.js';
+import { isSafeBranchName } from '../../../git/names.js';
+import { MAX_POINTER_BYTES, parseLfsPointer } from '../../../lfs/pointer.js';
+import { requiredText } from '../../../services/text-fields.js';
+import type { RepositoryRow } from '../../../store/queries/repositories.js';
+import type { RequestForgeryGuard } from '../../csrf.js';
+import { htmlResponse } from '../../html-response.js';
+import { looksBinary } from '../../pages/code/content.js';
+import { deleteFileView, editFileView, newFileView, type EditedFile } from '../../pages/code/editor-view.js';
+import { srcUrl } from '../../pages/code/links.js';
+import { pathUrl, repoBase } from '../../pages/repo-layout.js';
+import { pathParam, type FormFields } from '../../validate.js';
+import { redirectTo } from '../web.js';
+import { repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
+
+/** Files larger than this are not edited in a text box (GitHub's editor stops at about 1 MB too). */
+const MAX_EDITABLE_BYTES = 1024 * 1024;
+
+type Writer = RepoPageRequest & { viewer: NonNullable<RepoPageRequest['viewer']> };
+
+/** A form's text field ('' when absent). */
+const field = (form: FormFields, name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
+
+/**
+ * Text as a browser posts it (every line ended by CRLF) in the line endings the file had: CRLF only where the file
+ * already used them.
+ */
+function withLineEndings(text: string, crlf: boolean): Buffer {
+  const lf = text.replace(/\r\n?/g, '\n');
+  return Buffer.from(crlf ? lf.replace(/\n/g, '\r\n') : lf, 'utf8');
+}
+
+/**
+ * Editing from the browser (Gitea's paths): `/_edit/<branch>/<path>`, `/_new/<branch>/<folder>` and
+ * `/_delete/<branch>/<path>`, each a commit on the branch or on a new branch (then the compare page proposes the pull
+ * request). Writers only: the one permission check says 404 to everyone else, and the commit goes through the same
+ * file change as the contents API (the file must still be the one the editor started from) and the same ref update
+ * as a push (protection included).
+ */
+export function mountEditorPages(app: H3, ctx: AppContext, forgery: RequestForgeryGuard): void {
+  const browse = ctx.git.browse;
+
+  /** The branch and path of the address; not found unless the branch exists. */
+  async function branchPath(event: H3Event, repo: RepositoryRow): Promise<RefPath> {
+    const found = await browse.resolveRefPath(repo.owner_name, repo.name, 'branch', pathParam(event, 'rest'));
+    if (!found) throw notFound('Not found');
+    return found;
+  }
+
+  /** The text of a file the browser may edit, and its blob id; refused for binary, LFS and very large files. */
+  async function editableText(repo: RepositoryRow, at: RefPath): Promise<{ sha: string; text: string }> {
+    const object = await browse.objectAt(repo.owner_name, repo.name, at.commit, at.path);
+    if (!object || object.type !== 'blob') throw notFound('Not found');
+    if (object.size > MAX_EDITABLE_BYTES) throw invalid(`Files over ${MAX_EDITABLE_BYTES / 1024 / 1024} MiB cannot be edited in the browser`);
+    const bytes = await browse.readBlob(repo.owner_name, repo.name, object.oid, object.size);
+    if (looksBinary(bytes)) throw invalid('Binary files cannot be edited in the browser');
+    if (bytes.length <= MAX_POINTER_BYTES && parseLfsPointer(bytes)) throw invalid('Files stored with Git LFS cannot be edited in the browser');
+    return { sha: object.oid, text: bytes.toString('utf8') };
+  }
+
+  const editedFile = (request: RepoPageRequest, at: RefPath, sha?: string): EditedFile => ({ repo: request.repo, access: request.access, branch: at.ref, path: at.path, sha });
+
+  /**
+   * Commits one file change from a form: to the branch, or to a new branch made at the branch's tip (removed again if
+   * the change is refused). Answers where to go next.
+   */
+  async function commit(request: Writer, at: RefPath, form: FormFields, change: { path: string; content?: Buffer; sha?: string }): Promise<Response> {
+    const { repo, viewer } = request;
+    const message = requiredText('message', form.message, 65_535).trim();
+    if (!message) throw invalid('A commit message is required');
+    let branch = at.ref;
+    const toNewBranch = form.target === 'new-branch';
+    if (toNewBranch) {
+      branch = field(form, 'new_branch').trim();
+      if (!isSafeBranchName(branch)) throw invalid('The new branch needs a name git accepts (no spaces, no ~ ^ : ? * [ \\, no ..)');
+      await ctx.refUpdates.apply(repo, viewer, { ref: `refs/heads/${branch}`, after: at.commit, mustExist: false });
+    }
+    try {
+      await ctx.gitData.changeFile(repo, viewer, { ...change, message, branch });
+    } catch (error) {
+      if (toNewBranch) await ctx.refUpdates.apply(repo, viewer, { ref: `refs/heads/${branch}`, after: null, mustExist: true, expected: at.commit }).catch(() => undefined);
+      // Two tabs, or someone else: the file or the branch moved since the editor was opened.
+      if (isRepoHostError(error) && error.kind === 'conflict') throw conflict('The file or its branch changed since you opened it: open the editor again to start from the new version');
+      throw error;
+    }
+    if (toNewBranch) return redirectTo(`${repoBase(repo)}/compare/${pathUrl(at.ref)}...${pathUrl(branch)}`);
+    const shown = change.content === undefined ? change.path.slice(0, Math.max(0, change.path.lastIndexOf('/'))) : change.path;
+    return redirectTo(srcUrl(repo, { kind: 'branch', ref: branch }, shown));
+  }
+
+  /** A form's answer: the commit, or the same form again with what was typed and why it was refused. */
+  const editorForm = (event: H3Event, run: (request: Writer, at: RefPath, form: FormFields) => Promise<Response>, rerender: (request: RepoPageRequest, at: RefPath, form: FormFields, message: string) => Promise<string> | string) =>
+    repoForm(
+      ctx,
+      forgery,
+      event,
+      async (request, form) => run(request, await branchPath(event, request.repo), form),
+      async (request, message, form) => rerender(request, await branchPath(event, request.repo), form, message),
+      'write',
+    );
+
+  app.get('/:owner/:repo/_edit/**:rest', async (event) => {
+    const request = await repoPageRequest(ctx, forgery, event, 'write');
+    const at = await branchPath(event, request.repo);
+    const { sha, text } = await editableText(request.repo, at);
+    return htmlResponse(editFileView(request.user!, editedFile(request, at, sha), text));
+  });
+
+  app.post('/:owner/:repo/_edit/**:rest', (event) =>
+    editorForm(
+      event,
+      async (request, at, form) => {
+        const { text } = await editableText(request.repo, at);
+        return commit(request, at, form, { path: at.path, content: withLineEndings(field(form, 'content'), text.includes('\r\n')), sha: field(form, 'sha') });
+      },
+      (request, at, form, message) => editFileView(request.user!, editedFile(request, at, field(form, 'sha')), field(form, 'content'), form, message),
+    ),
+  );
+
+  app.get('/:owner/:repo/_new/**:rest', async (event) => {
+    const request = await repoPageRequest(ctx, forgery, event, 'write');
+    const at = await branchPath(event, request.repo);
+    const object = at.path ? await browse.objectAt(request.repo.owner_name, request.repo.name, at.commit, at.path) : undefined;
+    if (at.path && object?.type !== 'tree') throw notFound('Not found');
+    return htmlResponse(newFileView(request.user!, editedFile(request, at)));
+  });
+
+  app.post('/:owner/:repo/_new/**:rest', (event) =>
+    editorForm(
+      event,
+      async (request, at, form) => {
+        const name = field(form, 'name').trim().replace(/^\/+|\/+$/g, '');
+        if (!name) throw invalid('The new file needs a name');
+        const path = at.path ? `${at.path}/${name}` : name;
+        const existing = await browse.objectAt(request.repo.owner_name, request.repo.name, at.commit, path);
+        if (existing) throw invalid(`${path} already exists: edit it instead`);
+        return commit(request, at, form, { path, content: withLineEndings(field(form, 'content'), false) });
+      },
+      (request, at, form, message) => newFileView(request.user!, editedFile(request, at), { ...form, name: field(form, 'name'), content: field(form, 'content') }, message),
+    ),
+  );
+
+  app.get('/:owner/:repo/_delete/**:rest', async (event) => {
+    const request = await repoPageRequest(ctx, forgery, event, 'write');
+    const at = await branchPath(event, request.repo);
+    const object = await browse.objectAt(request.repo.owner_name, request.repo.name, at.commit, at.path);
+    if (!object || object.type !== 'blob') throw notFound('Not found');
+    return htmlResponse(deleteFileView(request.user!, editedFile(request, at, object.oid)));
+  });
+
+  app.post('/:owner/:repo/_delete/**:rest', (event) =>
+    editorForm(
+      event,
+      (request, at, form) => commit(request, at, form, { path: at.path, sha: field(form, 'sha') }),
+      (request, at, form, message) => deleteFileView(request.user!, editedFile(request, at, field(form, 'sha')), form, message),
+    ),
+  );
+}
