@@ -24,6 +24,7 @@ import type { RepositoryService } from './services/repos.js';
 import type { SearchService } from './services/search.js';
 import type { SocialService } from './services/social.js';
 import type { SshKeyService } from './services/ssh-keys.js';
+import type { SuggestionService } from './services/suggestions.js';
 import type { CommitStatusService } from './services/statuses.js';
 import type { PasswordHasher } from './services/password-hasher.js';
 import type { UserService } from './services/users.js';
@@ -59,6 +60,8 @@ export interface AppContext {
   readonly pulls: PullService;
   /** Reviews of pull requests, their comments on diff lines, requested reviewers. */
   readonly reviews: ReviewService;
+  /** Review comments' suggested changes committed to the head branch. */
+  readonly suggestions: SuggestionService;
   /** Ref changes and what follows them, for pushes and the API alike. */
   readonly refUpdates: RefUpdateService;
   /** Git objects, history and file contents for the GitHub-compatible API. */

@@ -37,6 +37,7 @@ import { RefJournal } from './services/ref-journal.js';
 import { RefUpdateService } from './services/ref-updates.js';
 import { RepositoryService } from './services/repos.js';
 import { LoginThrottle } from './services/login-throttle.js';
+import { SuggestionService } from './services/suggestions.js';
 import { PasswordHasher } from './services/password-hasher.js';
 import { SearchService } from './services/search.js';
 import { SocialService } from './services/social.js';
@@ -143,6 +144,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
   const pulls = new PullService(store, git, nowIso, publicEmail, statuses, checks, protection, recorder, journal, (repo, work) => repos.whileUnchanged(repo, work));
   const refUpdates = new RefUpdateService(store, git, repos, pulls, protection, journal, store.sharedLocks);
   const gitData = new GitDataService(store, git, refUpdates, nowIso, publicEmail);
+  const reviews = new ReviewService(store, pulls, nowIso, recorder, new ReviewShapes(baseUrl, shapes));
   return {
     options,
     store,
@@ -161,7 +163,8 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     milestones: new MilestoneService(store, nowIso, recorder),
     collaborators: new CollaboratorService(store, avatarUrl, nowIso),
     pulls,
-    reviews: new ReviewService(store, pulls, nowIso, recorder, new ReviewShapes(baseUrl, shapes)),
+    reviews,
+    suggestions: new SuggestionService(reviews, gitData),
     refUpdates,
     gitData,
     releases: new ReleaseService(store, git, gitData, refUpdates, new ReleaseFiles(options.maxReleaseAssetBytes), nowIso, recorder, new ReleaseShapes(baseUrl, shapes), (repo, work) => repos.whileUnchanged(repo, work)),

@@ -242,6 +242,33 @@ export class ReviewService {
     return await this.comment(repo, viewer, id);
   }
 
+  /**
+   * A comment on the diff kept in the viewer's pending review (started when there is none): seen by its author alone
+   * until the review is submitted, as on GitHub's "Start a review".
+   */
+  async addPendingComment(repo: RepositoryRow, viewer: Viewer, pull: PullRow, input: CommentInput): Promise<ReviewCommentRow> {
+    await requireAccess(this.store, viewer, repo, 'read');
+    const position = (await this.positions(repo, pull, [input as Fields]))[0]!;
+    const now = this.now();
+    const id = await writeToRepository(this.store, repo, async (tx) => {
+      const reviewId = (await pendingReviewOf(tx, pull.id, viewer!.id))?.id ?? (await insertReview(tx, repo.id, pull.id, viewer!.id, { state: 'PENDING', body: '', commit_id: pull.head_sha, submitted_at: null }, now));
+      return await insertReviewComment(tx, repo.id, pull.id, reviewId, viewer!.id, { ...position, commit_id: pull.head_sha, in_reply_to_id: null }, now);
+    });
+    return await this.comment(repo, viewer, id);
+  }
+
+  /** The viewer's review not submitted yet, if any. */
+  async pendingOf(pull: PullRow, viewer: Viewer): Promise<ReviewRow | undefined> {
+    return viewer ? await pendingReviewOf(this.store, pull.id, viewer.id) : undefined;
+  }
+
+  /** Finishes the viewer's review: their pending one submitted with `input`, or a new review without line comments. */
+  async finish(repo: RepositoryRow, viewer: Viewer, pull: PullRow, input: ReviewInput): Promise<ReviewRow> {
+    const pending = await this.pendingOf(pull, viewer);
+    if (pending) return await this.submit(repo, viewer, pull, pending.id, input);
+    return await this.create(repo, viewer, pull, { ...input, event: input.event ?? 'missing' });
+  }
+
   async editComment(repo: RepositoryRow, viewer: Viewer, id: number, input: { body?: unknown }): Promise<ReviewCommentRow> {
     const comment = await this.comment(repo, viewer, id);
     if (comment.user_id !== viewer?.id) throw invalid('only its author can edit a comment');

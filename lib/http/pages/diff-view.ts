@@ -21,6 +21,18 @@ export interface FullDiffLinks {
   patch?: string;
 }
 
+/** The side of a diff a line is on: the old file's (removed lines) or the new file's (added and context lines). */
+export type DiffSide = 'LEFT' | 'RIGHT';
+
+/**
+ * Review on a pull request's diff (the files tab): what sits under a line (its threads, or the form to comment on
+ * it), and, for those who may comment, the link each line number becomes. Files are named by their index on the page.
+ */
+export interface DiffReview {
+  below(file: ChangedFile, index: number, side: DiffSide, line: number): SafeHtml | undefined;
+  commentHref?(index: number, side: DiffSide, line: number): string;
+}
+
 const HUNK_HEADER = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/;
 
 type DiffRow =
@@ -50,11 +62,26 @@ export function patchRows(patch: string): DiffRow[] {
 const SIGN = { add: '+', del: '-', ctx: ' ' } as const;
 const SPOKEN = { add: 'added', del: 'removed', ctx: '' } as const;
 
-function rowHtml(row: DiffRow): SafeHtml {
+/** Where a row sits for review: removed lines on the left by their old number, the others on the right by their new. */
+function placeOf(row: { kind: 'add' | 'del' | 'ctx'; old: number | null; new: number | null }): { side: DiffSide; line: number } {
+  return row.kind === 'del' ? { side: 'LEFT', line: row.old! } : { side: 'RIGHT', line: row.new! };
+}
+
+/** A line number cell: a link to comment on the line where the viewer may. */
+function numberCell(value: number | null, href: string | undefined, side: DiffSide): SafeHtml {
+  if (value === null) return html`<td class="num"></td>`;
+  if (!href) return html`<td class="num">${value}</td>`;
+  return html`<td class="num"><a href="${href}" class="comment-link" aria-label="Comment on ${side === 'LEFT' ? 'old' : 'new'} line ${value}">${value}</a></td>`;
+}
+
+function rowHtml(row: DiffRow, file: ChangedFile, index: number, review: DiffReview | undefined): SafeHtml {
   if (row.kind === 'hunk') return html`<tr class="hunk"><td class="num"></td><td class="num"></td><td>${row.text}</td></tr>`;
   if (row.kind === 'note') return html`<tr class="hunk"><td class="num"></td><td class="num"></td><td>${row.text}</td></tr>`;
   const spoken = SPOKEN[row.kind];
-  return html`<tr class="${row.kind}"><td class="num">${row.old ?? ''}</td><td class="num">${row.new ?? ''}</td><td>${spoken ? html`<span class="sr-only">${spoken}: </span>` : ''}${SIGN[row.kind]}${row.text}</td></tr>`;
+  const { side, line } = placeOf(row);
+  const href = review?.commentHref?.(index, side, line);
+  const below = review?.below(file, index, side, line);
+  return html`<tr class="${row.kind}">${numberCell(row.old, side === 'LEFT' ? href : undefined, 'LEFT')}${numberCell(row.new, side === 'RIGHT' ? href : undefined, 'RIGHT')}<td>${spoken ? html`<span class="sr-only">${spoken}: </span>` : ''}${SIGN[row.kind]}${row.text}</td></tr>${below ? html`<tr class="review-row"><td colspan="3">${below}</td></tr>` : ''}`;
 }
 
 function fileTitle(file: ChangedFile): SafeHtml {
@@ -68,7 +95,7 @@ function downloadLinks(links: FullDiffLinks | undefined): SafeHtml | '' {
   return html`<a href="${links.diff}">Download the full diff</a>${links.patch ? html` or <a href="${links.patch}">the patch</a>` : ''}.`;
 }
 
-function fileBody(file: ChangedFile, shown: boolean, links: FullDiffLinks | undefined): SafeHtml {
+function fileBody(file: ChangedFile, index: number, shown: boolean, links: FullDiffLinks | undefined, review: DiffReview | undefined): SafeHtml {
   if (file.patch === undefined || !shown) {
     if (file.patch_omitted || file.patch !== undefined) return html`<p class="muted">This diff is too large to show here. ${downloadLinks(links)}</p>`;
     if (file.status === 'renamed' && file.changes === 0) return html`<p class="muted">File renamed without changes.</p>`;
@@ -76,16 +103,16 @@ function fileBody(file: ChangedFile, shown: boolean, links: FullDiffLinks | unde
   }
   return html`<div class="code-scroll" tabindex="0" role="region" aria-label="Diff of ${file.filename}"><table class="code diff"><caption class="sr-only">Changes to ${file.filename}</caption>
 <thead class="sr-only"><tr><th scope="col">Old line</th><th scope="col">New line</th><th scope="col">Line</th></tr></thead>
-<tbody>${patchRows(file.patch).map(rowHtml)}</tbody></table></div>`;
+<tbody>${patchRows(file.patch).map((row) => rowHtml(row, file, index, review))}</tbody></table></div>`;
 }
 
 /** One file's section: name (renames as old → new), status, line counts, and its patch (collapsed when large). */
-function fileSection(file: ChangedFile, index: number, shown: boolean, links: FullDiffLinks | undefined): SafeHtml {
+function fileSection(file: ChangedFile, index: number, shown: boolean, links: FullDiffLinks | undefined, review: DiffReview | undefined): SafeHtml {
   const open = file.changes <= COLLAPSE_ABOVE_LINES;
   return html`<details class="diff-file" id="diff-${index + 1}"${open ? ' open' : ''}>
 <summary>${fileTitle(file)} <span class="badge">${file.status}</span>
 <span class="added">+${file.additions}</span> <span class="removed">−${file.deletions}</span></summary>
-${fileBody(file, shown, links)}</details>`;
+${fileBody(file, index, shown, links, review)}</details>`;
 }
 
 /** How long one slice of a diff renders before the event loop gets a turn (a 200-file diff takes tens of ms cold). */
@@ -131,8 +158,9 @@ const count = (n: number, noun: string) => `${n.toLocaleString('en-US')} ${noun}
  * Renders per-file unified diffs from git's own output (lib/git/diff.ts): a summary of the files, then a section per
  * file, within PAGE_DIFF_LIMITS: past them a note says how much is shown and links to the full diff (`links`).
  * `diff` is a page of a diff (its `total` counts every file) or all of its files. Every name and line is escaped.
+ * `review` puts threads and comment forms under lines (a pull request's files tab).
  */
-export async function renderDiff(diff: readonly ChangedFile[] | DiffPage, links?: FullDiffLinks): Promise<SafeHtml> {
+export async function renderDiff(diff: readonly ChangedFile[] | DiffPage, links?: FullDiffLinks, review?: DiffReview): Promise<SafeHtml> {
   const all = 'files' in diff ? diff.files : diff;
   const total = 'files' in diff ? Math.max(diff.total, all.length) : all.length;
   if (total === 0) return html`<p class="muted">No changes.</p>`;
@@ -140,7 +168,7 @@ export async function renderDiff(diff: readonly ChangedFile[] | DiffPage, links?
   const additions = files.reduce((sum, file) => sum + file.additions, 0);
   const deletions = files.reduce((sum, file) => sum + file.deletions, 0);
   const shown = withinBudget(files, PAGE_DIFF_LIMITS.budget);
-  const sections = await renderInSlices(files, (file, index) => fileSection(file, index, shown[index]!, links));
+  const sections = await renderInSlices(files, (file, index) => fileSection(file, index, shown[index]!, links, review));
   const changes = html`<span class="added">${count(additions, 'addition')}</span>, <span class="removed">${count(deletions, 'deletion')}</span>`;
   const summary =
     files.length === total

@@ -108,8 +108,12 @@ export interface PullModel {
   /** The page of the conversation shown. */
   commentPage: number;
   commits?: CommitSummary[];
-  /** The files changed, rendered (renderDiff), on the files tab. */
+  /** The files changed, rendered (renderDiff) with their review threads, on the files tab. */
   diff?: SafeHtml;
+  /** The form finishing the viewer's review (files tab). */
+  reviewBox?: SafeHtml | '';
+  /** Who reviewed and how, and whose review is requested (conversation tab). */
+  reviews?: SafeHtml | '';
   /** How many commits the pull request brought (shown once merged: "merged N commits into base from head"). */
   commitCount?: number;
   checks: CombinedStatus;
@@ -233,12 +237,12 @@ export function pullView(viewer: PageUser | undefined, repo: RepositoryRow, acce
   const state = pull.status === 'merged' ? 'merged' : pull.status;
   let content: SafeHtml;
   if (model.tab === 'commits') content = commitList(repo, model.commits ?? []);
-  else if (model.tab === 'files') content = model.diff ?? html``;
+  else if (model.tab === 'files') content = html`${model.reviewBox ?? ''}${model.diff ?? ''}`;
   else {
     const stateForm = viewer && model.canChangeState && pull.status !== 'merged' ? stateToggle(viewer, action, pull.status, 'pull request') : '';
     content = html`${conversation(viewer, [{ author: pull.author, created_at: pull.created_at, body: pull.description }, ...(model.comments ?? []).map((comment) => ({ ...comment, body: comment.text, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))], fullName(repo))}
 ${commentPager(action, model.commentPage, pull.comments)}
-${checksSection(model)}${mergeBox(viewer, repo, model)}
+${model.reviews ?? ''}${checksSection(model)}${mergeBox(viewer, repo, model)}
 ${commentForm(viewer, `${action}/comments`, fullName(repo))}${stateForm}`;
   }
   return repoPage(

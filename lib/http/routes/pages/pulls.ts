@@ -1,16 +1,19 @@
-import type { H3, HTTPResponse } from 'h3';
+import type { H3, H3Event, HTTPResponse } from 'h3';
 import type { AppContext } from '../../../context.js';
 import { isRepoHostError, notFound } from '../../../errors.js';
 import type { PullRow } from '../../../store/queries/pulls.js';
 import type { RepositoryRow } from '../../../store/queries/repositories.js';
+import type { UserRow } from '../../../store/queries/users.js';
 import { atLeast } from '../../../services/permissions.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
 import { renderDiff } from '../../pages/diff-view.js';
 import { compareView, pullListView, pullView, type CompareModel, type PullTab } from '../../pages/pulls-view.js';
-import { pathUrl, repoBase } from '../../pages/repo-layout.js';
+import { fullName, pathUrl, repoBase } from '../../pages/repo-layout.js';
+import type { SafeHtml } from '../../pages/html.js';
+import { diffReview, parseLineAsked, reviewBox, reviewSummaries, type LineAsked, type ReviewContext } from '../../pages/review-view.js';
 import { pageOf } from '../../pagination.js';
-import { idParam, pathParam, queryString } from '../../validate.js';
+import { idParam, pathParam, queryString, type FormFields } from '../../validate.js';
 import { redirectTo } from '../web.js';
 import { mountConversationForms, type ConversationForm } from './conversation-forms.js';
 import { commentWindow, repoForm, repoPageRequest, textDownload, type RepoPageRequest } from './page-request.js';
@@ -28,11 +31,47 @@ async function pullNumbered(ctx: AppContext, repo: RepositoryRow, number: number
 /** Branches offered by the compare page's selectors. */
 const MAX_LISTED_BRANCHES = { limit: 500, offset: 0 };
 
+/** Review comments a files tab shows (GitHub's review threads are never longer in practice). */
+const MAX_REVIEW_COMMENTS = { limit: 2000, offset: 0 };
+const MAX_REVIEWS = { limit: 200, offset: 0 };
+
+/** The files tab: the diff with its review threads (and the form on the line asked for), and the review box. */
+async function filesTab(ctx: AppContext, request: RepoPageRequest, row: PullRow, asked: LineAsked | undefined): Promise<{ diff: SafeHtml; reviewBox: SafeHtml | '' }> {
+  const { viewer, user, repo, access } = request;
+  const files = await ctx.pulls.files(repo, row.id);
+  const context: ReviewContext = {
+    viewer: user,
+    repository: fullName(repo),
+    action: `${repoBase(repo)}/pulls/${row.number}`,
+    comments: (await ctx.reviews.comments(repo, viewer, { pull: row }, MAX_REVIEW_COMMENTS)).items,
+    headSha: row.head_sha,
+    asked,
+    canApply: row.status === 'open' && atLeast(access, 'write'),
+    pending: await ctx.reviews.pendingOf(row, viewer),
+  };
+  const fileIndex = new Map(files.map((file, index) => [file.filename, index]));
+  const pendingComments = context.pending ? context.comments.filter((comment) => comment.review_id === context.pending!.id).length : 0;
+  return {
+    diff: await renderDiff(files, downloads(context.action), diffReview(context, fileIndex)),
+    reviewBox: row.status === 'open' ? reviewBox(context, viewer?.id === row.author_id, pendingComments) : '',
+  };
+}
+
+/** The conversation tab's reviews: each review's verdict and summary, and the reviewers requested. */
+async function reviewsSection(ctx: AppContext, request: RepoPageRequest, row: PullRow): Promise<SafeHtml | ''> {
+  const { viewer, repo } = request;
+  const [reviews, comments, requested] = await Promise.all([ctx.reviews.list(row, viewer, MAX_REVIEWS), ctx.reviews.comments(repo, viewer, { pull: row }, MAX_REVIEW_COMMENTS), ctx.reviews.requested(row)]);
+  const perReview = new Map<number, number>();
+  for (const comment of comments.items) perReview.set(comment.review_id, (perReview.get(comment.review_id) ?? 0) + 1);
+  return reviewSummaries({ repository: fullName(repo), action: `${repoBase(repo)}/pulls/${row.number}` }, reviews.items, perReview, requested);
+}
+
 /** The pull request page on one of its tabs; what each tab needs is read from git only for that tab. */
-async function renderPull(ctx: AppContext, request: RepoPageRequest, number: number, tab: PullTab, window: CommentWindow, error?: string): Promise<string> {
+async function renderPull(ctx: AppContext, request: RepoPageRequest, number: number, tab: PullTab, window: CommentWindow, error?: string, asked?: LineAsked): Promise<string> {
   const { viewer, user, repo, access } = request;
   const row = await pullNumbered(ctx, repo, number);
   const pull = await ctx.pulls.summary(repo, row);
+  const files = tab === 'files' ? await filesTab(ctx, request, row, asked) : undefined;
   // A merged pull request says how many commits it brought (its recorded base and head no longer move).
   const commits = tab === 'commits' || pull.status === 'merged' ? await ctx.pulls.commits(repo, row.id) : undefined;
   return pullView(user, repo, access, {
@@ -42,7 +81,9 @@ async function renderPull(ctx: AppContext, request: RepoPageRequest, number: num
     commentPage: window.page,
     commits: tab === 'commits' ? commits : undefined,
     commitCount: pull.status === 'merged' ? commits?.length : undefined,
-    diff: tab === 'files' ? await renderDiff(await ctx.pulls.files(repo, row.id), downloads(`${repoBase(repo)}/pulls/${row.number}`)) : undefined,
+    diff: files?.diff,
+    reviewBox: files?.reviewBox,
+    reviews: tab === 'conversation' ? await reviewsSection(ctx, request, row) : undefined,
     checks: await ctx.statuses.combinedOf(repo, pull.head_sha),
     checkRuns: await ctx.checks.latestRunsAt(repo, pull.head_sha, MAX_CHECK_RUNS_SHOWN),
     requiredContexts: (await ctx.protection.ruleFor(repo, pull.base))?.required_status_contexts ?? [],
@@ -155,25 +196,56 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
         const pull = await pullNumbered(ctx, request.repo, Number(download[1]));
         return textDownload(await ctx.pulls.diff(request.repo, pull.id, download[2] as 'diff' | 'patch'));
       }
-      return htmlResponse(await renderPull(ctx, request, idParam(event, 'number'), tab, commentWindow(event)));
+      return htmlResponse(await renderPull(ctx, request, idParam(event, 'number'), tab, commentWindow(event), undefined, parseLineAsked(queryString(event, 'comment'))));
     });
   }
 
-  /** A form on the pull request page: back to it (at `anchor` if the action names one), or the page with the error. */
-  const pullForm: ConversationForm = (event, action) =>
-    repoForm(
-      ctx,
-      guard,
-      event,
-      async (request, form) => {
-        const pull = await pullNumbered(ctx, request.repo, idParam(event, 'number'));
-        const anchor = await action(request, form, pull.id);
-        return redirectTo(`${repoBase(request.repo)}/pulls/${pull.number}${anchor ?? ''}`);
-      },
-      (request, message) => renderPull(ctx, request, idParam(event, 'number'), 'conversation', commentWindow(event), message),
-    );
+  /**
+   * A form on the pull request page: back to it at what `action` answers (an anchor, or a tab and an anchor), or
+   * `tab` with the service's message.
+   */
+  const formOnPull =
+    (tab: PullTab) => (event: H3Event, action: (request: RepoPageRequest & { viewer: UserRow }, form: FormFields, pull: PullRow) => Promise<string | void>) =>
+      repoForm(
+        ctx,
+        guard,
+        event,
+        async (request, form) => {
+          const pull = await pullNumbered(ctx, request.repo, idParam(event, 'number'));
+          const anchor = await action(request, form, pull);
+          return redirectTo(`${repoBase(request.repo)}/pulls/${pull.number}${anchor ?? ''}`);
+        },
+        (request, message) => renderPull(ctx, request, idParam(event, 'number'), tab, commentWindow(event), message),
+      );
+  const pullForm: ConversationForm = (event, action) => formOnPull('conversation')(event, (request, form, pull) => action(request, form, pull.id));
+  /** A form of the code review: its errors come back on the files tab. */
+  const reviewForm = formOnPull('files');
 
   mountConversationForms(app, 'pulls', ctx.pulls, pullForm);
+
+  // A comment on a line: alone (a review of its own, as GitHub makes it), kept in the viewer's pending review, or a
+  // reply to a thread.
+  app.post('/:owner/:repo/pulls/:number/files/comments', (event) =>
+    reviewForm(event, async ({ viewer, repo }, form, pull) => {
+      if (typeof form.in_reply_to === 'string' && form.in_reply_to !== '') {
+        return `/files#r${(await ctx.reviews.addComment(repo, viewer, pull, { body: form.body, in_reply_to: Number(form.in_reply_to) })).id}`;
+      }
+      const input = { body: form.body, path: form.path, side: form.side, line: Number(form.line) };
+      const comment = form.mode === 'review' ? await ctx.reviews.addPendingComment(repo, viewer, pull, input) : await ctx.reviews.addComment(repo, viewer, pull, input);
+      return `/files#r${comment.id}`;
+    }),
+  );
+
+  app.post('/:owner/:repo/pulls/:number/reviews', (event) =>
+    reviewForm(event, async ({ viewer, repo }, form, pull) => `#review-${(await ctx.reviews.finish(repo, viewer, pull, { body: form.body, event: form.event })).id}`),
+  );
+
+  app.post('/:owner/:repo/pulls/:number/files/comments/:id/apply', (event) =>
+    reviewForm(event, async ({ viewer, repo }, _form, pull) => {
+      await ctx.suggestions.apply(repo, viewer, pull, idParam(event, 'id'));
+      return '/files';
+    }),
+  );
 
   // Refusals (conflicts, required checks: 405; head moved: 409) come back as the page with the service's message.
   app.post('/:owner/:repo/pulls/:number/merge', (event) =>

@@ -1,0 +1,120 @@
+import type { ChangedFile } from '../../git/diff.js';
+import { suggestionOf } from '../../services/suggestions.js';
+import type { ReviewCommentRow, ReviewRow } from '../../store/queries/reviews.js';
+import { relativeTime } from './code/links.js';
+import { markdownBox } from './conversation.js';
+import type { DiffReview, DiffSide } from './diff-view.js';
+import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
+import { renderMarkdown } from './markdown.js';
+
+/** Where a new line comment was asked for (`?comment=3R12`: file 3 of the page, right side, line 12). */
+export interface LineAsked {
+  index: number;
+  side: DiffSide;
+  line: number;
+}
+
+const SIDE_LETTER: Record<DiffSide, string> = { LEFT: 'L', RIGHT: 'R' };
+
+/** `3R12` → file 3, right side, line 12; undefined for anything else. */
+export function parseLineAsked(value: string | undefined): LineAsked | undefined {
+  const match = /^(\d{1,4})([LR])(\d{1,9})$/.exec(value ?? '');
+  return match ? { index: Number(match[1]), side: match[2] === 'L' ? 'LEFT' : 'RIGHT', line: Number(match[3]) } : undefined;
+}
+
+const lineKey = (index: number, side: DiffSide, line: number) => `${index}${SIDE_LETTER[side]}${line}`;
+
+/** What the files tab's review needs to know of the viewer and the pull request. */
+export interface ReviewContext {
+  viewer: PageUser | undefined;
+  /** `owner/name`, the context of the comments' Markdown. */
+  repository: string;
+  /** `/owner/repo/pulls/N`. */
+  action: string;
+  comments: readonly ReviewCommentRow[];
+  /** The pull request's head commit: comments made on an older one are outdated. */
+  headSha: string;
+  asked?: LineAsked;
+  /** Whether the viewer may commit a suggestion to the head branch (write access, an open pull request). */
+  canApply: boolean;
+  pending?: ReviewRow;
+}
+
+function commentHtml(context: ReviewContext, comment: ReviewCommentRow): SafeHtml {
+  const pending = context.pending !== undefined && comment.review_id === context.pending.id;
+  const outdated = comment.commit_id !== context.headSha;
+  const apply =
+    context.canApply && context.viewer && !pending && !outdated && comment.side === 'RIGHT' && suggestionOf(comment.body) !== undefined
+      ? html`<form method="post" action="${context.action}/files/comments/${comment.id}/apply" class="inline">${csrfInput(context.viewer)}<button type="submit">Commit suggestion</button></form>`
+      : '';
+  return html`<article class="comment review-comment" id="r${comment.id}"><header class="comment-head"><strong>${comment.author}</strong> ${relativeTime(comment.created_at)}${pending ? html` <span class="badge">Pending</span>` : ''}${outdated ? html` <span class="badge">Outdated</span>` : ''}</header>
+<div class="markdown">${renderMarkdown(comment.body, { repository: context.repository })}</div>${apply}</article>`;
+}
+
+/** Threads under one line: each first comment with its replies, and a reply box (once the thread is submitted). */
+function threadsHtml(context: ReviewContext, thread: readonly ReviewCommentRow[], replies: ReadonlyMap<number, ReviewCommentRow[]>): SafeHtml {
+  return html`${thread.map(
+    (first) => html`<div class="review-thread">${commentHtml(context, first)}${(replies.get(first.id) ?? []).map((reply) => commentHtml(context, reply))}
+${context.viewer && first.review_id !== context.pending?.id ? html`<form method="post" action="${context.action}/files/comments" class="card wide reply">${csrfInput(context.viewer)}<input type="hidden" name="in_reply_to" value="${first.id}">
+${markdownBox('Reply', 'body', context.repository, '', { rows: 2, required: true })}<button type="submit">Reply</button></form>` : ''}</div>`,
+  )}`;
+}
+
+/** The form to comment on one line: a single comment, or one kept in the viewer's review until it is submitted. */
+function lineForm(context: ReviewContext, file: ChangedFile, side: DiffSide, line: number): SafeHtml {
+  return html`<form method="post" action="${context.action}/files/comments" class="card wide line-comment" id="c${lineKey(context.asked!.index, side, line)}">${csrfInput(context.viewer)}
+<input type="hidden" name="path" value="${file.filename}"><input type="hidden" name="side" value="${side}"><input type="hidden" name="line" value="${line}">
+${markdownBox(`Comment on ${side === 'LEFT' ? 'old' : 'new'} line ${line} of ${file.filename}`, 'body', context.repository, '', { rows: 4, required: true })}
+<div class="actions"><button type="submit" name="mode" value="single">Add single comment</button><button type="submit" name="mode" value="review">${context.pending ? 'Add review comment' : 'Start a review'}</button></div></form>`;
+}
+
+/** The review on a pull request's diff: threads under their lines, and the form on the line asked for. */
+export function diffReview(context: ReviewContext, fileIndex: ReadonlyMap<string, number>): DiffReview {
+  const threads = new Map<string, ReviewCommentRow[]>();
+  const replies = new Map<number, ReviewCommentRow[]>();
+  for (const comment of context.comments) {
+    if (comment.in_reply_to_id !== null) {
+      replies.set(comment.in_reply_to_id, [...(replies.get(comment.in_reply_to_id) ?? []), comment]);
+      continue;
+    }
+    const index = fileIndex.get(comment.path);
+    if (index === undefined) continue;
+    const key = lineKey(index, comment.side, comment.line);
+    threads.set(key, [...(threads.get(key) ?? []), comment]);
+  }
+  return {
+    below(file, index, side, line) {
+      const thread = threads.get(lineKey(index, side, line));
+      const asked = context.asked && context.viewer && lineKey(context.asked.index, context.asked.side, context.asked.line) === lineKey(index, side, line);
+      if (!thread && !asked) return undefined;
+      return html`${thread ? threadsHtml(context, thread, replies) : ''}${asked ? lineForm(context, file, side, line) : ''}`;
+    },
+    commentHref: context.viewer ? (index, side, line) => `?comment=${lineKey(index, side, line)}#c${lineKey(index, side, line)}` : undefined,
+  };
+}
+
+/** The form that finishes a review: a summary and Comment, Approve or Request changes (the author may only comment). */
+export function reviewBox(context: ReviewContext, isAuthor: boolean, pendingComments: number): SafeHtml | '' {
+  if (!context.viewer) return '';
+  const choice = (value: string, label: string, checked = false) => html`<label class="check"><input type="radio" name="event" value="${value}"${checked ? html` checked` : ''}> ${label}</label>`;
+  return html`<details class="review-box"${context.pending ? html` open` : ''}><summary>Review changes${pendingComments ? html` <span class="badge">${pendingComments} pending</span>` : ''}</summary>
+<form method="post" action="${context.action}/reviews" class="card wide">${csrfInput(context.viewer)}
+${markdownBox('Summary', 'body', context.repository, context.pending?.body ?? '', { rows: 4 })}
+<fieldset><legend>Your review</legend>${choice('COMMENT', 'Comment', true)}${isAuthor ? '' : html`${choice('APPROVE', 'Approve')}${choice('REQUEST_CHANGES', 'Request changes')}`}</fieldset>
+<button type="submit">Submit review</button></form></details>`;
+}
+
+const VERDICT: Record<string, string> = { APPROVED: 'approved these changes', CHANGES_REQUESTED: 'requested changes', COMMENTED: 'reviewed', DISMISSED: 'reviewed (dismissed)', PENDING: 'has a review pending' };
+
+/** The reviews on the conversation tab: who decided what, with their summaries, and the requested reviewers. */
+export function reviewSummaries(context: Pick<ReviewContext, 'repository' | 'action'>, reviews: readonly ReviewRow[], commentsPerReview: ReadonlyMap<number, number>, requested: readonly string[]): SafeHtml | '' {
+  const shown = reviews.filter((review) => review.state !== 'COMMENTED' || review.body || (commentsPerReview.get(review.id) ?? 0) > 0);
+  if (shown.length === 0 && requested.length === 0) return '';
+  return html`<section aria-label="Reviews" class="reviews"><h3>Reviews</h3>
+${requested.length ? html`<p>Review requested from ${requested.map((name, index) => html`${index ? ', ' : ''}<strong>${name}</strong>`)}</p>` : ''}
+<ul class="items">${shown.map((review) => {
+    const lines = commentsPerReview.get(review.id) ?? 0;
+    return html`<li class="item review-${review.state.toLowerCase()}" id="review-${review.id}"><strong>${review.author}</strong> ${VERDICT[review.state] ?? 'reviewed'} ${relativeTime(review.submitted_at ?? review.created_at)}${lines ? html` · <a href="${context.action}/files">${lines} line comment${lines === 1 ? '' : 's'}</a>` : ''}
+${review.body ? html`<div class="markdown">${renderMarkdown(review.body, { repository: context.repository })}</div>` : ''}</li>`;
+  })}</ul></section>`;
+}

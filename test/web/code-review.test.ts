@@ -1,0 +1,147 @@
+import { Octokit } from '@octokit/rest';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RepoHost } from '../../lib/index.js';
+import { inspect, launchChromium, signIn } from '../helpers/browser.js';
+import { bearer, http, startHost } from '../helpers/host.js';
+
+// Issue 21: code review on the pull request page. Comments on diff lines (single, or kept in a pending review),
+// threads with replies, a review submitted as an approval that protection requires, and a suggested change committed
+// from the page; the same data as the GitHub API's reviews and review comments.
+
+const JOURNEY_MS = 120_000;
+const ADA = 'ada_token_0123456789abcdef';
+const BOB = 'bob_token_0123456789abcdef';
+
+describe('code review in the browser', () => {
+  let host: RepoHost;
+  let browser: Browser;
+  let ada: Page;
+  let bob: Page;
+  let files: string;
+
+  beforeAll(async () => {
+    host = await startHost({
+      fixtures: {
+        users: [
+          { username: 'ada', email: 'ada@example.com', password: 'password123', tokens: [{ name: 'api', token: ADA }] },
+          { username: 'bob', email: 'bob@example.com', password: 'password123', tokens: [{ name: 'api', token: BOB }] },
+        ],
+        repositories: [
+          {
+            owner: 'ada',
+            name: 'lib',
+            collaborators: { bob: 'write' },
+            branches: {
+              main: { commits: [{ message: 'Start', files: { 'src/app.js': 'const one = 1;\nconst two = 2;\nconst three = 3;\n' } }] },
+              feature: { from: 'main', commits: [{ message: 'Count on', files: { 'src/app.js': 'const one = 1;\nconst tow = 2;\nconst three = 3;\nconst for = 4;\n' } }] },
+            },
+            pulls: [{ title: 'Count on', head: 'feature', base: 'main' }],
+          },
+        ],
+      },
+    });
+    const protect = await http(`${host.url}/api/v3/repos/ada/lib/branches/main/protection`, {
+      method: 'PUT',
+      headers: bearer(ADA),
+      json: { required_status_checks: null, enforce_admins: true, required_pull_request_reviews: { required_approving_review_count: 1 }, restrictions: null },
+    });
+    expect(protect.status).toBe(200);
+    browser = await launchChromium();
+    ada = await (await browser.newContext({ bypassCSP: true })).newPage();
+    bob = await (await browser.newContext({ bypassCSP: true })).newPage();
+    await signIn(ada, host.url, 'ada');
+    await signIn(bob, host.url, 'bob');
+    files = `${host.url}/ada/lib/pulls/1/files`;
+  }, JOURNEY_MS);
+
+  afterAll(async () => {
+    await browser?.close();
+    await host?.close();
+  });
+
+  it('comments on a line, alone or in a pending review that only its author sees', async () => {
+    await bob.goto(files);
+    await bob.click('a.comment-link[aria-label="Comment on new line 2"]');
+    await bob.waitForURL(`${files}?comment=0R2#c0R2`);
+    await bob.fill('form.line-comment textarea[name=body]', 'Typo: `tow`');
+    await bob.click('form.line-comment button[value=single]');
+    await bob.waitForURL(/\/pulls\/1\/files#r\d+$/);
+    expect(await bob.locator('tr.review-row .review-comment').first().textContent()).toContain('Typo: tow');
+    // A suggestion on the added line, kept in a review not yet submitted.
+    await bob.click('a.comment-link[aria-label="Comment on new line 4"]');
+    await bob.fill('form.line-comment textarea[name=body]', 'Reserved word:\n\n```suggestion\nconst four = 4;\n```\n');
+    await bob.click('form.line-comment button[value=review]');
+    await bob.waitForURL(/\/pulls\/1\/files#r\d+$/);
+    expect(await bob.locator('.review-comment .badge:text-is("Pending")').count()).toBe(1);
+    expect(await bob.textContent('.review-box summary')).toContain('1 pending');
+    await inspect(bob, 'files', 'review', 1);
+    // ada does not see bob's pending comment, on the page or through the API.
+    const page = (await http(files, { headers: bearer(ADA) })).text;
+    expect(page).toContain('Typo: <code>tow</code>');
+    expect(page).not.toContain('Reserved word');
+    const octokit = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: ADA });
+    const seen = (await octokit.pulls.listReviewComments({ owner: 'ada', repo: 'lib', pull_number: 1 })).data;
+    expect(seen.map((comment) => [comment.path, comment.line, comment.side, comment.body])).toEqual([['src/app.js', 2, 'RIGHT', 'Typo: `tow`']]);
+  }, JOURNEY_MS);
+
+  it('blocks the merge until an approval, which the reviewer submits from the page', async () => {
+    await ada.goto(`${host.url}/ada/lib/pulls/1`);
+    expect(await ada.textContent('#merge-blocked')).toContain('1 approving review is required (0 given)');
+    // The author may comment on their own pull request, not approve it.
+    await ada.goto(files);
+    expect(await ada.locator('.review-box input[value=APPROVE]').count()).toBe(0);
+    await bob.goto(files);
+    await bob.fill('.review-box textarea[name=body]', 'Nice, one **suggestion**.');
+    await bob.check('.review-box input[value=APPROVE]');
+    await bob.click('.review-box button[type=submit]');
+    await bob.waitForURL(/\/pulls\/1#review-\d+$/);
+    expect(await bob.textContent('section.reviews')).toMatch(/bob approved these changes.*1 line comment/s);
+    await inspect(bob, 'conversation', 'review', 1);
+    const octokit = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: ADA });
+    const reviews = (await octokit.pulls.listReviews({ owner: 'ada', repo: 'lib', pull_number: 1 })).data;
+    expect(reviews.map((review) => [review.user?.login, review.state])).toEqual([
+      ['bob', 'COMMENTED'],
+      ['bob', 'APPROVED'],
+    ]);
+    expect((await octokit.pulls.listReviewComments({ owner: 'ada', repo: 'lib', pull_number: 1 })).data).toHaveLength(2);
+    await ada.goto(`${host.url}/ada/lib/pulls/1`);
+    expect(await ada.locator('#merge-blocked').count()).toBe(0);
+  }, JOURNEY_MS);
+
+  it('commits a suggested change to the head branch, replies in its thread, and marks it outdated', async () => {
+    await ada.goto(files);
+    await ada.click('button:text-is("Commit suggestion")');
+    await ada.waitForURL(files);
+    const app = await http(`${host.url}/api/v3/repos/ada/lib/contents/src/app.js?ref=feature`, { headers: bearer(ADA) });
+    expect(Buffer.from(app.json.content, 'base64').toString('utf8')).toBe('const one = 1;\nconst tow = 2;\nconst three = 3;\nconst four = 4;\n');
+    // The head moved: both comments were made on an older commit, and the suggestion cannot be committed again.
+    expect(await ada.locator('.review-comment .badge:text-is("Outdated")').count()).toBe(2);
+    expect(await ada.locator('button:text-is("Commit suggestion")').count()).toBe(0);
+    const thread = ada.locator('.review-thread').first();
+    await thread.locator('textarea[name=body]').fill('Fixed in the next commit');
+    await thread.locator('button:text-is("Reply")').click();
+    await ada.waitForURL(/\/pulls\/1\/files#r\d+$/);
+    expect(await ada.locator('.review-thread').first().locator('.review-comment').count()).toBe(2);
+    const octokit = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: ADA });
+    const replies = (await octokit.pulls.listReviewComments({ owner: 'ada', repo: 'lib', pull_number: 1 })).data.filter((comment) => comment.in_reply_to_id !== undefined);
+    expect(replies.map((comment) => [comment.user?.login, comment.body])).toEqual([['ada', 'Fixed in the next commit']]);
+  }, JOURNEY_MS);
+
+  it('offers anonymous readers no comment links or review box, and says why a bad comment is refused', async () => {
+    const page = (await http(files)).text;
+    expect(page).not.toContain('comment-link');
+    expect(page).not.toContain('review-box');
+    await bob.goto(`${files}?comment=0R9#c0R9`);
+    expect(await bob.locator('form.line-comment').count()).toBe(0);
+    // A line outside the diff, posted by hand, is refused with the reason.
+    const refused = await bob.evaluate(async () => {
+      const form = document.querySelector('.review-box form') as HTMLFormElement;
+      const data = new URLSearchParams({ _csrf: (form.querySelector('input[name=_csrf]') as HTMLInputElement).value, path: 'src/app.js', side: 'RIGHT', line: '99', body: 'x', mode: 'single' });
+      const answer = await fetch(location.pathname + '/comments', { method: 'POST', body: data });
+      return { status: answer.status, text: await answer.text() };
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('line must be part of the diff');
+  }, JOURNEY_MS);
+});
