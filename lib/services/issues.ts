@@ -92,6 +92,12 @@ export class IssueService {
     return await this.store.read(async (tx) => ({ items: await issuesOfRepository(tx, repo.id, filter, page), total: await countFilteredIssues(tx, repo.id, filter) }));
   }
 
+  /** Issues of the repository by id, in the order given (a search's page). */
+  async byIds(repo: RepositoryRow, ids: readonly number[]): Promise<IssueRow[]> {
+    const rows = new Map((await issuesByIds(this.store, repo.id, ids)).map((issue) => [issue.id, issue]));
+    return ids.flatMap((id) => rows.get(id) ?? []);
+  }
+
   /** Issues and pull requests in one list, as GitHub's issue list shows them (pull requests carry no labels here). */
   async listWithPulls(repo: RepositoryRow, filter: IssueFilter, page: PageWindow): Promise<{ items: Conversation[]; total: number }> {
     // The page's keys, then its issues and its pull requests each in one query, whatever the page's length.

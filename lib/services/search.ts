@@ -36,6 +36,7 @@ function times(key: keyof typeof TIME_COLUMNS, value: string): ConversationSearc
 /**
  * GitHub's issue search (`GET /search/issues`) over what the viewer may read: `repo:`, `user:`/`org:`, `is:`/`type:`
  * (issue, pr, open, closed, merged, unmerged), `state:`, `author:`, `assignee:`, `no:assignee`, `label:`, `no:label`,
+ * `milestone:` (its title), `no:milestone`,
  * `in:title`/`in:body`, `created:`/`updated:`/`closed:`/`merged:` dates, and words matched in titles and bodies. A
  * qualifier it does not know is refused (422), never ignored; a repository or account that does not exist (or is
  * hidden) matches nothing.
@@ -103,9 +104,13 @@ export class SearchService {
         case 'label':
           search.labels.push(value.toLowerCase());
           break;
+        case 'milestone':
+          search.milestone = value.toLowerCase();
+          break;
         case 'no':
           if (value === 'assignee') search.noAssignee = true;
           else if (value === 'label') search.noLabel = true;
+          else if (value === 'milestone') search.noMilestone = true;
           else throw invalid(`repohost does not support no:${value}`);
           break;
         case 'in':

@@ -163,11 +163,37 @@ describe('editing files in the browser', () => {
     expect((await http(`${host.url}/api/v3/repos/erin/notes/branches/stale`, { headers: bearer(TOKEN) })).status).toBe(404);
   }, JOURNEY_MS);
 
+  it('makes a branch and a tag from the switcher at the commit shown', async () => {
+    const tipOf = async (ref: string) => (await http(`${host.url}/api/v3/repos/erin/notes/git/ref/${ref}`, { headers: bearer(TOKEN) })).json?.object?.sha;
+    await page.goto(`${host.url}/erin/notes/src/branch/main/docs`);
+    await page.click('details.switcher summary');
+    await inspect(page, 'switcher', 'editor', 1);
+    await page.fill('form.ref-create input[name=name]', 'topic');
+    await page.click('form.ref-create button[value=branch]');
+    await page.waitForURL(`${host.url}/erin/notes/src/branch/topic`);
+    const main = await tipOf('heads/main');
+    expect(await tipOf('heads/topic')).toBe(main);
+    await page.click('details.switcher summary');
+    await page.fill('form.ref-create input[name=name]', 'v1.0');
+    await page.click('form.ref-create button[value=tag]');
+    await page.waitForURL(`${host.url}/erin/notes/src/tag/v1.0`);
+    expect(await tipOf('tags/v1.0')).toBe(main);
+    // A name git refuses, and one already taken, are refused with the reason.
+    for (const [name, reason] of [['two words', 'needs a name git accepts'], ['topic', 'already exists']]) {
+      await page.click('details.switcher summary');
+      await page.fill('form.ref-create input[name=name]', name!);
+      await page.click('form.ref-create button[value=branch]');
+      expect(await page.textContent('p.error')).toContain(reason);
+      await page.goto(`${host.url}/erin/notes`);
+    }
+  }, JOURNEY_MS);
+
   it('is for writers only, and its forms carry the request-forgery token', async () => {
     const rita = tokenCookie(await http(`${host.url}/login`, { form: { username: 'rita', password: 'password123', no_redirect: '1' } }))!.split(';')[0]!;
     const file = await http(`${host.url}/erin/notes/src/branch/main/README.md`, { headers: { cookie: rita } });
     expect(file.status).toBe(200);
     expect(file.text).not.toContain('/_edit/');
+    expect(file.text).not.toContain('ref-create');
     for (const path of ['_edit/main/README.md', '_new/main', '_delete/main/README.md']) {
       expect((await http(`${host.url}/erin/notes/${path}`, { headers: { cookie: rita } })).status, path).toBe(404);
       expect((await http(`${host.url}/erin/notes/${path}`, { headers: { cookie: rita }, form: { message: 'x', content: 'x', name: 'x.txt' } })).status, path).toBe(404);

@@ -45,6 +45,7 @@ table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid var(--bo
 .switcher .menu-items ul{list-style:none;margin:0;padding:0}
 .switcher .menu-items li a{display:block;padding:.3rem .8rem;overflow-wrap:anywhere}
 table.branches td{overflow-wrap:anywhere}
+.switcher form.ref-create{display:grid;gap:.3rem;padding:.4rem .8rem;border-top:1px solid var(--border);margin-top:.3rem}.switcher form.ref-create .actions{margin:0}
 .switcher h2{font-size:.8rem;margin:.3rem .8rem;color:var(--muted)}
 .breadcrumbs{font-size:1.05rem;overflow-wrap:anywhere;margin:.5rem 0}
 .listing td.name{width:35%;overflow-wrap:anywhere}.listing td.msg{overflow-wrap:anywhere}.listing td.when{white-space:nowrap;text-align:right}

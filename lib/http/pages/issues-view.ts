@@ -15,16 +15,28 @@ export interface IssueListModel {
   /** Every label of the repository (the filter choices) and the lower-cased names filtered on. */
   labels: LabelRow[];
   filter: readonly string[];
+  /** The search typed (words and qualifiers), '' for none. */
+  query: string;
+  /** Why the search could not run. */
+  error?: string;
   page: number;
   limit: number;
   total: number;
 }
 
-function listHref(repo: RepositoryRow, status: string, labels: readonly string[], page = 1): string {
+function listHref(repo: RepositoryRow, status: string, labels: readonly string[], page = 1, search = ''): string {
   const query = new URLSearchParams({ status });
   if (labels.length > 0) query.set('labels', labels.join(','));
+  if (search) query.set('q', search);
   if (page > 1) query.set('page', String(page));
   return `${repoBase(repo)}/issues?${query}`;
+}
+
+/** The issue search: words in titles and bodies, and GitHub's qualifiers; the state and labels chosen stay. */
+function searchForm(repo: RepositoryRow, model: IssueListModel): SafeHtml {
+  return html`<form class="search issue-search" method="get" action="${repoBase(repo)}/issues" role="search"><input type="hidden" name="status" value="${model.status}">${model.filter.length ? html`<input type="hidden" name="labels" value="${model.filter.join(',')}">` : ''}
+<label><span class="sr-only">Search issues</span><input type="search" name="q" value="${model.query}" maxlength="200" placeholder="Search: words, author:, assignee:, milestone:, label:" aria-describedby="issue-search-help"></label><button type="submit">Search</button>
+<span id="issue-search-help" class="sr-only">Words are looked for in titles and descriptions. author:name, assignee:name, milestone:"title", label:name and no:assignee, no:label or no:milestone narrow the list.</span></form>`;
 }
 
 /** `/:owner/:repo/issues`: open/closed tabs with counts, label filters (each a toggle link), a page of issues. */
@@ -34,7 +46,7 @@ export function issueListView(viewer: PageUser | undefined, repo: RepositoryRow,
   const filters = model.labels.length
     ? html`<nav aria-label="Filter by label" class="label-filter"><span>Labels:</span> ${model.labels.map((label) => {
         const on = model.filter.includes(label.name.toLowerCase());
-        return html`<a href="${listHref(repo, model.status, toggled(label.name.toLowerCase()))}"${on ? html` aria-current="true" class="on"` : ''}>${labelChip(label)}</a>`;
+        return html`<a href="${listHref(repo, model.status, toggled(label.name.toLowerCase()), 1, model.query)}"${on ? html` aria-current="true" class="on"` : ''}>${labelChip(label)}</a>`;
       })} <a href="${base}/labels">Manage labels</a></nav>`
     : html`<p class="muted">No labels yet. <a href="${base}/labels">Labels</a></p>`;
   const rows = model.issues.map(
@@ -49,12 +61,12 @@ export function issueListView(viewer: PageUser | undefined, repo: RepositoryRow,
     'issues',
     'Issues',
     html`<div class="list-head">${stateTabs('Issue state', [
-      { label: 'Open', count: model.counts.open, href: listHref(repo, 'open', model.filter), active: model.status === 'open' },
-      { label: 'Closed', count: model.counts.closed, href: listHref(repo, 'closed', model.filter), active: model.status === 'closed' },
-    ])}${viewer ? html`<a class="button" href="${base}/issues/new">New issue</a>` : ''}</div>
-${filters}
-${rows.length ? html`<ul class="items">${rows}</ul>` : html`<p>No ${model.status} issues${model.filter.length ? ' with these labels' : ''}.</p>`}
-${pager((page) => listHref(repo, model.status, model.filter, page), model.page, model.page * model.limit < model.total)}`,
+      { label: 'Open', count: model.counts.open, href: listHref(repo, 'open', model.filter, 1, model.query), active: model.status === 'open' },
+      { label: 'Closed', count: model.counts.closed, href: listHref(repo, 'closed', model.filter, 1, model.query), active: model.status === 'closed' },
+    ])}${searchForm(repo, model)}${viewer ? html`<a class="button" href="${base}/issues/new">New issue</a>` : ''}</div>
+${errorBox(model.error)}${filters}
+${rows.length ? html`<ul class="items">${rows}</ul>` : html`<p>No ${model.status} issues${model.query ? ' match this search' : model.filter.length ? ' with these labels' : ''}.</p>`}
+${pager((page) => listHref(repo, model.status, model.filter, page, model.query), model.page, model.page * model.limit < model.total)}`,
   );
 }
 

@@ -18,6 +18,9 @@ export interface ConversationSearch {
   /** Lower-cased label names, every one of which must be on the issue or pull request. */
   labels: readonly string[];
   noLabel?: boolean;
+  /** Lower-cased title of the milestone every match is in (`milestone:`), or none at all (`no:milestone`). */
+  milestone?: string;
+  noMilestone?: boolean;
   /** Words every match has in its title or body (or only the one `in:` names). */
   words: readonly string[];
   in: 'title' | 'body' | 'both';
@@ -79,6 +82,12 @@ function conditions(search: ConversationSearch): { where: string; params: Array<
     params.push(name, name);
   }
   if (search.noLabel) parts.push(`NOT ${labelled(false)}`);
+  const milestoned = 'SELECT 1 FROM conversation_milestones cm JOIN milestones m ON m.id = cm.milestone_id WHERE cm.repo_id = c.repo_id AND cm.number = c.number';
+  if (search.milestone !== undefined) {
+    parts.push(`EXISTS (${milestoned} AND LOWER(m.title) = ?)`);
+    params.push(search.milestone);
+  }
+  if (search.noMilestone) parts.push(`NOT EXISTS (${milestoned})`);
   for (const word of search.words) {
     const columns = search.in === 'title' ? ['c.title'] : search.in === 'body' ? ['c.body'] : ['c.title', 'c.body'];
     parts.push(`(${columns.map((column) => `LOWER(${column}) LIKE ? ESCAPE '\\'`).join(' OR ')})`);

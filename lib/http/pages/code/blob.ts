@@ -1,7 +1,7 @@
 import { html, SafeHtml, type PageUser } from '../html.js';
 import { repoPage } from '../repo-layout.js';
 import { blameUrl, breadcrumbs, deleteUrl, editUrl, historyUrl, rawUrl, refSwitcher, srcUrl } from './links.js';
-import { canEdit, type FolderContext } from './tree.js';
+import { canEdit, refCreator, type FolderContext } from './tree.js';
 
 /** What a file page shows: its lines, its rendered Markdown, an image, or only a download link. */
 export type BlobContent =
@@ -70,7 +70,7 @@ export function blobView(viewer: PageUser | undefined, file: FolderContext, size
     file.access,
     'code',
     file.path,
-    html`<div class="toolbar">${refSwitcher(file.repo, file.target, file.refs, file.path)}${breadcrumbs(file.repo, file.target, file.path)}</div>
+    html`<div class="toolbar">${refSwitcher(file.repo, file.target, file.refs, file.path, refCreator(viewer, file))}${breadcrumbs(file.repo, file.target, file.path)}</div>
 <section class="file" aria-label="${name}"><div class="file-head"><span>${formatSize(size)}</span>${lfs ? html`<span class="badge">Stored with Git LFS</span>` : ''}<span class="spacer"></span>${markdownToggle}
 <a href="${raw}" class="button">Raw</a>${lfs ? '' : html`<a href="${blameUrl(file.repo, file.target, file.path)}" class="button">Blame</a>`}<a href="${historyUrl(file.repo, file.target, file.path)}" class="button">History</a>${editButtons(file, content, lfs)}</div>
 ${body(content, raw, name)}</section>`,

@@ -2,7 +2,7 @@ import type { AccessLevel } from '../../../services/permissions.js';
 import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from '../html.js';
 import { errorBox } from '../components.js';
-import { repoPage } from '../repo-layout.js';
+import { repoBase, repoPage } from '../repo-layout.js';
 import { deleteUrl, editUrl, newFileUrl, srcUrl } from './links.js';
 
 /** Where an edit goes: straight to the branch, or to a new branch (then a pull request is proposed). */
@@ -82,4 +82,9 @@ export function deleteFileView(viewer: PageUser, file: EditedFile, values: Commi
 ${commitChoices(file, values, `Delete ${name}`)}
 <div class="actions"><button type="submit" class="danger">Delete file</button><a class="button" href="${srcUrl(file.repo, { kind: 'branch', ref: file.branch }, file.path)}">Cancel</a></div></form>`,
   );
+}
+
+/** A branch or tag the switcher could not make: why, and the way back. */
+export function refRefusedView(viewer: PageUser, repo: RepositoryRow, access: AccessLevel, message: string): string {
+  return repoPage(viewer, repo, access, 'code', 'New branch or tag', html`<h2>New branch or tag</h2>${errorBox(message)}<p><a href="${repoBase(repo)}">Back to the repository</a></p>`);
 }

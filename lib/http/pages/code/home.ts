@@ -1,7 +1,7 @@
 import { csrfInput, html, type PageUser, type SafeHtml } from '../html.js';
 import { pathUrl, repoBase, repoPage } from '../repo-layout.js';
 import { refSwitcher } from './links.js';
-import { listingTable, type FolderContext, type ListedEntry, type ListingPage } from './tree.js';
+import { listingTable, refCreator, type FolderContext, type ListedEntry, type ListingPage } from './tree.js';
 
 export interface HomeDetails {
   cloneUrl: string;
@@ -49,7 +49,7 @@ export function homeView(viewer: PageUser | undefined, folder: Pick<FolderContex
 <button type="button" data-copy="clone-url">Copy</button>${details.sshUrl ? html` <span class="muted">SSH</span> <code id="ssh-url">${details.sshUrl}</code>
 <button type="button" data-copy="ssh-url">Copy</button>` : ''}</div><span class="spacer"></span>${listing ? html`<form class="search inline" method="get" action="${repoBase(repo)}/search" role="search"><label><span class="sr-only">Search code</span><input type="search" name="q" placeholder="Search code" minlength="2" maxlength="200" required></label></form>` : ''}${listing ? html`<span class="downloads"><a class="button" href="${repoBase(repo)}/archive/${pathUrl(repo.default_branch)}.zip" download>Download ZIP</a> <a class="button" href="${repoBase(repo)}/archive/${pathUrl(repo.default_branch)}.tar.gz" download aria-label="Download tar.gz">tar.gz</a></span> ` : ''}${socialButtons(viewer, repoBase(repo), details.social)}</div>
 ${listing
-  ? html`<div class="toolbar">${refSwitcher(repo, listing.folder.target, listing.folder.refs)}</div>${listingTable(listing.folder, listing.entries, listing.paging)}${details.readme}`
+  ? html`<div class="toolbar">${refSwitcher(repo, listing.folder.target, listing.folder.refs, '', refCreator(viewer, listing.folder))}</div>${listingTable(listing.folder, listing.entries, listing.paging)}${details.readme}`
   : emptyHint(details.cloneUrl, repo.default_branch)}`,
   );
 }

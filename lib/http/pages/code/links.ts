@@ -1,6 +1,6 @@
 import type { RefPath } from '../../../git/browse.js';
 import type { RepositoryRow } from '../../../store/queries/repositories.js';
-import { html, type SafeHtml } from '../html.js';
+import { csrfInput, html, type PageUser, type SafeHtml } from '../html.js';
 import { pathUrl, repoBase } from '../repo-layout.js';
 
 /** The part of a code URL naming what is browsed: `branch/<name>`, `tag/<name>` or `commit/<id>`. */
@@ -55,13 +55,26 @@ const SWITCHER_LIMIT = 100;
  * The branch/tag switcher: a `<details>` disclosure (keyboard-usable without script) listing branches and tags,
  * each a link to the same path on that ref.
  */
-export function refSwitcher(repo: RepositoryRow, current: RefTarget, refs: { branches: string[]; tags: string[] }, path = ''): SafeHtml {
+/** Who may make a branch or tag from the switcher, and the commit it starts at. */
+export interface RefCreator {
+  viewer: PageUser;
+  commit: string;
+}
+
+/** The switcher's form: a name, and a branch or a tag made at `creator.commit`. */
+function refCreateForm(repo: RepositoryRow, creator: RefCreator): SafeHtml {
+  return html`<form method="post" action="${repoBase(repo)}/branches/_new" class="ref-create">${csrfInput(creator.viewer)}<input type="hidden" name="from" value="${creator.commit}">
+<label>New branch or tag <input name="name" required maxlength="250" autocomplete="off"></label>
+<span class="actions"><button type="submit" name="kind" value="branch">Create branch</button><button type="submit" name="kind" value="tag">Create tag</button></span></form>`;
+}
+
+export function refSwitcher(repo: RepositoryRow, current: RefTarget, refs: { branches: string[]; tags: string[] }, path = '', creator?: RefCreator): SafeHtml {
   const label = current.kind === 'commit' ? current.ref.slice(0, 10) : current.ref;
   const item = (kind: 'branch' | 'tag', name: string) =>
     html`<li><a href="${srcUrl(repo, { kind, ref: name }, path)}"${kind === current.kind && name === current.ref ? html` aria-current="true"` : ''}>${name}</a></li>`;
   return html`<details class="switcher"><summary><span class="sr-only">Switch branch or tag, current: </span>${current.kind === 'tag' ? 'Tag' : current.kind === 'commit' ? 'Commit' : 'Branch'}: ${label}</summary>
 <div class="menu-items"><h2>Branches</h2><ul>${refs.branches.slice(0, SWITCHER_LIMIT).map((name) => item('branch', name))}</ul>
-${refs.tags.length ? html`<h2>Tags</h2><ul>${refs.tags.slice(0, SWITCHER_LIMIT).map((name) => item('tag', name))}</ul>` : ''}</div></details>`;
+${refs.tags.length ? html`<h2>Tags</h2><ul>${refs.tags.slice(0, SWITCHER_LIMIT).map((name) => item('tag', name))}</ul>` : ''}${creator ? refCreateForm(repo, creator) : ''}</div></details>`;
 }
 
 /** Previous/next page links for a paged list (page numbers from 1). */

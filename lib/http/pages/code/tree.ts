@@ -4,7 +4,7 @@ import { atLeast, type AccessLevel } from '../../../services/permissions.js';
 import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import { html, SafeHtml, type PageUser } from '../html.js';
 import { repoPage } from '../repo-layout.js';
-import { breadcrumbs, commitUrl, historyUrl, newFileUrl, pager, refSwitcher, relativeTime, srcUrl, type RefTarget } from './links.js';
+import { breadcrumbs, commitUrl, historyUrl, newFileUrl, pager, refSwitcher, relativeTime, srcUrl, type RefCreator, type RefTarget } from './links.js';
 
 /** A folder entry with its kind (folder, file or submodule); the size is not shown (nor always read). */
 export interface ListedEntry extends Omit<FileEntry, 'size'> {
@@ -28,6 +28,8 @@ export interface FolderContext {
   repo: RepositoryRow;
   access: AccessLevel;
   target: RefTarget;
+  /** The commit the page shows (new branches and tags start there). */
+  commit: string;
   path: string;
   refs: { branches: string[]; tags: string[] };
   /** The newest commit of the folder's history. */
@@ -91,6 +93,11 @@ ${entries.map((entry) => entryRow(folder, entry))}</tbody></table>${below}`;
 }
 
 /** The page of a folder: switcher, breadcrumbs, listing (a page of it when large), and the folder's README. */
+/** The switcher's form making a branch or tag at what the page shows, for writers. */
+export function refCreator(viewer: PageUser | undefined, place: FolderContext): RefCreator | undefined {
+  return viewer && atLeast(place.access, 'write') ? { viewer, commit: place.commit } : undefined;
+}
+
 /** Whether the viewer may commit from the browser here: writers, on a branch. */
 export function canEdit(place: FolderContext): boolean {
   return place.target.kind === 'branch' && atLeast(place.access, 'write');
@@ -103,7 +110,7 @@ export function folderView(viewer: PageUser | undefined, folder: FolderContext, 
     folder.access,
     'code',
     folder.path || folder.target.ref,
-    html`<div class="toolbar">${refSwitcher(folder.repo, folder.target, folder.refs, folder.path)}${breadcrumbs(folder.repo, folder.target, folder.path)}<span class="spacer"></span>${canEdit(folder) ? html`<a class="button" href="${newFileUrl(folder.repo, folder.target.ref, folder.path)}">Add file</a>` : ''}</div>
+    html`<div class="toolbar">${refSwitcher(folder.repo, folder.target, folder.refs, folder.path, refCreator(viewer, folder))}${breadcrumbs(folder.repo, folder.target, folder.path)}<span class="spacer"></span>${canEdit(folder) ? html`<a class="button" href="${newFileUrl(folder.repo, folder.target.ref, folder.path)}">Add file</a>` : ''}</div>
 ${listingTable(folder, entries, paging)}${readme}`,
   );
 }

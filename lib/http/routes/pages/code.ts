@@ -160,7 +160,7 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
 
   async function folderContext(repo: RepositoryRow, access: AccessLevel, at: RefPath): Promise<FolderContext> {
     const [refs, latest] = await Promise.all([refNames(repo), browse.lastCommit(repo.owner_name, repo.name, at.commit, at.path)]);
-    return { repo, access, target: at, path: at.path, refs, latest };
+    return { repo, access, target: at, commit: at.commit, path: at.path, refs, latest };
   }
 
   app.get('/explore', async (event) => {

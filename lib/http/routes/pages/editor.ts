@@ -9,7 +9,7 @@ import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
 import { looksBinary } from '../../pages/code/content.js';
-import { deleteFileView, editFileView, newFileView, type EditedFile } from '../../pages/code/editor-view.js';
+import { deleteFileView, editFileView, newFileView, refRefusedView, type EditedFile } from '../../pages/code/editor-view.js';
 import { srcUrl } from '../../pages/code/links.js';
 import { pathUrl, repoBase } from '../../pages/repo-layout.js';
 import { pathParam, type FormFields } from '../../validate.js';
@@ -20,6 +20,8 @@ import { repoForm, repoPageRequest, type RepoPageRequest } from './page-request.
 const MAX_EDITABLE_BYTES = 1024 * 1024;
 
 type Writer = RepoPageRequest & { viewer: NonNullable<RepoPageRequest['viewer']> };
+
+const badRefName = (kind: 'branch' | 'tag') => invalid(`The new ${kind} needs a name git accepts (no spaces, no ~ ^ : ? * [ \\, no ..)`);
 
 /** A form's text field ('' when absent). */
 const field = (form: FormFields, name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
@@ -34,7 +36,7 @@ function withLineEndings(text: string, crlf: boolean): Buffer {
 }
 
 /**
- * Editing from the browser (Gitea's paths): `/_edit/<branch>/<path>`, `/_new/<branch>/<folder>` and
+ * Changes from the browser. Branches and tags made from the switcher; and editing (Gitea's paths): `/_edit/<branch>/<path>`, `/_new/<branch>/<folder>` and
  * `/_delete/<branch>/<path>`, each a commit on the branch or on a new branch (then the compare page proposes the pull
  * request). Writers only: the one permission check says 404 to everyone else, and the commit goes through the same
  * file change as the contents API (the file must still be the one the editor started from) and the same ref update
@@ -75,7 +77,7 @@ export function mountEditorPages(app: H3, ctx: AppContext, forgery: RequestForge
     const toNewBranch = form.target === 'new-branch';
     if (toNewBranch) {
       branch = field(form, 'new_branch').trim();
-      if (!isSafeBranchName(branch)) throw invalid('The new branch needs a name git accepts (no spaces, no ~ ^ : ? * [ \\, no ..)');
+      if (!isSafeBranchName(branch)) throw badRefName('branch');
       await ctx.refUpdates.apply(repo, viewer, { ref: `refs/heads/${branch}`, after: at.commit, mustExist: false });
     }
     try {
@@ -101,6 +103,25 @@ export function mountEditorPages(app: H3, ctx: AppContext, forgery: RequestForge
       async (request, message, form) => rerender(request, await branchPath(event, request.repo), form, message),
       'write',
     );
+
+  // The switcher's "Create branch" and "Create tag" (Gitea's path): a ref made at the commit the page showed, as a
+  // push would make it (write access, protection, events).
+  app.post('/:owner/:repo/branches/_new', (event) =>
+    repoForm(
+      ctx,
+      forgery,
+      event,
+      async ({ repo, viewer }, form) => {
+        const name = field(form, 'name').trim();
+        const kind = form.kind === 'tag' ? 'tag' : 'branch';
+        if (!isSafeBranchName(name)) throw badRefName(kind);
+        await ctx.refUpdates.apply(repo, viewer, { ref: `refs/${kind === 'tag' ? 'tags' : 'heads'}/${name}`, after: field(form, 'from'), mustExist: false });
+        return redirectTo(srcUrl(repo, { kind, ref: name }));
+      },
+      ({ user, repo, access }, message) => refRefusedView(user!, repo, access, message),
+      'write',
+    ),
+  );
 
   app.get('/:owner/:repo/_edit/**:rest', async (event) => {
     const request = await repoPageRequest(ctx, forgery, event, 'write');

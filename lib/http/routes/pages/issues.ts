@@ -1,11 +1,12 @@
 import type { H3 } from 'h3';
 import type { AppContext } from '../../../context.js';
-import { notFound } from '../../../errors.js';
-import type { IssueRow } from '../../../store/queries/issues.js';
+import { isRepoHostError, notFound } from '../../../errors.js';
+import type { IssueFilter, IssueRow } from '../../../store/queries/issues.js';
 import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import { parseIssueFilter } from '../../../services/issues.js';
 import { atLeast } from '../../../services/permissions.js';
-import { FIRST_HUNDRED } from '../../../store/queries/page-window.js';
+import { FIRST_HUNDRED, type PageWindow } from '../../../store/queries/page-window.js';
+import type { UserRow } from '../../../store/queries/users.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
 import { issueListView, issueView, labelsView, newIssueView } from '../../pages/issues-view.js';
@@ -19,6 +20,16 @@ import { commentWindow, repoForm, repoPageRequest, type RepoPageRequest } from '
 type CommentWindow = ReturnType<typeof commentWindow>;
 
 const NO_ITEMS = { limit: 0, offset: 0 };
+/** The longest search the issue list takes (GitHub's search takes 256 characters). */
+const MAX_QUERY = 200;
+
+/** A page of an issue list, the counts of its state tabs, and why a search could not run. */
+interface ListedIssues {
+  items: IssueRow[];
+  total: number;
+  counts: { open: number; closed: number };
+  error?: string;
+}
 
 /** The issue a page address numbers, or the 404 page. */
 async function issueNumbered(ctx: AppContext, repo: RepositoryRow, number: number): Promise<IssueRow> {
@@ -51,27 +62,53 @@ async function renderIssue(ctx: AppContext, request: RepoPageRequest, number: nu
 /** Issue pages: the list with filters, a new issue, the conversation, labels. */
 export function mountIssuePages(app: H3, ctx: AppContext, guard: RequestForgeryGuard): void {
   app.get('/:owner/:repo/issues', async (event) => {
-    const { user, repo, access } = await repoPageRequest(ctx, guard, event);
+    const { viewer, user, repo, access } = await repoPageRequest(ctx, guard, event);
     const filter = parseIssueFilter({ status: queryString(event, 'status') === 'closed' ? 'closed' : 'open', labels: queryString(event, 'labels') });
     const page = pageOf(ctx, event);
+    const query = (queryString(event, 'q') ?? '').trim().slice(0, MAX_QUERY);
+    const listed = query ? await searchedIssues(viewer, repo, filter, query, page) : await filteredIssues(repo, filter, page);
+    return htmlResponse(
+      issueListView(user, repo, access, {
+        status: filter.status ?? 'open',
+        counts: listed.counts,
+        issues: listed.items.map((issue) => ctx.issues.summary(issue)),
+        labels: (await ctx.labels.list(repo, FIRST_HUNDRED)).items,
+        filter: filter.labels,
+        query,
+        error: listed.error,
+        page: page.page,
+        limit: page.limit,
+        total: listed.total,
+      }),
+    );
+  });
+
+  /** A page of the issues the state and label filters leave, and the counts of each state. */
+  async function filteredIssues(repo: RepositoryRow, filter: IssueFilter, page: PageWindow): Promise<ListedIssues> {
     const { items, total } = await ctx.issues.list(repo, filter, page);
     const counts = {
       open: (await ctx.issues.list(repo, { ...filter, status: 'open' }, NO_ITEMS)).total,
       closed: (await ctx.issues.list(repo, { ...filter, status: 'closed' }, NO_ITEMS)).total,
     };
-    return htmlResponse(
-      issueListView(user, repo, access, {
-        status: filter.status ?? 'open',
-        counts,
-        issues: items.map((issue) => ctx.issues.summary(issue)),
-        labels: (await ctx.labels.list(repo, FIRST_HUNDRED)).items,
-        filter: filter.labels,
-        page: page.page,
-        limit: page.limit,
-        total,
-      }),
-    );
-  });
+    return { items, total, counts };
+  }
+
+  /**
+   * The same with a search (`q`): words in titles and bodies and GitHub's qualifiers (author:, assignee:, milestone:,
+   * label:, no:…), through the issue search of /search/issues in this repository. A query it cannot run says why.
+   */
+  async function searchedIssues(viewer: UserRow | undefined, repo: RepositoryRow, filter: IssueFilter, query: string, page: PageWindow): Promise<ListedIssues> {
+    const scope = `repo:${repo.owner_name}/${repo.name} is:issue ${filter.labels.map((name) => `label:"${name}"`).join(' ')} ${query}`;
+    const run = (state: 'open' | 'closed', window: PageWindow) => ctx.search.issues(viewer, `${scope} is:${state}`, undefined, undefined, window);
+    try {
+      const { items: hits, total } = await run(filter.status ?? 'open', page);
+      const counts = { open: (await run('open', NO_ITEMS)).total, closed: (await run('closed', NO_ITEMS)).total };
+      return { items: await ctx.issues.byIds(repo, hits.map((hit) => hit.id)), total, counts };
+    } catch (error) {
+      if (isRepoHostError(error) && error.kind === 'invalid') return { items: [], total: 0, counts: { open: 0, closed: 0 }, error: error.message };
+      throw error;
+    }
+  }
 
   app.get('/:owner/:repo/issues/new', async (event) => {
     // The repository first: an invisible one is a 404 before anyone is asked to sign in.
