@@ -62,12 +62,13 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   // so routes answer exactly as if they had been there from the start.
   const mountLazy = () =>
     (lazyMounted ??= (async () => {
-      const [github, web, code, editor, issues, pulls, releases, settings, account, assets] = await Promise.all([
+      const [github, web, code, editor, issues, milestones, pulls, releases, settings, account, assets] = await Promise.all([
         import('../github/api/index.js'),
         import('./routes/web.js'),
         import('./routes/pages/code.js'),
         import('./routes/pages/editor.js'),
         import('./routes/pages/issues.js'),
+        import('./routes/pages/milestones.js'),
         import('./routes/pages/pulls.js'),
         import('./routes/pages/releases.js'),
         import('./routes/pages/settings.js'),
@@ -80,6 +81,7 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
       code.mountCodePages(app, ctx, forgery);
       editor.mountEditorPages(app, ctx, forgery);
       issues.mountIssuePages(app, ctx, forgery);
+      milestones.mountMilestonePages(app, ctx, forgery);
       pulls.mountPullPages(app, ctx, forgery);
       releases.mountReleasePages(app, ctx, forgery);
       settings.mountSettingsPages(app, ctx, forgery);

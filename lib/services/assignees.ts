@@ -30,6 +30,11 @@ export class AssigneeService {
     return user.id === repo.owner_id || (await collaboratorPermission(this.store, repo.id, user.id)) !== undefined;
   }
 
+  /** The assignees of the issue or pull request `number`. */
+  async of(repo: RepositoryRow, number: number): Promise<string[]> {
+    return (await assigneesOf(this.store, repo.id, [number])).get(number) ?? [];
+  }
+
   /** Who may be assigned: the owner, then the collaborators. */
   async list(repo: RepositoryRow): Promise<string[]> {
     return await assignableUsernames(this.store, repo.id);

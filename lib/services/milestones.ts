@@ -8,6 +8,7 @@ import {
   milestoneById,
   milestoneByNumber,
   milestoneByTitle,
+  milestonesOfNumbers,
   milestonesOfRepository,
   setMilestone,
   updateMilestone,
@@ -44,6 +45,11 @@ export class MilestoneService {
 
   async list(repo: RepositoryRow, listing: MilestoneListing, page: PageWindow): Promise<{ items: MilestoneRow[]; total: number }> {
     return await this.store.read(async (tx) => await milestonesOfRepository(tx, repo.id, listing, page));
+  }
+
+  /** The milestone of the issue or pull request `number`, if it has one. */
+  async of(repo: RepositoryRow, number: number): Promise<MilestoneRow | undefined> {
+    return (await milestonesOfNumbers(this.store, repo.id, [number])).get(number);
   }
 
   async get(repo: RepositoryRow, number: number): Promise<MilestoneRow> {

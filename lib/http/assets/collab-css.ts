@@ -1,6 +1,8 @@
 /** Styles of the issue, pull request, settings and account pages (appended to /assets/site.css). */
 export const COLLAB_CSS = `
 .list-head{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;justify-content:space-between;margin:.5rem 0}
+.milestone-progress{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:.3rem 0}.milestone-progress progress{width:12rem;max-width:100%;accent-color:var(--success-border)}
+.triage p{margin:.5rem 0}.triage-edit summary,.new-milestone summary{cursor:pointer}
 .issue-search{display:flex;gap:.3rem;flex:1 1 16rem;align-items:center;margin:0}.issue-search label{flex:1;display:block}.issue-search input[type=search]{width:100%}
 .state-tabs{display:flex;gap:.25rem;list-style:none;margin:0;padding:0}
 .state-tabs a{display:block;padding:.3rem .7rem;border:1px solid var(--border);border-radius:6px;text-decoration:none;color:var(--fg)}

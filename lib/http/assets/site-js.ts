@@ -17,6 +17,12 @@ export const SITE_JS = `(() => {
     }, () => {});
   });
 
+  // A form that destroys something asks first (a page without this script submits at once).
+  document.addEventListener('submit', (event) => {
+    const form = event.target.closest && event.target.closest('form[data-confirm]');
+    if (form && !window.confirm(form.getAttribute('data-confirm'))) event.preventDefault();
+  });
+
   // Escape closes the open menu (a <details> disclosure: user menu, branch/tag switcher) and returns focus to it.
   document.addEventListener('keydown', (event) => {
     if (event.key !== 'Escape') return;

@@ -7,6 +7,7 @@ import { commentForm, commentPager, conversation, markdownBox, stateToggle } fro
 import { pager, relativeTime } from './code/links.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { fullName, repoBase, repoPage } from './repo-layout.js';
+import { triageSection, type TriageModel } from './triage-view.js';
 
 export interface IssueListModel {
   status: 'open' | 'closed';
@@ -47,8 +48,8 @@ export function issueListView(viewer: PageUser | undefined, repo: RepositoryRow,
     ? html`<nav aria-label="Filter by label" class="label-filter"><span>Labels:</span> ${model.labels.map((label) => {
         const on = model.filter.includes(label.name.toLowerCase());
         return html`<a href="${listHref(repo, model.status, toggled(label.name.toLowerCase()), 1, model.query)}"${on ? html` aria-current="true" class="on"` : ''}>${labelChip(label)}</a>`;
-      })} <a href="${base}/labels">Manage labels</a></nav>`
-    : html`<p class="muted">No labels yet. <a href="${base}/labels">Labels</a></p>`;
+      })} <a href="${base}/labels">Manage labels</a> · <a href="${base}/milestones">Milestones</a></nav>`
+    : html`<p class="muted">No labels yet. <a href="${base}/labels">Labels</a> · <a href="${base}/milestones">Milestones</a></p>`;
   const rows = model.issues.map(
     (issue) => html`<li class="item"><span class="item-state">${stateBadge(issue.status)}</span>
 <a class="item-title" href="${base}/issues/${issue.number}">${issue.title}</a> ${issue.labels.map(labelChip)}
@@ -98,6 +99,7 @@ export interface IssueModel {
   canLabel: boolean;
   /** Whether the viewer may edit a comment by this author (its author, or write access). */
   canEdit: (author: string) => boolean;
+  triage: TriageModel;
 }
 
 function labelEditor(viewer: PageUser, repo: RepositoryRow, model: IssueModel): SafeHtml {
@@ -124,6 +126,7 @@ export function issueView(viewer: PageUser | undefined, repo: RepositoryRow, acc
 <p>${stateBadge(issue.status)} <strong>${issue.author}</strong> opened this issue ${relativeTime(issue.created_at)} · ${plural(issue.comments, 'comment')}
 ${issue.status === 'closed' && issue.closed_by ? html` · closed by ${issue.closed_by} ${relativeTime(issue.closed_at ?? '')}` : ''}</p>
 <p class="issue-labels">${issue.labels.length ? issue.labels.map(labelChip) : html`<span class="muted">No labels</span>`}</p>
+${triageSection(viewer, repo, action, model.triage)}
 ${errorBox(error)}
 ${conversation(viewer, [{ author: issue.author, created_at: issue.created_at, body: issue.body }, ...model.comments.map((comment) => ({ ...comment, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))], fullName(repo))}
 ${commentPager(action, model.commentPage, issue.comments)}

@@ -10,6 +10,7 @@ import { commentForm, commentPager, conversation, markdownBox, stateToggle } fro
 import { pager, relativeTime } from './code/links.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { fullName, pathUrl, repoBase, repoPage } from './repo-layout.js';
+import { triageSection, type TriageModel } from './triage-view.js';
 
 export interface PullListModel {
   status: 'open' | 'closed';
@@ -114,6 +115,8 @@ export interface PullModel {
   reviewBox?: SafeHtml | '';
   /** Who reviewed and how, and whose review is requested (conversation tab). */
   reviews?: SafeHtml | '';
+  /** Assignees and milestone (conversation tab). */
+  triage?: TriageModel;
   /** How many commits the pull request brought (shown once merged: "merged N commits into base from head"). */
   commitCount?: number;
   checks: CombinedStatus;
@@ -242,7 +245,7 @@ export function pullView(viewer: PageUser | undefined, repo: RepositoryRow, acce
     const stateForm = viewer && model.canChangeState && pull.status !== 'merged' ? stateToggle(viewer, action, pull.status, 'pull request') : '';
     content = html`${conversation(viewer, [{ author: pull.author, created_at: pull.created_at, body: pull.description }, ...(model.comments ?? []).map((comment) => ({ ...comment, body: comment.text, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))], fullName(repo))}
 ${commentPager(action, model.commentPage, pull.comments)}
-${model.reviews ?? ''}${checksSection(model)}${mergeBox(viewer, repo, model)}
+${model.triage ? triageSection(viewer, repo, action, model.triage) : ''}${model.reviews ?? ''}${checksSection(model)}${mergeBox(viewer, repo, model)}
 ${commentForm(viewer, `${action}/comments`, fullName(repo))}${stateForm}`;
   }
   return repoPage(

@@ -1,12 +1,14 @@
 import type { H3, H3Event } from 'h3';
 import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import type { UserRow } from '../../../store/queries/users.js';
+import type { AssigneeService } from '../../../services/assignees.js';
+import type { MilestoneService } from '../../../services/milestones.js';
 import { idParam, type FormFields } from '../../validate.js';
 import { lastCommentAnchor, type RepoPageRequest } from './page-request.js';
 
 /** What issues and pull requests both offer their conversation forms (IssueService and PullService). */
 export interface ConversationService {
-  get(repo: RepositoryRow, id: number): Promise<{ comments: number }>;
+  get(repo: RepositoryRow, id: number): Promise<{ comments: number; number: number }>;
   comment(repo: RepositoryRow, id: number, author: UserRow, body: unknown): Promise<{ id: number }>;
   editComment(repo: RepositoryRow, id: number, commentId: number, viewer: UserRow, body: unknown): Promise<{ id: number }>;
   update(repo: RepositoryRow, viewer: UserRow, id: number, changes: { status?: unknown }): Promise<unknown>;
@@ -21,8 +23,17 @@ export type ConversationForm = (
   action: (request: RepoPageRequest & { viewer: UserRow }, form: FormFields, id: number) => Promise<string | void>,
 ) => Promise<Response>;
 
-/** The forms both conversations share: comment, edit a comment, close/reopen; under `/:owner/:repo/<kind>/:number`. */
-export function mountConversationForms(app: H3, kind: 'issues' | 'pulls', service: ConversationService, form: ConversationForm): void {
+/** What sets assignees and milestones (AssigneeService and MilestoneService). */
+export interface TriageServices {
+  assignees: Pick<AssigneeService, 'check' | 'change'>;
+  milestones: Pick<MilestoneService, 'check' | 'setOn'>;
+}
+
+/**
+ * The forms both conversations share, under `/:owner/:repo/<kind>/:number`: comment, edit a comment, close/reopen,
+ * and assignees and milestone.
+ */
+export function mountConversationForms(app: H3, kind: 'issues' | 'pulls', service: ConversationService, form: ConversationForm, triage: TriageServices): void {
   const base = `/:owner/:repo/${kind}/:number`;
 
   app.post(`${base}/comments`, (event) =>
@@ -34,6 +45,21 @@ export function mountConversationForms(app: H3, kind: 'issues' | 'pulls', servic
 
   app.post(`${base}/comments/:comment_id`, (event) =>
     form(event, async ({ viewer, repo }, fields, id) => `#comment-${(await service.editComment(repo, id, idParam(event, 'comment_id'), viewer, fields.body)).id}`),
+  );
+
+  // The checked accounts (`assignee.<login>`) replace the assignees; the milestone chosen, or none. Both are checked
+  // before either is written.
+  app.post(`${base}/triage`, (event) =>
+    form(event, async ({ viewer, repo }, fields, id) => {
+      const { number } = await service.get(repo, id);
+      const logins = Object.keys(fields).filter((key) => key.startsWith('assignee.')).map((key) => key.slice('assignee.'.length));
+      const milestone = typeof fields.milestone === 'string' && fields.milestone !== '' ? Number(fields.milestone) : null;
+      await triage.assignees.check(repo, logins);
+      await triage.milestones.check(repo, milestone);
+      await triage.assignees.change(repo, viewer, number, logins, 'replace');
+      await triage.milestones.setOn(repo, viewer, number, milestone);
+      return '#triage';
+    }),
   );
 
   app.post(`${base}/state`, (event) =>

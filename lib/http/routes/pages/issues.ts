@@ -16,6 +16,7 @@ import { idParam, queryString } from '../../validate.js';
 import { redirectTo } from '../web.js';
 import { mountConversationForms, type ConversationForm } from './conversation-forms.js';
 import { commentWindow, repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
+import { triageOf } from './triage.js';
 
 type CommentWindow = ReturnType<typeof commentWindow>;
 
@@ -54,6 +55,7 @@ async function renderIssue(ctx: AppContext, request: RepoPageRequest, number: nu
       canChangeState: viewer !== undefined && (viewer.username === issue.author || atLeast(access, 'write')),
       canLabel: atLeast(access, 'write'),
       canEdit: (author) => viewer !== undefined && (viewer.username === author || atLeast(access, 'write')),
+      triage: await triageOf(ctx, request, issue.number),
     },
     error,
   );
@@ -152,7 +154,7 @@ export function mountIssuePages(app: H3, ctx: AppContext, guard: RequestForgeryG
       (request, message) => renderIssue(ctx, request, idParam(event, 'number'), commentWindow(event), message),
     );
 
-  mountConversationForms(app, 'issues', ctx.issues, issueForm);
+  mountConversationForms(app, 'issues', ctx.issues, issueForm, { assignees: ctx.assignees, milestones: ctx.milestones });
 
   // Checkboxes named `label_<id>` carry label names: the form replaces the issue's set.
   app.post('/:owner/:repo/issues/:number/labels', (event) =>

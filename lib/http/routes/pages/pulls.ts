@@ -17,6 +17,7 @@ import { idParam, pathParam, queryString, type FormFields } from '../../validate
 import { redirectTo } from '../web.js';
 import { mountConversationForms, type ConversationForm } from './conversation-forms.js';
 import { commentWindow, repoForm, repoPageRequest, textDownload, type RepoPageRequest } from './page-request.js';
+import { triageOf } from './triage.js';
 
 type CommentWindow = ReturnType<typeof commentWindow>;
 
@@ -84,6 +85,7 @@ async function renderPull(ctx: AppContext, request: RepoPageRequest, number: num
     diff: files?.diff,
     reviewBox: files?.reviewBox,
     reviews: tab === 'conversation' ? await reviewsSection(ctx, request, row) : undefined,
+    triage: tab === 'conversation' ? await triageOf(ctx, request, row.number) : undefined,
     checks: await ctx.statuses.combinedOf(repo, pull.head_sha),
     checkRuns: await ctx.checks.latestRunsAt(repo, pull.head_sha, MAX_CHECK_RUNS_SHOWN),
     requiredContexts: (await ctx.protection.ruleFor(repo, pull.base))?.required_status_contexts ?? [],
@@ -221,7 +223,7 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
   /** A form of the code review: its errors come back on the files tab. */
   const reviewForm = formOnPull('files');
 
-  mountConversationForms(app, 'pulls', ctx.pulls, pullForm);
+  mountConversationForms(app, 'pulls', ctx.pulls, pullForm, { assignees: ctx.assignees, milestones: ctx.milestones });
 
   // A comment on a line: alone (a review of its own, as GitHub makes it), kept in the viewer's pending review, or a
   // reply to a thread.

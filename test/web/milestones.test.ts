@@ -1,0 +1,142 @@
+import { Octokit } from '@octokit/rest';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RepoHost } from '../../lib/index.js';
+import { tokenCookie } from '../helpers/api.js';
+import { inspect, launchChromium, signIn } from '../helpers/browser.js';
+import { http, startHost } from '../helpers/host.js';
+
+// Issue 21: assignees and milestones on issue and pull request pages, and milestone pages with their progress,
+// managed by writers through the same services as the API.
+
+const JOURNEY_MS = 120_000;
+const MIA = 'mia_token_0123456789abcdef';
+
+describe('assignees and milestones in the browser', () => {
+  let host: RepoHost;
+  let browser: Browser;
+  let page: Page;
+  let octokit: Octokit;
+
+  beforeAll(async () => {
+    host = await startHost({
+      fixtures: {
+        users: [
+          { username: 'mia', email: 'mia@example.com', password: 'password123', tokens: [{ name: 'api', token: MIA }] },
+          { username: 'leo', email: 'leo@example.com', password: 'password123' },
+          { username: 'rex', email: 'rex@example.com', password: 'password123' },
+        ],
+        repositories: [
+          {
+            owner: 'mia',
+            name: 'plan',
+            collaborators: { leo: 'write', rex: 'read' },
+            branches: { main: { commits: [{ message: 'Start', files: { 'a.txt': 'a\n' } }] }, idea: { from: 'main', commits: [{ message: 'Idea', files: { 'b.txt': 'b\n' } }] } },
+            issues: [{ title: 'First step' }, { title: 'Second step' }, { title: 'Later' }],
+            pulls: [{ title: 'An idea', head: 'idea', base: 'main' }],
+          },
+        ],
+      },
+    });
+    octokit = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: MIA });
+    browser = await launchChromium();
+    page = await (await browser.newContext({ bypassCSP: true })).newPage();
+    await signIn(page, host.url, 'mia');
+  }, JOURNEY_MS);
+
+  afterAll(async () => {
+    await browser?.close();
+    await host?.close();
+  });
+
+  it('creates a milestone, then assigns an issue and a pull request to people and to it', async () => {
+    await page.goto(`${host.url}/mia/plan/milestones`);
+    await page.click('.new-milestone summary');
+    await page.fill('input[name=title]', 'v1.0');
+    await page.fill('input[name=due_on]', '2030-01-31');
+    await page.fill('textarea[name=description]', 'The **first** release');
+    await page.click('button:text-is("Create milestone")');
+    await page.waitForURL(`${host.url}/mia/plan/milestone/1`);
+    expect(await page.textContent('main')).toContain('Due by 2030-01-31');
+    await page.goto(`${host.url}/mia/plan/issues/1`);
+    await page.click('.triage-edit summary');
+    await inspect(page, 'issue', 'triage', 1);
+    await page.check('input[name="assignee.leo"]');
+    await page.selectOption('select[name=milestone]', { label: 'v1.0' });
+    await page.click('.triage-edit button[type=submit]');
+    await page.waitForURL(`${host.url}/mia/plan/issues/1#triage`);
+    expect(await page.textContent('#triage p')).toMatch(/Assignees:\s*leo\s*·\s*Milestone:\s*v1\.0/);
+    const issue = (await octokit.issues.get({ owner: 'mia', repo: 'plan', issue_number: 1 })).data;
+    expect([issue.assignees?.map((user) => user.login), issue.milestone?.title]).toEqual([['leo'], 'v1.0']);
+    // The pull request's conversation has the same section.
+    await page.goto(`${host.url}/mia/plan/pulls/4`);
+    await page.click('.triage-edit summary');
+    await page.check('input[name="assignee.mia"]');
+    await page.selectOption('select[name=milestone]', { label: 'v1.0' });
+    await page.click('.triage-edit button[type=submit]');
+    await page.waitForURL(`${host.url}/mia/plan/pulls/4#triage`);
+    expect((await octokit.pulls.get({ owner: 'mia', repo: 'plan', pull_number: 4 })).data.milestone?.title).toBe('v1.0');
+    // Unassigning and clearing work the same way.
+    await page.goto(`${host.url}/mia/plan/issues/3`);
+    await page.click('.triage-edit summary');
+    await page.check('input[name="assignee.leo"]');
+    await page.click('.triage-edit button[type=submit]');
+    await page.goto(`${host.url}/mia/plan/issues/3`);
+    await page.click('.triage-edit summary');
+    await page.uncheck('input[name="assignee.leo"]');
+    await page.click('.triage-edit button[type=submit]');
+    expect((await octokit.issues.get({ owner: 'mia', repo: 'plan', issue_number: 3 })).data.assignees).toEqual([]);
+  }, JOURNEY_MS);
+
+  it('shows a milestone with its progress and its open and closed issues and pull requests', async () => {
+    await octokit.issues.update({ owner: 'mia', repo: 'plan', issue_number: 2, milestone: 1, state: 'closed' });
+    await page.goto(`${host.url}/mia/plan/milestone/1`);
+    expect(await page.textContent('.milestone-progress')).toContain('33% complete · 2 open · 1 closed');
+    const open = await page.locator('ul.items a.item-title').allTextContents();
+    expect(open.sort()).toEqual(['An idea', 'First step']);
+    await inspect(page, 'milestone', 'triage', 1);
+    await page.goto(`${host.url}/mia/plan/milestone/1?state=closed`);
+    expect(await page.locator('ul.items a.item-title').allTextContents()).toEqual(['Second step']);
+    await page.goto(`${host.url}/mia/plan/milestones`);
+    expect(await page.textContent('ul.items')).toContain('33% complete');
+    await inspect(page, 'milestones', 'triage', 1);
+  }, JOURNEY_MS);
+
+  it('closes, reopens and deletes a milestone', async () => {
+    await page.goto(`${host.url}/mia/plan/milestones`);
+    await page.click('button:text-is("Close")');
+    await page.waitForURL(`${host.url}/mia/plan/milestones`);
+    expect(await page.textContent('main')).toContain('No open milestones.');
+    await page.goto(`${host.url}/mia/plan/milestones?state=closed`);
+    await page.click('button:text-is("Reopen")');
+    await page.goto(`${host.url}/mia/plan/milestones`);
+    // Deleting asks first: dismissed, nothing happens; accepted, the milestone goes.
+    page.once('dialog', (dialog) => void dialog.dismiss());
+    await page.click('button:text-is("Delete")');
+    expect((await octokit.issues.listMilestones({ owner: 'mia', repo: 'plan' })).data).toHaveLength(1);
+    page.once('dialog', (dialog) => {
+      expect(dialog.message()).toContain('Delete the milestone v1.0?');
+      void dialog.accept();
+    });
+    await page.click('button:text-is("Delete")');
+    await page.waitForURL(`${host.url}/mia/plan/milestones`);
+    expect((await octokit.issues.listMilestones({ owner: 'mia', repo: 'plan', state: 'all' })).data).toEqual([]);
+    expect((await octokit.issues.get({ owner: 'mia', repo: 'plan', issue_number: 1 })).data.milestone).toBeNull();
+  }, JOURNEY_MS);
+
+  it('lets readers see assignees but change nothing, and refuses accounts that cannot be assigned', async () => {
+    const rex = tokenCookie(await http(`${host.url}/login`, { form: { username: 'rex', password: 'password123', no_redirect: '1' } }))!.split(';')[0]!;
+    const issue = await http(`${host.url}/mia/plan/issues/1`, { headers: { cookie: rex } });
+    expect(issue.text).toContain('<a href="/leo">leo</a>');
+    expect(issue.text).not.toContain('triage-edit');
+    const refused = await http(`${host.url}/mia/plan/issues/1/triage`, { headers: { cookie: rex }, form: { 'assignee.rex': '1', milestone: '' } });
+    expect(refused.status).toBe(403);
+    expect((await http(`${host.url}/mia/plan/milestones`, { headers: { cookie: rex } })).text).not.toContain('New milestone');
+    expect((await http(`${host.url}/mia/plan/milestones`, { headers: { cookie: rex }, form: { title: 'sneaky' } })).status).toBe(404);
+    const mia = tokenCookie(await http(`${host.url}/login`, { form: { username: 'mia', password: 'password123', no_redirect: '1' } }))!.split(';')[0]!;
+    const stranger = await http(`${host.url}/mia/plan/issues/1/triage`, { headers: { cookie: mia }, form: { 'assignee.nobody': '1', milestone: '' } });
+    expect(stranger.status).toBe(400);
+    expect(stranger.text).toContain('assignees must be accounts that may be assigned here');
+    expect((await octokit.issues.get({ owner: 'mia', repo: 'plan', issue_number: 1 })).data.assignees?.map((user) => user.login)).toEqual(['leo']);
+  });
+});
