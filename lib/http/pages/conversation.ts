@@ -48,6 +48,13 @@ ${markdownBox('Comment', 'body', repository, '', { required: true })}
 <button type="submit">Comment</button></form>`;
 }
 
+/** The form editing the title and opening text (`textField`: body or description), for the author or a writer. */
+export function editTextForm(viewer: PageUser, action: string, repository: string, values: { title: string; text: string; textField: 'body' | 'description' }): SafeHtml {
+  return html`<details class="edit-text"><summary>Edit title and description</summary><form method="post" action="${action}/edit" class="card wide">${csrfInput(viewer)}
+<label>Title <input name="title" required maxlength="255" value="${values.title}"></label>
+${markdownBox('Description', values.textField, repository, values.text, { rows: 6 })}<button type="submit">Save</button></form></details>`;
+}
+
 /** The close/reopen button of an issue or pull request (`noun`), for those the services let change it. */
 export function stateToggle(viewer: PageUser, action: string, status: string, noun: string): SafeHtml {
   const next = status === 'open' ? 'closed' : 'open';

@@ -3,7 +3,7 @@ import type { IssueComment, IssueSummary } from '../../services/issues.js';
 import type { LabelRow } from '../../store/queries/labels.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { errorBox, labelChip, plural, stateBadge, stateTabs } from './components.js';
-import { commentForm, commentPager, conversation, markdownBox, stateToggle } from './conversation.js';
+import { commentForm, commentPager, conversation, editTextForm, markdownBox, stateToggle } from './conversation.js';
 import { pager, relativeTime } from './code/links.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { fullName, repoBase, repoPage } from './repo-layout.js';
@@ -125,6 +125,7 @@ export function issueView(viewer: PageUser | undefined, repo: RepositoryRow, acc
     html`<h2 class="item-heading"><span class="title">${issue.title}</span> <span class="muted">#${issue.number}</span></h2>
 <p>${stateBadge(issue.status)} <strong>${issue.author}</strong> opened this issue ${relativeTime(issue.created_at)} · ${plural(issue.comments, 'comment')}
 ${issue.status === 'closed' && issue.closed_by ? html` · closed by ${issue.closed_by} ${relativeTime(issue.closed_at ?? '')}` : ''}</p>
+${viewer && model.canChangeState ? editTextForm(viewer, action, fullName(repo), { title: issue.title, text: issue.body, textField: 'body' }) : ''}
 <p class="issue-labels">${issue.labels.length ? issue.labels.map(labelChip) : html`<span class="muted">No labels</span>`}</p>
 ${triageSection(viewer, repo, action, model.triage)}
 ${errorBox(error)}

@@ -6,7 +6,7 @@ import type { CheckRunRow } from '../../store/queries/checks.js';
 import type { PullRow } from '../../store/queries/pulls.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { errorBox, stateBadge, stateTabs } from './components.js';
-import { commentForm, commentPager, conversation, markdownBox, stateToggle } from './conversation.js';
+import { commentForm, commentPager, conversation, editTextForm, markdownBox, stateToggle } from './conversation.js';
 import { pager, relativeTime } from './code/links.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { fullName, pathUrl, repoBase, repoPage } from './repo-layout.js';
@@ -243,7 +243,8 @@ export function pullView(viewer: PageUser | undefined, repo: RepositoryRow, acce
   else if (model.tab === 'files') content = html`${model.reviewBox ?? ''}${model.diff ?? ''}`;
   else {
     const stateForm = viewer && model.canChangeState && pull.status !== 'merged' ? stateToggle(viewer, action, pull.status, 'pull request') : '';
-    content = html`${conversation(viewer, [{ author: pull.author, created_at: pull.created_at, body: pull.description }, ...(model.comments ?? []).map((comment) => ({ ...comment, body: comment.text, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))], fullName(repo))}
+    const editText = viewer && model.canChangeState ? editTextForm(viewer, action, fullName(repo), { title: pull.title, text: pull.description, textField: 'description' }) : '';
+    content = html`${editText}${conversation(viewer, [{ author: pull.author, created_at: pull.created_at, body: pull.description }, ...(model.comments ?? []).map((comment) => ({ ...comment, body: comment.text, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))], fullName(repo))}
 ${commentPager(action, model.commentPage, pull.comments)}
 ${model.triage ? triageSection(viewer, repo, action, model.triage) : ''}${model.reviews ?? ''}${checksSection(model)}${mergeBox(viewer, repo, model)}
 ${commentForm(viewer, `${action}/comments`, fullName(repo))}${stateForm}`;

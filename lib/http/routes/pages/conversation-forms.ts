@@ -11,7 +11,7 @@ export interface ConversationService {
   get(repo: RepositoryRow, id: number): Promise<{ comments: number; number: number }>;
   comment(repo: RepositoryRow, id: number, author: UserRow, body: unknown): Promise<{ id: number }>;
   editComment(repo: RepositoryRow, id: number, commentId: number, viewer: UserRow, body: unknown): Promise<{ id: number }>;
-  update(repo: RepositoryRow, viewer: UserRow, id: number, changes: { status?: unknown }): Promise<unknown>;
+  update(repo: RepositoryRow, viewer: UserRow, id: number, changes: { status?: unknown; title?: unknown; body?: unknown; description?: unknown }): Promise<unknown>;
 }
 
 /**
@@ -30,8 +30,8 @@ export interface TriageServices {
 }
 
 /**
- * The forms both conversations share, under `/:owner/:repo/<kind>/:number`: comment, edit a comment, close/reopen,
- * and assignees and milestone.
+ * The forms both conversations share, under `/:owner/:repo/<kind>/:number`: comment, edit a comment, edit the title
+ * and opening text, close/reopen, and assignees and milestone.
  */
 export function mountConversationForms(app: H3, kind: 'issues' | 'pulls', service: ConversationService, form: ConversationForm, triage: TriageServices): void {
   const base = `/:owner/:repo/${kind}/:number`;
@@ -59,6 +59,14 @@ export function mountConversationForms(app: H3, kind: 'issues' | 'pulls', servic
       await triage.assignees.change(repo, viewer, number, logins, 'replace');
       await triage.milestones.setOn(repo, viewer, number, milestone);
       return '#triage';
+    }),
+  );
+
+  // The title and the opening text (an issue's `body`, a pull request's `description`), by the author or a writer.
+  const textField = kind === 'issues' ? 'body' : 'description';
+  app.post(`${base}/edit`, (event) =>
+    form(event, async ({ viewer, repo }, fields, id) => {
+      await service.update(repo, viewer, id, { title: fields.title, [textField]: fields[textField] ?? '' });
     }),
   );
 

@@ -6,13 +6,13 @@ import { tokenCookie } from '../helpers/api.js';
 import { inspect, launchChromium, signIn } from '../helpers/browser.js';
 import { http, startHost } from '../helpers/host.js';
 
-// Issue 21: assignees and milestones on issue and pull request pages, and milestone pages with their progress,
-// managed by writers through the same services as the API.
+// Issue 21: assignees and milestones on issue and pull request pages, milestone pages with their progress, and
+// titles and descriptions edited by their authors and writers, all through the same services as the API.
 
 const JOURNEY_MS = 120_000;
 const MIA = 'mia_token_0123456789abcdef';
 
-describe('assignees and milestones in the browser', () => {
+describe('triage in the browser: assignees, milestones, titles', () => {
   let host: RepoHost;
   let browser: Browser;
   let page: Page;
@@ -124,11 +124,37 @@ describe('assignees and milestones in the browser', () => {
     expect((await octokit.issues.get({ owner: 'mia', repo: 'plan', issue_number: 1 })).data.milestone).toBeNull();
   }, JOURNEY_MS);
 
+  it('edits the title and description of an issue and of a pull request', async () => {
+    await page.goto(`${host.url}/mia/plan/issues/3`);
+    await page.click('.edit-text summary');
+    await page.fill('.edit-text input[name=title]', 'Much later');
+    await page.fill('.edit-text textarea[name=body]', 'After #1 lands.');
+    await page.click('.edit-text button[type=submit]');
+    await page.waitForURL(`${host.url}/mia/plan/issues/3`);
+    expect(await page.textContent('h2.item-heading .title')).toBe('Much later');
+    expect(await page.innerHTML('article.comment .markdown')).toContain('<a href="/mia/plan/issues/1" class="issue-link">#1</a>');
+    await page.goto(`${host.url}/mia/plan/pulls/4`);
+    await page.click('.edit-text summary');
+    await page.fill('.edit-text textarea[name=description]', 'A better idea');
+    await page.click('.edit-text button[type=submit]');
+    await page.waitForURL(`${host.url}/mia/plan/pulls/4`);
+    expect((await octokit.pulls.get({ owner: 'mia', repo: 'plan', pull_number: 4 })).data).toMatchObject({ title: 'An idea', body: 'A better idea' });
+    // An empty title is refused with the page and its reason.
+    await page.click('.edit-text summary');
+    await page.fill('.edit-text input[name=title]', ' ');
+    await page.evaluate(() => document.querySelector('.edit-text input[name=title]')!.removeAttribute('required'));
+    await page.click('.edit-text button[type=submit]');
+    expect(await page.textContent('p.error')).toContain('title');
+  }, JOURNEY_MS);
+
   it('lets readers see assignees but change nothing, and refuses accounts that cannot be assigned', async () => {
     const rex = tokenCookie(await http(`${host.url}/login`, { form: { username: 'rex', password: 'password123', no_redirect: '1' } }))!.split(';')[0]!;
     const issue = await http(`${host.url}/mia/plan/issues/1`, { headers: { cookie: rex } });
     expect(issue.text).toContain('<a href="/leo">leo</a>');
     expect(issue.text).not.toContain('triage-edit');
+    expect(issue.text).not.toContain('edit-text');
+    expect((await http(`${host.url}/mia/plan/issues/1/edit`, { headers: { cookie: rex }, form: { title: 'Taken over', body: '' } })).status).toBe(403);
+    expect((await octokit.issues.get({ owner: 'mia', repo: 'plan', issue_number: 1 })).data.title).toBe('First step');
     const refused = await http(`${host.url}/mia/plan/issues/1/triage`, { headers: { cookie: rex }, form: { 'assignee.rex': '1', milestone: '' } });
     expect(refused.status).toBe(403);
     expect((await http(`${host.url}/mia/plan/milestones`, { headers: { cookie: rex } })).text).not.toContain('New milestone');
