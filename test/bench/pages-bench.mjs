@@ -224,7 +224,7 @@ async function main() {
     const results = {};
     for (const [name, path] of Object.entries(pages)) {
       const body = await fetchPage(path);
-      if (shows[name] && !shows[name](body)) { (await import("node:fs")).writeFileSync("/tmp/pages-bench-body.html", body); console.log('DEBUG', (await (await fetch(`${host.url}/api/v3/repos/bench/big/pulls/${bigPull}/comments?per_page=100`)).text()).slice(0, 1500)); throw new Error(`${path} does not show what it should`); };
+      if (shows[name] && !shows[name](body)) throw new Error(`${path} does not show what it should:\n${body.slice(0, 2000)}`);
       let bytes = body.length;
       // A file page is served plain until its highlighting (in a worker) is done: warm means highlighted.
       if (name === 'file') {

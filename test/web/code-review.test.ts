@@ -128,6 +128,25 @@ describe('code review in the browser', () => {
     expect(replies.map((comment) => [comment.user?.login, comment.body])).toEqual([['ada', 'Fixed in the next commit']]);
   }, JOURNEY_MS);
 
+  it('lays the diff out side by side on request, threads and comment links included', async () => {
+    await bob.goto(files);
+    await bob.click('.diff-layout a:text-is("Split")');
+    await bob.waitForURL(`${files}?diff=split`);
+    // The changed line: old on the left, new on the right, in one row.
+    const changed = bob.locator('table.split tr', { has: bob.locator('td.del') }).first();
+    expect(await changed.locator('td').allTextContents()).toEqual(['2', 'removed: -const two = 2;', '2', 'added: +const tow = 2;']);
+    expect(await bob.locator('table.split tr.review-row .review-comment').count()).toBeGreaterThan(0);
+    expect(await bob.getAttribute('a.comment-link[aria-label="Comment on new line 3"]', 'href')).toBe('?comment=0R3&diff=split#c0R3');
+    await inspect(bob, 'split', 'review', 1);
+    await bob.click('.diff-layout a:text-is("Unified")');
+    await bob.waitForURL(files);
+    // A commit's page has the same choice.
+    const commit = await http(`${host.url}/api/v3/repos/ada/lib/commits/feature`, { headers: bearer(ADA) });
+    const page = (await http(`${host.url}/ada/lib/commit/${commit.json.sha}?diff=split`)).text;
+    expect(page).toContain('<table class="code diff split">');
+    expect(page).toContain(`<a href="/ada/lib/commit/${commit.json.sha}">Unified</a>`);
+  }, JOURNEY_MS);
+
   it('offers anonymous readers no comment links or review box, and says why a bad comment is refused', async () => {
     const page = (await http(files)).text;
     expect(page).not.toContain('comment-link');

@@ -21,6 +21,15 @@ export interface FullDiffLinks {
   patch?: string;
 }
 
+/** Unified (one column, GitHub's default) or split (old and new side by side). */
+export type DiffLayout = 'unified' | 'split';
+
+/** The layout a page asks for (`?diff=split`), and the address of the page in a layout (for the toggle). */
+export interface LayoutChoice {
+  layout: DiffLayout;
+  href: (layout: DiffLayout) => string;
+}
+
 /** The side of a diff a line is on: the old file's (removed lines) or the new file's (added and context lines). */
 export type DiffSide = 'LEFT' | 'RIGHT';
 
@@ -84,6 +93,60 @@ function rowHtml(row: DiffRow, file: ChangedFile, index: number, review: DiffRev
   return html`<tr class="${row.kind}">${numberCell(row.old, side === 'LEFT' ? href : undefined, 'LEFT')}${numberCell(row.new, side === 'RIGHT' ? href : undefined, 'RIGHT')}<td>${spoken ? html`<span class="sr-only">${spoken}: </span>` : ''}${SIGN[row.kind]}${row.text}</td></tr>${below ? html`<tr class="review-row"><td colspan="3">${below}</td></tr>` : ''}`;
 }
 
+type LineRow = Extract<DiffRow, { kind: 'add' | 'del' | 'ctx' }>;
+
+/** One row of a split diff: the old line on the left, the new one on the right (either may be missing). */
+interface SplitRow {
+  left?: LineRow;
+  right?: LineRow;
+}
+
+/** Pairs a hunk's removed lines with the added lines that follow them, line by line; context lines sit on both sides. */
+function splitRows(rows: readonly DiffRow[]): Array<SplitRow | Extract<DiffRow, { kind: 'hunk' | 'note' }>> {
+  const out: Array<SplitRow | Extract<DiffRow, { kind: 'hunk' | 'note' }>> = [];
+  let removed: LineRow[] = [];
+  let added: LineRow[] = [];
+  const flush = () => {
+    for (let i = 0; i < Math.max(removed.length, added.length); i++) out.push({ left: removed[i], right: added[i] });
+    removed = [];
+    added = [];
+  };
+  for (const row of rows) {
+    if (row.kind === 'hunk' || row.kind === 'note') {
+      flush();
+      out.push(row);
+    } else if (row.kind === 'del') {
+      if (added.length > 0) flush();
+      removed.push(row);
+    } else if (row.kind === 'add') added.push(row);
+    else {
+      flush();
+      out.push({ left: row, right: row });
+    }
+  }
+  flush();
+  return out;
+}
+
+/** One side of a split row: its number (a comment link where the viewer may comment) and its text. */
+function splitSide(row: LineRow | undefined, side: DiffSide, index: number, review: DiffReview | undefined): SafeHtml {
+  if (!row) return html`<td class="num empty"></td><td class="empty"></td>`;
+  const line = side === 'LEFT' ? row.old! : row.new!;
+  const kind = row.kind === 'ctx' ? 'ctx' : row.kind;
+  const spoken = SPOKEN[row.kind];
+  return html`${numberCell(line, review?.commentHref?.(index, side, line), side)}<td class="${kind}">${spoken ? html`<span class="sr-only">${spoken}: </span>` : ''}${SIGN[row.kind]}${row.text}</td>`;
+}
+
+function splitRowHtml(row: SplitRow | Extract<DiffRow, { kind: 'hunk' | 'note' }>, file: ChangedFile, index: number, review: DiffReview | undefined): SafeHtml {
+  if ('kind' in row) return html`<tr class="hunk"><td class="num"></td><td colspan="3">${row.text}</td></tr>`;
+  // Threads sit under the line they belong to: a context line's on its new side, as in the unified layout.
+  const places: Array<{ side: DiffSide; line: number }> = [];
+  if (row.left && row.left.kind === 'del') places.push({ side: 'LEFT', line: row.left.old! });
+  if (row.right) places.push({ side: 'RIGHT', line: row.right.new! });
+  const below = places.map((place) => review?.below(file, index, place.side, place.line)).filter((part): part is SafeHtml => part !== undefined);
+  return html`<tr>${splitSide(row.left, 'LEFT', index, review)}${splitSide(row.right, 'RIGHT', index, review)}</tr>${below.length ? html`<tr class="review-row"><td colspan="4">${below}</td></tr>` : ''}`;
+}
+
 function fileTitle(file: ChangedFile): SafeHtml {
   if (file.previous_filename && file.previous_filename !== file.filename) return html`<span>${file.previous_filename} → ${file.filename}</span>`;
   return html`<span>${file.filename}</span>`;
@@ -95,11 +158,16 @@ function downloadLinks(links: FullDiffLinks | undefined): SafeHtml | '' {
   return html`<a href="${links.diff}">Download the full diff</a>${links.patch ? html` or <a href="${links.patch}">the patch</a>` : ''}.`;
 }
 
-function fileBody(file: ChangedFile, index: number, shown: boolean, links: FullDiffLinks | undefined, review: DiffReview | undefined): SafeHtml {
+function fileBody(file: ChangedFile, index: number, shown: boolean, links: FullDiffLinks | undefined, review: DiffReview | undefined, layout: DiffLayout): SafeHtml {
   if (file.patch === undefined || !shown) {
     if (file.patch_omitted || file.patch !== undefined) return html`<p class="muted">This diff is too large to show here. ${downloadLinks(links)}</p>`;
     if (file.status === 'renamed' && file.changes === 0) return html`<p class="muted">File renamed without changes.</p>`;
     return html`<p class="muted">Binary file not shown.</p>`;
+  }
+  if (layout === 'split') {
+    return html`<div class="code-scroll" tabindex="0" role="region" aria-label="Diff of ${file.filename}"><table class="code diff split"><caption class="sr-only">Changes to ${file.filename}, old and new side by side</caption>
+<thead class="sr-only"><tr><th scope="col">Old line number</th><th scope="col">Old line</th><th scope="col">New line number</th><th scope="col">New line</th></tr></thead>
+<tbody>${splitRows(patchRows(file.patch)).map((row) => splitRowHtml(row, file, index, review))}</tbody></table></div>`;
   }
   return html`<div class="code-scroll" tabindex="0" role="region" aria-label="Diff of ${file.filename}"><table class="code diff"><caption class="sr-only">Changes to ${file.filename}</caption>
 <thead class="sr-only"><tr><th scope="col">Old line</th><th scope="col">New line</th><th scope="col">Line</th></tr></thead>
@@ -107,12 +175,12 @@ function fileBody(file: ChangedFile, index: number, shown: boolean, links: FullD
 }
 
 /** One file's section: name (renames as old → new), status, line counts, and its patch (collapsed when large). */
-function fileSection(file: ChangedFile, index: number, shown: boolean, links: FullDiffLinks | undefined, review: DiffReview | undefined): SafeHtml {
+function fileSection(file: ChangedFile, index: number, shown: boolean, links: FullDiffLinks | undefined, review: DiffReview | undefined, layout: DiffLayout): SafeHtml {
   const open = file.changes <= COLLAPSE_ABOVE_LINES;
   return html`<details class="diff-file" id="diff-${index + 1}"${open ? ' open' : ''}>
 <summary>${fileTitle(file)} <span class="badge">${file.status}</span>
 <span class="added">+${file.additions}</span> <span class="removed">−${file.deletions}</span></summary>
-${fileBody(file, index, shown, links, review)}</details>`;
+${fileBody(file, index, shown, links, review, layout)}</details>`;
 }
 
 /** How long one slice of a diff renders before the event loop gets a turn (a 200-file diff takes tens of ms cold). */
@@ -152,15 +220,28 @@ function withinBudget(files: readonly ChangedFile[], budget: PatchBudget): boole
   });
 }
 
+/** Unified or split: the layout shown, and a link to the other. */
+function layoutToggle(choice: LayoutChoice): SafeHtml {
+  const option = (layout: DiffLayout, label: string) =>
+    layout === choice.layout ? html`<strong aria-current="true">${label}</strong>` : html`<a href="${choice.href(layout)}">${label}</a>`;
+  return html`<p class="diff-layout"><span class="muted">View:</span> ${option('unified', 'Unified')} · ${option('split', 'Split')}</p>`;
+}
+
+/** `?diff=split` on a page's address asks for the split layout; anything else is unified. */
+export function layoutOf(asked: string | undefined): DiffLayout {
+  return asked === 'split' ? 'split' : 'unified';
+}
+
 const count = (n: number, noun: string) => `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
 
 /**
  * Renders per-file unified diffs from git's own output (lib/git/diff.ts): a summary of the files, then a section per
  * file, within PAGE_DIFF_LIMITS: past them a note says how much is shown and links to the full diff (`links`).
  * `diff` is a page of a diff (its `total` counts every file) or all of its files. Every name and line is escaped.
- * `review` puts threads and comment forms under lines (a pull request's files tab).
+ * `review` puts threads and comment forms under lines (a pull request's files tab); `choice` lays the lines out
+ * unified or split, with a toggle between the two.
  */
-export async function renderDiff(diff: readonly ChangedFile[] | DiffPage, links?: FullDiffLinks, review?: DiffReview): Promise<SafeHtml> {
+export async function renderDiff(diff: readonly ChangedFile[] | DiffPage, links?: FullDiffLinks, review?: DiffReview, choice?: LayoutChoice): Promise<SafeHtml> {
   const all = 'files' in diff ? diff.files : diff;
   const total = 'files' in diff ? Math.max(diff.total, all.length) : all.length;
   if (total === 0) return html`<p class="muted">No changes.</p>`;
@@ -168,14 +249,14 @@ export async function renderDiff(diff: readonly ChangedFile[] | DiffPage, links?
   const additions = files.reduce((sum, file) => sum + file.additions, 0);
   const deletions = files.reduce((sum, file) => sum + file.deletions, 0);
   const shown = withinBudget(files, PAGE_DIFF_LIMITS.budget);
-  const sections = await renderInSlices(files, (file, index) => fileSection(file, index, shown[index]!, links, review));
+  const sections = await renderInSlices(files, (file, index) => fileSection(file, index, shown[index]!, links, review, choice?.layout ?? 'unified'));
   const changes = html`<span class="added">${count(additions, 'addition')}</span>, <span class="removed">${count(deletions, 'deletion')}</span>`;
   const summary =
     files.length === total
       ? html`<p>${count(total, 'file')} changed, ${changes}</p>`
       : html`<p>${count(total, 'file')} changed; the first ${files.length.toLocaleString('en-US')} are shown, with ${changes}.</p>
 <p class="notice" role="status">This diff is too large to show in full: only its first ${count(files.length, 'file')} are listed here. ${downloadLinks(links)}</p>`;
-  return html`<div class="diff-view">${summary}
+  return html`<div class="diff-view">${choice ? layoutToggle(choice) : ''}${summary}
 <ol class="diff-toc">${files.map((file, index) => html`<li><a href="#diff-${index + 1}">${file.filename}</a> <span class="added">+${file.additions}</span> <span class="removed">−${file.deletions}</span></li>`)}</ol>
 ${sections}</div>`;
 }

@@ -3,7 +3,7 @@ import { suggestionOf } from '../../services/suggestions.js';
 import type { ReviewCommentRow, ReviewRow } from '../../store/queries/reviews.js';
 import { relativeTime } from './code/links.js';
 import { markdownBox } from './conversation.js';
-import type { DiffReview, DiffSide } from './diff-view.js';
+import type { DiffLayout, DiffReview, DiffSide } from './diff-view.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { renderMarkdown } from './markdown.js';
 
@@ -35,6 +35,8 @@ export interface ReviewContext {
   /** The pull request's head commit: comments made on an older one are outdated. */
   headSha: string;
   asked?: LineAsked;
+  /** The diff's layout, kept by the comment links. */
+  layout?: DiffLayout;
   /** Whether the viewer may commit a suggestion to the head branch (write access, an open pull request). */
   canApply: boolean;
   pending?: ReviewRow;
@@ -89,7 +91,7 @@ export function diffReview(context: ReviewContext, fileIndex: ReadonlyMap<string
       if (!thread && !asked) return undefined;
       return html`${thread ? threadsHtml(context, thread, replies) : ''}${asked ? lineForm(context, file, side, line) : ''}`;
     },
-    commentHref: context.viewer ? (index, side, line) => `?comment=${lineKey(index, side, line)}#c${lineKey(index, side, line)}` : undefined,
+    commentHref: context.viewer ? (index, side, line) => `?comment=${lineKey(index, side, line)}${context.layout === 'split' ? '&diff=split' : ''}#c${lineKey(index, side, line)}` : undefined,
   };
 }
 

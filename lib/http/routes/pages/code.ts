@@ -10,7 +10,7 @@ import { archiveResponse } from '../../archive-response.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
 import { escapeHtml, type SafeHtml } from '../../pages/html.js';
-import { PAGE_DIFF_LIMITS, renderDiff } from '../../pages/diff-view.js';
+import { layoutOf, PAGE_DIFF_LIMITS, renderDiff, type DiffLayout } from '../../pages/diff-view.js';
 import { LruCache } from '../../../git/lru.js';
 import { blameView, type BlameContent } from '../../pages/code/blame-view.js';
 import { blobView } from '../../pages/code/blob.js';
@@ -317,11 +317,13 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
     }
     // A commit's diff never changes: rendered once per commit id (the largest are rendered again from the bounded
     // read, which stays cached, instead of being kept as markup).
-    const key = `${repo.id}\0${commit.sha}`;
+    const layout = layoutOf(queryString(event, 'diff'));
+    const key = `${repo.id}\0${commit.sha}\0${layout}`;
     let diff = renderedDiffs.get(key);
     if (!diff) {
       const base = commitUrl(repo, commit.sha);
-      diff = await renderDiff(await browse.commitDiff(repo.owner_name, repo.name, commit, PAGE_DIFF_LIMITS), { diff: `${base}.diff`, patch: `${base}.patch` });
+      const choice = { layout, href: (other: DiffLayout) => `${base}${other === 'split' ? '?diff=split' : ''}` };
+      diff = await renderDiff(await browse.commitDiff(repo.owner_name, repo.name, commit, PAGE_DIFF_LIMITS), { diff: `${base}.diff`, patch: `${base}.patch` }, undefined, choice);
       if (diff.value.length <= MAX_KEPT_DIFF_CHARS) renderedDiffs.set(key, diff);
     }
     return htmlResponse(commitView(user, repo, access, commit, await ctx.statuses.combinedOf(repo, commit.sha), diff));

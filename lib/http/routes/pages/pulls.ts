@@ -7,7 +7,7 @@ import type { UserRow } from '../../../store/queries/users.js';
 import { atLeast } from '../../../services/permissions.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
-import { renderDiff } from '../../pages/diff-view.js';
+import { layoutOf, renderDiff, type DiffLayout } from '../../pages/diff-view.js';
 import { compareView, pullListView, pullView, type CompareModel, type PullTab } from '../../pages/pulls-view.js';
 import { fullName, pathUrl, repoBase } from '../../pages/repo-layout.js';
 import type { SafeHtml } from '../../pages/html.js';
@@ -32,12 +32,18 @@ async function pullNumbered(ctx: AppContext, repo: RepositoryRow, number: number
 /** Branches offered by the compare page's selectors. */
 const MAX_LISTED_BRANCHES = { limit: 500, offset: 0 };
 
+/** What the files tab's address asks for: the line to comment on, and the layout of the diff. */
+interface FilesTabView {
+  asked?: LineAsked;
+  layout?: DiffLayout;
+}
+
 /** Review comments a files tab shows (GitHub's review threads are never longer in practice). */
 const MAX_REVIEW_COMMENTS = { limit: 2000, offset: 0 };
 const MAX_REVIEWS = { limit: 200, offset: 0 };
 
 /** The files tab: the diff with its review threads (and the form on the line asked for), and the review box. */
-async function filesTab(ctx: AppContext, request: RepoPageRequest, row: PullRow, asked: LineAsked | undefined): Promise<{ diff: SafeHtml; reviewBox: SafeHtml | '' }> {
+async function filesTab(ctx: AppContext, request: RepoPageRequest, row: PullRow, { asked, layout = 'unified' }: FilesTabView): Promise<{ diff: SafeHtml; reviewBox: SafeHtml | '' }> {
   const { viewer, user, repo, access } = request;
   const files = await ctx.pulls.files(repo, row.id);
   const context: ReviewContext = {
@@ -47,13 +53,14 @@ async function filesTab(ctx: AppContext, request: RepoPageRequest, row: PullRow,
     comments: (await ctx.reviews.comments(repo, viewer, { pull: row }, MAX_REVIEW_COMMENTS)).items,
     headSha: row.head_sha,
     asked,
+    layout,
     canApply: row.status === 'open' && atLeast(access, 'write'),
     pending: await ctx.reviews.pendingOf(row, viewer),
   };
   const fileIndex = new Map(files.map((file, index) => [file.filename, index]));
   const pendingComments = context.pending ? context.comments.filter((comment) => comment.review_id === context.pending!.id).length : 0;
   return {
-    diff: await renderDiff(files, downloads(context.action), diffReview(context, fileIndex)),
+    diff: await renderDiff(files, downloads(context.action), diffReview(context, fileIndex), { layout, href: (choice) => `${context.action}/files${choice === 'split' ? '?diff=split' : ''}` }),
     reviewBox: row.status === 'open' ? reviewBox(context, viewer?.id === row.author_id, pendingComments) : '',
   };
 }
@@ -68,11 +75,11 @@ async function reviewsSection(ctx: AppContext, request: RepoPageRequest, row: Pu
 }
 
 /** The pull request page on one of its tabs; what each tab needs is read from git only for that tab. */
-async function renderPull(ctx: AppContext, request: RepoPageRequest, number: number, tab: PullTab, window: CommentWindow, error?: string, asked?: LineAsked): Promise<string> {
+async function renderPull(ctx: AppContext, request: RepoPageRequest, number: number, tab: PullTab, window: CommentWindow, error?: string, view: FilesTabView = {}): Promise<string> {
   const { viewer, user, repo, access } = request;
   const row = await pullNumbered(ctx, repo, number);
   const pull = await ctx.pulls.summary(repo, row);
-  const files = tab === 'files' ? await filesTab(ctx, request, row, asked) : undefined;
+  const files = tab === 'files' ? await filesTab(ctx, request, row, view) : undefined;
   // A merged pull request says how many commits it brought (its recorded base and head no longer move).
   const commits = tab === 'commits' || pull.status === 'merged' ? await ctx.pulls.commits(repo, row.id) : undefined;
   return pullView(user, repo, access, {
@@ -198,7 +205,8 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
         const pull = await pullNumbered(ctx, request.repo, Number(download[1]));
         return textDownload(await ctx.pulls.diff(request.repo, pull.id, download[2] as 'diff' | 'patch'));
       }
-      return htmlResponse(await renderPull(ctx, request, idParam(event, 'number'), tab, commentWindow(event), undefined, parseLineAsked(queryString(event, 'comment'))));
+      const view = { asked: parseLineAsked(queryString(event, 'comment')), layout: layoutOf(queryString(event, 'diff')) };
+      return htmlResponse(await renderPull(ctx, request, idParam(event, 'number'), tab, commentWindow(event), undefined, view));
     });
   }
 
