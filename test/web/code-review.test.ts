@@ -147,10 +147,31 @@ describe('code review in the browser', () => {
     expect(page).toContain(`<a href="/ada/lib/commit/${commit.json.sha}">Unified</a>`);
   }, JOURNEY_MS);
 
+  it('lets the author request a review, and withdraw the request, from the conversation tab', async () => {
+    const octokit = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: ADA });
+    const requested = async () => (await octokit.pulls.listRequestedReviewers({ owner: 'ada', repo: 'lib', pull_number: 1 })).data.users.map((user) => user.login);
+    await ada.goto(`${host.url}/ada/lib/pulls/1`);
+    await ada.click('.reviewer-edit summary');
+    // The author is not offered as a reviewer of their own pull request.
+    expect(await ada.locator('input[name="reviewer.ada"]').count()).toBe(0);
+    await ada.check('input[name="reviewer.bob"]');
+    await ada.click('.reviewer-edit button[type=submit]');
+    await ada.waitForURL(`${host.url}/ada/lib/pulls/1#reviews`);
+    expect(await ada.textContent('section.reviews')).toContain('Review requested from bob');
+    expect(await requested()).toEqual(['bob']);
+    await inspect(ada, 'reviewers', 'review', 1);
+    await ada.click('.reviewer-edit summary');
+    await ada.uncheck('input[name="reviewer.bob"]');
+    await ada.click('.reviewer-edit button[type=submit]');
+    await ada.waitForURL(`${host.url}/ada/lib/pulls/1#reviews`);
+    expect(await requested()).toEqual([]);
+  }, JOURNEY_MS);
+
   it('offers anonymous readers no comment links or review box, and says why a bad comment is refused', async () => {
     const page = (await http(files)).text;
     expect(page).not.toContain('comment-link');
     expect(page).not.toContain('review-box');
+    expect((await http(`${host.url}/ada/lib/pulls/1`)).text).not.toContain('reviewer-edit');
     await bob.goto(`${files}?comment=0R9#c0R9`);
     expect(await bob.locator('form.line-comment').count()).toBe(0);
     // A line outside the diff, posted by hand, is refused with the reason.

@@ -108,15 +108,37 @@ ${markdownBox('Summary', 'body', context.repository, context.pending?.body ?? ''
 
 const VERDICT: Record<string, string> = { APPROVED: 'approved these changes', CHANGES_REQUESTED: 'requested changes', COMMENTED: 'reviewed', DISMISSED: 'reviewed (dismissed)', PENDING: 'has a review pending' };
 
-/** The reviews on the conversation tab: who decided what, with their summaries, and the requested reviewers. */
-export function reviewSummaries(context: Pick<ReviewContext, 'repository' | 'action'>, reviews: readonly ReviewRow[], commentsPerReview: ReadonlyMap<number, number>, requested: readonly string[]): SafeHtml | '' {
+/** Whose review the author or a writer may request: every account that may be assigned but the author. */
+export interface ReviewerChoice {
+  viewer: PageUser;
+  candidates: readonly string[];
+}
+
+function reviewerForm(action: string, requested: readonly string[], choice: ReviewerChoice): SafeHtml {
+  return html`<details class="reviewer-edit"><summary>Request reviews</summary><form method="post" action="${action}/reviewers" class="card wide">${csrfInput(choice.viewer)}
+<fieldset><legend>Reviewers</legend>${choice.candidates.map(
+    (name) => html`<label class="check"><input type="checkbox" name="reviewer.${name}" value="1"${requested.includes(name) ? html` checked` : ''}> ${name}</label>`,
+  )}</fieldset><button type="submit">Save</button></form></details>`;
+}
+
+/**
+ * The reviews on the conversation tab: who decided what, with their summaries, and the requested reviewers, which the
+ * author or a writer changes (`choice`).
+ */
+export function reviewSummaries(
+  context: Pick<ReviewContext, 'repository' | 'action'>,
+  reviews: readonly ReviewRow[],
+  commentsPerReview: ReadonlyMap<number, number>,
+  requested: readonly string[],
+  choice?: ReviewerChoice,
+): SafeHtml | '' {
   const shown = reviews.filter((review) => review.state !== 'COMMENTED' || review.body || (commentsPerReview.get(review.id) ?? 0) > 0);
-  if (shown.length === 0 && requested.length === 0) return '';
-  return html`<section aria-label="Reviews" class="reviews"><h3>Reviews</h3>
-${requested.length ? html`<p>Review requested from ${requested.map((name, index) => html`${index ? ', ' : ''}<strong>${name}</strong>`)}</p>` : ''}
-<ul class="items">${shown.map((review) => {
+  if (shown.length === 0 && requested.length === 0 && !choice) return '';
+  return html`<section aria-label="Reviews" class="reviews" id="reviews"><h3>Reviews</h3>
+${requested.length ? html`<p>Review requested from ${requested.map((name, index) => html`${index ? ', ' : ''}<strong>${name}</strong>`)}</p>` : ''}${choice ? reviewerForm(context.action, requested, choice) : ''}
+${shown.length ? html`<ul class="items">${shown.map((review) => {
     const lines = commentsPerReview.get(review.id) ?? 0;
     return html`<li class="item review-${review.state.toLowerCase()}" id="review-${review.id}"><strong>${review.author}</strong> ${VERDICT[review.state] ?? 'reviewed'} ${relativeTime(review.submitted_at ?? review.created_at)}${lines ? html` · <a href="${context.action}/files">${lines} line comment${lines === 1 ? '' : 's'}</a>` : ''}
 ${review.body ? html`<div class="markdown">${renderMarkdown(review.body, { repository: context.repository })}</div>` : ''}</li>`;
-  })}</ul></section>`;
+  })}</ul>` : ''}</section>`;
 }

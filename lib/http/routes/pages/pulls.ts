@@ -71,7 +71,9 @@ async function reviewsSection(ctx: AppContext, request: RepoPageRequest, row: Pu
   const [reviews, comments, requested] = await Promise.all([ctx.reviews.list(row, viewer, MAX_REVIEWS), ctx.reviews.comments(repo, viewer, { pull: row }, MAX_REVIEW_COMMENTS), ctx.reviews.requested(row)]);
   const perReview = new Map<number, number>();
   for (const comment of comments.items) perReview.set(comment.review_id, (perReview.get(comment.review_id) ?? 0) + 1);
-  return reviewSummaries({ repository: fullName(repo), action: `${repoBase(repo)}/pulls/${row.number}` }, reviews.items, perReview, requested);
+  const mayRequest = request.user && row.status === 'open' && (viewer?.id === row.author_id || atLeast(request.access, 'write'));
+  const choice = mayRequest ? { viewer: request.user!, candidates: (await ctx.assignees.list(repo)).filter((name) => name !== row.author) } : undefined;
+  return reviewSummaries({ repository: fullName(repo), action: `${repoBase(repo)}/pulls/${row.number}` }, reviews.items, perReview, requested, choice);
 }
 
 /** The pull request page on one of its tabs; what each tab needs is read from git only for that tab. */
@@ -243,6 +245,20 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
       const input = { body: form.body, path: form.path, side: form.side, line: Number(form.line) };
       const comment = form.mode === 'review' ? await ctx.reviews.addPendingComment(repo, viewer, pull, input) : await ctx.reviews.addComment(repo, viewer, pull, input);
       return `/files#r${comment.id}`;
+    }),
+  );
+
+  // The checked accounts (`reviewer.<login>`) become the requested reviewers: the others' requests are removed.
+  app.post('/:owner/:repo/pulls/:number/reviewers', (event) =>
+    pullForm(event, async ({ viewer, repo }, form, id) => {
+      const pull = await ctx.pulls.get(repo, id);
+      const wanted = Object.keys(form).filter((key) => key.startsWith('reviewer.')).map((key) => key.slice('reviewer.'.length));
+      const current = await ctx.reviews.requested(pull);
+      const added = wanted.filter((name) => !current.includes(name));
+      const removed = current.filter((name) => !wanted.includes(name));
+      if (added.length) await ctx.reviews.request(repo, viewer, pull, added, true);
+      if (removed.length) await ctx.reviews.request(repo, viewer, pull, removed, false);
+      return '#reviews';
     }),
   );
 
