@@ -125,14 +125,13 @@ export function issueView(viewer: PageUser | undefined, repo: RepositoryRow, acc
     html`<h2 class="item-heading"><span class="title">${issue.title}</span> <span class="muted">#${issue.number}</span></h2>
 <p>${stateBadge(issue.status)} <strong>${issue.author}</strong> opened this issue ${relativeTime(issue.created_at)} · ${plural(issue.comments, 'comment')}
 ${issue.status === 'closed' && issue.closed_by ? html` · closed by ${issue.closed_by} ${relativeTime(issue.closed_at ?? '')}` : ''}</p>
-${viewer && model.canChangeState ? editTextForm(viewer, action, fullName(repo), { title: issue.title, text: issue.body, textField: 'body' }) : ''}
 <p class="issue-labels">${issue.labels.length ? issue.labels.map(labelChip) : html`<span class="muted">No labels</span>`}</p>
 ${triageSection(viewer, repo, action, model.triage)}
 ${errorBox(error)}
 ${conversation(viewer, [{ author: issue.author, created_at: issue.created_at, body: issue.body }, ...model.comments.map((comment) => ({ ...comment, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))], fullName(repo))}
 ${commentPager(action, model.commentPage, issue.comments)}
 ${commentForm(viewer, `${action}/comments`, fullName(repo))}
-${stateForm}
+${stateForm}${viewer && model.canChangeState ? editTextForm(viewer, action, fullName(repo), { title: issue.title, text: issue.body, textField: 'body' }) : ''}
 ${viewer && model.canLabel ? labelEditor(viewer, repo, model) : ''}`,
   );
 }

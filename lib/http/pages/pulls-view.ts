@@ -244,10 +244,10 @@ export function pullView(viewer: PageUser | undefined, repo: RepositoryRow, acce
   else {
     const stateForm = viewer && model.canChangeState && pull.status !== 'merged' ? stateToggle(viewer, action, pull.status, 'pull request') : '';
     const editText = viewer && model.canChangeState ? editTextForm(viewer, action, fullName(repo), { title: pull.title, text: pull.description, textField: 'description' }) : '';
-    content = html`${editText}${conversation(viewer, [{ author: pull.author, created_at: pull.created_at, body: pull.description }, ...(model.comments ?? []).map((comment) => ({ ...comment, body: comment.text, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))], fullName(repo))}
+    content = html`${conversation(viewer, [{ author: pull.author, created_at: pull.created_at, body: pull.description }, ...(model.comments ?? []).map((comment) => ({ ...comment, body: comment.text, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))], fullName(repo))}
 ${commentPager(action, model.commentPage, pull.comments)}
 ${model.triage ? triageSection(viewer, repo, action, model.triage) : ''}${model.reviews ?? ''}${checksSection(model)}${mergeBox(viewer, repo, model)}
-${commentForm(viewer, `${action}/comments`, fullName(repo))}${stateForm}`;
+${commentForm(viewer, `${action}/comments`, fullName(repo))}${stateForm}${editText}`;
   }
   return repoPage(
     viewer,
