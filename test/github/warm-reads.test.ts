@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
 import { processesLaunched } from '../../lib/git/launcher/index.js';
 import { newRepo, newUser, type TestUser } from '../helpers/api.js';
-import { git, pushTwoBranches } from '../helpers/git-cli.js';
+import { git, pushTwoBranches, remoteUrl } from '../helpers/git-cli.js';
 import { bearer, http, startHost, tempDir } from '../helpers/host.js';
 
 // Issue 23: a warm branch or contents read through /api/v3 is answered from memory (commits, folders and small blobs
@@ -47,10 +47,8 @@ describe('warm git-backed reads of /api/v3', () => {
   it('follows a push, and a repository made again under the same name is read afresh', async () => {
     const work = await tempDir('repohost-warm-');
     try {
-      const remote = new URL(`${host.url}/alice/warm.git`);
-      remote.username = 'alice';
-      remote.password = alice.token;
-      await git(work.path, ['clone', '-q', remote.toString(), 'copy'], work.path);
+      const remote = remoteUrl(host, 'alice', alice.token, 'warm');
+      await git(work.path, ['clone', '-q', remote, 'copy'], work.path);
       const copy = `${work.path}/copy`;
       await git(copy, ['-c', 'user.name=A', '-c', 'user.email=a@example.com', 'commit', '-q', '--allow-empty', '-m', 'Next'], work.path);
       await git(copy, ['push', '-q', 'origin', 'main'], work.path);

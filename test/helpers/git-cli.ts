@@ -17,6 +17,14 @@ export async function git(cwd: string, args: string[], home: string): Promise<st
   return stdout.trim();
 }
 
+/** The smart HTTP URL of `owner/repo` with `owner` and a token in it, for a git command that authenticates. */
+export function remoteUrl(host: RepoHost, owner: string, token: string, repo: string): string {
+  const remote = new URL(`${host.url}/${owner}/${repo}.git`);
+  remote.username = owner;
+  remote.password = token;
+  return remote.toString();
+}
+
 export interface SeededBranches {
   /** Commit ids of the pushed branches. */
   main: string;
@@ -43,10 +51,7 @@ export async function pushTwoBranches(host: RepoHost, owner: string, token: stri
     await git(dir, ['add', 'feature.txt'], dir);
     await git(dir, ['commit', '-q', '-m', 'Add a feature'], dir);
     const feature = await git(dir, ['rev-parse', 'HEAD'], dir);
-    const remote = new URL(`${host.url}/${owner}/${repo}.git`);
-    remote.username = owner;
-    remote.password = token;
-    await git(dir, ['push', '-q', remote.toString(), 'main', 'feature', ...extraBranchesAtMain], dir);
+    await git(dir, ['push', '-q', remoteUrl(host, owner, token, repo), 'main', 'feature', ...extraBranchesAtMain], dir);
     return { main, feature };
   } finally {
     await work.cleanup();

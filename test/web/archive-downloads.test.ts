@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
-import { git } from '../helpers/git-cli.js';
+import { git, remoteUrl } from '../helpers/git-cli.js';
 import { newRepo, newUser, type TestUser } from '../helpers/api.js';
 import { bearer, http, startHost, tempDir } from '../helpers/host.js';
 
@@ -33,10 +33,8 @@ describe('source archive downloads', () => {
     await writeFile(join(dir, 'two.txt'), '2\n');
     await git(dir, ['add', '.'], work.path);
     await git(dir, ['commit', '-q', '-m', 'Two'], work.path);
-    const remote = new URL(`${host.url}/alice/tool.git`);
-    remote.username = 'alice';
-    remote.password = alice.token;
-    await git(dir, ['push', '-q', remote.toString(), 'main', 'v1'], work.path);
+    const remote = remoteUrl(host, 'alice', alice.token, 'tool');
+    await git(dir, ['push', '-q', remote, 'main', 'v1'], work.path);
     expect((await http(`${host.url}/api/v3/repos/alice/tool/releases`, { headers: bearer(alice.token), json: { tag_name: 'v1', name: 'First' } })).status).toBe(201);
   });
 

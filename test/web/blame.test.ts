@@ -1,10 +1,10 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
-import { CHROMIUM, FLAGS, inspect, SCREENSHOTS } from '../helpers/browser.js';
-import { git } from '../helpers/git-cli.js';
+import { inspect, launchChromium } from '../helpers/browser.js';
+import { git, remoteUrl } from '../helpers/git-cli.js';
 import { newRepo, newUser, type TestUser } from '../helpers/api.js';
 import { bearer, http, startHost, tempDir } from '../helpers/host.js';
 
@@ -18,10 +18,8 @@ describe('blame pages', () => {
   const commits: Record<string, string> = {};
 
   beforeAll(async () => {
-    if (!CHROMIUM) throw new Error('Chromium is needed for the page tests: apt-get install chromium');
     host = await startHost();
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
-    await mkdir(SCREENSHOTS, { recursive: true });
+    browser = await launchChromium();
     alice = await newUser(host, 'alice');
     await newRepo(host, alice, 'story', 'private');
     const work = await tempDir('repohost-blame-');
@@ -40,10 +38,8 @@ describe('blame pages', () => {
       await commit('Bob Builder', 'Name the forge');
       await git(dir, ['mv', 'tale.txt', 'story.txt'], dir);
       await commit('Alice Author', 'Rename the tale');
-      const remote = new URL(`${host.url}/alice/story.git`);
-      remote.username = 'alice';
-      remote.password = alice.token;
-      await git(dir, ['push', '-q', remote.toString(), 'main'], dir);
+      const remote = remoteUrl(host, 'alice', alice.token, 'story');
+      await git(dir, ['push', '-q', remote, 'main'], dir);
     } finally {
       await work.cleanup();
     }

@@ -1,10 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
-import { CHROMIUM, FLAGS, inspect, SCREENSHOTS } from '../helpers/browser.js';
-import { git } from '../helpers/git-cli.js';
+import { inspect, launchChromium } from '../helpers/browser.js';
+import { git, remoteUrl } from '../helpers/git-cli.js';
 import { newRepo, newUser, type TestUser } from '../helpers/api.js';
 import { bearer, http, startHost, tempDir } from '../helpers/host.js';
 
@@ -17,10 +17,8 @@ describe('code search', () => {
   let alice: TestUser;
 
   beforeAll(async () => {
-    if (!CHROMIUM) throw new Error('Chromium is needed for the page tests: apt-get install chromium');
     host = await startHost();
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
-    await mkdir(SCREENSHOTS, { recursive: true });
+    browser = await launchChromium();
     alice = await newUser(host, 'alice');
     await newRepo(host, alice, 'lib', 'private');
     await newRepo(host, alice, 'empty');
@@ -37,10 +35,8 @@ describe('code search', () => {
       await writeFile(join(dir, 'blob.bin'), Buffer.concat([Buffer.from([0]), Buffer.from('parseConfig')]));
       await git(dir, ['add', '.'], dir);
       await git(dir, ['commit', '-q', '-m', 'Code'], dir);
-      const remote = new URL(`${host.url}/alice/lib.git`);
-      remote.username = 'alice';
-      remote.password = alice.token;
-      await git(dir, ['push', '-q', remote.toString(), 'main'], dir);
+      const remote = remoteUrl(host, 'alice', alice.token, 'lib');
+      await git(dir, ['push', '-q', remote, 'main'], dir);
     } finally {
       await work.cleanup();
     }

@@ -1,10 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
-import { CHROMIUM, FLAGS } from '../helpers/browser.js';
-import { git } from '../helpers/git-cli.js';
+import { launchChromium } from '../helpers/browser.js';
+import { git, remoteUrl } from '../helpers/git-cli.js';
 import { newRepo, newUser, type TestUser } from '../helpers/api.js';
 import { http, startHost, tempDir } from '../helpers/host.js';
 
@@ -19,9 +19,8 @@ describe('Markdown headings and SVG images', () => {
   let alice: TestUser;
 
   beforeAll(async () => {
-    if (!CHROMIUM) throw new Error('Chromium is needed for the page tests: apt-get install chromium');
     host = await startHost();
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+    browser = await launchChromium();
     alice = await newUser(host, 'alice');
     await newRepo(host, alice, 'docs');
     const work = await tempDir('repohost-anchors-');
@@ -35,10 +34,8 @@ describe('Markdown headings and SVG images', () => {
       await writeFile(join(dir, 'docs', 'api.md'), `# API: Overview\n\n${filler}\n## Endpoints\n\nThe list.\n\n## Endpoints\n\nAgain.\n\n## Content\n\n${filler}`);
       await git(dir, ['add', '.'], dir);
       await git(dir, ['commit', '-q', '-m', 'Docs'], dir);
-      const remote = new URL(`${host.url}/alice/docs.git`);
-      remote.username = 'alice';
-      remote.password = alice.token;
-      await git(dir, ['push', '-q', remote.toString(), 'main'], dir);
+      const remote = remoteUrl(host, 'alice', alice.token, 'docs');
+      await git(dir, ['push', '-q', remote, 'main'], dir);
     } finally {
       await work.cleanup();
     }

@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, FLAGS, inspect as inspectPage, SCREENSHOTS } from '../helpers/browser.js';
+import { inspect as inspectPage, launchChromium } from '../helpers/browser.js';
 import type { RepoHost } from '../../lib/index.js';
 import { cookie, http, startHost, tempDir } from '../helpers/host.js';
 
@@ -23,11 +23,9 @@ describe('SSH key pages', () => {
   const inspect = (name: string) => inspectPage(page, name, 'ssh', 1);
 
   beforeAll(async () => {
-    if (!CHROMIUM) throw new Error('Chromium is needed for the page tests: apt-get install chromium');
     host = await startHost({ sshPort: 0 });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
+    browser = await launchChromium();
     work = await tempDir('repohost-ssh-pages-');
-    await mkdir(SCREENSHOTS, { recursive: true });
     const context = await browser.newContext({ bypassCSP: true });
     page = await context.newPage();
     await page.goto(`${host.url}/register`);
