@@ -54,6 +54,11 @@ function parseForm(text: string, type: string): FormFields {
   throw unsupported('request body must be application/x-www-form-urlencoded or application/json');
 }
 
+/** The names of a form's checked boxes called `<prefix><name>` (a checkbox per account, say `assignee.alice`). */
+export function checkedNames(form: FormFields, prefix: string): string[] {
+  return Object.keys(form).filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length));
+}
+
 /** Parses text as a JSON object, or throws `invalid(message)`. */
 export function parseJsonObject(text: string, message: string): Record<string, unknown> {
   let value: unknown;

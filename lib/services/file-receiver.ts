@@ -73,7 +73,8 @@ export interface ReceiveOptions {
  */
 export async function receiveFile(dir: string, name: string, body: Readable, options: ReceiveOptions): Promise<{ size: number; sha256: string }> {
   await mkdir(dir, { recursive: true });
-  await sweepLeftovers(dir);
+  // Best effort: a folder that cannot be swept never fails the upload.
+  await sweepLeftovers(dir).catch(() => undefined);
   const incoming = join(dir, `${INCOMING_PREFIX}${randomBytes(16).toString('hex')}`);
   const counter = measured(options.maxBytes, options.what);
   try {

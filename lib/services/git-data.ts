@@ -108,7 +108,7 @@ async function asInvalid<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** A path inside a tree as the API takes it: no leading or trailing slash, no empty, `.` or `..` segments. */
-function treePath(value: string): string {
+export function treePath(value: string): string {
   const path = value.replace(/^\/+|\/+$/g, '');
   if (path.split('/').some((part) => part === '' || part === '.' || part === '..') || /[\0]/.test(path)) throw invalid(`path is not a valid path: ${path}`);
   return path;

@@ -12,6 +12,12 @@ export function suggestionOf(body: string): string | undefined {
   return match ? match[1]! : undefined;
 }
 
+/** The bytes as text when they are valid UTF-8 (decoding anything else would replace bytes and corrupt the file). */
+export function utf8Text(bytes: Buffer): string | undefined {
+  const text = bytes.toString('utf8');
+  return Buffer.from(text, 'utf8').equals(bytes) ? text : undefined;
+}
+
 /**
  * Suggested changes: a review comment's ```suggestion block replaces the lines it was made on (`start_line`..`line`,
  * new side) in the pull request's head branch, as a commit by whoever applies it. Only while the comment is current
@@ -27,17 +33,18 @@ export class SuggestionService {
     const comment = await this.reviews.comment(repo, viewer, commentId);
     if (comment.pull_id !== pull.id || comment.pending === 1) throw notFound('Not Found');
     if (pull.status !== 'open') throw invalid('Suggestions can be committed to open pull requests only');
-    if (comment.side !== 'RIGHT') throw invalid('Only a suggestion on the new side of the diff can be committed');
+    if (comment.side !== 'RIGHT' || (comment.start_side ?? 'RIGHT') !== 'RIGHT') throw invalid('Only a suggestion on the new side of the diff can be committed');
     if (comment.commit_id !== pull.head_sha) throw invalid('This suggestion is outdated: the pull request changed since it was made');
     const suggestion = suggestionOf(comment.body);
     if (suggestion === undefined) throw invalid('This comment suggests no change');
     const found = await this.gitData.contents(repo, comment.path, pull.head_sha);
     if (!('file' in found) || found.content === null) throw invalid(`${comment.path} is not a file that can be changed`);
-    const text = found.content.toString('utf8');
+    const text = utf8Text(found.content);
+    if (text === undefined) throw invalid(`${comment.path} is not UTF-8 text: a suggestion cannot be committed to it`);
     const newline = text.includes('\r\n') ? '\r\n' : '\n';
     const lines = text.split(/\r?\n/);
     const first = (comment.start_line ?? comment.line) - 1;
-    if (comment.line > lines.length) throw invalid('This suggestion is outdated: its lines are no longer in the file');
+    if (comment.line > lines.length || first < 0 || first >= comment.line) throw invalid('This suggestion is outdated: its lines are no longer in the file');
     // An empty suggestion removes the lines.
     const replacement = suggestion === '' ? [] : suggestion.replace(/\r?\n$/, '').split(/\r?\n/);
     lines.splice(first, comment.line - first, ...replacement);

@@ -33,7 +33,7 @@ describe('editing files in the browser', () => {
                 commits: [
                   {
                     message: 'Start',
-                    files: { 'README.md': '# Notes\n', 'docs/guide.md': 'Step one\n', 'dos.txt': 'first\r\nsecond\r\n', 'bin.dat': { base64: Buffer.from([0, 1, 2, 0, 3]).toString('base64') } },
+                    files: { 'README.md': '# Notes\n', 'docs/guide.md': 'Step one\n', 'dos.txt': 'first\r\nsecond\r\n', 'blank.txt': '\nafter a blank line\n', 'latin.txt': { base64: Buffer.from('caf\xe9\n', 'latin1').toString('base64') }, 'bin.dat': { base64: Buffer.from([0, 1, 2, 0, 3]).toString('base64') } },
                   },
                 ],
               },
@@ -84,6 +84,24 @@ describe('editing files in the browser', () => {
     expect(await fileOn('main', 'dos.txt')).toBe('first\r\nsecond\r\nthird\r\n');
   }, JOURNEY_MS);
 
+  it('keeps a leading blank line, refuses text that is not UTF-8, and never answers 500 to a path that climbs', async () => {
+    await page.goto(`${host.url}/erin/notes/_edit/main/blank.txt`);
+    expect(await page.inputValue('textarea[name=content]')).toBe('\nafter a blank line\n');
+    await page.click('button:text-is("Commit changes")');
+    await page.waitForURL(`${host.url}/erin/notes/src/branch/main/blank.txt`);
+    expect(await fileOn('main', 'blank.txt')).toBe('\nafter a blank line\n');
+    const latin = await page.goto(`${host.url}/erin/notes/_edit/main/latin.txt`);
+    expect(latin?.status()).toBe(400);
+    expect(await page.textContent('main')).toContain('Only UTF-8 text can be edited');
+    for (const name of ['../escape.txt', './here.txt', 'a//b.txt']) {
+      await page.goto(`${host.url}/erin/notes/_new/main`);
+      await page.fill('input[name=name]', name);
+      const answer = page.waitForResponse((response) => response.request().method() === 'POST');
+      await page.click('button:text-is("Commit new file")');
+      expect((await answer).status(), name).toBe(400);
+    }
+  }, JOURNEY_MS);
+
   it('commits to a new branch and proposes the pull request', async () => {
     await page.goto(`${host.url}/erin/notes/_edit/main/README.md`);
     await page.fill('textarea[name=content]', '# Notes\n\nNow with words.\n');
@@ -107,6 +125,10 @@ describe('editing files in the browser', () => {
     await page.click('button:text-is("Commit new file")');
     await page.waitForURL(`${host.url}/erin/notes/src/branch/main/docs/deep/more.md`);
     expect(await fileOn('main', 'docs/deep/more.md')).toBe('More\n');
+    // Deleting a folder's last file leads to the nearest folder left.
+    await page.goto(`${host.url}/erin/notes/_delete/main/docs/deep/more.md`);
+    await page.click('button:text-is("Delete file")');
+    await page.waitForURL(`${host.url}/erin/notes/src/branch/main/docs`);
     // A binary file cannot be edited here, but can be deleted.
     await page.goto(`${host.url}/erin/notes/src/branch/main/bin.dat`);
     expect(await page.locator('a.button:text-is("Edit")').count()).toBe(0);

@@ -78,6 +78,12 @@ describe('issue search and filters', () => {
     const { numbers, text } = await listed('q=color%3Ared');
     expect(numbers).toEqual([]);
     expect(text).toContain('repohost does not support the qualifier color:');
+    // A search narrows this repository's issues; it never widens to pull requests or other repositories.
+    for (const query of ['is%3Apr', 'repo%3Aother%2Fplace+crash', 'type%3Apr']) {
+      const widened = await listed(`q=${query}`);
+      expect(widened.numbers, query).toEqual([]);
+      expect(widened.text).toContain('The issue list searches the issues of this repository');
+    }
   });
 
   it('searches from the page, and the API knows milestone: too', async () => {

@@ -13,7 +13,9 @@ async function htmlOf(ctx: AppContext, text: string, mode: 'markdown' | 'gfm', r
   const { renderMarkdown } = await import('../../http/pages/markdown.js');
   // References link to this host in full, as GitHub's do: the HTML is shown elsewhere.
   const rendered = renderMarkdown(text, mode === 'gfm' ? { repository, origin: ctx.baseUrl() } : { plain: true });
-  return new Response(rendered.toString(), { headers: { 'content-type': 'text/html;charset=utf-8' } });
+  // The HTML is shown elsewhere (a preview, a bot's comment): on this host's origin it is inert, never a page.
+  const headers = { 'content-type': 'text/html;charset=utf-8', 'content-security-policy': "default-src 'none'; sandbox", 'x-content-type-options': 'nosniff' };
+  return new Response(rendered.toString(), { headers });
 }
 
 function contentTypeOf(event: H3Event): string {

@@ -17,7 +17,8 @@ export interface ConversationEntry {
  * the text will be shown (POST /api/v3/markdown, in the repository's context).
  */
 export function markdownBox(label: string, name: string, repository: string, value = '', options: { rows?: number; required?: boolean } = {}): SafeHtml {
-  return html`<label>${label} (Markdown) <textarea name="${name}" rows="${options.rows ?? 5}"${options.required ? html` required` : ''} data-preview="${repository}">${value}</textarea></label>`;
+  return html`<label>${label} (Markdown) <textarea name="${name}" rows="${options.rows ?? 5}"${options.required ? html` required` : ''} data-preview="${repository}">
+${value}</textarea></label>`;
 }
 
 function editor(viewer: PageUser, item: ConversationEntry & { editAction: string }, repository: string): SafeHtml {

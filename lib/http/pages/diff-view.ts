@@ -132,9 +132,10 @@ function splitRows(rows: readonly DiffRow[]): Array<SplitRow | Extract<DiffRow, 
 function splitSide(row: LineRow | undefined, side: DiffSide, index: number, review: DiffReview | undefined): SafeHtml {
   if (!row) return html`<td class="num empty"></td><td class="empty"></td>`;
   const line = side === 'LEFT' ? row.old! : row.new!;
-  const kind = row.kind === 'ctx' ? 'ctx' : row.kind;
+  // A context line is commented on its new side, as in the unified layout: its old number is not a link.
+  const href = side === 'RIGHT' || row.kind === 'del' ? review?.commentHref?.(index, side, line) : undefined;
   const spoken = SPOKEN[row.kind];
-  return html`${numberCell(line, review?.commentHref?.(index, side, line), side)}<td class="${kind}">${spoken ? html`<span class="sr-only">${spoken}: </span>` : ''}${SIGN[row.kind]}${row.text}</td>`;
+  return html`${numberCell(line, href, side)}<td class="${row.kind}">${spoken ? html`<span class="sr-only">${spoken}: </span>` : ''}${SIGN[row.kind]}${row.text}</td>`;
 }
 
 function splitRowHtml(row: SplitRow | Extract<DiffRow, { kind: 'hunk' | 'note' }>, file: ChangedFile, index: number, review: DiffReview | undefined): SafeHtml {

@@ -2,7 +2,7 @@ import type { Conversation } from '../../services/issues.js';
 import type { AccessLevel } from '../../services/permissions.js';
 import type { MilestoneRow } from '../../store/queries/milestones.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
-import { relativeTime } from './code/links.js';
+import { pager, relativeTime } from './code/links.js';
 import { errorBox, stateBadge, stateTabs } from './components.js';
 import { markdownBox } from './conversation.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
@@ -80,6 +80,10 @@ export interface MilestoneModel {
   items: readonly Conversation[];
   counts: Record<State, number>;
   canManage: boolean;
+  /** The page of the list shown, its length, and how many there are in the state shown. */
+  page: number;
+  limit: number;
+  total: number;
 }
 
 /** `/:owner/:repo/milestone/:number`: its progress and its issues and pull requests, open or closed. */
@@ -104,6 +108,7 @@ ${milestone.description ? html`<div class="markdown">${renderMarkdown(milestone.
       { label: 'Open', count: model.counts.open, href: `${here}?state=open`, active: model.state === 'open' },
       { label: 'Closed', count: model.counts.closed, href: `${here}?state=closed`, active: model.state === 'closed' },
     ])}</div>
-${rows.length ? html`<ul class="items">${rows}</ul>` : html`<p>No ${model.state} issues or pull requests in this milestone.</p>`}`,
+${rows.length ? html`<ul class="items">${rows}</ul>` : html`<p>No ${model.state} issues or pull requests in this milestone.</p>`}
+${pager((page) => `${here}?state=${model.state}&page=${page}`, model.page, model.page * model.limit < model.total)}`,
   );
 }

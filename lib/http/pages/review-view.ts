@@ -116,7 +116,7 @@ export interface ReviewerChoice {
 
 function reviewerForm(action: string, requested: readonly string[], choice: ReviewerChoice): SafeHtml {
   return html`<details class="reviewer-edit"><summary>Request reviews</summary><form method="post" action="${action}/reviewers" class="card wide">${csrfInput(choice.viewer)}
-<fieldset><legend>Reviewers</legend>${choice.candidates.map(
+<fieldset><legend>Reviewers</legend>${[...new Set([...choice.candidates, ...requested])].map(
     (name) => html`<label class="check"><input type="checkbox" name="reviewer.${name}" value="1"${requested.includes(name) ? html` checked` : ''}> ${name}</label>`,
   )}</fieldset><button type="submit">Save</button></form></details>`;
 }

@@ -25,7 +25,7 @@ function triageForm(viewer: PageUser, action: string, model: TriageModel, choice
   const current = model.milestone?.number;
   const milestones = current !== undefined && !choices.milestones.some((row) => row.number === current) ? [model.milestone!, ...choices.milestones] : choices.milestones;
   return html`<details class="triage-edit"><summary>Change assignees or milestone</summary><form method="post" action="${action}/triage" class="card wide">${csrfInput(viewer)}
-<fieldset><legend>Assignees</legend>${choices.assignable.map(
+<fieldset><legend>Assignees</legend>${[...new Set([...choices.assignable, ...model.assignees])].map(
     (name) => html`<label class="check"><input type="checkbox" name="assignee.${name}" value="1"${model.assignees.includes(name) ? html` checked` : ''}> ${name}</label>`,
   )}</fieldset>
 <label>Milestone <select name="milestone"><option value="">None</option>${milestones.map((row) => html`<option value="${row.number}"${row.number === current ? html` selected` : ''}>${row.title}</option>`)}</select></label>

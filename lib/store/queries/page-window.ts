@@ -6,3 +6,5 @@ export interface PageWindow {
 
 /** What server-rendered pages show of a list until they page themselves. */
 export const FIRST_HUNDRED: PageWindow = Object.freeze({ limit: 100, offset: 0 });
+/** No rows, only the total: what a count of a list asks for. */
+export const NO_ITEMS: PageWindow = Object.freeze({ limit: 0, offset: 0 });

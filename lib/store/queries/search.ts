@@ -84,7 +84,7 @@ function conditions(search: ConversationSearch): { where: string; params: Array<
   if (search.noLabel) parts.push(`NOT ${labelled(false)}`);
   const milestoned = 'SELECT 1 FROM conversation_milestones cm JOIN milestones m ON m.id = cm.milestone_id WHERE cm.repo_id = c.repo_id AND cm.number = c.number';
   if (search.milestone !== undefined) {
-    parts.push(`EXISTS (${milestoned} AND LOWER(m.title) = ?)`);
+    parts.push(`EXISTS (${milestoned} AND m.title_lower = ?)`);
     params.push(search.milestone);
   }
   if (search.noMilestone) parts.push(`NOT EXISTS (${milestoned})`);

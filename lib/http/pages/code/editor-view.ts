@@ -47,7 +47,8 @@ export function editFileView(viewer: PageUser, file: EditedFile, content: string
     error,
     html`<form class="card wide editor" method="post" action="${editUrl(file.repo, file.branch, file.path)}">${csrfInput(viewer)}
 <input type="hidden" name="sha" value="${file.sha ?? ''}">
-<label>Contents of ${name} <textarea name="content" rows="20" spellcheck="false" class="code-input">${content}</textarea></label>
+<label>Contents of ${name} <textarea name="content" rows="20" spellcheck="false" class="code-input">
+${content}</textarea></label>
 ${commitChoices(file, values, `Update ${name}`)}
 <div class="actions"><button type="submit">Commit changes</button><a class="button" href="${srcUrl(file.repo, { kind: 'branch', ref: file.branch }, file.path)}">Cancel</a></div></form>`,
   );
@@ -62,7 +63,8 @@ export function newFileView(viewer: PageUser, file: EditedFile, values: CommitTa
     error,
     html`<form class="card wide editor" method="post" action="${newFileUrl(file.repo, file.branch, file.path)}">${csrfInput(viewer)}
 <label>Name of the file${file.path ? html` in <code>${file.path}/</code>` : ''} <input name="name" required maxlength="4096" value="${values.name ?? ''}" placeholder="docs/notes.md"></label>
-<label>Contents <textarea name="content" rows="20" spellcheck="false" class="code-input">${values.content ?? ''}</textarea></label>
+<label>Contents <textarea name="content" rows="20" spellcheck="false" class="code-input">
+${values.content ?? ''}</textarea></label>
 ${commitChoices(file, values, 'Create a new file')}
 <div class="actions"><button type="submit">Commit new file</button><a class="button" href="${srcUrl(file.repo, { kind: 'branch', ref: file.branch }, file.path)}">Cancel</a></div></form>`,
   );

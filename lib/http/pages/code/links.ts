@@ -51,10 +51,6 @@ export function breadcrumbs(repo: RepositoryRow, target: RefTarget, path: string
 /** Most branches and tags a switcher lists. */
 const SWITCHER_LIMIT = 100;
 
-/**
- * The branch/tag switcher: a `<details>` disclosure (keyboard-usable without script) listing branches and tags,
- * each a link to the same path on that ref.
- */
 /** Who may make a branch or tag from the switcher, and the commit it starts at. */
 export interface RefCreator {
   viewer: PageUser;
@@ -68,6 +64,10 @@ function refCreateForm(repo: RepositoryRow, creator: RefCreator): SafeHtml {
 <span class="actions"><button type="submit" name="kind" value="branch">Create branch</button><button type="submit" name="kind" value="tag">Create tag</button></span></form>`;
 }
 
+/**
+ * The branch/tag switcher: a `<details>` disclosure (keyboard-usable without script) listing branches and tags,
+ * each a link to the same path on that ref, and for writers the form making a new one.
+ */
 export function refSwitcher(repo: RepositoryRow, current: RefTarget, refs: { branches: string[]; tags: string[] }, path = '', creator?: RefCreator): SafeHtml {
   const label = current.kind === 'commit' ? current.ref.slice(0, 10) : current.ref;
   const item = (kind: 'branch' | 'tag', name: string) =>

@@ -92,7 +92,6 @@ ${folder.path ? html`<tr><td class="name" colspan="3"><a href="${srcUrl(folder.r
 ${entries.map((entry) => entryRow(folder, entry))}</tbody></table>${below}`;
 }
 
-/** The page of a folder: switcher, breadcrumbs, listing (a page of it when large), and the folder's README. */
 /** The switcher's form making a branch or tag at what the page shows, for writers. */
 export function refCreator(viewer: PageUser | undefined, place: FolderContext): RefCreator | undefined {
   return viewer && atLeast(place.access, 'write') ? { viewer, commit: place.commit } : undefined;
@@ -103,6 +102,7 @@ export function canEdit(place: FolderContext): boolean {
   return place.target.kind === 'branch' && atLeast(place.access, 'write');
 }
 
+/** The page of a folder: switcher, breadcrumbs, listing (a page of it when large), and the folder's README. */
 export function folderView(viewer: PageUser | undefined, folder: FolderContext, entries: ListedEntry[], readme: SafeHtml | '', paging?: ListingPage): string {
   return repoPage(
     viewer,

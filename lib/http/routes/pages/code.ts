@@ -23,7 +23,7 @@ import { commitUrl, historyUrl, rawUrl, srcUrl } from '../../pages/code/links.js
 import { MAX_POINTER_BYTES, parseLfsPointer, type LfsPointer } from '../../../lfs/pointer.js';
 import { exploreView, profileView } from '../../pages/code/people.js';
 import { FOLDER_PAGE_SIZE, folderView, sortEntries, type FolderContext, type ListedEntry } from '../../pages/code/tree.js';
-import { repoBase } from '../../pages/repo-layout.js';
+import { fullName, repoBase } from '../../pages/repo-layout.js';
 import { pathParam, queryString, readForm } from '../../validate.js';
 import { pageUserOf, repoPageRequest, textDownload, type RepoPageRequest } from './page-request.js';
 
@@ -103,7 +103,7 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
       size: lfs?.size ?? object.size,
       read: (limit) => (lfs ? ctx.lfs.readStart(repo, lfs.oid, Math.min(limit, lfs.size)) : browse.readBlob(repo.owner_name, repo.name, object.oid, limit)),
       base: { pages: `${srcUrl(repo, at, folder)}/`, raw: `${rawUrl(repo, at, folder)}/` },
-      repository: `${repo.owner_name}/${repo.name}`,
+      repository: fullName(repo),
     };
   }
 

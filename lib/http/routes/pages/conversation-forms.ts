@@ -3,7 +3,7 @@ import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import type { UserRow } from '../../../store/queries/users.js';
 import type { AssigneeService } from '../../../services/assignees.js';
 import type { MilestoneService } from '../../../services/milestones.js';
-import { idParam, type FormFields } from '../../validate.js';
+import { checkedNames, idParam, type FormFields } from '../../validate.js';
 import { lastCommentAnchor, type RepoPageRequest } from './page-request.js';
 
 /** What issues and pull requests both offer their conversation forms (IssueService and PullService). */
@@ -25,7 +25,7 @@ export type ConversationForm = (
 
 /** What sets assignees and milestones (AssigneeService and MilestoneService). */
 export interface TriageServices {
-  assignees: Pick<AssigneeService, 'check' | 'change'>;
+  assignees: Pick<AssigneeService, 'of' | 'check' | 'change'>;
   milestones: Pick<MilestoneService, 'check' | 'setOn'>;
 }
 
@@ -47,16 +47,21 @@ export function mountConversationForms(app: H3, kind: 'issues' | 'pulls', servic
     form(event, async ({ viewer, repo }, fields, id) => `#comment-${(await service.editComment(repo, id, idParam(event, 'comment_id'), viewer, fields.body)).id}`),
   );
 
-  // The checked accounts (`assignee.<login>`) replace the assignees; the milestone chosen, or none. Both are checked
-  // before either is written.
+  // The checked accounts (`assignee.<login>`) become the assignees: those newly checked are added, those unchecked
+  // removed (an assignee who may no longer be assigned stays while checked). The milestone chosen, or none. Both are
+  // checked before either is written.
   app.post(`${base}/triage`, (event) =>
     form(event, async ({ viewer, repo }, fields, id) => {
       const { number } = await service.get(repo, id);
-      const logins = Object.keys(fields).filter((key) => key.startsWith('assignee.')).map((key) => key.slice('assignee.'.length));
+      const wanted = checkedNames(fields, 'assignee.');
+      const current = await triage.assignees.of(repo, number);
+      const added = wanted.filter((name) => !current.includes(name));
+      const removed = current.filter((name) => !wanted.includes(name));
       const milestone = typeof fields.milestone === 'string' && fields.milestone !== '' ? Number(fields.milestone) : null;
-      await triage.assignees.check(repo, logins);
+      await triage.assignees.check(repo, added);
       await triage.milestones.check(repo, milestone);
-      await triage.assignees.change(repo, viewer, number, logins, 'replace');
+      if (added.length) await triage.assignees.change(repo, viewer, number, added, 'add');
+      if (removed.length) await triage.assignees.change(repo, viewer, number, removed, 'remove');
       await triage.milestones.setOn(repo, viewer, number, milestone);
       return '#triage';
     }),
@@ -66,7 +71,7 @@ export function mountConversationForms(app: H3, kind: 'issues' | 'pulls', servic
   const textField = kind === 'issues' ? 'body' : 'description';
   app.post(`${base}/edit`, (event) =>
     form(event, async ({ viewer, repo }, fields, id) => {
-      await service.update(repo, viewer, id, { title: fields.title, [textField]: fields[textField] ?? '' });
+      await service.update(repo, viewer, id, { title: fields.title, [textField]: fields[textField] });
     }),
   );
 

@@ -4,6 +4,8 @@ import { conflict, invalid, isRepoHostError, notFound } from '../../../errors.js
 import type { RefPath } from '../../../git/browse.js';
 import { isSafeBranchName } from '../../../git/names.js';
 import { MAX_POINTER_BYTES, parseLfsPointer } from '../../../lfs/pointer.js';
+import { treePath } from '../../../services/git-data.js';
+import { utf8Text } from '../../../services/suggestions.js';
 import { requiredText } from '../../../services/text-fields.js';
 import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
@@ -60,7 +62,17 @@ export function mountEditorPages(app: H3, ctx: AppContext, forgery: RequestForge
     const bytes = await browse.readBlob(repo.owner_name, repo.name, object.oid, object.size);
     if (looksBinary(bytes)) throw invalid('Binary files cannot be edited in the browser');
     if (bytes.length <= MAX_POINTER_BYTES && parseLfsPointer(bytes)) throw invalid('Files stored with Git LFS cannot be edited in the browser');
-    return { sha: object.oid, text: bytes.toString('utf8') };
+    const text = utf8Text(bytes);
+    if (text === undefined) throw invalid('Only UTF-8 text can be edited in the browser');
+    return { sha: object.oid, text };
+  }
+
+  /** The deepest folder above `path` that still exists on the branch (deleting a folder's last file removes it). */
+  async function nearestFolder(repo: RepositoryRow, branch: string, path: string): Promise<string> {
+    const tip = (await ctx.gitData.refsOf(repo)).get(`refs/heads/${branch}`);
+    let folder = path.slice(0, Math.max(0, path.lastIndexOf('/')));
+    while (folder && tip && (await browse.objectAt(repo.owner_name, repo.name, tip, folder))?.type !== 'tree') folder = folder.slice(0, Math.max(0, folder.lastIndexOf('/')));
+    return folder;
   }
 
   const editedFile = (request: RepoPageRequest, at: RefPath, sha?: string): EditedFile => ({ repo: request.repo, access: request.access, branch: at.ref, path: at.path, sha });
@@ -89,8 +101,8 @@ export function mountEditorPages(app: H3, ctx: AppContext, forgery: RequestForge
       throw error;
     }
     if (toNewBranch) return redirectTo(`${repoBase(repo)}/compare/${pathUrl(at.ref)}...${pathUrl(branch)}`);
-    const shown = change.content === undefined ? change.path.slice(0, Math.max(0, change.path.lastIndexOf('/'))) : change.path;
-    return redirectTo(srcUrl(repo, { kind: 'branch', ref: branch }, shown));
+    if (change.content !== undefined) return redirectTo(srcUrl(repo, { kind: 'branch', ref: branch }, change.path));
+    return redirectTo(srcUrl(repo, { kind: 'branch', ref: branch }, await nearestFolder(repo, branch, change.path)));
   }
 
   /** A form's answer: the commit, or the same form again with what was typed and why it was refused. */
@@ -155,7 +167,7 @@ export function mountEditorPages(app: H3, ctx: AppContext, forgery: RequestForge
       async (request, at, form) => {
         const name = field(form, 'name').trim().replace(/^\/+|\/+$/g, '');
         if (!name) throw invalid('The new file needs a name');
-        const path = at.path ? `${at.path}/${name}` : name;
+        const path = treePath(at.path ? `${at.path}/${name}` : name);
         const existing = await browse.objectAt(request.repo.owner_name, request.repo.name, at.commit, path);
         if (existing) throw invalid(`${path} already exists: edit it instead`);
         return commit(request, at, form, { path, content: withLineEndings(field(form, 'content'), false) });

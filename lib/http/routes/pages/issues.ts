@@ -1,11 +1,11 @@
 import type { H3 } from 'h3';
 import type { AppContext } from '../../../context.js';
-import { isRepoHostError, notFound } from '../../../errors.js';
+import { invalid, isRepoHostError, notFound } from '../../../errors.js';
 import type { IssueFilter, IssueRow } from '../../../store/queries/issues.js';
 import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import { parseIssueFilter } from '../../../services/issues.js';
 import { atLeast } from '../../../services/permissions.js';
-import { FIRST_HUNDRED, type PageWindow } from '../../../store/queries/page-window.js';
+import { FIRST_HUNDRED, NO_ITEMS, type PageWindow } from '../../../store/queries/page-window.js';
 import type { UserRow } from '../../../store/queries/users.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
@@ -20,7 +20,8 @@ import { triageOf } from './triage.js';
 
 type CommentWindow = ReturnType<typeof commentWindow>;
 
-const NO_ITEMS = { limit: 0, offset: 0 };
+/** Qualifiers that would take a search out of the issue list's repository or kind. */
+const OUT_OF_SCOPE = /(?:^|\s)(?:(?:repo|user|org):|(?:is|type):(?:pr|pull-request)\b)/i;
 /** The longest search the issue list takes (GitHub's search takes 256 characters). */
 const MAX_QUERY = 200;
 
@@ -103,6 +104,8 @@ export function mountIssuePages(app: H3, ctx: AppContext, guard: RequestForgeryG
     const scope = `repo:${repo.owner_name}/${repo.name} is:issue ${filter.labels.map((name) => `label:"${name}"`).join(' ')} ${query}`;
     const run = (state: 'open' | 'closed', window: PageWindow) => ctx.search.issues(viewer, `${scope} is:${state}`, undefined, undefined, window);
     try {
+      // The list is this repository's issues: a query may narrow it, never widen it to other repositories or kinds.
+      if (OUT_OF_SCOPE.test(query)) throw invalid('The issue list searches the issues of this repository: leave out repo:, user:, org: and is:pr');
       const { items: hits, total } = await run(filter.status ?? 'open', page);
       const counts = { open: (await run('open', NO_ITEMS)).total, closed: (await run('closed', NO_ITEMS)).total };
       return { items: await ctx.issues.byIds(repo, hits.map((hit) => hit.id)), total, counts };

@@ -3,7 +3,7 @@ import type { AppContext } from '../../../context.js';
 import { parseIssueFilter } from '../../../services/issues.js';
 import { atLeast } from '../../../services/permissions.js';
 import type { MilestoneListing } from '../../../store/queries/milestones.js';
-import { FIRST_HUNDRED } from '../../../store/queries/page-window.js';
+import { FIRST_HUNDRED, NO_ITEMS } from '../../../store/queries/page-window.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
 import { milestonesView, milestoneView, type MilestoneListModel } from '../../pages/milestones-view.js';
@@ -14,7 +14,6 @@ import { idParam, queryString, type FormFields } from '../../validate.js';
 import { redirectTo } from '../web.js';
 import { repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
 
-const NO_ITEMS = { limit: 0, offset: 0 };
 type State = 'open' | 'closed';
 
 const stateOf = (event: H3Event): State => (queryString(event, 'state') === 'closed' ? 'closed' : 'open');
@@ -60,12 +59,13 @@ export function mountMilestonePages(app: H3, ctx: AppContext, guard: RequestForg
     const milestone = await ctx.milestones.get(repo, idParam(event, 'number'));
     const state = stateOf(event);
     const filter = (status: State) => ({ ...parseIssueFilter({ status }), milestoneNumber: milestone.number });
+    const page = pageOf(ctx, event);
     const [shown, open, closed] = await Promise.all([
-      ctx.issues.listWithPulls(repo, filter(state), pageOf(ctx, event)),
+      ctx.issues.listWithPulls(repo, filter(state), page),
       ctx.issues.listWithPulls(repo, filter('open'), NO_ITEMS),
       ctx.issues.listWithPulls(repo, filter('closed'), NO_ITEMS),
     ]);
-    return htmlResponse(milestoneView(user, repo, access, { milestone, state, items: shown.items, counts: { open: open.total, closed: closed.total }, canManage: atLeast(access, 'write') }));
+    return htmlResponse(milestoneView(user, repo, access, { milestone, state, items: shown.items, counts: { open: open.total, closed: closed.total }, canManage: atLeast(access, 'write'), page: page.page, limit: page.limit, total: shown.total }));
   });
 
   /** A writer's form on a milestone: back to the list, or the list with the error. */

@@ -5,6 +5,7 @@ import type { PullRow } from '../../../store/queries/pulls.js';
 import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import type { UserRow } from '../../../store/queries/users.js';
 import { atLeast } from '../../../services/permissions.js';
+import { NO_ITEMS } from '../../../store/queries/page-window.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
 import { layoutOf, renderDiff, type DiffLayout } from '../../pages/diff-view.js';
@@ -13,7 +14,7 @@ import { fullName, pathUrl, repoBase } from '../../pages/repo-layout.js';
 import type { SafeHtml } from '../../pages/html.js';
 import { diffReview, parseLineAsked, reviewBox, reviewSummaries, type LineAsked, type ReviewContext } from '../../pages/review-view.js';
 import { pageOf } from '../../pagination.js';
-import { idParam, pathParam, queryString, type FormFields } from '../../validate.js';
+import { checkedNames, idParam, pathParam, queryString, type FormFields } from '../../validate.js';
 import { redirectTo } from '../web.js';
 import { mountConversationForms, type ConversationForm } from './conversation-forms.js';
 import { commentWindow, repoForm, repoPageRequest, textDownload, type RepoPageRequest } from './page-request.js';
@@ -21,7 +22,6 @@ import { triageOf } from './triage.js';
 
 type CommentWindow = ReturnType<typeof commentWindow>;
 
-const NO_ITEMS = { limit: 0, offset: 0 };
 
 /** The pull request a page address numbers, or the 404 page. */
 async function pullNumbered(ctx: AppContext, repo: RepositoryRow, number: number): Promise<PullRow> {
@@ -252,7 +252,7 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
   app.post('/:owner/:repo/pulls/:number/reviewers', (event) =>
     pullForm(event, async ({ viewer, repo }, form, id) => {
       const pull = await ctx.pulls.get(repo, id);
-      const wanted = Object.keys(form).filter((key) => key.startsWith('reviewer.')).map((key) => key.slice('reviewer.'.length));
+      const wanted = checkedNames(form, 'reviewer.');
       const current = await ctx.reviews.requested(pull);
       const added = wanted.filter((name) => !current.includes(name));
       const removed = current.filter((name) => !wanted.includes(name));
