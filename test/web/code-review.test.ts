@@ -167,6 +167,18 @@ describe('code review in the browser', () => {
     expect(await requested()).toEqual([]);
   }, JOURNEY_MS);
 
+  it('refuses a suggestion whose lines start on the old side', async () => {
+    const octokit = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: BOB });
+    const head = (await octokit.pulls.get({ owner: 'ada', repo: 'lib', pull_number: 1 })).data.head.sha;
+    const comment = await octokit.pulls.createReviewComment({ owner: 'ada', repo: 'lib', pull_number: 1, commit_id: head, path: 'src/app.js', start_line: 2, start_side: 'LEFT', line: 2, side: 'RIGHT', body: '```suggestion\nconst two = 2;\n```\n' });
+    await ada.goto(files);
+    // Offered like any suggestion, but committing it is refused: its first line is a line of the old file.
+    await ada.click(`#r${comment.data.id} button:text-is("Commit suggestion")`);
+    expect(await ada.textContent('p.error')).toContain('new side of the diff');
+    const app = await http(`${host.url}/api/v3/repos/ada/lib/contents/src/app.js?ref=feature`, { headers: bearer(ADA) });
+    expect(Buffer.from(app.json.content, 'base64').toString('utf8')).toContain('const tow = 2;');
+  }, JOURNEY_MS);
+
   it('offers anonymous readers no comment links or review box, and says why a bad comment is refused', async () => {
     const page = (await http(files)).text;
     expect(page).not.toContain('comment-link');
