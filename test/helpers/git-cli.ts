@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { RepoHost } from '../../lib/index.js';
 import { tempDir } from './host.js';
@@ -23,6 +23,27 @@ export function remoteUrl(host: RepoHost, owner: string, token: string, repo: st
   remote.username = owner;
   remote.password = token;
   return remote.toString();
+}
+
+/**
+ * Pushes one commit holding `files` (path → content; folders made as needed) as `main` of `owner/repo`, with the real
+ * git CLI over smart HTTP.
+ */
+export async function pushFiles(host: RepoHost, owner: string, token: string, repo: string, files: Record<string, string | Buffer>, message = 'Add files'): Promise<void> {
+  const work = await tempDir('repohost-files-');
+  try {
+    const dir = work.path;
+    await git(dir, ['init', '-q', '-b', 'main', '.'], dir);
+    for (const [path, content] of Object.entries(files)) {
+      await mkdir(dirname(join(dir, path)), { recursive: true });
+      await writeFile(join(dir, path), content);
+    }
+    await git(dir, ['add', '.'], dir);
+    await git(dir, ['commit', '-q', '-m', message], dir);
+    await git(dir, ['push', '-q', remoteUrl(host, owner, token, repo), 'main'], dir);
+  } finally {
+    await work.cleanup();
+  }
 }
 
 export interface SeededBranches {

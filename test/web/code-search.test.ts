@@ -1,12 +1,10 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
 import { inspect, launchChromium } from '../helpers/browser.js';
-import { git, remoteUrl } from '../helpers/git-cli.js';
+import { pushFiles } from '../helpers/git-cli.js';
 import { newRepo, newUser, type TestUser } from '../helpers/api.js';
-import { bearer, http, startHost, tempDir } from '../helpers/host.js';
+import { bearer, http, startHost } from '../helpers/host.js';
 
 // Issue 21: code search across a repository's default branch (git grep: literal, case-insensitive, bounded), with
 // results linked to their lines.
@@ -22,24 +20,20 @@ describe('code search', () => {
     alice = await newUser(host, 'alice');
     await newRepo(host, alice, 'lib', 'private');
     await newRepo(host, alice, 'empty');
-    const work = await tempDir('repohost-search-');
-    try {
-      const dir = work.path;
-      await git(dir, ['init', '-q', '.'], dir);
-      await mkdir(join(dir, 'src'));
-      await writeFile(join(dir, 'src', 'parse.ts'), 'export function parseConfig(text: string) {\n  return JSON.parse(text);\n}\n');
-      await writeFile(join(dir, 'README.md'), '# lib\n\nCall parseConfig() with <text>.\n');
-      await writeFile(join(dir, 'many.txt'), Array.from({ length: 400 }, (_, i) => `needle ${i}`).join('\n'));
-      await mkdir(join(dir, 'more'));
-      for (let i = 0; i < 30; i++) await writeFile(join(dir, 'more', `file${i}.txt`), Array.from({ length: 20 }, () => 'needle').join('\n'));
-      await writeFile(join(dir, 'blob.bin'), Buffer.concat([Buffer.from([0]), Buffer.from('parseConfig')]));
-      await git(dir, ['add', '.'], dir);
-      await git(dir, ['commit', '-q', '-m', 'Code'], dir);
-      const remote = remoteUrl(host, 'alice', alice.token, 'lib');
-      await git(dir, ['push', '-q', remote, 'main'], dir);
-    } finally {
-      await work.cleanup();
-    }
+    await pushFiles(
+      host,
+      'alice',
+      alice.token,
+      'lib',
+      {
+        'src/parse.ts': 'export function parseConfig(text: string) {\n  return JSON.parse(text);\n}\n',
+        'README.md': '# lib\n\nCall parseConfig() with <text>.\n',
+        'many.txt': Array.from({ length: 400 }, (_, i) => `needle ${i}`).join('\n'),
+        ...Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`more/file${i}.txt`, Array.from({ length: 20 }, () => 'needle').join('\n')])),
+        'blob.bin': Buffer.concat([Buffer.from([0]), Buffer.from('parseConfig')]),
+      },
+      'Code',
+    );
   });
 
   afterAll(async () => {

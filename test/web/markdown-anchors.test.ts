@@ -1,12 +1,10 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
 import { launchChromium } from '../helpers/browser.js';
-import { git, remoteUrl } from '../helpers/git-cli.js';
+import { pushFiles } from '../helpers/git-cli.js';
 import { newRepo, newUser, type TestUser } from '../helpers/api.js';
-import { http, startHost, tempDir } from '../helpers/host.js';
+import { http, startHost } from '../helpers/host.js';
 
 // Issue 21: headings of rendered Markdown get GitHub's ids (`#endpoints` links reach them), and SVG images in
 // Markdown are drawn (served as image/svg+xml under a sandboxing policy: their script never runs).
@@ -23,22 +21,19 @@ describe('Markdown headings and SVG images', () => {
     browser = await launchChromium();
     alice = await newUser(host, 'alice');
     await newRepo(host, alice, 'docs');
-    const work = await tempDir('repohost-anchors-');
-    try {
-      const dir = work.path;
-      await git(dir, ['init', '-q', '.'], dir);
-      await mkdir(join(dir, 'docs'));
-      await writeFile(join(dir, 'README.md'), '# Docs\n\n![logo](logo.svg)\n\nSee [the endpoints](docs/api.md#endpoints).\n');
-      await writeFile(join(dir, 'logo.svg'), LOGO);
-      const filler = Array.from({ length: 80 }, (_, i) => `Paragraph ${i} of the introduction.\n`).join('\n');
-      await writeFile(join(dir, 'docs', 'api.md'), `# API: Overview\n\n${filler}\n## Endpoints\n\nThe list.\n\n## Endpoints\n\nAgain.\n\n## Content\n\n${filler}`);
-      await git(dir, ['add', '.'], dir);
-      await git(dir, ['commit', '-q', '-m', 'Docs'], dir);
-      const remote = remoteUrl(host, 'alice', alice.token, 'docs');
-      await git(dir, ['push', '-q', remote, 'main'], dir);
-    } finally {
-      await work.cleanup();
-    }
+    const filler = Array.from({ length: 80 }, (_, i) => `Paragraph ${i} of the introduction.\n`).join('\n');
+    await pushFiles(
+      host,
+      'alice',
+      alice.token,
+      'docs',
+      {
+        'README.md': '# Docs\n\n![logo](logo.svg)\n\nSee [the endpoints](docs/api.md#endpoints).\n',
+        'logo.svg': LOGO,
+        'docs/api.md': `# API: Overview\n\n${filler}\n## Endpoints\n\nThe list.\n\n## Endpoints\n\nAgain.\n\n## Content\n\n${filler}`,
+      },
+      'Docs',
+    );
   });
 
   afterAll(async () => {
