@@ -68,12 +68,16 @@ export interface ServeGitOptions {
   checkPush?: RefCheck;
   /** Refuse single refs (the others of the push land) rather than the whole push. */
   perRefRefusals?: boolean;
+  /** Told as receive-pack starts, before the pack arrives: what `checkPush` will need can be prepared meanwhile. */
+  onReceiveStart?: () => void;
   /**
    * Told, when `checkPush` was asked, once receive-pack ended and before the client sees the end of the answer:
    * git's own list of the refs that moved, or null when git ended without a whole list (refs may have moved), and
    * the branch HEAD names after it was fixed up (undefined when the repository's folder is gone).
    */
   onPushed?: (changes: RefChange[] | null, headBranch: string | undefined) => Promise<void>;
+  /** Told once receive-pack ended without its hook asking `checkPush` (so no ref moved). */
+  onUnasked?: () => Promise<void>;
 }
 
 /**
@@ -377,13 +381,20 @@ export class GitRepositories {
 
   /** The hooks and recording of one receive-pack, whatever the transport. */
   #receive(path: string, options: ServeGitOptions): Promise<ReceiveSetup> {
+    // HEAD is read while the pack arrives, not after the refs moved when the pusher waits (see #fixHead).
+    let headFile: Promise<string> | undefined;
     return this.#receives.start(path, {
       perRef: options.perRefRefusals ?? false,
       check: options.checkPush ?? (async () => new Map()),
+      starting: () => {
+        headFile = readHeadFile(path);
+        options.onReceiveStart?.();
+      },
+      unasked: async () => await options.onUnasked?.(),
       moved: async (changes) => {
         this.#refs.forget(path);
         // A repository renamed or deleted meanwhile has no HEAD here: the record keeps its default branch.
-        const head = await this.#fixHead(path, changes ?? []).catch(() => undefined);
+        const head = await this.#fixHead(path, changes ?? [], undefined, headFile).catch(() => undefined);
         this.#maintenance.schedule(path);
         await options.onPushed?.(changes, head);
       },
@@ -552,12 +563,12 @@ export class GitRepositories {
   }
 
   /** Points HEAD at an existing branch when its own is gone or unborn; returns the branch HEAD then names. */
-  async #fixHead(gitDir: string, changes: RefChange[], knownRefs?: Map<string, string>): Promise<string> {
-    // HEAD of a bare repository we created is always a symbolic ref file; reading it saves a git run per push.
-    const headFile = await readFile(`${gitDir}/HEAD`, 'utf8').catch(() => '');
-    const head = /^ref: (\S+)\s*$/.exec(headFile)?.[1] ?? '';
-    // HEAD's branch as a loose ref file (a branch just pushed always is one): it exists, and git need not be asked.
-    if (head.startsWith(BRANCH_PREFIX) && !knownRefs && (await access(join(gitDir, head)).then(() => true, () => false))) return head.slice(BRANCH_PREFIX.length);
+  async #fixHead(gitDir: string, changes: RefChange[], knownRefs?: Map<string, string>, headFile = readHeadFile(gitDir)): Promise<string> {
+    const head = /^ref: (\S+)\s*$/.exec(await headFile)?.[1] ?? '';
+    // HEAD's branch just moved to a commit, or is a loose ref file (a branch just pushed always is one): it exists,
+    // and git need not be asked.
+    const moved = changes.some((change) => change.ref === head && !/^0+$/.test(change.after));
+    if (head.startsWith(BRANCH_PREFIX) && !knownRefs && (moved || (await access(join(gitDir, head)).then(() => true, () => false)))) return head.slice(BRANCH_PREFIX.length);
     const refs = knownRefs ?? (await this.#refs.refs(gitDir));
     let target = head;
     if (!head || !refs.has(head)) {
@@ -567,4 +578,9 @@ export class GitRepositories {
     }
     return target.startsWith(BRANCH_PREFIX) ? target.slice(BRANCH_PREFIX.length) : 'main';
   }
+}
+
+/** HEAD of a bare repository we created, a symbolic ref file ('' when unreadable): reading it saves a git run per push. */
+function readHeadFile(gitDir: string): Promise<string> {
+  return readFile(`${gitDir}/HEAD`, 'utf8').catch(() => '');
 }

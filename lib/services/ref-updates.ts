@@ -54,8 +54,10 @@ function isMovableRef(ref: string): boolean {
 /** The options a push runs with (see `ServeGitOptions` in git/repositories.ts). */
 export interface PushOptions {
   perRefRefusals: boolean;
+  onReceiveStart: () => void;
   checkPush: RefCheck;
   onPushed: (changes: RefChange[] | null, headBranch: string | undefined) => Promise<void>;
+  onUnasked: () => Promise<void>;
 }
 
 /**
@@ -105,9 +107,20 @@ export class RefUpdateService {
    */
   async pushOptions(repo: RepositoryRow, pusher: UserRow | undefined): Promise<PushOptions> {
     const perRef = (await this.protection.pushRules(repo, pusher)).length > 0;
+    // The intent is noted while the pack arrives, so that by the time the hook asks it is on disk and costs the push
+    // nothing; it is taken back when nothing may move (or the hook never asked).
+    let noting: Promise<RefIntent> | undefined;
+    const note = (): Promise<RefIntent> => {
+      if (!noting) {
+        noting = this.journal.open(repo);
+        noting.catch(() => undefined);
+      }
+      return noting;
+    };
     let intent: RefIntent | undefined;
     return {
       perRefRefusals: perRef,
+      onReceiveStart: () => void note(),
       checkPush: async (proposed, isFastForward) => {
         const rules = await this.protection.pushRules(repo, pusher);
         const refusals = new Map<string, string>();
@@ -116,13 +129,19 @@ export class RefUpdateService {
           if (why !== undefined) refusals.set(change.ref, why);
         }
         const mayMove = perRef ? refusals.size < proposed.length : refusals.size === 0;
-        if (mayMove) intent = await this.journal.open(repo);
+        const noted = await note();
+        if (mayMove) intent = noted;
+        else await this.journal.discard(repo, noted);
         return refusals;
       },
       onPushed: async (changes, headBranch) => {
         if (!intent) return;
         if (changes === null) return intent.close(false);
         await this.recordChanges(repo, changes, headBranch ?? repo.default_branch, pusher, intent);
+      },
+      onUnasked: async () => {
+        const noted = await noting?.catch(() => undefined);
+        if (noted) await this.journal.discard(repo, noted);
       },
     };
   }

@@ -6,6 +6,9 @@ import { promisify } from 'node:util';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
+import { openHostCore } from '../../lib/host.js';
+import { createApp } from '../../lib/http/app.js';
+import { closeListener, listenStrict, nodeHandlerOf } from '../../lib/http/node-listener.js';
 import { newRepo, newUser, type TestUser } from '../helpers/api.js';
 import { bearer, http, startHost, tempDir } from '../helpers/host.js';
 import { sh, WorkTree } from './fixtures.js';
@@ -218,5 +221,44 @@ describe('refs recorded exactly', () => {
       for (const merge of answers.slice(0, -1)) expect([200, 404, 405, 409]).toContain(merge.status);
     }
     expect(statuses).not.toContain(500);
+  });
+});
+
+/** A push notes its intent as its upload begins (off the pusher's wait), so a push that never reaches its hook must take it back. */
+describe('the intent of a push', () => {
+  it('is noted while the pack arrives and taken back when the push is cut off before its hook asked', async () => {
+    const core = await openHostCore({ gitIdleTimeoutMs: 1500, bcryptCost: 4 });
+    const listener = await listenStrict(nodeHandlerOf(createApp(core.ctx, () => undefined), Promise.resolve(true)), 0, '127.0.0.1');
+    const url = `http://127.0.0.1:${listener.address.port}`;
+    core.setBaseUrl(url);
+    const work = await tempDir('repohost-intent-');
+    try {
+      await core.admin.createUser({ username: 'owner', email: 'owner@example.com', password: 'password123' });
+      const token = await core.admin.createToken('owner');
+      await core.admin.createRepo({ owner: 'owner', name: 'held' });
+      const repoId = (await core.ctx.repos.findByName('owner', 'held'))!.id;
+      const intents = async () => (await core.ctx.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM ref_intents WHERE repo_id = ?', [repoId]))!.n;
+      const tree = await WorkTree.init(join(work.path, 'held'));
+      const base = await tree.commit('base', { 'a.txt': 'a\n' });
+      expect((await pushFrom(tree.dir, `http://owner:${token}@127.0.0.1:${listener.address.port}/owner/held.git`, 'main')).ok).toBe(true);
+      expect(await intents()).toBe(0);
+      const next = await tree.commit('large', { 'big.bin': 'z'.repeat(300_000) + Math.random() });
+      const client = new AbortController();
+      const push = await heldPush(`${url}/owner/held.git`, `owner:${token}`, { before: base, after: next, ref: 'refs/heads/main' }, await packOf(tree.dir, next, base), client.signal);
+      push.answer.catch(() => undefined);
+      try {
+        // Half the pack is in, the hook has not run: the intent is on disk already.
+        await expect.poll(intents, { timeout: 5000 }).toBe(1);
+        // The idle limit ends receive-pack before its hook ran: nothing moved, and the intent goes.
+        await expect.poll(intents, { timeout: 8000 }).toBe(0);
+      } finally {
+        client.abort();
+      }
+      expect((await core.ctx.store.get<{ commit_sha: string }>("SELECT commit_sha FROM branches WHERE repo_id = ? AND name = 'main'", [repoId]))!.commit_sha).toBe(base);
+    } finally {
+      await closeListener(listener);
+      await core.close();
+      await work.cleanup();
+    }
   });
 });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 /**
  * The hooks every receive-pack runs (`core.hooksPath`), as small bash scripts: a node script would cost tens of
  * milliseconds a run, and `update` runs once per ref. They talk to the host only through the environment of one push
- * (see push/session.ts): the loopback port and token of the hook channel, and a folder of the push's own.
+ * (see push/session.ts): the loopback port and token of the hook channel, and a file of the push's own for its refusals.
  *
  * - `pre-receive`, once the pack is in and before any ref moves: sends git's proposed updates to the host, which reads
  *   the protection rules now and notes durably that the repository's refs may move, and answers refusals.
@@ -14,7 +14,7 @@ import { join } from 'node:path';
  * hook process after the refs move.
  */
 const PRE_RECEIVE = `#!/bin/bash
-refused="$REPOHOST_PUSH_DIR/refused"
+refused="$REPOHOST_REFUSED"
 : > "$refused" || exit 1
 if ! exec 3<>"/dev/tcp/127.0.0.1/$REPOHOST_HOOK_PORT"; then
   echo "repohost: the server could not be reached; nothing was changed" >&2
@@ -44,7 +44,7 @@ while IFS=$'\\t' read -r ref reason; do
     echo "repohost: $reason" >&2
     exit 1
   fi
-done < "$REPOHOST_PUSH_DIR/refused"
+done < "$REPOHOST_REFUSED"
 exit 0
 `;
 

@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import type { ReceiveSetup } from '../smart-http.js';
 import type { RefChange } from '../refs.js';
@@ -17,6 +18,10 @@ export interface ReceiveOptions {
   /** Refuse single refs (the update hook runs per ref) rather than the whole push. */
   perRef: boolean;
   check: RefCheck;
+  /** Told as receive-pack is about to run, before the pack arrives. */
+  starting: () => void;
+  /** Told once receive-pack ended without `check` being asked: its hook never ran, so no ref moved. */
+  unasked: () => Promise<void>;
   /**
    * When `check` was asked: the refs git moved, as soon as its report says so (the proposal's lines for each ref it
    * reports `ok`), or null once receive-pack ended without a whole report (killed, or a client that asked for none).
@@ -36,7 +41,7 @@ async function olderThan(dir: string, names: readonly string[], before: number):
 }
 
 /**
- * The receive-packs of one host: each gets the hooks (push/hooks.ts), a folder of its own for what they write, and a
+ * The receive-packs of one host: each gets the hooks (push/hooks.ts), a file of its own for the refusals they pass on, and a
  * registration on the hook channel through which its pre-receive asks the host. Once the last receive-pack of a
  * repository ended, quarantine folders that killed ones left behind are removed.
  */
@@ -55,7 +60,8 @@ export class ReceiveSessions {
 
   async start(gitDir: string, options: ReceiveOptions): Promise<ReceiveSetup> {
     const folders = await (this.#folders ??= this.#makeFolders());
-    const pushDir = await mkdtemp(join(folders.pushes, 'push-'));
+    // Made by the pre-receive hook itself: nothing to create (and wait for) before git starts.
+    const refusedFile = join(folders.pushes, `push-${randomBytes(16).toString('hex')}`);
     let proposal: RefChange[] | undefined;
     let recording: Promise<void> | undefined;
     const registration = await this.channel.register(async (proposed, quarantine) => {
@@ -64,12 +70,13 @@ export class ReceiveSessions {
       return options.check(proposed, (before, after) => isAncestor(gitDir, before, after, objects));
     });
     this.#running.set(gitDir, (this.#running.get(gitDir) ?? 0) + 1);
+    options.starting();
     return {
       config: ['-c', `core.hooksPath=${options.perRef ? folders.perRef : folders.whole}`],
       env: {
         REPOHOST_HOOK_PORT: String(registration.port),
         REPOHOST_HOOK_TOKEN: registration.token,
-        REPOHOST_PUSH_DIR: pushDir,
+        REPOHOST_REFUSED: refusedFile,
         REPOHOST_PER_REF: options.perRef ? '1' : undefined,
       },
       reported: (report: ReceiveReport) => {
@@ -84,9 +91,10 @@ export class ReceiveSessions {
         try {
           if (recording) await recording;
           else if (proposal) await options.moved(null);
+          else await options.unasked();
         } finally {
           // Tidying up is not the pusher's to wait for.
-          this.#track(rm(pushDir, { recursive: true, force: true }).then(() => this.#leave(gitDir)));
+          this.#track(rm(refusedFile, { force: true }).then(() => this.#leave(gitDir)));
         }
       },
     };

@@ -1,0 +1,10 @@
+const { createRepoHost } = await import('/work/main/dist/index.js');
+const host = await createRepoHost({ port: 0, bcryptCost: 4 });
+await host.admin.createUser({ username: 'bench', email: 'b@example.com', password: 'password123' });
+await host.admin.createRepo({ owner: 'bench', name: 'big' });
+for (let i = 0; i < 30; i++) await fetch(`${host.url}/api/v1/repos/bench/big/issues`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Basic ' + Buffer.from('bench:password123').toString('base64') }, body: JSON.stringify({ title: 'Issue ' + i, body: 'Body of issue ' + i }) });
+const v1 = await fetch(`${host.url}/api/v1/repos/bench/big/issues?limit=30`).then((r) => r.text());
+const v3 = await fetch(`${host.url}/api/v3/repos/bench/big/issues?per_page=30`).then((r) => r.text());
+console.log('v1', v1.length, 'v3', v3.length);
+console.log(JSON.stringify(JSON.parse(v3)[0], null, 1));
+await host.close();
