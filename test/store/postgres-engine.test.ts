@@ -61,6 +61,38 @@ describe('the PostgreSQL engine (issue 19)', () => {
     }
   });
 
+  it('keeps connections for reads while its writes wait for another instance', async () => {
+    const url = await server.createDatabase();
+    const [a, b] = [await PostgresStore.open(url, { poolSize: 3 }), await PostgresStore.open(url)];
+    try {
+      await a.write(async (tx) => await tx.run("INSERT INTO id_sequences (name, next_id) VALUES ('counter', 0)"));
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let holding!: () => void;
+      const holds = new Promise<void>((resolve) => (holding = resolve));
+      // Another instance's write holds the write lock until released.
+      const other = b.write(async (tx) => {
+        await tx.run("UPDATE id_sequences SET next_id = next_id + 100 WHERE name = 'counter'");
+        holding();
+        await held;
+      });
+      await holds;
+      // More writes than the pool has connections, all waiting for that lock.
+      const writes = Array.from({ length: 6 }, () => a.write(async (tx) => await tx.run("UPDATE id_sequences SET next_id = next_id + 1 WHERE name = 'counter'")));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const read = a.get<{ next_id: number }>("SELECT next_id FROM id_sequences WHERE name = 'counter'");
+      const timeout = new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 3000));
+      expect(await Promise.race([read, timeout])).toEqual({ next_id: 0 });
+      release();
+      await other;
+      await Promise.all(writes);
+      expect(await a.get("SELECT next_id FROM id_sequences WHERE name = 'counter'")).toEqual({ next_id: 106 });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it('sets going what a write asked for only after COMMIT, and nothing of a write that failed', async () => {
     const store = await PostgresStore.open(await server.createDatabase());
     try {

@@ -87,6 +87,8 @@ class PostgresTransaction implements WriteTx {
 export class PostgresStore implements HostDatabase {
   private executed = 0;
   private closed = false;
+  /** Settles once this instance's queued writes have run (see `write`). */
+  private writeTurn: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -164,6 +166,17 @@ export class PostgresStore implements HostDatabase {
   }
 
   async write<T>(work: (tx: WriteTx) => Promise<T>): Promise<T> {
+    // Writes of every instance run one at a time (the advisory lock): this instance's wait their turn here, without a
+    // connection, so that writes queued behind another instance's never take the whole pool from reads.
+    const turn = this.writeTurn.then(() => this.runWrite(work));
+    this.writeTurn = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    return await turn;
+  }
+
+  private async runWrite<T>(work: (tx: WriteTx) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.transaction('BEGIN', work, WRITE_LOCK);
