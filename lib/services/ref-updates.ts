@@ -1,5 +1,5 @@
 import { conflict, forbidden, RepoHostError } from '../errors.js';
-import type { Db, SharedLocks } from '../store/interface.js';
+import type { Db, ReadTx, SharedLocks, WriteTx } from '../store/interface.js';
 import { isAncestor } from '../git/ancestry.js';
 import { deleteRef, objectInfo, RefMovedError, updateRef } from '../git/objects.js';
 import { isSafeBranchName } from '../git/names.js';
@@ -26,6 +26,25 @@ export class RefUpdateRefused extends RepoHostError {
     super('invalid', message);
     this.name = 'RefUpdateRefused';
   }
+}
+
+/** A comparison of refs that another running instance could have overtaken (see `RefUpdateService.reconcile`). */
+export class RefsMovingElsewhere extends RepoHostError {
+  constructor(repo: Pick<RepositoryRow, 'owner_name' | 'name'>) {
+    super('conflict', `the refs of ${repo.owner_name}/${repo.name} are moving through another instance`);
+    this.name = 'RefsMovingElsewhere';
+  }
+}
+
+/** Tries of a comparison that another instance keeps overtaking, and the wait before the next (times the try). */
+const RECONCILE_ATTEMPTS = 4;
+const RECONCILE_RETRY_MS = 100;
+
+/** Two sets of refs are the same names at the same ids. */
+function sameRefs(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [ref, sha] of a) if (b.get(ref) !== sha) return false;
+  return true;
 }
 
 export interface RefUpdate {
@@ -150,14 +169,36 @@ export class RefUpdateService {
    * Compares the repository's refs in the database with git's and records what differs, with its events marked
    * `repohost_reconciled` (sent by nobody, found after the fact), and pull requests follow. Clears its intents. With
    * `backfill` (a repository from before refs other than branches were recorded) nothing is announced.
+   *
+   * With other instances (PostgreSQL), one of them may be moving refs of the repository meanwhile: the comparison is
+   * recorded only if, inside the recording write, no running instance holds an intent on the repository and the
+   * recorded refs are still those it compared (else a change that instance records itself would be recorded twice, or
+   * one recorded after git was read would be taken back). It is tried again a few times, then refused.
    */
   async reconcile(repo: RepositoryRow, options: { backfill?: boolean } = {}): Promise<RefChange[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const changes = await this.compareAndRecord(repo, options);
+        if (changes.length > 0 && !options.backfill) await this.pulls.afterRefsMoved(repo, changes, undefined);
+        return changes;
+      } catch (error) {
+        if (!(error instanceof RefsMovingElsewhere) || attempt >= RECONCILE_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, RECONCILE_RETRY_MS * attempt));
+      }
+    }
+  }
+
+  /** One comparison, recorded unless another running instance may have overtaken it (then `RefsMovingElsewhere`). */
+  private async compareAndRecord(repo: RepositoryRow, options: { backfill?: boolean }): Promise<RefChange[]> {
+    const recorded = await recordedRefs(this.store, repo.id);
+    if (await this.runningElsewhere(this.store, repo)) throw new RefsMovingElsewhere(repo);
     const clearHolders = await this.clearableHolders(repo);
-    const onDisk = await this.git.refsOf(repo.owner_name, repo.name);
-    const changes = diffRefs(await recordedRefs(this.store, repo.id), onDisk);
+    const changes = diffRefs(recorded, await this.git.refsOf(repo.owner_name, repo.name));
     const head = await this.git.afterPush(repo.owner_name, repo.name, changes);
-    await this.repos.recordPush(repo, changes, head, undefined, { reconciled: !options.backfill, backfill: options.backfill, reconciling: true, clearHolders });
-    if (changes.length > 0 && !options.backfill) await this.pulls.afterRefsMoved(repo, changes, undefined);
+    const unlessOutdated = this.sharedLocks
+      ? async (tx: WriteTx) => (sameRefs(await recordedRefs(tx, repo.id), recorded) && !(await this.runningElsewhere(tx, repo)) ? undefined : new RefsMovingElsewhere(repo))
+      : undefined;
+    await this.repos.recordPush(repo, changes, head, undefined, { reconciled: !options.backfill, backfill: options.backfill, reconciling: true, clearHolders, unlessOutdated });
     return changes;
   }
 
@@ -171,7 +212,7 @@ export class RefUpdateService {
     for (const pending of await repositoriesToReconcile(this.store)) {
       const repo = await repositoryById(this.store, pending.repo_id);
       if (!repo) continue;
-      if (await this.runningElsewhere(repo)) {
+      if (await this.runningElsewhere(this.store, repo)) {
         log(`repohost: ${repo.owner_name}/${repo.name}: refs are moving through another instance; left to it`);
         continue;
       }
@@ -204,10 +245,10 @@ export class RefUpdateService {
    * True when an instance that still runs holds an intent on the repository: its refs may be moving right now, and that
    * instance records them (comparing now could record them twice). What a stopped instance left is ours to compare.
    */
-  private async runningElsewhere(repo: RepositoryRow): Promise<boolean> {
+  private async runningElsewhere(db: ReadTx, repo: RepositoryRow): Promise<boolean> {
     if (!this.sharedLocks) return false;
-    for (const holder of await refIntentHolders(this.store, repo.id)) {
-      if (holder !== '' && (await this.sharedLocks.isRunning(holder))) return true;
+    for (const holder of await refIntentHolders(db, repo.id)) {
+      if (holder !== '' && holder !== this.sharedLocks.instance && (await this.sharedLocks.isRunning(holder))) return true;
     }
     return false;
   }

@@ -1,5 +1,5 @@
 import type { ConcurrencyGate } from '../concurrency-gate.js';
-import type { Db, SharedLocks } from '../store/interface.js';
+import type { Db, SharedLocks, WriteTx } from '../store/interface.js';
 import { conflict, invalid, notFound, RepoHostError, RepositoryMoved, unavailable } from '../errors.js';
 import {
   branchesOf,
@@ -317,7 +317,15 @@ export class RepositoryService {
     changes: readonly RefChange[],
     headBranch: string,
     pusher: UserRow | undefined,
-    extra: { intentId?: number; reconciled?: boolean; backfill?: boolean; reconciling?: boolean; clearHolders?: readonly string[] } = {},
+    extra: {
+      intentId?: number;
+      reconciled?: boolean;
+      backfill?: boolean;
+      reconciling?: boolean;
+      clearHolders?: readonly string[];
+      /** Checked first inside the write: an error to refuse it with when what `changes` was computed from is outdated. */
+      unlessOutdated?: (tx: WriteTx) => Promise<Error | undefined>;
+    } = {},
   ): Promise<void> {
     // The commits are read before the write (git runs cannot happen inside it), and only when someone will hear of
     // them; without them the refs still count.
@@ -330,6 +338,8 @@ export class RepositoryService {
     const messages = changes.flatMap((change, index) => (change.ref === `${BRANCH_PREFIX}${headBranch}` ? (pushed[index]?.commits ?? []).map((commit) => commit.message) : []));
     const now = this.now();
     await writeToRepository(this.store, repo, async (tx) => {
+      const outdated = await extra.unlessOutdated?.(tx);
+      if (outdated) throw outdated;
       for (const change of changes) {
         const after = ZERO_SHA.test(change.after) ? null : change.after;
         if (!change.ref.startsWith(BRANCH_PREFIX)) await setOtherRef(tx, repo.id, change.ref, after);

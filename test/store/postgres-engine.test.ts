@@ -4,6 +4,7 @@ import { createServer, type Socket } from 'node:net';
 import { NameReservations } from '../../lib/services/name-reservations.js';
 import { AdvisoryLocks, PostgresStore } from '../../lib/store/postgres/engine.js';
 import { POSTGRES_SCHEMA_VERSION } from '../../lib/store/postgres/migrations.js';
+import { recordedRefs } from '../../lib/store/queries/refs.js';
 import { insertUser } from '../../lib/store/queries/users.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { execFile } from 'node:child_process';
@@ -304,7 +305,7 @@ describe('the PostgreSQL engine (issue 19)', () => {
     }
   });
 
-  it("settles only the intents of instances that stopped when comparing, never a running one's", async () => {
+  it("settles only the intents of instances that stopped when comparing, and compares nothing while a running one's stands", async () => {
     const url = await server.createDatabase();
     const data = await tempDir();
     const open = () => openHostCore({ databaseUrl: url, dataDir: data.path, bcryptCost: 4 });
@@ -315,10 +316,53 @@ describe('the PostgreSQL engine (issue 19)', () => {
       const repo = (await one.ctx.repos.findByName('owner', 'r'))!;
       // A stopped instance's intent, and one of instance two, which is moving refs right now.
       await one.ctx.store.write(async (tx) => await tx.run("INSERT INTO ref_intents (repo_id, created_at, holder) VALUES (?, '2026-01-01T00:00:00.000Z', 'stopped-instance')", [repo.id]));
-      await two.ctx.refUpdates.intend(repo);
+      const moving = await two.ctx.refUpdates.intend(repo);
+      const holders = async () => (await one.ctx.store.all<{ holder: string }>('SELECT holder FROM ref_intents WHERE repo_id = ? ORDER BY holder', [repo.id])).map((row) => row.holder);
+      // While instance two may be moving refs, nothing is compared (it records its own changes).
+      await expect(one.ctx.refUpdates.reconcile(repo)).rejects.toThrow('moving through another instance');
+      expect(await holders()).toEqual([two.ctx.store.sharedLocks!.instance, 'stopped-instance'].sort());
+      // Once it recorded them, the stopped instance's intent is settled by the comparison.
+      await two.ctx.refUpdates.recordChanges(repo, [], repo.default_branch, undefined, moving);
       await one.ctx.refUpdates.reconcile(repo);
-      const holders = (await one.ctx.store.all<{ holder: string }>('SELECT holder FROM ref_intents WHERE repo_id = ? ORDER BY holder', [repo.id])).map((row) => row.holder);
-      expect(holders).toEqual([two.ctx.store.sharedLocks!.instance]);
+      expect(await holders()).toEqual([]);
+    } finally {
+      await one.close();
+      await two.close();
+      await data.cleanup();
+    }
+  });
+
+  it("never records another instance's ref changes as its own when comparing while that instance moves refs", async () => {
+    const url = await server.createDatabase();
+    const data = await tempDir();
+    const open = () => openHostCore({ databaseUrl: url, dataDir: data.path, bcryptCost: 4 });
+    const [one, two] = [await open(), await open()];
+    try {
+      await one.admin.createUser({ username: 'owner', email: 'owner@example.com', password: 'password123' });
+      await one.admin.seedRepo({ owner: 'owner', name: 'r' });
+      const repo = (await one.ctx.repos.findByName('owner', 'r'))!;
+      const owner = (await two.ctx.users.byName('owner'))!;
+      const tip = (await recordedRefs(one.ctx.store, repo.id)).get(`refs/heads/${repo.default_branch}`)!;
+      const created: string[] = [];
+      const reconciled: string[] = [];
+      for (const core of [one, two]) core.ctx.events.on('create', (payload) => void ((payload as { repohost_reconciled?: boolean }).repohost_reconciled ? reconciled : created).push(payload.ref));
+      // Instance two creates branches while instance one compares the repository again and again.
+      let comparing = true;
+      const comparisons = (async () => {
+        let compared = 0;
+        while (comparing) {
+          await one.ctx.refUpdates.reconcile(repo).then(() => (compared += 1), (error: Error) => expect(error.message).toContain('moving through another instance'));
+        }
+        return compared;
+      })();
+      for (let round = 0; round < 40; round++) await two.ctx.refUpdates.apply(repo, owner, { ref: `refs/heads/b${round}`, after: tip, mustExist: false });
+      comparing = false;
+      expect(await comparisons).toBeGreaterThan(0);
+      await one.ctx.refUpdates.reconcile(repo);
+      const onDisk = Object.fromEntries(await one.ctx.git.refsOf('owner', 'r'));
+      expect(Object.fromEntries(await recordedRefs(one.ctx.store, repo.id))).toEqual(onDisk);
+      expect(reconciled).toEqual([]);
+      expect(created.sort()).toEqual(Array.from({ length: 40 }, (_, round) => `b${round}`).sort());
     } finally {
       await one.close();
       await two.close();
