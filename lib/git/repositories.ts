@@ -80,6 +80,9 @@ export interface ServeGitOptions {
   onUnasked?: () => Promise<void>;
 }
 
+/** What the change feed says when every repository was replaced (a harness restore). */
+const REPLACED = 'repositories-replaced';
+
 /**
  * The bare repositories on disk and every git operation the host needs: lifecycle, counts,
  * listings (cached by commit), refs, import and smart HTTP. One instance per host; no global state.
@@ -110,6 +113,8 @@ export class GitRepositories {
   readonly #transferIdleTimeoutMs: number;
   /** The reads of the code pages (trees, blobs, history, commits), sharing this instance's ref and listing caches. */
   readonly browse: GitBrowser;
+  /** Other instances sharing the folder (PostgreSQL), told of ref changes and replaced repositories. */
+  readonly #feed: ChangeFeed | undefined;
 
   constructor(options: GitRepositoriesOptions) {
     this.root = resolve(options.root);
@@ -121,9 +126,11 @@ export class GitRepositories {
     feed?.follow(
       (key) => {
         if (key.startsWith('refs:')) this.#refs.forgetHere(join(this.root, key.slice('refs:'.length)));
+        else if (key === REPLACED) this.#forgetAll();
       },
       () => this.#refs.clear(),
     );
+    this.#feed = feed;
     this.#listing = new TreeListing(options.listingCacheSize ?? 512);
     this.#maintenance = new Maintenance(options.maintenanceDelayMs ?? 1000);
     this.#importTimeoutMs = options.importTimeoutMs ?? 600_000;
@@ -533,8 +540,13 @@ export class GitRepositories {
     await (replacing ? this.#maintenance.forgetAll() : this.#maintenance.settle());
   }
 
-  /** After the repositories were replaced on disk: nothing known of their refs holds any more. */
+  /** After the repositories were replaced on disk: nothing known of their refs holds any more, here or elsewhere. */
   replaced(): void {
+    this.#forgetAll();
+    this.#feed?.announce(REPLACED);
+  }
+
+  #forgetAll(): void {
     this.#refs.clear();
     // Trees merge-tree wrote since the copy was taken are gone with the old repositories, and so may objects be.
     this.#mergePreviews.clear();

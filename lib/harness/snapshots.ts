@@ -100,11 +100,14 @@ async function repositoryNames(root: string): Promise<string[]> {
 }
 
 /**
- * Takes and restores snapshots of one host. Its working folder (`<dataDir>/.harness`) holds the snapshots' files
- * and the replaced files on their way out; nothing in it outlives the host.
+ * Takes and restores snapshots of one host. Its working folder (`<dataDir>/.harness`, or a folder of its own in it when
+ * other instances share the data folder) holds the snapshots' files and the replaced files on their way out; nothing
+ * in it outlives the host.
  */
 export class Snapshots {
   readonly #ctx: AppContext;
+  /** `<dataDir>/.harness`, and this host's working folder: the same, or one per instance below it. */
+  readonly #root: string;
   readonly #folder: string;
   readonly #repositories: string;
   readonly #avatars: string;
@@ -117,14 +120,20 @@ export class Snapshots {
 
   constructor(ctx: AppContext) {
     this.#ctx = ctx;
-    this.#folder = join(ctx.options.dataDir, '.harness');
+    this.#root = join(ctx.options.dataDir, '.harness');
+    const instance = ctx.store.sharedLocks?.instance;
+    this.#folder = instance === undefined ? this.#root : join(this.#root, instance);
     this.#repositories = ctx.git.root;
     this.#avatars = join(ctx.options.dataDir, 'avatars');
   }
 
-  /** Removes what a previous run may have left (a crash before close). */
+  /** Removes what a previous run may have left (a crash before close); with other instances, only stopped ones' folders. */
   async open(): Promise<void> {
-    await rm(this.#folder, { recursive: true, force: true });
+    const locks = this.#ctx.store.sharedLocks;
+    if (!locks) return void (await rm(this.#folder, { recursive: true, force: true }));
+    for (const entry of await entries(this.#root)) {
+      if (!(await locks.isRunning(entry.name))) await rm(join(this.#root, entry.name), { recursive: true, force: true });
+    }
   }
 
   take(): Promise<HostSnapshot> {
@@ -156,8 +165,8 @@ export class Snapshots {
   /**
    * Puts the host back to `snapshot`: background work is stopped or awaited first (webhook attempts in flight cut
    * off, mergeability updates finished, repository upkeep dropped), the repositories and avatars are replaced, the
-   * database is replaced durably, the ref cache and counted failed logins are dropped (caches keyed by commit id
-   * stay valid), and deliveries pending in the restored outbox are sent. Files first, then the database: a crash in
+   * database is replaced durably, the ref cache (here and in other instances sharing the folder) and counted failed
+   * logins are dropped (caches keyed by commit id stay valid), and deliveries pending in the restored outbox are sent. Files first, then the database: a crash in
    * between leaves restored repositories beside the earlier database.
    */
   restore(snapshot: HostSnapshot): Promise<void> {

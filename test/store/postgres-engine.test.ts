@@ -11,6 +11,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { openHostCore, type HostCore } from '../../lib/host.js';
+import { Snapshots } from '../../lib/harness/snapshots.js';
 import { newRepo, newUser } from '../helpers/api.js';
 import { Clone } from '../helpers/clone.js';
 import { bearer, cookie, http, register, startHost, tempDir } from '../helpers/host.js';
@@ -366,6 +367,43 @@ describe('the PostgreSQL engine (issue 19)', () => {
     } finally {
       await one.close();
       await two.close();
+      await data.cleanup();
+    }
+  });
+
+  it('keeps the harness snapshots of instances sharing a data folder apart, and a restore through one is seen through the other', async () => {
+    const url = await server.createDatabase();
+    const data = await tempDir();
+    const open = async () => {
+      const core = await openHostCore({ databaseUrl: url, dataDir: data.path, bcryptCost: 4 });
+      const snapshots = new Snapshots(core.ctx);
+      await snapshots.open();
+      return { core, snapshots };
+    };
+    const one = await open();
+    let two: Awaited<ReturnType<typeof open>> | undefined;
+    try {
+      await one.core.admin.createUser({ username: 'owner', email: 'owner@example.com', password: 'password123' });
+      await one.core.admin.seedRepo({ owner: 'owner', name: 'r' });
+      const repo = (await one.core.ctx.repos.findByName('owner', 'r'))!;
+      const before = Object.fromEntries(await one.core.ctx.git.refsOf('owner', 'r'));
+      const snapshot = await one.snapshots.take();
+      // A second instance starts on the same folder after the snapshot was taken, and adds a branch.
+      two = await open();
+      const owner = (await two.core.ctx.users.byName('owner'))!;
+      await two.core.ctx.refUpdates.apply(repo, owner, { ref: 'refs/heads/extra', after: before[`refs/heads/${repo.default_branch}`]!, mustExist: false });
+      const branches = Object.keys(before).filter((ref) => ref.startsWith('refs/heads/')).length;
+      expect(await two.core.ctx.git.countBranches('owner', 'r')).toBe(branches + 1);
+      await one.snapshots.restore(snapshot);
+      // The other instance forgets the refs it knew, and the repository's files came back whole.
+      await expect.poll(async () => await two!.core.ctx.git.countBranches('owner', 'r')).toBe(branches);
+      expect(Object.fromEntries(await one.core.ctx.git.refsOf('owner', 'r'))).toEqual(before);
+      expect(await one.core.ctx.git.countCommits('owner', 'r', repo.default_branch)).toBeGreaterThan(0);
+    } finally {
+      for (const instance of [two, one]) {
+        await instance?.snapshots.close();
+        await instance?.core.close();
+      }
       await data.cleanup();
     }
   });
