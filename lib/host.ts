@@ -133,11 +133,15 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
   const protection = new BranchProtectionService(store, nowIso);
   const statuses = new CommitStatusService(store, git, nowIso, recorder, protection);
   const passwords = new PasswordHasher();
-  const throttle = new LoginThrottle({
-    perAccount: options.maxFailedLoginsPerAccount,
-    perAddress: options.maxFailedLoginsPerAddress,
-    windowMs: options.failedLoginWindowMs,
-  });
+  const throttle = new LoginThrottle(
+    {
+      perAccount: options.maxFailedLoginsPerAccount,
+      perAddress: options.maxFailedLoginsPerAddress,
+      windowMs: options.failedLoginWindowMs,
+    },
+    Date.now,
+    store.changeFeed,
+  );
   const repos = new RepositoryService(store, git, baseUrl, sshUrl, nowIso, new ConcurrencyGate(options.maxImports, options.maxImportsPerUser), recorder, store.sharedLocks);
   const journal = new RefJournal(store, nowIso, store.sharedLocks?.instance);
   const checks = new CheckService(store, git, nowIso);

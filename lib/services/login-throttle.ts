@@ -1,5 +1,6 @@
 import { isIPv6 } from 'node:net';
 import { RepoHostError } from '../errors.js';
+import type { ChangeFeed } from '../store/interface.js';
 
 /** Too many failed password attempts: 429 with `Retry-After`. */
 export class TooManyAttemptsError extends RepoHostError {
@@ -26,6 +27,11 @@ interface Failures {
   endsAt: number;
 }
 
+/** What the change feed carries between instances: a failure on an account, one naming no account, a clear. */
+const FAILED = 'login-failed:';
+const FAILED_FROM = 'login-failed-from:';
+const CLEARED = 'login-failures-cleared';
+
 /** The first wait once an account is past its failures; each further failure doubles it. */
 const BASE_DELAY_MS = 1000;
 /** Most keys remembered; past this, expired entries are dropped (and, if need be, the least recently failed). */
@@ -50,11 +56,23 @@ const MAX_KEYS = 50_000;
  */
 export class LoginThrottle {
   readonly #entries = new Map<string, Failures>();
+  readonly #feed: ChangeFeed | undefined;
 
+  /**
+   * `feed`: other instances of the database (PostgreSQL). Each failure is told to them and counted by each as its own,
+   * so a guesser gains nothing by spreading attempts over instances; an instance counts from its start.
+   */
   constructor(
     private readonly limits: LoginThrottleLimits,
     private readonly now: () => number = Date.now,
-  ) {}
+    feed?: ChangeFeed,
+  ) {
+    this.#feed = feed;
+    feed?.follow(
+      (key) => this.#heard(key),
+      () => undefined,
+    );
+  }
 
   /** Throws TooManyAttemptsError when the address used up its failures, or must still wait on this account. */
   check(username: string, address: string | undefined): void {
@@ -70,6 +88,11 @@ export class LoginThrottle {
   }
 
   failed(username: string, address: string | undefined): void {
+    this.#countFailure(username, address);
+    this.#feed?.announce(`${FAILED}${JSON.stringify([username, address ?? null])}`);
+  }
+
+  #countFailure(username: string, address: string | undefined): void {
     const now = this.now();
     const { addressKey, accountKey, pairKey } = this.#keys(username, address);
     this.#countAddress(addressKey, now);
@@ -89,14 +112,34 @@ export class LoginThrottle {
 
   /** A failed sign-in that names no account: counts against the address only. */
   failedFromAddress(address: string): void {
+    this.#countAddressFailure(address);
+    this.#feed?.announce(`${FAILED_FROM}${address}`);
+  }
+
+  #countAddressFailure(address: string): void {
     const now = this.now();
     this.#countAddress(this.#keys('', address).addressKey, now);
     if (this.#entries.size > MAX_KEYS) this.#prune(now);
   }
 
-  /** Forgets every failure counted (the accounts were put back to an earlier state, see host.restore). */
+  /** Forgets every failure counted, in every instance (the accounts were put back to an earlier state, see host.restore). */
   clear(): void {
     this.#entries.clear();
+    this.#feed?.announce(CLEARED);
+  }
+
+  /** A failure (or a clear) another instance told of. */
+  #heard(key: string): void {
+    if (key === CLEARED) return void this.#entries.clear();
+    if (key.startsWith(FAILED_FROM)) return this.#countAddressFailure(key.slice(FAILED_FROM.length));
+    if (!key.startsWith(FAILED)) return;
+    let told: unknown;
+    try {
+      told = JSON.parse(key.slice(FAILED.length));
+    } catch {
+      return;
+    }
+    if (Array.isArray(told) && typeof told[0] === 'string' && (typeof told[1] === 'string' || told[1] === null)) this.#countFailure(told[0], told[1] ?? undefined);
   }
 
   /** The address's window is fixed: its Retry-After is when the window ends. */

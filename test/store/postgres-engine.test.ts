@@ -407,4 +407,25 @@ describe('the PostgreSQL engine (issue 19)', () => {
       await data.cleanup();
     }
   });
+
+  it('counts failed sign-ins through every instance together', async () => {
+    const url = await server.createDatabase();
+    const data = await tempDir();
+    const open = () => openHostCore({ databaseUrl: url, dataDir: data.path, bcryptCost: 4, maxFailedLoginsPerAddress: 4, maxFailedLoginsPerAccount: 100 });
+    const [one, two] = [await open(), await open()];
+    try {
+      await one.admin.createUser({ username: 'owner', email: 'owner@example.com', password: 'password123' });
+      // Half of the guesses through each instance: together they use up the address's failures on both.
+      for (const core of [one, two, one, two]) expect(await core.ctx.users.authenticate('owner', 'wrong guess', '192.0.2.7')).toBeUndefined();
+      for (const core of [one, two]) await expect.poll(async () => await core.ctx.users.authenticate('owner', 'password123', '192.0.2.7').then(() => 'signed in', (error: Error) => error.message)).toMatch(/^Too many failed sign-in attempts/);
+      // Another address is not held back, and a clear (a harness restore) reaches the other instance too.
+      expect(await two.ctx.users.authenticate('owner', 'password123', '192.0.2.8')).toMatchObject({ username: 'owner' });
+      one.ctx.users.forgetFailedLogins();
+      await expect.poll(async () => await two.ctx.users.authenticate('owner', 'password123', '192.0.2.7').then((user) => user?.username)).toBe('owner');
+    } finally {
+      await one.close();
+      await two.close();
+      await data.cleanup();
+    }
+  });
 });
