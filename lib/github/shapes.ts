@@ -12,6 +12,7 @@ import { assigneesOf } from '../store/queries/assignees.js';
 import { milestonesOfNumbers, type MilestoneRow } from '../store/queries/milestones.js';
 import type { ChangedFile } from '../git/diff.js';
 import type { CommitIdentity, CommitObject } from '../git/objects.js';
+import type { IssueEventRow } from '../store/queries/issue-events.js';
 import { githubTime } from './time.js';
 import type {
   GitHubCommit,
@@ -24,7 +25,7 @@ import type {
   GitHubReactions,
   GitHubVerification,
   GitHubAuthorAssociation,
-  GitHubBranchRef, GitHubComment, GitHubIssue, GitHubLabel, GitHubMilestone, GitHubPullRequest, GitHubRepository, GitHubUser } from './types.js';
+  GitHubBranchRef, GitHubComment, GitHubIssue, GitHubIssueEvent, GitHubLabel, GitHubMilestone, GitHubPullRequest, GitHubRepository, GitHubUser } from './types.js';
 
 /** What shaping reads besides the rows it is given: accounts by name, and the repository's own shape. */
 interface ShapeReads {
@@ -52,7 +53,7 @@ async function associationOf(repo: RepositoryRow, username: string | null, colla
  * An object's node id in GitHub's legacy form (base64 of `0<length of type>:<type><id>`, e.g. `MDQ6VXNlcjE=` for
  * user 1; a commit's id is `<repository id>:<sha>`): opaque, stable, and distinct per kind of object.
  */
-export function nodeId(type: 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'PullRequestIssue' | 'IssueComment' | 'Label' | 'Release' | 'ReleaseAsset' | 'Commit' | 'CheckRun' | 'CheckSuite' | 'Tag' | 'PullRequestReview' | 'PullRequestReviewComment' | 'Milestone', id: number | string): string {
+export function nodeId(type: 'IssueEvent' | 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'PullRequestIssue' | 'IssueComment' | 'Label' | 'Release' | 'ReleaseAsset' | 'Commit' | 'CheckRun' | 'CheckSuite' | 'Tag' | 'PullRequestReview' | 'PullRequestReviewComment' | 'Milestone', id: number | string): string {
   return Buffer.from(`0${type.length}:${type}${id}`).toString('base64');
 }
 
@@ -230,6 +231,37 @@ export class GitHubShapes {
   async comments(db: ReadTx, repo: RepositoryRow, number: number, comments: ReadonlyArray<Omit<IssueCommentRow, 'author_id'> | Omit<PullCommentRow, 'author_id'>>): Promise<GitHubComment[]> {
     const reads = await this.pageReads(db, repo, comments.map((comment) => comment.author));
     return (await Promise.all(comments.map(async (comment) => await this.comment(db, repo, number, comment, reads))));
+  }
+
+  /** Events of issues and pull requests as GitHub lists them, every account they name read in one query. */
+  async issueEvents(db: ReadTx, repo: RepositoryRow, rows: readonly IssueEventRow[]): Promise<GitHubIssueEvent[]> {
+    const users = await usersByNames(db, rows.flatMap((row) => [row.actor, row.subject]).filter((name): name is string => name !== null));
+    const user = (name: string | null) => {
+      const row = name === null ? undefined : users.get(name.toLowerCase());
+      return row ? this.user(row) : null;
+    };
+    const api = (path: string) => this.api(`/repos/${repo.owner_name}/${repo.name}${path}`);
+    return rows.map((row) => {
+      const actor = user(row.actor);
+      const event: GitHubIssueEvent = {
+        id: row.id,
+        node_id: nodeId('IssueEvent', row.id),
+        url: api(`/issues/events/${row.id}`),
+        actor,
+        event: row.event,
+        commit_id: row.commit_id,
+        commit_url: row.commit_id ? api(`/commits/${row.commit_id}`) : null,
+        created_at: githubTime(row.created_at),
+        performed_via_github_app: null,
+      };
+      if (row.label_name !== null) event.label = { name: row.label_name, color: row.label_color ?? '' };
+      if (row.event === 'assigned' || row.event === 'unassigned') Object.assign(event, { assignee: user(row.subject), assigner: actor });
+      if (row.milestone_title !== null) event.milestone = { title: row.milestone_title };
+      if (row.rename_from !== null) event.rename = { from: row.rename_from, to: row.rename_to ?? '' };
+      if (row.event === 'review_requested' || row.event === 'review_request_removed') Object.assign(event, { review_requester: actor, requested_reviewer: user(row.subject) });
+      if (row.event === 'closed' || row.event === 'reopened') event.state_reason = row.state_reason;
+      return event;
+    });
   }
 
   /** A user named by a row's joined username (authors, closers); undefined when the account is gone. */

@@ -263,6 +263,30 @@ export interface GitHubComment {
   updated_at: string;
 }
 
+/** GitHub's issue event (`/issues/{number}/events`, and the timeline's items other than comments). */
+export interface GitHubIssueEvent {
+  id: number;
+  node_id: string;
+  url: string;
+  actor: GitHubUser | null;
+  event: string;
+  commit_id: string | null;
+  commit_url: string | null;
+  created_at: string;
+  performed_via_github_app: null;
+  label?: { name: string; color: string };
+  assignee?: GitHubUser | null;
+  assigner?: GitHubUser | null;
+  milestone?: { title: string };
+  rename?: { from: string; to: string };
+  requested_reviewer?: GitHubUser | null;
+  review_requester?: GitHubUser | null;
+  state_reason?: string | null;
+}
+
+/** A comment as the timeline lists it: the issue comment, with `event: 'commented'` and its author as `actor`. */
+export type GitHubTimelineComment = GitHubComment & { event: 'commented'; actor: GitHubUser };
+
 /** One commit of a push payload. */
 export interface GitHubPushCommit {
   id: string;

@@ -1,3 +1,4 @@
+import { insertIssueEvent } from '../store/queries/issue-events.js';
 import { invalid } from '../errors.js';
 import type { EventRecorder } from '../events/index.js';
 import type { Db, WriteTx } from '../store/interface.js';
@@ -69,13 +70,15 @@ export class AssigneeService {
       if (current.size - removed.length + added.length > MAX_ASSIGNEES) throw invalid(`an issue or pull request has at most ${MAX_ASSIGNEES} assignees`);
       for (const user of removed) {
         const row = typeof user === 'string' ? await userByName(tx, user) : user;
-        if (row && (await unassign(tx, repo.id, number, row.id))) await this.announce(tx, repo, viewer, number, 'unassigned', row);
+        if (row && (await unassign(tx, repo.id, number, row.id))) await this.announce(tx, repo, viewer, number, 'unassigned', row, now);
       }
-      for (const user of added) if (await assign(tx, repo.id, number, user.id, now)) await this.announce(tx, repo, viewer, number, 'assigned', user);
+      for (const user of added) if (await assign(tx, repo.id, number, user.id, now)) await this.announce(tx, repo, viewer, number, 'assigned', user, now);
     });
   }
 
-  private async announce(tx: WriteTx, repo: RepositoryRow, viewer: Viewer, number: number, action: 'assigned' | 'unassigned', user: UserRow): Promise<void> {
+  /** The webhook event of an assignee added or removed, and the timeline's. */
+  private async announce(tx: WriteTx, repo: RepositoryRow, viewer: Viewer, number: number, action: 'assigned' | 'unassigned', user: UserRow, now: string): Promise<void> {
+    await insertIssueEvent(tx, repo.id, number, action, { actorId: viewer?.id, subjectId: user.id }, now);
     const github = this.events.github;
     const issue = await issueByNumber(tx, repo.id, number);
     if (issue) {

@@ -1,5 +1,6 @@
 import type { EventRecorder } from '../events/index.js';
 import type { WriteTx } from '../store/interface.js';
+import { insertIssueEvent } from '../store/queries/issue-events.js';
 import { issueByNumber, issueInRepository, setIssueStatus } from '../store/queries/issues.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import type { UserRow } from '../store/queries/users.js';
@@ -38,6 +39,7 @@ export async function closeReferencedIssues(tx: WriteTx, events: EventRecorder, 
     if (!issue || issue.status !== 'open') continue;
     await setIssueStatus(tx, issue.id, 'closed', actor.id, now, 'completed');
     await events.record(tx, repo, actor, 'issues', async (current) => ({ action: 'closed' as const, issue: await events.github.issue(tx, current, (await issueInRepository(tx, repo.id, issue.id))!) }));
+    await insertIssueEvent(tx, repo.id, number, 'closed', { actorId: actor.id, stateReason: 'completed' }, now);
     closed.push(number);
   }
   return closed;

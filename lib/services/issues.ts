@@ -1,3 +1,4 @@
+import { countIssueEventsOf, insertIssueEvent, issueEventById, issueEventsBetween, issueEventsOf, type IssueEventRow } from '../store/queries/issue-events.js';
 import { invalid, notFound } from '../errors.js';
 import { writeToRepository } from './repository-write.js';
 import type { Db, WriteTx } from '../store/interface.js';
@@ -31,6 +32,9 @@ import type { PageWindow } from '../store/queries/page-window.js';
 import type { UserRow } from '../store/queries/users.js';
 import { requireAccess, type Viewer } from './permissions.js';
 import { optionalText, requiredText } from './text-fields.js';
+
+/** Events one page of a conversation shows at most (the API pages through all of them). */
+const MAX_PAGE_EVENTS = 500;
 
 /** The issue summary of the API (spec §2): the stored row with its labels and a few extras. */
 export type IssueSummary = IssueRow;
@@ -111,6 +115,22 @@ export class IssueService {
     });
   }
 
+  /** The events of the issue or pull request `number` (labels, assignees, closing, ...), oldest first, and how many it has. */
+  async eventsOf(repo: RepositoryRow, number: number, page: PageWindow): Promise<{ items: IssueEventRow[]; total: number }> {
+    return await this.store.read(async (tx) => ({ items: await issueEventsOf(tx, repo.id, number, page), total: await countIssueEventsOf(tx, repo.id, number) }));
+  }
+
+  /** What a page of the conversation shows between its comments (see `issueEventsBetween`), at most MAX_PAGE_EVENTS. */
+  async eventsBetween(repo: RepositoryRow, number: number, after: string | undefined, until: string | undefined): Promise<IssueEventRow[]> {
+    return await issueEventsBetween(this.store, repo.id, number, after, until, MAX_PAGE_EVENTS);
+  }
+
+  async event(repo: RepositoryRow, id: number): Promise<IssueEventRow> {
+    const event = Number.isSafeInteger(id) ? await issueEventById(this.store, repo.id, id) : undefined;
+    if (!event) throw notFound('Not Found');
+    return event;
+  }
+
   /** The issue or pull request of the repository a comment belongs to (comment ids are shared by both). */
   async commentOwner(repo: RepositoryRow, commentId: number): Promise<ConversationKey | undefined> {
     return Number.isSafeInteger(commentId) ? await commentOwner(this.store, repo.id, commentId) : undefined;
@@ -160,10 +180,13 @@ export class IssueService {
         if (title !== current.title) changes.title = { from: current.title };
         if (body !== current.body) changes.body = { from: current.body };
         await this.recordIssueEvent(tx, repo, viewer!, issue.id, 'edited', changes);
+        if (title !== current.title) await insertIssueEvent(tx, repo.id, current.number, 'renamed', { actorId: viewer?.id, rename: { from: current.title, to: title } }, now);
       }
       if (status && status !== current.status) {
-        await setIssueStatus(tx, issue.id, status, viewer!.id, now, parseStateReason(changes.stateReason, status));
+        const stateReason = parseStateReason(changes.stateReason, status);
+        await setIssueStatus(tx, issue.id, status, viewer!.id, now, stateReason);
         await this.recordIssueEvent(tx, repo, viewer!, issue.id, status === 'closed' ? 'closed' : 'reopened');
+        await insertIssueEvent(tx, repo.id, current.number, status === 'closed' ? 'closed' : 'reopened', { actorId: viewer?.id, stateReason }, now);
       } else if (changes.stateReason !== undefined && changes.stateReason !== null && (status ?? current.status) === 'closed') {
         const reason = parseStateReason(changes.stateReason, 'closed');
         if (reason !== current.state_reason) await setIssueStateReason(tx, issue.id, reason, now);

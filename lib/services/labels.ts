@@ -1,3 +1,4 @@
+import { insertIssueEvent } from '../store/queries/issue-events.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { writeToRepository } from './repository-write.js';
 import type { Db, WriteTx } from '../store/interface.js';
@@ -63,6 +64,8 @@ interface LabelTarget {
   remove(tx: WriteTx, labelId: number): Promise<boolean>;
   clear(tx: WriteTx): Promise<void>;
   touch(tx: WriteTx, now: string): Promise<void>;
+  /** The issue's or pull request's number (for its timeline). */
+  number(tx: WriteTx): Promise<number>;
   announce(tx: WriteTx, sender: UserRow, action: 'labeled' | 'unlabeled', label: LabelRow): Promise<void>;
 }
 
@@ -160,8 +163,8 @@ export class LabelService {
       await target.touch(tx, now);
       const after = await target.labels(tx);
       const missingFrom = (list: readonly LabelRow[]) => (label: LabelRow) => !list.some((other) => other.id === label.id);
-      for (const label of before.filter(missingFrom(after))) await target.announce(tx, viewer!, 'unlabeled', label);
-      for (const label of after.filter(missingFrom(before))) await target.announce(tx, viewer!, 'labeled', label);
+      for (const label of before.filter(missingFrom(after))) await this.announce(tx, repo, target, viewer!, 'unlabeled', label, now);
+      for (const label of after.filter(missingFrom(before))) await this.announce(tx, repo, target, viewer!, 'labeled', label, now);
     });
   }
 
@@ -173,8 +176,14 @@ export class LabelService {
       const label = await labelByName(tx, repo.id, name);
       if (!label || !await target.remove(tx, label.id)) throw notFound('Label not found on this issue');
       await target.touch(tx, now);
-      await target.announce(tx, viewer!, 'unlabeled', label);
+      await this.announce(tx, repo, target, viewer!, 'unlabeled', label, now);
     });
+  }
+
+  /** The webhook event of a label put on or taken off, and the timeline's. */
+  private async announce(tx: WriteTx, repo: RepositoryRow, target: LabelTarget, sender: UserRow, action: 'labeled' | 'unlabeled', label: LabelRow, now: string): Promise<void> {
+    await target.announce(tx, sender, action, label);
+    await insertIssueEvent(tx, repo.id, await target.number(tx), action, { actorId: sender.id, label: { name: label.name, color: label.color } }, now);
   }
 
   /** An issue's labels, and GitHub's `issues` event `labeled` / `unlabeled` with the issue as it is after the change. */
@@ -188,6 +197,7 @@ export class LabelService {
       remove: (tx, labelId) => removeIssueLabel(tx, issueId, labelId),
       clear: (tx) => clearIssueLabels(tx, issueId),
       touch: (tx, now) => touchIssueForLabels(tx, issueId, now),
+      number: async (tx) => (await issueRecord(tx, repo.id, issueId))!.number,
       announce: async (tx, sender, action, label) =>
         await this.events.record(tx, repo, sender, 'issues', async (current) => ({
           action,
@@ -208,6 +218,7 @@ export class LabelService {
       remove: (tx, labelId) => removePullLabel(tx, pullId, labelId),
       clear: (tx) => clearPullLabels(tx, pullId),
       touch: (tx, now) => touchPullForLabels(tx, pullId, now),
+      number: async (tx) => (await pullInRepository(tx, repo.id, pullId))!.number,
       announce: async (tx, sender, action, label) =>
         await this.events.record(tx, repo, sender, 'pull_request', async (current) => {
           const pull = (await pullInRepository(tx, repo.id, pullId))!;

@@ -1,3 +1,4 @@
+import { insertIssueEvent } from '../store/queries/issue-events.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import type { EventRecorder, MilestoneEvent } from '../events/index.js';
 import type { Db, WriteTx } from '../store/interface.js';
@@ -111,11 +112,12 @@ export class MilestoneService {
   async setOn(repo: RepositoryRow, viewer: Viewer, number: number, milestone: unknown): Promise<void> {
     await requireAccess(this.store, viewer, repo, 'write', 'Setting milestones needs write access');
     const target = await this.check(repo, milestone);
+    const now = this.now();
     await writeToRepository(this.store, repo, async (tx) => {
       const had = await setMilestone(tx, repo.id, number, target?.id ?? null);
       if (had === (target?.id ?? null)) return;
-      if (had !== null) await this.announce(tx, repo, viewer, number, 'demilestoned', (await milestoneById(tx, had))!);
-      if (target) await this.announce(tx, repo, viewer, number, 'milestoned', (await milestoneById(tx, target.id))!);
+      if (had !== null) await this.announce(tx, repo, viewer, number, 'demilestoned', (await milestoneById(tx, had))!, now);
+      if (target) await this.announce(tx, repo, viewer, number, 'milestoned', (await milestoneById(tx, target.id))!, now);
     });
   }
 
@@ -128,7 +130,9 @@ export class MilestoneService {
     });
   }
 
-  private async announce(tx: WriteTx, repo: RepositoryRow, viewer: Viewer, number: number, action: 'milestoned' | 'demilestoned', milestone: MilestoneRow): Promise<void> {
+  /** The webhook event of a milestone set or cleared, and the timeline's. */
+  private async announce(tx: WriteTx, repo: RepositoryRow, viewer: Viewer, number: number, action: 'milestoned' | 'demilestoned', milestone: MilestoneRow, now: string): Promise<void> {
+    await insertIssueEvent(tx, repo.id, number, action, { actorId: viewer?.id, milestoneTitle: milestone.title }, now);
     const github = this.events.github;
     const issue = await issueByNumber(tx, repo.id, number);
     if (issue) {

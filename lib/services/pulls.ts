@@ -1,3 +1,4 @@
+import { insertIssueEvent } from '../store/queries/issue-events.js';
 import type { Readable } from 'node:stream';
 import { conflict, invalid, notAllowed, notFound } from '../errors.js';
 import type { Db, ReadTx, WriteTx } from '../store/interface.js';
@@ -231,15 +232,23 @@ export class PullService {
       if (description !== current.description) changes.body = { from: current.description };
       if (base !== current.base) changes.base = { ref: { from: current.base }, sha: { from: current.base_sha } };
       if (Object.keys(changes).length > 0) await this.recordPullEvent(tx, repo, viewer!, current.id, countsOf, { action: 'edited', changes });
+      if (title !== current.title) await insertIssueEvent(tx, repo.id, current.number, 'renamed', { actorId: viewer?.id, rename: { from: current.title, to: title } }, now);
       if (status !== undefined && (status === 'open') !== (current.status === 'open')) {
         await setPullOpen(tx, current.id, open, now);
         if (open) await setPullShas(tx, current.id, (await tips.get(current.head))!, (await tips.get(base))!, now);
         await this.recordPullEvent(tx, repo, viewer!, current.id, countsOf, { action: open ? 'reopened' : 'closed' });
+        await insertIssueEvent(tx, repo.id, current.number, open ? 'reopened' : 'closed', { actorId: viewer?.id }, now);
       }
     });
     const updated = await this.get(repo, pull.id);
     if (updated.status === 'open' && (updated.base !== pull.base || pull.status !== 'open')) this.prepareMerges(repo, [{ base: updated.base_sha, head: updated.head_sha }]);
     return updated;
+  }
+
+  /** A merge on the timeline as GitHub shows it: `merged` with the commit, then `closed`. */
+  private async noteMerged(tx: WriteTx, repo: RepositoryRow, number: number, actorId: number | undefined, commitId: string, now: string): Promise<void> {
+    await insertIssueEvent(tx, repo.id, number, 'merged', { actorId, commitId }, now);
+    await insertIssueEvent(tx, repo.id, number, 'closed', { actorId, commitId }, now);
   }
 
   /** The summary with mergeability computed from the commits the pull request joins now. */
@@ -351,6 +360,7 @@ export class PullService {
         await markPullMerged(tx, pull.id, { byUserId: merger.id, sha: result.sha, headSha, baseSha, now });
         await this.events.recordRefChanges(tx, repo, merger, moved, pushed);
         await this.recordPullEvent(tx, repo, merger, pull.id, countsOf, { action: 'closed' });
+        await this.noteMerged(tx, repo, pull.number, merger.id, result.sha, now);
         // Reaching the default branch, the description's and the commits' closing keywords close their issues.
         if (pull.base === repo.default_branch) await closeReferencedIssues(tx, this.events, repo, merger, [pull.description, ...result.commits.map((commit) => commit.message)], now);
         await deleteRefIntent(tx, intent.id);
@@ -417,6 +427,7 @@ export class PullService {
         if (merged.has(pull.id)) {
           await markPullMerged(tx, pull.id, { byUserId: pusher?.id ?? null, sha: base, headSha: head, baseSha: current.base_sha, now });
           await this.recordPullEvent(tx, repo, pusher, pull.id, countsOf, { action: 'closed' });
+          await this.noteMerged(tx, repo, current.number, pusher?.id, head, now);
         } else {
           await setPullShas(tx, pull.id, head, base, now);
           if (head !== current.head_sha) await this.recordPullEvent(tx, repo, pusher, pull.id, countsOf, { action: 'synchronize', before: current.head_sha, after: head });

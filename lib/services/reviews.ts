@@ -1,3 +1,4 @@
+import { insertIssueEvent } from '../store/queries/issue-events.js';
 import { invalid, notFound } from '../errors.js';
 import { hunkUpTo } from '../git/diff-hunk.js';
 import type { EventRecorder, PullRequestReviewCommentEvent, PullRequestReviewEvent } from '../events/index.js';
@@ -315,6 +316,7 @@ export class ReviewService {
         // Only a change is announced: requesting a review twice, or removing one never requested, says nothing.
         if (add === before.has(user.username)) continue;
         await (add ? addReviewRequest(tx, pull.id, user.id, now) : removeReviewRequest(tx, pull.id, user.id));
+        await insertIssueEvent(tx, repo.id, pull.number, add ? 'review_requested' : 'review_request_removed', { actorId: viewer?.id, subjectId: user.id }, now);
         await this.events.record(tx, repo, viewer, 'pull_request', async (current) => ({
           action: add ? ('review_requested' as const) : ('review_request_removed' as const),
           number: pull.number,

@@ -5,7 +5,7 @@
  * schema and rows; after adding a migration, regenerate this list from a migrated database the way that test says
  * (until then fresh databases replay the steps: `runMigrations` uses this list only while its version is the newest).
  */
-export const FRESH_SCHEMA_VERSION = 14;
+export const FRESH_SCHEMA_VERSION = 15;
 
 /** Table, index and trigger definitions first (`schema_version` among them), then the rows; the version row is added by `runMigrations`. */
 
@@ -445,5 +445,22 @@ export const FRESH_SCHEMA: readonly string[] = [
         PRIMARY KEY (owner_id, name_lower)
       )`,
   `CREATE INDEX repository_redirects_by_repo ON repository_redirects (repo_id)`,
+  `CREATE TABLE issue_events (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,
+        event TEXT NOT NULL,
+        actor_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+        subject_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+        label_name TEXT,
+        label_color TEXT,
+        milestone_title TEXT,
+        rename_from TEXT,
+        rename_to TEXT,
+        commit_id TEXT,
+        state_reason TEXT,
+        created_at TEXT NOT NULL
+      )`,
+  `CREATE INDEX issue_events_by_number ON issue_events (repo_id, number, id)`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
 ];

@@ -599,6 +599,31 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       'CREATE INDEX repository_redirects_by_repo ON repository_redirects (repo_id)',
     ],
   },
+  {
+    // What happened to issues and pull requests besides comments (issue 21's timeline, GitHub's issue events API):
+    // labels, assignees, milestones, closing, reopening, merging, renaming and review requests, written in the write
+    // that made the change. `subject_id` is the assignee or requested reviewer.
+    version: 15,
+    statements: [
+      `CREATE TABLE issue_events (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,
+        event TEXT NOT NULL,
+        actor_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+        subject_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+        label_name TEXT,
+        label_color TEXT,
+        milestone_title TEXT,
+        rename_from TEXT,
+        rename_to TEXT,
+        commit_id TEXT,
+        state_reason TEXT,
+        created_at TEXT NOT NULL
+      )`,
+      'CREATE INDEX issue_events_by_number ON issue_events (repo_id, number, id)',
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -147,6 +147,42 @@ describe('triage in the browser: assignees, milestones, titles', () => {
     expect(await page.textContent('p.error')).toContain('title');
   }, JOURNEY_MS);
 
+  it('shows what happened between the comments, on issues and pull requests', async () => {
+    await octokit.issues.createComment({ owner: 'mia', repo: 'plan', issue_number: 3, body: 'Parking this.' });
+    await octokit.issues.update({ owner: 'mia', repo: 'plan', issue_number: 3, state: 'closed', state_reason: 'not_planned' });
+    await page.goto(`${host.url}/mia/plan/issues/3`);
+    const lines = async () => (await page.locator('.conversation > *').allTextContents()).map((text) => text.replace(/\s+/g, ' ').trim());
+    const issue = await lines();
+    // The opening text, what triage and editing did (earlier tests), the comment, then the closing.
+    expect(issue.slice(1).map((line) => line.replace(/ (?:just now|\d+ \w+ ago)$/, ''))).toEqual([
+      'mia assigned leo',
+      'mia unassigned leo',
+      'mia changed the title Later Much later',
+      expect.stringContaining('Parking this.'),
+      'mia closed this as not planned',
+    ]);
+    expect(await page.locator('.timeline-event del').first().textContent()).toBe('Later');
+    await inspect(page, 'issue', 'timeline', 1);
+    await page.goto(`${host.url}/mia/plan/pulls/4`);
+    expect((await lines()).slice(1).map((line) => line.replace(/ (?:just now|\d+ \w+ ago)$/, ''))).toEqual(['mia self-assigned this', 'mia added this to the v1.0 milestone']);
+  }, JOURNEY_MS);
+
+  it('puts each event on the page of the comments it came between', async () => {
+    const at = { owner: 'mia', repo: 'plan', issue_number: 2 };
+    for (let n = 1; n <= 100; n++) await octokit.issues.createComment({ ...at, body: `Comment ${n}` });
+    await octokit.issues.update({ ...at, title: 'Second step, renamed' });
+    await octokit.issues.createComment({ ...at, body: 'Comment 101' });
+    const mia = tokenCookie(await http(`${host.url}/login`, { form: { username: 'mia', password: 'password123', no_redirect: '1' } }))!.split(';')[0]!;
+    const pageText = async (n: number) => (await http(`${host.url}/mia/plan/issues/2?page=${n}`, { headers: { cookie: mia } })).text;
+    const [first, second] = [await pageText(1), await pageText(2)];
+    expect(first).toContain('Comment 100');
+    expect(first).not.toContain('changed the title');
+    expect(second).toMatch(/changed the title[\s\S]*Comment 101/);
+    // The events before the first comment (milestone, closing: earlier tests) are on the first page only.
+    expect(first).toContain('added this to the <strong>v1.0</strong> milestone');
+    expect(second).not.toContain('milestone</p>');
+  }, JOURNEY_MS);
+
   it('lets readers see assignees but change nothing, and refuses accounts that cannot be assigned', async () => {
     const rex = tokenCookie(await http(`${host.url}/login`, { form: { username: 'rex', password: 'password123', no_redirect: '1' } }))!.split(';')[0]!;
     const issue = await http(`${host.url}/mia/plan/issues/1`, { headers: { cookie: rex } });

@@ -8,7 +8,7 @@ import { parseLabelNames } from '../../services/labels.js';
 import { atLeast } from '../../services/permissions.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { UserRow } from '../../store/queries/users.js';
-import type { GitHubIssue } from '../types.js';
+import type { GitHubIssue, GitHubIssueEvent, GitHubTimelineComment } from '../types.js';
 import { created, githubPage, noContent, readJson, readJsonOrArray, unprocessable, validationFailed } from './http.js';
 import { conversationOf, numberParam, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
@@ -99,6 +99,43 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     const user = await ctx.users.byName(pathParam(event, 'assignee'));
     if (!user || !(await ctx.assignees.assignable(repo, user))) throw notFound();
     return noContent();
+  });
+
+  // Events (labels, assignees, milestones, closing, merging, renaming, review requests) and the timeline, which
+  // interleaves them with the comments: of issues and pull requests alike, by the number.
+  app.get(`${ISSUE}/events`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const number = numberOf(await conversationOf(ctx, repo, numberParam(event)));
+    const page = githubPage(ctx, event);
+    const { items, total } = await ctx.issues.eventsOf(repo, number, page);
+    return page.respond(total, await shapes.issueEvents(ctx.store, repo, items));
+  });
+
+  app.get(`${REPO}/issues/events/:id`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const id = pathParam(event, 'id');
+    if (!/^\d{1,15}$/.test(id)) throw notFound();
+    return (await shapes.issueEvents(ctx.store, repo, [await ctx.issues.event(repo, Number(id))]))[0];
+  });
+
+  app.get(`${ISSUE}/timeline`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const conversation = await conversationOf(ctx, repo, numberParam(event));
+    const number = numberOf(conversation);
+    const page = githubPage(ctx, event);
+    // Both lists up to the end of the page, merged in time order: a fixed number of queries whatever the page.
+    const reach = { limit: page.offset + page.limit, offset: 0 };
+    const events = await ctx.issues.eventsOf(repo, number, reach);
+    const comments = conversation.kind === 'issue' ? await ctx.issues.comments(repo, conversation.issue.id, reach) : await ctx.pulls.comments(repo, conversation.pull.id, reach);
+    const shapedEvents = await shapes.issueEvents(ctx.store, repo, events.items);
+    const shapedComments = await shapes.comments(ctx.store, repo, number, comments.items);
+    // Ordered by the stored times (milliseconds; the shapes' are whole seconds), events before comments at a tie.
+    const items: Array<{ at: string; item: GitHubIssueEvent | GitHubTimelineComment }> = [
+      ...events.items.map((row, index) => ({ at: row.created_at, item: shapedEvents[index]! })),
+      ...comments.items.map((row, index) => ({ at: row.created_at, item: { ...shapedComments[index]!, event: 'commented' as const, actor: shapedComments[index]!.user } })),
+    ];
+    items.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+    return page.respond(events.total + comments.total, items.slice(page.offset, page.offset + page.limit).map((entry) => entry.item));
   });
 
   // Comments: on issues and on pull requests alike, by the number, and by the comment id (one sequence for both).

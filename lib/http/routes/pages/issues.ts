@@ -15,7 +15,7 @@ import { pageOf } from '../../pagination.js';
 import { idParam, queryString } from '../../validate.js';
 import { redirectTo } from '../web.js';
 import { mountConversationForms, type ConversationForm } from './conversation-forms.js';
-import { commentWindow, repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
+import { commentWindow, eventsOfCommentPage, repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
 import { triageOf } from './triage.js';
 
 type CommentWindow = ReturnType<typeof commentWindow>;
@@ -44,13 +44,16 @@ async function issueNumbered(ctx: AppContext, repo: RepositoryRow, number: numbe
 async function renderIssue(ctx: AppContext, request: RepoPageRequest, number: number, window: CommentWindow, error?: string): Promise<string> {
   const { viewer, user, repo, access } = request;
   const issue = await issueNumbered(ctx, repo, number);
+  const comments = (await ctx.issues.comments(repo, issue.id, window)).items;
+  const commentAt = async (offset: number) => (await ctx.issues.comments(repo, issue.id, { limit: 1, offset })).items[0]?.created_at;
   return issueView(
     user,
     repo,
     access,
     {
       issue,
-      comments: (await ctx.issues.comments(repo, issue.id, window)).items,
+      comments,
+      events: await eventsOfCommentPage(ctx, repo, issue.number, window, { comments, total: issue.comments }, commentAt),
       commentPage: window.page,
       labels: (await ctx.labels.list(repo, FIRST_HUNDRED)).items,
       canChangeState: viewer !== undefined && (viewer.username === issue.author || atLeast(access, 'write')),

@@ -11,6 +11,7 @@ import { COMMENTS_PER_PAGE } from '../../pages/conversation.js';
 import type { PageUser } from '../../pages/html.js';
 import { pathParam, queryString, readForm, type FormFields } from '../../validate.js';
 import type { PageWindow } from '../../../store/queries/page-window.js';
+import type { IssueEventRow } from '../../../store/queries/issue-events.js';
 import { formAction, signedInOrLogin } from '../web.js';
 
 /** Who is looking at a repository page, what they may do there, and what the page knows of them. */
@@ -69,6 +70,24 @@ export function commentWindow(event: H3Event): PageWindow & { page: number } {
   const asked = Number(queryString(event, 'page'));
   const page = Number.isSafeInteger(asked) && asked >= 1 && asked <= 1_000_000 ? asked : 1;
   return { page, limit: COMMENTS_PER_PAGE, offset: (page - 1) * COMMENTS_PER_PAGE };
+}
+
+/**
+ * The events one page of a conversation shows between its comments: those after the previous page's last comment, up
+ * to this page's last comment when more pages follow, so each event is on exactly one page. `commentAt(offset)` reads
+ * the time of the conversation's comment at that offset.
+ */
+export async function eventsOfCommentPage(
+  ctx: AppContext,
+  repo: RepositoryRow,
+  number: number,
+  window: PageWindow,
+  page: { comments: ReadonlyArray<{ created_at: string }>; total: number },
+  commentAt: (offset: number) => Promise<string | undefined>,
+): Promise<IssueEventRow[]> {
+  const after = window.offset > 0 ? await commentAt(window.offset - 1) : undefined;
+  const until = window.offset + page.comments.length < page.total ? page.comments.at(-1)?.created_at : undefined;
+  return await ctx.issues.eventsBetween(repo, number, after, until);
 }
 
 /** Where a new comment lands: the conversation's last page, at the comment. */

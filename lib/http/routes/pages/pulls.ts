@@ -17,7 +17,7 @@ import { pageOf } from '../../pagination.js';
 import { checkedNames, idParam, pathParam, queryString, type FormFields } from '../../validate.js';
 import { redirectTo } from '../web.js';
 import { mountConversationForms, type ConversationForm } from './conversation-forms.js';
-import { commentWindow, repoForm, repoPageRequest, textDownload, type RepoPageRequest } from './page-request.js';
+import { commentWindow, eventsOfCommentPage, repoForm, repoPageRequest, textDownload, type RepoPageRequest } from './page-request.js';
 import { triageOf } from './triage.js';
 
 type CommentWindow = ReturnType<typeof commentWindow>;
@@ -84,10 +84,13 @@ async function renderPull(ctx: AppContext, request: RepoPageRequest, number: num
   const files = tab === 'files' ? await filesTab(ctx, request, row, view) : undefined;
   // A merged pull request says how many commits it brought (its recorded base and head no longer move).
   const commits = tab === 'commits' || pull.status === 'merged' ? await ctx.pulls.commits(repo, row.id) : undefined;
+  const comments = tab === 'conversation' ? (await ctx.pulls.comments(repo, row.id, window)).items : undefined;
+  const commentAt = async (offset: number) => (await ctx.pulls.comments(repo, row.id, { limit: 1, offset })).items[0]?.created_at;
   return pullView(user, repo, access, {
     pull,
     tab,
-    comments: tab === 'conversation' ? (await ctx.pulls.comments(repo, row.id, window)).items : undefined,
+    comments,
+    events: comments ? await eventsOfCommentPage(ctx, repo, row.number, window, { comments, total: pull.comments }, commentAt) : [],
     commentPage: window.page,
     commits: tab === 'commits' ? commits : undefined,
     commitCount: pull.status === 'merged' ? commits?.length : undefined,

@@ -1,0 +1,50 @@
+import type { IssueEventRow } from '../../store/queries/issue-events.js';
+import { relativeTime } from './code/links.js';
+import { labelChip } from './components.js';
+import { html, type SafeHtml } from './html.js';
+
+/** A label as it was when the event happened (its colour checked again: a chip's style takes it as is). */
+function eventLabel(event: IssueEventRow): SafeHtml {
+  const color = /^[0-9a-f]{6}$/i.test(event.label_color ?? '') ? event.label_color! : 'ededed';
+  return labelChip({ name: event.label_name ?? '', color, description: '' });
+}
+
+function account(name: string | null): SafeHtml {
+  return name === null ? html`<strong>ghost</strong>` : html`<a href="/${name}"><strong>${name}</strong></a>`;
+}
+
+/** What the event did, after its actor's name (`repoBase`: `/owner/name`, for commit links). */
+function said(event: IssueEventRow, repoBase: string): SafeHtml {
+  const commit = event.commit_id ? html` in <a href="${repoBase}/commit/${event.commit_id}"><code>${event.commit_id.slice(0, 7)}</code></a>` : '';
+  switch (event.event) {
+    case 'labeled':
+      return html`added the ${eventLabel(event)} label`;
+    case 'unlabeled':
+      return html`removed the ${eventLabel(event)} label`;
+    case 'assigned':
+      return event.subject === event.actor ? html`self-assigned this` : html`assigned ${account(event.subject)}`;
+    case 'unassigned':
+      return event.subject === event.actor ? html`removed their assignment` : html`unassigned ${account(event.subject)}`;
+    case 'milestoned':
+      return html`added this to the <strong>${event.milestone_title ?? ''}</strong> milestone`;
+    case 'demilestoned':
+      return html`removed this from the <strong>${event.milestone_title ?? ''}</strong> milestone`;
+    case 'renamed':
+      return html`changed the title <del>${event.rename_from ?? ''}</del> <ins>${event.rename_to ?? ''}</ins>`;
+    case 'closed':
+      return html`closed this${event.state_reason === 'not_planned' ? ' as not planned' : ''}${commit}`;
+    case 'reopened':
+      return html`reopened this`;
+    case 'merged':
+      return html`merged this${commit}`;
+    case 'review_requested':
+      return html`requested a review from ${account(event.subject)}`;
+    case 'review_request_removed':
+      return html`removed the request for review from ${account(event.subject)}`;
+  }
+}
+
+/** One event of an issue's or pull request's timeline, as a line between its comments. */
+export function timelineEvent(event: IssueEventRow, repoBase: string): SafeHtml {
+  return html`<p class="timeline-event" id="event-${event.id}">${account(event.actor)} ${said(event, repoBase)} ${relativeTime(event.created_at)}</p>`;
+}

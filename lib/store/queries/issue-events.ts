@@ -1,0 +1,100 @@
+import type { ReadTx, WriteTx } from '../interface.js';
+import type { PageWindow } from './page-window.js';
+
+// What happened to an issue or pull request besides its comments: GitHub's issue events, one numbering for both.
+
+export type IssueEventName =
+  | 'closed'
+  | 'reopened'
+  | 'merged'
+  | 'renamed'
+  | 'labeled'
+  | 'unlabeled'
+  | 'assigned'
+  | 'unassigned'
+  | 'milestoned'
+  | 'demilestoned'
+  | 'review_requested'
+  | 'review_request_removed';
+
+/** What one event says besides its name: who did it, and what it was about. */
+export interface IssueEventDetails {
+  actorId: number | undefined;
+  /** The assignee, or the requested reviewer. */
+  subjectId?: number;
+  label?: { name: string; color: string };
+  milestoneTitle?: string;
+  rename?: { from: string; to: string };
+  commitId?: string | null;
+  stateReason?: string | null;
+}
+
+export interface IssueEventRow {
+  id: number;
+  number: number;
+  event: IssueEventName;
+  /** Usernames; null when the account is gone. */
+  actor: string | null;
+  subject: string | null;
+  label_name: string | null;
+  label_color: string | null;
+  milestone_title: string | null;
+  rename_from: string | null;
+  rename_to: string | null;
+  commit_id: string | null;
+  state_reason: string | null;
+  created_at: string;
+}
+
+export async function insertIssueEvent(tx: WriteTx, repoId: number, number: number, event: IssueEventName, details: IssueEventDetails, now: string): Promise<void> {
+  await tx.run(
+    `INSERT INTO issue_events (repo_id, number, event, actor_id, subject_id, label_name, label_color, milestone_title, rename_from, rename_to, commit_id, state_reason, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [
+      repoId,
+      number,
+      event,
+      details.actorId ?? null,
+      details.subjectId ?? null,
+      details.label?.name ?? null,
+      details.label?.color ?? null,
+      details.milestoneTitle ?? null,
+      details.rename?.from ?? null,
+      details.rename?.to ?? null,
+      details.commitId ?? null,
+      details.stateReason ?? null,
+      now,
+    ],
+  );
+}
+
+const SELECT = `SELECT e.id, e.number, e.event, a.username AS actor, s.username AS subject, e.label_name, e.label_color, e.milestone_title,
+  e.rename_from, e.rename_to, e.commit_id, e.state_reason, e.created_at
+  FROM issue_events e LEFT JOIN users a ON a.id = e.actor_id LEFT JOIN users s ON s.id = e.subject_id`;
+
+/** The events of one issue or pull request, oldest first. */
+export async function issueEventsOf(db: ReadTx, repoId: number, number: number, page: PageWindow): Promise<IssueEventRow[]> {
+  return await db.all<IssueEventRow>(`${SELECT} WHERE e.repo_id = ? AND e.number = ? ORDER BY e.id LIMIT ? OFFSET ?`, [repoId, number, page.limit, page.offset]);
+}
+
+export async function countIssueEventsOf(db: ReadTx, repoId: number, number: number): Promise<number> {
+  return (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM issue_events WHERE repo_id = ? AND number = ?', [repoId, number]))!.n;
+}
+
+export async function issueEventById(db: ReadTx, repoId: number, id: number): Promise<IssueEventRow | undefined> {
+  return await db.get<IssueEventRow>(`${SELECT} WHERE e.repo_id = ? AND e.id = ?`, [repoId, id]);
+}
+
+/**
+ * The events of one issue or pull request from after `after` up to `until` (stored times; either may be left open),
+ * oldest first, at most `limit`: what one page of its conversation shows between its comments.
+ */
+export async function issueEventsBetween(db: ReadTx, repoId: number, number: number, after: string | undefined, until: string | undefined, limit: number): Promise<IssueEventRow[]> {
+  return await db.all<IssueEventRow>(`${SELECT} WHERE e.repo_id = ? AND e.number = ? AND e.created_at > ? AND e.created_at <= ? ORDER BY e.id LIMIT ?`, [
+    repoId,
+    number,
+    after ?? '',
+    until ?? '9999-12-31T23:59:59.999Z',
+    limit,
+  ]);
+}

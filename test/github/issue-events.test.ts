@@ -1,0 +1,110 @@
+import { Octokit } from '@octokit/rest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RepoHost } from '../../lib/index.js';
+import { bearer, http, startHost } from '../helpers/host.js';
+import { failure } from '../helpers/octokit.js';
+
+// Issues 20 and 21: what happened to an issue or pull request besides its comments, through GitHub's issue events and
+// timeline endpoints (the pages' timeline reads the same rows).
+describe('issue events and the timeline', () => {
+  let host: RepoHost;
+  const as: Record<string, Octokit> = {};
+  const repo = { owner: 'alice', repo: 'history' };
+
+  beforeAll(async () => {
+    host = await startHost();
+    for (const username of ['alice', 'bob']) {
+      await host.admin.createUser({ username, email: `${username}@example.com`, password: 'password123' });
+      as[username] = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: await host.admin.createToken(username, 'events') });
+    }
+    await as.alice!.repos.createForAuthenticatedUser({ name: 'history', auto_init: true });
+    const token = await host.admin.createToken('alice', 'v1');
+    expect((await http(`${host.url}/api/v1/repos/alice/history/collaborators/bob`, { method: 'PUT', headers: bearer(token), json: { permission: 'write' } })).status).toBeLessThan(300);
+    await as.alice!.issues.createLabel({ ...repo, name: 'bug', color: 'd73a4a' });
+    await as.alice!.issues.createMilestone({ ...repo, title: 'v1.0' });
+  });
+
+  afterAll(async () => {
+    await host?.close();
+  });
+
+  it("lists an issue's labels, assignees, milestone, rename, closing and reopening in order, in GitHub's shape", async () => {
+    const issue = (await as.bob!.issues.create({ ...repo, title: 'Crash on start' })).data;
+    const at = { ...repo, issue_number: issue.number };
+    await as.alice!.issues.addLabels({ ...at, labels: ['bug'] });
+    await as.alice!.issues.addAssignees({ ...at, assignees: ['bob'] });
+    await as.alice!.issues.update({ ...at, milestone: 1 });
+    await as.bob!.issues.update({ ...at, title: 'Crash on first start' });
+    await as.alice!.issues.createComment({ ...at, body: 'Looking into it' });
+    await as.alice!.issues.update({ ...at, state: 'closed', state_reason: 'not_planned' });
+    await as.alice!.issues.update({ ...at, state: 'open' });
+    await as.alice!.issues.removeLabel({ ...at, name: 'bug' });
+    await as.alice!.issues.update({ ...at, milestone: null });
+    await as.alice!.issues.removeAssignees({ ...at, assignees: ['bob'] });
+
+    const events = (await as.bob!.issues.listEvents(at)).data;
+    expect(events.map((event) => `${event.event} ${event.actor?.login}`)).toEqual([
+      'labeled alice',
+      'assigned alice',
+      'milestoned alice',
+      'renamed bob',
+      'closed alice',
+      'reopened alice',
+      'unlabeled alice',
+      'demilestoned alice',
+      'unassigned alice',
+    ]);
+    const [labeled, assigned, milestoned, renamed, closed, reopened] = events as Array<Record<string, unknown>>;
+    expect(labeled).toMatchObject({ label: { name: 'bug', color: 'd73a4a' }, commit_id: null, commit_url: null, performed_via_github_app: null });
+    expect(assigned).toMatchObject({ assignee: { login: 'bob' }, assigner: { login: 'alice' } });
+    expect(milestoned).toMatchObject({ milestone: { title: 'v1.0' } });
+    expect(renamed).toMatchObject({ rename: { from: 'Crash on start', to: 'Crash on first start' } });
+    expect(closed).toMatchObject({ state_reason: 'not_planned' });
+    expect(reopened).toMatchObject({ state_reason: 'reopened' });
+    expect(labeled!.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(labeled!.url).toBe(`${host.url}/api/v3/repos/alice/history/issues/events/${labeled!.id as number}`);
+
+    // One event by its id; another repository's or an unknown id is 404.
+    expect((await as.bob!.issues.getEvent({ ...repo, event_id: labeled!.id as number })).data).toMatchObject({ event: 'labeled', label: { name: 'bug' } });
+    expect((await failure(as.bob!.issues.getEvent({ ...repo, event_id: 999_999 }))).status).toBe(404);
+
+    // The timeline puts the comment between the rename and the closing, as it happened.
+    const timeline = (await as.bob!.issues.listEventsForTimeline(at)).data as Array<{ event?: string; body?: string; actor?: { login: string } | null }>;
+    expect(timeline.map((item) => item.event)).toEqual(['labeled', 'assigned', 'milestoned', 'renamed', 'commented', 'closed', 'reopened', 'unlabeled', 'demilestoned', 'unassigned']);
+    expect(timeline[4]).toMatchObject({ body: 'Looking into it', actor: { login: 'alice' } });
+
+    // Pages of both lists, with GitHub's Link header.
+    const first = await as.bob!.issues.listEventsForTimeline({ ...at, per_page: 4 });
+    expect(first.data.map((item) => (item as { event?: string }).event)).toEqual(['labeled', 'assigned', 'milestoned', 'renamed']);
+    expect(first.headers.link).toContain('rel="next"');
+    const second = await as.bob!.issues.listEventsForTimeline({ ...at, per_page: 4, page: 2 });
+    expect(second.data.map((item) => (item as { event?: string }).event)).toEqual(['commented', 'closed', 'reopened', 'unlabeled']);
+    expect((await as.bob!.issues.listEvents({ ...at, per_page: 2, page: 5 })).data.map((event) => event.event)).toEqual(['unassigned']);
+  });
+
+  it('lists review requests, the merge and the closing of a pull request', async () => {
+    const main = (await as.alice!.repos.getBranch({ ...repo, branch: 'main' })).data.commit.sha;
+    await as.alice!.git.createRef({ ...repo, ref: 'refs/heads/topic', sha: main });
+    await as.alice!.repos.createOrUpdateFileContents({ ...repo, path: 'topic.txt', message: 'Topic', content: Buffer.from('topic\n').toString('base64'), branch: 'topic' });
+    const pull = (await as.alice!.pulls.create({ ...repo, title: 'Topic', head: 'topic', base: 'main' })).data;
+    await as.alice!.pulls.requestReviewers({ ...repo, pull_number: pull.number, reviewers: ['bob'] });
+    await as.alice!.pulls.removeRequestedReviewers({ ...repo, pull_number: pull.number, reviewers: ['bob'] });
+    const merged = (await as.alice!.pulls.merge({ ...repo, pull_number: pull.number })).data;
+
+    const events = (await as.bob!.issues.listEvents({ ...repo, issue_number: pull.number })).data as Array<Record<string, unknown>>;
+    expect(events.map((event) => event.event)).toEqual(['review_requested', 'review_request_removed', 'merged', 'closed']);
+    expect(events[0]).toMatchObject({ actor: { login: 'alice' }, review_requester: { login: 'alice' }, requested_reviewer: { login: 'bob' } });
+    expect(events[2]).toMatchObject({ commit_id: merged.sha, commit_url: `${host.url}/api/v3/repos/alice/history/commits/${merged.sha}` });
+  });
+
+  it('keeps the events of a private repository from those who may not read it', async () => {
+    await as.alice!.repos.createForAuthenticatedUser({ name: 'secret', private: true });
+    const issue = (await as.alice!.issues.create({ owner: 'alice', repo: 'secret', title: 'Hidden' })).data;
+    await as.alice!.issues.update({ owner: 'alice', repo: 'secret', issue_number: issue.number, state: 'closed' });
+    expect((await as.alice!.issues.listEvents({ owner: 'alice', repo: 'secret', issue_number: issue.number })).data.map((event) => event.event)).toEqual(['closed']);
+    for (const path of [`issues/${issue.number}/events`, `issues/${issue.number}/timeline`]) {
+      expect((await http(`${host.url}/api/v3/repos/alice/secret/${path}`)).status).toBe(404);
+      expect((await failure(as.bob!.request(`GET /repos/alice/secret/${path}`))).status).toBe(404);
+    }
+  });
+});
