@@ -1,4 +1,4 @@
-import { countIssueEventsOf, insertIssueEvent, issueEventById, issueEventsBetween, issueEventsOf, type IssueEventRow } from '../store/queries/issue-events.js';
+import { countIssueEventsOf, insertIssueEvent, issueEventById, issueEventsBetween, issueEventsOf, lastCloser, type IssueEventRow } from '../store/queries/issue-events.js';
 import { invalid, notFound } from '../errors.js';
 import { writeToRepository } from './repository-write.js';
 import type { Db, WriteTx } from '../store/interface.js';
@@ -123,6 +123,18 @@ export class IssueService {
   /** What a page of the conversation shows between its comments (see `issueEventsBetween`), at most MAX_PAGE_EVENTS. */
   async eventsBetween(repo: RepositoryRow, number: number, after: string | undefined, until: string | undefined): Promise<IssueEventRow[]> {
     return await issueEventsBetween(this.store, repo.id, number, after, until, MAX_PAGE_EVENTS);
+  }
+
+  /**
+   * Who closed the conversation (a closed issue or pull request): the actor of its newest `closed` event, else (closed
+   * before events were recorded) the issue's recorded closer or the pull request's merger; undefined when open.
+   */
+  async closedBy(repo: RepositoryRow, conversation: Conversation): Promise<string | null | undefined> {
+    const row = conversation.kind === 'issue' ? conversation.issue : conversation.pull;
+    if (row.status === 'open') return undefined;
+    const closer = await lastCloser(this.store, repo.id, row.number);
+    if (closer !== undefined) return closer;
+    return conversation.kind === 'issue' ? conversation.issue.closed_by : conversation.pull.merged_by;
   }
 
   async event(repo: RepositoryRow, id: number): Promise<IssueEventRow> {

@@ -42,7 +42,11 @@ describe('issue events and the timeline', () => {
     await as.alice!.issues.update({ ...at, milestone: null });
     await as.alice!.issues.removeAssignees({ ...at, assignees: ['bob'] });
 
-    const events = (await as.bob!.issues.listEvents(at)).data;
+    expect((await as.bob!.issues.get(at)).data.closed_by).toBeNull();
+    await as.bob!.issues.update({ ...at, state: 'closed' });
+    expect((await as.alice!.issues.get(at)).data.closed_by?.login).toBe('bob');
+    await as.bob!.issues.update({ ...at, state: 'open' });
+    const events = (await as.bob!.issues.listEvents(at)).data.slice(0, -2);
     expect(events.map((event) => `${event.event} ${event.actor?.login}`)).toEqual([
       'labeled alice',
       'assigned alice',
@@ -70,7 +74,7 @@ describe('issue events and the timeline', () => {
 
     // The timeline puts the comment between the rename and the closing, as it happened.
     const timeline = (await as.bob!.issues.listEventsForTimeline(at)).data as Array<{ event?: string; body?: string; actor?: { login: string } | null }>;
-    expect(timeline.map((item) => item.event)).toEqual(['labeled', 'assigned', 'milestoned', 'renamed', 'commented', 'closed', 'reopened', 'unlabeled', 'demilestoned', 'unassigned']);
+    expect(timeline.map((item) => item.event)).toEqual(['labeled', 'assigned', 'milestoned', 'renamed', 'commented', 'closed', 'reopened', 'unlabeled', 'demilestoned', 'unassigned', 'closed', 'reopened']);
     expect(timeline[4]).toMatchObject({ body: 'Looking into it', actor: { login: 'alice' } });
 
     // Pages of both lists, with GitHub's Link header.
@@ -79,7 +83,7 @@ describe('issue events and the timeline', () => {
     expect(first.headers.link).toContain('rel="next"');
     const second = await as.bob!.issues.listEventsForTimeline({ ...at, per_page: 4, page: 2 });
     expect(second.data.map((item) => (item as { event?: string }).event)).toEqual(['commented', 'closed', 'reopened', 'unlabeled']);
-    expect((await as.bob!.issues.listEvents({ ...at, per_page: 2, page: 5 })).data.map((event) => event.event)).toEqual(['unassigned']);
+    expect((await as.bob!.issues.listEvents({ ...at, per_page: 2, page: 6 })).data.map((event) => event.event)).toEqual(['reopened']);
   });
 
   it('lists review requests, the merge and the closing of a pull request', async () => {
@@ -91,6 +95,9 @@ describe('issue events and the timeline', () => {
     await as.alice!.pulls.removeRequestedReviewers({ ...repo, pull_number: pull.number, reviewers: ['bob'] });
     const merged = (await as.alice!.pulls.merge({ ...repo, pull_number: pull.number })).data;
 
+    // The one issue says who closed it; lists leave it out, as GitHub's do.
+    expect((await as.bob!.issues.get({ ...repo, issue_number: pull.number })).data.closed_by?.login).toBe('alice');
+    expect((await as.bob!.issues.listForRepo({ ...repo, state: 'closed' })).data.every((issue) => !('closed_by' in issue))).toBe(true);
     const events = (await as.bob!.issues.listEvents({ ...repo, issue_number: pull.number })).data as Array<Record<string, unknown>>;
     expect(events.map((event) => event.event)).toEqual(['review_requested', 'review_request_removed', 'merged', 'closed']);
     expect(events[0]).toMatchObject({ actor: { login: 'alice' }, review_requester: { login: 'alice' }, requested_reviewer: { login: 'bob' } });

@@ -49,7 +49,10 @@ export function mountIssues(app: H3, ctx: AppContext): void {
 
   app.get(ISSUE, async (event) => {
     const repo = await repoOf(ctx, event);
-    return await issueShape(repo, await conversationOf(ctx, repo, numberParam(event)));
+    const conversation = await conversationOf(ctx, repo, numberParam(event));
+    // The one issue also says who closed it (GitHub's lists and payloads do not).
+    const closer = await ctx.issues.closedBy(repo, conversation);
+    return { ...(await issueShape(repo, conversation)), closed_by: closer ? await shapes.userNamed(ctx.store, closer) : null };
   });
 
   app.patch(ISSUE, async (event) => {

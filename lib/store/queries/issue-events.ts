@@ -98,3 +98,12 @@ export async function issueEventsBetween(db: ReadTx, repoId: number, number: num
     limit,
   ]);
 }
+
+/** Who closed the issue or pull request last (the account of its newest `closed` event; null when gone or never). */
+export async function lastCloser(db: ReadTx, repoId: number, number: number): Promise<string | null | undefined> {
+  const row = await db.get<{ actor: string | null }>(
+    `SELECT a.username AS actor FROM issue_events e LEFT JOIN users a ON a.id = e.actor_id WHERE e.repo_id = ? AND e.number = ? AND e.event = 'closed' ORDER BY e.id DESC LIMIT 1`,
+    [repoId, number],
+  );
+  return row ? row.actor : undefined;
+}
