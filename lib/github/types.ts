@@ -284,6 +284,15 @@ export interface GitHubIssueEvent {
   state_reason?: string | null;
 }
 
+/** A cross-reference on GitHub's timeline: the issue or pull request (with its repository) whose text mentioned this one. */
+export interface GitHubCrossReference {
+  event: 'cross-referenced';
+  actor: GitHubUser | null;
+  created_at: string;
+  updated_at: string;
+  source: { type: 'issue'; issue: (GitHubIssue & { repository: GitHubRepository }) | null };
+}
+
 /** A comment as the timeline lists it: the issue comment, with `event: 'commented'` and its author as `actor`. */
 export type GitHubTimelineComment = GitHubComment & { event: 'commented'; actor: GitHubUser };
 

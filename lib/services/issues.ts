@@ -1,3 +1,5 @@
+import { conversationsByNumbers } from '../store/queries/conversations.js';
+import { noteCrossReferences } from './references.js';
 import { countIssueEventsOf, insertIssueEvent, issueEventById, issueEventsBetween, issueEventsOf, lastCloser, type IssueEventRow } from '../store/queries/issue-events.js';
 import { invalid, notFound } from '../errors.js';
 import { writeToRepository } from './repository-write.js';
@@ -26,11 +28,11 @@ import {
 } from '../store/queries/issues.js';
 import { commentOwner, conversationsOfRepository, countConversations, type ConversationKey } from '../store/queries/conversations.js';
 import { pullsByIds, type PullRow } from '../store/queries/pulls.js';
-import { takeNextNumber, type RepositoryRow } from '../store/queries/repositories.js';
+import { repositoryById, takeNextNumber, type RepositoryRow } from '../store/queries/repositories.js';
 import type { EditChanges, EventRecorder, IssueCommentEvent, IssuesEvent } from '../events/index.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import type { UserRow } from '../store/queries/users.js';
-import { requireAccess, type Viewer } from './permissions.js';
+import { accessLevel, atLeast, requireAccess, type Viewer } from './permissions.js';
 import { optionalText, requiredText } from './text-fields.js';
 
 /** Events one page of a conversation shows at most (the API pages through all of them). */
@@ -44,6 +46,18 @@ export type IssueComment = Omit<IssueCommentRow, 'author_id'>;
 
 /** An issue or a pull request of one numbering (GitHub's issue list holds both). */
 export type Conversation = { kind: 'issue'; issue: IssueRow } | { kind: 'pull'; pull: PullRow };
+
+/** The issue or pull request a cross-reference came from, as those who may read it see it. */
+export interface ReferenceSource {
+  repo: RepositoryRow;
+  kind: 'issue' | 'pull';
+  id: number;
+  number: number;
+  title: string;
+}
+
+/** How `visibleTimeline` keys its sources. */
+export const referenceKey = (repoId: number, number: number): string => `${repoId}:${number}`;
 
 export const MAX_TITLE = 255;
 export const MAX_BODY = 65_535;
@@ -116,8 +130,20 @@ export class IssueService {
   }
 
   /** The events of the issue or pull request `number` (labels, assignees, closing, ...), oldest first, and how many it has. */
-  async eventsOf(repo: RepositoryRow, number: number, page: PageWindow): Promise<{ items: IssueEventRow[]; total: number }> {
-    return await this.store.read(async (tx) => ({ items: await issueEventsOf(tx, repo.id, number, page), total: await countIssueEventsOf(tx, repo.id, number) }));
+  async eventsOf(repo: RepositoryRow, number: number, page: PageWindow, timeline = false): Promise<{ items: IssueEventRow[]; total: number }> {
+    return await this.store.read(async (tx) => ({ items: await issueEventsOf(tx, repo.id, number, page, timeline), total: await countIssueEventsOf(tx, repo.id, number, timeline) }));
+  }
+
+  /** Issues and pull requests of the repository by their keys, in that order (those gone left out), in two queries. */
+  async byKeys(repo: RepositoryRow, keys: readonly ConversationKey[]): Promise<Conversation[]> {
+    const idsOf = (kind: ConversationKey['kind']) => keys.filter((key) => key.kind === kind).map((key) => key.id);
+    const issues = new Map((await issuesByIds(this.store, repo.id, idsOf('issue'))).map((issue) => [issue.id, issue]));
+    const pulls = new Map((await pullsByIds(this.store, repo.id, idsOf('pull'))).map((pull) => [pull.id, pull]));
+    return keys.flatMap((key): Conversation[] => {
+      const issue = key.kind === 'issue' ? issues.get(key.id) : undefined;
+      const pull = key.kind === 'pull' ? pulls.get(key.id) : undefined;
+      return issue ? [{ kind: 'issue', issue }] : pull ? [{ kind: 'pull', pull }] : [];
+    });
   }
 
   /** What a page of the conversation shows between its comments (see `issueEventsBetween`), at most MAX_PAGE_EVENTS. */
@@ -135,6 +161,25 @@ export class IssueService {
     const closer = await lastCloser(this.store, repo.id, row.number);
     if (closer !== undefined) return closer;
     return conversation.kind === 'issue' ? conversation.issue.closed_by : conversation.pull.merged_by;
+  }
+
+  /**
+   * The events `viewer` may see, and the issues and pull requests their cross-references came from: a cross-reference
+   * is shown only to those who may read its source (which may be private), like GitHub's. Reads per source repository.
+   */
+  async visibleTimeline(viewer: Viewer, events: readonly IssueEventRow[]): Promise<{ events: IssueEventRow[]; sources: Map<string, ReferenceSource> }> {
+    const sources = new Map<string, ReferenceSource>();
+    const numbersOf = new Map<number, number[]>();
+    for (const event of events) {
+      if (event.event === 'cross-referenced' && event.source_repo_id !== null) numbersOf.set(event.source_repo_id, [...(numbersOf.get(event.source_repo_id) ?? []), event.source_number!]);
+    }
+    for (const [repoId, numbers] of numbersOf) {
+      const repo = await repositoryById(this.store, repoId);
+      if (!repo || !atLeast(await accessLevel(this.store, viewer, repo), 'read')) continue;
+      for (const [number, conversation] of await conversationsByNumbers(this.store, repo.id, numbers)) sources.set(referenceKey(repo.id, number), { repo, number, ...conversation });
+    }
+    const visible = events.filter((event) => event.event !== 'cross-referenced' || sources.has(referenceKey(event.source_repo_id!, event.source_number!)));
+    return { events: visible, sources };
   }
 
   async event(repo: RepositoryRow, id: number): Promise<IssueEventRow> {
@@ -172,6 +217,7 @@ export class IssueService {
       const number = await takeNextNumber(tx, repo.id);
       const issueId = await insertIssue(tx, { repoId: repo.id, number, authorId: author.id, title, body, now });
       await this.recordIssueEvent(tx, repo, author, issueId, 'opened');
+      await noteCrossReferences(tx, repo, number, author.id, body, now);
       return issueId;
     });
     return await this.get(repo, id);
@@ -193,6 +239,7 @@ export class IssueService {
         if (body !== current.body) changes.body = { from: current.body };
         await this.recordIssueEvent(tx, repo, viewer!, issue.id, 'edited', changes);
         if (title !== current.title) await insertIssueEvent(tx, repo.id, current.number, 'renamed', { actorId: viewer?.id, rename: { from: current.title, to: title } }, now);
+        if (body !== current.body) await noteCrossReferences(tx, repo, current.number, viewer!.id, body, now);
       }
       if (status && status !== current.status) {
         const stateReason = parseStateReason(changes.stateReason, status);
@@ -226,6 +273,7 @@ export class IssueService {
     const id = await writeToRepository(this.store, repo, async (tx) => {
       await this.recordIn(tx, repo, issue.id);
       const commentId = await insertIssueComment(tx, { issueId: issue.id, authorId: author.id, body: text, now });
+      await noteCrossReferences(tx, repo, issue.number, author.id, text, now);
       await this.recordCommentEvent(tx, repo, author, issue.id, (await issueComment(tx, issue.id, commentId))!, 'created');
       return commentId;
     });
@@ -240,6 +288,7 @@ export class IssueService {
       const current = await issueComment(tx, issue.id, comment.id);
       if (!current) throw notFound('Comment not found');
       await updateIssueComment(tx, comment.id, text, now);
+      await noteCrossReferences(tx, repo, issue.number, viewer!.id, text, now);
       await this.recordCommentEvent(tx, repo, viewer!, issue.id, (await issueComment(tx, issue.id, comment.id))!, 'edited', { body: { from: current.body } });
     });
     return publicComment((await issueComment(this.store, issue.id, comment.id))!);

@@ -1,3 +1,4 @@
+import { noteCrossReferences } from './references.js';
 import { insertIssueEvent } from '../store/queries/issue-events.js';
 import type { Readable } from 'node:stream';
 import { conflict, invalid, notAllowed, notFound } from '../errors.js';
@@ -188,6 +189,7 @@ export class PullService {
       const number = await takeNextNumber(tx, repo.id);
       const pullId = await insertPull(tx, { repoId: repo.id, number, authorId: author.id, title, description, head, base, headSha: (await tips.get(head))!, baseSha: (await tips.get(base))!, now });
       await this.recordPullEvent(tx, repo, author, pullId, countsOf, { action: 'opened' });
+      await noteCrossReferences(tx, repo, number, author.id, description, now);
       return pullId;
     });
     const created = await this.get(repo, id);
@@ -233,6 +235,7 @@ export class PullService {
       if (base !== current.base) changes.base = { ref: { from: current.base }, sha: { from: current.base_sha } };
       if (Object.keys(changes).length > 0) await this.recordPullEvent(tx, repo, viewer!, current.id, countsOf, { action: 'edited', changes });
       if (title !== current.title) await insertIssueEvent(tx, repo.id, current.number, 'renamed', { actorId: viewer?.id, rename: { from: current.title, to: title } }, now);
+      if (description !== current.description) await noteCrossReferences(tx, repo, current.number, viewer!.id, description, now);
       if (status !== undefined && (status === 'open') !== (current.status === 'open')) {
         await setPullOpen(tx, current.id, open, now);
         if (open) await setPullShas(tx, current.id, (await tips.get(current.head))!, (await tips.get(base))!, now);
@@ -467,6 +470,7 @@ export class PullService {
     const id = await writeToRepository(this.store, repo, async (tx) => {
       await this.recordIn(tx, repo, pull.id);
       const commentId = await insertComment(tx, { pullId: pull.id, authorId: author.id, text: body, now });
+      await noteCrossReferences(tx, repo, pull.number, author.id, body, now);
       await this.recordCommentEvent(tx, repo, author, pull.id, (await pullComment(tx, pull.id, commentId))!, 'created');
       return commentId;
     });
@@ -481,6 +485,7 @@ export class PullService {
       const current = await pullComment(tx, pull.id, comment.id);
       if (!current) throw notFound('Comment not found');
       await updateComment(tx, comment.id, body, now);
+      await noteCrossReferences(tx, repo, pull.number, viewer!.id, body, now);
       await this.recordCommentEvent(tx, repo, viewer!, pull.id, (await pullComment(tx, pull.id, comment.id))!, 'edited', { body: { from: current.text } });
     });
     return publicComment((await pullComment(this.store, pull.id, comment.id))!);

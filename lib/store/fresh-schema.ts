@@ -459,8 +459,11 @@ export const FRESH_SCHEMA: readonly string[] = [
         rename_to TEXT,
         commit_id TEXT,
         state_reason TEXT,
+        source_repo_id INTEGER REFERENCES repositories(id) ON DELETE CASCADE,
+        source_number INTEGER,
         created_at TEXT NOT NULL
       )`,
   `CREATE INDEX issue_events_by_number ON issue_events (repo_id, number, id)`,
+  `CREATE INDEX issue_events_by_source ON issue_events (source_repo_id)`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
 ];

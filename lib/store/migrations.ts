@@ -602,7 +602,8 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
   {
     // What happened to issues and pull requests besides comments (issue 21's timeline, GitHub's issue events API):
     // labels, assignees, milestones, closing, reopening, merging, renaming and review requests, written in the write
-    // that made the change. `subject_id` is the assignee or requested reviewer.
+    // that made the change. `subject_id` is the assignee or requested reviewer; a cross-reference names the issue or pull
+    // request that mentioned this one (`source_*`).
     version: 15,
     statements: [
       `CREATE TABLE issue_events (
@@ -619,9 +620,12 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
         rename_to TEXT,
         commit_id TEXT,
         state_reason TEXT,
+        source_repo_id INTEGER REFERENCES repositories(id) ON DELETE CASCADE,
+        source_number INTEGER,
         created_at TEXT NOT NULL
       )`,
       'CREATE INDEX issue_events_by_number ON issue_events (repo_id, number, id)',
+      'CREATE INDEX issue_events_by_source ON issue_events (source_repo_id)',
     ],
   },
 ];

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
 import { bearer, http, startHost } from '../helpers/host.js';
 import { failure } from '../helpers/octokit.js';
+import { tokenCookie } from '../helpers/api.js';
 
 // Issues 20 and 21: what happened to an issue or pull request besides its comments, through GitHub's issue events and
 // timeline endpoints (the pages' timeline reads the same rows).
@@ -113,5 +114,35 @@ describe('issue events and the timeline', () => {
       expect((await http(`${host.url}/api/v3/repos/alice/secret/${path}`)).status).toBe(404);
       expect((await failure(as.bob!.request(`GET /repos/alice/secret/${path}`))).status).toBe(404);
     }
+  });
+
+  it('shows cross-references on the timeline of the issue mentioned, only to those who may read where they came from', async () => {
+    const target = (await as.alice!.issues.create({ ...repo, title: 'Target' })).data;
+    const mentioning = (await as.bob!.issues.create({ ...repo, title: 'Related work', body: `Follows #${target.number}; not \`#${target.number + 100}\`` })).data;
+    // Mentioned again: one cross-reference per source. A mention in code is none.
+    await as.bob!.issues.createComment({ ...repo, issue_number: mentioning.number, body: `Again alice/history#${target.number}\n\n\`\`\`\n#${mentioning.number}\n\`\`\`` });
+    await as.alice!.repos.createForAuthenticatedUser({ name: 'vault', private: true });
+    await as.alice!.issues.create({ owner: 'alice', repo: 'vault', title: 'Private plans', body: `Blocks alice/history#${target.number}` });
+
+    const timeline = async (who: Octokit) => (await who.issues.listEventsForTimeline({ ...repo, issue_number: target.number })).data as Array<{ event?: string; source?: { type: string; issue: { number: number; title: string; repository: { full_name: string } } } }>;
+    const fromAlice = (await timeline(as.alice!)).filter((item) => item.event === 'cross-referenced');
+    expect(fromAlice.map((item) => `${item.source!.issue.repository.full_name}#${item.source!.issue.number} ${item.source!.issue.title}`)).toEqual([
+      `alice/history#${mentioning.number} Related work`,
+      'alice/vault#1 Private plans',
+    ]);
+    expect(fromAlice[0]).toMatchObject({ source: { type: 'issue' }, actor: { login: 'bob' } });
+    // Bob may not read the private repository: its mention is not his to see.
+    expect((await timeline(as.bob!)).filter((item) => item.event === 'cross-referenced').map((item) => item.source!.issue.repository.full_name)).toEqual(['alice/history']);
+    // The issue events list has no cross-references (GitHub's has them on the timeline only); nothing was noted on the code's numbers.
+    expect((await as.alice!.issues.listEvents({ ...repo, issue_number: target.number })).data).toEqual([]);
+    expect((await as.alice!.issues.listEventsForTimeline({ ...repo, issue_number: mentioning.number })).data.filter((item) => (item as { event?: string }).event === 'cross-referenced')).toEqual([]);
+
+    // The page shows them the same way.
+    const page = async (headers: Record<string, string> = {}) => (await http(`${host.url}/alice/history/issues/${target.number}`, { headers })).text;
+    const anonymous = await page();
+    expect(anonymous).toContain(`mentioned this in <a href="/alice/history/issues/${mentioning.number}">Related work <span class="muted">#${mentioning.number}</span></a>`);
+    expect(anonymous).not.toContain('Private plans');
+    const alice = tokenCookie(await http(`${host.url}/login`, { form: { username: 'alice', password: 'password123', no_redirect: '1' } }))!.split(';')[0]!;
+    expect(await page({ cookie: alice })).toContain('Private plans <span class="muted">alice/vault#1</span>');
   });
 });

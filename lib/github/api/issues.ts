@@ -1,14 +1,15 @@
 import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
+import { currentUser } from '../../http/auth.js';
 import { pathParam, queryString } from '../../http/validate.js';
-import { parseIssueFilter, type Conversation } from '../../services/issues.js';
+import { parseIssueFilter, referenceKey, type Conversation, type ReferenceSource } from '../../services/issues.js';
 import type { IssueFilter } from '../../store/queries/issues.js';
 import { parseLabelNames } from '../../services/labels.js';
 import { atLeast } from '../../services/permissions.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { UserRow } from '../../store/queries/users.js';
-import type { GitHubIssue, GitHubIssueEvent, GitHubTimelineComment } from '../types.js';
+import type { GitHubCrossReference, GitHubIssue, GitHubIssueEvent, GitHubRepository, GitHubTimelineComment } from '../types.js';
 import { created, githubPage, noContent, readJson, readJsonOrArray, unprocessable, validationFailed } from './http.js';
 import { conversationOf, numberParam, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
@@ -121,6 +122,21 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     return (await shapes.issueEvents(ctx.store, repo, [await ctx.issues.event(repo, Number(id))]))[0];
   });
 
+  /** The issues (with their repository) that cross-references came from, shaped per repository in a fixed number of reads. */
+  const referencedIssues = async (sources: ReadonlyMap<string, ReferenceSource>): Promise<Map<string, GitHubIssue & { repository: GitHubRepository }>> => {
+    const byRepo = new Map<number, ReferenceSource[]>();
+    for (const source of sources.values()) byRepo.set(source.repo.id, [...(byRepo.get(source.repo.id) ?? []), source]);
+    const shaped = new Map<string, GitHubIssue & { repository: GitHubRepository }>();
+    for (const list of byRepo.values()) {
+      const repo = list[0]!.repo;
+      const conversations = await ctx.issues.byKeys(repo, list);
+      const issues = await shapes.conversations(ctx.store, repo, conversations);
+      const repository = await shapes.repository(ctx.store, repo);
+      issues.forEach((issue) => shaped.set(referenceKey(repo.id, issue.number), { ...issue, repository }));
+    }
+    return shaped;
+  };
+
   app.get(`${ISSUE}/timeline`, async (event) => {
     const repo = await repoOf(ctx, event);
     const conversation = await conversationOf(ctx, repo, numberParam(event));
@@ -128,13 +144,16 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     const page = githubPage(ctx, event);
     // Both lists up to the end of the page, merged in time order: a fixed number of queries whatever the page.
     const reach = { limit: page.offset + page.limit, offset: 0 };
-    const events = await ctx.issues.eventsOf(repo, number, reach);
+    const events = await ctx.issues.eventsOf(repo, number, reach, true);
+    // Cross-references from what the caller may not read are left out (their count stays in the total).
+    const visible = await ctx.issues.visibleTimeline(await currentUser(ctx, event), events.items);
+    const sources = await referencedIssues(visible.sources);
     const comments = conversation.kind === 'issue' ? await ctx.issues.comments(repo, conversation.issue.id, reach) : await ctx.pulls.comments(repo, conversation.pull.id, reach);
-    const shapedEvents = await shapes.issueEvents(ctx.store, repo, events.items);
+    const shapedEvents = await shapes.issueEvents(ctx.store, repo, visible.events);
     const shapedComments = await shapes.comments(ctx.store, repo, number, comments.items);
     // Ordered by the stored times (milliseconds; the shapes' are whole seconds), events before comments at a tie.
-    const items: Array<{ at: string; item: GitHubIssueEvent | GitHubTimelineComment }> = [
-      ...events.items.map((row, index) => ({ at: row.created_at, item: shapedEvents[index]! })),
+    const items: Array<{ at: string; item: GitHubIssueEvent | GitHubTimelineComment | GitHubCrossReference }> = [
+      ...visible.events.map((row, index) => ({ at: row.created_at, item: row.event === 'cross-referenced' ? crossReference(shapedEvents[index]!, sources.get(referenceKey(row.source_repo_id!, row.source_number!))) : shapedEvents[index]! })),
       ...comments.items.map((row, index) => ({ at: row.created_at, item: { ...shapedComments[index]!, event: 'commented' as const, actor: shapedComments[index]!.user } })),
     ];
     items.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
@@ -311,4 +330,9 @@ async function githubFilters(ctx: AppContext, event: H3Event): Promise<Pick<Issu
     filter.milestoneNumber = Number(milestone);
   }
   return filter;
+}
+
+/** A cross-reference as GitHub's timeline shows it: who, when, and the issue (or pull request) that mentioned this one. */
+function crossReference(event: GitHubIssueEvent, issue: (GitHubIssue & { repository: GitHubRepository }) | undefined): GitHubCrossReference {
+  return { event: 'cross-referenced', actor: event.actor, created_at: event.created_at, updated_at: event.created_at, source: { type: 'issue', issue: issue ?? null } };
 }

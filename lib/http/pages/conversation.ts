@@ -3,6 +3,7 @@ import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { renderMarkdown } from './markdown.js';
 import { timelineEvent } from './timeline-view.js';
 import type { IssueEventRow } from '../../store/queries/issue-events.js';
+import type { ReferenceSource } from '../../services/issues.js';
 
 /** One message of an issue's or pull request's conversation: the opening text or a comment. */
 export interface ConversationEntry {
@@ -35,19 +36,27 @@ function entry(viewer: PageUser | undefined, item: ConversationEntry, repository
 ${viewer && item.editAction ? editor(viewer, { ...item, editAction: item.editAction }, repository) : ''}</article>`;
 }
 
+/** The events a page shows between its comments, and the sources of their cross-references (see timeline-view.ts). */
+export interface PageTimeline {
+  events: readonly IssueEventRow[];
+  sources: ReadonlyMap<string, ReferenceSource>;
+}
+
+const NO_EVENTS: PageTimeline = { events: [], sources: new Map() };
+
 /**
  * The conversation of an issue or pull request of `repository` (`owner/name`): each message rendered from Markdown
  * (raw HTML off, link schemes limited, references linked: see markdown.ts), and between them the `events` (labels,
  * assignees, closing, ...) in the order they happened.
  */
-export function conversation(viewer: PageUser | undefined, items: readonly ConversationEntry[], repository: string, events: readonly IssueEventRow[] = []): SafeHtml {
-  const timeline: Array<{ at: string; html: SafeHtml }> = [
+export function conversation(viewer: PageUser | undefined, items: readonly ConversationEntry[], repository: string, timeline: PageTimeline = NO_EVENTS): SafeHtml {
+  const parts: Array<{ at: string; html: SafeHtml }> = [
     ...items.map((item) => ({ at: item.created_at, html: entry(viewer, item, repository) })),
-    ...events.map((event) => ({ at: event.created_at, html: timelineEvent(event, `/${repository}`) })),
+    ...timeline.events.map((event) => ({ at: event.created_at, html: timelineEvent(event, `/${repository}`, timeline.sources) })),
   ];
   // Stable: at the same moment a message comes before an event (a comment that closes comes before the closing).
-  timeline.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
-  return html`<section aria-label="Conversation" class="conversation">${timeline.map((part) => part.html)}</section>`;
+  parts.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  return html`<section aria-label="Conversation" class="conversation">${parts.map((part) => part.html)}</section>`;
 }
 
 /** The comment form of a signed-in viewer; anonymous viewers are asked to sign in. */

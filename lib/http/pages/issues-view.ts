@@ -1,10 +1,9 @@
-import type { IssueEventRow } from '../../store/queries/issue-events.js';
 import type { AccessLevel } from '../../services/permissions.js';
 import type { IssueComment, IssueSummary } from '../../services/issues.js';
 import type { LabelRow } from '../../store/queries/labels.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { errorBox, labelChip, plural, stateBadge, stateTabs } from './components.js';
-import { commentForm, commentPager, conversation, editTextForm, markdownBox, stateToggle } from './conversation.js';
+import { commentForm, commentPager, conversation, type PageTimeline, editTextForm, markdownBox, stateToggle } from './conversation.js';
 import { pager, relativeTime } from './code/links.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { fullName, repoBase, repoPage } from './repo-layout.js';
@@ -92,7 +91,7 @@ export interface IssueModel {
   issue: IssueSummary;
   comments: IssueComment[];
   /** What happened between those comments (labels, assignees, closing, ...). */
-  events: IssueEventRow[];
+  timeline: PageTimeline;
   /** The page of the conversation shown (COMMENTS_PER_PAGE comments each). */
   commentPage: number;
   labels: LabelRow[];
@@ -131,7 +130,7 @@ ${issue.status === 'closed' && issue.closed_by ? html` · closed by ${issue.clos
 <p class="issue-labels">${issue.labels.length ? issue.labels.map(labelChip) : html`<span class="muted">No labels</span>`}</p>
 ${triageSection(viewer, repo, action, model.triage)}
 ${errorBox(error)}
-${conversation(viewer, [{ author: issue.author, created_at: issue.created_at, body: issue.body }, ...model.comments.map((comment) => ({ ...comment, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))], fullName(repo), model.events)}
+${conversation(viewer, [{ author: issue.author, created_at: issue.created_at, body: issue.body }, ...model.comments.map((comment) => ({ ...comment, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))], fullName(repo), model.timeline)}
 ${commentPager(action, model.commentPage, issue.comments)}
 ${commentForm(viewer, `${action}/comments`, fullName(repo))}
 ${stateForm}${viewer && model.canChangeState ? editTextForm(viewer, action, fullName(repo), { title: issue.title, text: issue.body, textField: 'body' }) : ''}

@@ -1,4 +1,5 @@
 import MarkdownIt from 'markdown-it';
+import { REFERENCE } from '../../services/references.js';
 import { SafeHtml } from './html.js';
 
 /** Link schemes a rendered link or image may use; anything else (javascript:, data:, vbscript:, file:) is dropped. */
@@ -82,12 +83,6 @@ renderer.core.ruler.push('heading_ids', (state) => {
     token.attrSet('id', `${HEADING_ID_PREFIX}${count ? `${slug}-${count}` : slug}`);
   });
 });
-
-/**
- * GitHub's references: `owner/repo#12`, `#12` (in a repository's context) and `@name`, each after the start or a
- * character that cannot continue a word, path or address (so `a@b.example` and `x#1` stay text).
- */
-const REFERENCE = /(^|[^\p{L}\p{N}_/@.#-])(?:([A-Za-z0-9_][A-Za-z0-9_.-]*)\/([A-Za-z0-9_][A-Za-z0-9_.-]*)#(\d{1,9})|#(\d{1,9})|@([A-Za-z0-9_][A-Za-z0-9_-]*))(?![\p{L}\p{N}_-])/gu;
 
 /** What one reference in a text links to (undefined: it stays text), and its class. */
 function referenceLink(match: RegExpExecArray, repository: string | undefined, origin: string): { href: string; kind: string } | undefined {

@@ -1,4 +1,3 @@
-import type { IssueEventRow } from '../../store/queries/issue-events.js';
 import type { CommitSummary } from '../../git/diff.js';
 import type { AccessLevel } from '../../services/permissions.js';
 import type { BranchComparison, PullComment, PullSummary } from '../../services/pulls.js';
@@ -7,7 +6,7 @@ import type { CheckRunRow } from '../../store/queries/checks.js';
 import type { PullRow } from '../../store/queries/pulls.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { errorBox, stateBadge, stateTabs } from './components.js';
-import { commentForm, commentPager, conversation, editTextForm, markdownBox, stateToggle } from './conversation.js';
+import { commentForm, commentPager, conversation, type PageTimeline, editTextForm, markdownBox, stateToggle } from './conversation.js';
 import { pager, relativeTime } from './code/links.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { fullName, pathUrl, repoBase, repoPage } from './repo-layout.js';
@@ -107,8 +106,8 @@ export interface PullModel {
   checkRuns: CheckRunRow[];
   tab: PullTab;
   comments?: PullComment[];
-  /** What happened between those comments (labels, review requests, the merge, ...). */
-  events: IssueEventRow[];
+  /** What happened between those comments (labels, review requests, the merge, ...): on the conversation tab. */
+  timeline?: PageTimeline;
   /** The page of the conversation shown. */
   commentPage: number;
   commits?: CommitSummary[];
@@ -247,7 +246,7 @@ export function pullView(viewer: PageUser | undefined, repo: RepositoryRow, acce
   else {
     const stateForm = viewer && model.canChangeState && pull.status !== 'merged' ? stateToggle(viewer, action, pull.status, 'pull request') : '';
     const editText = viewer && model.canChangeState ? editTextForm(viewer, action, fullName(repo), { title: pull.title, text: pull.description, textField: 'description' }) : '';
-    content = html`${conversation(viewer, [{ author: pull.author, created_at: pull.created_at, body: pull.description }, ...(model.comments ?? []).map((comment) => ({ ...comment, body: comment.text, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))], fullName(repo), model.events)}
+    content = html`${conversation(viewer, [{ author: pull.author, created_at: pull.created_at, body: pull.description }, ...(model.comments ?? []).map((comment) => ({ ...comment, body: comment.text, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))], fullName(repo), model.timeline)}
 ${commentPager(action, model.commentPage, pull.comments)}
 ${model.triage ? triageSection(viewer, repo, action, model.triage) : ''}${model.reviews ?? ''}${checksSection(model)}${mergeBox(viewer, repo, model)}
 ${commentForm(viewer, `${action}/comments`, fullName(repo))}${stateForm}${editText}`;

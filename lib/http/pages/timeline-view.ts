@@ -1,3 +1,4 @@
+import { referenceKey, type ReferenceSource } from '../../services/issues.js';
 import type { IssueEventRow } from '../../store/queries/issue-events.js';
 import { relativeTime } from './code/links.js';
 import { labelChip } from './components.js';
@@ -13,8 +14,15 @@ function account(name: string | null): SafeHtml {
   return name === null ? html`<strong>ghost</strong>` : html`<a href="/${name}"><strong>${name}</strong></a>`;
 }
 
+/** Where a cross-reference came from, as a link with its title (the caller shows only sources the viewer may read). */
+function sourceLink(source: ReferenceSource, repoBase: string): SafeHtml {
+  const base = `/${source.repo.owner_name}/${source.repo.name}`;
+  const name = base === repoBase ? `#${source.number}` : `${source.repo.owner_name}/${source.repo.name}#${source.number}`;
+  return html`<a href="${base}/${source.kind === 'pull' ? 'pulls' : 'issues'}/${source.number}">${source.title} <span class="muted">${name}</span></a>`;
+}
+
 /** What the event did, after its actor's name (`repoBase`: `/owner/name`, for commit links). */
-function said(event: IssueEventRow, repoBase: string): SafeHtml {
+function said(event: IssueEventRow, repoBase: string, sources: ReadonlyMap<string, ReferenceSource>): SafeHtml {
   const commit = event.commit_id ? html` in <a href="${repoBase}/commit/${event.commit_id}"><code>${event.commit_id.slice(0, 7)}</code></a>` : '';
   switch (event.event) {
     case 'labeled':
@@ -41,10 +49,17 @@ function said(event: IssueEventRow, repoBase: string): SafeHtml {
       return html`requested a review from ${account(event.subject)}`;
     case 'review_request_removed':
       return html`removed the request for review from ${account(event.subject)}`;
+    case 'cross-referenced': {
+      const source = sources.get(referenceKey(event.source_repo_id ?? 0, event.source_number ?? 0));
+      return source ? html`mentioned this in ${sourceLink(source, repoBase)}` : html`mentioned this`;
+    }
   }
 }
 
-/** One event of an issue's or pull request's timeline, as a line between its comments. */
-export function timelineEvent(event: IssueEventRow, repoBase: string): SafeHtml {
-  return html`<p class="timeline-event" id="event-${event.id}">${account(event.actor)} ${said(event, repoBase)} ${relativeTime(event.created_at)}</p>`;
+/**
+ * One event of an issue's or pull request's timeline, as a line between its comments. `sources`: the issues and pull
+ * requests cross-references came from (see `IssueService.visibleTimeline`, which leaves out those the viewer may not read).
+ */
+export function timelineEvent(event: IssueEventRow, repoBase: string, sources: ReadonlyMap<string, ReferenceSource>): SafeHtml {
+  return html`<p class="timeline-event" id="event-${event.id}">${account(event.actor)} ${said(event, repoBase, sources)} ${relativeTime(event.created_at)}</p>`;
 }

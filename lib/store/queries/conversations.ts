@@ -69,3 +69,25 @@ export async function commentOwner(db: ReadTx, repoId: number, commentId: number
     [commentId, repoId, commentId, repoId],
   );
 }
+
+/** Whether the repository has an issue or pull request numbered `number`. */
+export async function conversationExists(db: ReadTx, repoId: number, number: number): Promise<boolean> {
+  return (await db.get(
+    'SELECT 1 AS found FROM issues WHERE repo_id = ? AND number = ? UNION ALL SELECT 1 AS found FROM pull_requests WHERE repo_id = ? AND number = ? LIMIT 1',
+    [repoId, number, repoId, number],
+  )) !== undefined;
+}
+
+/** The issues and pull requests of some numbers of a repository, by number, in one query. */
+export async function conversationsByNumbers(db: ReadTx, repoId: number, numbers: readonly number[]): Promise<Map<number, ConversationKey & { title: string }>> {
+  const found = new Map<number, ConversationKey & { title: string }>();
+  if (numbers.length === 0) return found;
+  const list = inList([...new Set(numbers)]);
+  const rows = await db.all<ConversationKey & { number: number; title: string }>(
+    `SELECT 'issue' AS kind, id, number, title FROM issues WHERE repo_id = ? AND number ${list.sql}
+     UNION ALL SELECT 'pull' AS kind, id, number, title FROM pull_requests WHERE repo_id = ? AND number ${list.sql}`,
+    [repoId, ...list.params, repoId, ...list.params],
+  );
+  for (const { number, ...row } of rows) found.set(number, row);
+  return found;
+}

@@ -15,7 +15,8 @@ export type IssueEventName =
   | 'milestoned'
   | 'demilestoned'
   | 'review_requested'
-  | 'review_request_removed';
+  | 'review_request_removed'
+  | 'cross-referenced';
 
 /** What one event says besides its name: who did it, and what it was about. */
 export interface IssueEventDetails {
@@ -27,6 +28,8 @@ export interface IssueEventDetails {
   rename?: { from: string; to: string };
   commitId?: string | null;
   stateReason?: string | null;
+  /** The issue or pull request whose text mentioned this one (a cross-reference). */
+  source?: { repoId: number; number: number };
 }
 
 export interface IssueEventRow {
@@ -43,13 +46,15 @@ export interface IssueEventRow {
   rename_to: string | null;
   commit_id: string | null;
   state_reason: string | null;
+  source_repo_id: number | null;
+  source_number: number | null;
   created_at: string;
 }
 
 export async function insertIssueEvent(tx: WriteTx, repoId: number, number: number, event: IssueEventName, details: IssueEventDetails, now: string): Promise<void> {
   await tx.run(
-    `INSERT INTO issue_events (repo_id, number, event, actor_id, subject_id, label_name, label_color, milestone_title, rename_from, rename_to, commit_id, state_reason, created_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO issue_events (repo_id, number, event, actor_id, subject_id, label_name, label_color, milestone_title, rename_from, rename_to, commit_id, state_reason,
+      source_repo_id, source_number, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       repoId,
       number,
@@ -63,26 +68,41 @@ export async function insertIssueEvent(tx: WriteTx, repoId: number, number: numb
       details.rename?.to ?? null,
       details.commitId ?? null,
       details.stateReason ?? null,
+      details.source?.repoId ?? null,
+      details.source?.number ?? null,
       now,
     ],
   );
 }
 
+const NOT_CROSS = " AND e.event <> 'cross-referenced'";
+
 const SELECT = `SELECT e.id, e.number, e.event, a.username AS actor, s.username AS subject, e.label_name, e.label_color, e.milestone_title,
-  e.rename_from, e.rename_to, e.commit_id, e.state_reason, e.created_at
+  e.rename_from, e.rename_to, e.commit_id, e.state_reason, e.source_repo_id, e.source_number, e.created_at
   FROM issue_events e LEFT JOIN users a ON a.id = e.actor_id LEFT JOIN users s ON s.id = e.subject_id`;
 
-/** The events of one issue or pull request, oldest first. */
-export async function issueEventsOf(db: ReadTx, repoId: number, number: number, page: PageWindow): Promise<IssueEventRow[]> {
-  return await db.all<IssueEventRow>(`${SELECT} WHERE e.repo_id = ? AND e.number = ? ORDER BY e.id LIMIT ? OFFSET ?`, [repoId, number, page.limit, page.offset]);
+/**
+ * The events of one issue or pull request, oldest first: GitHub's issue events list leaves cross-references out (only
+ * its timeline has them), `timeline` keeps them.
+ */
+export async function issueEventsOf(db: ReadTx, repoId: number, number: number, page: PageWindow, timeline = false): Promise<IssueEventRow[]> {
+  return await db.all<IssueEventRow>(`${SELECT} WHERE e.repo_id = ? AND e.number = ?${timeline ? '' : NOT_CROSS} ORDER BY e.id LIMIT ? OFFSET ?`, [repoId, number, page.limit, page.offset]);
 }
 
-export async function countIssueEventsOf(db: ReadTx, repoId: number, number: number): Promise<number> {
-  return (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM issue_events WHERE repo_id = ? AND number = ?', [repoId, number]))!.n;
+export async function countIssueEventsOf(db: ReadTx, repoId: number, number: number, timeline = false): Promise<number> {
+  return (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM issue_events e WHERE e.repo_id = ? AND e.number = ?${timeline ? '' : NOT_CROSS}`, [repoId, number]))!.n;
+}
+
+/** Whether `source` already mentioned the issue or pull request (each mentions another once on its timeline). */
+export async function hasCrossReference(db: ReadTx, repoId: number, number: number, source: { repoId: number; number: number }): Promise<boolean> {
+  return (await db.get(
+    "SELECT 1 AS found FROM issue_events WHERE repo_id = ? AND number = ? AND event = 'cross-referenced' AND source_repo_id = ? AND source_number = ?",
+    [repoId, number, source.repoId, source.number],
+  )) !== undefined;
 }
 
 export async function issueEventById(db: ReadTx, repoId: number, id: number): Promise<IssueEventRow | undefined> {
-  return await db.get<IssueEventRow>(`${SELECT} WHERE e.repo_id = ? AND e.id = ?`, [repoId, id]);
+  return await db.get<IssueEventRow>(`${SELECT} WHERE e.repo_id = ? AND e.id = ?${NOT_CROSS}`, [repoId, id]);
 }
 
 /**

@@ -15,7 +15,7 @@ import { pageOf } from '../../pagination.js';
 import { idParam, queryString } from '../../validate.js';
 import { redirectTo } from '../web.js';
 import { mountConversationForms, type ConversationForm } from './conversation-forms.js';
-import { commentWindow, eventsOfCommentPage, repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
+import { commentWindow, timelineOfCommentPage, repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
 import { triageOf } from './triage.js';
 
 type CommentWindow = ReturnType<typeof commentWindow>;
@@ -53,7 +53,7 @@ async function renderIssue(ctx: AppContext, request: RepoPageRequest, number: nu
     {
       issue,
       comments,
-      events: await eventsOfCommentPage(ctx, repo, issue.number, window, { comments, total: issue.comments }, commentAt),
+      timeline: await timelineOfCommentPage(ctx, request, issue.number, window, { comments, total: issue.comments }, commentAt),
       commentPage: window.page,
       labels: (await ctx.labels.list(repo, FIRST_HUNDRED)).items,
       canChangeState: viewer !== undefined && (viewer.username === issue.author || atLeast(access, 'write')),

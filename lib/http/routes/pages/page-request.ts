@@ -7,11 +7,11 @@ import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import type { UserRow } from '../../../store/queries/users.js';
 import { currentUser } from '../../auth.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
-import { COMMENTS_PER_PAGE } from '../../pages/conversation.js';
+import { COMMENTS_PER_PAGE, type PageTimeline } from '../../pages/conversation.js';
 import type { PageUser } from '../../pages/html.js';
 import { pathParam, queryString, readForm, type FormFields } from '../../validate.js';
 import type { PageWindow } from '../../../store/queries/page-window.js';
-import type { IssueEventRow } from '../../../store/queries/issue-events.js';
+
 import { formAction, signedInOrLogin } from '../web.js';
 
 /** Who is looking at a repository page, what they may do there, and what the page knows of them. */
@@ -73,21 +73,21 @@ export function commentWindow(event: H3Event): PageWindow & { page: number } {
 }
 
 /**
- * The events one page of a conversation shows between its comments: those after the previous page's last comment, up
- * to this page's last comment when more pages follow, so each event is on exactly one page. `commentAt(offset)` reads
- * the time of the conversation's comment at that offset.
+ * The events one page of a conversation shows between its comments, those the viewer may see: after the previous
+ * page's last comment, up to this page's last comment when more pages follow, so each event is on exactly one page.
+ * `commentAt(offset)` reads the time of the conversation's comment at that offset.
  */
-export async function eventsOfCommentPage(
+export async function timelineOfCommentPage(
   ctx: AppContext,
-  repo: RepositoryRow,
+  request: Pick<RepoPageRequest, 'viewer' | 'repo'>,
   number: number,
   window: PageWindow,
   page: { comments: ReadonlyArray<{ created_at: string }>; total: number },
   commentAt: (offset: number) => Promise<string | undefined>,
-): Promise<IssueEventRow[]> {
+): Promise<PageTimeline> {
   const after = window.offset > 0 ? await commentAt(window.offset - 1) : undefined;
   const until = window.offset + page.comments.length < page.total ? page.comments.at(-1)?.created_at : undefined;
-  return await ctx.issues.eventsBetween(repo, number, after, until);
+  return await ctx.issues.visibleTimeline(request.viewer, await ctx.issues.eventsBetween(request.repo, number, after, until));
 }
 
 /** Where a new comment lands: the conversation's last page, at the comment. */

@@ -17,7 +17,7 @@ import { pageOf } from '../../pagination.js';
 import { checkedNames, idParam, pathParam, queryString, type FormFields } from '../../validate.js';
 import { redirectTo } from '../web.js';
 import { mountConversationForms, type ConversationForm } from './conversation-forms.js';
-import { commentWindow, eventsOfCommentPage, repoForm, repoPageRequest, textDownload, type RepoPageRequest } from './page-request.js';
+import { commentWindow, timelineOfCommentPage, repoForm, repoPageRequest, textDownload, type RepoPageRequest } from './page-request.js';
 import { triageOf } from './triage.js';
 
 type CommentWindow = ReturnType<typeof commentWindow>;
@@ -90,7 +90,7 @@ async function renderPull(ctx: AppContext, request: RepoPageRequest, number: num
     pull,
     tab,
     comments,
-    events: comments ? await eventsOfCommentPage(ctx, repo, row.number, window, { comments, total: pull.comments }, commentAt) : [],
+    timeline: comments ? await timelineOfCommentPage(ctx, request, row.number, window, { comments, total: pull.comments }, commentAt) : undefined,
     commentPage: window.page,
     commits: tab === 'commits' ? commits : undefined,
     commitCount: pull.status === 'merged' ? commits?.length : undefined,
