@@ -17,16 +17,20 @@ import {
   pendingReviewOf,
   removeReviewRequest,
   requestedReviewers,
+  resolveThread,
   reviewById,
   reviewCommentById,
   reviewComments,
   reviewsOfPull,
+  threadResolutions,
+  unresolveThread,
   updateReview,
   updateReviewComment,
   type DiffPosition,
   type ReviewCommentRow,
   type ReviewRow,
   type ReviewState,
+  type ThreadResolution,
 } from '../store/queries/reviews.js';
 import { userByName, type UserRow } from '../store/queries/users.js';
 import { accessLevel, atLeast, requireAccess, type Viewer } from './permissions.js';
@@ -203,6 +207,26 @@ export class ReviewService {
       await this.announceReview(tx, repo, viewer, pull, review.id, 'dismissed');
     });
     return (await reviewById(this.store, pull.id, review.id))!;
+  }
+
+  /** The resolved threads of the pull request, by their first comment. */
+  async resolutions(pull: PullRow): Promise<Map<number, ThreadResolution>> {
+    return await threadResolutions(this.store, pull.id);
+  }
+
+  /**
+   * Marks a review thread (named by its first comment) resolved or not: the pull request's author or a writer, as on
+   * GitHub. A pending comment's thread is not one yet.
+   */
+  async setResolved(repo: RepositoryRow, viewer: Viewer, pull: PullRow, commentId: number, resolved: boolean): Promise<void> {
+    if (viewer?.id !== pull.author_id) await requireAccess(this.store, viewer, repo, 'write', 'Resolving conversations needs write access');
+    const first = await this.comment(repo, viewer, commentId);
+    if (first.pull_id !== pull.id || first.pending === 1) throw notFound('Not Found');
+    if (first.in_reply_to_id !== null) throw invalid('a conversation is resolved by its first comment');
+    const now = this.now();
+    await writeToRepository(this.store, repo, async (tx) => {
+      await (resolved ? resolveThread(tx, first.id, viewer!.id, now) : unresolveThread(tx, first.id));
+    });
   }
 
   async comments(repo: RepositoryRow, viewer: Viewer, of: { pull: PullRow } | { review: ReviewRow } | 'all', page: PageWindow): Promise<{ items: ReviewCommentRow[]; total: number }> {

@@ -465,5 +465,10 @@ export const FRESH_SCHEMA: readonly string[] = [
       )`,
   `CREATE INDEX issue_events_by_number ON issue_events (repo_id, number, id)`,
   `CREATE INDEX issue_events_by_source ON issue_events (source_repo_id)`,
+  `CREATE TABLE review_thread_resolutions (
+        comment_id INTEGER PRIMARY KEY REFERENCES pull_review_comments(id) ON DELETE CASCADE,
+        resolved_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+        resolved_at TEXT NOT NULL
+      )`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
 ];

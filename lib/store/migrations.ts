@@ -603,7 +603,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
     // What happened to issues and pull requests besides comments (issue 21's timeline, GitHub's issue events API):
     // labels, assignees, milestones, closing, reopening, merging, renaming and review requests, written in the write
     // that made the change. `subject_id` is the assignee or requested reviewer; a cross-reference names the issue or pull
-    // request that mentioned this one (`source_*`).
+    // request that mentioned this one (`source_*`). Review threads marked resolved, by their first comment.
     version: 15,
     statements: [
       `CREATE TABLE issue_events (
@@ -626,6 +626,11 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       )`,
       'CREATE INDEX issue_events_by_number ON issue_events (repo_id, number, id)',
       'CREATE INDEX issue_events_by_source ON issue_events (source_repo_id)',
+      `CREATE TABLE review_thread_resolutions (
+        comment_id INTEGER PRIMARY KEY REFERENCES pull_review_comments(id) ON DELETE CASCADE,
+        resolved_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+        resolved_at TEXT NOT NULL
+      )`,
     ],
   },
 ];

@@ -196,4 +196,33 @@ describe('code review in the browser', () => {
     expect(refused.status).toBe(400);
     expect(refused.text).toContain('line must be part of the diff');
   }, JOURNEY_MS);
+
+  it('folds a thread its author resolves, unfolds it again, and lets a writer dismiss a review', async () => {
+    await ada.goto(files);
+    await ada.locator('.review-thread').first().locator('button:text-is("Resolve conversation")').click();
+    await ada.waitForURL(/\/pulls\/1\/files#t\d+$/);
+    expect(await ada.locator('details.review-thread.resolved > summary').first().textContent()).toMatch(/^Conversation resolved by ada/);
+    expect(await ada.locator('details.review-thread.resolved[open]').count()).toBe(0);
+    await inspect(ada, 'files-resolved', 'review', 1);
+    const anonymous = (await http(files)).text;
+    expect(anonymous).toContain('Conversation resolved by <strong>ada</strong>');
+    expect(anonymous).not.toMatch(/resolve conversation/i);
+    await ada.click('details.review-thread.resolved > summary');
+    await ada.click('button:text-is("Unresolve conversation")');
+    await ada.waitForURL(/\/pulls\/1\/files#r\d+$/);
+    expect(await ada.locator('details.review-thread.resolved').count()).toBe(0);
+
+    await ada.goto(`${host.url}/ada/lib/pulls/1`);
+    expect((await http(`${host.url}/ada/lib/pulls/1`)).text).not.toContain('dismiss-review');
+    await ada.click('.dismiss-review summary');
+    await ada.fill('.dismiss-review input[name=message]', 'The code changed since');
+    await ada.click('.dismiss-review button[type=submit]');
+    await ada.waitForURL(/\/pulls\/1#review-\d+$/);
+    expect(await ada.textContent('section.reviews')).toContain('bob reviewed (dismissed)');
+    const octokit = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: ADA });
+    const states = (await octokit.pulls.listReviews({ owner: 'ada', repo: 'lib', pull_number: 1 })).data.map((review) => `${review.user?.login} ${review.state}`);
+    expect(states).toContain('bob DISMISSED');
+    expect(states).not.toContain('bob APPROVED');
+    expect(await ada.textContent('#merge-blocked')).toContain('1 approving review is required (0 given)');
+  }, JOURNEY_MS);
 });

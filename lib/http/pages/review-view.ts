@@ -1,6 +1,6 @@
 import type { ChangedFile } from '../../git/diff.js';
 import { suggestionOf } from '../../services/suggestions.js';
-import type { ReviewCommentRow, ReviewRow } from '../../store/queries/reviews.js';
+import type { ReviewCommentRow, ReviewRow, ThreadResolution } from '../../store/queries/reviews.js';
 import { relativeTime } from './code/links.js';
 import { markdownBox } from './conversation.js';
 import type { DiffLayout, DiffReview, DiffSide } from './diff-view.js';
@@ -39,6 +39,10 @@ export interface ReviewContext {
   layout?: DiffLayout;
   /** Whether the viewer may commit a suggestion to the head branch (write access, an open pull request). */
   canApply: boolean;
+  /** Whether the viewer may resolve threads (the pull request's author, or write access). */
+  canResolve: boolean;
+  /** The resolved threads, by their first comment. */
+  resolutions: ReadonlyMap<number, ThreadResolution>;
   pending?: ReviewRow;
 }
 
@@ -53,13 +57,25 @@ function commentHtml(context: ReviewContext, comment: ReviewCommentRow): SafeHtm
 <div class="markdown">${renderMarkdown(comment.body, { repository: context.repository })}</div>${apply}</article>`;
 }
 
-/** Threads under one line: each first comment with its replies, and a reply box (once the thread is submitted). */
+/**
+ * Threads under one line: each first comment with its replies, and a reply box (once the thread is submitted). A
+ * resolved thread is folded away under who resolved it; the author or a writer resolves and unresolves.
+ */
 function threadsHtml(context: ReviewContext, thread: readonly ReviewCommentRow[], replies: ReadonlyMap<number, ReviewCommentRow[]>): SafeHtml {
-  return html`${thread.map(
-    (first) => html`<div class="review-thread">${commentHtml(context, first)}${(replies.get(first.id) ?? []).map((reply) => commentHtml(context, reply))}
-${context.viewer && first.review_id !== context.pending?.id ? html`<form method="post" action="${context.action}/files/comments" class="card wide reply">${csrfInput(context.viewer)}<input type="hidden" name="in_reply_to" value="${first.id}">
-${markdownBox('Reply', 'body', context.repository, '', { rows: 2, required: true })}<button type="submit">Reply</button></form>` : ''}</div>`,
-  )}`;
+  return html`${thread.map((first) => {
+    const submitted = first.review_id !== context.pending?.id;
+    const resolution = context.resolutions.get(first.id);
+    const toggle =
+      context.viewer && context.canResolve && submitted
+        ? html`<form method="post" action="${context.action}/files/comments/${first.id}/resolve" class="inline">${csrfInput(context.viewer)}<input type="hidden" name="resolved" value="${resolution ? '0' : '1'}"><button type="submit">${resolution ? 'Unresolve conversation' : 'Resolve conversation'}</button></form>`
+        : '';
+    const body = html`${commentHtml(context, first)}${(replies.get(first.id) ?? []).map((reply) => commentHtml(context, reply))}
+${context.viewer && submitted ? html`<form method="post" action="${context.action}/files/comments" class="card wide reply">${csrfInput(context.viewer)}<input type="hidden" name="in_reply_to" value="${first.id}">
+${markdownBox('Reply', 'body', context.repository, '', { rows: 2, required: true })}<button type="submit">Reply</button></form>` : ''}${toggle}`;
+    return resolution
+      ? html`<details class="review-thread resolved" id="t${first.id}"><summary>Conversation resolved by <strong>${resolution.resolved_by ?? 'ghost'}</strong> ${relativeTime(resolution.resolved_at)}</summary>${body}</details>`
+      : html`<div class="review-thread">${body}</div>`;
+  })}`;
 }
 
 /** The form to comment on one line: a single comment, or one kept in the viewer's review until it is submitted. */
@@ -121,9 +137,15 @@ function reviewerForm(action: string, requested: readonly string[], choice: Revi
   )}</fieldset><button type="submit">Save</button></form></details>`;
 }
 
+/** Dismissing an approval or a request for changes, with a message (writers: `dismisser`). */
+function dismissForm(action: string, review: ReviewRow, dismisser: PageUser): SafeHtml {
+  return html`<details class="dismiss-review"><summary>Dismiss review</summary><form method="post" action="${action}/reviews/${review.id}/dismiss" class="card wide">${csrfInput(dismisser)}
+<label>Why it no longer applies <input name="message" required maxlength="1000"></label><button type="submit">Dismiss review</button></form></details>`;
+}
+
 /**
  * The reviews on the conversation tab: who decided what, with their summaries, and the requested reviewers, which the
- * author or a writer changes (`choice`).
+ * author or a writer changes (`choice`); a writer (`dismisser`) may dismiss approvals and requests for changes.
  */
 export function reviewSummaries(
   context: Pick<ReviewContext, 'repository' | 'action'>,
@@ -131,6 +153,7 @@ export function reviewSummaries(
   commentsPerReview: ReadonlyMap<number, number>,
   requested: readonly string[],
   choice?: ReviewerChoice,
+  dismisser?: PageUser,
 ): SafeHtml | '' {
   const shown = reviews.filter((review) => review.state !== 'COMMENTED' || review.body || (commentsPerReview.get(review.id) ?? 0) > 0);
   if (shown.length === 0 && requested.length === 0 && !choice) return '';
@@ -139,6 +162,6 @@ ${requested.length ? html`<p>Review requested from ${requested.map((name, index)
 ${shown.length ? html`<ul class="items">${shown.map((review) => {
     const lines = commentsPerReview.get(review.id) ?? 0;
     return html`<li class="item review-${review.state.toLowerCase()}" id="review-${review.id}"><strong>${review.author}</strong> ${VERDICT[review.state] ?? 'reviewed'} ${relativeTime(review.submitted_at ?? review.created_at)}${lines ? html` · <a href="${context.action}/files">${lines} line comment${lines === 1 ? '' : 's'}</a>` : ''}
-${review.body ? html`<div class="markdown">${renderMarkdown(review.body, { repository: context.repository })}</div>` : ''}</li>`;
+${review.body ? html`<div class="markdown">${renderMarkdown(review.body, { repository: context.repository })}</div>` : ''}${dismisser && (review.state === 'APPROVED' || review.state === 'CHANGES_REQUESTED') ? dismissForm(context.action, review, dismisser) : ''}</li>`;
   })}</ul>` : ''}</section>`;
 }

@@ -180,3 +180,29 @@ export async function reviewFactsOfPulls(db: ReadTx, pullIds: readonly number[])
   }
   return { reviewers, comments };
 }
+
+/** A review thread marked resolved: who did, and when (null when the account is gone). */
+export interface ThreadResolution {
+  resolved_by: string | null;
+  resolved_at: string;
+}
+
+/** The resolved threads of a pull request, by their first comment, in one query. */
+export async function threadResolutions(db: ReadTx, pullId: number): Promise<Map<number, ThreadResolution>> {
+  const rows = await db.all<ThreadResolution & { comment_id: number }>(
+    `SELECT t.comment_id, u.username AS resolved_by, t.resolved_at FROM review_thread_resolutions t
+      JOIN pull_review_comments c ON c.id = t.comment_id LEFT JOIN users u ON u.id = t.resolved_by WHERE c.pull_id = ?`,
+    [pullId],
+  );
+  return new Map(rows.map(({ comment_id: id, ...resolution }) => [id, resolution]));
+}
+
+/** Marks the thread of first comment `commentId` resolved (true when it was not). */
+export async function resolveThread(tx: WriteTx, commentId: number, userId: number, now: string): Promise<boolean> {
+  return (await tx.run('INSERT INTO review_thread_resolutions (comment_id, resolved_by, resolved_at) VALUES (?, ?, ?) ON CONFLICT (comment_id) DO NOTHING', [commentId, userId, now])).changes > 0;
+}
+
+/** Marks the thread unresolved again (true when it was resolved). */
+export async function unresolveThread(tx: WriteTx, commentId: number): Promise<boolean> {
+  return (await tx.run('DELETE FROM review_thread_resolutions WHERE comment_id = ?', [commentId])).changes > 0;
+}

@@ -55,6 +55,8 @@ async function filesTab(ctx: AppContext, request: RepoPageRequest, row: PullRow,
     asked,
     layout,
     canApply: row.status === 'open' && atLeast(access, 'write'),
+    canResolve: viewer !== undefined && (viewer.id === row.author_id || atLeast(access, 'write')),
+    resolutions: await ctx.reviews.resolutions(row),
     pending: await ctx.reviews.pendingOf(row, viewer),
   };
   const fileIndex = new Map(files.map((file, index) => [file.filename, index]));
@@ -73,7 +75,8 @@ async function reviewsSection(ctx: AppContext, request: RepoPageRequest, row: Pu
   for (const comment of comments.items) perReview.set(comment.review_id, (perReview.get(comment.review_id) ?? 0) + 1);
   const mayRequest = request.user && row.status === 'open' && (viewer?.id === row.author_id || atLeast(request.access, 'write'));
   const choice = mayRequest ? { viewer: request.user!, candidates: (await ctx.assignees.list(repo)).filter((name) => name !== row.author) } : undefined;
-  return reviewSummaries({ repository: fullName(repo), action: `${repoBase(repo)}/pulls/${row.number}` }, reviews.items, perReview, requested, choice);
+  const dismisser = request.user && atLeast(request.access, 'write') ? request.user : undefined;
+  return reviewSummaries({ repository: fullName(repo), action: `${repoBase(repo)}/pulls/${row.number}` }, reviews.items, perReview, requested, choice, dismisser);
 }
 
 /** The pull request page on one of its tabs; what each tab needs is read from git only for that tab. */
@@ -273,6 +276,25 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
     reviewForm(event, async ({ viewer, repo }, _form, pull) => {
       await ctx.suggestions.apply(repo, viewer, pull, idParam(event, 'id'));
       return '/files';
+    }),
+  );
+
+  app.post('/:owner/:repo/pulls/:number/files/comments/:id/resolve', (event) =>
+    reviewForm(event, async ({ viewer, repo }, form, pull) => {
+      const id = idParam(event, 'id');
+      const resolved = form.resolved !== '0';
+      await ctx.reviews.setResolved(repo, viewer, pull, id, resolved);
+      // At the folded thread itself: an address inside it would unfold it again.
+      return `/files#${resolved ? 't' : 'r'}${id}`;
+    }),
+  );
+
+  // Dismissing an approval or a request for changes, with the message the API takes: on the conversation tab.
+  app.post('/:owner/:repo/pulls/:number/reviews/:id/dismiss', (event) =>
+    pullForm(event, async ({ viewer, repo }, form, number) => {
+      const id = idParam(event, 'id');
+      await ctx.reviews.dismiss(repo, viewer, await ctx.pulls.get(repo, number), id, form.message);
+      return `#review-${id}`;
     }),
   );
 
