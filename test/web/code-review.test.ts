@@ -225,4 +225,17 @@ describe('code review in the browser', () => {
     expect(states).not.toContain('bob APPROVED');
     expect(await ada.textContent('#merge-blocked')).toContain('1 approving review is required (0 given)');
   }, JOURNEY_MS);
+
+  it('comments on a range of lines of one hunk', async () => {
+    await bob.goto(`${files}?comment=0R4#c0R4`);
+    expect(await bob.locator('form.line-comment select[name=start_line] option').allTextContents()).toEqual(['line 4 only', 'line 1 to 4', 'line 2 to 4', 'line 3 to 4']);
+    await bob.selectOption('form.line-comment select[name=start_line]', '2');
+    await bob.fill('form.line-comment textarea[name=body]', 'These three lines belong together');
+    await bob.click('form.line-comment button[value=single]');
+    await bob.waitForURL(/\/pulls\/1\/files#r\d+$/);
+    const id = Number(new URL(bob.url()).hash.slice(2));
+    expect(await bob.textContent(`#r${id} .comment-head`)).toContain('on lines 2 to 4');
+    const octokit = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: BOB });
+    expect((await octokit.pulls.getReviewComment({ owner: 'ada', repo: 'lib', comment_id: id })).data).toMatchObject({ start_line: 2, line: 4, start_side: 'RIGHT', side: 'RIGHT' });
+  }, JOURNEY_MS);
 });

@@ -3,7 +3,7 @@ import { suggestionOf } from '../../services/suggestions.js';
 import type { ReviewCommentRow, ReviewRow, ThreadResolution } from '../../store/queries/reviews.js';
 import { relativeTime } from './code/links.js';
 import { markdownBox } from './conversation.js';
-import type { DiffLayout, DiffReview, DiffSide } from './diff-view.js';
+import { patchRows, type DiffLayout, type DiffReview, type DiffSide } from './diff-view.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { renderMarkdown } from './markdown.js';
 
@@ -53,7 +53,8 @@ function commentHtml(context: ReviewContext, comment: ReviewCommentRow): SafeHtm
     context.canApply && context.viewer && !pending && !outdated && comment.side === 'RIGHT' && suggestionOf(comment.body) !== undefined
       ? html`<form method="post" action="${context.action}/files/comments/${comment.id}/apply" class="inline">${csrfInput(context.viewer)}<button type="submit">Commit suggestion</button></form>`
       : '';
-  return html`<article class="comment review-comment" id="r${comment.id}"><header class="comment-head"><strong>${comment.author}</strong> ${relativeTime(comment.created_at)}${pending ? html` <span class="badge">Pending</span>` : ''}${outdated ? html` <span class="badge">Outdated</span>` : ''}</header>
+  const range = comment.start_line !== null && comment.start_line !== comment.line ? html` <span class="muted">on lines ${comment.start_line} to ${comment.line}</span>` : '';
+  return html`<article class="comment review-comment" id="r${comment.id}"><header class="comment-head"><strong>${comment.author}</strong>${range} ${relativeTime(comment.created_at)}${pending ? html` <span class="badge">Pending</span>` : ''}${outdated ? html` <span class="badge">Outdated</span>` : ''}</header>
 <div class="markdown">${renderMarkdown(comment.body, { repository: context.repository })}</div>${apply}</article>`;
 }
 
@@ -78,10 +79,32 @@ ${markdownBox('Reply', 'body', context.repository, '', { rows: 2, required: true
   })}`;
 }
 
-/** The form to comment on one line: a single comment, or one kept in the viewer's review until it is submitted. */
+/** Most earlier lines a comment's range may start at (GitHub's multi-line comments stay within one hunk). */
+const MAX_RANGE_STARTS = 30;
+
+/** The lines on `side` of the hunk holding `line` that come before it, nearest last: where a range ending at `line` may start. */
+function rangeStarts(patch: string | undefined, side: DiffSide, line: number): number[] {
+  let earlier: number[] = [];
+  for (const row of patchRows(patch ?? '')) {
+    if (row.kind === 'hunk') earlier = [];
+    if (row.kind !== 'add' && row.kind !== 'del' && row.kind !== 'ctx') continue;
+    const place = row.kind === 'del' ? { side: 'LEFT', line: row.old! } : { side: 'RIGHT', line: row.new! };
+    if (place.side !== side) continue;
+    if (place.line === line) return earlier.slice(-MAX_RANGE_STARTS);
+    earlier.push(place.line);
+  }
+  return [];
+}
+
+/**
+ * The form to comment on one line, or on a range of the hunk ending at it: a single comment, or one kept in the
+ * viewer's review until it is submitted.
+ */
 function lineForm(context: ReviewContext, file: ChangedFile, side: DiffSide, line: number): SafeHtml {
+  const starts = rangeStarts(file.patch, side, line);
   return html`<form method="post" action="${context.action}/files/comments" class="card wide line-comment" id="c${lineKey(context.asked!.index, side, line)}">${csrfInput(context.viewer)}
 <input type="hidden" name="path" value="${file.filename}"><input type="hidden" name="side" value="${side}"><input type="hidden" name="line" value="${line}">
+${starts.length ? html`<label>From <select name="start_line"><option value="">line ${line} only</option>${starts.map((start) => html`<option value="${start}">line ${start} to ${line}</option>`)}</select></label>` : ''}
 ${markdownBox(`Comment on ${side === 'LEFT' ? 'old' : 'new'} line ${line} of ${file.filename}`, 'body', context.repository, '', { rows: 4, required: true })}
 <div class="actions"><button type="submit" name="mode" value="single">Add single comment</button><button type="submit" name="mode" value="review">${context.pending ? 'Add review comment' : 'Start a review'}</button></div></form>`;
 }

@@ -248,7 +248,8 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
       if (typeof form.in_reply_to === 'string' && form.in_reply_to !== '') {
         return `/files#r${(await ctx.reviews.addComment(repo, viewer, pull, { body: form.body, in_reply_to: Number(form.in_reply_to) })).id}`;
       }
-      const input = { body: form.body, path: form.path, side: form.side, line: Number(form.line) };
+      const start = typeof form.start_line === 'string' && form.start_line !== '' ? Number(form.start_line) : undefined;
+      const input = { body: form.body, path: form.path, side: form.side, line: Number(form.line), start_line: start, start_side: start === undefined ? undefined : form.side };
       const comment = form.mode === 'review' ? await ctx.reviews.addPendingComment(repo, viewer, pull, input) : await ctx.reviews.addComment(repo, viewer, pull, input);
       return `/files#r${comment.id}`;
     }),
