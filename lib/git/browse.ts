@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { blame, type BlameHunk } from './blame.js';
 import { grep, type GrepResult } from './grep.js';
-import { EMPTY_TREE_ID, readDiff, streamCommitDiff, streamCommitPatch, streamDiff, streamFormatPatch, type DiffPage, type DiffWindow } from './diff.js';
+import { EMPTY_TREE_ID, readDiff, streamCommitDiff, streamCommitPatch, streamDiff, streamFormatPatch, type ChangedFile, type DiffPage, type DiffWindow } from './diff.js';
 import { LruCache, remembered } from './lru.js';
 import { isSafeBranchName, normaliseTreePath } from './names.js';
 import { isGitError, runGit, spawnGit } from './run-git.js';
@@ -288,8 +288,17 @@ export class GitBrowser {
    */
   async commitDiff(owner: string, name: string, commit: CommitInfo, window: Omit<DiffWindow, 'direct' | 'skip'>): Promise<DiffPage> {
     const gitDir = await this.#deps.gitDir(owner, name);
-    const key = `${gitDir}\0${commit.sha}\0${window.maxFiles}\0${window.maxPatchBytes}\0${window.budget?.bytes}\0${window.budget?.lines}`;
+    const key = `${gitDir}\0${commit.sha}\0${window.maxFiles}\0${window.maxPatchBytes}\0${window.budget?.bytes}\0${window.budget?.lines}\0${window.ignoreWhitespace === true}`;
     return remembered(this.#diffs, key, () => readDiff(gitDir, commit.parents[0] ?? EMPTY_TREE_ID, commit.sha, { ...window, direct: true }));
+  }
+
+  /** One file of `commitDiff` with every line as context (a page's "show all lines"). */
+  async commitFileWithAllLines(owner: string, name: string, commit: CommitInfo, file: Pick<ChangedFile, 'filename' | 'previous_filename'>, ignoreWhitespace: boolean): Promise<ChangedFile | undefined> {
+    const gitDir = await this.#deps.gitDir(owner, name);
+    const paths = [file.filename, ...(file.previous_filename ? [file.previous_filename] : [])];
+    const key = `${gitDir}\0${commit.sha}\0all\0${ignoreWhitespace}\0${paths.join('\0')}`;
+    const read = await remembered(this.#diffs, key, () => readDiff(gitDir, commit.parents[0] ?? EMPTY_TREE_ID, commit.sha, { direct: true, allLines: true, ignoreWhitespace, paths }));
+    return read.files.find((changed) => changed.filename === file.filename);
   }
 
   /** The whole diff of a commit (`diff`, against its first parent or the empty tree) or its format-patch mail, streamed. */

@@ -113,7 +113,16 @@ export interface DiffWindow {
   budget?: PatchBudget;
   /** What head changes against base itself (a commit against its parent or the empty tree), not their merge base. */
   direct?: boolean;
+  /** Changes of white space alone left out of the patches (`git diff -w`), as a page's "hide whitespace" asks. */
+  ignoreWhitespace?: boolean;
+  /** Every line of each file as context, not three around each change (a page's "show all lines"). */
+  allLines?: boolean;
+  /** Only these files (a renamed file's old path too, or it shows as added). */
+  paths?: readonly string[];
 }
+
+/** Context lines that stand for "all of them" (`-U`): more than any file a patch is shown for has. */
+const ALL_LINES = 1_000_000;
 
 /** Part of a diff: the files of the window asked for, and how many files the whole diff changes. */
 export interface DiffPage {
@@ -147,7 +156,13 @@ export async function readDiff(gitDir: string, base: string, head: string, windo
   // `direct`: what head changes against base itself (a commit against its parent, or the empty tree for a root).
   const range = window.direct ? [base, head] : [`${base}...${head}`];
   const reader = new DiffReader(window);
-  const child = spawnGit(['diff', '-z', '-M', '--raw', '--patch', ...range, '--'], { gitDir, timeoutMs: DEFAULT_GIT_TIMEOUT_MS });
+  const options = [...(window.ignoreWhitespace ? ['-w'] : []), ...(window.allLines ? [`-U${ALL_LINES}`] : [])];
+  const child = spawnGit(['diff', '-z', '-M', '--raw', '--patch', ...options, ...range, '--', ...(window.paths ?? [])], {
+    gitDir,
+    timeoutMs: DEFAULT_GIT_TIMEOUT_MS,
+    // Paths are names, never patterns.
+    env: window.paths ? { GIT_LITERAL_PATHSPECS: '1' } : undefined,
+  });
   child.stdin.end();
   const decoder = new StringDecoder('utf8');
   let read = false;

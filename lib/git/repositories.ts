@@ -412,9 +412,19 @@ export class GitRepositories {
     return this.#existing(owner, name).then((gitDir) => commitsBetween(gitDir, base, head));
   }
 
-  async changedFiles(owner: string, name: string, base: string, head: string): Promise<ChangedFile[]> {
+  /** What head changes against their merge base, cached by the pair (`ignoreWhitespace`: white space changes left out). */
+  async changedFiles(owner: string, name: string, base: string, head: string, ignoreWhitespace = false): Promise<ChangedFile[]> {
     const gitDir = await this.#existing(owner, name);
-    return remembered(this.#changedFiles, `${gitDir}\0${base}\0${head}`, () => changedFiles(gitDir, base, head));
+    return remembered(this.#changedFiles, `${gitDir}\0${base}\0${head}\0${ignoreWhitespace}`, () => changedFiles(gitDir, base, head, { ignoreWhitespace }));
+  }
+
+  /** One file of `changedFiles` with every line as context (a page's "show all lines"), cached as the others. */
+  async changedFileWithAllLines(owner: string, name: string, base: string, head: string, file: Pick<ChangedFile, 'filename' | 'previous_filename'>, ignoreWhitespace = false): Promise<ChangedFile | undefined> {
+    const gitDir = await this.#existing(owner, name);
+    const paths = [file.filename, ...(file.previous_filename ? [file.previous_filename] : [])];
+    const key = `${gitDir}\0${base}\0${head}\0${ignoreWhitespace}\0${paths.join('\0')}`;
+    const files = await remembered(this.#changedFiles, key, () => changedFiles(gitDir, base, head, { ignoreWhitespace, allLines: true, paths }));
+    return files.find((changed) => changed.filename === file.filename);
   }
 
   /** What head changes against base, counted (commits, files, lines); cached by the pair of commit ids. */

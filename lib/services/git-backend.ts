@@ -11,7 +11,8 @@ export type { ChangedFile, CommitSummary, DiffStats, FileEntry, MergeMethod, Mer
 /** What pull requests need from git (implemented by `GitRepositories`). */
 export interface PullGit {
   commitsBetween(owner: string, name: string, base: string, head: string): Promise<CommitSummary[]>;
-  changedFiles(owner: string, name: string, base: string, head: string): Promise<ChangedFile[]>;
+  changedFiles(owner: string, name: string, base: string, head: string, ignoreWhitespace?: boolean): Promise<ChangedFile[]>;
+  changedFileWithAllLines(owner: string, name: string, base: string, head: string, file: Pick<ChangedFile, 'filename' | 'previous_filename'>, ignoreWhitespace?: boolean): Promise<ChangedFile | undefined>;
   /** The counts of what head changes against base (commits, files, lines), cached by the pair. */
   diffStats(owner: string, name: string, base: string, head: string): Promise<DiffStats>;
   diffStream(owner: string, name: string, base: string, head: string, kind: 'diff' | 'patch'): Promise<Readable>;

@@ -274,9 +274,16 @@ export class PullService {
     return this.git.commitsBetween(repo.owner_name, repo.name, pull.base_sha, pull.head_sha);
   }
 
-  async files(repo: RepositoryRow, id: number): Promise<ChangedFile[]> {
+  /** The files the pull request changes (`ignoreWhitespace`: changes of white space alone left out of the patches). */
+  async files(repo: RepositoryRow, id: number, ignoreWhitespace = false): Promise<ChangedFile[]> {
     const pull = await this.get(repo, id);
-    return this.git.changedFiles(repo.owner_name, repo.name, pull.base_sha, pull.head_sha);
+    return this.git.changedFiles(repo.owner_name, repo.name, pull.base_sha, pull.head_sha, ignoreWhitespace);
+  }
+
+  /** One of the pull request's files with all its lines (`files` shows the lines around each change). */
+  async fileWithAllLines(repo: RepositoryRow, id: number, file: ChangedFile, ignoreWhitespace = false): Promise<ChangedFile | undefined> {
+    const pull = await this.get(repo, id);
+    return this.git.changedFileWithAllLines(repo.owner_name, repo.name, pull.base_sha, pull.head_sha, file, ignoreWhitespace);
   }
 
   /**

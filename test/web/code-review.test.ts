@@ -10,6 +10,8 @@ import { bearer, http, startHost } from '../helpers/host.js';
 // from the page; the same data as the GitHub API's reviews and review comments.
 
 const JOURNEY_MS = 120_000;
+/** Twenty lines, the tenth of which a branch changes: a diff that shows lines 7 to 13 until all are asked for. */
+const LONG = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).concat('');
 const ADA = 'ada_token_0123456789abcdef';
 const BOB = 'bob_token_0123456789abcdef';
 
@@ -37,6 +39,15 @@ describe('code review in the browser', () => {
               feature: { from: 'main', commits: [{ message: 'Count on', files: { 'src/app.js': 'const one = 1;\nconst tow = 2;\nconst three = 3;\nconst for = 4;\n' } }] },
             },
             pulls: [{ title: 'Count on', head: 'feature', base: 'main' }],
+          },
+          {
+            owner: 'ada',
+            name: 'spaces',
+            branches: {
+              main: { commits: [{ message: 'Start', files: { 'list.txt': 'one\ntwo\n', 'long.txt': LONG.join('\n') } }] },
+              tidy: { from: 'main', commits: [{ message: 'Indent, and three', files: { 'list.txt': '  one\n  two\n  three\n', 'long.txt': LONG.map((line, i) => (i === 9 ? 'line ten, changed' : line)).join('\n') } }] },
+            },
+            pulls: [{ title: 'Tidy', head: 'tidy', base: 'main' }],
           },
         ],
       },
@@ -237,5 +248,46 @@ describe('code review in the browser', () => {
     expect(await bob.textContent(`#r${id} .comment-head`)).toContain('on lines 2 to 4');
     const octokit = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: BOB });
     expect((await octokit.pulls.getReviewComment({ owner: 'ada', repo: 'lib', comment_id: id })).data).toMatchObject({ start_line: 2, line: 4, start_side: 'RIGHT', side: 'RIGHT' });
+  }, JOURNEY_MS);
+
+  it('hides changes of white space alone on request, on a pull request and on a commit', async () => {
+    const tidy = `${host.url}/ada/spaces/pulls/1/files`;
+    const shown = (await http(tidy, { headers: bearer(ADA) })).text;
+    expect(shown).toContain('<strong aria-current="true">Shown</strong>');
+    expect(shown).toMatch(/<span class="sr-only">removed: <\/span>-one/);
+    const hidden = (await http(`${tidy}?w=1`, { headers: bearer(ADA) })).text;
+    expect(hidden).toContain('<strong aria-current="true">Hidden</strong>');
+    expect(hidden).not.toContain('removed: </span>-one');
+    expect(hidden).toMatch(/added: <\/span>\+  three/);
+    // The toggles keep each other's choice, and line links keep the view.
+    expect(hidden).toContain(`href="/ada/spaces/pulls/1/files?diff=split&amp;w=1"`);
+    await bob.goto(`${tidy}?w=1`);
+    expect(await bob.locator('a.comment-link').first().getAttribute('href')).toMatch(/^\?comment=0R\d+&w=1#c0R\d+$/);
+    const commit = (await http(`${host.url}/api/v3/repos/ada/spaces/commits/tidy`, { headers: bearer(ADA) })).json as { sha: string };
+    const page = (await http(`${host.url}/ada/spaces/commit/${commit.sha}?w=1`)).text;
+    expect(page).not.toContain('removed: </span>-one');
+    expect(page).toMatch(/added: <\/span>\+  three/);
+    expect((await http(`${host.url}/ada/spaces/commit/${commit.sha}`)).text).toContain('removed: </span>-one');
+  }, JOURNEY_MS);
+
+  it('shows all lines of one file on request, comment links only on the lines of the diff', async () => {
+    const tidy = `${host.url}/ada/spaces/pulls/1/files`;
+    const rowsOf = async (url: string) => (await http(url, { headers: bearer(ADA) })).text;
+    const changesOnly = await rowsOf(tidy);
+    expect(changesOnly).not.toContain('<td> line 1</td>');
+    expect(changesOnly).toContain('href="/ada/spaces/pulls/1/files?expand=1#diff-2">Show all lines</a>');
+    await bob.goto(`${tidy}?expand=1#diff-2`);
+    const file = bob.locator('#diff-2');
+    expect(await file.locator('tbody tr').count()).toBe(1 + 19 + 2);
+    expect(await file.locator('a:text-is("Show the changes only")').getAttribute('href')).toBe('/ada/spaces/pulls/1/files#diff-2');
+    // Lines 1 to 6 are shown but not part of the diff: no comment links there; line 10's is kept with the view.
+    expect(await file.locator('a.comment-link[aria-label="Comment on new line 2"]').count()).toBe(0);
+    expect(await file.locator('a.comment-link[aria-label="Comment on new line 10"]').getAttribute('href')).toBe('?comment=1R10&expand=1#c1R10');
+    await inspect(bob, 'files-expanded', 'review', 1);
+    // The same on the commit.
+    const commit = (await http(`${host.url}/api/v3/repos/ada/spaces/commits/tidy`, { headers: bearer(ADA) })).json as { sha: string };
+    const whole = await rowsOf(`${host.url}/ada/spaces/commit/${commit.sha}?expand=1`);
+    expect(whole).toContain('<td> line 1</td>');
+    expect(await rowsOf(`${host.url}/ada/spaces/commit/${commit.sha}`)).not.toContain('<td> line 1</td>');
   }, JOURNEY_MS);
 });

@@ -66,7 +66,7 @@ table.blame td.blame-commit{white-space:normal;width:16rem;max-width:40vw;border
 .diff-file{border:1px solid var(--border);border-radius:6px;margin:1rem 0;overflow:hidden}
 table.code tr.add td{background:var(--add-bg)}table.code tr.del td{background:var(--del-bg)}
 table.code.split td:not(.num){width:50%}table.code.split td.add{background:var(--add-bg)}table.code.split td.del{background:var(--del-bg)}table.code.split td.empty{background:var(--subtle)}
-.diff-layout{margin:.3rem 0}
+.diff-layout{margin:.3rem 0}.diff-layout .view-part{margin-left:1rem}.diff-expand{margin:.4rem .75rem}
 table.code tr.hunk td{background:var(--accent-bg);color:var(--muted)}
 .hljs-keyword,.hljs-doctag,.hljs-template-tag,.hljs-template-variable,.hljs-type,.hljs-variable.language_,.hljs-deletion{color:var(--danger)}
 .hljs-title,.hljs-title.class_,.hljs-title.function_{color:var(--purple)}.hljs-attr,.hljs-attribute,.hljs-literal,.hljs-meta,.hljs-number,.hljs-operator,.hljs-variable,.hljs-section{color:var(--accent)}

@@ -24,10 +24,18 @@ export interface FullDiffLinks {
 /** Unified (one column, GitHub's default) or split (old and new side by side). */
 export type DiffLayout = 'unified' | 'split';
 
-/** The layout a page asks for (`?diff=split`), and the address of the page in a layout (for the toggle). */
-export interface LayoutChoice {
+/** How a page shows a diff: its layout (`?diff=split`) and whether changes of white space alone are hidden (`?w=1`). */
+export interface DiffView {
   layout: DiffLayout;
-  href: (layout: DiffLayout) => string;
+  hideWhitespace: boolean;
+  /** The file (its index on the page) shown with all its lines (`?expand=`), not only around its changes. */
+  expanded?: number;
+}
+
+/** The view a page shows, and the address of the page in another view (for the toggles). */
+export interface LayoutChoice {
+  view: DiffView;
+  href: (view: DiffView) => string;
 }
 
 /** The side of a diff a line is on: the old file's (removed lines) or the new file's (added and context lines). */
@@ -39,7 +47,8 @@ export type DiffSide = 'LEFT' | 'RIGHT';
  */
 export interface DiffReview {
   below(file: ChangedFile, index: number, side: DiffSide, line: number): SafeHtml | undefined;
-  commentHref?(index: number, side: DiffSide, line: number): string;
+  /** Undefined for a line that may not be commented on (one shown only because all lines of its file are). */
+  commentHref?(index: number, side: DiffSide, line: number): string | undefined;
 }
 
 const HUNK_HEADER = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/;
@@ -66,6 +75,18 @@ export function patchRows(patch: string): DiffRow[] {
     else rows.push({ kind: 'ctx', text: line.slice(1), old: oldLine++, new: newLine++ });
   }
   return rows;
+}
+
+/** The places (`LEFT:12`, `RIGHT:3`) of a patch's lines: where review comments may go. */
+export function patchPlaces(patch: string): Set<string> {
+  const places = new Set<string>();
+  for (const row of patchRows(patch)) {
+    if (row.kind === 'add' || row.kind === 'del' || row.kind === 'ctx') {
+      const place = placeOf(row);
+      places.add(`${place.side}:${place.line}`);
+    }
+  }
+  return places;
 }
 
 const SIGN = { add: '+', del: '-', ctx: ' ' } as const;
@@ -159,12 +180,16 @@ function downloadLinks(links: FullDiffLinks | undefined): SafeHtml | '' {
   return html`<a href="${links.diff}">Download the full diff</a>${links.patch ? html` or <a href="${links.patch}">the patch</a>` : ''}.`;
 }
 
-function fileBody(file: ChangedFile, index: number, shown: boolean, links: FullDiffLinks | undefined, review: DiffReview | undefined, layout: DiffLayout): SafeHtml {
+function fileBody(file: ChangedFile, index: number, shown: boolean, links: FullDiffLinks | undefined, review: DiffReview | undefined, choice: LayoutChoice | undefined): SafeHtml {
   if (file.patch === undefined || !shown) {
     if (file.patch_omitted || file.patch !== undefined) return html`<p class="muted">This diff is too large to show here. ${downloadLinks(links)}</p>`;
     if (file.status === 'renamed' && file.changes === 0) return html`<p class="muted">File renamed without changes.</p>`;
     return html`<p class="muted">Binary file not shown.</p>`;
   }
+  return html`${expandLink(file, index, choice)}${patchTable({ ...file, patch: file.patch }, index, review, choice?.view.layout ?? 'unified')}`;
+}
+
+function patchTable(file: ChangedFile & { patch: string }, index: number, review: DiffReview | undefined, layout: DiffLayout): SafeHtml {
   if (layout === 'split') {
     return html`<div class="code-scroll" tabindex="0" role="region" aria-label="Diff of ${file.filename}"><table class="code diff split"><caption class="sr-only">Changes to ${file.filename}, old and new side by side</caption>
 <thead class="sr-only"><tr><th scope="col">Old line number</th><th scope="col">Old line</th><th scope="col">New line number</th><th scope="col">New line</th></tr></thead>
@@ -176,12 +201,12 @@ function fileBody(file: ChangedFile, index: number, shown: boolean, links: FullD
 }
 
 /** One file's section: name (renames as old → new), status, line counts, and its patch (collapsed when large). */
-function fileSection(file: ChangedFile, index: number, shown: boolean, links: FullDiffLinks | undefined, review: DiffReview | undefined, layout: DiffLayout): SafeHtml {
+function fileSection(file: ChangedFile, index: number, shown: boolean, links: FullDiffLinks | undefined, review: DiffReview | undefined, choice: LayoutChoice | undefined): SafeHtml {
   const open = file.changes <= COLLAPSE_ABOVE_LINES;
   return html`<details class="diff-file" id="diff-${index + 1}"${open ? ' open' : ''}>
 <summary>${fileTitle(file)} <span class="badge">${file.status}</span>
 <span class="added">+${file.additions}</span> <span class="removed">−${file.deletions}</span></summary>
-${fileBody(file, index, shown, links, review, layout)}</details>`;
+${fileBody(file, index, shown, links, review, choice)}</details>`;
 }
 
 /** How long one slice of a diff renders before the event loop gets a turn (a 200-file diff takes tens of ms cold). */
@@ -221,16 +246,35 @@ function withinBudget(files: readonly ChangedFile[], budget: PatchBudget): boole
   });
 }
 
-/** Unified or split: the layout shown, and a link to the other. */
+/** Unified or split, white space shown or hidden: the view shown, and links to the others. */
 function layoutToggle(choice: LayoutChoice): SafeHtml {
-  const option = (layout: DiffLayout, label: string) =>
-    layout === choice.layout ? html`<strong aria-current="true">${label}</strong>` : html`<a href="${choice.href(layout)}">${label}</a>`;
-  return html`<p class="diff-layout"><span class="muted">View:</span> ${option('unified', 'Unified')} · ${option('split', 'Split')}</p>`;
+  const option = (view: DiffView, label: string) => {
+    const current = view.layout === choice.view.layout && view.hideWhitespace === choice.view.hideWhitespace;
+    return current ? html`<strong aria-current="true">${label}</strong>` : html`<a href="${choice.href(view)}">${label}</a>`;
+  };
+  const { layout, hideWhitespace } = choice.view;
+  return html`<p class="diff-layout"><span class="muted">View:</span> ${option({ layout: 'unified', hideWhitespace }, 'Unified')} · ${option({ layout: 'split', hideWhitespace }, 'Split')}
+<span class="muted view-part">White space:</span> ${option({ layout, hideWhitespace: false }, 'Shown')} · ${option({ layout, hideWhitespace: true }, 'Hidden')}</p>`;
 }
 
-/** `?diff=split` on a page's address asks for the split layout; anything else is unified. */
-export function layoutOf(asked: string | undefined): DiffLayout {
-  return asked === 'split' ? 'split' : 'unified';
+/** The view a page's address asks for: `diff=split` for the split layout, `w=1` to hide changes of white space alone. */
+export function diffViewOf(layout: string | undefined, whitespace: string | undefined, expand?: string): DiffView {
+  const expanded = /^\d{1,4}$/.test(expand ?? '') ? Number(expand) : undefined;
+  return { layout: layout === 'split' ? 'split' : 'unified', hideWhitespace: whitespace === '1', ...(expanded === undefined ? {} : { expanded }) };
+}
+
+/** The query (without `?`) that asks for `view`: '' for the default. */
+export function viewQuery(view: DiffView): string {
+  return [view.layout === 'split' ? 'diff=split' : '', view.hideWhitespace ? 'w=1' : '', view.expanded === undefined ? '' : `expand=${view.expanded}`].filter(Boolean).join('&');
+}
+
+/** "Show all lines" of a file, or back to its changes only, where the page can (a modified or renamed file's patch). */
+function expandLink(file: ChangedFile, index: number, choice: LayoutChoice | undefined): SafeHtml | '' {
+  if (!choice || (file.status !== 'modified' && file.status !== 'renamed')) return '';
+  const expanded = choice.view.expanded === index;
+  const { expanded: _, ...rest } = choice.view;
+  const href = `${choice.href(expanded ? rest : { ...rest, expanded: index })}#diff-${index + 1}`;
+  return html`<p class="diff-expand"><a href="${href}">${expanded ? 'Show the changes only' : 'Show all lines'}</a></p>`;
 }
 
 const count = (n: number, noun: string) => `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
@@ -250,7 +294,7 @@ export async function renderDiff(diff: readonly ChangedFile[] | DiffPage, links?
   const additions = files.reduce((sum, file) => sum + file.additions, 0);
   const deletions = files.reduce((sum, file) => sum + file.deletions, 0);
   const shown = withinBudget(files, PAGE_DIFF_LIMITS.budget);
-  const sections = await renderInSlices(files, (file, index) => fileSection(file, index, shown[index]!, links, review, choice?.layout ?? 'unified'));
+  const sections = await renderInSlices(files, (file, index) => fileSection(file, index, shown[index]!, links, review, choice));
   const changes = html`<span class="added">${count(additions, 'addition')}</span>, <span class="removed">${count(deletions, 'deletion')}</span>`;
   const summary =
     files.length === total

@@ -3,7 +3,7 @@ import { suggestionOf } from '../../services/suggestions.js';
 import type { ReviewCommentRow, ReviewRow, ThreadResolution } from '../../store/queries/reviews.js';
 import { relativeTime } from './code/links.js';
 import { markdownBox } from './conversation.js';
-import { patchRows, type DiffLayout, type DiffReview, type DiffSide } from './diff-view.js';
+import { patchRows, viewQuery, type DiffReview, type DiffSide, type DiffView } from './diff-view.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { renderMarkdown } from './markdown.js';
 
@@ -35,8 +35,10 @@ export interface ReviewContext {
   /** The pull request's head commit: comments made on an older one are outdated. */
   headSha: string;
   asked?: LineAsked;
-  /** The diff's layout, kept by the comment links. */
-  layout?: DiffLayout;
+  /** How the diff is shown, kept by the comment links. */
+  view?: DiffView;
+  /** The lines of the file shown with all its lines (its index) that are part of the diff: only those take comments. */
+  commentable?: { index: number; places: ReadonlySet<string> };
   /** Whether the viewer may commit a suggestion to the head branch (write access, an open pull request). */
   canApply: boolean;
   /** Whether the viewer may resolve threads (the pull request's author, or write access). */
@@ -130,7 +132,12 @@ export function diffReview(context: ReviewContext, fileIndex: ReadonlyMap<string
       if (!thread && !asked) return undefined;
       return html`${thread ? threadsHtml(context, thread, replies) : ''}${asked ? lineForm(context, file, side, line) : ''}`;
     },
-    commentHref: context.viewer ? (index, side, line) => `?comment=${lineKey(index, side, line)}${context.layout === 'split' ? '&diff=split' : ''}#c${lineKey(index, side, line)}` : undefined,
+    commentHref: context.viewer
+      ? (index, side, line) =>
+          context.commentable?.index === index && !context.commentable.places.has(`${side}:${line}`)
+            ? undefined
+            : `?comment=${lineKey(index, side, line)}${context.view && viewQuery(context.view) ? `&${viewQuery(context.view)}` : ''}#c${lineKey(index, side, line)}`
+      : undefined,
   };
 }
 

@@ -10,7 +10,7 @@ import { archiveResponse } from '../../archive-response.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
 import { escapeHtml, type SafeHtml } from '../../pages/html.js';
-import { layoutOf, PAGE_DIFF_LIMITS, renderDiff, type DiffLayout } from '../../pages/diff-view.js';
+import { diffViewOf, PAGE_DIFF_LIMITS, renderDiff, viewQuery, type DiffView } from '../../pages/diff-view.js';
 import { LruCache } from '../../../git/lru.js';
 import { blameView, type BlameContent } from '../../pages/code/blame-view.js';
 import { blobView } from '../../pages/code/blob.js';
@@ -317,13 +317,18 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
     }
     // A commit's diff never changes: rendered once per commit id (the largest are rendered again from the bounded
     // read, which stays cached, instead of being kept as markup).
-    const layout = layoutOf(queryString(event, 'diff'));
-    const key = `${repo.id}\0${commit.sha}\0${layout}`;
+    const view = diffViewOf(queryString(event, 'diff'), queryString(event, 'w'), queryString(event, 'expand'));
+    const key = `${repo.id}\0${commit.sha}\0${viewQuery(view)}`;
     let diff = renderedDiffs.get(key);
     if (!diff) {
       const base = commitUrl(repo, commit.sha);
-      const choice = { layout, href: (other: DiffLayout) => `${base}${other === 'split' ? '?diff=split' : ''}` };
-      diff = await renderDiff(await browse.commitDiff(repo.owner_name, repo.name, commit, PAGE_DIFF_LIMITS), { diff: `${base}.diff`, patch: `${base}.patch` }, undefined, choice);
+      const choice = { view, href: (other: DiffView) => `${base}${viewQuery(other) ? `?${viewQuery(other)}` : ''}` };
+      const read = await browse.commitDiff(repo.owner_name, repo.name, commit, { ...PAGE_DIFF_LIMITS, ignoreWhitespace: view.hideWhitespace });
+      // The file asked for with all its lines (a new page: the one read is cached).
+      const expanded = view.expanded === undefined ? undefined : read.files[view.expanded];
+      const whole = expanded?.patch === undefined ? undefined : await browse.commitFileWithAllLines(repo.owner_name, repo.name, commit, expanded, view.hideWhitespace);
+      const shown = whole ? { ...read, files: read.files.map((file, index) => (index === view.expanded ? whole : file)) } : read;
+      diff = await renderDiff(shown, { diff: `${base}.diff`, patch: `${base}.patch` }, undefined, choice);
       if (diff.value.length <= MAX_KEPT_DIFF_CHARS) renderedDiffs.set(key, diff);
     }
     return htmlResponse(commitView(user, repo, access, commit, await ctx.statuses.combinedOf(repo, commit.sha), diff));

@@ -8,7 +8,7 @@ import { atLeast } from '../../../services/permissions.js';
 import { NO_ITEMS } from '../../../store/queries/page-window.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
-import { layoutOf, renderDiff, type DiffLayout } from '../../pages/diff-view.js';
+import { diffViewOf, patchPlaces, renderDiff, viewQuery, type DiffView } from '../../pages/diff-view.js';
 import { compareView, pullListView, pullView, type CompareModel, type PullTab } from '../../pages/pulls-view.js';
 import { fullName, pathUrl, repoBase } from '../../pages/repo-layout.js';
 import type { SafeHtml } from '../../pages/html.js';
@@ -35,7 +35,7 @@ const MAX_LISTED_BRANCHES = { limit: 500, offset: 0 };
 /** What the files tab's address asks for: the line to comment on, and the layout of the diff. */
 interface FilesTabView {
   asked?: LineAsked;
-  layout?: DiffLayout;
+  view?: DiffView;
 }
 
 /** Review comments a files tab shows (GitHub's review threads are never longer in practice). */
@@ -43,9 +43,13 @@ const MAX_REVIEW_COMMENTS = { limit: 2000, offset: 0 };
 const MAX_REVIEWS = { limit: 200, offset: 0 };
 
 /** The files tab: the diff with its review threads (and the form on the line asked for), and the review box. */
-async function filesTab(ctx: AppContext, request: RepoPageRequest, row: PullRow, { asked, layout = 'unified' }: FilesTabView): Promise<{ diff: SafeHtml; reviewBox: SafeHtml | '' }> {
+async function filesTab(ctx: AppContext, request: RepoPageRequest, row: PullRow, { asked, view = diffViewOf(undefined, undefined) }: FilesTabView): Promise<{ diff: SafeHtml; reviewBox: SafeHtml | '' }> {
   const { viewer, user, repo, access } = request;
-  const files = await ctx.pulls.files(repo, row.id);
+  const changed = await ctx.pulls.files(repo, row.id, view.hideWhitespace);
+  // The file asked for with all its lines (a new list: the one read is cached).
+  const expanded = view.expanded === undefined ? undefined : changed[view.expanded];
+  const whole = expanded?.patch === undefined ? undefined : await ctx.pulls.fileWithAllLines(repo, row.id, expanded, view.hideWhitespace);
+  const files = whole ? changed.map((file, index) => (index === view.expanded ? whole : file)) : changed;
   const context: ReviewContext = {
     viewer: user,
     repository: fullName(repo),
@@ -53,7 +57,8 @@ async function filesTab(ctx: AppContext, request: RepoPageRequest, row: PullRow,
     comments: (await ctx.reviews.comments(repo, viewer, { pull: row }, MAX_REVIEW_COMMENTS)).items,
     headSha: row.head_sha,
     asked,
-    layout,
+    view,
+    commentable: whole && expanded?.patch !== undefined ? { index: view.expanded!, places: patchPlaces(expanded.patch) } : undefined,
     canApply: row.status === 'open' && atLeast(access, 'write'),
     canResolve: viewer !== undefined && (viewer.id === row.author_id || atLeast(access, 'write')),
     resolutions: await ctx.reviews.resolutions(row),
@@ -62,7 +67,7 @@ async function filesTab(ctx: AppContext, request: RepoPageRequest, row: PullRow,
   const fileIndex = new Map(files.map((file, index) => [file.filename, index]));
   const pendingComments = context.pending ? context.comments.filter((comment) => comment.review_id === context.pending!.id).length : 0;
   return {
-    diff: await renderDiff(files, downloads(context.action), diffReview(context, fileIndex), { layout, href: (choice) => `${context.action}/files${choice === 'split' ? '?diff=split' : ''}` }),
+    diff: await renderDiff(files, downloads(context.action), diffReview(context, fileIndex), { view, href: (other) => `${context.action}/files${viewQuery(other) ? `?${viewQuery(other)}` : ''}` }),
     reviewBox: row.status === 'open' ? reviewBox(context, viewer?.id === row.author_id, pendingComments) : '',
   };
 }
@@ -213,7 +218,7 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
         const pull = await pullNumbered(ctx, request.repo, Number(download[1]));
         return textDownload(await ctx.pulls.diff(request.repo, pull.id, download[2] as 'diff' | 'patch'));
       }
-      const view = { asked: parseLineAsked(queryString(event, 'comment')), layout: layoutOf(queryString(event, 'diff')) };
+      const view = { asked: parseLineAsked(queryString(event, 'comment')), view: diffViewOf(queryString(event, 'diff'), queryString(event, 'w'), queryString(event, 'expand')) };
       return htmlResponse(await renderPull(ctx, request, idParam(event, 'number'), tab, commentWindow(event), undefined, view));
     });
   }
