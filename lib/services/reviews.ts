@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { insertIssueEvent } from '../store/queries/issue-events.js';
 import { invalid, notFound } from '../errors.js';
 import { hunkUpTo } from '../git/diff-hunk.js';
+import type { ChangedFile } from '../git/diff.js';
 import type { EventRecorder, PullRequestReviewCommentEvent, PullRequestReviewEvent } from '../events/index.js';
 import { simplePull, type ReviewShapes } from '../github/review-shapes.js';
 import type { Db, WriteTx } from '../store/interface.js';
@@ -14,6 +16,7 @@ import {
   deleteReviewComment,
   insertReview,
   insertReviewComment,
+  markFileViewed,
   pendingReviewOf,
   removeReviewRequest,
   requestedReviewers,
@@ -23,9 +26,11 @@ import {
   reviewComments,
   reviewsOfPull,
   threadResolutions,
+  unmarkFileViewed,
   unresolveThread,
   updateReview,
   updateReviewComment,
+  viewedFiles,
   type DiffPosition,
   type ReviewCommentRow,
   type ReviewRow,
@@ -61,6 +66,11 @@ export interface CommentInput {
 
 type Fields = Record<string, unknown>;
 const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** What a file's changes are, in short: a file viewed at another hash has changed since. */
+function patchHash(file: ChangedFile): string {
+  return createHash('sha1').update(`${file.status}\0${file.previous_filename ?? ''}\0${file.patch ?? `${file.additions}/${file.deletions}`}`).digest('hex');
+}
 
 function body(value: unknown, required: string | undefined): string {
   if (value === undefined || value === null || value === '') {
@@ -226,6 +236,29 @@ export class ReviewService {
     const now = this.now();
     await writeToRepository(this.store, repo, async (tx) => {
       await (resolved ? resolveThread(tx, first.id, viewer!.id, now) : unresolveThread(tx, first.id));
+    });
+  }
+
+  /**
+   * The files of the pull request the viewer has viewed as they are now (paths): a file marked viewed whose changes
+   * differ since counts as not viewed again, as on GitHub.
+   */
+  async viewedFiles(repo: RepositoryRow, viewer: Viewer, pull: PullRow): Promise<Set<string>> {
+    if (!viewer) return new Set();
+    const marked = await viewedFiles(this.store, pull.id, viewer.id);
+    if (marked.size === 0) return new Set();
+    const files = await this.pulls.files(repo, pull.id);
+    return new Set(files.filter((file) => marked.get(file.filename) === patchHash(file)).map((file) => file.filename));
+  }
+
+  /** Marks a file of the pull request viewed (as its changes are now) or not, for the signed-in viewer. */
+  async setViewed(repo: RepositoryRow, viewer: Viewer, pull: PullRow, path: unknown, viewed: boolean): Promise<void> {
+    await requireAccess(this.store, viewer, repo, 'read');
+    const file = (await this.pulls.files(repo, pull.id)).find((changed) => changed.filename === path);
+    if (!file) throw invalid('path must be a file the pull request changes');
+    const now = this.now();
+    await writeToRepository(this.store, repo, async (tx) => {
+      await (viewed ? markFileViewed(tx, pull.id, viewer!.id, file.filename, patchHash(file), now) : unmarkFileViewed(tx, pull.id, viewer!.id, file.filename));
     });
   }
 

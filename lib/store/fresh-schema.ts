@@ -470,5 +470,14 @@ export const FRESH_SCHEMA: readonly string[] = [
         resolved_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
         resolved_at TEXT NOT NULL
       )`,
+  `CREATE TABLE pull_file_views (
+        pull_id INTEGER NOT NULL REFERENCES pull_requests(id) ON DELETE CASCADE,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        patch_hash TEXT NOT NULL,
+        viewed_at TEXT NOT NULL,
+        PRIMARY KEY (pull_id, user_id, path)
+      )`,
+  `CREATE INDEX pull_file_views_by_user ON pull_file_views (user_id)`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
 ];

@@ -604,6 +604,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
     // labels, assignees, milestones, closing, reopening, merging, renaming and review requests, written in the write
     // that made the change. `subject_id` is the assignee or requested reviewer; a cross-reference names the issue or pull
     // request that mentioned this one (`source_*`). Review threads marked resolved, by their first comment.
+    // Files of a pull request each account marked viewed, with a hash of the patch they saw.
     version: 15,
     statements: [
       `CREATE TABLE issue_events (
@@ -631,6 +632,15 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
         resolved_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
         resolved_at TEXT NOT NULL
       )`,
+      `CREATE TABLE pull_file_views (
+        pull_id INTEGER NOT NULL REFERENCES pull_requests(id) ON DELETE CASCADE,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        path TEXT NOT NULL,
+        patch_hash TEXT NOT NULL,
+        viewed_at TEXT NOT NULL,
+        PRIMARY KEY (pull_id, user_id, path)
+      )`,
+      'CREATE INDEX pull_file_views_by_user ON pull_file_views (user_id)',
     ],
   },
 ];

@@ -290,4 +290,39 @@ describe('code review in the browser', () => {
     expect(whole).toContain('<td> line 1</td>');
     expect(await rowsOf(`${host.url}/ada/spaces/commit/${commit.sha}`)).not.toContain('<td> line 1</td>');
   }, JOURNEY_MS);
+
+  it('folds the files a reviewer marked viewed, for that reviewer, until they change', async () => {
+    const tidy = `${host.url}/ada/spaces/pulls/1/files`;
+    await bob.goto(tidy);
+    await bob.locator('#diff-1 button:text-is("Mark as viewed")').click();
+    await bob.waitForURL(`${tidy}#diff-1`);
+    expect(await bob.locator('#diff-1').getAttribute('open')).toBeNull();
+    expect(await bob.locator('#diff-1 > summary .badge:text-is("Viewed")').count()).toBe(1);
+    expect(await bob.locator('#diff-2').getAttribute('open')).not.toBeNull();
+    await inspect(bob, 'files-viewed', 'review', 1);
+    // Another reviewer's view is their own.
+    await ada.goto(tidy);
+    expect(await ada.locator('#diff-1').getAttribute('open')).not.toBeNull();
+    // A new commit that changes the file makes it unviewed again; one that leaves it alone does not.
+    const contents = `${host.url}/api/v3/repos/ada/spaces/contents`;
+    const sha = async (path: string) => ((await http(`${contents}/${path}?ref=tidy`, { headers: bearer(ADA) })).json as { sha: string }).sha;
+    const put = async (path: string, text: string) =>
+      expect((await http(`${contents}/${path}`, { method: 'PUT', headers: bearer(ADA), json: { message: `Change ${path}`, content: Buffer.from(text).toString('base64'), branch: 'tidy', sha: await sha(path) } })).status).toBe(200);
+    await put('long.txt', LONG.map((line, i) => (i === 9 ? 'line ten, changed' : i === 15 ? 'line sixteen' : line)).join('\n'));
+    await bob.goto(tidy);
+    expect(await bob.locator('#diff-1 > summary .badge:text-is("Viewed")').count()).toBe(1);
+    await put('list.txt', '  one\n  two\n  three\n  four\n');
+    await bob.goto(tidy);
+    expect(await bob.locator('#diff-1 > summary .badge:text-is("Viewed")').count()).toBe(0);
+    expect(await bob.locator('#diff-1').getAttribute('open')).not.toBeNull();
+    // Marked again, then unmarked.
+    await bob.locator('#diff-1 button:text-is("Mark as viewed")').click();
+    await bob.waitForURL(`${tidy}#diff-1`);
+    await bob.click('#diff-1 > summary');
+    await bob.locator('#diff-1 button:text-is("Viewed ✓")').click();
+    await bob.waitForURL(`${tidy}#diff-1`);
+    expect(await bob.locator('#diff-1 > summary .badge:text-is("Viewed")').count()).toBe(0);
+    // Anonymous readers have nothing to mark.
+    expect((await http(tidy)).text).not.toContain('file-viewed');
+  }, JOURNEY_MS);
 });

@@ -49,6 +49,8 @@ export interface DiffReview {
   below(file: ChangedFile, index: number, side: DiffSide, line: number): SafeHtml | undefined;
   /** Undefined for a line that may not be commented on (one shown only because all lines of its file are). */
   commentHref?(index: number, side: DiffSide, line: number): string | undefined;
+  /** A file's own controls, above its lines (the viewer's "Viewed"), and whether it starts folded. */
+  fileHead?(file: ChangedFile, index: number): { tools: SafeHtml; folded: boolean; badge?: string };
 }
 
 const HUNK_HEADER = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/;
@@ -202,11 +204,12 @@ function patchTable(file: ChangedFile & { patch: string }, index: number, review
 
 /** One file's section: name (renames as old → new), status, line counts, and its patch (collapsed when large). */
 function fileSection(file: ChangedFile, index: number, shown: boolean, links: FullDiffLinks | undefined, review: DiffReview | undefined, choice: LayoutChoice | undefined): SafeHtml {
-  const open = file.changes <= COLLAPSE_ABOVE_LINES;
+  const head = review?.fileHead?.(file, index);
+  const open = file.changes <= COLLAPSE_ABOVE_LINES && !head?.folded;
   return html`<details class="diff-file" id="diff-${index + 1}"${open ? ' open' : ''}>
 <summary>${fileTitle(file)} <span class="badge">${file.status}</span>
-<span class="added">+${file.additions}</span> <span class="removed">−${file.deletions}</span></summary>
-${fileBody(file, index, shown, links, review, choice)}</details>`;
+<span class="added">+${file.additions}</span> <span class="removed">−${file.deletions}</span>${head?.badge ? html` <span class="badge">${head.badge}</span>` : ''}</summary>
+${head?.tools ?? ''}${fileBody(file, index, shown, links, review, choice)}</details>`;
 }
 
 /** How long one slice of a diff renders before the event loop gets a turn (a 200-file diff takes tens of ms cold). */

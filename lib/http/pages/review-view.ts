@@ -37,6 +37,8 @@ export interface ReviewContext {
   asked?: LineAsked;
   /** How the diff is shown, kept by the comment links. */
   view?: DiffView;
+  /** The files the viewer has viewed as they are now (folded, with their "Viewed" pressed). */
+  viewed?: ReadonlySet<string>;
   /** The lines of the file shown with all its lines (its index) that are part of the diff: only those take comments. */
   commentable?: { index: number; places: ReadonlySet<string> };
   /** Whether the viewer may commit a suggestion to the head branch (write access, an open pull request). */
@@ -111,6 +113,14 @@ ${markdownBox(`Comment on ${side === 'LEFT' ? 'old' : 'new'} line ${line} of ${f
 <div class="actions"><button type="submit" name="mode" value="single">Add single comment</button><button type="submit" name="mode" value="review">${context.pending ? 'Add review comment' : 'Start a review'}</button></div></form>`;
 }
 
+/** A file's "Viewed" switch for the signed-in viewer: a viewed file starts folded, until its changes change. */
+function viewedToggle(context: ReviewContext, file: ChangedFile, index: number): { tools: SafeHtml; folded: boolean; badge?: string } {
+  const viewed = context.viewed?.has(file.filename) ?? false;
+  const tools = html`<form method="post" action="${context.action}/files/viewed" class="file-viewed">${csrfInput(context.viewer)}<input type="hidden" name="path" value="${file.filename}"><input type="hidden" name="index" value="${index}"><input type="hidden" name="viewed" value="${viewed ? '0' : '1'}">
+<button type="submit" aria-pressed="${viewed ? 'true' : 'false'}">${viewed ? 'Viewed ✓' : 'Mark as viewed'}</button></form>`;
+  return viewed ? { tools, folded: true, badge: 'Viewed' } : { tools, folded: false };
+}
+
 /** The review on a pull request's diff: threads under their lines, and the form on the line asked for. */
 export function diffReview(context: ReviewContext, fileIndex: ReadonlyMap<string, number>): DiffReview {
   const threads = new Map<string, ReviewCommentRow[]>();
@@ -132,6 +142,7 @@ export function diffReview(context: ReviewContext, fileIndex: ReadonlyMap<string
       if (!thread && !asked) return undefined;
       return html`${thread ? threadsHtml(context, thread, replies) : ''}${asked ? lineForm(context, file, side, line) : ''}`;
     },
+    fileHead: context.viewer ? (file, index) => viewedToggle(context, file, index) : undefined,
     commentHref: context.viewer
       ? (index, side, line) =>
           context.commentable?.index === index && !context.commentable.places.has(`${side}:${line}`)

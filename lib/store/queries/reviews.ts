@@ -206,3 +206,21 @@ export async function resolveThread(tx: WriteTx, commentId: number, userId: numb
 export async function unresolveThread(tx: WriteTx, commentId: number): Promise<boolean> {
   return (await tx.run('DELETE FROM review_thread_resolutions WHERE comment_id = ?', [commentId])).changes > 0;
 }
+
+/** The files of a pull request the account marked viewed, with the hash of the patch each was viewed at. */
+export async function viewedFiles(db: ReadTx, pullId: number, userId: number): Promise<Map<string, string>> {
+  const rows = await db.all<{ path: string; patch_hash: string }>('SELECT path, patch_hash FROM pull_file_views WHERE pull_id = ? AND user_id = ?', [pullId, userId]);
+  return new Map(rows.map((row) => [row.path, row.patch_hash]));
+}
+
+export async function markFileViewed(tx: WriteTx, pullId: number, userId: number, path: string, patchHash: string, now: string): Promise<void> {
+  await tx.run(
+    `INSERT INTO pull_file_views (pull_id, user_id, path, patch_hash, viewed_at) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (pull_id, user_id, path) DO UPDATE SET patch_hash = excluded.patch_hash, viewed_at = excluded.viewed_at`,
+    [pullId, userId, path, patchHash, now],
+  );
+}
+
+export async function unmarkFileViewed(tx: WriteTx, pullId: number, userId: number, path: string): Promise<void> {
+  await tx.run('DELETE FROM pull_file_views WHERE pull_id = ? AND user_id = ? AND path = ?', [pullId, userId, path]);
+}

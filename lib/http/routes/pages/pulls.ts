@@ -59,6 +59,7 @@ async function filesTab(ctx: AppContext, request: RepoPageRequest, row: PullRow,
     asked,
     view,
     commentable: whole && expanded?.patch !== undefined ? { index: view.expanded!, places: patchPlaces(expanded.patch) } : undefined,
+    viewed: await ctx.reviews.viewedFiles(repo, viewer, row),
     canApply: row.status === 'open' && atLeast(access, 'write'),
     canResolve: viewer !== undefined && (viewer.id === row.author_id || atLeast(access, 'write')),
     resolutions: await ctx.reviews.resolutions(row),
@@ -292,6 +293,15 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
       await ctx.reviews.setResolved(repo, viewer, pull, id, resolved);
       // At the folded thread itself: an address inside it would unfold it again.
       return `/files#${resolved ? 't' : 'r'}${id}`;
+    }),
+  );
+
+  // A file marked viewed (or not) by the viewer: back at the file, folded once viewed.
+  app.post('/:owner/:repo/pulls/:number/files/viewed', (event) =>
+    reviewForm(event, async ({ viewer, repo }, form, pull) => {
+      await ctx.reviews.setViewed(repo, viewer, pull, form.path, form.viewed !== '0');
+      const index = Number(form.index);
+      return `/files${Number.isSafeInteger(index) && index >= 0 ? `#diff-${index + 1}` : ''}`;
     }),
   );
 
