@@ -67,6 +67,12 @@ export async function writeBlob(gitDir: string, content: string | Uint8Array): P
   return trimmed(stdout);
 }
 
+/** Writes the bytes of the file at `path` (an absolute path) as a blob, as they are (no filters); returns its id. */
+export async function writeBlobFromFile(gitDir: string, path: string): Promise<string> {
+  const { stdout } = await runGit(['hash-object', '-t', 'blob', '-w', '--no-filters', '--', path], { gitDir });
+  return trimmed(stdout);
+}
+
 /** The object's type and size, or undefined when the repository has no such object. */
 export async function objectInfo(gitDir: string, id: string): Promise<{ type: 'blob' | 'tree' | 'commit' | 'tag'; size: number } | undefined> {
   requireId(id, 'object');

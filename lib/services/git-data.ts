@@ -14,6 +14,7 @@ import {
   readCommit,
   readTree,
   writeBlob,
+  writeBlobFromFile,
   writeTag,
   type CommitIdentity,
   type CommitObject,
@@ -379,6 +380,48 @@ export class GitDataService {
     const entry: TreeEntry | undefined = blob === undefined ? undefined : { path: path.slice(slash + 1), mode: existing?.mode ?? '100644', type: 'blob', id: blob, size: change.content!.length };
     return { commit, file: entry && contentEntry(entry, path.slice(0, Math.max(slash, 0))), replaced: existing !== undefined };
   }
+
+  /**
+   * Adds (or replaces) files in a folder of a branch in one commit, as a browser's "Upload files" does: names keep
+   * their last part only, a name given twice or naming a folder is refused, and the branch moves as a push would
+   * (protection, events) from the tip the files were added to.
+   */
+  async addFiles(repo: RepositoryRow, viewer: Viewer, upload: UploadedFiles): Promise<CommitObject> {
+    const user = await this.requireWrite(repo, viewer);
+    const message = requiredText('message', upload.message, 65_535);
+    if (upload.files.length === 0) throw invalid('Choose at least one file to upload');
+    const paths = upload.files.map((file) => {
+      const name = file.name.split(/[\\/]/).pop()!.trim();
+      if (!name) throw invalid('Every uploaded file needs a name');
+      return treePath(upload.folder ? `${upload.folder}/${name}` : name);
+    });
+    const twice = paths.find((path, index) => paths.indexOf(path) !== index);
+    if (twice !== undefined) throw invalid(`${twice} was chosen twice`);
+    const gitDir = await this.dir(repo);
+    const ref = `refs/heads/${upload.branch}`;
+    const tip = (await this.refsOf(repo)).get(ref);
+    if (!tip) throw notFound(`Branch ${upload.branch} not found`);
+    for (const path of paths) {
+      const slash = path.lastIndexOf('/');
+      const existing = (await readTree(gitDir, slash < 0 ? tip : `${tip}:${path.slice(0, slash)}`))?.find((entry) => entry.path === path.slice(slash + 1));
+      if (existing && existing.type !== 'blob') throw invalid(`${path} is a folder`);
+    }
+    const blobs = await Promise.all(upload.files.map((file) => writeBlobFromFile(gitDir, file.source)));
+    const tree = await asInvalid(() => buildTree(gitDir, tip, Object.fromEntries(paths.map((path, index) => [path, { id: blobs[index]! }]))));
+    const author = this.identity(user, undefined, 'author');
+    const sha = await commitTree(gitDir, { tree, parents: [tip], message, author, committer: author });
+    await this.refs.apply(repo, user, { ref, after: sha, mustExist: true, expected: tip });
+    return { id: sha, tree, parents: [tip], message, author: written(author), committer: written(author) };
+  }
+}
+
+/** Files uploaded from a browser into a folder of a branch, committed together. */
+export interface UploadedFiles {
+  folder: string;
+  /** Each file's name (its last path part is kept) and where its bytes wait on disk. */
+  files: ReadonlyArray<{ name: string; source: string }>;
+  message: unknown;
+  branch: string;
 }
 
 /** An identity as readCommit would read it back from the commit just written with it. */

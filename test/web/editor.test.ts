@@ -216,7 +216,7 @@ describe('editing files in the browser', () => {
     expect(file.status).toBe(200);
     expect(file.text).not.toContain('/_edit/');
     expect(file.text).not.toContain('ref-create');
-    for (const path of ['_edit/main/README.md', '_new/main', '_delete/main/README.md']) {
+    for (const path of ['_edit/main/README.md', '_new/main', '_delete/main/README.md', '_upload/main']) {
       expect((await http(`${host.url}/erin/notes/${path}`, { headers: { cookie: rita } })).status, path).toBe(404);
       expect((await http(`${host.url}/erin/notes/${path}`, { headers: { cookie: rita }, form: { message: 'x', content: 'x', name: 'x.txt' } })).status, path).toBe(404);
     }
@@ -228,4 +228,65 @@ describe('editing files in the browser', () => {
     expect(forged.status).toBe(403);
     expect(await fileOn('main', 'forged.txt')).toBeUndefined();
   });
+
+  it('uploads files into a folder in one commit, to the branch or to a new one, and says why an upload is refused', async () => {
+    const binary = Buffer.from([0, 255, 1, 254, 0, 10, 13]);
+    await page.goto(`${host.url}/erin/notes/src/branch/main/docs`);
+    await page.click('a.button:text-is("Upload files")');
+    await page.waitForURL(`${host.url}/erin/notes/_upload/main/docs`);
+    await inspect(page, 'upload', 'editor', 1);
+    await page.setInputFiles('input[name=files]', [
+      { name: 'picture.bin', mimeType: 'application/octet-stream', buffer: binary },
+      { name: 'guide.md', mimeType: 'text/markdown', buffer: Buffer.from('Step one, uploaded\n') },
+    ]);
+    await page.fill('input[name=message]', 'Add a picture and a new guide');
+    // main is protected (an earlier test): the upload is refused with the reason, and nothing moves.
+    await page.click('button:text-is("Commit changes")');
+    expect(await page.textContent('p.error')).toMatch(/protected/i);
+    expect(await fileOn('main', 'docs/picture.bin')).toBeUndefined();
+    expect((await http(`${host.url}/api/v3/repos/erin/notes/branches/main/protection`, { method: 'DELETE', headers: bearer(TOKEN) })).status).toBe(204);
+    await page.setInputFiles('input[name=files]', [
+      { name: 'picture.bin', mimeType: 'application/octet-stream', buffer: binary },
+      { name: 'guide.md', mimeType: 'text/markdown', buffer: Buffer.from('Step one, uploaded\n') },
+    ]);
+    await page.click('button:text-is("Commit changes")');
+    await page.waitForURL(`${host.url}/erin/notes/src/branch/main/docs`);
+    expect(await fileOn('main', 'docs/guide.md')).toBe('Step one, uploaded\n');
+    const picture = await http(`${host.url}/api/v3/repos/erin/notes/contents/docs/picture.bin?ref=main`, { headers: bearer(TOKEN) });
+    expect(Buffer.from(picture.json.content, 'base64').equals(binary)).toBe(true);
+    const commits = (await http(`${host.url}/api/v3/repos/erin/notes/commits?sha=main&per_page=1`, { headers: bearer(TOKEN) })).json as Array<{ commit: { message: string }; files?: unknown }>;
+    expect(commits[0]!.commit.message).toBe('Add a picture and a new guide');
+
+    // To a new branch: the compare page proposes the pull request.
+    await page.goto(`${host.url}/erin/notes/_upload/main`);
+    await page.setInputFiles('input[name=files]', [{ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('on a branch\n') }]);
+    await page.check('input[name=target][value=new-branch]');
+    await page.fill('input[name=new_branch]', 'uploaded');
+    await page.click('button:text-is("Commit changes")');
+    await page.waitForURL(`${host.url}/erin/notes/compare/main...uploaded`);
+    expect([await fileOn('uploaded', 'notes.txt'), await fileOn('main', 'notes.txt')]).toEqual(['on a branch\n', undefined]);
+
+    // A name that is a folder is refused with the reason, and nothing moves.
+    await page.goto(`${host.url}/erin/notes/_upload/main`);
+    await page.setInputFiles('input[name=files]', [{ name: 'docs', mimeType: 'text/plain', buffer: Buffer.from('x') }]);
+    await page.click('button:text-is("Commit changes")');
+    expect(await page.textContent('p.error')).toContain('docs is a folder');
+
+    // Too many bytes: 413 with the limit, before anything is kept.
+    const erin = tokenCookie(await http(`${host.url}/login`, { form: { username: 'erin', password: 'password123', no_redirect: '1' } }))!.split(';')[0]!;
+    const form = new FormData();
+    form.append('message', 'too big');
+    form.append('files', new Blob([Buffer.alloc(26 * 1024 * 1024)]), 'big.bin');
+    const big = await fetch(`${host.url}/erin/notes/_upload/main`, { method: 'POST', headers: { cookie: erin }, body: form });
+    expect(big.status).toBe(413);
+    expect(await big.text()).toContain('at most 25 MiB in all');
+    expect(await fileOn('main', 'big.bin')).toBeUndefined();
+    // Cross-site: refused.
+    const forged = new FormData();
+    forged.append('message', 'forged');
+    forged.append('files', new Blob(['x']), 'forged.txt');
+    const refused = await fetch(`${host.url}/erin/notes/_upload/main`, { method: 'POST', headers: { cookie: erin, origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }, body: forged });
+    expect(refused.status).toBe(403);
+    expect(await fileOn('main', 'forged.txt')).toBeUndefined();
+  }, JOURNEY_MS);
 });

@@ -3,7 +3,7 @@ import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from '../html.js';
 import { errorBox } from '../components.js';
 import { repoBase, repoPage } from '../repo-layout.js';
-import { deleteUrl, editUrl, newFileUrl, srcUrl } from './links.js';
+import { deleteUrl, editUrl, newFileUrl, srcUrl, uploadUrl } from './links.js';
 
 /** Where an edit goes: straight to the branch, or to a new branch (then a pull request is proposed). */
 export interface CommitTarget {
@@ -67,6 +67,25 @@ export function newFileView(viewer: PageUser, file: EditedFile, values: CommitTa
 ${values.content ?? ''}</textarea></label>
 ${commitChoices(file, values, 'Create a new file')}
 <div class="actions"><button type="submit">Commit new file</button><a class="button" href="${srcUrl(file.repo, { kind: 'branch', ref: file.branch }, file.path)}">Cancel</a></div></form>`,
+  );
+}
+
+/** Most files one upload commits, and most bytes in all (GitHub's web upload takes 100 files of up to 25 MB). */
+export const MAX_UPLOAD_FILES = 100;
+export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
+
+/** `/_upload/<branch>/<folder>`: files chosen from the computer, added to the folder in one commit. */
+export function uploadFilesView(viewer: PageUser, file: EditedFile, values: CommitTarget = {}, error?: string): string {
+  return editorPage(
+    viewer,
+    file,
+    'Upload files',
+    error,
+    html`<form class="card wide editor" method="post" enctype="multipart/form-data" action="${uploadUrl(file.repo, file.branch, file.path)}">${csrfInput(viewer)}
+<label>Files to add${file.path ? html` to <code>${file.path}/</code>` : ''} <input type="file" name="files" multiple required></label>
+<p class="muted">Up to ${MAX_UPLOAD_FILES} files, ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB in all; a file of the same name is replaced.</p>
+${commitChoices(file, values, 'Add files via upload')}
+<div class="actions"><button type="submit">Commit changes</button><a class="button" href="${srcUrl(file.repo, { kind: 'branch', ref: file.branch }, file.path)}">Cancel</a></div></form>`,
   );
 }
 

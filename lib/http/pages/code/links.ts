@@ -17,6 +17,7 @@ export const historyUrl = (repo: RepositoryRow, target: RefTarget, path = '') =>
 export const editUrl = (repo: RepositoryRow, branch: string, path: string) => `${repoBase(repo)}/_edit/${pathUrl(branch)}/${pathUrl(path)}`;
 export const newFileUrl = (repo: RepositoryRow, branch: string, folder: string) => withPath(`${repoBase(repo)}/_new/${pathUrl(branch)}`, folder);
 export const deleteUrl = (repo: RepositoryRow, branch: string, path: string) => `${repoBase(repo)}/_delete/${pathUrl(branch)}/${pathUrl(path)}`;
+export const uploadUrl = (repo: RepositoryRow, branch: string, folder: string) => withPath(`${repoBase(repo)}/_upload/${pathUrl(branch)}`, folder);
 export const commitUrl = (repo: RepositoryRow, sha: string) => `${repoBase(repo)}/commit/${sha}`;
 
 const UNITS: Array<[number, string]> = [

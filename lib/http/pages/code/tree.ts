@@ -4,7 +4,7 @@ import { atLeast, type AccessLevel } from '../../../services/permissions.js';
 import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import { html, SafeHtml, type PageUser } from '../html.js';
 import { repoPage } from '../repo-layout.js';
-import { breadcrumbs, commitUrl, historyUrl, newFileUrl, pager, refSwitcher, relativeTime, srcUrl, type RefCreator, type RefTarget } from './links.js';
+import { breadcrumbs, commitUrl, historyUrl, newFileUrl, uploadUrl, pager, refSwitcher, relativeTime, srcUrl, type RefCreator, type RefTarget } from './links.js';
 
 /** A folder entry with its kind (folder, file or submodule); the size is not shown (nor always read). */
 export interface ListedEntry extends Omit<FileEntry, 'size'> {
@@ -110,7 +110,7 @@ export function folderView(viewer: PageUser | undefined, folder: FolderContext, 
     folder.access,
     'code',
     folder.path || folder.target.ref,
-    html`<div class="toolbar">${refSwitcher(folder.repo, folder.target, folder.refs, folder.path, refCreator(viewer, folder))}${breadcrumbs(folder.repo, folder.target, folder.path)}<span class="spacer"></span>${canEdit(folder) ? html`<a class="button" href="${newFileUrl(folder.repo, folder.target.ref, folder.path)}">Add file</a>` : ''}</div>
+    html`<div class="toolbar">${refSwitcher(folder.repo, folder.target, folder.refs, folder.path, refCreator(viewer, folder))}${breadcrumbs(folder.repo, folder.target, folder.path)}<span class="spacer"></span>${canEdit(folder) ? html`<a class="button" href="${newFileUrl(folder.repo, folder.target.ref, folder.path)}">Add file</a><a class="button" href="${uploadUrl(folder.repo, folder.target.ref, folder.path)}">Upload files</a>` : ''}</div>
 ${listingTable(folder, entries, paging)}${readme}`,
   );
 }

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../../../context.js';
 import { conflict, invalid, isRepoHostError, notFound } from '../../../errors.js';
@@ -8,14 +11,15 @@ import { treePath } from '../../../services/git-data.js';
 import { utf8Text } from '../../../services/suggestions.js';
 import { requiredText } from '../../../services/text-fields.js';
 import type { RepositoryRow } from '../../../store/queries/repositories.js';
-import type { RequestForgeryGuard } from '../../csrf.js';
+import { RequestForgeryGuard } from '../../csrf.js';
+import { readMultipart } from '../../multipart.js';
 import { htmlResponse } from '../../html-response.js';
 import { looksBinary } from '../../pages/code/content.js';
-import { deleteFileView, editFileView, newFileView, refRefusedView, type EditedFile } from '../../pages/code/editor-view.js';
+import { deleteFileView, editFileView, MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, newFileView, refRefusedView, uploadFilesView, type EditedFile } from '../../pages/code/editor-view.js';
 import { srcUrl } from '../../pages/code/links.js';
 import { pathUrl, repoBase } from '../../pages/repo-layout.js';
 import { pathParam, type FormFields } from '../../validate.js';
-import { redirectTo } from '../web.js';
+import { formAction, redirectTo, signedInOrLogin } from '../web.js';
 import { repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
 
 /** Files larger than this are not edited in a text box (GitHub's editor stops at about 1 MB too). */
@@ -38,9 +42,9 @@ function withLineEndings(text: string, crlf: boolean): Buffer {
 }
 
 /**
- * Changes from the browser. Branches and tags made from the switcher; and editing (Gitea's paths): `/_edit/<branch>/<path>`, `/_new/<branch>/<folder>` and
- * `/_delete/<branch>/<path>`, each a commit on the branch or on a new branch (then the compare page proposes the pull
- * request). Writers only: the one permission check says 404 to everyone else, and the commit goes through the same
+ * Changes from the browser. Branches and tags made from the switcher; and editing (Gitea's paths): `/_edit/<branch>/<path>`,
+ * `/_new/<branch>/<folder>`, `/_upload/<branch>/<folder>` and `/_delete/<branch>/<path>`, each a commit on the branch or
+ * on a new branch (then the compare page proposes the pull request). Writers only: the one permission check says 404 to everyone else, and the commit goes through the same
  * file change as the contents API (the file must still be the one the editor started from) and the same ref update
  * as a push (protection included).
  */
@@ -78,10 +82,11 @@ export function mountEditorPages(app: H3, ctx: AppContext, forgery: RequestForge
   const editedFile = (request: RepoPageRequest, at: RefPath, sha?: string): EditedFile => ({ repo: request.repo, access: request.access, branch: at.ref, path: at.path, sha });
 
   /**
-   * Commits one file change from a form: to the branch, or to a new branch made at the branch's tip (removed again if
-   * the change is refused). Answers where to go next.
+   * Commits what a form asks for (`write`, given the message and the branch): to the branch, or to a new branch made at
+   * the branch's tip (removed again if the commit is refused). Answers the branch, or the compare page's address for a
+   * new one.
    */
-  async function commit(request: Writer, at: RefPath, form: FormFields, change: { path: string; content?: Buffer; sha?: string }): Promise<Response> {
+  async function commitFrom(request: Writer, at: RefPath, form: FormFields, write: (message: string, branch: string) => Promise<unknown>): Promise<{ branch: string; compare?: string }> {
     const { repo, viewer } = request;
     const message = requiredText('message', form.message, 65_535).trim();
     if (!message) throw invalid('A commit message is required');
@@ -93,16 +98,30 @@ export function mountEditorPages(app: H3, ctx: AppContext, forgery: RequestForge
       await ctx.refUpdates.apply(repo, viewer, { ref: `refs/heads/${branch}`, after: at.commit, mustExist: false });
     }
     try {
-      await ctx.gitData.changeFile(repo, viewer, { ...change, message, branch });
+      await write(message, branch);
     } catch (error) {
       if (toNewBranch) await ctx.refUpdates.apply(repo, viewer, { ref: `refs/heads/${branch}`, after: null, mustExist: true, expected: at.commit }).catch(() => undefined);
-      // Two tabs, or someone else: the file or the branch moved since the editor was opened.
-      if (isRepoHostError(error) && error.kind === 'conflict') throw conflict('The file or its branch changed since you opened it: open the editor again to start from the new version');
+      // Two tabs, or someone else: the file or the branch moved since the page was opened.
+      if (isRepoHostError(error) && error.kind === 'conflict') throw conflict('The file or its branch changed since you opened it: open the page again to start from the new version');
       throw error;
     }
-    if (toNewBranch) return redirectTo(`${repoBase(repo)}/compare/${pathUrl(at.ref)}...${pathUrl(branch)}`);
+    return toNewBranch ? { branch, compare: `${repoBase(repo)}/compare/${pathUrl(at.ref)}...${pathUrl(branch)}` } : { branch };
+  }
+
+  /** Commits one file change from a form (see `commitFrom`); answers where to go next. */
+  async function commit(request: Writer, at: RefPath, form: FormFields, change: { path: string; content?: Buffer; sha?: string }): Promise<Response> {
+    const { repo, viewer } = request;
+    const { branch, compare } = await commitFrom(request, at, form, (message, branch) => ctx.gitData.changeFile(repo, viewer, { ...change, message, branch }));
+    if (compare) return redirectTo(compare);
     if (change.content !== undefined) return redirectTo(srcUrl(repo, { kind: 'branch', ref: branch }, change.path));
     return redirectTo(srcUrl(repo, { kind: 'branch', ref: branch }, await nearestFolder(repo, branch, change.path)));
+  }
+
+  /** The folder of the address on its branch (the root, or a folder there); not found otherwise. */
+  async function folderPath(event: H3Event, repo: RepositoryRow): Promise<RefPath> {
+    const at = await branchPath(event, repo);
+    if (at.path && (await browse.objectAt(repo.owner_name, repo.name, at.commit, at.path))?.type !== 'tree') throw notFound('Not found');
+    return at;
   }
 
   /** A form's answer: the commit, or the same form again with what was typed and why it was refused. */
@@ -155,10 +174,55 @@ export function mountEditorPages(app: H3, ctx: AppContext, forgery: RequestForge
 
   app.get('/:owner/:repo/_new/**:rest', async (event) => {
     const request = await repoPageRequest(ctx, forgery, event, 'write');
-    const at = await branchPath(event, request.repo);
-    const object = at.path ? await browse.objectAt(request.repo.owner_name, request.repo.name, at.commit, at.path) : undefined;
-    if (at.path && object?.type !== 'tree') throw notFound('Not found');
-    return htmlResponse(newFileView(request.user!, editedFile(request, at)));
+    return htmlResponse(newFileView(request.user!, editedFile(request, await folderPath(event, request.repo))));
+  });
+
+  app.get('/:owner/:repo/_upload/**:rest', async (event) => {
+    const request = await repoPageRequest(ctx, forgery, event, 'write');
+    return htmlResponse(uploadFilesView(request.user!, editedFile(request, await folderPath(event, request.repo))));
+  });
+
+  // Files from the computer (multipart, up to MAX_UPLOAD_FILES and MAX_UPLOAD_BYTES): written to a folder of their own
+  // while they arrive, added to the folder in one commit, the folder removed whatever happens.
+  app.post('/:owner/:repo/_upload/**:rest', async (event) => {
+    const request = await repoPageRequest(ctx, forgery, event, 'write');
+    const signedIn = await signedInOrLogin(ctx, event);
+    if (signedIn instanceof Response) return signedIn;
+    const writer: Writer = { ...request, viewer: signedIn };
+    const at = await folderPath(event, request.repo);
+    const incoming = await mkdtemp(join(tmpdir(), 'repohost-upload-'));
+    let fields: FormFields = {};
+    try {
+      const response = await formAction(
+        {},
+        async () => {
+          const upload = await readMultipart(event, {
+            field: 'files',
+            maxFiles: MAX_UPLOAD_FILES,
+            maxFileBytes: MAX_UPLOAD_BYTES,
+            maxTotalBytes: MAX_UPLOAD_BYTES,
+            into: incoming,
+            messages: {
+              notMultipart: 'Files are uploaded as multipart/form-data',
+              fileTooLarge: `The files may be at most ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB in all`,
+              tooLargeInAll: () => `The files may be at most ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB in all`,
+              tooManyFiles: `At most ${MAX_UPLOAD_FILES} files can be uploaded at once`,
+            },
+          });
+          fields = upload.fields;
+          RequestForgeryGuard.verifyForm(event, upload.fields);
+          const files = upload.files.map((file) => ({ name: file.name, source: file.path! }));
+          const { branch, compare } = await commitFrom(writer, at, fields, (message, branch) => ctx.gitData.addFiles(writer.repo, writer.viewer, { folder: at.path, files, message, branch }));
+          return redirectTo(compare ?? srcUrl(writer.repo, { kind: 'branch', ref: branch }, at.path));
+        },
+        (message) => uploadFilesView(request.user!, editedFile(request, at), fields, message),
+      );
+      // Refused for size, the rest of the upload is unread: the connection closes rather than read it.
+      if (response.status === 413) response.headers.set('connection', 'close');
+      return response;
+    } finally {
+      await rm(incoming, { recursive: true, force: true });
+    }
   });
 
   app.post('/:owner/:repo/_new/**:rest', (event) =>

@@ -1,0 +1,15 @@
+const { createRepoHost } = await import('/work/main/dist/index.js');
+const host = await createRepoHost({ port: 0, bcryptCost: 4, fixtures: { users: [{ username: 'erin', email: 'e@e.com', password: 'password123' }], repositories: [{ owner: 'erin', name: 'notes', branches: { main: { commits: [{ message: 'S', files: { 'docs/guide.md': 'x\n' } }] } } }] } });
+const login = await fetch(`${host.url}/login`, { method: 'POST', body: new URLSearchParams({ username: 'erin', password: 'password123', no_redirect: '1' }) });
+const cookie = login.headers.get('set-cookie').split(';')[0];
+const page = await (await fetch(`${host.url}/erin/notes/_upload/main/docs`, { headers: { cookie } })).text();
+const csrf = /name="_csrf" value="([^"]+)"/.exec(page)?.[1];
+console.log('csrf', !!csrf);
+const form = new FormData();
+form.append('_csrf', csrf); form.append('message', 'm'); form.append('target', 'direct');
+form.append('files', new Blob(['hello']), 'a.txt');
+const t = setTimeout(() => { console.log('TIMEOUT'); process.exit(1); }, 5000);
+const r = await fetch(`${host.url}/erin/notes/_upload/main/docs`, { method: 'POST', headers: { cookie, origin: host.url }, body: form, redirect: 'manual' });
+clearTimeout(t);
+console.log(r.status, r.headers.get('location'), (await r.text()).slice(0, 300));
+await host.close();

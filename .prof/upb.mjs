@@ -1,0 +1,18 @@
+import { chromium } from 'playwright-core';
+const { createRepoHost } = await import('/work/main/dist/index.js');
+const host = await createRepoHost({ port: 0, bcryptCost: 4, fixtures: { users: [{ username: 'erin', email: 'e@e.com', password: 'password123' }], repositories: [{ owner: 'erin', name: 'notes', branches: { main: { commits: [{ message: 'S', files: { 'docs/guide.md': 'x\n' } }] } } }] } });
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
+const page = await (await browser.newContext()).newPage();
+await page.goto(`${host.url}/login`);
+await page.fill('input[name=username]', 'erin'); await page.fill('input[name=password]', 'password123');
+await page.click('button[type=submit]');
+await page.waitForLoadState();
+await page.goto(`${host.url}/erin/notes/_upload/main/docs`);
+await page.setInputFiles('input[name=files]', [{ name: 'a.txt', mimeType: 'text/plain', buffer: Buffer.from('hi') }]);
+page.on('response', async (r) => console.log('response', r.status(), r.url()));
+page.on('requestfailed', (r) => console.log('failed', r.url(), r.failure()?.errorText));
+await page.click('button:text-is("Commit changes")');
+await new Promise((r) => setTimeout(r, 3000));
+console.log('url', page.url());
+console.log((await page.content()).match(/<p class="error"[^<]*<\/p>/)?.[0]);
+await browser.close(); await host.close();
