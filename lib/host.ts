@@ -248,6 +248,7 @@ export async function openHostCore(input: RepoHostOptions = {}): Promise<HostCor
       close: () =>
         (closing ??= (async () => {
           try {
+            openCtx.refUpdates.close();
             await openCtx.pulls.idle();
             await openCtx.deliveries.close();
             await openCtx.git.close();
@@ -261,6 +262,7 @@ export async function openHostCore(input: RepoHostOptions = {}): Promise<HostCor
         })()),
     };
   } catch (error) {
+    ctx?.refUpdates.close();
     await ctx?.deliveries.close().catch(() => undefined);
     await ctx?.git.close().catch(() => undefined);
     await ctx?.passwords.close().catch(() => undefined);

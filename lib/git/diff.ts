@@ -157,11 +157,18 @@ export async function readDiff(gitDir: string, base: string, head: string, windo
   const range = window.direct ? [base, head] : [`${base}...${head}`];
   const reader = new DiffReader(window);
   const options = [...(window.ignoreWhitespace ? ['-w'] : []), ...(window.allLines ? [`-U${ALL_LINES}`] : [])];
+  // Paths in `diff --git` lines as the reader expects them when it matches patches to files by name (see DiffReader).
   const child = spawnGit(['diff', '-z', '-M', '--raw', '--patch', ...options, ...range, '--', ...(window.paths ?? [])], {
     gitDir,
     timeoutMs: DEFAULT_GIT_TIMEOUT_MS,
-    // Paths are names, never patterns.
-    env: window.paths ? { GIT_LITERAL_PATHSPECS: '1' } : undefined,
+    env: {
+      // core.quotePath=false (as `-c` would, but keeping `git diff` the command's name in its errors).
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'core.quotePath',
+      GIT_CONFIG_VALUE_0: 'false',
+      // Paths are names, never patterns.
+      ...(window.paths ? { GIT_LITERAL_PATHSPECS: '1' } : {}),
+    },
   });
   child.stdin.end();
   const decoder = new StringDecoder('utf8');
@@ -180,12 +187,26 @@ export async function readDiff(gitDir: string, base: string, head: string, windo
 }
 
 /** The state of one `readDiff`: raw records first, then the patches, fed as text in pieces of any size. */
+/** C escapes git writes in a quoted path (`core.quotePath=false`: bytes past ASCII are left as they are). */
+const C_ESCAPES: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\t': '\\t', '\n': '\\n', '\v': '\\v', '\f': '\\f', '\r': '\\r', '"': '\\"', '\\': '\\\\' };
+
+/** A path as git writes it in a `diff --git` line with `core.quotePath=false`: quoted only when it holds `"`, `\` or control characters. */
+function quotedPath(path: string): string {
+  if (!/["\\\x00-\x1f\x7f]/.test(path)) return path;
+  return `"${path.replace(/["\\\x00-\x1f\x7f]/g, (char) => C_ESCAPES[char] ?? `\\${char.charCodeAt(0).toString(8).padStart(3, '0')}`)}"`;
+}
+
 class DiffReader {
   readonly #skip: number;
   readonly #maxFiles: number;
   readonly #maxPatchBytes: number;
   readonly #budget: PatchBudget;
   readonly #files: ChangedFile[] = [];
+  /**
+   * With `-w` git writes no patch for a file whose changes are all white space: each patch is matched to its file by
+   * its `diff --git` line (the headers every raw record would have, kept for that), not by its place.
+   */
+  readonly #headers: string[] | undefined;
   #total = 0;
   #inRaw = true;
   /** Raw record being read: its fields so far. */
@@ -208,6 +229,7 @@ class DiffReader {
     this.#maxFiles = Math.max(0, window.maxFiles ?? MAX_DIFF_FILES);
     this.#maxPatchBytes = window.maxPatchBytes ?? DEFAULT_MAX_PATCH_BYTES;
     this.#budget = { ...(window.budget ?? DEFAULT_PATCH_BUDGET) };
+    this.#headers = window.ignoreWhitespace ? [] : undefined;
   }
 
   page(): DiffPage {
@@ -252,10 +274,12 @@ class DiffReader {
       if (this.#fields.length < (twoPaths ? 3 : 2)) continue;
       const index = this.#total;
       this.#total += 1;
+      const from = this.#fields[1]!;
+      const to = twoPaths ? this.#fields[2]! : from;
+      this.#headers?.push(`diff --git ${quotedPath(`a/${from}`)} ${quotedPath(`b/${to}`)}`);
       if (index >= this.#skip && index < this.#skip + this.#maxFiles) {
-        const from = this.#fields[1]!;
-        const to = twoPaths ? this.#fields[2]! : from;
-        this.#files.push({ filename: to, status: STATUS_NAMES[letter] ?? 'modified', additions: 0, deletions: 0, changes: 0, previous_filename: twoPaths ? from : null });
+        // With `-w`, a file whose patch never comes changed only in white space: an empty patch says so.
+        this.#files.push({ filename: to, status: STATUS_NAMES[letter] ?? 'modified', additions: 0, deletions: 0, changes: 0, previous_filename: twoPaths ? from : null, ...(this.#headers ? { patch: '' } : {}) });
       }
       this.#fields = [];
     }
@@ -310,6 +334,7 @@ class DiffReader {
     if (whole && line.startsWith('diff --git ')) {
       this.#endFile();
       this.#patchIndex += 1;
+      if (this.#headers) while (this.#patchIndex < this.#headers.length && this.#headers[this.#patchIndex] !== line) this.#patchIndex += 1;
       const position = this.#patchIndex - this.#skip;
       if (position >= this.#files.length) {
         // The window is complete: the rest of the diff is not read (nor computed: git is stopped).
@@ -317,6 +342,8 @@ class DiffReader {
         return false;
       }
       this.#current = position >= 0 ? { file: this.#files[position]!, inHunks: false, lines: [], bytes: 0, additions: 0, deletions: 0, tooLarge: false } : undefined;
+      // Its patch came: not a change of white space alone (a binary file or a mode change keeps no patch, as without -w).
+      if (this.#current && this.#headers) delete this.#current.file.patch;
       return true;
     }
     const current = this.#current;

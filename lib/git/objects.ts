@@ -67,10 +67,13 @@ export async function writeBlob(gitDir: string, content: string | Uint8Array): P
   return trimmed(stdout);
 }
 
-/** Writes the bytes of the file at `path` (an absolute path) as a blob, as they are (no filters); returns its id. */
-export async function writeBlobFromFile(gitDir: string, path: string): Promise<string> {
-  const { stdout } = await runGit(['hash-object', '-t', 'blob', '-w', '--no-filters', '--', path], { gitDir });
-  return trimmed(stdout);
+/** Writes the bytes of the files at `paths` (absolute paths) as blobs, as they are (no filters), in one git run; their ids in order. */
+export async function writeBlobsFromFiles(gitDir: string, paths: readonly string[]): Promise<string[]> {
+  if (paths.length === 0) return [];
+  const { stdout } = await runGit(['hash-object', '-t', 'blob', '-w', '--no-filters', '--stdin-paths'], { gitDir, input: `${paths.join('\n')}\n` });
+  const ids = stdout.toString('utf8').split('\n').filter(Boolean);
+  if (ids.length !== paths.length) throw new GitObjectError('hash-object did not write every file');
+  return ids;
 }
 
 /** The object's type and size, or undefined when the repository has no such object. */

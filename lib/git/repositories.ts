@@ -586,7 +586,10 @@ export class GitRepositories {
 
   /** Points HEAD at an existing branch when its own is gone or unborn; returns the branch HEAD then names. */
   async #fixHead(gitDir: string, changes: RefChange[], knownRefs?: Map<string, string>, headFile = readHeadFile(gitDir)): Promise<string> {
-    const head = /^ref: (\S+)\s*$/.exec(await headFile)?.[1] ?? '';
+    let head = /^ref: (\S+)\s*$/.exec(await headFile)?.[1] ?? '';
+    // HEAD read early (as a push began) is used only when the push just moved its branch; else it is read again now, so
+    // a default branch changed meanwhile is never undone.
+    if (!changes.some((change) => change.ref === head && !/^0+$/.test(change.after))) head = /^ref: (\S+)\s*$/.exec(await readHeadFile(gitDir))?.[1] ?? '';
     // HEAD's branch just moved to a commit, or is a loose ref file (a branch just pushed always is one): it exists,
     // and git need not be asked.
     const moved = changes.some((change) => change.ref === head && !/^0+$/.test(change.after));

@@ -14,7 +14,7 @@ import {
   readCommit,
   readTree,
   writeBlob,
-  writeBlobFromFile,
+  writeBlobsFromFiles,
   writeTag,
   type CommitIdentity,
   type CommitObject,
@@ -401,13 +401,15 @@ export class GitDataService {
     const ref = `refs/heads/${upload.branch}`;
     const tip = (await this.refsOf(repo)).get(ref);
     if (!tip) throw notFound(`Branch ${upload.branch} not found`);
-    for (const path of paths) {
-      const slash = path.lastIndexOf('/');
-      const existing = (await readTree(gitDir, slash < 0 ? tip : `${tip}:${path.slice(0, slash)}`))?.find((entry) => entry.path === path.slice(slash + 1));
+    // Every file goes into one folder: its entries are read once. A file replaced keeps only an executable bit.
+    const folder = new Map(((await readTree(gitDir, upload.folder ? `${tip}:${upload.folder}` : tip)) ?? []).map((entry) => [entry.path, entry]));
+    const modes = paths.map((path) => {
+      const existing = folder.get(path.slice(path.lastIndexOf('/') + 1));
       if (existing && existing.type !== 'blob') throw invalid(`${path} is a folder`);
-    }
-    const blobs = await Promise.all(upload.files.map((file) => writeBlobFromFile(gitDir, file.source)));
-    const tree = await asInvalid(() => buildTree(gitDir, tip, Object.fromEntries(paths.map((path, index) => [path, { id: blobs[index]! }]))));
+      return existing?.mode === '100755' ? '100755' : '100644';
+    });
+    const blobs = await writeBlobsFromFiles(gitDir, upload.files.map((file) => file.source));
+    const tree = await asInvalid(() => buildTree(gitDir, tip, Object.fromEntries(paths.map((path, index) => [path, { id: blobs[index]!, mode: modes[index]! }]))));
     const author = this.identity(user, undefined, 'author');
     const sha = await commitTree(gitDir, { tree, parents: [tip], message, author, committer: author });
     await this.refs.apply(repo, user, { ref, after: sha, mustExist: true, expected: tip });

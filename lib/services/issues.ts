@@ -1,6 +1,6 @@
 import { conversationsByNumbers } from '../store/queries/conversations.js';
 import { noteCrossReferences } from './references.js';
-import { countIssueEventsOf, insertIssueEvent, issueEventById, issueEventsBetween, issueEventsOf, lastCloser, type IssueEventRow } from '../store/queries/issue-events.js';
+import { countIssueEventsOf, insertIssueEvent, issueEventById, crossReferenceSources, issueEventsBetween, issueEventsOf, lastCloser, type EventsLeftOut, type IssueEventRow } from '../store/queries/issue-events.js';
 import { invalid, notFound } from '../errors.js';
 import { writeToRepository } from './repository-write.js';
 import type { Db, WriteTx } from '../store/interface.js';
@@ -129,9 +129,25 @@ export class IssueService {
     });
   }
 
-  /** The events of the issue or pull request `number` (labels, assignees, closing, ...), oldest first, and how many it has. */
-  async eventsOf(repo: RepositoryRow, number: number, page: PageWindow, timeline = false): Promise<{ items: IssueEventRow[]; total: number }> {
-    return await this.store.read(async (tx) => ({ items: await issueEventsOf(tx, repo.id, number, page, timeline), total: await countIssueEventsOf(tx, repo.id, number, timeline) }));
+  /**
+   * The events of the issue or pull request `number` (labels, assignees, closing, ...), oldest first, and how many it
+   * has: GitHub's issue events (no cross-references), or for a timeline (`timelineOf`: its reader) with the
+   * cross-references from repositories that reader may see.
+   */
+  async eventsOf(repo: RepositoryRow, number: number, page: PageWindow, timelineOf?: { viewer: Viewer }): Promise<{ items: IssueEventRow[]; total: number }> {
+    const out: EventsLeftOut = timelineOf ? { sources: await this.hiddenSources(timelineOf.viewer, repo, number) } : 'cross-references';
+    return await this.store.read(async (tx) => ({ items: await issueEventsOf(tx, repo.id, number, page, out), total: await countIssueEventsOf(tx, repo.id, number, out) }));
+  }
+
+  /** The repositories cross-references on the issue or pull request came from that `viewer` may not read. */
+  private async hiddenSources(viewer: Viewer, repo: RepositoryRow, number: number): Promise<number[]> {
+    const hidden: number[] = [];
+    for (const sourceId of await crossReferenceSources(this.store, repo.id, number)) {
+      if (sourceId === repo.id) continue;
+      const source = await repositoryById(this.store, sourceId);
+      if (!source || !atLeast(await accessLevel(this.store, viewer, source), 'read')) hidden.push(sourceId);
+    }
+    return hidden;
   }
 
   /** Issues and pull requests of the repository by their keys, in that order (those gone left out), in two queries. */
@@ -146,9 +162,12 @@ export class IssueService {
     });
   }
 
-  /** What a page of the conversation shows between its comments (see `issueEventsBetween`), at most MAX_PAGE_EVENTS. */
-  async eventsBetween(repo: RepositoryRow, number: number, after: string | undefined, until: string | undefined): Promise<IssueEventRow[]> {
-    return await issueEventsBetween(this.store, repo.id, number, after, until, MAX_PAGE_EVENTS);
+  /**
+   * What a page of the conversation shows `viewer` between its comments (see `issueEventsBetween`), at most
+   * MAX_PAGE_EVENTS, cross-references from repositories the viewer may not read left out.
+   */
+  async eventsBetween(viewer: Viewer, repo: RepositoryRow, number: number, after: string | undefined, until: string | undefined): Promise<IssueEventRow[]> {
+    return await issueEventsBetween(this.store, repo.id, number, after, until, MAX_PAGE_EVENTS, { sources: await this.hiddenSources(viewer, repo, number) });
   }
 
   /**
@@ -217,7 +236,7 @@ export class IssueService {
       const number = await takeNextNumber(tx, repo.id);
       const issueId = await insertIssue(tx, { repoId: repo.id, number, authorId: author.id, title, body, now });
       await this.recordIssueEvent(tx, repo, author, issueId, 'opened');
-      await noteCrossReferences(tx, repo, number, author.id, body, now);
+      await noteCrossReferences(tx, repo, number, author, body, now);
       return issueId;
     });
     return await this.get(repo, id);
@@ -239,7 +258,7 @@ export class IssueService {
         if (body !== current.body) changes.body = { from: current.body };
         await this.recordIssueEvent(tx, repo, viewer!, issue.id, 'edited', changes);
         if (title !== current.title) await insertIssueEvent(tx, repo.id, current.number, 'renamed', { actorId: viewer?.id, rename: { from: current.title, to: title } }, now);
-        if (body !== current.body) await noteCrossReferences(tx, repo, current.number, viewer!.id, body, now);
+        if (body !== current.body) await noteCrossReferences(tx, repo, current.number, viewer!, body, now);
       }
       if (status && status !== current.status) {
         const stateReason = parseStateReason(changes.stateReason, status);
@@ -273,7 +292,7 @@ export class IssueService {
     const id = await writeToRepository(this.store, repo, async (tx) => {
       await this.recordIn(tx, repo, issue.id);
       const commentId = await insertIssueComment(tx, { issueId: issue.id, authorId: author.id, body: text, now });
-      await noteCrossReferences(tx, repo, issue.number, author.id, text, now);
+      await noteCrossReferences(tx, repo, issue.number, author, text, now);
       await this.recordCommentEvent(tx, repo, author, issue.id, (await issueComment(tx, issue.id, commentId))!, 'created');
       return commentId;
     });
@@ -288,7 +307,7 @@ export class IssueService {
       const current = await issueComment(tx, issue.id, comment.id);
       if (!current) throw notFound('Comment not found');
       await updateIssueComment(tx, comment.id, text, now);
-      await noteCrossReferences(tx, repo, issue.number, viewer!.id, text, now);
+      await noteCrossReferences(tx, repo, issue.number, viewer!, text, now);
       await this.recordCommentEvent(tx, repo, viewer!, issue.id, (await issueComment(tx, issue.id, comment.id))!, 'edited', { body: { from: current.body } });
     });
     return publicComment((await issueComment(this.store, issue.id, comment.id))!);

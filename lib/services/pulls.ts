@@ -189,7 +189,7 @@ export class PullService {
       const number = await takeNextNumber(tx, repo.id);
       const pullId = await insertPull(tx, { repoId: repo.id, number, authorId: author.id, title, description, head, base, headSha: (await tips.get(head))!, baseSha: (await tips.get(base))!, now });
       await this.recordPullEvent(tx, repo, author, pullId, countsOf, { action: 'opened' });
-      await noteCrossReferences(tx, repo, number, author.id, description, now);
+      await noteCrossReferences(tx, repo, number, author, description, now);
       return pullId;
     });
     const created = await this.get(repo, id);
@@ -235,7 +235,7 @@ export class PullService {
       if (base !== current.base) changes.base = { ref: { from: current.base }, sha: { from: current.base_sha } };
       if (Object.keys(changes).length > 0) await this.recordPullEvent(tx, repo, viewer!, current.id, countsOf, { action: 'edited', changes });
       if (title !== current.title) await insertIssueEvent(tx, repo.id, current.number, 'renamed', { actorId: viewer?.id, rename: { from: current.title, to: title } }, now);
-      if (description !== current.description) await noteCrossReferences(tx, repo, current.number, viewer!.id, description, now);
+      if (description !== current.description) await noteCrossReferences(tx, repo, current.number, viewer!, description, now);
       if (status !== undefined && (status === 'open') !== (current.status === 'open')) {
         await setPullOpen(tx, current.id, open, now);
         if (open) await setPullShas(tx, current.id, (await tips.get(current.head))!, (await tips.get(base))!, now);
@@ -423,6 +423,13 @@ export class PullService {
       if (isMerged) merged.add(pull.id);
     }
     if (pulls.length === 0) return;
+    // Heads moved to a commit their last one is not part of: force-pushed (read from git before the write).
+    const forced = new Set<number>();
+    for (const pull of pulls) {
+      const head = moved.get(pull.head);
+      if (head === undefined || /^0+$/.test(head) || merged.has(pull.id) || pull.head_sha === '' || head === pull.head_sha) continue;
+      if (!(await this.git.isAncestor(repo.owner_name, repo.name, pull.head_sha, head).catch(() => true))) forced.add(pull.id);
+    }
     const now = this.now();
     // The pairs their events will count: a merged one keeps the base it had, the others join the tips they moved to.
     const ahead = async () =>
@@ -441,6 +448,9 @@ export class PullService {
         } else {
           await setPullShas(tx, pull.id, head, base, now);
           if (head !== current.head_sha) await this.recordPullEvent(tx, repo, pusher, pull.id, countsOf, { action: 'synchronize', before: current.head_sha, after: head });
+          // On the timeline, as GitHub's issue events name them.
+          if (forced.has(pull.id) && head !== current.head_sha) await insertIssueEvent(tx, repo.id, current.number, 'head_ref_force_pushed', { actorId: pusher?.id, commitId: head }, now);
+          if (/^0+$/.test(moved.get(pull.head) ?? '')) await insertIssueEvent(tx, repo.id, current.number, 'head_ref_deleted', { actorId: pusher?.id }, now);
         }
       }
     });
@@ -477,7 +487,7 @@ export class PullService {
     const id = await writeToRepository(this.store, repo, async (tx) => {
       await this.recordIn(tx, repo, pull.id);
       const commentId = await insertComment(tx, { pullId: pull.id, authorId: author.id, text: body, now });
-      await noteCrossReferences(tx, repo, pull.number, author.id, body, now);
+      await noteCrossReferences(tx, repo, pull.number, author, body, now);
       await this.recordCommentEvent(tx, repo, author, pull.id, (await pullComment(tx, pull.id, commentId))!, 'created');
       return commentId;
     });
@@ -492,7 +502,7 @@ export class PullService {
       const current = await pullComment(tx, pull.id, comment.id);
       if (!current) throw notFound('Comment not found');
       await updateComment(tx, comment.id, body, now);
-      await noteCrossReferences(tx, repo, pull.number, viewer!.id, body, now);
+      await noteCrossReferences(tx, repo, pull.number, viewer!, body, now);
       await this.recordCommentEvent(tx, repo, viewer!, pull.id, (await pullComment(tx, pull.id, comment.id))!, 'edited', { body: { from: current.text } });
     });
     return publicComment((await pullComment(this.store, pull.id, comment.id))!);

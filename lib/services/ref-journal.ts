@@ -3,6 +3,10 @@ import type { Db } from '../store/interface.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { writeToRepository } from './repository-write.js';
 
+/** Comparisons of a repository tried at most, and the wait before the next (times the attempt). */
+const COMPARE_ATTEMPTS = 6;
+const COMPARE_RETRY_MS = 1000;
+
 /** An operation about to move refs of a repository, noted durably before git moves them. */
 export interface RefIntent {
   readonly id: number;
@@ -24,6 +28,8 @@ export class RefJournal {
   readonly #unrecorded = new Set<number>();
   /** Comparisons running: refs of that repository move only once it is done. */
   readonly #reconciling = new Map<number, Promise<void>>();
+  readonly #retries = new Set<NodeJS.Timeout>();
+  #closed = false;
   #reconcile: (repoId: number) => Promise<void> = async () => undefined;
 
   /** `holder`: this instance's name on the intents it writes ('' when the process is the database's only one). */
@@ -77,10 +83,35 @@ export class RefJournal {
     this.#running.delete(repoId);
     // Compared only when nothing else moves its refs here: a running push's own record must not be taken for a lost one.
     if (!this.#unrecorded.delete(repoId)) return;
+    await this.#compare(repoId, 1);
+  }
+
+  /**
+   * Compares the repository with git. One that could not be compared (another instance kept moving its refs, or git or
+   * the database failed) is tried again later, a bounded number of times; it is compared at the next start otherwise.
+   */
+  async #compare(repoId: number, attempt: number): Promise<void> {
+    let failed = false;
     const reconciling = this.#reconcile(repoId)
-      .catch(() => undefined)
+      .catch(() => void (failed = true))
       .finally(() => this.#reconciling.delete(repoId));
     this.#reconciling.set(repoId, reconciling);
     await reconciling;
+    if (!failed || attempt >= COMPARE_ATTEMPTS || this.#closed) return;
+    const retry = setTimeout(() => {
+      this.#retries.delete(retry);
+      // An operation running here compares it when it ends.
+      if (this.#running.has(repoId)) this.#unrecorded.add(repoId);
+      else void this.#compare(repoId, attempt + 1);
+    }, COMPARE_RETRY_MS * attempt);
+    retry.unref();
+    this.#retries.add(retry);
+  }
+
+  /** Stops the retries still waiting (the host closes). */
+  close(): void {
+    this.#closed = true;
+    for (const retry of this.#retries) clearTimeout(retry);
+    this.#retries.clear();
   }
 }

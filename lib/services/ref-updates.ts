@@ -102,6 +102,11 @@ export class RefUpdateService {
     });
   }
 
+  /** Stops comparisons waiting to be tried again (the host closes). */
+  close(): void {
+    this.journal.close();
+  }
+
   /** Notes durably that refs of the repository are about to move by hand (seeds, fixtures); pass it to `recordChanges`. */
   intend(repo: RepositoryRow): Promise<RefIntent> {
     return this.journal.open(repo);
@@ -141,11 +146,18 @@ export class RefUpdateService {
       perRefRefusals: perRef,
       onReceiveStart: () => void note(),
       checkPush: async (proposed, isFastForward) => {
-        const rules = await this.protection.pushRules(repo, pusher);
         const refusals = new Map<string, string>();
-        for (const change of proposed) {
-          const why = await pushRefusal(rules, change.ref, change.before, change.after, () => isFastForward(change.before, change.after));
-          if (why !== undefined) refusals.set(change.ref, why);
+        try {
+          const rules = await this.protection.pushRules(repo, pusher);
+          for (const change of proposed) {
+            const why = await pushRefusal(rules, change.ref, change.before, change.after, () => isFastForward(change.before, change.after));
+            if (why !== undefined) refusals.set(change.ref, why);
+          }
+        } catch (error) {
+          // The hook is told, and refuses the push: nothing moves, and the intent goes.
+          const noted = await noting?.catch(() => undefined);
+          if (noted) await this.journal.discard(repo, noted);
+          throw error;
         }
         const mayMove = perRef ? refusals.size < proposed.length : refusals.size === 0;
         const noted = await note();

@@ -2,6 +2,8 @@ import type { WriteTx } from '../store/interface.js';
 import { hasCrossReference, insertIssueEvent } from '../store/queries/issue-events.js';
 import { conversationExists } from '../store/queries/conversations.js';
 import { repositoryByFullName, type RepositoryRow } from '../store/queries/repositories.js';
+import type { UserRow } from '../store/queries/users.js';
+import { accessLevel, atLeast } from './permissions.js';
 
 /**
  * GitHub's references: `owner/repo#12`, `#12` (in a repository's context) and `@name`, each after the start or a
@@ -32,17 +34,19 @@ export function mentionedConversations(text: string, repo: Pick<RepositoryRow, '
 /**
  * Notes on each issue or pull request that `text` (of `source`'s issue, pull request or comment) mentions that the
  * source mentioned it: a `cross-referenced` event on its timeline, once per source, inside the source's write.
- * Unknown repositories and numbers are passed over; who may see the event is decided when it is read (its source may
- * be private).
+ * Unknown repositories and numbers, and repositories the actor may not read, are passed over; who may see the event is
+ * decided when it is read (its source may be private).
  */
-export async function noteCrossReferences(tx: WriteTx, source: RepositoryRow, sourceNumber: number, actorId: number, text: string, now: string): Promise<void> {
+export async function noteCrossReferences(tx: WriteTx, source: RepositoryRow, sourceNumber: number, actor: UserRow, text: string, now: string): Promise<void> {
   for (const reference of mentionedConversations(text, source)) {
     const own = reference.owner.toLowerCase() === source.owner_name.toLowerCase() && reference.name.toLowerCase() === source.name.toLowerCase();
     const target = own ? source : await repositoryByFullName(tx, reference.owner, reference.name);
     if (!target || (target.id === source.id && reference.number === sourceNumber)) continue;
+    // Nobody writes onto the timeline of a repository they may not read.
+    if (!own && !atLeast(await accessLevel(tx, actor, target), 'read')) continue;
     if (!(await conversationExists(tx, target.id, reference.number))) continue;
     const from = { repoId: source.id, number: sourceNumber };
     if (await hasCrossReference(tx, target.id, reference.number, from)) continue;
-    await insertIssueEvent(tx, target.id, reference.number, 'cross-referenced', { actorId, source: from }, now);
+    await insertIssueEvent(tx, target.id, reference.number, 'cross-referenced', { actorId: actor.id, source: from }, now);
   }
 }

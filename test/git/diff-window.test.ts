@@ -95,4 +95,23 @@ describe('reading a window of a diff', () => {
     expect(root.files.every((file) => file.status === 'added')).toBe(true);
     await expect(readDiff(gitDir, before, 'f'.repeat(40))).rejects.toThrow(/git diff/);
   });
+
+  it('hides changes of white space alone: such a file has an empty patch, and every other file keeps its own, whatever the names', async () => {
+    const tree = await WorkTree.init(join(dir.path, 'spaces'));
+    // Names git quotes in its patch headers, around a file whose changes are all white space.
+    const names = ['a "quoted" name.txt', 'b\tand a tab.txt', 'c.txt', 'd\\back.txt'];
+    const base = await tree.commit('Base', Object.fromEntries(names.map((name) => [name, 'one\ntwo\n'])));
+    const head = await tree.commit('Head', { [names[0]!]: 'one\nTWO\n', [names[1]!]: '  one\n  two\n', [names[2]!]: 'one\ntwo\nthree\n', [names[3]!]: 'one  \ntwo\n' });
+    const gitDirOf = join(dir.path, 'spaces', '.git');
+    const read = await readDiff(gitDirOf, base, head, { ignoreWhitespace: true });
+    const byName = Object.fromEntries(read.files.map((file) => [file.filename, file.patch])) as Record<string, string | undefined>;
+    expect(byName).toEqual({
+      [names[0]!]: expect.stringContaining('+TWO'),
+      [names[1]!]: '',
+      [names[2]!]: expect.stringContaining('+three'),
+      [names[3]!]: '',
+    });
+    // Without it, every file has its patch.
+    expect((await readDiff(gitDirOf, base, head)).files.every((file) => (file.patch ?? '').length > 0)).toBe(true);
+  });
 });

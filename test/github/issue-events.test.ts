@@ -131,8 +131,15 @@ describe('issue events and the timeline', () => {
       'alice/vault#1 Private plans',
     ]);
     expect(fromAlice[0]).toMatchObject({ source: { type: 'issue' }, actor: { login: 'bob' } });
-    // Bob may not read the private repository: its mention is not his to see.
+    // Bob may not read the private repository: its mention is not his to see, nor to count.
     expect((await timeline(as.bob!)).filter((item) => item.event === 'cross-referenced').map((item) => item.source!.issue.repository.full_name)).toEqual(['alice/history']);
+    const bobs = await as.bob!.issues.listEventsForTimeline({ ...repo, issue_number: target.number });
+    expect(Number(bobs.headers['x-total-count'])).toBe(bobs.data.length);
+    const alices = await as.alice!.issues.listEventsForTimeline({ ...repo, issue_number: target.number });
+    expect(Number(alices.headers['x-total-count'])).toBe(bobs.data.length + 1);
+    // Nor may he write onto its timeline by mentioning it.
+    await as.bob!.issues.createComment({ ...repo, issue_number: target.number, body: 'Is this alice/vault#1?' });
+    expect((await as.alice!.issues.listEventsForTimeline({ owner: 'alice', repo: 'vault', issue_number: 1 })).data).toEqual([]);
     // The issue events list has no cross-references (GitHub's has them on the timeline only); nothing was noted on the code's numbers.
     expect((await as.alice!.issues.listEvents({ ...repo, issue_number: target.number })).data).toEqual([]);
     expect((await as.alice!.issues.listEventsForTimeline({ ...repo, issue_number: mentioning.number })).data.filter((item) => (item as { event?: string }).event === 'cross-referenced')).toEqual([]);
@@ -144,5 +151,23 @@ describe('issue events and the timeline', () => {
     expect(anonymous).not.toContain('Private plans');
     const alice = tokenCookie(await http(`${host.url}/login`, { form: { username: 'alice', password: 'password123', no_redirect: '1' } }))!.split(';')[0]!;
     expect(await page({ cookie: alice })).toContain('Private plans <span class="muted">alice/vault#1</span>');
+  });
+
+  it("notes a pull request's head branch force-pushed and deleted", async () => {
+    const main = (await as.alice!.repos.getBranch({ ...repo, branch: 'main' })).data.commit.sha;
+    await as.alice!.git.createRef({ ...repo, ref: 'refs/heads/rewrite', sha: main });
+    const first = (await as.alice!.repos.createOrUpdateFileContents({ ...repo, path: 'rewrite.txt', message: 'First try', content: Buffer.from('one\n').toString('base64'), branch: 'rewrite' })).data.commit.sha!;
+    const pull = (await as.alice!.pulls.create({ ...repo, title: 'Rewrite', head: 'rewrite', base: 'main' })).data;
+    // A fast-forward is no force push.
+    const second = (await as.alice!.repos.createOrUpdateFileContents({ ...repo, path: 'rewrite2.txt', message: 'More', content: Buffer.from('two\n').toString('base64'), branch: 'rewrite' })).data.commit.sha!;
+    expect(second).not.toBe(first);
+    // Back to another commit that is not a descendant: forced.
+    const tree = (await as.alice!.git.getCommit({ ...repo, commit_sha: first })).data.tree.sha;
+    const other = (await as.alice!.git.createCommit({ ...repo, message: 'Second try', tree, parents: [main] })).data.sha;
+    await as.alice!.git.updateRef({ ...repo, ref: 'heads/rewrite', sha: other, force: true });
+    await as.alice!.git.deleteRef({ ...repo, ref: 'heads/rewrite' });
+    const events = (await as.bob!.issues.listEvents({ ...repo, issue_number: pull.number })).data as Array<Record<string, unknown>>;
+    expect(events.map((event) => event.event)).toEqual(['head_ref_force_pushed', 'head_ref_deleted']);
+    expect(events[0]).toMatchObject({ actor: { login: 'alice' }, commit_id: other });
   });
 });

@@ -428,4 +428,30 @@ describe('the PostgreSQL engine (issue 19)', () => {
       await data.cleanup();
     }
   });
+
+  it('compares a repository again later when another instance kept it from comparing', async () => {
+    const url = await server.createDatabase();
+    const data = await tempDir();
+    const open = () => openHostCore({ databaseUrl: url, dataDir: data.path, bcryptCost: 4 });
+    const [one, two] = [await open(), await open()];
+    try {
+      await one.admin.createUser({ username: 'owner', email: 'owner@example.com', password: 'password123' });
+      await one.admin.seedRepo({ owner: 'owner', name: 'r' });
+      const repo = (await one.ctx.repos.findByName('owner', 'r'))!;
+      const tip = (await recordedRefs(one.ctx.store, repo.id)).get(`refs/heads/${repo.default_branch}`)!;
+      // Instance two is moving refs; instance one moves a branch it then cannot record.
+      const moving = await two.ctx.refUpdates.intend(repo);
+      const lost = await one.ctx.refUpdates.intend(repo);
+      await run('git', ['--git-dir', one.ctx.git.pathOf('owner', 'r'), 'update-ref', 'refs/heads/lost', tip]);
+      await lost.close(false);
+      expect((await recordedRefs(one.ctx.store, repo.id)).has('refs/heads/lost')).toBe(false);
+      // Once two is done, one compares again by itself and records the branch.
+      await two.ctx.refUpdates.recordChanges(repo, [], repo.default_branch, undefined, moving);
+      await expect.poll(async () => (await recordedRefs(one.ctx.store, repo.id)).get('refs/heads/lost'), { timeout: 10_000 }).toBe(tip);
+    } finally {
+      await one.close();
+      await two.close();
+      await data.cleanup();
+    }
+  });
 });

@@ -49,6 +49,15 @@ describe('code review in the browser', () => {
             },
             pulls: [{ title: 'Tidy', head: 'tidy', base: 'main' }],
           },
+          {
+            owner: 'ada',
+            name: 'indent',
+            branches: {
+              main: { commits: [{ message: 'Start', files: { 'a.txt': 'x\n', 'b.txt': 'y\n' } }] },
+              both: { from: 'main', commits: [{ message: 'Indent a, add to b', files: { 'a.txt': '  x\n', 'b.txt': 'y\nz\n' } }] },
+            },
+            pulls: [{ title: 'Both', head: 'both', base: 'main' }],
+          },
         ],
       },
     });
@@ -268,6 +277,12 @@ describe('code review in the browser', () => {
     expect(page).not.toContain('removed: </span>-one');
     expect(page).toMatch(/added: <\/span>\+  three/);
     expect((await http(`${host.url}/ada/spaces/commit/${commit.sha}`)).text).toContain('removed: </span>-one');
+    // A file whose changes are all white space has no patch then: it says so, and the next file keeps its own patch.
+    const both = (await http(`${host.url}/ada/indent/pulls/1/files?w=1`, { headers: bearer(ADA) })).text;
+    const [a, b] = both.split('id="diff-2"');
+    expect(a).toContain('Only white space changed.');
+    expect(b).toMatch(/added: <\/span>\+z/);
+    expect(b).not.toContain('Only white space changed.');
   }, JOURNEY_MS);
 
   it('shows all lines of one file on request, comment links only on the lines of the diff', async () => {

@@ -14,6 +14,8 @@ import { created, githubPage, noContent, readJson, readJsonOrArray, unprocessabl
 import { conversationOf, numberParam, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
 const ISSUE = `${REPO}/issues/:number`;
+/** The most items of a timeline its pages reach (GitHub's timeline stops paging too). */
+const MAX_TIMELINE_ITEMS = 10_000;
 
 /**
  * Issues as GitHub serves them: one numbering with pull requests (which the list includes, marked `pull_request`),
@@ -142,11 +144,13 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     const conversation = await conversationOf(ctx, repo, numberParam(event));
     const number = numberOf(conversation);
     const page = githubPage(ctx, event);
-    // Both lists up to the end of the page, merged in time order: a fixed number of queries whatever the page.
-    const reach = { limit: page.offset + page.limit, offset: 0 };
-    const events = await ctx.issues.eventsOf(repo, number, reach, true);
-    // Cross-references from what the caller may not read are left out (their count stays in the total).
-    const visible = await ctx.issues.visibleTimeline(await currentUser(ctx, event), events.items);
+    // Both lists up to the end of the page, merged in time order: a fixed number of queries whatever the page, and
+    // at most MAX_TIMELINE_ITEMS read (a page beyond them is empty). Cross-references from repositories the caller may
+    // not read are left out of the list and of its count.
+    const reach = { limit: Math.min(page.offset + page.limit, MAX_TIMELINE_ITEMS), offset: 0 };
+    const viewer = await currentUser(ctx, event);
+    const events = await ctx.issues.eventsOf(repo, number, reach, { viewer });
+    const visible = await ctx.issues.visibleTimeline(viewer, events.items);
     const sources = await referencedIssues(visible.sources);
     const comments = conversation.kind === 'issue' ? await ctx.issues.comments(repo, conversation.issue.id, reach) : await ctx.pulls.comments(repo, conversation.pull.id, reach);
     const shapedEvents = await shapes.issueEvents(ctx.store, repo, visible.events);

@@ -183,6 +183,8 @@ function downloadLinks(links: FullDiffLinks | undefined): SafeHtml | '' {
 }
 
 function fileBody(file: ChangedFile, index: number, shown: boolean, links: FullDiffLinks | undefined, review: DiffReview | undefined, choice: LayoutChoice | undefined): SafeHtml {
+  // What a diff that hides white space has of a file whose changes are all white space.
+  if (file.patch === '') return html`<p class="muted">Only white space changed.</p>`;
   if (file.patch === undefined || !shown) {
     if (file.patch_omitted || file.patch !== undefined) return html`<p class="muted">This diff is too large to show here. ${downloadLinks(links)}</p>`;
     if (file.status === 'renamed' && file.changes === 0) return html`<p class="muted">File renamed without changes.</p>`;

@@ -49,6 +49,10 @@ function said(event: IssueEventRow, repoBase: string, sources: ReadonlyMap<strin
       return html`requested a review from ${account(event.subject)}`;
     case 'review_request_removed':
       return html`removed the request for review from ${account(event.subject)}`;
+    case 'head_ref_force_pushed':
+      return event.commit_id ? html`force-pushed the head branch to <a href="${repoBase}/commit/${event.commit_id}"><code>${event.commit_id.slice(0, 7)}</code></a>` : html`force-pushed the head branch`;
+    case 'head_ref_deleted':
+      return html`deleted the head branch`;
     case 'cross-referenced': {
       const source = sources.get(referenceKey(event.source_repo_id ?? 0, event.source_number ?? 0));
       return source ? html`mentioned this in ${sourceLink(source, repoBase)}` : html`mentioned this`;

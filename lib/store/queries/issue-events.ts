@@ -1,4 +1,5 @@
 import type { ReadTx, WriteTx } from '../interface.js';
+import { inList } from './in-list.js';
 import type { PageWindow } from './page-window.js';
 
 // What happened to an issue or pull request besides its comments: GitHub's issue events, one numbering for both.
@@ -16,6 +17,8 @@ export type IssueEventName =
   | 'demilestoned'
   | 'review_requested'
   | 'review_request_removed'
+  | 'head_ref_force_pushed'
+  | 'head_ref_deleted'
   | 'cross-referenced';
 
 /** What one event says besides its name: who did it, and what it was about. */
@@ -81,16 +84,37 @@ const SELECT = `SELECT e.id, e.number, e.event, a.username AS actor, s.username 
   e.rename_from, e.rename_to, e.commit_id, e.state_reason, e.source_repo_id, e.source_number, e.created_at
   FROM issue_events e LEFT JOIN users a ON a.id = e.actor_id LEFT JOIN users s ON s.id = e.subject_id`;
 
-/**
- * The events of one issue or pull request, oldest first: GitHub's issue events list leaves cross-references out (only
- * its timeline has them), `timeline` keeps them.
- */
-export async function issueEventsOf(db: ReadTx, repoId: number, number: number, page: PageWindow, timeline = false): Promise<IssueEventRow[]> {
-  return await db.all<IssueEventRow>(`${SELECT} WHERE e.repo_id = ? AND e.number = ?${timeline ? '' : NOT_CROSS} ORDER BY e.id LIMIT ? OFFSET ?`, [repoId, number, page.limit, page.offset]);
+/** Which events a list leaves out: cross-references altogether (GitHub's events list), or those from some repositories. */
+export type EventsLeftOut = 'cross-references' | { sources: readonly number[] };
+
+function leftOut(out: EventsLeftOut): { sql: string; params: number[] } {
+  if (out === 'cross-references') return { sql: " AND e.event <> 'cross-referenced'", params: [] };
+  if (out.sources.length === 0) return { sql: '', params: [] };
+  const list = inList(out.sources);
+  return { sql: ` AND NOT (e.event = 'cross-referenced' AND e.source_repo_id ${list.sql})`, params: list.params as number[] };
 }
 
-export async function countIssueEventsOf(db: ReadTx, repoId: number, number: number, timeline = false): Promise<number> {
-  return (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM issue_events e WHERE e.repo_id = ? AND e.number = ?${timeline ? '' : NOT_CROSS}`, [repoId, number]))!.n;
+/**
+ * The events of one issue or pull request, oldest first: GitHub's issue events list leaves cross-references out (only
+ * its timeline has them); a timeline leaves out those from repositories its reader may not see.
+ */
+export async function issueEventsOf(db: ReadTx, repoId: number, number: number, page: PageWindow, out: EventsLeftOut): Promise<IssueEventRow[]> {
+  const left = leftOut(out);
+  return await db.all<IssueEventRow>(`${SELECT} WHERE e.repo_id = ? AND e.number = ?${left.sql} ORDER BY e.id LIMIT ? OFFSET ?`, [repoId, number, ...left.params, page.limit, page.offset]);
+}
+
+export async function countIssueEventsOf(db: ReadTx, repoId: number, number: number, out: EventsLeftOut): Promise<number> {
+  const left = leftOut(out);
+  return (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM issue_events e WHERE e.repo_id = ? AND e.number = ?${left.sql}`, [repoId, number, ...left.params]))!.n;
+}
+
+/** The repositories cross-references on an issue or pull request came from. */
+export async function crossReferenceSources(db: ReadTx, repoId: number, number: number): Promise<number[]> {
+  const rows = await db.all<{ source_repo_id: number }>(
+    "SELECT DISTINCT source_repo_id FROM issue_events WHERE repo_id = ? AND number = ? AND event = 'cross-referenced' AND source_repo_id IS NOT NULL",
+    [repoId, number],
+  );
+  return rows.map((row) => row.source_repo_id);
 }
 
 /** Whether `source` already mentioned the issue or pull request (each mentions another once on its timeline). */
@@ -107,14 +131,17 @@ export async function issueEventById(db: ReadTx, repoId: number, id: number): Pr
 
 /**
  * The events of one issue or pull request from after `after` up to `until` (stored times; either may be left open),
- * oldest first, at most `limit`: what one page of its conversation shows between its comments.
+ * oldest first, at most `limit`, those `out` leaves out excepted: what one page of its conversation shows between its
+ * comments.
  */
-export async function issueEventsBetween(db: ReadTx, repoId: number, number: number, after: string | undefined, until: string | undefined, limit: number): Promise<IssueEventRow[]> {
-  return await db.all<IssueEventRow>(`${SELECT} WHERE e.repo_id = ? AND e.number = ? AND e.created_at > ? AND e.created_at <= ? ORDER BY e.id LIMIT ?`, [
+export async function issueEventsBetween(db: ReadTx, repoId: number, number: number, after: string | undefined, until: string | undefined, limit: number, out: EventsLeftOut): Promise<IssueEventRow[]> {
+  const left = leftOut(out);
+  return await db.all<IssueEventRow>(`${SELECT} WHERE e.repo_id = ? AND e.number = ? AND e.created_at > ? AND e.created_at <= ?${left.sql} ORDER BY e.id LIMIT ?`, [
     repoId,
     number,
     after ?? '',
     until ?? '9999-12-31T23:59:59.999Z',
+    ...left.params,
     limit,
   ]);
 }

@@ -85,9 +85,11 @@ export async function timelineOfCommentPage(
   page: { comments: ReadonlyArray<{ created_at: string }>; total: number },
   commentAt: (offset: number) => Promise<string | undefined>,
 ): Promise<PageTimeline> {
+  // A page past the last comment's has nothing to show.
+  if (window.offset > 0 && page.comments.length === 0) return { events: [], sources: new Map() };
   const after = window.offset > 0 ? await commentAt(window.offset - 1) : undefined;
   const until = window.offset + page.comments.length < page.total ? page.comments.at(-1)?.created_at : undefined;
-  return await ctx.issues.visibleTimeline(request.viewer, await ctx.issues.eventsBetween(request.repo, number, after, until));
+  return await ctx.issues.visibleTimeline(request.viewer, await ctx.issues.eventsBetween(request.viewer, request.repo, number, after, until));
 }
 
 /** Where a new comment lands: the conversation's last page, at the comment. */
