@@ -5,6 +5,7 @@ import { NameReservations } from '../../lib/services/name-reservations.js';
 import { AdvisoryLocks, PostgresStore } from '../../lib/store/postgres/engine.js';
 import { POSTGRES_SCHEMA_VERSION } from '../../lib/store/postgres/migrations.js';
 import { recordedRefs } from '../../lib/store/queries/refs.js';
+import type { RepositoryRow } from '../../lib/store/queries/repositories.js';
 import { insertUser } from '../../lib/store/queries/users.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { execFile } from 'node:child_process';
@@ -32,6 +33,26 @@ describe('the PostgreSQL engine (issue 19)', () => {
   afterAll(async () => {
     await server?.stop();
   });
+
+  /**
+   * Two instances on a fresh database and one data folder, with the account `owner` and a seeded repository `r`, for
+   * `run`; closed and removed after.
+   */
+  async function withTwoInstances(run: (one: HostCore, two: HostCore, repo: RepositoryRow) => Promise<void>): Promise<void> {
+    const url = await server.createDatabase();
+    const data = await tempDir();
+    const open = () => openHostCore({ databaseUrl: url, dataDir: data.path, bcryptCost: 4 });
+    const [one, two] = [await open(), await open()];
+    try {
+      await one.admin.createUser({ username: 'owner', email: 'owner@example.com', password: 'password123' });
+      await one.admin.seedRepo({ owner: 'owner', name: 'r' });
+      await run(one, two, (await one.ctx.repos.findByName('owner', 'r'))!);
+    } finally {
+      await one.close();
+      await two.close();
+      await data.cleanup();
+    }
+  }
 
   it('creates the newest schema once, even when several instances start together', async () => {
     const url = await server.createDatabase();
@@ -307,14 +328,7 @@ describe('the PostgreSQL engine (issue 19)', () => {
   });
 
   it("settles only the intents of instances that stopped when comparing, and compares nothing while a running one's stands", async () => {
-    const url = await server.createDatabase();
-    const data = await tempDir();
-    const open = () => openHostCore({ databaseUrl: url, dataDir: data.path, bcryptCost: 4 });
-    const [one, two] = [await open(), await open()];
-    try {
-      await one.admin.createUser({ username: 'owner', email: 'owner@example.com', password: 'password123' });
-      await one.admin.seedRepo({ owner: 'owner', name: 'r' });
-      const repo = (await one.ctx.repos.findByName('owner', 'r'))!;
+    await withTwoInstances(async (one, two, repo) => {
       // A stopped instance's intent, and one of instance two, which is moving refs right now.
       await one.ctx.store.write(async (tx) => await tx.run("INSERT INTO ref_intents (repo_id, created_at, holder) VALUES (?, '2026-01-01T00:00:00.000Z', 'stopped-instance')", [repo.id]));
       const moving = await two.ctx.refUpdates.intend(repo);
@@ -326,22 +340,11 @@ describe('the PostgreSQL engine (issue 19)', () => {
       await two.ctx.refUpdates.recordChanges(repo, [], repo.default_branch, undefined, moving);
       await one.ctx.refUpdates.reconcile(repo);
       expect(await holders()).toEqual([]);
-    } finally {
-      await one.close();
-      await two.close();
-      await data.cleanup();
-    }
+    });
   });
 
   it("never records another instance's ref changes as its own when comparing while that instance moves refs", async () => {
-    const url = await server.createDatabase();
-    const data = await tempDir();
-    const open = () => openHostCore({ databaseUrl: url, dataDir: data.path, bcryptCost: 4 });
-    const [one, two] = [await open(), await open()];
-    try {
-      await one.admin.createUser({ username: 'owner', email: 'owner@example.com', password: 'password123' });
-      await one.admin.seedRepo({ owner: 'owner', name: 'r' });
-      const repo = (await one.ctx.repos.findByName('owner', 'r'))!;
+    await withTwoInstances(async (one, two, repo) => {
       const owner = (await two.ctx.users.byName('owner'))!;
       const tip = (await recordedRefs(one.ctx.store, repo.id)).get(`refs/heads/${repo.default_branch}`)!;
       const created: string[] = [];
@@ -364,11 +367,7 @@ describe('the PostgreSQL engine (issue 19)', () => {
       expect(Object.fromEntries(await recordedRefs(one.ctx.store, repo.id))).toEqual(onDisk);
       expect(reconciled).toEqual([]);
       expect(created.sort()).toEqual(Array.from({ length: 40 }, (_, round) => `b${round}`).sort());
-    } finally {
-      await one.close();
-      await two.close();
-      await data.cleanup();
-    }
+    });
   });
 
   it('keeps the harness snapshots of instances sharing a data folder apart, and a restore through one is seen through the other', async () => {
@@ -430,14 +429,7 @@ describe('the PostgreSQL engine (issue 19)', () => {
   });
 
   it('compares a repository again later when another instance kept it from comparing', async () => {
-    const url = await server.createDatabase();
-    const data = await tempDir();
-    const open = () => openHostCore({ databaseUrl: url, dataDir: data.path, bcryptCost: 4 });
-    const [one, two] = [await open(), await open()];
-    try {
-      await one.admin.createUser({ username: 'owner', email: 'owner@example.com', password: 'password123' });
-      await one.admin.seedRepo({ owner: 'owner', name: 'r' });
-      const repo = (await one.ctx.repos.findByName('owner', 'r'))!;
+    await withTwoInstances(async (one, two, repo) => {
       const tip = (await recordedRefs(one.ctx.store, repo.id)).get(`refs/heads/${repo.default_branch}`)!;
       // Instance two is moving refs; instance one moves a branch it then cannot record.
       const moving = await two.ctx.refUpdates.intend(repo);
@@ -448,10 +440,6 @@ describe('the PostgreSQL engine (issue 19)', () => {
       // Once two is done, one compares again by itself and records the branch.
       await two.ctx.refUpdates.recordChanges(repo, [], repo.default_branch, undefined, moving);
       await expect.poll(async () => (await recordedRefs(one.ctx.store, repo.id)).get('refs/heads/lost'), { timeout: 10_000 }).toBe(tip);
-    } finally {
-      await one.close();
-      await two.close();
-      await data.cleanup();
-    }
+    });
   });
 });
