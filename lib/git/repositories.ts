@@ -584,16 +584,18 @@ export class GitRepositories {
     return false;
   }
 
-  /** Points HEAD at an existing branch when its own is gone or unborn; returns the branch HEAD then names. */
-  async #fixHead(gitDir: string, changes: RefChange[], knownRefs?: Map<string, string>, headFile = readHeadFile(gitDir)): Promise<string> {
-    let head = /^ref: (\S+)\s*$/.exec(await headFile)?.[1] ?? '';
-    // HEAD read early (as a push began) is used only when the push just moved its branch; else it is read again now, so
-    // a default branch changed meanwhile is never undone.
-    if (!changes.some((change) => change.ref === head && !/^0+$/.test(change.after))) head = /^ref: (\S+)\s*$/.exec(await readHeadFile(gitDir))?.[1] ?? '';
+  /**
+   * Points HEAD at an existing branch when its own is gone or unborn; returns the branch HEAD then names. `earlyHead`:
+   * HEAD as read when a push began, which stands only if the push moved its branch (else HEAD is read now, so a
+   * default branch changed meanwhile is never undone).
+   */
+  async #fixHead(gitDir: string, changes: RefChange[], knownRefs?: Map<string, string>, earlyHead?: Promise<string>): Promise<string> {
+    const movedTo = (ref: string) => changes.some((change) => change.ref === ref && !/^0+$/.test(change.after));
+    let head = earlyHead === undefined ? undefined : headRef(await earlyHead);
+    if (head === undefined || !movedTo(head)) head = headRef(await readHeadFile(gitDir));
     // HEAD's branch just moved to a commit, or is a loose ref file (a branch just pushed always is one): it exists,
     // and git need not be asked.
-    const moved = changes.some((change) => change.ref === head && !/^0+$/.test(change.after));
-    if (head.startsWith(BRANCH_PREFIX) && !knownRefs && (moved || (await access(join(gitDir, head)).then(() => true, () => false)))) return head.slice(BRANCH_PREFIX.length);
+    if (head.startsWith(BRANCH_PREFIX) && !knownRefs && (movedTo(head) || (await access(join(gitDir, head)).then(() => true, () => false)))) return head.slice(BRANCH_PREFIX.length);
     const refs = knownRefs ?? (await this.#refs.refs(gitDir));
     let target = head;
     if (!head || !refs.has(head)) {
@@ -608,4 +610,9 @@ export class GitRepositories {
 /** HEAD of a bare repository we created, a symbolic ref file ('' when unreadable): reading it saves a git run per push. */
 function readHeadFile(gitDir: string): Promise<string> {
   return readFile(`${gitDir}/HEAD`, 'utf8').catch(() => '');
+}
+
+/** The ref a HEAD file names ('' for anything else). */
+function headRef(headFile: string): string {
+  return /^ref: (\S+)\s*$/.exec(headFile)?.[1] ?? '';
 }
