@@ -1,6 +1,6 @@
 import { conversationsByNumbers } from '../store/queries/conversations.js';
 import { noteCrossReferences } from './references.js';
-import { countIssueEventsOf, insertIssueEvent, issueEventById, crossReferenceSources, issueEventsBetween, issueEventsOf, lastCloser, type EventsLeftOut, type IssueEventRow } from '../store/queries/issue-events.js';
+import { countIssueEventsOf, countIssueEventsOfRepository, insertIssueEvent, issueEventById, crossReferenceSources, issueEventsBetween, issueEventsOf, issueEventsOfRepository, lastCloser, type EventsLeftOut, type IssueEventRow } from '../store/queries/issue-events.js';
 import { invalid, notFound } from '../errors.js';
 import { writeToRepository } from './repository-write.js';
 import type { Db, WriteTx } from '../store/interface.js';
@@ -137,6 +137,17 @@ export class IssueService {
   async eventsOf(repo: RepositoryRow, number: number, page: PageWindow, timelineOf?: { viewer: Viewer }): Promise<{ items: IssueEventRow[]; total: number }> {
     const out: EventsLeftOut = timelineOf ? { sources: await this.hiddenSources(timelineOf.viewer, repo, number) } : 'cross-references';
     return await this.store.read(async (tx) => ({ items: await issueEventsOf(tx, repo.id, number, page, out), total: await countIssueEventsOf(tx, repo.id, number, out) }));
+  }
+
+  /**
+   * The events of every issue and pull request of the repository, newest first, with how many there are, and the
+   * issues and pull requests they belong to (by number).
+   */
+  async repositoryEvents(repo: RepositoryRow, page: PageWindow): Promise<{ items: IssueEventRow[]; total: number; conversations: Map<number, Conversation> }> {
+    const { items, total } = await this.store.read(async (tx) => ({ items: await issueEventsOfRepository(tx, repo.id, page), total: await countIssueEventsOfRepository(tx, repo.id) }));
+    const keys = await conversationsByNumbers(this.store, repo.id, items.map((event) => event.number));
+    const found = await this.byKeys(repo, [...keys.values()]);
+    return { items, total, conversations: new Map(found.map((conversation) => [conversation.kind === 'issue' ? conversation.issue.number : conversation.pull.number, conversation])) };
   }
 
   /** The repositories cross-references on the issue or pull request came from that `viewer` may not read. */

@@ -170,4 +170,21 @@ describe('issue events and the timeline', () => {
     expect(events.map((event) => event.event)).toEqual(['head_ref_force_pushed', 'head_ref_deleted']);
     expect(events[0]).toMatchObject({ actor: { login: 'alice' }, commit_id: other });
   });
+
+  it("lists every issue's and pull request's events of the repository, newest first, each with its issue", async () => {
+    const issue = (await as.alice!.issues.create({ ...repo, title: 'Last one' })).data;
+    await as.alice!.issues.addLabels({ ...repo, issue_number: issue.number, labels: ['bug'] });
+    await as.alice!.issues.update({ ...repo, issue_number: issue.number, state: 'closed' });
+    const first = await as.bob!.issues.listEventsForRepo({ ...repo, per_page: 2 });
+    expect(first.data.map((event) => [event.event, event.issue?.number, event.issue?.title])).toEqual([
+      ['closed', issue.number, 'Last one'],
+      ['labeled', issue.number, 'Last one'],
+    ]);
+    const all = await as.bob!.paginate(as.bob!.issues.listEventsForRepo, { ...repo, per_page: 100 });
+    expect(Number(first.headers['x-total-count'])).toBe(all.length);
+    // Pull requests' events carry the pull request as an issue; cross-references are the timelines' alone.
+    expect(all.some((event) => event.event === 'merged' && event.issue?.pull_request !== undefined)).toBe(true);
+    expect(all.some((event) => (event.event as string) === 'cross-referenced')).toBe(false);
+    expect((await http(`${host.url}/api/v3/repos/alice/vault/issues/events`)).status).toBe(404);
+  });
 });

@@ -117,6 +117,17 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     return page.respond(total, await shapes.issueEvents(ctx.store, repo, items));
   });
 
+  // Every issue's and pull request's events, newest first, each with its issue (GitHub's `issue` field).
+  app.get(`${REPO}/issues/events`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const page = githubPage(ctx, event);
+    const { items, total, conversations } = await ctx.issues.repositoryEvents(repo, page);
+    const found = [...conversations.values()];
+    const issues = new Map((await shapes.conversations(ctx.store, repo, found)).map((issue) => [issue.number, issue]));
+    const shaped = await shapes.issueEvents(ctx.store, repo, items);
+    return page.respond(total, shaped.map((item, index) => ({ ...item, issue: issues.get(items[index]!.number) ?? null })));
+  });
+
   app.get(`${REPO}/issues/events/:id`, async (event) => {
     const repo = await repoOf(ctx, event);
     const id = pathParam(event, 'id');

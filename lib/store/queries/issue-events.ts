@@ -108,6 +108,15 @@ export async function countIssueEventsOf(db: ReadTx, repoId: number, number: num
   return (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM issue_events e WHERE e.repo_id = ? AND e.number = ?${left.sql}`, [repoId, number, ...left.params]))!.n;
 }
 
+/** The events of every issue and pull request of a repository, newest first (GitHub's repository-wide list; no cross-references). */
+export async function issueEventsOfRepository(db: ReadTx, repoId: number, page: PageWindow): Promise<IssueEventRow[]> {
+  return await db.all<IssueEventRow>(`${SELECT} WHERE e.repo_id = ?${NOT_CROSS} ORDER BY e.id DESC LIMIT ? OFFSET ?`, [repoId, page.limit, page.offset]);
+}
+
+export async function countIssueEventsOfRepository(db: ReadTx, repoId: number): Promise<number> {
+  return (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM issue_events e WHERE e.repo_id = ?${NOT_CROSS}`, [repoId]))!.n;
+}
+
 /** The repositories cross-references on an issue or pull request came from. */
 export async function crossReferenceSources(db: ReadTx, repoId: number, number: number): Promise<number[]> {
   const rows = await db.all<{ source_repo_id: number }>(
