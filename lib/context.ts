@@ -11,6 +11,7 @@ import type { CheckService } from './services/checks.js';
 import type { CiService } from './services/ci.js';
 import type { CollaboratorService } from './services/collaborators.js';
 import type { CredentialService } from './services/credentials.js';
+import type { AppService } from './services/apps.js';
 import type { IssueService } from './services/issues.js';
 import type { LabelService } from './services/labels.js';
 import type { LoginThrottle } from './services/login-throttle.js';
@@ -47,6 +48,8 @@ export interface AppContext {
   readonly loginThrottle: LoginThrottle;
   readonly users: UserService;
   readonly credentials: CredentialService;
+  /** GitHub Apps, their installations and installation tokens. */
+  readonly apps: AppService;
   /** Users' public SSH keys and repositories' deploy keys. */
   readonly sshKeys: SshKeyService;
   readonly repos: RepositoryService;

@@ -23,6 +23,9 @@ import { BranchProtectionService } from './services/branch-protection.js';
 import { CiService } from './services/ci.js';
 import { CollaboratorService } from './services/collaborators.js';
 import { CredentialService } from './services/credentials.js';
+import { AppService } from './services/apps.js';
+import { AppShapes } from './github/app-shapes.js';
+import { CheckShapes } from './github/check-shapes.js';
 import { IssueService } from './services/issues.js';
 import { LabelService } from './services/labels.js';
 import { CheckService } from './services/checks.js';
@@ -144,7 +147,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
   );
   const repos = new RepositoryService(store, git, baseUrl, sshUrl, nowIso, new ConcurrencyGate(options.maxImports, options.maxImportsPerUser), recorder, store.sharedLocks);
   const journal = new RefJournal(store, nowIso, store.sharedLocks?.instance);
-  const checks = new CheckService(store, git, nowIso);
+  const checks = new CheckService(store, git, nowIso, recorder, new CheckShapes(baseUrl), new AppShapes(baseUrl, shapes));
   const pulls = new PullService(store, git, nowIso, publicEmail, statuses, checks, protection, recorder, journal, (repo, work) => repos.whileUnchanged(repo, work));
   const refUpdates = new RefUpdateService(store, git, repos, pulls, protection, journal, store.sharedLocks);
   const gitData = new GitDataService(store, git, refUpdates, nowIso, publicEmail);
@@ -159,6 +162,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     highlighter: new Highlighter(),
     users: new UserService(store, passwords, throttle, options.bcryptCost, avatarUrl, nowIso),
     credentials: new CredentialService(store, options.now),
+    apps: new AppService(store, passwords, options.bcryptCost, options.now, options.allowLocalNetwork, options.noreplyEmailDomain),
     sshKeys: new SshKeyService(store, nowIso),
     repos,
     issues: new IssueService(store, nowIso, recorder),

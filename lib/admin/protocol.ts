@@ -12,6 +12,8 @@ export const ADMIN_OPERATION_NAMES = [
   'listSshKeys',
   'createRepo',
   'seedRepo',
+  'createApp',
+  'installApp',
 ] as const satisfies ReadonlyArray<keyof AdminOperations>;
 
 export type AdminOperationName = (typeof ADMIN_OPERATION_NAMES)[number];

@@ -171,6 +171,34 @@ function buildProgram(io: CliIO, exit: (code: number) => void): Command {
     },
   );
 
+  const githubApp = program.command('app').description('manage GitHub Apps');
+  dbOptions(
+    githubApp
+      .command('create <owner> <name>')
+      .description("make a GitHub App owned by <owner>; prints its id, slug and private key (shown only now)")
+      .option('--webhook-url <url>', 'where its webhook deliveries go')
+      .option('--webhook-secret <secret>', 'the secret its deliveries are signed with')
+      .option('--permission <name=level...>', "a repository permission, e.g. issues=write (metadata=read is implied)")
+      .option('--event <name...>', 'an event its webhook receives, e.g. issues')
+      .option('--private-key <file>', 'use this RSA private key (PEM) instead of making one')
+      .option('--json', 'print JSON'),
+  ).action(async (owner: string, name: string, flags: DbFlags & { webhookUrl?: string; webhookSecret?: string; permission?: string[]; event?: string[]; privateKey?: string; json?: boolean }) => {
+    const permissions = Object.fromEntries((flags.permission ?? []).map((entry) => entry.split('=', 2) as [string, string]));
+    const privateKey = flags.privateKey === undefined ? undefined : await readFile(flags.privateKey, 'utf8');
+    const made = await admin(flags, (ops) => ops.createApp({ owner, name, webhookUrl: flags.webhookUrl, webhookSecret: flags.webhookSecret, permissions, events: flags.event, privateKey }));
+    if (flags.json) return void io.stdout.write(`${JSON.stringify(made, null, 2)}\n`);
+    io.stdout.write(`app ${made.id} (${made.slug}), acting as ${made.bot}\n${made.privateKey}`);
+  });
+  dbOptions(
+    githubApp
+      .command('install <slug> <account>')
+      .description("install an app on <account>'s repositories (all, or those given with --repo)")
+      .option('--repo <name...>', 'only these repositories of the account'),
+  ).action(async (slug: string, account: string, flags: DbFlags & { repo?: string[] }) => {
+    const { id } = await admin(flags, (ops) => ops.installApp(slug, account, flags.repo));
+    io.stdout.write(`installed ${slug} on ${account} (installation ${id})\n`);
+  });
+
   const repo = program.command('repo').description('manage repositories');
   dbOptions(
     repo

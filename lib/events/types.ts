@@ -10,6 +10,7 @@ import type {
   GitHubUser,
 } from '../github/types.js';
 import type { GitHubRelease } from '../github/release-shapes.js';
+import type { GitHubCheckRun } from '../github/check-shapes.js';
 import type { GitHubReview, GitHubReviewComment, simplePull } from '../github/review-shapes.js';
 
 /** GitHub's "simple pull request" of review events. */
@@ -168,6 +169,12 @@ export interface MilestoneEvent extends RepositoryEventBase {
   changes?: Partial<Record<'title' | 'description' | 'due_on', { from: string }>>;
 }
 
+/** A check run made (`created`) or finished (`completed`; both when it is made finished). */
+export interface CheckRunEvent extends RepositoryEventBase {
+  action: 'created' | 'completed';
+  check_run: GitHubCheckRun;
+}
+
 export interface PingEvent {
   zen: string;
   hook_id: number;
@@ -207,13 +214,14 @@ export interface RepoEventMap {
   pull_request_review: PullRequestReviewEvent;
   pull_request_review_comment: PullRequestReviewCommentEvent;
   milestone: MilestoneEvent;
+  check_run: CheckRunEvent;
   ping: PingEvent;
 }
 
 export type RepoEventName = keyof RepoEventMap;
 
 /** The events a webhook may subscribe to (`ping` goes to the hook it tests, whatever it subscribes to). */
-export const SUBSCRIBABLE_EVENTS = ['push', 'create', 'delete', 'issues', 'issue_comment', 'pull_request', 'status', 'star', 'watch', 'repository', 'release', 'pull_request_review', 'pull_request_review_comment', 'milestone'] as const;
+export const SUBSCRIBABLE_EVENTS = ['push', 'create', 'delete', 'issues', 'issue_comment', 'pull_request', 'status', 'star', 'watch', 'repository', 'release', 'pull_request_review', 'pull_request_review_comment', 'milestone', 'check_run'] as const;
 export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
 
 /** One event as code in the same process receives it. */

@@ -1,4 +1,5 @@
 import type { CheckSuite } from '../services/checks.js';
+import type { GitHubApp } from './app-shapes.js';
 import type { CheckAnnotationRow, CheckPullRow, CheckRunRow } from '../store/queries/checks.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { GITHUB_API_PREFIX, nodeId } from './shapes.js';
@@ -20,7 +21,7 @@ export interface GitHubCheckRun {
   external_id: string | null;
   url: string;
   html_url: string;
-  details_url: string | null;
+  details_url: string;
   status: string;
   conclusion: string | null;
   started_at: string | null;
@@ -28,7 +29,8 @@ export interface GitHubCheckRun {
   output: { title: string | null; summary: string | null; text: string | null; annotations_count: number; annotations_url: string };
   name: string;
   check_suite: { id: number };
-  app: null;
+  /** The app whose installation made the run; null for a run made with a personal token (GitHub has none such). */
+  app: GitHubApp | null;
   pull_requests: GitHubPullMinimal[];
 }
 
@@ -53,8 +55,9 @@ export interface GitHubCheckSuite {
 }
 
 /**
- * GitHub's check run, suite and annotation objects. Runs are made by tokens, not GitHub Apps (repohost has none yet):
- * their `app` is null.
+ * GitHub's check run, suite and annotation objects. A run made through an app's installation names the app; one made
+ * with a personal token (which GitHub refuses, and repohost allows) has a null `app`. Suites are one per commit, not
+ * one per app as on GitHub: their `app` is null.
  */
 export class CheckShapes {
   constructor(private readonly baseUrl: () => string) {}
@@ -70,16 +73,18 @@ export class CheckShapes {
       .map((pull) => ({ id: pull.id, number: pull.number, url: this.api(repo, `/pulls/${pull.number}`), head: { ref: pull.head, sha: pull.head_sha, repo: repoRef }, base: { ref: pull.base, sha: pull.base_sha, repo: repoRef } }));
   }
 
-  run(repo: RepositoryRow, run: CheckRunRow, pulls: readonly CheckPullRow[]): GitHubCheckRun {
+  run(repo: RepositoryRow, run: CheckRunRow, pulls: readonly CheckPullRow[], app: GitHubApp | null = null): GitHubCheckRun {
     const url = this.api(repo, `/check-runs/${run.id}`);
+    const htmlUrl = `${this.baseUrl()}/${repo.owner_name}/${repo.name}/runs/${run.id}`;
     return {
       id: run.id,
       head_sha: run.head_sha,
       node_id: nodeId('CheckRun', run.id),
       external_id: run.external_id ?? '',
       url,
-      html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/runs/${run.id}`,
-      details_url: run.details_url,
+      html_url: htmlUrl,
+      // GitHub's default: the app's page; a run without an app points at itself.
+      details_url: run.details_url ?? app?.external_url ?? htmlUrl,
       status: run.status,
       conclusion: run.conclusion,
       started_at: githubTime(run.started_at),
@@ -87,7 +92,7 @@ export class CheckShapes {
       output: { title: run.output_title, summary: run.output_summary, text: run.output_text, annotations_count: run.annotations_count, annotations_url: `${url}/annotations` },
       name: run.name,
       check_suite: { id: run.suite_id },
-      app: null,
+      app,
       pull_requests: this.pulls(repo, run.head_sha, pulls),
     };
   }

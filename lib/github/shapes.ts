@@ -53,7 +53,7 @@ async function associationOf(repo: RepositoryRow, username: string | null, colla
  * An object's node id in GitHub's legacy form (base64 of `0<length of type>:<type><id>`, e.g. `MDQ6VXNlcjE=` for
  * user 1; a commit's id is `<repository id>:<sha>`): opaque, stable, and distinct per kind of object.
  */
-export function nodeId(type: 'IssueEvent' | 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'PullRequestIssue' | 'IssueComment' | 'Label' | 'Release' | 'ReleaseAsset' | 'Commit' | 'CheckRun' | 'CheckSuite' | 'Tag' | 'PullRequestReview' | 'PullRequestReviewComment' | 'Milestone', id: number | string): string {
+export function nodeId(type: 'Integration' | 'IntegrationInstallation' | 'IssueEvent' | 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'PullRequestIssue' | 'IssueComment' | 'Label' | 'Release' | 'ReleaseAsset' | 'Commit' | 'CheckRun' | 'CheckSuite' | 'Tag' | 'PullRequestReview' | 'PullRequestReviewComment' | 'Milestone', id: number | string): string {
   return Buffer.from(`0${type.length}:${type}${id}`).toString('base64');
 }
 
@@ -115,7 +115,8 @@ export class GitHubShapes {
       repos_url: `${url}/repos`,
       events_url: `${url}/events{/privacy}`,
       received_events_url: `${url}/received_events`,
-      type: 'User',
+      // An app's bot account (`<slug>[bot]`; no one else may have brackets in a name).
+      type: user.username.endsWith('[bot]') ? 'Bot' : 'User',
       site_admin: user.is_admin === 1,
       ...(user.full_name ? { name: user.full_name } : {}),
     };

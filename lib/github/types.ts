@@ -21,7 +21,7 @@ export interface GitHubUser {
   avatar_url: string;
   html_url: string;
   url: string;
-  type: 'User';
+  type: 'User' | 'Bot';
   site_admin: boolean;
   name?: string;
 }

@@ -1,10 +1,37 @@
 // The declarative description a harness starts a host with (`createRepoHost({ fixtures })`, `host.admin.load`,
 // `repohost serve --fixtures file.json`). Plain JSON: harnesses in other languages write the same file.
 
-/** Everything a host is loaded with; each part is optional. Loaded in order: users, then repositories. */
+/** Everything a host is loaded with; each part is optional. Loaded in order: users, repositories, then apps. */
 export interface Fixtures {
   users?: FixtureUser[];
   repositories?: FixtureRepository[];
+  apps?: FixtureApp[];
+}
+
+/** A GitHub App, made after the repositories (so loading them sends the app nothing), and its installations. */
+export interface FixtureApp {
+  /** A user of these fixtures or one the host already has. */
+  owner: string;
+  name: string;
+  /** @default the name in lower case, other characters as '-'; its bot is `<slug>[bot]` */
+  slug?: string;
+  description?: string;
+  /** The app's RSA private key (PEM), so a test can keep it; when absent one is made and returned by the load. */
+  privateKey?: string;
+  webhookUrl?: string;
+  webhookSecret?: string;
+  /** GitHub's repository permissions, e.g. `{ issues: 'write', contents: 'read' }`. @default { metadata: 'read' } */
+  permissions?: Record<string, 'read' | 'write'>;
+  /** Events the webhook receives (only those listed, as on GitHub). @default [] */
+  events?: string[];
+  installations?: FixtureInstallation[];
+}
+
+export interface FixtureInstallation {
+  /** The account whose repositories the app is installed on. */
+  account: string;
+  /** Only these repositories of the account. @default all of them, those made later too */
+  repositories?: string[];
 }
 
 export interface FixtureUser {

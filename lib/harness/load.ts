@@ -9,6 +9,8 @@ import { planFixtures, type PlannedRepository } from './validate.js';
 export interface FixtureResult {
   users: string[];
   repositories: Array<{ full_name: string; branches: Record<string, string> }>;
+  /** Each app's id, slug, private key (the one given, or the one made) and installation ids by account. */
+  apps: Array<{ id: number; slug: string; privateKey: string; installations: Record<string, number> }>;
 }
 
 /**
@@ -38,7 +40,14 @@ export async function loadFixtures(ctx: AppContext, fixtures: unknown): Promise<
     for (const hook of planned.hooks) await ctx.webhooks.create(repo, owner, { url: hook.url, events: hook.events, secret: hook.secret, content_type: hook.contentType, active: hook.active });
     repositories.push({ full_name: `${repo.owner_name}/${repo.name}`, branches });
   }
-  return { users: plan.users.map((user) => user.username), repositories };
+  const apps: FixtureResult['apps'] = [];
+  for (const planned of plan.apps) {
+    const { app, privateKey } = await ctx.apps.create(planned.input);
+    const installations: Record<string, number> = {};
+    for (const { account, repositories: names } of planned.installations) installations[account] = (await ctx.apps.install(app.slug, account, names)).id;
+    apps.push({ id: app.id, slug: app.slug, privateKey, installations });
+  }
+  return { users: plan.users.map((user) => user.username), repositories, apps };
 }
 
 /** Commits every branch straight into the repository, then records the new refs the way a push is recorded. */

@@ -2,6 +2,7 @@ import { invalid, RepoHostError } from '../errors.js';
 import { SUBSCRIBABLE_EVENTS } from '../events/types.js';
 import { isSafeBranchName } from '../git/names.js';
 import { gitDate, GitObjectError, splitTreePath, type GitIdentity, type TreeChange } from '../git/objects.js';
+import { eventsOf, keyPair, permissionsOf, type AppInput } from '../services/apps.js';
 import { MIN_FIXED_TOKEN } from '../services/credentials.js';
 import { MAX_BODY, MAX_TITLE } from '../services/issues.js';
 import { parseColor } from '../services/labels.js';
@@ -63,9 +64,15 @@ export interface PlannedUser {
   tokens: Array<{ name: string; token: string }>;
 }
 
+export interface PlannedApp {
+  input: AppInput;
+  installations: Array<{ account: string; repositories: string[] | undefined }>;
+}
+
 export interface FixturePlan {
   users: PlannedUser[];
   repositories: PlannedRepository[];
+  apps: PlannedApp[];
 }
 
 /** The first default commit date; each further commit of a repository is one minute later. */
@@ -121,7 +128,7 @@ class Problems {
  */
 export async function planFixtures(fixtures: unknown, target: FixtureTarget): Promise<FixturePlan> {
   const problems = new Problems();
-  const root = problems.object('fixtures', fixtures, ['users', 'repositories']) ?? {};
+  const root = problems.object('fixtures', fixtures, ['users', 'repositories', 'apps']) ?? {};
   const users = new Map<string, PlannedUser>();
   const tokens = new Set<string>();
   for (const [index, raw] of problems.array('fixtures.users', root.users).entries()) {
@@ -153,8 +160,47 @@ export async function planFixtures(fixtures: unknown, target: FixtureTarget): Pr
     names.add(key);
     repositories.push(repo);
   }
+  const repositoryKnown = async (owner: string, name: string) => names.has(`${owner}/${name}`.toLowerCase()) || (await target.repositoryExists(owner, name));
+  const apps: PlannedApp[] = [];
+  for (const [index, raw] of problems.array('fixtures.apps', root.apps).entries()) {
+    const app = await planApp(problems, `fixtures.apps[${index}]`, raw, people, repositoryKnown);
+    if (app) apps.push(app);
+  }
   if (problems.list.length > 0) throw new FixtureError(problems.list);
-  return { users: [...users.values()], repositories };
+  return { users: [...users.values()], repositories, apps };
+}
+
+/** An app and its installations, checked with the rules AppService applies (whether its slug is free is left to it). */
+async function planApp(problems: Problems, path: string, raw: unknown, people: People, repositoryKnown: (owner: string, name: string) => Promise<boolean>): Promise<PlannedApp | undefined> {
+  const app = problems.object(path, raw, ['owner', 'name', 'slug', 'description', 'privateKey', 'webhookUrl', 'webhookSecret', 'permissions', 'events', 'installations']);
+  if (!app) return undefined;
+  const owner = typeof app.owner === 'string' ? app.owner : '';
+  if (!(await people.known(owner))) problems.add(`${path}.owner`, 'must name a user of the fixtures or of the host');
+  if (typeof app.name !== 'string' || !app.name.trim()) problems.add(`${path}.name`, 'is required');
+  problems.check(`${path}.permissions`, () => permissionsOf(app.permissions));
+  problems.check(`${path}.events`, () => eventsOf(app.events));
+  if (app.webhookUrl !== undefined) problems.check(`${path}.webhookUrl`, () => hookUrl(app.webhookUrl));
+  if (app.privateKey !== undefined) {
+    try {
+      await keyPair(app.privateKey);
+    } catch (error) {
+      problems.add(`${path}.privateKey`, (error as Error).message);
+    }
+  }
+  const installations: PlannedApp['installations'] = [];
+  for (const [index, rawInstallation] of problems.array(`${path}.installations`, app.installations).entries()) {
+    const at = `${path}.installations[${index}]`;
+    const installation = problems.object(at, rawInstallation, ['account', 'repositories']);
+    if (!installation) continue;
+    const account = typeof installation.account === 'string' ? installation.account : '';
+    if (!(await people.known(account))) problems.add(`${at}.account`, 'must name a user of the fixtures or of the host');
+    const repositories = installation.repositories === undefined ? undefined : (problems.array(`${at}.repositories`, installation.repositories) as string[]);
+    for (const [repoIndex, name] of (repositories ?? []).entries()) {
+      if (typeof name !== 'string' || !(await repositoryKnown(account, name))) problems.add(`${at}.repositories[${repoIndex}]`, `must name a repository of ${account}`);
+    }
+    installations.push({ account, repositories });
+  }
+  return { input: app as unknown as AppInput, installations };
 }
 
 function planUser(problems: Problems, path: string, raw: unknown, tokens: Set<string>): PlannedUser | undefined {

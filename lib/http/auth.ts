@@ -1,7 +1,9 @@
 import { getCookie, getRequestHeader, type H3Event } from 'h3';
 import type { AppContext } from '../context.js';
-import { notFound, unauthorized } from '../errors.js';
+import { forbidden, notFound, unauthorized } from '../errors.js';
+import { looksLikeJwt } from '../services/app-jwt.js';
 import { looksLikeApiToken } from '../services/credentials.js';
+import type { Viewer } from '../services/permissions.js';
 import type { UserRow } from '../store/queries/users.js';
 
 export const SESSION_COOKIE = 'token';
@@ -27,12 +29,20 @@ export function parseBasic(header: string | undefined): BasicCredentials | undef
  * neither tried as a password nor counted as a failed sign-in of the named user. Otherwise the secret is the
  * password of the named user (bcrypt, throttled).
  */
-async function userFromBasic(ctx: AppContext, event: H3Event, credentials: BasicCredentials): Promise<UserRow | undefined> {
-  const tokenUser = await ctx.credentials.userOfApiToken(credentials.secret) ?? await ctx.credentials.userOfApiToken(credentials.username);
+async function userFromBasic(ctx: AppContext, event: H3Event, credentials: BasicCredentials): Promise<Viewer> {
+  const tokenUser = await userOfToken(ctx, credentials.secret) ?? await userOfToken(ctx, credentials.username);
   if (tokenUser) return tokenUser;
   if (looksLikeApiToken(credentials.secret) || looksLikeApiToken(credentials.username)) return undefined;
   if (credentials.secret.length === 0 || credentials.secret.length > 256) return undefined;
   return ctx.users.authenticate(credentials.username, credentials.secret, clientAddress(event));
+}
+
+/**
+ * The account a token stands for: a personal API token's owner, or for a GitHub App's installation token (`ghs_…`,
+ * what apps also clone and push with as `x-access-token:<token>`) the app's bot with its installation's grant.
+ */
+async function userOfToken(ctx: AppContext, token: string): Promise<Viewer> {
+  return token.startsWith('ghs_') ? await ctx.apps.viewerOfToken(token) : await ctx.credentials.userOfApiToken(token);
 }
 
 /** The address of the client's connection (the peer; no proxy header is trusted). */
@@ -40,13 +50,13 @@ export function clientAddress(event: H3Event): string | undefined {
   return event.runtime?.node?.req?.socket?.remoteAddress ?? undefined;
 }
 
-const resolved = new WeakMap<H3Event, Promise<UserRow | undefined>>();
+const resolved = new WeakMap<H3Event, Promise<Viewer>>();
 
 /**
  * The authenticated user of a request, from `Authorization: Bearer <api token>`, `Authorization: Basic`, or the
  * `token` session cookie; undefined when none is present or valid. Resolved once per request.
  */
-export function currentUser(ctx: AppContext, event: H3Event): Promise<UserRow | undefined> {
+export function currentUser(ctx: AppContext, event: H3Event): Promise<Viewer> {
   let user = resolved.get(event);
   if (!user) {
     user = resolveUser(ctx, event);
@@ -55,17 +65,32 @@ export function currentUser(ctx: AppContext, event: H3Event): Promise<UserRow | 
   return user;
 }
 
-async function resolveUser(ctx: AppContext, event: H3Event): Promise<UserRow | undefined> {
+async function resolveUser(ctx: AppContext, event: H3Event): Promise<Viewer> {
   const authorization = getRequestHeader(event, 'authorization');
   if (authorization) {
     const bearer = /^(?:Bearer|token)\s+(\S+)\s*$/i.exec(authorization);
-    if (bearer) return await ctx.credentials.userOfApiToken(bearer[1]!);
+    // An app's JSON web token speaks for the app, not an account: only the app's own endpoints read it (appOf).
+    if (bearer) return looksLikeJwt(bearer[1]!) ? undefined : await userOfToken(ctx, bearer[1]!);
     const basic = parseBasic(authorization);
     if (basic) return userFromBasic(ctx, event, basic);
     return undefined;
   }
   const session = getCookie(event, SESSION_COOKIE);
   return session ? await ctx.credentials.userOfSession(session) : undefined;
+}
+
+/**
+ * Refuses an app's bot on what belongs to an account (its profile, keys, tokens, repositories it would own), as GitHub
+ * refuses installation tokens there: 403 `Resource not accessible by integration`.
+ */
+export async function refuseIntegration(ctx: AppContext, event: H3Event): Promise<void> {
+  if ((await currentUser(ctx, event))?.installation) throw forbidden('Resource not accessible by integration');
+}
+
+/** The bearer JSON web token of a request, if it carries one (a GitHub App speaking as itself). */
+export function bearerJwt(event: H3Event): string | undefined {
+  const bearer = /^(?:Bearer|token)\s+(\S+)\s*$/i.exec(getRequestHeader(event, 'authorization') ?? '');
+  return bearer && looksLikeJwt(bearer[1]!) ? bearer[1] : undefined;
 }
 
 /** The authenticated user, or 401. */

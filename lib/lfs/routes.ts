@@ -6,7 +6,7 @@ import { isRepoHostError } from '../errors.js';
 import { currentUser } from '../http/auth.js';
 import { readLimitedText, parseJsonObject } from '../http/validate.js';
 import { retryAfterOf } from '../http/retry-after.js';
-import { atLeast, type AccessLevel } from '../services/permissions.js';
+import { atLeast, integrationMayWrite, type AccessLevel } from '../services/permissions.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { LfsError, LockTaken, type BatchAnswer, type LfsCaller, type LfsLockRow } from './service.js';
 import { LfsTokens } from './tokens.js';
@@ -64,7 +64,9 @@ async function callerOf(ctx: AppContext, event: H3Event, repo: RepositoryRow | u
   }
   const user = await currentUser(ctx, event);
   if (authorization && !user) return { access: 'none', anonymous: true };
-  return { access: repo ? await ctx.repos.access(user, repo) : 'none', user, anonymous: !user };
+  const access = repo ? await ctx.repos.access(user, repo) : 'none';
+  // An app writes objects and locks only with its installation's `contents: write`.
+  return { access: user?.installation && !integrationMayWrite(user.installation, 'contents') ? LESSER[access] : access, user, anonymous: !user };
 }
 
 /**

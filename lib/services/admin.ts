@@ -3,6 +3,7 @@ import type { Fixtures } from '../harness/fixtures.js';
 import { loadFixtures, type FixtureResult } from '../harness/load.js';
 import type { AppContext } from '../context.js';
 import type { RateLimitSimulation } from '../github/rate-limit.js';
+import type { AppInput } from './apps.js';
 import { tokenSummary } from './credentials.js';
 import type { RepositorySummary } from './repos.js';
 import type { UserSummary } from './users.js';
@@ -40,6 +41,17 @@ export interface AdminSeedInput {
   description?: string;
 }
 
+/** An app as the admin operations answer: its ids and, once, its private key. */
+export interface CreatedApp {
+  id: number;
+  slug: string;
+  name: string;
+  /** The bot account the app acts as (`<slug>[bot]`). */
+  bot: string;
+  /** PEM; shown only here (repohost keeps the public key). */
+  privateKey: string;
+}
+
 export interface SeedResult {
   repository: RepositorySummary;
   /** False when the repository already existed. */
@@ -62,6 +74,10 @@ export interface AdminOperations {
   addSshKey(username: string, key: string, title?: string): Promise<{ id: number; title: string; fingerprint: string }>;
   listSshKeys(username: string): Promise<Array<{ id: number; title: string; fingerprint: string; created_at: string }>>;
   createRepo(input: AdminRepoInput): Promise<RepositorySummary>;
+  /** Makes a GitHub App (its bot account too); the private key is returned here only. */
+  createApp(input: AppInput): Promise<CreatedApp>;
+  /** Installs an app on an account: all its repositories, or the named ones. Returns the installation's id. */
+  installApp(slug: string, account: string, repositories?: string[]): Promise<{ id: number }>;
   /** Creates the repository if missing and fills it (see AdminSeedInput.from; no source: a README commit). */
   seedRepo(input: AdminSeedInput): Promise<SeedResult>;
   /**
@@ -136,6 +152,13 @@ export function createAdminOperations(ctx: AppContext): AdminOperations {
         cloneUrl: input.cloneUrl,
       });
       return await ctx.repos.summary(repo);
+    },
+    async createApp(input) {
+      const { app, privateKey } = await ctx.apps.create(input);
+      return { id: app.id, slug: app.slug, name: app.name, bot: `${app.slug}[bot]`, privateKey };
+    },
+    async installApp(slug, account, repositories) {
+      return { id: (await ctx.apps.install(slug, account, repositories)).id };
     },
     seedRepo: (input) => seedRepository(ctx, input),
     load: (fixtures) => loadFixtures(ctx, fixtures),

@@ -1,6 +1,10 @@
 import { invalid, notFound } from '../errors.js';
 import type { GitRepositories } from '../git/repositories.js';
-import type { Db } from '../store/interface.js';
+import type { Db, ReadTx, WriteTx } from '../store/interface.js';
+import type { EventRecorder } from '../events/recorder.js';
+import type { CheckRunEvent } from '../events/types.js';
+import type { AppShapes } from '../github/app-shapes.js';
+import type { CheckShapes, GitHubCheckRun } from '../github/check-shapes.js';
 import {
   annotationsOf,
   checkRunById,
@@ -98,16 +102,33 @@ function annotation(value: unknown, index: number): Omit<CheckAnnotationRow, 'id
 
 /**
  * Check runs (GitHub's Checks API), grouped in one check suite per commit: what CI reports with more than a status
- * (a summary, a text, annotations on lines). Creating and updating them needs write access (GitHub needs an App; repohost
- * has none yet). The newest run of a name counts: for required checks of branch protection, as statuses do, and for a
- * suite's state.
+ * (a summary, a text, annotations on lines). Creating and updating them needs write access: an app's installation
+ * token (as on GitHub), or a personal token (which GitHub refuses). The newest run of a name counts: for required
+ * checks of branch protection, as statuses do, and for a suite's state. Runs made and finished are `check_run` events.
  */
 export class CheckService {
   constructor(
     private readonly store: Db,
     private readonly git: Pick<GitRepositories, 'commitExists' | 'resolveCommit'>,
     private readonly now: () => string,
+    private readonly events: EventRecorder,
+    private readonly shapes: CheckShapes,
+    private readonly apps: AppShapes,
   ) {}
+
+  /** GitHub's check run object, with the app that made it (if an app's bot did) and the open pull requests at its commit. */
+  async shapeRuns(db: ReadTx, repo: RepositoryRow, runs: readonly CheckRunRow[]): Promise<GitHubCheckRun[]> {
+    const pulls = await openPullsAt(db, repo.id, runs.map((run) => run.head_sha));
+    const apps = await this.apps.appsOfCreators(db, runs.map((run) => run.creator_id));
+    return runs.map((run) => this.shapes.run(repo, run, pulls, apps.get(run.creator_id) ?? null));
+  }
+
+  /** `check_run` events of a run made (`created`) or now finished (`completed`), in the write that did it. */
+  private async recordRun(tx: WriteTx, repo: RepositoryRow, sender: Viewer, run: CheckRunRow, actions: ReadonlyArray<CheckRunEvent['action']>): Promise<void> {
+    for (const action of actions) {
+      await this.events.record(tx, repo, sender, 'check_run', async (current) => ({ action, check_run: (await this.shapeRuns(tx, current, [run]))[0]! }));
+    }
+  }
 
   async create(repo: RepositoryRow, viewer: Viewer, input: CheckRunInput): Promise<CheckRunRow> {
     await requireAccess(this.store, viewer, repo, 'write', 'Creating check runs needs write access');
@@ -123,7 +144,9 @@ export class CheckService {
       const suiteId = await suiteOf(tx, repo.id, sha, (await branchesAt(tx, repo.id, sha))[0] ?? null, now);
       const id = await insertCheckRun(tx, repo.id, suiteId, sha, viewer!.id, { ...fields, name }, now);
       await insertAnnotations(tx, id, annotations);
-      return (await checkRunById(tx, repo.id, id))!;
+      const run = (await checkRunById(tx, repo.id, id))!;
+      await this.recordRun(tx, repo, viewer, run, run.status === 'completed' ? ['created', 'completed'] : ['created']);
+      return run;
     });
   }
 
@@ -134,10 +157,13 @@ export class CheckService {
     const fields = this.fields(current, input, now);
     const annotations = this.newAnnotations(input.output);
     return await writeToRepository(this.store, repo, async (tx) => {
-      if (!(await checkRunById(tx, repo.id, current.id))) throw notFound('Not Found');
+      const before = await checkRunById(tx, repo.id, current.id);
+      if (!before) throw notFound('Not Found');
       await updateCheckRun(tx, current.id, fields, now);
       await insertAnnotations(tx, current.id, annotations);
-      return (await checkRunById(tx, repo.id, current.id))!;
+      const run = (await checkRunById(tx, repo.id, current.id))!;
+      if (before.status !== 'completed' && run.status === 'completed') await this.recordRun(tx, repo, viewer, run, ['completed']);
+      return run;
     });
   }
 

@@ -7,8 +7,22 @@ import type { UserRow } from '../store/queries/users.js';
 /** What a caller may do with a repository, in increasing order. */
 export type AccessLevel = 'none' | 'read' | 'write' | 'admin';
 
-/** Who is asking: undefined for anonymous callers. */
-export type Viewer = UserRow | undefined;
+/**
+ * What an installation token lets a GitHub App's bot do: the repositories of one account (all of them, or those
+ * listed) at the level its permissions give (see apps.ts `levelOf`).
+ */
+export interface InstallationGrant {
+  installationId: number;
+  accountId: number;
+  /** Ids of the repositories covered; null for every repository of the account. */
+  repoIds: readonly number[] | null;
+  level: AccessLevel;
+  /** GitHub's permission names granted → 'read' | 'write' (the token's, as `POST …/access_tokens` answered them). */
+  permissions: Readonly<Record<string, string>>;
+}
+
+/** Who is asking: undefined for anonymous callers; an app's bot carries the grant of its installation token. */
+export type Viewer = (UserRow & { installation?: InstallationGrant }) | undefined;
 
 const RANK: Readonly<Record<AccessLevel, number>> = { none: 0, read: 1, write: 2, admin: 3 };
 
@@ -22,10 +36,26 @@ export function atLeast(level: AccessLevel, needed: AccessLevel): boolean {
  * nobody else sees a private one. Every path (API, git transport, pages) asks this, never the row itself.
  */
 export async function accessLevel(db: ReadTx, viewer: Viewer, repo: RepositoryRow): Promise<AccessLevel> {
+  if (viewer?.installation) return installationAccess(viewer.installation, repo);
   if (viewer && viewer.id === repo.owner_id) return 'admin';
   const granted = viewer ? await collaboratorPermission(db, repo.id, viewer.id) : undefined;
   if (granted) return granted;
   return repo.is_private === 1 ? 'none' : 'read';
+}
+
+/** An app's bot: its grant on the repositories it covers; elsewhere what anyone may (public repositories are read). */
+function installationAccess(grant: InstallationGrant, repo: RepositoryRow): AccessLevel {
+  const covered = repo.owner_id === grant.accountId && (grant.repoIds === null || grant.repoIds.includes(repo.id));
+  if (covered) return grant.level;
+  return repo.is_private === 1 ? 'none' : 'read';
+}
+
+/**
+ * Whether an installation's grant lets it change what belongs to a permission (`contents` for pushes, `issues` for
+ * issues...): the role of `accessLevel` is the widest the grant gives, this is the narrower check of each change.
+ */
+export function integrationMayWrite(grant: InstallationGrant, ...permissions: string[]): boolean {
+  return permissions.some((name) => grant.permissions[name] === 'write');
 }
 
 /** What a deploy key may do with a repository: read (write when the key is writable) its own, nothing elsewhere. */

@@ -5,7 +5,7 @@
  * schema and rows; after adding a migration, regenerate this list from a migrated database the way that test says
  * (until then fresh databases replay the steps: `runMigrations` uses this list only while its version is the newest).
  */
-export const FRESH_SCHEMA_VERSION = 15;
+export const FRESH_SCHEMA_VERSION = 16;
 
 /** Table, index and trigger definitions first (`schema_version` among them), then the rows; the version row is added by `runMigrations`. */
 
@@ -211,7 +211,7 @@ export const FRESH_SCHEMA: readonly string[] = [
         active INTEGER NOT NULL DEFAULT 1,
         created_at TEXT NOT NULL,
         updated_at TEXT NOT NULL
-      )`,
+      , installation_id INTEGER REFERENCES app_installations(id) ON DELETE CASCADE)`,
   `CREATE INDEX webhooks_by_repo ON webhooks (repo_id, id)`,
   `CREATE TABLE webhook_deliveries (
         id INTEGER PRIMARY KEY,
@@ -479,5 +479,47 @@ export const FRESH_SCHEMA: readonly string[] = [
         PRIMARY KEY (pull_id, user_id, path)
       )`,
   `CREATE INDEX pull_file_views_by_user ON pull_file_views (user_id)`,
+  `CREATE TABLE apps (
+        id INTEGER PRIMARY KEY,
+        slug TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL UNIQUE,
+        description TEXT NOT NULL DEFAULT '',
+        owner_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        bot_id INTEGER NOT NULL REFERENCES users(id),
+        public_key TEXT NOT NULL,
+        webhook_url TEXT NOT NULL DEFAULT '',
+        webhook_secret TEXT NOT NULL DEFAULT '',
+        permissions TEXT NOT NULL,
+        events TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+  `CREATE TABLE app_installations (
+        id INTEGER PRIMARY KEY,
+        app_id INTEGER NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+        account_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        repository_selection TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (app_id, account_id)
+      )`,
+  `CREATE INDEX app_installations_by_account ON app_installations (account_id)`,
+  `CREATE TABLE app_installation_repos (
+        installation_id INTEGER NOT NULL REFERENCES app_installations(id) ON DELETE CASCADE,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        PRIMARY KEY (installation_id, repo_id)
+      )`,
+  `CREATE INDEX app_installation_repos_by_repo ON app_installation_repos (repo_id)`,
+  `CREATE TABLE installation_tokens (
+        id INTEGER PRIMARY KEY,
+        installation_id INTEGER NOT NULL REFERENCES app_installations(id) ON DELETE CASCADE,
+        token_hash TEXT NOT NULL UNIQUE,
+        permissions TEXT NOT NULL,
+        repository_ids TEXT,
+        expires_at TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      )`,
+  `CREATE INDEX installation_tokens_by_installation ON installation_tokens (installation_id)`,
+  `CREATE INDEX webhooks_by_installation ON webhooks (installation_id)`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
 ];

@@ -643,6 +643,59 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       'CREATE INDEX pull_file_views_by_user ON pull_file_views (user_id)',
     ],
   },
+  {
+    // GitHub Apps (issue 20): an app keeps only its public key (the private key goes to whoever made it, once) and
+    // acts through a bot account (`<slug>[bot]`); an installation gives it an account's repositories (all, or those
+    // listed); installation tokens are stored as hashes with what they were narrowed to. An installation's webhook is
+    // a hook row per repository it covers (`webhooks.installation_id`), so deliveries keep their per-hook order and
+    // worker; repositories made later under an installation for all get theirs when they are made.
+    version: 16,
+    statements: [
+      `CREATE TABLE apps (
+        id INTEGER PRIMARY KEY,
+        slug TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL UNIQUE,
+        description TEXT NOT NULL DEFAULT '',
+        owner_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        bot_id INTEGER NOT NULL REFERENCES users(id),
+        public_key TEXT NOT NULL,
+        webhook_url TEXT NOT NULL DEFAULT '',
+        webhook_secret TEXT NOT NULL DEFAULT '',
+        permissions TEXT NOT NULL,
+        events TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+      `CREATE TABLE app_installations (
+        id INTEGER PRIMARY KEY,
+        app_id INTEGER NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+        account_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        repository_selection TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (app_id, account_id)
+      )`,
+      'CREATE INDEX app_installations_by_account ON app_installations (account_id)',
+      `CREATE TABLE app_installation_repos (
+        installation_id INTEGER NOT NULL REFERENCES app_installations(id) ON DELETE CASCADE,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        PRIMARY KEY (installation_id, repo_id)
+      )`,
+      'CREATE INDEX app_installation_repos_by_repo ON app_installation_repos (repo_id)',
+      `CREATE TABLE installation_tokens (
+        id INTEGER PRIMARY KEY,
+        installation_id INTEGER NOT NULL REFERENCES app_installations(id) ON DELETE CASCADE,
+        token_hash TEXT NOT NULL UNIQUE,
+        permissions TEXT NOT NULL,
+        repository_ids TEXT,
+        expires_at TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      )`,
+      'CREATE INDEX installation_tokens_by_installation ON installation_tokens (installation_id)',
+      'ALTER TABLE webhooks ADD COLUMN installation_id INTEGER REFERENCES app_installations(id) ON DELETE CASCADE',
+      'CREATE INDEX webhooks_by_installation ON webhooks (installation_id)',
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

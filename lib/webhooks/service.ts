@@ -1,12 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { promises as dns } from 'node:dns';
-import { isIP } from 'node:net';
 import { invalid, notFound } from '../errors.js';
 import type { PingEvent } from '../events/types.js';
 import { SUBSCRIBABLE_EVENTS } from '../events/types.js';
 import type { GitHubShapes } from '../github/shapes.js';
 import { githubTime } from '../github/time.js';
-import { isLocalAddress } from '../net/address-guard.js';
 import { requireAccess, type Viewer } from '../services/permissions.js';
 import { writeToRepository } from '../services/repository-write.js';
 import { optionalFlag, optionalText } from '../services/text-fields.js';
@@ -30,6 +27,7 @@ import {
   type HookRow,
 } from '../store/queries/webhooks.js';
 import { enqueueFor } from './outbox.js';
+import { hookTargetUrl } from './target-url.js';
 import type { DeliveryWorker } from './worker.js';
 
 /** Hooks one repository may have (GitHub's limit too). */
@@ -159,7 +157,7 @@ export class WebhookService {
   async create(repo: RepositoryRow, viewer: Viewer, input: HookInput): Promise<Hook> {
     await requireAccess(this.store, viewer, repo, 'admin', ADMIN_ONLY);
     const fields: HookFields = {
-      url: await this.targetUrl(input.url),
+      url: await hookTargetUrl(input.url, this.allowLocalNetwork),
       contentType: contentType(input.content_type, 'json'),
       secret: optionalText('secret', input.secret, 255),
       events: eventList(input.events, ['push']),
@@ -178,7 +176,7 @@ export class WebhookService {
   async update(repo: RepositoryRow, viewer: Viewer, id: number, input: HookInput): Promise<Hook> {
     const current = await this.hook(repo, viewer, id);
     const fields: HookFields = {
-      url: input.url === undefined ? current.url : await this.targetUrl(input.url),
+      url: input.url === undefined ? current.url : await hookTargetUrl(input.url, this.allowLocalNetwork),
       contentType: contentType(input.content_type, current.content_type),
       secret: input.secret === undefined ? current.secret : optionalText('secret', input.secret, 255),
       events: eventList(input.events, JSON.parse(current.events) as string[]),
@@ -272,28 +270,5 @@ export class WebhookService {
       sender: this.shapes.user(sender),
     };
     await enqueueFor(tx, hook.id, { event: 'ping', action: null, payload: JSON.stringify(payload), guid: randomUUID, now: this.now() }, false);
-  }
-
-  /**
-   * A hook's target: http or https without credentials, and unless local targets are allowed, not a host that
-   * resolves (now) to a loopback, private or link-local address. It is checked again at every delivery.
-   */
-  private async targetUrl(value: unknown): Promise<string> {
-    if (typeof value !== 'string' || !value.trim()) throw invalid('url is required');
-    let url: URL;
-    try {
-      url = new URL(value.trim());
-    } catch {
-      throw invalid('url must be an http or https URL');
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid('url must be an http or https URL');
-    if (url.username || url.password) throw invalid('url must not contain credentials; use a secret');
-    if (url.href.length > 2048) throw invalid('url must be at most 2048 characters');
-    if (!this.allowLocalNetwork) {
-      const host = url.hostname.replace(/^\[|\]$/g, '');
-      const addresses = isIP(host) ? [host] : await dns.lookup(host, { all: true, verbatim: true }).then((found) => found.map((entry) => entry.address), () => []);
-      if (addresses.some(isLocalAddress)) throw invalid('url points to a local or private address');
-    }
-    return url.href;
   }
 }

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/rest';
 import { Webhooks, type EmitterWebhookEvent } from '@octokit/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +33,7 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
   const as = (user: keyof typeof tokens) => new Octokit({ baseUrl: `${host.url}/api/v3`, auth: tokens[user] });
   const owner = 'alice';
   const repo = 'payloads';
+  let app: { id: number; slug: string; privateKey: string };
 
   beforeAll(async () => {
     host = await startHost({ allowLocalNetwork: true, webhookRetryDelayMs: 50, webhookMaxAttempts: 5 });
@@ -41,6 +43,9 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
       await host.admin.createUser({ username: user, email: `${user}@example.com`, password: 'password123', fullName: `${user[0]!.toUpperCase()}${user.slice(1)}` });
       tokens[user] = await host.admin.createToken(user, 'payloads');
     }
+    // An app installed on all of alice's repositories: its deliveries (with `installation`) are checked too.
+    app = await host.admin.createApp({ owner: 'alice', name: 'Payload App', webhookUrl: receiver.url, webhookSecret: SECRET, permissions: { checks: 'write', issues: 'write' }, events: ['issues', 'check_run'] });
+    await host.admin.installApp(app.slug, 'alice');
   });
 
   afterAll(async () => {
@@ -117,6 +122,12 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
     const signed = await signedCommit(tree, head);
     await git(tree, ['push', '-q', 'origin', `${signed.sha}:refs/heads/signed`], work.path);
     await bob.repos.createCommitStatus({ ...ids, sha: signed.sha, state: 'failure', context: 'ci/build' });
+    // check_run: created and completed, by the app's installation (with its app) and by a personal token (without)
+    const installation = (await new Octokit({ baseUrl: `${host.url}/api/v3`, authStrategy: createAppAuth, auth: { appId: app.id, privateKey: app.privateKey } }).apps.getRepoInstallation(ids)).data.id;
+    const asApp = new Octokit({ baseUrl: `${host.url}/api/v3`, authStrategy: createAppAuth, auth: { appId: app.id, privateKey: app.privateKey, installationId: installation } });
+    const run = (await asApp.checks.create({ ...ids, name: 'app/check', head_sha: head, status: 'in_progress' })).data;
+    await asApp.checks.update({ ...ids, check_run_id: run.id, conclusion: 'success', output: { title: 'Fine', summary: 'All good' } });
+    await bob.checks.create({ ...ids, name: 'token/check', head_sha: head, conclusion: 'neutral', output: { title: 'Skipped', summary: 'Nothing to do' } });
     // milestones: of an issue and of the pull request, set and cleared
     const milestone = (await alice.issues.createMilestone({ ...ids, title: 'v1' })).data;
     await alice.issues.update({ ...ids, issue_number: issue.number, milestone: milestone.number });
@@ -196,6 +207,8 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
     // Every event kind (and action) repohost sends was caused.
     expect(kinds(hooks)).toEqual(
       [
+        'check_run.completed',
+        'check_run.created',
         'create',
         'delete',
         'issue_comment.created',

@@ -8,14 +8,17 @@ import { CheckShapes } from '../check-shapes.js';
 import { created, githubPage, readJson, validationFailed } from './http.js';
 import { numberParam, REPO, repoAndUser, repoOf } from './lookup.js';
 
-/** The filters of GitHub's check run lists; `app_id` names an App, which repohost does not have: refused. */
-function runFilter(event: H3Event): CheckRunFilter {
+/** The filters of GitHub's check run lists; `app_id` keeps the runs of that app's installations. */
+async function runFilter(ctx: AppContext, event: H3Event): Promise<CheckRunFilter> {
   const filter = queryString(event, 'filter') ?? 'latest';
   if (filter !== 'latest' && filter !== 'all') throw validationFailed({ resource: 'CheckRun', field: 'filter', code: 'invalid' });
   const status = queryString(event, 'status');
   if (status !== undefined && !(CHECK_STATUSES as readonly string[]).includes(status)) throw validationFailed({ resource: 'CheckRun', field: 'status', code: 'invalid' });
-  if (queryString(event, 'app_id') !== undefined) throw validationFailed({ resource: 'CheckRun', field: 'app_id', code: 'invalid', message: 'repohost has no GitHub Apps' });
-  return { name: queryString(event, 'check_name'), status, latest: filter === 'latest' };
+  const appId = queryString(event, 'app_id');
+  if (appId !== undefined && !/^\d{1,15}$/.test(appId)) throw validationFailed({ resource: 'CheckRun', field: 'app_id', code: 'invalid' });
+  // An app that does not exist made no runs (an id no account has).
+  const creatorId = appId === undefined ? undefined : ((await ctx.apps.byId(Number(appId)))?.bot_id ?? -1);
+  return { name: queryString(event, 'check_name'), status, latest: filter === 'latest', creatorId };
 }
 
 /**
@@ -24,10 +27,7 @@ function runFilter(event: H3Event): CheckRunFilter {
  */
 export function mountChecks(app: H3, ctx: AppContext): void {
   const shapes = new CheckShapes(() => ctx.baseUrl());
-  const runs = async (repo: RepositoryRow, rows: readonly CheckRunRow[]) => {
-    const pulls = await ctx.checks.pullsAt(repo, rows.map((run) => run.head_sha));
-    return rows.map((run) => shapes.run(repo, run, pulls));
-  };
+  const runs = async (repo: RepositoryRow, rows: readonly CheckRunRow[]) => await ctx.checks.shapeRuns(ctx.store, repo, rows);
   const RUN = `${REPO}/check-runs/:check_run_id`;
   const SUITE = `${REPO}/check-suites/:check_suite_id`;
 
@@ -60,14 +60,14 @@ export function mountChecks(app: H3, ctx: AppContext): void {
   app.get(`${REPO}/commits/:ref/check-runs`, async (event) => {
     const repo = await repoOf(ctx, event);
     const page = githubPage(ctx, event);
-    const { items, total } = await ctx.checks.forRef(repo, pathParam(event, 'ref'), runFilter(event), page);
+    const { items, total } = await ctx.checks.forRef(repo, pathParam(event, 'ref'), await runFilter(ctx, event), page);
     return { total_count: total, check_runs: page.respond(total, await runs(repo, items)) };
   });
 
   app.get(`${SUITE}/check-runs`, async (event) => {
     const repo = await repoOf(ctx, event);
     const page = githubPage(ctx, event);
-    const { items, total } = await ctx.checks.forSuite(repo, numberParam(event, 'check_suite_id'), runFilter(event), page);
+    const { items, total } = await ctx.checks.forSuite(repo, numberParam(event, 'check_suite_id'), await runFilter(ctx, event), page);
     return { total_count: total, check_runs: page.respond(total, await runs(repo, items)) };
   });
 

@@ -1,5 +1,6 @@
 import type { H3 } from 'h3';
 import type { AppContext } from '../../context.js';
+import { integrationScope, mountApps } from './apps.js';
 import { mountBranchProtection } from './branch-protection.js';
 import { mountChecks } from './checks.js';
 import { mountCommits } from './commits.js';
@@ -20,7 +21,8 @@ import { mountReviews } from './reviews.js';
 import { mountSearch } from './search.js';
 import { mountStatuses } from './statuses.js';
 import { mountUsers } from './users.js';
-import { V3 } from './lookup.js';
+import { REPO, V3 } from './lookup.js';
+import { refuseIntegration } from '../../http/auth.js';
 import { UPLOADS_PREFIX } from '../release-shapes.js';
 
 /**
@@ -32,6 +34,12 @@ export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) 
   const envelope = githubEnvelope(ctx.githubRateLimits, log);
   app.use(`${V3}/**`, envelope);
   app.use(`${UPLOADS_PREFIX}/**`, envelope);
+  // What belongs to an account is not an app's, whatever its installation may do (GitHub's 403 for installation tokens).
+  app.use(`${V3}/user`, async (event) => await refuseIntegration(ctx, event));
+  app.use(`${V3}/user/**`, async (event) => await refuseIntegration(ctx, event));
+  app.use(`${REPO}/**`, async (event) => await integrationScope(ctx, event));
+  app.use(REPO, async (event) => await integrationScope(ctx, event));
+  mountApps(app, ctx);
   mountMeta(app, ctx);
   mountMarkdown(app, ctx);
   mountUsers(app, ctx);

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import { plain, requestedService, toWebResponse } from '../../git/smart-http.js';
 import { ConcurrencyGate } from '../../concurrency-gate.js';
 import { RepositoryMoved } from '../../errors.js';
-import { atLeast } from '../../services/permissions.js';
+import { atLeast, integrationMayWrite } from '../../services/permissions.js';
 import { retryAfterOf } from '../retry-after.js';
 import { clientAddress, currentUser } from '../auth.js';
 
@@ -67,6 +67,10 @@ export function mountGitRoutes(app: H3, ctx: AppContext): void {
       // who cannot see the repository learns nothing about it, one who can read but not push is told so.
       if (!user) return textResponse(401, 'Authentication required', CHALLENGE);
       if (level === 'none') return textResponse(404, 'Repository not found');
+      return textResponse(403, `Permission denied: ${user.username} may not push to ${repo!.owner_name}/${repo!.name}`);
+    }
+    // An app pushes only with its installation's `contents: write`, whatever else it may change.
+    if (needed === 'write' && user?.installation && !integrationMayWrite(user.installation, 'contents')) {
       return textResponse(403, `Permission denied: ${user.username} may not push to ${repo!.owner_name}/${repo!.name}`);
     }
     // Beyond a cap the request waits its turn for a while (a CI machine runs many jobs at once), then 503.

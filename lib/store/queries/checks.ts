@@ -24,6 +24,7 @@ export interface CheckRunRow extends CheckRunFields {
   head_sha: string;
   annotations_count: number;
   creator: string;
+  creator_id: number;
   created_at: string;
   updated_at: string;
 }
@@ -60,7 +61,7 @@ export interface CheckPullRow {
 }
 
 const RUN = `SELECT c.id, c.repo_id, c.suite_id, c.head_sha, c.name, c.status, c.conclusion, c.external_id, c.details_url, c.started_at,
-  c.completed_at, c.output_title, c.output_summary, c.output_text, c.annotations_count, u.username AS creator, c.created_at, c.updated_at
+  c.completed_at, c.output_title, c.output_summary, c.output_text, c.annotations_count, u.username AS creator, c.creator_id, c.created_at, c.updated_at
   FROM check_runs c JOIN users u ON u.id = c.creator_id`;
 
 const SUITE = 'SELECT id, head_sha, head_branch, created_at, updated_at FROM check_suites';
@@ -108,6 +109,8 @@ export interface CheckRunFilter {
   status?: string;
   /** Only the newest run of each name (GitHub's `filter=latest`, its default). */
   latest: boolean;
+  /** Only runs made by this account (an app's bot: GitHub's `app_id`). */
+  creatorId?: number;
 }
 
 function runFilter(column: 'head_sha' | 'suite_id', value: string | number, filter: CheckRunFilter): { where: string; params: Array<string | number> } {
@@ -120,6 +123,10 @@ function runFilter(column: 'head_sha' | 'suite_id', value: string | number, filt
   if (filter.status !== undefined) {
     where += ' AND c.status = ?';
     params.push(filter.status);
+  }
+  if (filter.creatorId !== undefined) {
+    where += ' AND c.creator_id = ?';
+    params.push(filter.creatorId);
   }
   if (filter.latest) where += ` AND c.id IN (SELECT MAX(n.id) FROM check_runs n WHERE n.repo_id = c.repo_id AND n.${column} = c.${column} GROUP BY n.name)`;
   return { where, params };

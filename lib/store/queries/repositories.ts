@@ -1,5 +1,7 @@
 import type { ReadTx, WriteTx } from '../interface.js';
+import { addHooksOfNewRepository } from './apps.js';
 import { commentIdsReleased } from './comment-ids.js';
+import { inList } from './in-list.js';
 import type { PageWindow } from './page-window.js';
 
 export interface RepositoryRow {
@@ -19,6 +21,13 @@ const SELECT = `SELECT r.id, r.owner_id, u.username AS owner_name, r.name, r.des
 
 export async function repositoryById(db: ReadTx, id: number): Promise<RepositoryRow | undefined> {
   return await db.get<RepositoryRow>(`${SELECT} WHERE r.id = ?`, [id]);
+}
+
+/** The repositories with these ids that exist, in id order: one query. */
+export async function repositoriesWithIds(db: ReadTx, ids: readonly number[]): Promise<RepositoryRow[]> {
+  if (ids.length === 0) return [];
+  const list = inList([...new Set(ids)]);
+  return await db.all<RepositoryRow>(`${SELECT} WHERE r.id ${list.sql} ORDER BY r.id`, list.params);
 }
 
 export async function repositoryExists(db: ReadTx, id: number): Promise<boolean> {
@@ -67,11 +76,14 @@ export async function insertRepository(
   tx: WriteTx,
   repo: { ownerId: number; name: string; description: string; isPrivate: boolean; defaultBranch: string; now: string },
 ): Promise<number> {
-  return (await tx.run<{ id: number }>(
+  const id = (await tx.run<{ id: number }>(
     `INSERT INTO repositories (owner_id, name, name_lower, description, is_private, default_branch, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
     [repo.ownerId, repo.name, repo.name.toLowerCase(), repo.description, repo.isPrivate ? 1 : 0, repo.defaultBranch, repo.now, repo.now],
   )).rows[0]!.id;
+  // Apps installed on all of the owner's repositories hear of this one too.
+  await addHooksOfNewRepository(tx, id, repo.ownerId, repo.now);
+  return id;
 }
 
 /**

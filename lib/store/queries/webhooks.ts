@@ -15,6 +15,8 @@ export interface HookRow {
   active: number;
   created_at: string;
   updated_at: string;
+  /** Set on the hook rows of an app's installation (see migration 16): its deliveries carry `installation`. */
+  installation_id: number | null;
 }
 
 export interface DeliveryRow {
@@ -39,14 +41,20 @@ export interface DeliveryRow {
   delivered_at: string | null;
 }
 
-const HOOK_COLUMNS = 'id, repo_id, url, content_type, secret, events, active, created_at, updated_at';
+const HOOK_COLUMNS = 'id, repo_id, url, content_type, secret, events, active, created_at, updated_at, installation_id';
 
+/** The repository's own hooks (the ones its admins manage; not the hook rows of installed apps). */
 export async function hooksOfRepository(db: ReadTx, repoId: number): Promise<HookRow[]> {
+  return await db.all<HookRow>(`SELECT ${HOOK_COLUMNS} FROM webhooks WHERE repo_id = ? AND installation_id IS NULL ORDER BY id`, [repoId]);
+}
+
+/** Every hook that may hear of the repository's events: its own and those of the apps installed on it. */
+export async function allHooksOfRepository(db: ReadTx, repoId: number): Promise<HookRow[]> {
   return await db.all<HookRow>(`SELECT ${HOOK_COLUMNS} FROM webhooks WHERE repo_id = ? ORDER BY id`, [repoId]);
 }
 
 export async function hookInRepository(db: ReadTx, repoId: number, id: number): Promise<HookRow | undefined> {
-  return await db.get<HookRow>(`SELECT ${HOOK_COLUMNS} FROM webhooks WHERE repo_id = ? AND id = ?`, [repoId, id]);
+  return await db.get<HookRow>(`SELECT ${HOOK_COLUMNS} FROM webhooks WHERE repo_id = ? AND id = ? AND installation_id IS NULL`, [repoId, id]);
 }
 
 export async function hookById(db: ReadTx, id: number): Promise<HookRow | undefined> {
@@ -54,7 +62,7 @@ export async function hookById(db: ReadTx, id: number): Promise<HookRow | undefi
 }
 
 export async function countHooks(db: ReadTx, repoId: number): Promise<number> {
-  return (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM webhooks WHERE repo_id = ?', [repoId]))!.n;
+  return (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM webhooks WHERE repo_id = ? AND installation_id IS NULL', [repoId]))!.n;
 }
 
 export interface HookFields {

@@ -1,0 +1,85 @@
+import type { NewInstallationToken } from '../services/apps.js';
+import type { ReadTx } from '../store/interface.js';
+import { appsOfBots, type AppRow, type InstallationRow } from '../store/queries/apps.js';
+import { userById, type UserRow } from '../store/queries/users.js';
+import { githubTime } from './time.js';
+import { GITHUB_API_PREFIX, nodeId, type GitHubShapes } from './shapes.js';
+import type { GitHubRepository } from './types.js';
+
+/** The `installation` of an app's webhook payloads. */
+export function installationField(id: number): { id: number; node_id: string } {
+  return { id, node_id: nodeId('IntegrationInstallation', id) };
+}
+
+export type GitHubApp = ReturnType<AppShapes['app']>;
+
+/** GitHub's objects of Apps: the app (`GET /app`), an installation, an installation token. */
+export class AppShapes {
+  constructor(
+    private readonly baseUrl: () => string,
+    private readonly shapes: GitHubShapes,
+  ) {}
+
+  app(app: AppRow, owner: UserRow, installationsCount?: number) {
+    return {
+      id: app.id,
+      slug: app.slug,
+      node_id: nodeId('Integration', app.id),
+      client_id: `Iv1.${app.id.toString(16).padStart(16, '0')}`,
+      owner: this.shapes.user(owner),
+      name: app.name,
+      description: app.description,
+      external_url: `${this.baseUrl()}/apps/${app.slug}`,
+      html_url: `${this.baseUrl()}/apps/${app.slug}`,
+      created_at: githubTime(app.created_at),
+      updated_at: githubTime(app.updated_at),
+      permissions: JSON.parse(app.permissions) as Record<string, string>,
+      events: JSON.parse(app.events) as string[],
+      ...(installationsCount === undefined ? {} : { installations_count: installationsCount }),
+    };
+  }
+
+  /** The apps that made objects, by the account that made them (an app's bot); accounts that are no bot are absent. */
+  async appsOfCreators(db: ReadTx, creatorIds: readonly number[]): Promise<Map<number, GitHubApp>> {
+    const apps = await appsOfBots(db, creatorIds);
+    const shaped = new Map<number, GitHubApp>();
+    for (const [botId, app] of apps) shaped.set(botId, this.app(app, (await userById(db, app.owner_id))!));
+    return shaped;
+  }
+
+  installation(installation: InstallationRow, app: AppRow, account: UserRow) {
+    const api = `${this.baseUrl()}${GITHUB_API_PREFIX}`;
+    return {
+      id: installation.id,
+      account: this.shapes.user(account),
+      repository_selection: installation.repository_selection,
+      access_tokens_url: `${api}/app/installations/${installation.id}/access_tokens`,
+      repositories_url: `${api}/installation/repositories`,
+      html_url: `${this.baseUrl()}/settings/installations/${installation.id}`,
+      app_id: app.id,
+      app_slug: app.slug,
+      target_id: account.id,
+      target_type: 'User',
+      permissions: JSON.parse(app.permissions) as Record<string, string>,
+      events: JSON.parse(app.events) as string[],
+      created_at: githubTime(installation.created_at),
+      updated_at: githubTime(installation.updated_at),
+      single_file_name: null,
+      has_multiple_single_files: false,
+      single_file_paths: [],
+      suspended_by: null,
+      suspended_at: null,
+    };
+  }
+
+  /** The answer of `POST …/access_tokens`: `repositories` only when the token was narrowed to some. */
+  token(token: NewInstallationToken, repositories: GitHubRepository[] | null) {
+    return {
+      token: token.token,
+      expires_at: githubTime(token.expiresAt),
+      permissions: token.permissions,
+      repository_selection: token.repositorySelection,
+      ...(repositories === null ? {} : { repositories }),
+    };
+  }
+}

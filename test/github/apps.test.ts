@@ -1,0 +1,248 @@
+import { createAppAuth } from '@octokit/auth-app';
+import { Octokit } from '@octokit/rest';
+import { Webhooks } from '@octokit/webhooks';
+import { generateKeyPairSync, createSign } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RepoHost } from '../../lib/index.js';
+import { startHost } from '../helpers/host.js';
+import { failure } from '../helpers/octokit.js';
+import { HookReceiver } from '../helpers/receiver.js';
+import { git } from '../helpers/git-cli.js';
+import { tempDir } from '../helpers/host.js';
+
+// Issue 20: GitHub Apps. An app signs JSON web tokens with its private key, trades them for installation tokens, and
+// acts with those as its bot on the repositories it is installed on; its webhook hears of their events with
+// `installation` in the payload.
+describe('GitHub Apps', () => {
+  let host: RepoHost;
+  let receiver: HookReceiver;
+  let app: { id: number; slug: string; privateKey: string; installations: Record<string, number> };
+  let alice: Octokit;
+  let installationId: number;
+  const api = () => `${host.url}/api/v3`;
+  /** Octokit speaking as the app (JWT), or as one of its installations (installation token). */
+  const asApp = () => new Octokit({ baseUrl: api(), authStrategy: createAppAuth, auth: { appId: app.id, privateKey: app.privateKey } });
+  const asInstallation = (installation: number) =>
+    new Octokit({ baseUrl: api(), authStrategy: createAppAuth, auth: { appId: app.id, privateKey: app.privateKey, installationId: installation } });
+
+  beforeAll(async () => {
+    receiver = await HookReceiver.start();
+    host = await startHost({ allowLocalNetwork: true });
+    const loaded = await host.admin.load({
+      users: [
+        { username: 'alice', email: 'alice@example.com', password: 'password123' },
+        { username: 'bob', email: 'bob@example.com', password: 'password123' },
+      ],
+      repositories: [
+        { owner: 'alice', name: 'tool', private: true, branches: { main: { commits: [{ message: 'first', files: { 'README.md': 'hello\n' } }] } } },
+        { owner: 'alice', name: 'other', private: true },
+        { owner: 'bob', name: 'secret', private: true },
+      ],
+      apps: [
+        {
+          owner: 'alice',
+          name: 'Triage Bot',
+          webhookUrl: `${receiver.url}/app`,
+          webhookSecret: 'app-secret',
+          permissions: { issues: 'write', contents: 'write', checks: 'write' },
+          events: ['issues', 'issue_comment', 'check_run'],
+          installations: [{ account: 'alice', repositories: ['tool'] }],
+        },
+      ],
+    });
+    app = loaded.apps[0]!;
+    installationId = app.installations.alice!;
+    alice = new Octokit({ baseUrl: api(), auth: await host.admin.createToken('alice', 'test') });
+  });
+
+  afterAll(async () => {
+    await host?.close();
+    await receiver?.close();
+  });
+
+  it('answers GET /app and the installations to the app, signed with its JSON web token', async () => {
+    expect(app.slug).toBe('triage-bot');
+    expect(app.privateKey).toMatch(/^-----BEGIN RSA PRIVATE KEY-----/);
+    const self = await asApp().apps.getAuthenticated();
+    expect(self.data).toMatchObject({ id: app.id, slug: 'triage-bot', name: 'Triage Bot', owner: { login: 'alice' }, installations_count: 1 });
+    expect(self.data!.permissions).toEqual({ metadata: 'read', issues: 'write', contents: 'write', checks: 'write' });
+    const installations = await asApp().apps.listInstallations();
+    expect(installations.data).toHaveLength(1);
+    expect(installations.data[0]).toMatchObject({ id: installationId, account: { login: 'alice' }, repository_selection: 'selected', app_id: app.id, target_type: 'User' });
+    const forRepo = await asApp().apps.getRepoInstallation({ owner: 'alice', repo: 'tool' });
+    expect(forRepo.data.id).toBe(installationId);
+    expect((await failure(asApp().apps.getRepoInstallation({ owner: 'alice', repo: 'other' }))).status).toBe(404);
+    expect((await failure(asApp().apps.getRepoInstallation({ owner: 'bob', repo: 'secret' }))).status).toBe(404);
+    expect((await asApp().apps.getUserInstallation({ username: 'alice' })).data.id).toBe(installationId);
+    expect((await new Octokit({ baseUrl: api() }).apps.getBySlug({ app_slug: 'triage-bot' })).data).toMatchObject({ id: app.id, slug: 'triage-bot' });
+  });
+
+  it('refuses tokens that are not the app\'s: another key, expired, too long-lived, or none', async () => {
+    const jwt = (key: string, claims: Record<string, unknown>) => {
+      const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      const body = `${part({ alg: 'RS256', typ: 'JWT' })}.${part(claims)}`;
+      return `${body}.${createSign('RSA-SHA256').update(body).sign(key, 'base64url')}`;
+    };
+    const now = Math.floor(Date.now() / 1000);
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }) as string;
+    const ask = async (token: string) => await fetch(`${api()}/app`, { headers: { authorization: `Bearer ${token}` } });
+    expect((await ask(jwt(app.privateKey, { iss: app.id, iat: now - 30, exp: now + 500 }))).status).toBe(200);
+    expect((await ask(jwt(app.privateKey, { iss: String(app.id), iat: now - 30, exp: now + 500 }))).status).toBe(200);
+    const wrongKey = await ask(jwt(other, { iss: app.id, iat: now - 30, exp: now + 500 }));
+    expect(wrongKey.status).toBe(401);
+    expect(await wrongKey.json()).toMatchObject({ message: 'A JSON web token could not be decoded' });
+    const expired = await ask(jwt(app.privateKey, { iss: app.id, iat: now - 1200, exp: now - 600 }));
+    expect(expired.status).toBe(401);
+    expect((await expired.json()).message).toMatch(/'Expiration time' claim \('exp'\) must be a numeric value/);
+    const tooLong = await ask(jwt(app.privateKey, { iss: app.id, iat: now, exp: now + 3600 }));
+    expect((await tooLong.json()).message).toBe("'Expiration time' claim ('exp') is too far in the future");
+    expect((await ask(jwt(app.privateKey, { iss: app.id + 99, iat: now, exp: now + 300 }))).status).toBe(401);
+    expect((await fetch(`${api()}/app`)).status).toBe(401);
+    // A personal token is no app's.
+    expect((await failure(alice.apps.getAuthenticated())).status).toBe(401);
+  });
+
+  it('gives installation tokens that act as the bot on the installed repositories only', async () => {
+    const bot = asInstallation(installationId);
+    const issue = await bot.issues.create({ owner: 'alice', repo: 'tool', title: 'Filed by the app' });
+    expect(issue.data.user).toMatchObject({ login: 'triage-bot[bot]', type: 'Bot' });
+    const repos = await bot.apps.listReposAccessibleToInstallation();
+    expect(repos.data.total_count).toBe(1);
+    expect(repos.data.repositories.map((repo) => repo.full_name)).toEqual(['alice/tool']);
+    expect(repos.data.repositories[0]!.permissions).toMatchObject({ push: true, admin: false });
+    // Not installed there: private repositories stay invisible, as to anyone.
+    expect((await failure(bot.issues.create({ owner: 'alice', repo: 'other', title: 'x' }))).status).toBe(404);
+    expect((await failure(bot.repos.get({ owner: 'bob', repo: 'secret' }))).status).toBe(404);
+    // A change needs the write permission of its kind: this installation has no `statuses` nor `administration`.
+    const sha = (await bot.repos.getBranch({ owner: 'alice', repo: 'tool', branch: 'main' })).data.commit.sha;
+    const status = await failure(bot.repos.createCommitStatus({ owner: 'alice', repo: 'tool', sha, state: 'success' }));
+    expect(status).toMatchObject({ status: 403, data: { message: 'Resource not accessible by integration' } });
+    expect((await failure(bot.repos.update({ owner: 'alice', repo: 'tool', description: 'mine now' }))).status).toBe(403);
+    // What belongs to an account is not the app's.
+    const profile = await failure(bot.users.getAuthenticated());
+    expect(profile).toMatchObject({ status: 403, data: { message: 'Resource not accessible by integration' } });
+  });
+
+  it('narrows a token to fewer permissions or repositories, never more than the installation has', async () => {
+    const jwtOctokit = asApp();
+    const readOnly = await jwtOctokit.apps.createInstallationAccessToken({ installation_id: installationId, permissions: { issues: 'read' } });
+    expect(readOnly.status).toBe(201);
+    expect(readOnly.data.token).toMatch(/^ghs_[A-Za-z0-9]{36}$/);
+    expect(readOnly.data.permissions).toEqual({ metadata: 'read', issues: 'read' });
+    expect(Date.parse(readOnly.data.expires_at) - Date.now()).toBeGreaterThan(3_500_000);
+    await alice.issues.create({ owner: 'alice', repo: 'tool', title: 'For the reader' });
+    const reader = new Octokit({ baseUrl: api(), auth: readOnly.data.token });
+    expect((await reader.issues.listForRepo({ owner: 'alice', repo: 'tool' })).data.length).toBeGreaterThan(0);
+    expect((await failure(reader.issues.create({ owner: 'alice', repo: 'tool', title: 'no' }))).status).toBe(403);
+
+    const more = await failure(jwtOctokit.apps.createInstallationAccessToken({ installation_id: installationId, permissions: { administration: 'write' } }));
+    expect(more.status).toBe(422);
+    const elsewhere = await failure(jwtOctokit.apps.createInstallationAccessToken({ installation_id: installationId, repositories: ['other'] }));
+    expect(elsewhere.status).toBe(422);
+    const narrowed = await jwtOctokit.apps.createInstallationAccessToken({ installation_id: installationId, repositories: ['tool'] });
+    expect(narrowed.data.repositories?.map((repo) => repo.full_name)).toEqual(['alice/tool']);
+    expect((await failure(jwtOctokit.apps.createInstallationAccessToken({ installation_id: 987654 }))).status).toBe(404);
+
+    // A revoked token is refused from then on.
+    await reader.apps.revokeInstallationAccessToken();
+    expect((await failure(reader.issues.listForRepo({ owner: 'alice', repo: 'tool' }))).status).toBe(404);
+  });
+
+  it('lets the bot clone and push over HTTP with x-access-token', async () => {
+    const { data } = await asApp().apps.createInstallationAccessToken({ installation_id: installationId });
+    const remote = (repo: string) => {
+      const url = new URL(`${host.url}/alice/${repo}.git`.replace('/alice/', repo === 'secret' ? '/bob/' : '/alice/'));
+      url.username = 'x-access-token';
+      url.password = data.token;
+      return url.toString();
+    };
+    const work = await tempDir('repohost-app-clone-');
+    try {
+      await git(work.path, ['clone', '-q', remote('tool'), 'tool'], work.path);
+      const dir = `${work.path}/tool`;
+      await git(dir, ['checkout', '-q', '-b', 'bot-change'], work.path);
+      await git(dir, ['commit', '-q', '--allow-empty', '-m', 'from the app'], work.path);
+      await git(dir, ['push', '-q', 'origin', 'bot-change'], work.path);
+      const branch = await alice.repos.getBranch({ owner: 'alice', repo: 'tool', branch: 'bot-change' });
+      expect(branch.data.commit.commit.message.trim()).toBe('from the app');
+      await expect(git(work.path, ['clone', '-q', remote('secret'), 'secret'], work.path)).rejects.toThrow(/not found|403|401/i);
+    } finally {
+      await work.cleanup();
+    }
+  });
+
+  it('delivers the events of installed repositories to the app with its installation, signed with its secret', async () => {
+    const seen = receiver.received.length;
+    await alice.issues.create({ owner: 'alice', repo: 'other', title: 'not installed here' });
+    const opened = await alice.issues.create({ owner: 'alice', repo: 'tool', title: 'Hello app' });
+    const [delivery] = await receiver.waitFor((hook) => receiver.received.indexOf(hook) >= seen && hook.json?.issue?.number === opened.data.number);
+    expect(delivery!.headers['x-github-event']).toBe('issues');
+    expect(delivery!.json).toMatchObject({ action: 'opened', installation: { id: installationId }, repository: { full_name: 'alice/tool' } });
+    expect(typeof delivery!.json.installation.node_id).toBe('string');
+    const webhooks = new Webhooks({ secret: 'app-secret' });
+    expect(await webhooks.verify(delivery!.body.toString('utf8'), String(delivery!.headers['x-hub-signature-256']))).toBe(true);
+    expect(receiver.received.slice(seen).some((hook) => hook.json?.repository?.full_name === 'alice/other')).toBe(false);
+    // The app's hook rows are not the repository's hooks.
+    expect((await alice.repos.listWebhooks({ owner: 'alice', repo: 'tool' })).data).toEqual([]);
+  });
+
+  it('covers repositories made later when installed on all of an account\'s repositories', async () => {
+    const made = await host.admin.createApp({ owner: 'bob', name: 'All Seeing', webhookUrl: `${receiver.url}/all`, events: ['issues'], permissions: { issues: 'write' } });
+    expect(made.bot).toBe('all-seeing[bot]');
+    const { id } = await host.admin.installApp('all-seeing', 'bob');
+    const bob = new Octokit({ baseUrl: api(), auth: await host.admin.createToken('bob', 'test') });
+    await bob.repos.createForAuthenticatedUser({ name: 'later', private: true });
+    const seen = receiver.received.length;
+    await bob.issues.create({ owner: 'bob', repo: 'later', title: 'in a new repository' });
+    const [delivery] = await receiver.waitFor((hook) => receiver.received.indexOf(hook) >= seen && hook.json?.repository?.full_name === 'bob/later');
+    expect(delivery!.json.installation.id).toBe(id);
+    const octokit = new Octokit({ baseUrl: api(), authStrategy: createAppAuth, auth: { appId: made.id, privateKey: made.privateKey, installationId: id } });
+    expect((await octokit.apps.listReposAccessibleToInstallation()).data.repositories.map((repo) => repo.name).sort()).toEqual(['later', 'secret']);
+  });
+
+  it('names the app on its check runs, tells it of them, and filters runs by app', async () => {
+    const bot = asInstallation(installationId);
+    const head = (await alice.repos.getBranch({ owner: 'alice', repo: 'tool', branch: 'main' })).data.commit.sha;
+    const seen = receiver.received.length;
+    const run = (await bot.checks.create({ owner: 'alice', repo: 'tool', name: 'app-check', head_sha: head })).data;
+    expect(run.app).toMatchObject({ id: app.id, slug: 'triage-bot', owner: { login: 'alice' } });
+    expect(run.details_url).toBe(`${host.url}/apps/triage-bot`);
+    await alice.checks.create({ owner: 'alice', repo: 'tool', name: 'token-check', head_sha: head, conclusion: 'success', output: { title: 't', summary: 's' } });
+    await bot.checks.update({ owner: 'alice', repo: 'tool', check_run_id: run.id, conclusion: 'failure', output: { title: 'Failed', summary: 'x' } });
+    const byApp = await alice.checks.listForRef({ owner: 'alice', repo: 'tool', ref: head, app_id: app.id });
+    expect(byApp.data.check_runs.map((found) => found.name)).toEqual(['app-check']);
+    const events = await receiver.waitFor((hook) => receiver.received.indexOf(hook) >= seen && hook.headers['x-github-event'] === 'check_run' && hook.json.action === 'completed' && hook.json.check_run.name === 'app-check');
+    expect(events[0]!.json.check_run).toMatchObject({ conclusion: 'failure', app: { slug: 'triage-bot' } });
+    const actions = receiver.received.slice(seen).filter((hook) => hook.headers['x-github-event'] === 'check_run').map((hook) => `${hook.json.check_run.name}.${hook.json.action}`);
+    expect(actions).toEqual(expect.arrayContaining(['app-check.created', 'token-check.created', 'token-check.completed', 'app-check.completed']));
+  });
+
+  it('does not let an app push without contents: write', async () => {
+    const made = await host.admin.createApp({ owner: 'alice', name: 'Reader', permissions: { contents: 'read', issues: 'write' } });
+    const { id } = await host.admin.installApp('reader', 'alice', ['tool']);
+    const auth = createAppAuth({ appId: made.id, privateKey: made.privateKey, request: new Octokit({ baseUrl: api() }).request });
+    const { token } = await auth({ type: 'installation', installationId: id });
+    const work = await tempDir('repohost-app-reader-');
+    try {
+      const remote = new URL(`${host.url}/alice/tool.git`);
+      remote.username = 'x-access-token';
+      remote.password = token;
+      await git(work.path, ['clone', '-q', remote.toString(), 'tool'], work.path);
+      await git(`${work.path}/tool`, ['commit', '-q', '--allow-empty', '-m', 'not allowed'], work.path);
+      await expect(git(`${work.path}/tool`, ['push', '-q', 'origin', 'HEAD:refs/heads/reader'], work.path)).rejects.toThrow(/403|Permission denied/);
+    } finally {
+      await work.cleanup();
+    }
+  });
+
+  it('refuses bad apps and installations clearly', async () => {
+    await expect(host.admin.createApp({ owner: 'alice', name: 'Triage Bot' })).rejects.toThrow(/already exists/);
+    await expect(host.admin.createApp({ owner: 'alice', name: 'x', permissions: { secrets: 'write' } })).rejects.toThrow(/permissions may only name/);
+    await expect(host.admin.createApp({ owner: 'alice', name: 'y', events: ['everything'] })).rejects.toThrow(/events may only name/);
+    await expect(host.admin.createApp({ owner: 'alice', name: 'z', privateKey: 'not a key' })).rejects.toThrow(/RSA private key/);
+    await expect(host.admin.installApp('triage-bot', 'alice')).rejects.toThrow(/already installed/);
+    await expect(host.admin.load({ apps: [{ owner: 'nobody', name: 'n', installations: [{ account: 'alice', repositories: ['missing'] }] }] })).rejects.toThrow(
+      /fixtures\.apps\[0\]\.owner[\s\S]*fixtures\.apps\[0\]\.installations\[0\]\.repositories\[0\]/,
+    );
+  });
+});
