@@ -10,7 +10,7 @@ import type {
   GitHubUser,
 } from '../github/types.js';
 import type { GitHubRelease } from '../github/release-shapes.js';
-import type { GitHubCheckRun } from '../github/check-shapes.js';
+import type { CheckShapes, GitHubCheckRun } from '../github/check-shapes.js';
 import type { GitHubReview, GitHubReviewComment, simplePull } from '../github/review-shapes.js';
 
 /** GitHub's "simple pull request" of review events. */
@@ -172,7 +172,8 @@ export interface MilestoneEvent extends RepositoryEventBase {
 /** A check run made (`created`) or finished (`completed`; both when it is made finished). */
 export interface CheckRunEvent extends RepositoryEventBase {
   action: 'created' | 'completed';
-  check_run: GitHubCheckRun;
+  /** With the whole suite (`simple-check-suite`) where the API names only its id. */
+  check_run: Omit<GitHubCheckRun, 'check_suite'> & { check_suite: ReturnType<CheckShapes['simpleSuite']> };
 }
 
 export interface PingEvent {

@@ -97,6 +97,25 @@ export class CheckShapes {
     };
   }
 
+  /** The suite as a `check_run` webhook carries it (GitHub's `simple-check-suite`). */
+  simpleSuite(repo: RepositoryRow, suite: CheckSuite, pulls: readonly CheckPullRow[], app: GitHubApp | null) {
+    return {
+      id: suite.id,
+      node_id: nodeId('CheckSuite', suite.id),
+      head_branch: suite.head_branch,
+      head_sha: suite.head_sha,
+      status: suite.status,
+      conclusion: suite.conclusion,
+      url: this.api(repo, `/check-suites/${suite.id}`),
+      before: null,
+      after: null,
+      pull_requests: this.pulls(repo, suite.head_sha, pulls),
+      app,
+      created_at: githubTime(suite.created_at),
+      updated_at: githubTime(suite.updated_at),
+    };
+  }
+
   suite(repo: RepositoryRow, suite: CheckSuite, pulls: readonly CheckPullRow[]): GitHubCheckSuite {
     const url = this.api(repo, `/check-suites/${suite.id}`);
     return {

@@ -2,7 +2,7 @@ import { H3, HTTPError, type H3Event } from 'h3';
 import type { AppContext } from '../context.js';
 import { isRepoHostError, RepositoryMoved } from '../errors.js';
 import { retryAfterOf } from './retry-after.js';
-import { currentUser, refuseIntegration } from './auth.js';
+import { currentUser } from './auth.js';
 import { RequestForgeryGuard } from './csrf.js';
 import { compression } from './compression.js';
 import { htmlHeaders } from './html-response.js';
@@ -149,12 +149,6 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
     const result = await next();
     await ctx.store.settled(failuresBefore);
     return result;
-  });
-  // An app's bot has no account of its own to manage (keys, avatar): GitHub's 403 for installation tokens.
-  for (const path of ['/api/v1/user/**', '/api/v1/users/avatar']) app.use(path, async (event) => await refuseIntegration(ctx, event));
-  // Installation tokens are GitHub's: an app changes things through /api/v3, where its permissions are checked; here it only reads.
-  app.use('/api/v1/**', async (event) => {
-    if (event.req.method !== 'GET' && event.req.method !== 'HEAD') await refuseIntegration(ctx, event);
   });
   mountUserRoutes(app, ctx);
   mountRepoRoutes(app, ctx);

@@ -30,7 +30,7 @@ export function parseBasic(header: string | undefined): BasicCredentials | undef
  * password of the named user (bcrypt, throttled).
  */
 async function userFromBasic(ctx: AppContext, event: H3Event, credentials: BasicCredentials): Promise<Viewer> {
-  const tokenUser = await userOfToken(ctx, credentials.secret) ?? await userOfToken(ctx, credentials.username);
+  const tokenUser = await userOfToken(ctx, event, credentials.secret) ?? await userOfToken(ctx, event, credentials.username);
   if (tokenUser) return tokenUser;
   if (looksLikeApiToken(credentials.secret) || looksLikeApiToken(credentials.username)) return undefined;
   if (credentials.secret.length === 0 || credentials.secret.length > 256) return undefined;
@@ -41,9 +41,18 @@ async function userFromBasic(ctx: AppContext, event: H3Event, credentials: Basic
  * The account a token stands for: a personal API token's owner, or for a GitHub App's installation token (`ghs_…`,
  * what apps also clone and push with as `x-access-token:<token>`) the app's bot with its installation's grant.
  */
-async function userOfToken(ctx: AppContext, token: string): Promise<Viewer> {
-  return token.startsWith('ghs_') ? await ctx.apps.viewerOfToken(token) : await ctx.credentials.userOfApiToken(token);
+async function userOfToken(ctx: AppContext, event: H3Event, token: string): Promise<Viewer> {
+  if (token.startsWith('ghs_')) {
+    const bot = await ctx.apps.viewerOfToken(token);
+    // An installation token is GitHub's: it works where GitHub takes it, and nowhere else (pages, forms, /api/v1).
+    if (bot) return APP_TOKEN_PATHS.test(event.url.pathname) ? bot : undefined;
+  }
+  // A personal token may have any shape, `ghs_` too (fixtures choose theirs).
+  return await ctx.credentials.userOfApiToken(token);
 }
+
+/** Where installation tokens are taken: the GitHub API and its uploads, git over HTTP and Git LFS. */
+const APP_TOKEN_PATHS = /^\/api\/(?:v3|uploads)(?:\/|$)|^\/[^/]+\/[^/]+\/(?:info\/refs|git-upload-pack|git-receive-pack|info\/lfs\/)/;
 
 /** The address of the client's connection (the peer; no proxy header is trusted). */
 export function clientAddress(event: H3Event): string | undefined {
@@ -70,7 +79,7 @@ async function resolveUser(ctx: AppContext, event: H3Event): Promise<Viewer> {
   if (authorization) {
     const bearer = /^(?:Bearer|token)\s+(\S+)\s*$/i.exec(authorization);
     // An app's JSON web token speaks for the app, not an account: only the app's own endpoints read it (appOf).
-    if (bearer) return looksLikeJwt(bearer[1]!) ? undefined : await userOfToken(ctx, bearer[1]!);
+    if (bearer) return looksLikeJwt(bearer[1]!) ? undefined : await userOfToken(ctx, event, bearer[1]!);
     const basic = parseBasic(authorization);
     if (basic) return userFromBasic(ctx, event, basic);
     return undefined;

@@ -6,7 +6,7 @@ import { isRepoHostError } from '../errors.js';
 import { currentUser } from '../http/auth.js';
 import { readLimitedText, parseJsonObject } from '../http/validate.js';
 import { retryAfterOf } from '../http/retry-after.js';
-import { atLeast, integrationMayWrite, type AccessLevel } from '../services/permissions.js';
+import { atLeast, integrationAllows, type AccessLevel } from '../services/permissions.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { LfsError, LockTaken, type BatchAnswer, type LfsCaller, type LfsLockRow } from './service.js';
 import { LfsTokens } from './tokens.js';
@@ -65,8 +65,11 @@ async function callerOf(ctx: AppContext, event: H3Event, repo: RepositoryRow | u
   const user = await currentUser(ctx, event);
   if (authorization && !user) return { access: 'none', anonymous: true };
   const access = repo ? await ctx.repos.access(user, repo) : 'none';
-  // An app writes objects and locks only with its installation's `contents: write`.
-  return { access: user?.installation && !integrationMayWrite(user.installation, 'contents') ? LESSER[access] : access, user, anonymous: !user };
+  // An app reads objects with its installation's `contents: read`, and writes them (and locks) with `contents: write`.
+  const grant = user?.installation;
+  if (!grant || !repo) return { access, user, anonymous: !user };
+  const level = integrationAllows(grant, repo, 'write', 'contents') ? access : integrationAllows(grant, repo, 'read', 'contents') ? LESSER[access] : 'none';
+  return { access: level, user, anonymous: false };
 }
 
 /**

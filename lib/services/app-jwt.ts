@@ -11,7 +11,7 @@ export interface AppJwtClaims {
 
 /** GitHub's limit: a token may be valid for at most ten minutes. */
 const MAX_LIFETIME_S = 600;
-/** Clocks apart by this much are forgiven, as GitHub forgives them. */
+/** Clocks apart by this much are forgiven when a token was issued (never once it expired). */
 const DRIFT_S = 60;
 
 const NOT_DECODED = 'A JSON web token could not be decoded';
@@ -43,7 +43,7 @@ export function readAppJwt(token: string, nowMs: number): AppJwtClaims {
   if (typeof iat !== 'number' || !Number.isFinite(iat) || iat > now + DRIFT_S) {
     throw unauthorized("'Issued at' claim ('iat') must be an Integer representing the time that the assertion was issued");
   }
-  if (typeof exp !== 'number' || !Number.isFinite(exp) || exp <= now - DRIFT_S) {
+  if (typeof exp !== 'number' || !Number.isFinite(exp) || exp <= now) {
     throw unauthorized("'Expiration time' claim ('exp') must be a numeric value representing the future time at which the assertion expires");
   }
   if (exp > now + MAX_LIFETIME_S + DRIFT_S || exp - iat > MAX_LIFETIME_S + DRIFT_S) throw unauthorized("'Expiration time' claim ('exp') is too far in the future");

@@ -35,10 +35,9 @@ import type { AccessLevel, InstallationGrant, Viewer } from './permissions.js';
 import { hashToken, newToken } from './secrets.js';
 
 /** The repository permissions an app may ask for, and what each level lets it do (see `levelOf`). */
-export const APP_PERMISSIONS = ['administration', 'checks', 'contents', 'issues', 'metadata', 'pull_requests', 'repository_hooks', 'statuses'] as const;
+export const APP_PERMISSIONS = ['administration', 'checks', 'contents', 'issues', 'metadata', 'pull_requests', 'statuses'] as const;
 const PERMISSION_LEVELS = ['read', 'write'];
-/** Permissions whose write level is repohost's admin role (settings, hooks); any other write is its write role. */
-const ADMIN_PERMISSIONS = new Set(['administration', 'repository_hooks']);
+
 /** GitHub's: an installation token lives an hour. */
 const TOKEN_LIFETIME_MS = 3_600_000;
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,32}[a-z0-9])?$/;
@@ -78,7 +77,7 @@ const generateRsaKey = promisify(generateKeyPair);
 /** The role an app's permissions give it on a repository it is installed on (coarse: repohost has roles, not scopes). */
 export function levelOf(permissions: AppPermissions): AccessLevel {
   const written = Object.entries(permissions).filter(([, level]) => level === 'write').map(([name]) => name);
-  if (written.some((name) => ADMIN_PERMISSIONS.has(name))) return 'admin';
+  if (written.includes('administration')) return 'admin';
   return written.length > 0 ? 'write' : 'read';
 }
 
@@ -90,6 +89,7 @@ export function permissionsOf(value: unknown, field = 'permissions'): AppPermiss
   for (const [name, level] of Object.entries(value)) {
     if (!(APP_PERMISSIONS as readonly string[]).includes(name)) throw invalid(`${field} may only name ${APP_PERMISSIONS.join(', ')}; not ${name}`);
     if (typeof level !== 'string' || !PERMISSION_LEVELS.includes(level)) throw invalid(`${field}.${name} must be read or write`);
+    if (name === 'metadata' && level !== 'read') throw invalid(`${field}.metadata can only be read`);
     result[name] = level as 'read' | 'write';
   }
   return { metadata: 'read', ...result };
@@ -309,7 +309,7 @@ export class AppService {
         now: now.toISOString(),
       });
     });
-    return { token, expiresAt, permissions: asked, repositorySelection: installation.repository_selection, repositories: narrowed };
+    return { token, expiresAt, permissions: asked, repositorySelection: narrowed ? 'selected' : installation.repository_selection, repositories: narrowed };
   }
 
   /** `DELETE /installation/token`: the token ends now. */

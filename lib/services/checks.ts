@@ -126,7 +126,13 @@ export class CheckService {
   /** `check_run` events of a run made (`created`) or now finished (`completed`), in the write that did it. */
   private async recordRun(tx: WriteTx, repo: RepositoryRow, sender: Viewer, run: CheckRunRow, actions: ReadonlyArray<CheckRunEvent['action']>): Promise<void> {
     for (const action of actions) {
-      await this.events.record(tx, repo, sender, 'check_run', async (current) => ({ action, check_run: (await this.shapeRuns(tx, current, [run]))[0]! }));
+      await this.events.record(tx, repo, sender, 'check_run', async (current) => {
+        const shaped = (await this.shapeRuns(tx, current, [run]))[0]!;
+        // Webhooks carry the run's suite whole (the API names only its id), as it stands after this write.
+        const suite = (await this.withStates([(await suiteById(tx, repo.id, run.suite_id))!], tx))[0]!;
+        const pulls = await openPullsAt(tx, repo.id, [run.head_sha]);
+        return { action, check_run: { ...shaped, check_suite: this.shapes.simpleSuite(current, suite, pulls, shaped.app) } };
+      });
     }
   }
 
@@ -214,8 +220,8 @@ export class CheckService {
     return new Map((await latestRunsOfCommit(this.store, repo.id, sha)).map((run) => [run.name, { passed: run.status === 'completed' && PASSING.has(run.conclusion ?? ''), state: run.conclusion ?? run.status }]));
   }
 
-  private async withStates(suites: CheckSuiteRow[]): Promise<CheckSuite[]> {
-    const runs = await latestRunsOfSuites(this.store, suites.map((suite) => suite.id));
+  private async withStates(suites: CheckSuiteRow[], db: ReadTx = this.store): Promise<CheckSuite[]> {
+    const runs = await latestRunsOfSuites(db, suites.map((suite) => suite.id));
     return suites.map((suite) => {
       const latest = runs.get(suite.id) ?? [];
       const completed = latest.length > 0 && latest.every((run) => run.status === 'completed');

@@ -45,17 +45,24 @@ export async function accessLevel(db: ReadTx, viewer: Viewer, repo: RepositoryRo
 
 /** An app's bot: its grant on the repositories it covers; elsewhere what anyone may (public repositories are read). */
 function installationAccess(grant: InstallationGrant, repo: RepositoryRow): AccessLevel {
-  const covered = repo.owner_id === grant.accountId && (grant.repoIds === null || grant.repoIds.includes(repo.id));
-  if (covered) return grant.level;
+  if (installationCovers(grant, repo)) return grant.level;
   return repo.is_private === 1 ? 'none' : 'read';
 }
 
+/** Whether the repository is one of those the installation covers. */
+export function installationCovers(grant: InstallationGrant, repo: Pick<RepositoryRow, 'id' | 'owner_id'>): boolean {
+  return repo.owner_id === grant.accountId && (grant.repoIds === null || grant.repoIds.includes(repo.id));
+}
+
 /**
- * Whether an installation's grant lets it change what belongs to a permission (`contents` for pushes, `issues` for
- * issues...): the role of `accessLevel` is the widest the grant gives, this is the narrower check of each change.
+ * Whether an app's installation may read (`read`) or change (`write`) what one of `permissions` governs in the
+ * repository (`contents` for git, `issues` for issues...): the role of `accessLevel` is the widest its grant gives,
+ * this is the narrower check of each request. Outside the repositories it covers it may only read (what anyone may
+ * read of a public repository; a private one is hidden by `accessLevel`).
  */
-export function integrationMayWrite(grant: InstallationGrant, ...permissions: string[]): boolean {
-  return permissions.some((name) => grant.permissions[name] === 'write');
+export function integrationAllows(grant: InstallationGrant, repo: Pick<RepositoryRow, 'id' | 'owner_id'>, kind: 'read' | 'write', ...permissions: string[]): boolean {
+  if (!installationCovers(grant, repo)) return kind === 'read';
+  return permissions.some((name) => grant.permissions[name] === 'write' || (kind === 'read' && grant.permissions[name] === 'read'));
 }
 
 /** What a deploy key may do with a repository: read (write when the key is writable) its own, nothing elsewhere. */

@@ -10,9 +10,10 @@ export function signBody(secret: string, body: Buffer): string {
 
 /**
  * The request a delivery sends with its hook's current settings: the body as JSON or as GitHub's form
- * (`payload=<json>`), and the headers of GitHub and Gitea both, so consumers of either parse it.
+ * (`payload=<json>`), and the headers of GitHub and Gitea both, so consumers of either parse it. An app's delivery
+ * targets the app (`integration`), a repository hook's the repository.
  */
-export function deliveryRequest(hook: HookRow, delivery: DeliveryRow, repoId: number): OutgoingRequest {
+export function deliveryRequest(hook: HookRow & { app_id?: number | null }, delivery: DeliveryRow, repoId: number): OutgoingRequest {
   const form = hook.content_type === 'form';
   const body = Buffer.from(form ? new URLSearchParams({ payload: delivery.payload }).toString() : delivery.payload);
   const headers: Record<string, string> = {
@@ -21,8 +22,8 @@ export function deliveryRequest(hook: HookRow, delivery: DeliveryRow, repoId: nu
     'X-GitHub-Event': delivery.event,
     'X-GitHub-Delivery': delivery.guid,
     'X-GitHub-Hook-ID': String(hook.id),
-    'X-GitHub-Hook-Installation-Target-Type': 'repository',
-    'X-GitHub-Hook-Installation-Target-ID': String(repoId),
+    'X-GitHub-Hook-Installation-Target-Type': hook.app_id ? 'integration' : 'repository',
+    'X-GitHub-Hook-Installation-Target-ID': String(hook.app_id ?? repoId),
     'X-Gitea-Event': delivery.event,
     'X-Gitea-Delivery': delivery.guid,
   };

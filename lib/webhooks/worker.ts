@@ -185,7 +185,7 @@ export class DeliveryWorker {
     const [{ deliveryRequest }, { postWebhook }] = modules;
     while (!signal.aborted) {
       let delivery: DeliveryRow | undefined;
-      let hook: HookRow | undefined;
+      let hook: Awaited<ReturnType<typeof hookById>>;
       try {
         delivery = await nextPendingDelivery(this.store, hookId);
         hook = delivery && await hookById(this.store, hookId);

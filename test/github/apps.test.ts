@@ -31,12 +31,13 @@ describe('GitHub Apps', () => {
     const loaded = await host.admin.load({
       users: [
         { username: 'alice', email: 'alice@example.com', password: 'password123' },
-        { username: 'bob', email: 'bob@example.com', password: 'password123' },
+        { username: 'bob', email: 'bob@example.com', password: 'password123', tokens: [{ name: 'fixed', token: 'ghs_personalTokenOfBob0123456789abcd' }] },
       ],
       repositories: [
         { owner: 'alice', name: 'tool', private: true, branches: { main: { commits: [{ message: 'first', files: { 'README.md': 'hello\n' } }] } } },
         { owner: 'alice', name: 'other', private: true },
         { owner: 'bob', name: 'secret', private: true },
+        { owner: 'bob', name: 'open', branches: { main: { commits: [{ message: 'open', files: { 'a.txt': 'a\n' } }] } } },
       ],
       apps: [
         {
@@ -143,9 +144,9 @@ describe('GitHub Apps', () => {
     expect(narrowed.data.repositories?.map((repo) => repo.full_name)).toEqual(['alice/tool']);
     expect((await failure(jwtOctokit.apps.createInstallationAccessToken({ installation_id: 987654 }))).status).toBe(404);
 
-    // A revoked token is refused from then on.
+    // A revoked token is refused from then on, as GitHub refuses it: 401, not an anonymous caller.
     await reader.apps.revokeInstallationAccessToken();
-    expect((await failure(reader.issues.listForRepo({ owner: 'alice', repo: 'tool' }))).status).toBe(404);
+    expect(await failure(reader.issues.listForRepo({ owner: 'alice', repo: 'tool' }))).toMatchObject({ status: 401, data: { message: 'Bad credentials' } });
   });
 
   it('lets the bot clone and push over HTTP with x-access-token', async () => {
@@ -197,7 +198,7 @@ describe('GitHub Apps', () => {
     const [delivery] = await receiver.waitFor((hook) => receiver.received.indexOf(hook) >= seen && hook.json?.repository?.full_name === 'bob/later');
     expect(delivery!.json.installation.id).toBe(id);
     const octokit = new Octokit({ baseUrl: api(), authStrategy: createAppAuth, auth: { appId: made.id, privateKey: made.privateKey, installationId: id } });
-    expect((await octokit.apps.listReposAccessibleToInstallation()).data.repositories.map((repo) => repo.name).sort()).toEqual(['later', 'secret']);
+    expect((await octokit.apps.listReposAccessibleToInstallation()).data.repositories.map((repo) => repo.name).sort()).toEqual(['later', 'open', 'secret']);
   });
 
   it('names the app on its check runs, tells it of them, and filters runs by app', async () => {
@@ -235,9 +236,69 @@ describe('GitHub Apps', () => {
     }
   });
 
+  it('keeps each request within the installation: its repositories for changes, the permission of each kind', async () => {
+    const bot = asInstallation(installationId);
+    // Not installed on bob/open: it reads what anyone reads there, and changes nothing.
+    expect((await bot.repos.get({ owner: 'bob', repo: 'open' })).status).toBe(200);
+    expect(await failure(bot.issues.create({ owner: 'bob', repo: 'open', title: 'drive-by' }))).toMatchObject({ status: 403, data: { message: 'Resource not accessible by integration' } });
+    // Merging writes the base branch: pull_requests alone does not merge (this app has contents: write, a reader has not).
+    const made = await host.admin.createApp({ owner: 'alice', name: 'Narrow', permissions: { pull_requests: 'write', checks: 'read' } });
+    const { id } = await host.admin.installApp('narrow', 'alice', ['tool']);
+    const narrow = new Octokit({ baseUrl: api(), authStrategy: createAppAuth, auth: { appId: made.id, privateKey: made.privateKey, installationId: id } });
+    await alice.git.createRef({ owner: 'alice', repo: 'tool', ref: 'refs/heads/narrow-topic', sha: (await alice.repos.getBranch({ owner: 'alice', repo: 'tool', branch: 'main' })).data.commit.sha });
+    await alice.repos.createOrUpdateFileContents({ owner: 'alice', repo: 'tool', branch: 'narrow-topic', path: 'n.txt', message: 'n', content: Buffer.from('n\n').toString('base64') });
+    const pull = (await narrow.pulls.create({ owner: 'alice', repo: 'tool', head: 'narrow-topic', base: 'main', title: 'By a narrow app' })).data;
+    expect((await failure(narrow.pulls.merge({ owner: 'alice', repo: 'tool', pull_number: pull.number }))).status).toBe(403);
+    // Reads need their permission too: no contents, no statuses for this one.
+    expect((await failure(narrow.repos.getContent({ owner: 'alice', repo: 'tool', path: 'README.md' }))).status).toBe(403);
+    expect((await failure(narrow.repos.listCommitStatusesForRef({ owner: 'alice', repo: 'tool', ref: 'main' }))).status).toBe(403);
+    expect((await narrow.checks.listForRef({ owner: 'alice', repo: 'tool', ref: 'main' })).status).toBe(200);
+    // Release assets are contents.
+    const release = (await alice.repos.createRelease({ owner: 'alice', repo: 'tool', tag_name: 'v1' })).data;
+    const upload = await failure(narrow.request({ method: 'POST', url: release.upload_url, name: 'a.txt', data: 'a', headers: { 'content-type': 'text/plain' } }));
+    expect(upload.status).toBe(403);
+    // Nor may it clone without contents.
+    const { token } = await createAppAuth({ appId: made.id, privateKey: made.privateKey, request: new Octokit({ baseUrl: api() }).request })({ type: 'installation', installationId: id });
+    const work = await tempDir('repohost-app-narrow-');
+    try {
+      const remote = new URL(`${host.url}/alice/tool.git`);
+      remote.username = 'x-access-token';
+      remote.password = token;
+      await expect(git(work.path, ['clone', '-q', remote.toString(), 'tool'], work.path)).rejects.toThrow(/403|denied/i);
+    } finally {
+      await work.cleanup();
+    }
+  });
+
+  it('takes installation tokens only where GitHub does: not on pages, forms or /api/v1', async () => {
+    const { data } = await asApp().apps.createInstallationAccessToken({ installation_id: installationId });
+    const headers = { authorization: `Bearer ${data.token}` };
+    // /api/v1/user answers an anonymous caller 404 (the spec's), as it does here.
+    expect((await fetch(`${host.url}/api/v1/user`, { headers })).status).toBe(404);
+    const form = await fetch(`${host.url}/new`, { method: 'POST', headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=botrepo', redirect: 'manual' });
+    expect(form.status).not.toBe(201);
+    expect((await fetch(`${api()}/repos/triage-bot[bot]/botrepo`)).status).toBe(404);
+    // A personal token may still have the shape of an installation token (fixtures choose theirs).
+    const bob = new Octokit({ baseUrl: api(), auth: 'ghs_personalTokenOfBob0123456789abcd' });
+    expect((await bob.users.getAuthenticated()).data.login).toBe('bob');
+  });
+
+  it('names the app as the target of its deliveries, and keeps apps across a snapshot and restore', async () => {
+    const seen = receiver.received.length;
+    await alice.issues.create({ owner: 'alice', repo: 'tool', title: 'target' });
+    const [delivery] = await receiver.waitFor((hook) => receiver.received.indexOf(hook) >= seen && hook.json?.issue?.title === 'target');
+    expect(delivery!.headers['x-github-hook-installation-target-type']).toBe('integration');
+    expect(delivery!.headers['x-github-hook-installation-target-id']).toBe(String(app.id));
+    const snapshot = await host.snapshot();
+    await host.restore(snapshot);
+    expect((await asApp().apps.getAuthenticated()).data.slug).toBe('triage-bot');
+    expect((await asInstallation(installationId).issues.create({ owner: 'alice', repo: 'tool', title: 'after restore' })).status).toBe(201);
+  });
+
   it('refuses bad apps and installations clearly', async () => {
     await expect(host.admin.createApp({ owner: 'alice', name: 'Triage Bot' })).rejects.toThrow(/already exists/);
     await expect(host.admin.createApp({ owner: 'alice', name: 'x', permissions: { secrets: 'write' } })).rejects.toThrow(/permissions may only name/);
+    await expect(host.admin.createApp({ owner: 'alice', name: 'x', permissions: { metadata: 'write' } })).rejects.toThrow(/metadata can only be read/);
     await expect(host.admin.createApp({ owner: 'alice', name: 'y', events: ['everything'] })).rejects.toThrow(/events may only name/);
     await expect(host.admin.createApp({ owner: 'alice', name: 'z', privateKey: 'not a key' })).rejects.toThrow(/RSA private key/);
     await expect(host.admin.installApp('triage-bot', 'alice')).rejects.toThrow(/already installed/);

@@ -83,7 +83,7 @@ describe('the Checks API', () => {
     expect((await anonymous.checks.listForRef({ ...repo, ref: main, status: 'in_progress' })).data.check_runs.map((run) => run.name)).toEqual(['test']);
     // Runs made with tokens belong to no app: an app's id keeps none of them; a malformed id is refused.
     expect((await anonymous.checks.listForRef({ ...repo, ref: main, app_id: 1 })).data.total_count).toBe(0);
-    expect((await failure(anonymous.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { ...repo, ref: main, app_id: 'one' }))).data.errors[0]).toMatchObject({ field: 'app_id' });
+    expect((await failure(anonymous.request('GET /repos/{owner}/{repo}/commits/{ref}/check-runs', { ...repo, ref: main, app_id: 'one' as unknown as number }))).data.errors[0]).toMatchObject({ field: 'app_id' });
     expect((await failure(anonymous.checks.listForRef({ ...repo, ref: 'no-such-ref' }))).status).toBe(404);
   });
 

@@ -3,34 +3,49 @@ import type { AppContext } from '../../context.js';
 import { isRepoHostError } from '../../errors.js';
 import { bearerJwt, currentUser } from '../../http/auth.js';
 import { pathParam } from '../../http/validate.js';
-import { integrationMayWrite } from '../../services/permissions.js';
+import { integrationAllows } from '../../services/permissions.js';
 import type { AppRow } from '../../store/queries/apps.js';
 import { AppShapes } from '../app-shapes.js';
 import { created, GitHubApiError, githubPage, noContent, readJson } from './http.js';
 import { REPO, repositoryFor, shapesOf, V3 } from './lookup.js';
 
-/** The permission a change under `/repos/:owner/:repo` needs of an app (GitHub's, per endpoint family). */
-const PERMISSION_OF_PATH: ReadonlyArray<[RegExp, string[]]> = [
-  [/^\/(?:issues|labels|milestones|assignees)(?:\/|$)/, ['issues', 'pull_requests']],
-  [/^\/pulls(?:\/|$)/, ['pull_requests']],
-  [/^\/check-(?:runs|suites)(?:\/|$)/, ['checks']],
-  [/^\/statuses(?:\/|$)/, ['statuses']],
-  [/^\/hooks(?:\/|$)/, ['repository_hooks']],
-  [/^\/(?:contents|git|releases|merges|branches\/[^/]+\/rename)(?:\/|$)/, ['contents']],
+/**
+ * The permissions that govern a path under `/repos/:owner/:repo` (GitHub's, per endpoint family): any of the first list
+ * lets an app read there, any of the second (at `write`) lets it change things. First match wins.
+ */
+const PERMISSIONS_OF_PATH: ReadonlyArray<[RegExp, read: string[], write: string[]]> = [
+  [/^\/branches\/.+\/protection(?:\/|$)/, ['administration'], ['administration']],
+  [/^\/commits\/[^/]+\/check-(?:runs|suites)$/, ['checks'], ['checks']],
+  [/^\/commits\/[^/]+\/status(?:es)?$|^\/statuses(?:\/|$)/, ['statuses'], ['statuses']],
+  [/^\/check-(?:runs|suites)(?:\/|$)/, ['checks'], ['checks']],
+  [/^\/(?:issues|labels|milestones|assignees)(?:\/|$)/, ['issues', 'pull_requests'], ['issues', 'pull_requests']],
+  // Merging writes the base branch.
+  [/^\/pulls\/\d+\/merge$/, ['pull_requests'], ['contents']],
+  [/^\/pulls(?:\/|$)/, ['pull_requests'], ['pull_requests']],
+  [/^\/(?:hooks|keys)(?:\/|$)/, ['administration'], ['administration']],
+  [/^\/collaborators(?:\/|$)/, ['metadata'], ['administration']],
+  [/^\/(?:contents|readme|git|commits|compare|branches|tags|tarball|zipball|releases|merges)(?:\/|$)/, ['contents'], ['contents']],
 ];
+/** The repository itself and anything else: its metadata to read, `administration` to change. */
+const OTHERWISE: [read: string[], write: string[]] = [['metadata'], ['administration']];
 
 /**
- * What an app's installation may change, beyond the role `accessLevel` gives it (the widest of its permissions):
- * a change needs the write permission of its endpoint family (anything else, such as settings, collaborators or
- * protection, needs `administration`). GitHub's 403 `Resource not accessible by integration` otherwise.
+ * What an app's installation may do in a repository, beyond the role `accessLevel` gives it (the widest of its
+ * permissions): a request needs the permission of its endpoint family, and a change may only be made in a repository
+ * it is installed on. GitHub's 403 `Resource not accessible by integration` otherwise. A repository the app may not
+ * see at all is left to the route (404).
  */
 export async function integrationScope(ctx: AppContext, event: H3Event): Promise<void> {
-  if (event.req.method === 'GET' || event.req.method === 'HEAD') return;
-  const grant = (await currentUser(ctx, event))?.installation;
+  const viewer = await currentUser(ctx, event);
+  const grant = viewer?.installation;
   if (!grant) return;
-  const rest = event.url.pathname.replace(/^\/api\/v3\/repos\/[^/]+\/[^/]+/, '');
-  const needed = PERMISSION_OF_PATH.find(([pattern]) => pattern.test(rest))?.[1] ?? ['administration'];
-  if (!integrationMayWrite(grant, ...needed)) throw new GitHubApiError(403, 'Resource not accessible by integration');
+  const path = /^\/api\/(?:v3|uploads)\/repos\/([^/]+)\/([^/]+)(.*)$/.exec(event.url.pathname);
+  if (!path) return;
+  const repo = await ctx.repos.findByName(decodeURIComponent(path[1]!), decodeURIComponent(path[2]!));
+  if (!repo || (await ctx.repos.access(viewer, repo)) === 'none') return;
+  const write = event.req.method !== 'GET' && event.req.method !== 'HEAD';
+  const [read, written] = PERMISSIONS_OF_PATH.find(([pattern]) => pattern.test(path[3]!))?.slice(1) as [string[], string[]] | undefined ?? OTHERWISE;
+  if (!integrationAllows(grant, repo, write ? 'write' : 'read', ...(write ? written : read))) throw new GitHubApiError(403, 'Resource not accessible by integration');
 }
 
 /**

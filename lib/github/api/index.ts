@@ -7,7 +7,7 @@ import { mountCommits } from './commits.js';
 import { mountContents } from './contents.js';
 import { mountGitData } from './git-data.js';
 import { mountHooks } from './hooks.js';
-import { githubEnvelope } from './http.js';
+import { GitHubApiError, githubEnvelope } from './http.js';
 import { mountIssues } from './issues.js';
 import { mountKeys } from './keys.js';
 import { mountLabels } from './labels.js';
@@ -22,7 +22,8 @@ import { mountSearch } from './search.js';
 import { mountStatuses } from './statuses.js';
 import { mountUsers } from './users.js';
 import { REPO, V3 } from './lookup.js';
-import { refuseIntegration } from '../../http/auth.js';
+import { bearerJwt, currentUser, refuseIntegration } from '../../http/auth.js';
+import { getRequestHeader } from 'h3';
 import { UPLOADS_PREFIX } from '../release-shapes.js';
 
 /**
@@ -34,11 +35,17 @@ export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) 
   const envelope = githubEnvelope(ctx.githubRateLimits, log);
   app.use(`${V3}/**`, envelope);
   app.use(`${UPLOADS_PREFIX}/**`, envelope);
+  // Credentials that name nobody (unknown, revoked or expired tokens, wrong passwords) are refused, as GitHub refuses
+  // them everywhere, rather than served as an anonymous caller; an app's JSON web token is checked by its routes.
+  for (const path of [`${V3}/**`, V3, `${UPLOADS_PREFIX}/**`]) {
+    app.use(path, async (event) => {
+      if (getRequestHeader(event, 'authorization') && !bearerJwt(event) && !(await currentUser(ctx, event))) throw new GitHubApiError(401, 'Bad credentials');
+    });
+  }
   // What belongs to an account is not an app's, whatever its installation may do (GitHub's 403 for installation tokens).
   app.use(`${V3}/user`, async (event) => await refuseIntegration(ctx, event));
   app.use(`${V3}/user/**`, async (event) => await refuseIntegration(ctx, event));
-  app.use(`${REPO}/**`, async (event) => await integrationScope(ctx, event));
-  app.use(REPO, async (event) => await integrationScope(ctx, event));
+  for (const path of [REPO, `${REPO}/**`, `${UPLOADS_PREFIX}/repos/**`]) app.use(path, async (event) => await integrationScope(ctx, event));
   mountApps(app, ctx);
   mountMeta(app, ctx);
   mountMarkdown(app, ctx);

@@ -1,7 +1,5 @@
-import { getRequestHeader, type H3, type H3Event } from 'h3';
+import type { H3 } from 'h3';
 import type { AppContext } from '../../context.js';
-import { currentUser } from '../../http/auth.js';
-import { GitHubApiError } from './http.js';
 import { V3 } from './lookup.js';
 
 /**
@@ -61,26 +59,14 @@ const RATE_LIMITED_RESOURCES = [
   'code_search',
 ] as const;
 
-/**
- * Credentials that name nobody are refused, as GitHub refuses them everywhere (401 `Bad credentials`): these two are
- * what clients call to check a token, so a wrong one must not pass as an anonymous caller.
- */
-async function refuseBadCredentials(ctx: AppContext, event: H3Event): Promise<void> {
-  if (getRequestHeader(event, 'authorization') && !(await currentUser(ctx, event))) throw new GitHubApiError(401, 'Bad credentials');
-}
-
 /** The API's root document and `GET /rate_limit`. */
 export function mountMeta(app: H3, ctx: AppContext): void {
-  const root = async (event: H3Event) => {
-    await refuseBadCredentials(ctx, event);
-    return rootDocument(`${ctx.baseUrl()}${V3}`, ctx.baseUrl());
-  };
+  const root = () => rootDocument(`${ctx.baseUrl()}${V3}`, ctx.baseUrl());
   app.get(V3, root);
   app.get(`${V3}/`, root);
 
   // Clients that pace themselves (Octokit's throttling plugin, CI tools) ask this before a burst of calls.
-  app.get(`${V3}/rate_limit`, async (event) => {
-    await refuseBadCredentials(ctx, event);
+  app.get(`${V3}/rate_limit`, () => {
     const core = ctx.githubRateLimits.current();
     return { resources: Object.fromEntries(RATE_LIMITED_RESOURCES.map((name) => [name, { ...core }])), rate: core };
   });

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import { plain, requestedService, toWebResponse } from '../../git/smart-http.js';
 import { ConcurrencyGate } from '../../concurrency-gate.js';
 import { RepositoryMoved } from '../../errors.js';
-import { atLeast, integrationMayWrite } from '../../services/permissions.js';
+import { atLeast, integrationAllows } from '../../services/permissions.js';
 import { retryAfterOf } from '../retry-after.js';
 import { clientAddress, currentUser } from '../auth.js';
 
@@ -69,9 +69,9 @@ export function mountGitRoutes(app: H3, ctx: AppContext): void {
       if (level === 'none') return textResponse(404, 'Repository not found');
       return textResponse(403, `Permission denied: ${user.username} may not push to ${repo!.owner_name}/${repo!.name}`);
     }
-    // An app pushes only with its installation's `contents: write`, whatever else it may change.
-    if (needed === 'write' && user?.installation && !integrationMayWrite(user.installation, 'contents')) {
-      return textResponse(403, `Permission denied: ${user.username} may not push to ${repo!.owner_name}/${repo!.name}`);
+    // An app clones with its installation's `contents: read` and pushes with `contents: write`, whatever else it may do.
+    if (user?.installation && !integrationAllows(user.installation, repo!, needed === 'write' ? 'write' : 'read', 'contents')) {
+      return textResponse(403, `Permission denied: ${user.username} may not ${needed === 'write' ? 'push to' : 'read'} ${repo!.owner_name}/${repo!.name}`);
     }
     // Beyond a cap the request waits its turn for a while (a CI machine runs many jobs at once), then 503.
     const gate = action === 'info/refs' ? advertisements : transfers;

@@ -273,14 +273,31 @@ export class PostgresStore implements HostDatabase {
     });
   }
 
-  /** The schema's tables, in the order the steps create them. */
+  /**
+   * The schema's tables, each after those it references (a later step may add a reference to a table it creates, as
+   * `webhooks.installation_id` does), else in the order the steps create them: the order rows can be restored in.
+   */
   private async tables(): Promise<string[]> {
     const present = new Set((await this.all<{ name: string }>('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()')).map((row) => row.name));
-    const ordered: string[] = [];
+    const created: string[] = [];
     for (const statement of freshPostgresSchema()) {
       const name = /^CREATE TABLE (\w+)/.exec(statement.trim())?.[1];
-      if (name && present.has(name) && !ordered.includes(name)) ordered.push(name);
+      if (name && present.has(name) && !created.includes(name)) created.push(name);
     }
+    const references = await this.all<{ child: string; parent: string }>(
+      `SELECT c.relname AS child, p.relname AS parent FROM pg_constraint k
+         JOIN pg_class c ON c.oid = k.conrelid JOIN pg_class p ON p.oid = k.confrelid
+        WHERE k.contype = 'f' AND k.connamespace = current_schema()::regnamespace AND c.oid <> p.oid`,
+    );
+    const ordered: string[] = [];
+    const visit = (table: string, path: Set<string>) => {
+      if (ordered.includes(table) || path.has(table)) return;
+      path.add(table);
+      for (const { parent } of references.filter((reference) => reference.child === table)) if (present.has(parent)) visit(parent, path);
+      path.delete(table);
+      ordered.push(table);
+    };
+    for (const table of created) visit(table, new Set());
     return ordered;
   }
 

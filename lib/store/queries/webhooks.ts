@@ -57,8 +57,12 @@ export async function hookInRepository(db: ReadTx, repoId: number, id: number): 
   return await db.get<HookRow>(`SELECT ${HOOK_COLUMNS} FROM webhooks WHERE repo_id = ? AND id = ? AND installation_id IS NULL`, [repoId, id]);
 }
 
-export async function hookById(db: ReadTx, id: number): Promise<HookRow | undefined> {
-  return await db.get<HookRow>(`SELECT ${HOOK_COLUMNS} FROM webhooks WHERE id = ?`, [id]);
+/** A hook as the delivery worker sends with it: an installation's names its app (GitHub's target of the delivery). */
+export async function hookById(db: ReadTx, id: number): Promise<(HookRow & { app_id: number | null }) | undefined> {
+  return await db.get<HookRow & { app_id: number | null }>(
+    `SELECT ${HOOK_COLUMNS}, (SELECT i.app_id FROM app_installations i WHERE i.id = webhooks.installation_id) AS app_id FROM webhooks WHERE id = ?`,
+    [id],
+  );
 }
 
 export async function countHooks(db: ReadTx, repoId: number): Promise<number> {
