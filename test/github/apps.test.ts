@@ -291,7 +291,7 @@ describe('GitHub Apps', () => {
     expect(delivery!.headers['x-github-hook-installation-target-id']).toBe(String(app.id));
     const snapshot = await host.snapshot();
     await host.restore(snapshot);
-    expect((await asApp().apps.getAuthenticated()).data.slug).toBe('triage-bot');
+    expect((await asApp().apps.getAuthenticated()).data!.slug).toBe('triage-bot');
     expect((await asInstallation(installationId).issues.create({ owner: 'alice', repo: 'tool', title: 'after restore' })).status).toBe(201);
   });
 
