@@ -12,6 +12,7 @@ import type { CiService } from './services/ci.js';
 import type { CollaboratorService } from './services/collaborators.js';
 import type { CredentialService } from './services/credentials.js';
 import type { AppService } from './services/apps.js';
+import type { NotificationService } from './services/notifications.js';
 import type { IssueService } from './services/issues.js';
 import type { LabelService } from './services/labels.js';
 import type { LoginThrottle } from './services/login-throttle.js';
@@ -48,6 +49,8 @@ export interface AppContext {
   readonly loginThrottle: LoginThrottle;
   readonly users: UserService;
   readonly credentials: CredentialService;
+  /** Each account's inbox of threads (issue 21). */
+  readonly notifications: NotificationService;
   /** GitHub Apps, their installations and installation tokens. */
   readonly apps: AppService;
   /** Users' public SSH keys and repositories' deploy keys. */

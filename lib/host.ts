@@ -24,6 +24,7 @@ import { CiService } from './services/ci.js';
 import { CollaboratorService } from './services/collaborators.js';
 import { CredentialService } from './services/credentials.js';
 import { AppService } from './services/apps.js';
+import { NotificationService } from './services/notifications.js';
 import { AppShapes } from './github/app-shapes.js';
 import { CheckShapes } from './github/check-shapes.js';
 import { IssueService } from './services/issues.js';
@@ -162,6 +163,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     highlighter: new Highlighter(),
     users: new UserService(store, passwords, throttle, options.bcryptCost, avatarUrl, nowIso),
     credentials: new CredentialService(store, options.now),
+    notifications: new NotificationService(store, nowIso),
     apps: new AppService(store, passwords, options.bcryptCost, options.now, options.allowLocalNetwork, options.noreplyEmailDomain),
     sshKeys: new SshKeyService(store, nowIso),
     repos,

@@ -62,7 +62,7 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   // so routes answer exactly as if they had been there from the start.
   const mountLazy = () =>
     (lazyMounted ??= (async () => {
-      const [github, web, code, editor, issues, milestones, pulls, releases, settings, account, assets] = await Promise.all([
+      const [github, web, code, editor, issues, milestones, pulls, releases, settings, account, notifications, notificationCount, assets] = await Promise.all([
         import('../github/api/index.js'),
         import('./routes/web.js'),
         import('./routes/pages/code.js'),
@@ -73,10 +73,13 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
         import('./routes/pages/releases.js'),
         import('./routes/pages/settings.js'),
         import('./routes/pages/account.js'),
+        import('./routes/pages/notifications.js'),
+        import('./notification-count.js'),
         import('./assets/index.js'),
       ]);
       github.mountGitHubApi(app, ctx, log);
       assets.mountAssetRoutes(app);
+      notificationCount.mountNotificationCount(app, ctx);
       web.mountWebRoutes(app, ctx, forgery);
       code.mountCodePages(app, ctx, forgery);
       editor.mountEditorPages(app, ctx, forgery);
@@ -86,6 +89,7 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
       releases.mountReleasePages(app, ctx, forgery);
       settings.mountSettingsPages(app, ctx, forgery);
       account.mountAccountPages(app, ctx, forgery);
+      notifications.mountNotificationPages(app, ctx, forgery);
       lazyDone = true;
     })().catch((error: unknown) => {
       lazyMounted = undefined;

@@ -10,6 +10,7 @@ import type { RepositoryRow } from '../store/queries/repositories.js';
 import { userByName, type UserRow } from '../store/queries/users.js';
 import { requireAccess, type Viewer } from './permissions.js';
 import { writeToRepository } from './repository-write.js';
+import { notifyThread } from './notifications.js';
 
 /** GitHub's most assignees of one issue or pull request. */
 const MAX_ASSIGNEES = 10;
@@ -79,6 +80,7 @@ export class AssigneeService {
   /** The webhook event of an assignee added or removed, and the timeline's. */
   private async announce(tx: WriteTx, repo: RepositoryRow, viewer: Viewer, number: number, action: 'assigned' | 'unassigned', user: UserRow, now: string): Promise<void> {
     await insertIssueEvent(tx, repo.id, number, action, { actorId: viewer?.id, subjectId: user.id }, now);
+    if (action === 'assigned') await notifyThread(tx, repo, number, viewer?.id, { direct: [{ userId: user.id, reason: 'assign' }] }, now);
     const github = this.events.github;
     const issue = await issueByNumber(tx, repo.id, number);
     if (issue) {

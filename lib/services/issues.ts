@@ -34,6 +34,7 @@ import type { PageWindow } from '../store/queries/page-window.js';
 import type { UserRow } from '../store/queries/users.js';
 import { accessLevel, atLeast, requireAccess, type Viewer } from './permissions.js';
 import { optionalText, requiredText } from './text-fields.js';
+import { notifyThread } from './notifications.js';
 
 /** Events one page of a conversation shows at most (the API pages through all of them). */
 const MAX_PAGE_EVENTS = 500;
@@ -248,6 +249,7 @@ export class IssueService {
       const issueId = await insertIssue(tx, { repoId: repo.id, number, authorId: author.id, title, body, now });
       await this.recordIssueEvent(tx, repo, author, issueId, 'opened');
       await noteCrossReferences(tx, repo, number, author, body, now);
+      await notifyThread(tx, repo, number, author.id, { text: body, everyone: true }, now);
       return issueId;
     });
     return await this.get(repo, id);
@@ -276,6 +278,7 @@ export class IssueService {
         await setIssueStatus(tx, issue.id, status, viewer!.id, now, stateReason);
         await this.recordIssueEvent(tx, repo, viewer!, issue.id, status === 'closed' ? 'closed' : 'reopened');
         await insertIssueEvent(tx, repo.id, current.number, status === 'closed' ? 'closed' : 'reopened', { actorId: viewer?.id, stateReason }, now);
+        await notifyThread(tx, repo, current.number, viewer?.id, { everyone: true }, now);
       } else if (changes.stateReason !== undefined && changes.stateReason !== null && (status ?? current.status) === 'closed') {
         const reason = parseStateReason(changes.stateReason, 'closed');
         if (reason !== current.state_reason) await setIssueStateReason(tx, issue.id, reason, now);
@@ -304,6 +307,7 @@ export class IssueService {
       await this.recordIn(tx, repo, issue.id);
       const commentId = await insertIssueComment(tx, { issueId: issue.id, authorId: author.id, body: text, now });
       await noteCrossReferences(tx, repo, issue.number, author, text, now);
+      await notifyThread(tx, repo, issue.number, author.id, { text, everyone: true }, now);
       await this.recordCommentEvent(tx, repo, author, issue.id, (await issueComment(tx, issue.id, commentId))!, 'created');
       return commentId;
     });

@@ -44,6 +44,7 @@ import { standingReviews } from '../store/queries/reviews.js';
 import type { BranchProtectionService } from './branch-protection.js';
 import type { CommitStatusService } from './statuses.js';
 import { optionalText, requiredText } from './text-fields.js';
+import { notifyThread } from './notifications.js';
 
 /** How a write's `pull_request` events find what a pull request changes: counted before the write, never inside it. */
 type CountsOf = (pull: PullRow) => DiffStats;
@@ -190,6 +191,7 @@ export class PullService {
       const pullId = await insertPull(tx, { repoId: repo.id, number, authorId: author.id, title, description, head, base, headSha: (await tips.get(head))!, baseSha: (await tips.get(base))!, now });
       await this.recordPullEvent(tx, repo, author, pullId, countsOf, { action: 'opened' });
       await noteCrossReferences(tx, repo, number, author, description, now);
+      await notifyThread(tx, repo, number, author.id, { text: description, everyone: true }, now);
       return pullId;
     });
     const created = await this.get(repo, id);
@@ -241,6 +243,7 @@ export class PullService {
         if (open) await setPullShas(tx, current.id, (await tips.get(current.head))!, (await tips.get(base))!, now);
         await this.recordPullEvent(tx, repo, viewer!, current.id, countsOf, { action: open ? 'reopened' : 'closed' });
         await insertIssueEvent(tx, repo.id, current.number, open ? 'reopened' : 'closed', { actorId: viewer?.id }, now);
+        await notifyThread(tx, repo, current.number, viewer?.id, { everyone: true }, now);
       }
     });
     const updated = await this.get(repo, pull.id);
@@ -252,6 +255,7 @@ export class PullService {
   private async noteMerged(tx: WriteTx, repo: RepositoryRow, number: number, actorId: number | undefined, commitId: string, now: string): Promise<void> {
     await insertIssueEvent(tx, repo.id, number, 'merged', { actorId, commitId }, now);
     await insertIssueEvent(tx, repo.id, number, 'closed', { actorId, commitId }, now);
+    await notifyThread(tx, repo, number, actorId, { everyone: true }, now);
   }
 
   /** The summary with mergeability computed from the commits the pull request joins now. */
@@ -488,6 +492,7 @@ export class PullService {
       await this.recordIn(tx, repo, pull.id);
       const commentId = await insertComment(tx, { pullId: pull.id, authorId: author.id, text: body, now });
       await noteCrossReferences(tx, repo, pull.number, author, body, now);
+      await notifyThread(tx, repo, pull.number, author.id, { text: body, everyone: true }, now);
       await this.recordCommentEvent(tx, repo, author, pull.id, (await pullComment(tx, pull.id, commentId))!, 'created');
       return commentId;
     });

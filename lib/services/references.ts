@@ -31,6 +31,20 @@ export function mentionedConversations(text: string, repo: Pick<RepositoryRow, '
   return [...found.values()];
 }
 
+/** Accounts one text can call on at most (a bound on work, as for cross-references). */
+const MAX_MENTIONS = 50;
+
+/** The names a text mentions (`@name`, outside code), in order, once each regardless of case. */
+export function mentionedUsernames(text: string): string[] {
+  const found = new Map<string, string>();
+  for (const match of text.replace(CODE, ' ').matchAll(REFERENCE)) {
+    const name = match[6];
+    if (name && !found.has(name.toLowerCase())) found.set(name.toLowerCase(), name);
+    if (found.size === MAX_MENTIONS) break;
+  }
+  return [...found.values()];
+}
+
 /**
  * Notes on each issue or pull request that `text` (of `source`'s issue, pull request or comment) mentions that the
  * source mentioned it: a `cross-referenced` event on its timeline, once per source, inside the source's write.

@@ -41,6 +41,7 @@ import { userByName, type UserRow } from '../store/queries/users.js';
 import { accessLevel, atLeast, requireAccess, type Viewer } from './permissions.js';
 import type { PullService } from './pulls.js';
 import { writeToRepository } from './repository-write.js';
+import { notifyThread } from './notifications.js';
 
 const MAX_BODY = 65_535;
 const MAX_COMMENTS = 100;
@@ -135,6 +136,7 @@ export class ReviewService {
   /** What submitting a review tells: the review, then each of its comments. */
   private async announceSubmitted(tx: WriteTx, repo: RepositoryRow, viewer: Viewer, pull: PullRow, reviewId: number): Promise<void> {
     await this.announceReview(tx, repo, viewer, pull, reviewId, 'submitted');
+    await notifyThread(tx, repo, pull.number, viewer?.id, { everyone: true }, this.now());
     const { items } = await reviewComments(tx, { reviewId }, viewer!.id, { limit: MAX_COMMENTS, offset: 0 });
     await this.announceComments(tx, repo, viewer, pull, items, 'created');
   }
@@ -374,6 +376,7 @@ export class ReviewService {
         if (add === before.has(user.username)) continue;
         await (add ? addReviewRequest(tx, pull.id, user.id, now) : removeReviewRequest(tx, pull.id, user.id));
         await insertIssueEvent(tx, repo.id, pull.number, add ? 'review_requested' : 'review_request_removed', { actorId: viewer?.id, subjectId: user.id }, now);
+        if (add) await notifyThread(tx, repo, pull.number, viewer?.id, { direct: [{ userId: user.id, reason: 'review_requested' }] }, now);
         await this.events.record(tx, repo, viewer, 'pull_request', async (current) => ({
           action: add ? ('review_requested' as const) : ('review_request_removed' as const),
           number: pull.number,

@@ -521,5 +521,18 @@ export const FRESH_SCHEMA: readonly string[] = [
       )`,
   `CREATE INDEX installation_tokens_by_installation ON installation_tokens (installation_id)`,
   `CREATE INDEX webhooks_by_installation ON webhooks (installation_id)`,
+  `CREATE TABLE notifications (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        unread INTEGER NOT NULL DEFAULT 1,
+        updated_at TEXT NOT NULL,
+        last_read_at TEXT,
+        UNIQUE (user_id, repo_id, number)
+      )`,
+  `CREATE INDEX notifications_by_user ON notifications (user_id, updated_at)`,
+  `CREATE INDEX notifications_by_repo ON notifications (repo_id)`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
 ];

@@ -644,7 +644,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
     ],
   },
   {
-    // GitHub Apps (issue 20): an app keeps only its public key (the private key goes to whoever made it, once) and
+    // GitHub Apps (issue 20), and notifications (issue 21). An app keeps only its public key (the private key goes to whoever made it, once) and
     // acts through a bot account (`<slug>[bot]`); an installation gives it an account's repositories (all, or those
     // listed); installation tokens are stored as hashes with what they were narrowed to. An installation's webhook is
     // a hook row per repository it covers (`webhooks.installation_id`), so deliveries keep their per-hook order and
@@ -694,6 +694,20 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       'CREATE INDEX installation_tokens_by_installation ON installation_tokens (installation_id)',
       'ALTER TABLE webhooks ADD COLUMN installation_id INTEGER REFERENCES app_installations(id) ON DELETE CASCADE',
       'CREATE INDEX webhooks_by_installation ON webhooks (installation_id)',
+      // Notifications (issue 21): one thread per account and issue or pull request, unread until read, with why it came.
+      `CREATE TABLE notifications (
+        id INTEGER PRIMARY KEY,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        number INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        unread INTEGER NOT NULL DEFAULT 1,
+        updated_at TEXT NOT NULL,
+        last_read_at TEXT,
+        UNIQUE (user_id, repo_id, number)
+      )`,
+      'CREATE INDEX notifications_by_user ON notifications (user_id, updated_at)',
+      'CREATE INDEX notifications_by_repo ON notifications (repo_id)',
     ],
   },
 ];

@@ -14,6 +14,7 @@ import { mountLabels } from './labels.js';
 import { mountMarkdown } from './markdown.js';
 import { mountMeta } from './meta.js';
 import { mountMilestones } from './milestones.js';
+import { mountNotifications } from './notifications.js';
 import { mountPulls } from './pulls.js';
 import { mountReleases } from './releases.js';
 import { mountRepos } from './repos.js';
@@ -43,8 +44,7 @@ export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) 
     });
   }
   // What belongs to an account is not an app's, whatever its installation may do (GitHub's 403 for installation tokens).
-  app.use(`${V3}/user`, async (event) => await refuseIntegration(ctx, event));
-  app.use(`${V3}/user/**`, async (event) => await refuseIntegration(ctx, event));
+  for (const path of [`${V3}/user`, `${V3}/user/**`, `${V3}/notifications`, `${V3}/notifications/**`]) app.use(path, async (event) => await refuseIntegration(ctx, event));
   for (const path of [REPO, `${REPO}/**`, `${UPLOADS_PREFIX}/repos/**`]) app.use(path, async (event) => await integrationScope(ctx, event));
   mountApps(app, ctx);
   mountMeta(app, ctx);
@@ -66,4 +66,5 @@ export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) 
   mountReleases(app, ctx);
   mountSearch(app, ctx);
   mountHooks(app, ctx);
+  mountNotifications(app, ctx);
 }

@@ -45,4 +45,7 @@ form.line-comment{max-width:none;border:1px solid var(--border);border-radius:6p
 .reviews h3{font-size:1rem}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;margin:1rem 0}
 .table-scroll{overflow-x:auto}
+.inbox.unread .count{background:var(--accent);color:var(--bg)}
+.notifications .item.unread .item-title{font-weight:700}
+.notifications .item form{margin-left:.25rem}
 @media (max-width:40rem){.settings{grid-template-columns:1fr}}`;

@@ -34,6 +34,8 @@ export function html(strings: TemplateStringsArray, ...values: Interpolation[]):
 
 export interface PageUser {
   username: string;
+  /** Unread notifications, when counted for this page (see notification-count.ts). */
+  unread?: number;
   /** The request-forgery token every form posted by this viewer carries (see csrf.ts). */
   csrf?: string;
 }
@@ -46,6 +48,14 @@ export function csrfInput(user: PageUser | undefined): SafeHtml | '' {
 /** The hidden field with a request-forgery token, when the request has a session cookie to derive one from. */
 export function csrfField(token: string | undefined): SafeHtml | '' {
   return token ? html`<input type="hidden" name="${CSRF_FIELD}" value="${token}">` : '';
+}
+
+/** The link to the viewer's notifications, with how many are unread. */
+function inboxLink(user: PageUser): SafeHtml {
+  const unread = user.unread ?? 0;
+  return unread > 0
+    ? html`<a href="/notifications" class="inbox unread" aria-label="Notifications, ${unread} unread">Notifications <span class="count">${unread > 99 ? '99+' : unread}</span></a>`
+    : html`<a href="/notifications" class="inbox">Notifications</a>`;
 }
 
 /** The signed-in viewer's menu: a `<details>` disclosure, so it opens with Enter/Space and needs no script. */
@@ -67,7 +77,7 @@ function userMenu(user: PageUser): SafeHtml {
  */
 export function page(title: string, user: PageUser | undefined, body: SafeHtml): string {
   const nav = user
-    ? html`<a href="/explore" class="wide-only">Explore</a><a href="/new" class="wide-only">New repository</a>${userMenu(user)}`
+    ? html`<a href="/explore" class="wide-only">Explore</a><a href="/new" class="wide-only">New repository</a>${inboxLink(user)}${userMenu(user)}`
     : html`<a href="/explore">Explore</a><a href="/login">Sign in</a><a href="/register">Register</a>`;
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${title} · repohost</title><link rel="stylesheet" href="/assets/highlight.css"><link rel="stylesheet" href="/assets/site.css"><script src="/assets/site.js" defer></script></head>

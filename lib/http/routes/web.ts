@@ -10,6 +10,7 @@ import { retryAfterOf } from '../retry-after.js';
 import type { PageUser } from '../pages/html.js';
 import { apiTokensView, homeView, loginView, newRepositoryView, registerView } from '../pages/views.js';
 import { pathParam, queryString, readForm, type FormFields } from '../validate.js';
+import { unreadOf } from '../notification-count.js';
 
 const SESSION_MAX_AGE = 30 * 86_400;
 
@@ -73,7 +74,7 @@ export function mountWebRoutes(app: H3, ctx: AppContext, guard: RequestForgeryGu
   function pageUser(event: H3Event, user: UserRow): PageUser;
   function pageUser(event: H3Event, user: UserRow | undefined): PageUser | undefined;
   function pageUser(event: H3Event, user: UserRow | undefined): PageUser | undefined {
-    return user && { username: user.username, csrf: guard.tokenOf(event) };
+    return user && { username: user.username, csrf: guard.tokenOf(event), unread: unreadOf(event) };
   }
 
   app.get('/', async (event) => {

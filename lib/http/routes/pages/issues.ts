@@ -17,6 +17,7 @@ import { redirectTo } from '../web.js';
 import { mountConversationForms, type ConversationForm } from './conversation-forms.js';
 import { commentWindow, timelineOfCommentPage, repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
 import { triageOf } from './triage.js';
+import { readThread } from '../../notification-count.js';
 
 type CommentWindow = ReturnType<typeof commentWindow>;
 
@@ -143,6 +144,8 @@ export function mountIssuePages(app: H3, ctx: AppContext, guard: RequestForgeryG
     const number = idParam(event, 'number');
     // Issues and pull requests share the numbers: a pull request's number leads to it, as on GitHub.
     if (!await ctx.issues.byNumber(request.repo, number) && await ctx.pulls.byNumber(request.repo, number)) return redirectTo(`${repoBase(request.repo)}/pulls/${number}`);
+    // Reading the issue reads its notification.
+    await readThread(ctx, request, number);
     return htmlResponse(await renderIssue(ctx, request, number, commentWindow(event)));
   });
 

@@ -9,6 +9,7 @@ import { currentUser } from '../../auth.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { COMMENTS_PER_PAGE, type PageTimeline } from '../../pages/conversation.js';
 import type { PageUser } from '../../pages/html.js';
+import { unreadOf } from '../../notification-count.js';
 import { pathParam, queryString, readForm, type FormFields } from '../../validate.js';
 import type { PageWindow } from '../../../store/queries/page-window.js';
 
@@ -28,7 +29,7 @@ export interface RepoPageRequest {
 export function pageUserOf(guard: RequestForgeryGuard, event: H3Event, viewer: UserRow): PageUser;
 export function pageUserOf(guard: RequestForgeryGuard, event: H3Event, viewer: UserRow | undefined): PageUser | undefined;
 export function pageUserOf(guard: RequestForgeryGuard, event: H3Event, viewer: UserRow | undefined): PageUser | undefined {
-  return viewer && { username: viewer.username, csrf: guard.tokenOf(event) };
+  return viewer && { username: viewer.username, csrf: guard.tokenOf(event), unread: unreadOf(event) };
 }
 
 /**

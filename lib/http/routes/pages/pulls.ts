@@ -19,6 +19,7 @@ import { redirectTo } from '../web.js';
 import { mountConversationForms, type ConversationForm } from './conversation-forms.js';
 import { commentWindow, timelineOfCommentPage, repoForm, repoPageRequest, textDownload, type RepoPageRequest } from './page-request.js';
 import { triageOf } from './triage.js';
+import { readThread } from '../../notification-count.js';
 
 type CommentWindow = ReturnType<typeof commentWindow>;
 
@@ -220,6 +221,8 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
         return textDownload(await ctx.pulls.diff(request.repo, pull.id, download[2] as 'diff' | 'patch'));
       }
       const view = { asked: parseLineAsked(queryString(event, 'comment')), view: diffViewOf(queryString(event, 'diff'), queryString(event, 'w'), queryString(event, 'expand')) };
+      // Reading the pull request (any tab) reads its notification.
+      await readThread(ctx, request, idParam(event, 'number'));
       return htmlResponse(await renderPull(ctx, request, idParam(event, 'number'), tab, commentWindow(event), undefined, view));
     });
   }
