@@ -24,6 +24,7 @@ import { CiService } from './services/ci.js';
 import { CollaboratorService } from './services/collaborators.js';
 import { CredentialService } from './services/credentials.js';
 import { AppService } from './services/apps.js';
+import { CheckEvents } from './services/check-events.js';
 import { NotificationService } from './services/notifications.js';
 import { AppShapes } from './github/app-shapes.js';
 import { CheckShapes } from './github/check-shapes.js';
@@ -148,7 +149,10 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
   );
   const repos = new RepositoryService(store, git, baseUrl, sshUrl, nowIso, new ConcurrencyGate(options.maxImports, options.maxImportsPerUser), recorder, store.sharedLocks);
   const journal = new RefJournal(store, nowIso, store.sharedLocks?.instance);
-  const checks = new CheckService(store, git, nowIso, recorder, new CheckShapes(baseUrl), new AppShapes(baseUrl, shapes));
+  const checkEvents = new CheckEvents(recorder, new CheckShapes(baseUrl), new AppShapes(baseUrl, shapes), nowIso);
+  // Pushes ask installed apps for check suites, in the write that records them.
+  recorder.branchHeadsListener = (tx, repo, sender, heads) => checkEvents.requestSuites(tx, repo, sender, heads);
+  const checks = new CheckService(store, git, nowIso, recorder, checkEvents);
   const pulls = new PullService(store, git, nowIso, publicEmail, statuses, checks, protection, recorder, journal, (repo, work) => repos.whileUnchanged(repo, work));
   const refUpdates = new RefUpdateService(store, git, repos, pulls, protection, journal, store.sharedLocks);
   const gitData = new GitDataService(store, git, refUpdates, nowIso, publicEmail);

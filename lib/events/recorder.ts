@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { GitHubShapes } from '../github/shapes.js';
-import type { PushedRef } from '../git/push-commits.js';
+import type { PushedCommit, PushedRef } from '../git/push-commits.js';
 import type { RefChange } from '../git/refs.js';
 import type { ReadTx, WriteTx } from '../store/interface.js';
 import type { HookRow } from '../store/queries/webhooks.js';
@@ -54,10 +54,13 @@ export class EventRecorder {
     sender: UserRow | undefined,
     name: N,
     fields: EventFields<N> | ((repo: RepositoryRow) => Promise<EventFields<N>>),
+    /** The hooks among the subscribers that hear it (GitHub sends some events to one app only); all when absent. */
+    to?: (hook: HookRow) => boolean,
   ): Promise<void> {
     const current = await repositoryById(tx, repo.id);
     if (!current) return;
-    const hooks = await this.outbox.subscribers(tx, current.id, name);
+    const subscribed = await this.outbox.subscribers(tx, current.id, name);
+    const hooks = to ? subscribed.filter(to) : subscribed;
     // Nobody to tell: no payload is built. A listener added after this write began does not hear of it.
     if (hooks.length === 0 && !this.bus.hears(name)) return;
     const given = typeof fields === 'function' ? await fields(current) : fields;
@@ -71,11 +74,22 @@ export class EventRecorder {
     });
   }
 
+  /** The installations (ids) whose app's hook on the repository subscribes to the event. */
+  async installationsHearing(db: ReadTx, repoId: number, name: RepoEventName): Promise<number[]> {
+    return (await this.outbox.subscribers(db, repoId, name)).flatMap((hook) => (hook.installation_id === null ? [] : [hook.installation_id]));
+  }
+
   /** True when a hook of the repository or a listener in the process would hear any of the events. */
   async anyoneHears(db: ReadTx, repoId: number, names: readonly RepoEventName[]): Promise<boolean> {
     for (const name of names) if (this.bus.hears(name) || (await this.outbox.subscribers(db, repoId, name)).length > 0) return true;
     return false;
   }
+
+  /**
+   * Told of the branch heads a push, merge or ref update brought (with their commits, inside the same write): the
+   * Checks API asks apps for check suites there (`CheckEvents.requestSuites`). Set once by the host.
+   */
+  branchHeadsListener: ((tx: WriteTx, repo: RepositoryRow, sender: UserRow, heads: ReadonlyArray<{ branch: string; before: string; commit: PushedCommit }>) => Promise<void>) | undefined;
 
   /**
    * The events of refs that moved (a push, a merge, a deleted branch): per change `create` or `delete` when a ref
@@ -105,6 +119,11 @@ export class EventRecorder {
       await this.record(tx, current, actor, 'push', { ...events.push, ...mark });
       if (events.delete) await this.record(tx, current, actor, 'delete', { ...events.delete, ...mark });
     }
+    const heads = branches > MAX_BRANCHES_WITH_EVENTS ? [] : changes.flatMap((change, index) => {
+      const commit = pushed[index]?.head;
+      return change.ref.startsWith('refs/heads/') && commit && !options.reconciled ? [{ branch: change.ref.slice('refs/heads/'.length), before: change.before, commit }] : [];
+    });
+    if (heads.length > 0) await this.branchHeadsListener?.(tx, current, actor, heads);
   }
 }
 

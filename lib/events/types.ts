@@ -171,9 +171,15 @@ export interface MilestoneEvent extends RepositoryEventBase {
 
 /** A check run made (`created`) or finished (`completed`; both when it is made finished). */
 export interface CheckRunEvent extends RepositoryEventBase {
-  action: 'created' | 'completed';
+  action: 'created' | 'completed' | 'rerequested';
   /** With the whole suite (`simple-check-suite`) where the API names only its id. */
   check_run: Omit<GitHubCheckRun, 'check_suite'> & { check_suite: ReturnType<CheckShapes['simpleSuite']> };
+}
+
+/** A suite asked of an app (a push, `requested`; someone asked again, `rerequested`) or whose runs all finished. */
+export interface CheckSuiteEvent extends RepositoryEventBase {
+  action: 'requested' | 'rerequested' | 'completed';
+  check_suite: ReturnType<CheckShapes['webhookSuite']>;
 }
 
 export interface PingEvent {
@@ -216,13 +222,14 @@ export interface RepoEventMap {
   pull_request_review_comment: PullRequestReviewCommentEvent;
   milestone: MilestoneEvent;
   check_run: CheckRunEvent;
+  check_suite: CheckSuiteEvent;
   ping: PingEvent;
 }
 
 export type RepoEventName = keyof RepoEventMap;
 
 /** The events a webhook may subscribe to (`ping` goes to the hook it tests, whatever it subscribes to). */
-export const SUBSCRIBABLE_EVENTS = ['push', 'create', 'delete', 'issues', 'issue_comment', 'pull_request', 'status', 'star', 'watch', 'repository', 'release', 'pull_request_review', 'pull_request_review_comment', 'milestone', 'check_run'] as const;
+export const SUBSCRIBABLE_EVENTS = ['push', 'create', 'delete', 'issues', 'issue_comment', 'pull_request', 'status', 'star', 'watch', 'repository', 'release', 'pull_request_review', 'pull_request_review_comment', 'milestone', 'check_run', 'check_suite'] as const;
 export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
 
 /** One event as code in the same process receives it. */

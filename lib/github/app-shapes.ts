@@ -1,6 +1,6 @@
 import type { NewInstallationToken } from '../services/apps.js';
 import type { ReadTx } from '../store/interface.js';
-import { appsOfBots, type AppRow, type InstallationRow } from '../store/queries/apps.js';
+import { appsOfBots, appsWithIds, type AppRow, type InstallationRow } from '../store/queries/apps.js';
 import { userById, type UserRow } from '../store/queries/users.js';
 import { githubTime } from './time.js';
 import { GITHUB_API_PREFIX, nodeId, type GitHubShapes } from './shapes.js';
@@ -41,9 +41,17 @@ export class AppShapes {
 
   /** The apps that made objects, by the account that made them (an app's bot); accounts that are no bot are absent. */
   async appsOfCreators(db: ReadTx, creatorIds: readonly number[]): Promise<Map<number, GitHubApp>> {
-    const apps = await appsOfBots(db, creatorIds);
+    return await this.shaped(db, await appsOfBots(db, creatorIds));
+  }
+
+  /** The apps with these ids, by id (0, no app, and apps since deleted are absent). */
+  async appsByIds(db: ReadTx, ids: readonly number[]): Promise<Map<number, GitHubApp>> {
+    return await this.shaped(db, await appsWithIds(db, ids.filter((id) => id > 0)));
+  }
+
+  private async shaped(db: ReadTx, apps: ReadonlyMap<number, AppRow>): Promise<Map<number, GitHubApp>> {
     const shaped = new Map<number, GitHubApp>();
-    for (const [botId, app] of apps) shaped.set(botId, this.app(app, (await userById(db, app.owner_id))!));
+    for (const [key, app] of apps) shaped.set(key, this.app(app, (await userById(db, app.owner_id))!));
     return shaped;
   }
 

@@ -34,6 +34,16 @@ export interface GitHubCheckRun {
   pull_requests: GitHubPullMinimal[];
 }
 
+/** A commit as `check_suite` webhooks name their head (GitHub's `simple-commit`). */
+export interface GitHubHeadCommit {
+  id: string;
+  tree_id: string;
+  message: string;
+  timestamp: string;
+  author: { name: string; email: string };
+  committer: { name: string; email: string };
+}
+
 export interface GitHubCheckSuite {
   id: number;
   node_id: string;
@@ -45,7 +55,7 @@ export interface GitHubCheckSuite {
   before: null;
   after: null;
   pull_requests: GitHubPullMinimal[];
-  app: null;
+  app: GitHubApp | null;
   created_at: string;
   updated_at: string;
   latest_check_runs_count: number;
@@ -116,7 +126,12 @@ export class CheckShapes {
     };
   }
 
-  suite(repo: RepositoryRow, suite: CheckSuite, pulls: readonly CheckPullRow[]): GitHubCheckSuite {
+  /** The suite as `check_suite` webhooks carry it: with its app, the commit, and for a push what it moved from and to. */
+  webhookSuite(repo: RepositoryRow, suite: CheckSuite, pulls: readonly CheckPullRow[], app: GitHubApp | null, headCommit: GitHubHeadCommit, moved?: { before: string; after: string }) {
+    return { ...this.suite(repo, suite, pulls, app), before: moved?.before ?? null, after: moved?.after ?? null, head_commit: headCommit, rerequestable: true, runs_rerequestable: true };
+  }
+
+  suite(repo: RepositoryRow, suite: CheckSuite, pulls: readonly CheckPullRow[], app: GitHubApp | null = null): GitHubCheckSuite {
     const url = this.api(repo, `/check-suites/${suite.id}`);
     return {
       id: suite.id,
@@ -129,7 +144,7 @@ export class CheckShapes {
       before: null,
       after: null,
       pull_requests: this.pulls(repo, suite.head_sha, pulls),
-      app: null,
+      app,
       created_at: githubTime(suite.created_at),
       updated_at: githubTime(suite.updated_at),
       latest_check_runs_count: suite.runs,

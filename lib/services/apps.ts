@@ -328,7 +328,7 @@ export class AppService {
       if (!installation || !bot) return undefined;
       const permissions = JSON.parse(row.permissions) as AppPermissions;
       const repoIds = row.repository_ids !== null ? (JSON.parse(row.repository_ids) as number[]) : installation.repository_selection === 'all' ? null : await installationRepositoryIds(tx, installation);
-      const grant: InstallationGrant = { installationId: installation.id, accountId: installation.account_id, repoIds, level: levelOf(permissions), permissions };
+      const grant: InstallationGrant = { installationId: installation.id, appId: installation.app_id, accountId: installation.account_id, repoIds, level: levelOf(permissions), permissions };
       return { ...bot, installation: grant };
     });
   }

@@ -1,10 +1,8 @@
-import { invalid, notFound } from '../errors.js';
-import type { GitRepositories } from '../git/repositories.js';
-import type { Db, ReadTx, WriteTx } from '../store/interface.js';
+import { forbidden, invalid, notFound } from '../errors.js';
 import type { EventRecorder } from '../events/recorder.js';
-import type { CheckRunEvent } from '../events/types.js';
-import type { AppShapes } from '../github/app-shapes.js';
-import type { CheckShapes, GitHubCheckRun } from '../github/check-shapes.js';
+import type { GitRepositories } from '../git/repositories.js';
+import type { GitHubCheckRun, GitHubHeadCommit } from '../github/check-shapes.js';
+import type { Db, ReadTx, WriteTx } from '../store/interface.js';
 import {
   annotationsOf,
   checkRunById,
@@ -12,31 +10,30 @@ import {
   insertAnnotations,
   insertCheckRun,
   latestRunsOfCommit,
-  latestRunsOfSuites,
   openPullsAt,
   suiteById,
   suiteOf,
-  suiteOfCommit,
+  suitesOfCommit,
   updateCheckRun,
   type CheckAnnotationRow,
   type CheckPullRow,
   type CheckRunFields,
   type CheckRunFilter,
   type CheckRunRow,
-  type CheckSuiteRow,
 } from '../store/queries/checks.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import { branchesAt, type RepositoryRow } from '../store/queries/repositories.js';
+import { headCommitOf, withStates, type CheckEvents, type CheckSuite } from './check-events.js';
 import { requireAccess, type Viewer } from './permissions.js';
 import { writeToRepository } from './repository-write.js';
 import { nullableText } from './text-fields.js';
+
+export type { CheckSuite } from './check-events.js';
 
 export const CHECK_STATUSES = ['queued', 'in_progress', 'completed', 'waiting', 'requested', 'pending'] as const;
 export const CHECK_CONCLUSIONS = ['action_required', 'cancelled', 'failure', 'neutral', 'success', 'skipped', 'stale', 'timed_out'] as const;
 /** Conclusions a required check may end with and let a merge through (as on GitHub). */
 const PASSING = new Set(['success', 'neutral', 'skipped']);
-/** A suite concludes with the worst conclusion of its runs, in this order. */
-const WORST_FIRST = ['action_required', 'cancelled', 'timed_out', 'failure', 'stale', 'neutral', 'skipped', 'success'];
 /** GitHub's limit of annotations per request. */
 const MAX_ANNOTATIONS = 50;
 const FULL_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
@@ -53,12 +50,6 @@ export interface CheckRunInput {
   output?: unknown;
 }
 
-/** A suite with the state its runs give it. */
-export interface CheckSuite extends CheckSuiteRow {
-  status: 'queued' | 'in_progress' | 'completed';
-  conclusion: string | null;
-  runs: number;
-}
 
 type Record_ = Record<string, unknown>;
 const isObject = (value: unknown): value is Record_ => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -109,31 +100,27 @@ function annotation(value: unknown, index: number): Omit<CheckAnnotationRow, 'id
 export class CheckService {
   constructor(
     private readonly store: Db,
-    private readonly git: Pick<GitRepositories, 'commitExists' | 'resolveCommit'>,
+    private readonly git: Pick<GitRepositories, 'commitExists' | 'resolveCommit' | 'readCommit'>,
     private readonly now: () => string,
     private readonly events: EventRecorder,
-    private readonly shapes: CheckShapes,
-    private readonly apps: AppShapes,
+    private readonly checkEvents: CheckEvents,
   ) {}
 
-  /** GitHub's check run object, with the app that made it (if an app's bot did) and the open pull requests at its commit. */
+  /** GitHub's check run objects (see CheckEvents.shapeRuns). */
   async shapeRuns(db: ReadTx, repo: RepositoryRow, runs: readonly CheckRunRow[]): Promise<GitHubCheckRun[]> {
-    const pulls = await openPullsAt(db, repo.id, runs.map((run) => run.head_sha));
-    const apps = await this.apps.appsOfCreators(db, runs.map((run) => run.creator_id));
-    return runs.map((run) => this.shapes.run(repo, run, pulls, apps.get(run.creator_id) ?? null));
+    return await this.checkEvents.shapeRuns(db, repo, runs);
   }
 
-  /** `check_run` events of a run made (`created`) or now finished (`completed`), in the write that did it. */
-  private async recordRun(tx: WriteTx, repo: RepositoryRow, sender: Viewer, run: CheckRunRow, actions: ReadonlyArray<CheckRunEvent['action']>): Promise<void> {
-    for (const action of actions) {
-      await this.events.record(tx, repo, sender, 'check_run', async (current) => {
-        const shaped = (await this.shapeRuns(tx, current, [run]))[0]!;
-        // Webhooks carry the run's suite whole (the API names only its id), as it stands after this write.
-        const suite = (await this.withStates([(await suiteById(tx, repo.id, run.suite_id))!], tx))[0]!;
-        const pulls = await openPullsAt(tx, repo.id, [run.head_sha]);
-        return { action, check_run: { ...shaped, check_suite: this.shapes.simpleSuite(current, suite, pulls, shaped.app) } };
-      });
-    }
+  /** The head of a commit's suites for `check_suite` events, read from git (before the write) only if someone hears them. */
+  private async headCommitIfHeard(repo: RepositoryRow, sha: string): Promise<GitHubHeadCommit | undefined> {
+    if (!(await this.events.anyoneHears(this.store, repo.id, ['check_suite']))) return undefined;
+    const commit = await this.git.readCommit(repo.owner_name, repo.name, sha);
+    return commit && headCommitOf(commit);
+  }
+
+  /** What a run finished tells: `check_run` completed, then `check_suite` completed if its suite now is. */
+  private async finished(tx: WriteTx, repo: RepositoryRow, viewer: Viewer, run: CheckRunRow, headCommit: GitHubHeadCommit | undefined): Promise<void> {
+    if (headCommit) await this.checkEvents.suite(tx, repo, viewer, run.suite_id, 'completed', headCommit);
   }
 
   async create(repo: RepositoryRow, viewer: Viewer, input: CheckRunInput): Promise<CheckRunRow> {
@@ -146,12 +133,16 @@ export class CheckService {
     const now = this.now();
     const fields = this.fields(undefined, input, now);
     const annotations = this.newAnnotations(input.output);
+    const headCommit = fields.status === 'completed' ? await this.headCommitIfHeard(repo, sha) : undefined;
+    // An app's runs go in its own suite of the commit, as on GitHub; runs made with personal tokens share one.
+    const appId = viewer?.installation?.appId ?? 0;
     return await writeToRepository(this.store, repo, async (tx) => {
-      const suiteId = await suiteOf(tx, repo.id, sha, (await branchesAt(tx, repo.id, sha))[0] ?? null, now);
-      const id = await insertCheckRun(tx, repo.id, suiteId, sha, viewer!.id, { ...fields, name }, now);
+      const suite = await suiteOf(tx, repo.id, sha, (await branchesAt(tx, repo.id, sha))[0] ?? null, appId, now);
+      const id = await insertCheckRun(tx, repo.id, suite.id, sha, viewer!.id, { ...fields, name }, now);
       await insertAnnotations(tx, id, annotations);
       const run = (await checkRunById(tx, repo.id, id))!;
-      await this.recordRun(tx, repo, viewer, run, run.status === 'completed' ? ['created', 'completed'] : ['created']);
+      await this.checkEvents.run(tx, repo, viewer, run, run.status === 'completed' ? ['created', 'completed'] : ['created']);
+      if (run.status === 'completed') await this.finished(tx, repo, viewer, run, headCommit);
       return run;
     });
   }
@@ -162,13 +153,17 @@ export class CheckService {
     const now = this.now();
     const fields = this.fields(current, input, now);
     const annotations = this.newAnnotations(input.output);
+    const headCommit = fields.status === 'completed' && current.status !== 'completed' ? await this.headCommitIfHeard(repo, current.head_sha) : undefined;
     return await writeToRepository(this.store, repo, async (tx) => {
       const before = await checkRunById(tx, repo.id, current.id);
       if (!before) throw notFound('Not Found');
       await updateCheckRun(tx, current.id, fields, now);
       await insertAnnotations(tx, current.id, annotations);
       const run = (await checkRunById(tx, repo.id, current.id))!;
-      if (before.status !== 'completed' && run.status === 'completed') await this.recordRun(tx, repo, viewer, run, ['completed']);
+      if (before.status !== 'completed' && run.status === 'completed') {
+        await this.checkEvents.run(tx, repo, viewer, run, ['completed']);
+        await this.finished(tx, repo, viewer, run, headCommit);
+      }
       return run;
     });
   }
@@ -201,13 +196,44 @@ export class CheckService {
   async suite(repo: RepositoryRow, id: number): Promise<CheckSuite> {
     const suite = Number.isSafeInteger(id) ? await suiteById(this.store, repo.id, id) : undefined;
     if (!suite) throw notFound('Not Found');
-    return (await this.withStates([suite]))[0]!;
+    return (await withStates(this.store, [suite]))[0]!;
   }
 
-  /** The suites of the commit `ref` names (one at most: repohost has no Apps to tell suites apart). */
-  async suitesForRef(repo: RepositoryRow, ref: string): Promise<CheckSuite[]> {
-    const suite = await suiteOfCommit(this.store, repo.id, await this.resolve(repo, ref));
-    return suite ? await this.withStates([suite]) : [];
+  /** The suites of the commit `ref` names, one per app (of one app with `appId`). */
+  async suitesForRef(repo: RepositoryRow, ref: string, appId?: number): Promise<CheckSuite[]> {
+    const sha = await this.resolve(repo, ref);
+    return await this.store.read(async (tx) => await withStates(tx, await suitesOfCommit(tx, repo.id, sha, appId)));
+  }
+
+  /**
+   * `POST /check-suites`: the app's suite of a commit, made if it has none (true then). Only an app makes one (GitHub's
+   * rule); suites otherwise come with their first run.
+   */
+  async createSuite(repo: RepositoryRow, viewer: Viewer, headSha: unknown): Promise<{ suite: CheckSuite; created: boolean }> {
+    await requireAccess(this.store, viewer, repo, 'write', 'Creating check suites needs write access');
+    const appId = viewer?.installation?.appId;
+    if (!appId) throw forbidden('Only a GitHub App can create a check suite');
+    if (typeof headSha !== 'string' || !headSha) throw invalid('head_sha is required');
+    if (!FULL_SHA.test(headSha) || !(await this.git.commitExists(repo.owner_name, repo.name, headSha))) throw invalid('head_sha must be a commit of the repository');
+    const now = this.now();
+    const made = await writeToRepository(this.store, repo, async (tx) => await suiteOf(tx, repo.id, headSha, (await branchesAt(tx, repo.id, headSha))[0] ?? null, appId, now));
+    return { suite: await this.suite(repo, made.id), created: made.created };
+  }
+
+  /** Asks the suite's app to run its checks again (`check_suite` rerequested); writers may, as they may re-run on GitHub. */
+  async rerequestSuite(repo: RepositoryRow, viewer: Viewer, suiteId: number): Promise<void> {
+    await requireAccess(this.store, viewer, repo, 'write', 'Re-running checks needs write access');
+    const suite = await this.suite(repo, suiteId);
+    const commit = await this.git.readCommit(repo.owner_name, repo.name, suite.head_sha);
+    if (!commit) throw notFound('Not Found');
+    await writeToRepository(this.store, repo, async (tx) => await this.checkEvents.suite(tx, repo, viewer, suite.id, 'rerequested', headCommitOf(commit)));
+  }
+
+  /** Asks the run's app to run it again (`check_run` rerequested). */
+  async rerequestRun(repo: RepositoryRow, viewer: Viewer, runId: number): Promise<void> {
+    await requireAccess(this.store, viewer, repo, 'write', 'Re-running checks needs write access');
+    const run = await this.get(repo, runId);
+    await writeToRepository(this.store, repo, async (tx) => await this.checkEvents.run(tx, repo, viewer, run, ['rerequested']));
   }
 
   /** Open pull requests whose head is one of these commits (the `pull_requests` of runs and suites). */
@@ -218,17 +244,6 @@ export class CheckService {
   /** The newest run of each name on a commit that has not passed, or has not completed (required checks). */
   async latestOf(repo: RepositoryRow, sha: string): Promise<Map<string, { passed: boolean; state: string }>> {
     return new Map((await latestRunsOfCommit(this.store, repo.id, sha)).map((run) => [run.name, { passed: run.status === 'completed' && PASSING.has(run.conclusion ?? ''), state: run.conclusion ?? run.status }]));
-  }
-
-  private async withStates(suites: CheckSuiteRow[], db: ReadTx = this.store): Promise<CheckSuite[]> {
-    const runs = await latestRunsOfSuites(db, suites.map((suite) => suite.id));
-    return suites.map((suite) => {
-      const latest = runs.get(suite.id) ?? [];
-      const completed = latest.length > 0 && latest.every((run) => run.status === 'completed');
-      const status = completed ? 'completed' : latest.some((run) => run.status === 'in_progress') ? 'in_progress' : 'queued';
-      const conclusion = completed ? (WORST_FIRST.find((candidate) => latest.some((run) => run.conclusion === candidate)) ?? null) : null;
-      return { ...suite, status, conclusion, runs: latest.length };
-    });
   }
 
   private async resolve(repo: RepositoryRow, ref: string): Promise<string> {

@@ -13,6 +13,7 @@ export type AccessLevel = 'none' | 'read' | 'write' | 'admin';
  */
 export interface InstallationGrant {
   installationId: number;
+  appId: number;
   accountId: number;
   /** Ids of the repositories covered; null for every repository of the account. */
   repoIds: readonly number[] | null;

@@ -329,7 +329,7 @@ export class RepositoryService {
   ): Promise<void> {
     // The commits are read before the write (git runs cannot happen inside it), and only when someone will hear of
     // them; without them the refs still count.
-    const heard = changes.length > 0 && !extra.backfill && (await this.events.anyoneHears(this.store, repo.id, ['push', 'create', 'delete']));
+    const heard = changes.length > 0 && !extra.backfill && (await this.events.anyoneHears(this.store, repo.id, ['push', 'create', 'delete', 'check_suite']));
     // Commits reaching the default branch may close issues (closing keywords): theirs are read whoever hears.
     // Read only where an open issue could be closed: most pushes pay nothing for it.
     const toDefault =

@@ -46,7 +46,7 @@ describe('GitHub Apps', () => {
           webhookUrl: `${receiver.url}/app`,
           webhookSecret: 'app-secret',
           permissions: { issues: 'write', contents: 'write', checks: 'write' },
-          events: ['issues', 'issue_comment', 'check_run'],
+          events: ['issues', 'issue_comment', 'check_run', 'check_suite'],
           installations: [{ account: 'alice', repositories: ['tool'] }],
         },
       ],
@@ -216,6 +216,47 @@ describe('GitHub Apps', () => {
     expect(events[0]!.json.check_run).toMatchObject({ conclusion: 'failure', app: { slug: 'triage-bot' } });
     const actions = receiver.received.slice(seen).filter((hook) => hook.headers['x-github-event'] === 'check_run').map((hook) => `${hook.json.check_run.name}.${hook.json.action}`);
     expect(actions).toEqual(expect.arrayContaining(['app-check.created', 'token-check.created', 'token-check.completed', 'app-check.completed']));
+  });
+
+  it('asks the app for a check suite on a push, keeps its runs in it, and tells it when the suite completes or is asked again', async () => {
+    const bot = asInstallation(installationId);
+    const before = (await alice.repos.getBranch({ owner: 'alice', repo: 'tool', branch: 'main' })).data.commit.sha;
+    const seen = receiver.received.length;
+    const pushed = await alice.repos.createOrUpdateFileContents({ owner: 'alice', repo: 'tool', path: 'suite.txt', message: 'For the suite', content: Buffer.from('s\n').toString('base64') });
+    const head = pushed.data.commit.sha!;
+    const suiteEvent = async (action: string) =>
+      (await receiver.waitFor((hook) => receiver.received.indexOf(hook) >= seen && hook.headers['x-github-event'] === 'check_suite' && hook.json.action === action))[0]!;
+    const requested = await suiteEvent('requested');
+    expect(requested.json).toMatchObject({
+      installation: { id: installationId },
+      check_suite: { head_sha: head, head_branch: 'main', before, after: head, status: 'queued', conclusion: null, app: { id: app.id, slug: 'triage-bot' }, head_commit: { id: head, message: 'For the suite' } },
+    });
+    const suiteId = requested.json.check_suite.id as number;
+    // The app's run goes in the suite it was asked for; a personal token's run goes in another.
+    const run = (await bot.checks.create({ owner: 'alice', repo: 'tool', name: 'ci', head_sha: head, status: 'in_progress' })).data;
+    expect(run.check_suite?.id).toBe(suiteId);
+    const tokenRun = (await alice.checks.create({ owner: 'alice', repo: 'tool', name: 'manual', head_sha: head })).data;
+    expect(tokenRun.check_suite?.id).not.toBe(suiteId);
+    const suites = (await alice.checks.listSuitesForRef({ owner: 'alice', repo: 'tool', ref: head })).data;
+    expect(suites.check_suites.map((suite) => [suite.id, suite.app?.slug ?? null])).toEqual([[suiteId, 'triage-bot'], [tokenRun.check_suite!.id, null]]);
+    expect((await alice.checks.listSuitesForRef({ owner: 'alice', repo: 'tool', ref: head, app_id: app.id })).data.check_suites.map((suite) => suite.id)).toEqual([suiteId]);
+    await bot.checks.update({ owner: 'alice', repo: 'tool', check_run_id: run.id, conclusion: 'success', output: { title: 'ok', summary: 'ok' } });
+    const completed = await suiteEvent('completed');
+    expect(completed.json.check_suite).toMatchObject({ id: suiteId, status: 'completed', conclusion: 'success', latest_check_runs_count: 1 });
+    // Asked again: only the app hears it (the repository's hooks hear `completed` only).
+    expect((await alice.checks.rerequestSuite({ owner: 'alice', repo: 'tool', check_suite_id: suiteId })).status).toBe(201);
+    const rerequested = await suiteEvent('rerequested');
+    expect(rerequested.json).toMatchObject({ action: 'rerequested', check_suite: { id: suiteId }, sender: { login: 'alice' } });
+    expect((await alice.checks.rerequestRun({ owner: 'alice', repo: 'tool', check_run_id: run.id })).status).toBe(201);
+    await receiver.waitFor((hook) => receiver.received.indexOf(hook) >= seen && hook.headers['x-github-event'] === 'check_run' && hook.json.action === 'rerequested' && hook.json.check_run.id === run.id);
+    // An app makes a suite of its own for a commit; a person cannot.
+    // A commit no branch points at yet: no push asked for a suite of it.
+    const tree = (await alice.git.getCommit({ owner: 'alice', repo: 'tool', commit_sha: head })).data.tree.sha;
+    const other = (await alice.git.createCommit({ owner: 'alice', repo: 'tool', message: 'loose', tree, parents: [head] })).data.sha;
+    const made = await bot.checks.createSuite({ owner: 'alice', repo: 'tool', head_sha: other });
+    expect(made.status).toBe(201);
+    expect((await bot.checks.createSuite({ owner: 'alice', repo: 'tool', head_sha: other })).status).toBe(200);
+    expect((await failure(alice.checks.createSuite({ owner: 'alice', repo: 'tool', head_sha: other }))).status).toBe(403);
   });
 
   it('does not let an app push without contents: write', async () => {

@@ -49,7 +49,7 @@ describe('a Probot app in app mode', () => {
           webhookUrl: `http://127.0.0.1:${port}/api/github/webhooks`,
           webhookSecret: 'probot-secret',
           permissions: { issues: 'write', contents: 'read', checks: 'write' },
-          events: ['issues', 'check_run'],
+          events: ['issues', 'check_run', 'check_suite'],
           installations: [{ account: 'alice' }],
         },
       ],
@@ -65,6 +65,11 @@ describe('a Probot app in app mode', () => {
           await context.octokit.rest.issues.addLabels(context.issue({ labels: [config.label] }));
           const head = (await context.octokit.rest.repos.getBranch(context.repo({ branch: 'main' }))).data.commit.sha;
           await context.octokit.rest.checks.create(context.repo({ name: 'greeter', head_sha: head, status: 'completed', conclusion: 'success', output: { title: 'Greeted', summary: 'ok' } }));
+        });
+        // A CI app's usual start: a push asks for a suite, the app reports a run in it.
+        bot.on('check_suite.requested', async (context: Context<'check_suite.requested'>) => {
+          const { head_sha: sha } = context.payload.check_suite;
+          await context.octokit.rest.checks.create(context.repo({ name: 'greeter-ci', head_sha: sha, status: 'completed', conclusion: 'success', output: { title: 'Built', summary: `built ${sha}` } }));
         });
         bot.on('check_run.completed', async (context: Context<'check_run.completed'>) => {
           seen.push(`check_run.completed:${context.payload.check_run.name}:${context.payload.check_run.app?.slug}`);
@@ -104,5 +109,14 @@ describe('a Probot app in app mode', () => {
     await eventually(async () => (seen.some((entry) => entry.startsWith('check_run.completed')) ? true : undefined));
     expect(seen).toContain('check_run.completed:greeter:greeter');
     expect(seen.some((entry) => /^issues\.opened:\d+$/.test(entry))).toBe(true);
+  });
+
+  it('runs its checks on a push it is asked about, in the suite it was asked for', async () => {
+    const pushed = await alice.repos.createOrUpdateFileContents({ owner: 'alice', repo: 'project', path: 'new.txt', message: 'Something new', content: Buffer.from('new\n').toString('base64') });
+    const sha = pushed.data.commit.sha!;
+    const run = await eventually(async () => (await alice.checks.listForRef({ owner: 'alice', repo: 'project', ref: sha, check_name: 'greeter-ci' })).data.check_runs[0]);
+    expect(run).toMatchObject({ conclusion: 'success', output: { summary: `built ${sha}` }, app: { slug: 'greeter' } });
+    const suites = (await alice.checks.listSuitesForRef({ owner: 'alice', repo: 'project', ref: sha })).data.check_suites;
+    expect(suites.map((suite) => [suite.id, suite.app?.slug, suite.conclusion])).toEqual([[run.check_suite!.id, 'greeter', 'success']]);
   });
 });

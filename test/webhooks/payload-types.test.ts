@@ -44,7 +44,7 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
       tokens[user] = await host.admin.createToken(user, 'payloads');
     }
     // An app installed on all of alice's repositories: its deliveries (with `installation`) are checked too.
-    app = await host.admin.createApp({ owner: 'alice', name: 'Payload App', webhookUrl: receiver.url, webhookSecret: SECRET, permissions: { checks: 'write', issues: 'write' }, events: ['issues', 'check_run'] });
+    app = await host.admin.createApp({ owner: 'alice', name: 'Payload App', webhookUrl: receiver.url, webhookSecret: SECRET, permissions: { checks: 'write', issues: 'write' }, events: ['issues', 'check_run', 'check_suite'] });
     await host.admin.installApp(app.slug, 'alice');
   });
 
@@ -128,6 +128,9 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
     const run = (await asApp.checks.create({ ...ids, name: 'app/check', head_sha: head, status: 'in_progress' })).data;
     await asApp.checks.update({ ...ids, check_run_id: run.id, conclusion: 'success', output: { title: 'Fine', summary: 'All good' } });
     await bob.checks.create({ ...ids, name: 'token/check', head_sha: head, conclusion: 'neutral', output: { title: 'Skipped', summary: 'Nothing to do' } });
+    // check_suite: requested by the pushes above, completed with the app's run, rerequested; check_run rerequested
+    await alice.checks.rerequestSuite({ ...ids, check_suite_id: run.check_suite!.id });
+    await alice.checks.rerequestRun({ ...ids, check_run_id: run.id });
     // milestones: of an issue and of the pull request, set and cleared
     const milestone = (await alice.issues.createMilestone({ ...ids, title: 'v1' })).data;
     await alice.issues.update({ ...ids, issue_number: issue.number, milestone: milestone.number });
@@ -209,6 +212,10 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
       [
         'check_run.completed',
         'check_run.created',
+        'check_run.rerequested',
+        'check_suite.completed',
+        'check_suite.requested',
+        'check_suite.rerequested',
         'create',
         'delete',
         'issue_comment.created',

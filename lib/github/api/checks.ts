@@ -1,12 +1,13 @@
 import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../../context.js';
 import { pathParam, queryString } from '../../http/validate.js';
-import { CHECK_STATUSES } from '../../services/checks.js';
+import { CHECK_STATUSES, type CheckSuite } from '../../services/checks.js';
 import type { CheckRunFilter, CheckRunRow } from '../../store/queries/checks.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
+import { AppShapes } from '../app-shapes.js';
 import { CheckShapes } from '../check-shapes.js';
 import { created, githubPage, readJson, validationFailed } from './http.js';
-import { numberParam, REPO, repoAndUser, repoOf } from './lookup.js';
+import { numberParam, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
 /** The filters of GitHub's check run lists; `app_id` keeps the runs of that app's installations. */
 async function runFilter(ctx: AppContext, event: H3Event): Promise<CheckRunFilter> {
@@ -28,6 +29,13 @@ async function runFilter(ctx: AppContext, event: H3Event): Promise<CheckRunFilte
 export function mountChecks(app: H3, ctx: AppContext): void {
   const shapes = new CheckShapes(() => ctx.baseUrl());
   const runs = async (repo: RepositoryRow, rows: readonly CheckRunRow[]) => await ctx.checks.shapeRuns(ctx.store, repo, rows);
+  const appShapes = new AppShapes(() => ctx.baseUrl(), shapesOf(ctx));
+  /** Suites as GitHub shows them, each with its app. */
+  const suiteShapes = async (repo: RepositoryRow, suites: readonly CheckSuite[]) => {
+    const pulls = await ctx.checks.pullsAt(repo, suites.map((suite) => suite.head_sha));
+    const apps = await appShapes.appsByIds(ctx.store, suites.map((suite) => suite.app_id));
+    return suites.map((suite) => shapes.suite(repo, suite, pulls, apps.get(suite.app_id) ?? null));
+  };
   const RUN = `${REPO}/check-runs/:check_run_id`;
   const SUITE = `${REPO}/check-suites/:check_suite_id`;
 
@@ -73,15 +81,35 @@ export function mountChecks(app: H3, ctx: AppContext): void {
 
   app.get(SUITE, async (event) => {
     const repo = await repoOf(ctx, event);
-    const suite = await ctx.checks.suite(repo, numberParam(event, 'check_suite_id'));
-    return shapes.suite(repo, suite, await ctx.checks.pullsAt(repo, [suite.head_sha]));
+    return (await suiteShapes(repo, [await ctx.checks.suite(repo, numberParam(event, 'check_suite_id'))]))[0];
   });
 
   app.get(`${REPO}/commits/:ref/check-suites`, async (event) => {
     const repo = await repoOf(ctx, event);
-    if (queryString(event, 'app_id') !== undefined) throw validationFailed({ resource: 'CheckSuite', field: 'app_id', code: 'invalid', message: 'repohost has no GitHub Apps' });
-    const suites = await ctx.checks.suitesForRef(repo, pathParam(event, 'ref'));
-    const pulls = await ctx.checks.pullsAt(repo, suites.map((suite) => suite.head_sha));
-    return { total_count: suites.length, check_suites: suites.map((suite) => shapes.suite(repo, suite, pulls)) };
+    const appId = queryString(event, 'app_id');
+    if (appId !== undefined && !/^\d{1,15}$/.test(appId)) throw validationFailed({ resource: 'CheckSuite', field: 'app_id', code: 'invalid' });
+    if (queryString(event, 'check_name') !== undefined) throw validationFailed({ resource: 'CheckSuite', field: 'check_name', code: 'invalid', message: 'repohost does not filter check suites by check name' });
+    const suites = await ctx.checks.suitesForRef(repo, pathParam(event, 'ref'), appId === undefined ? undefined : Number(appId));
+    return { total_count: suites.length, check_suites: await suiteShapes(repo, suites) };
+  });
+
+  // An app makes its suite of a commit (201), or finds the one it has (200).
+  app.post(`${REPO}/check-suites`, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const { suite, created: made } = await ctx.checks.createSuite(repo, user, (await readJson(ctx, event)).head_sha);
+    const [shaped] = await suiteShapes(repo, [suite]);
+    return made ? created(event, shaped) : shaped;
+  });
+
+  app.post(`${SUITE}/rerequest`, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    await ctx.checks.rerequestSuite(repo, user, numberParam(event, 'check_suite_id'));
+    return created(event, {});
+  });
+
+  app.post(`${RUN}/rerequest`, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    await ctx.checks.rerequestRun(repo, user, numberParam(event, 'check_run_id'));
+    return created(event, {});
   });
 }

@@ -62,6 +62,13 @@ export async function appOfBot(db: ReadTx, botId: number): Promise<AppRow | unde
   return await db.get<AppRow>(`SELECT ${APP_COLUMNS} FROM apps WHERE bot_id = ?`, [botId]);
 }
 
+/** The apps with these ids that exist, by id: one query for a page of check suites. */
+export async function appsWithIds(db: ReadTx, ids: readonly number[]): Promise<Map<number, AppRow>> {
+  if (ids.length === 0) return new Map();
+  const list = inList([...new Set(ids)]);
+  return new Map((await db.all<AppRow>(`SELECT ${APP_COLUMNS} FROM apps WHERE id ${list.sql}`, list.params)).map((app) => [app.id, app]));
+}
+
 /** The apps whose bot accounts these are, by bot id: one query for a page of check runs. */
 export async function appsOfBots(db: ReadTx, botIds: readonly number[]): Promise<Map<number, AppRow>> {
   if (botIds.length === 0) return new Map();

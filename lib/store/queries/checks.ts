@@ -33,6 +33,8 @@ export interface CheckSuiteRow {
   id: number;
   head_sha: string;
   head_branch: string | null;
+  /** The app whose runs it holds; 0 for runs made with personal tokens. */
+  app_id: number;
   created_at: string;
   updated_at: string;
 }
@@ -64,23 +66,24 @@ const RUN = `SELECT c.id, c.repo_id, c.suite_id, c.head_sha, c.name, c.status, c
   c.completed_at, c.output_title, c.output_summary, c.output_text, c.annotations_count, u.username AS creator, c.creator_id, c.created_at, c.updated_at
   FROM check_runs c JOIN users u ON u.id = c.creator_id`;
 
-const SUITE = 'SELECT id, head_sha, head_branch, created_at, updated_at FROM check_suites';
+const SUITE = 'SELECT id, head_sha, head_branch, app_id, created_at, updated_at FROM check_suites';
 
-/** The suite of a commit's check runs, made with the first of them. */
-export async function suiteOf(tx: WriteTx, repoId: number, headSha: string, headBranch: string | null, now: string): Promise<number> {
-  const found = await tx.get<{ id: number }>('SELECT id FROM check_suites WHERE repo_id = ? AND head_sha = ?', [repoId, headSha]);
+/** The suite of an app's check runs on a commit (app 0: runs made with personal tokens), made with the first of them. */
+export async function suiteOf(tx: WriteTx, repoId: number, headSha: string, headBranch: string | null, appId: number, now: string): Promise<{ id: number; created: boolean }> {
+  const found = await tx.get<{ id: number }>('SELECT id FROM check_suites WHERE repo_id = ? AND head_sha = ? AND app_id = ?', [repoId, headSha, appId]);
   if (found) {
     await tx.run('UPDATE check_suites SET updated_at = ? WHERE id = ?', [now, found.id]);
-    return found.id;
+    return { id: found.id, created: false };
   }
-  const { rows } = await tx.run<{ id: number }>('INSERT INTO check_suites (repo_id, head_sha, head_branch, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING id', [
+  const { rows } = await tx.run<{ id: number }>('INSERT INTO check_suites (repo_id, head_sha, head_branch, app_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id', [
     repoId,
     headSha,
     headBranch,
+    appId,
     now,
     now,
   ]);
-  return rows[0]!.id;
+  return { id: rows[0]!.id, created: true };
 }
 
 export async function insertCheckRun(tx: WriteTx, repoId: number, suiteId: number, headSha: string, creatorId: number, fields: CheckRunFields, now: string): Promise<number> {
@@ -172,8 +175,10 @@ export async function suiteById(db: ReadTx, repoId: number, id: number): Promise
   return await db.get<CheckSuiteRow>(`${SUITE} WHERE repo_id = ? AND id = ?`, [repoId, id]);
 }
 
-export async function suiteOfCommit(db: ReadTx, repoId: number, sha: string): Promise<CheckSuiteRow | undefined> {
-  return await db.get<CheckSuiteRow>(`${SUITE} WHERE repo_id = ? AND head_sha = ?`, [repoId, sha]);
+/** A commit's suites, one per app (of one app when `appId` is given). */
+export async function suitesOfCommit(db: ReadTx, repoId: number, sha: string, appId?: number): Promise<CheckSuiteRow[]> {
+  if (appId !== undefined) return await db.all<CheckSuiteRow>(`${SUITE} WHERE repo_id = ? AND head_sha = ? AND app_id = ? ORDER BY id`, [repoId, sha, appId]);
+  return await db.all<CheckSuiteRow>(`${SUITE} WHERE repo_id = ? AND head_sha = ? ORDER BY id`, [repoId, sha]);
 }
 
 /** The newest run of each name in each suite, for the suites' states, in one query. */
