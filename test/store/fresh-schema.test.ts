@@ -111,3 +111,26 @@ describe('a fresh database and a migrated one', () => {
     expect(schemaOf(db)).toEqual(fresh);
   });
 });
+
+// Version 16 makes the check tables again (check suites per app): every row must come through, with its references.
+describe('the check tables made again by version 16', () => {
+  it('keeps suites, runs and annotations, with their references and cascades', async () => {
+    const db = await databaseAt(15);
+    db.exec(`INSERT INTO users (id, username, username_lower, email, password_hash, created_at) VALUES (1, 'a', 'a', 'a@example.com', 'x', '2026-01-01')`);
+    db.exec(`INSERT INTO repositories (id, owner_id, name, name_lower, created_at, updated_at) VALUES (1, 1, 'r', 'r', '2026-01-01', '2026-01-01')`);
+    db.exec(`INSERT INTO check_suites (id, repo_id, head_sha, head_branch, created_at, updated_at) VALUES (7, 1, 'abc', 'main', '2026-01-01', '2026-01-02')`);
+    db.exec(`INSERT INTO check_runs (id, repo_id, suite_id, head_sha, name, status, conclusion, creator_id, created_at, updated_at, annotations_count)
+      VALUES (70, 1, 7, 'abc', 'lint', 'completed', 'success', 1, '2026-01-01', '2026-01-01', 1)`);
+    db.exec(`INSERT INTO check_annotations (id, check_run_id, path, start_line, end_line, annotation_level, message) VALUES (700, 70, 'a.txt', 1, 2, 'warning', 'hm')`);
+    await runMigrations(storeOver(db));
+    expect(rows(db, 'SELECT id, repo_id, head_sha, head_branch, app_id, updated_at FROM check_suites')).toEqual([{ id: 7, repo_id: 1, head_sha: 'abc', head_branch: 'main', app_id: 0, updated_at: '2026-01-02' }]);
+    expect(rows(db, 'SELECT id, suite_id, name, conclusion, annotations_count FROM check_runs')).toEqual([{ id: 70, suite_id: 7, name: 'lint', conclusion: 'success', annotations_count: 1 }]);
+    expect(rows(db, 'SELECT id, check_run_id, message FROM check_annotations')).toEqual([{ id: 700, check_run_id: 70, message: 'hm' }]);
+    expect(rows(db, 'PRAGMA foreign_key_check')).toEqual([]);
+    // Another app's suite of the same commit may now exist; deleting a suite still takes its runs and their annotations.
+    db.exec(`INSERT INTO check_suites (repo_id, head_sha, app_id, created_at, updated_at) VALUES (1, 'abc', 5, '2026-01-03', '2026-01-03')`);
+    db.exec('DELETE FROM check_suites WHERE id = 7');
+    expect(rows(db, 'SELECT COUNT(*) AS n FROM check_runs')).toEqual([{ n: 0 }]);
+    expect(rows(db, 'SELECT COUNT(*) AS n FROM check_annotations')).toEqual([{ n: 0 }]);
+  });
+});

@@ -273,10 +273,30 @@ export function viewQuery(view: DiffView): string {
   return [view.layout === 'split' ? 'diff=split' : '', view.hideWhitespace ? 'w=1' : '', view.expanded === undefined ? '' : `expand=${view.expanded}`].filter(Boolean).join('&');
 }
 
+/** Lines of context git gives around changes (its default, which these diffs use). */
+const CONTEXT_LINES = 3;
+
+/**
+ * Whether a patch already shows every line of the file: one hunk, from the first line, ending with fewer lines of
+ * context than git gives (so the file ended there).
+ */
+export function showsWholeFile(patch: string): boolean {
+  const hunks = patch.match(/^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/gm) ?? [];
+  if (hunks.length !== 1) return false;
+  const [, oldStart, newStart] = /^@@ -(\d+)(?:,\d+)? \+(\d+)/.exec(hunks[0]!)!;
+  if (Number(oldStart) > 1 || Number(newStart) > 1) return false;
+  const lines = patch.split('\n').filter((line) => line !== '' && !line.startsWith('\\'));
+  let trailing = 0;
+  for (let at = lines.length - 1; at >= 0 && lines[at]!.startsWith(' '); at--) trailing++;
+  return trailing < CONTEXT_LINES;
+}
+
 /** "Show all lines" of a file, or back to its changes only, where the page can (a modified or renamed file's patch). */
 function expandLink(file: ChangedFile, index: number, choice: LayoutChoice | undefined): SafeHtml | '' {
   if (!choice || (file.status !== 'modified' && file.status !== 'renamed')) return '';
   const expanded = choice.view.expanded === index;
+  // Nothing more to show: the patch already holds every line.
+  if (!expanded && showsWholeFile(file.patch ?? '')) return '';
   const { expanded: _, ...rest } = choice.view;
   const href = `${choice.href(expanded ? rest : { ...rest, expanded: index })}#diff-${index + 1}`;
   return html`<p class="diff-expand"><a href="${href}">${expanded ? 'Show the changes only' : 'Show all lines'}</a></p>`;
