@@ -302,6 +302,13 @@ export class GitRepositories {
     return count;
   }
 
+  /** How many commits `head` has that `base` has not. */
+  async countCommitsBetween(owner: string, name: string, base: string, head: string): Promise<number> {
+    const path = await this.#existing(owner, name);
+    const { stdout } = await runGit(['rev-list', '--count', `${base}..${head}`], { gitDir: path });
+    return Number.parseInt(stdout.toString('utf8'), 10) || 0;
+  }
+
   /**
    * Entries of `path` ('' = top level) on the branch, each with its last commit (see TreeListing).
    * Empty repository: []. Unknown branch of a non-empty one: `not_found` "branch not found".

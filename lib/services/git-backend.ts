@@ -26,6 +26,8 @@ export interface PullGit {
    */
   merge(owner: string, name: string, options: MergeOptions): Promise<MergeResult>;
   isAncestor(owner: string, name: string, ancestor: string, descendant: string): Promise<boolean>;
+  /** How many commits `head` has that `base` has not (`git rev-list --count base..head`). */
+  countCommitsBetween(owner: string, name: string, base: string, head: string): Promise<number>;
   /** The branches whose tips are reachable from `commit` (one git run for all of them). */
   branchesMergedInto(owner: string, name: string, commit: string): Promise<Set<string>>;
   /** Deletes the branch if it still points at `expectedSha`; false when it moved or is gone. */

@@ -427,12 +427,15 @@ export class PullService {
       if (isMerged) merged.add(pull.id);
     }
     if (pulls.length === 0) return;
-    // Heads moved to a commit their last one is not part of: force-pushed (read from git before the write).
+    // Heads moved to a commit their last one is not part of: force-pushed; else how many commits came (read from git
+    // before the write).
     const forced = new Set<number>();
+    const gained = new Map<number, number>();
     for (const pull of pulls) {
       const head = moved.get(pull.head);
       if (head === undefined || /^0+$/.test(head) || merged.has(pull.id) || pull.head_sha === '' || head === pull.head_sha) continue;
       if (!(await this.git.isAncestor(repo.owner_name, repo.name, pull.head_sha, head).catch(() => true))) forced.add(pull.id);
+      else gained.set(pull.id, await this.git.countCommitsBetween(repo.owner_name, repo.name, pull.head_sha, head).catch(() => 0));
     }
     const now = this.now();
     // The pairs their events will count: a merged one keeps the base it had, the others join the tips they moved to.
@@ -454,6 +457,11 @@ export class PullService {
           if (head !== current.head_sha) await this.recordPullEvent(tx, repo, pusher, pull.id, countsOf, { action: 'synchronize', before: current.head_sha, after: head });
           // On the timeline, as GitHub's issue events name them.
           if (forced.has(pull.id) && head !== current.head_sha) await insertIssueEvent(tx, repo.id, current.number, 'head_ref_force_pushed', { actorId: pusher?.id, commitId: head }, now);
+          const count = gained.get(pull.id);
+          if (count && head !== current.head_sha) {
+            await insertIssueEvent(tx, repo.id, current.number, 'pushed', { actorId: pusher?.id, commitId: head, push: { before: current.head_sha, count } }, now);
+            await notifyThread(tx, repo, current.number, pusher?.id, { everyone: true }, now);
+          }
           if (/^0+$/.test(moved.get(pull.head) ?? '')) await insertIssueEvent(tx, repo.id, current.number, 'head_ref_deleted', { actorId: pusher?.id }, now);
         }
       }

@@ -417,7 +417,7 @@ export const FRESH_SCHEMA: readonly string[] = [
         source_repo_id INTEGER REFERENCES repositories(id) ON DELETE CASCADE,
         source_number INTEGER,
         created_at TEXT NOT NULL
-      )`,
+      , before_commit TEXT, commit_count INTEGER)`,
   `CREATE INDEX issue_events_by_number ON issue_events (repo_id, number, id)`,
   `CREATE INDEX issue_events_by_source ON issue_events (source_repo_id)`,
   `CREATE TABLE review_thread_resolutions (

@@ -708,6 +708,9 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       )`,
       'CREATE INDEX notifications_by_user ON notifications (user_id, updated_at)',
       'CREATE INDEX notifications_by_repo ON notifications (repo_id)',
+      // Commits pushed to a pull request's head, on its timeline: where the head was and how many commits came.
+      'ALTER TABLE issue_events ADD COLUMN before_commit TEXT',
+      'ALTER TABLE issue_events ADD COLUMN commit_count INTEGER',
       // Check suites are one per app and commit (GitHub's), no longer one per commit: the table is made again with the
       // app in its key (0 for runs made with personal tokens), and with it the tables that reference it, in a way that
       // keeps every row under SQLite's foreign keys (new tables filled, old ones dropped children first, then renamed).

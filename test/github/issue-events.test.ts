@@ -169,6 +169,9 @@ describe('issue events and the timeline', () => {
     const events = (await as.bob!.issues.listEvents({ ...repo, issue_number: pull.number })).data as Array<Record<string, unknown>>;
     expect(events.map((event) => event.event)).toEqual(['head_ref_force_pushed', 'head_ref_deleted']);
     expect(events[0]).toMatchObject({ actor: { login: 'alice' }, commit_id: other });
+    // The commits pushed in between are on the page's timeline (GitHub's events API has no event for them).
+    const page = (await http(`${host.url}/${repo.owner}/${repo.repo}/pulls/${pull.number}`)).text;
+    expect(page).toContain(`pushed <a href="/${repo.owner}/${repo.repo}/compare/${first}...${second}">1 commit</a>, up to <a href="/${repo.owner}/${repo.repo}/commit/${second}"><code>${second.slice(0, 7)}</code></a>`);
   });
 
   it("lists every issue's and pull request's events of the repository, newest first, each with its issue", async () => {

@@ -53,6 +53,13 @@ function said(event: IssueEventRow, repoBase: string, sources: ReadonlyMap<strin
       return event.commit_id ? html`force-pushed the head branch to <a href="${repoBase}/commit/${event.commit_id}"><code>${event.commit_id.slice(0, 7)}</code></a>` : html`force-pushed the head branch`;
     case 'head_ref_deleted':
       return html`deleted the head branch`;
+    case 'pushed': {
+      const count = event.commit_count ?? 0;
+      const what = `${count} commit${count === 1 ? '' : 's'}`;
+      return event.before_commit && event.commit_id
+        ? html`pushed <a href="${repoBase}/compare/${event.before_commit}...${event.commit_id}">${what}</a>, up to <a href="${repoBase}/commit/${event.commit_id}"><code>${event.commit_id.slice(0, 7)}</code></a>`
+        : html`pushed ${what}`;
+    }
     case 'cross-referenced': {
       const source = sources.get(referenceKey(event.source_repo_id ?? 0, event.source_number ?? 0));
       return source ? html`mentioned this in ${sourceLink(source, repoBase)}` : html`mentioned this`;

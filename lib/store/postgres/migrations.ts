@@ -678,6 +678,9 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<{ version: number; statements: r
       )`,
       'CREATE INDEX notifications_by_user ON notifications (user_id, updated_at)',
       'CREATE INDEX notifications_by_repo ON notifications (repo_id)',
+      // Commits pushed to a pull request's head, on its timeline: where the head was and how many commits came.
+      'ALTER TABLE issue_events ADD COLUMN before_commit TEXT',
+      'ALTER TABLE issue_events ADD COLUMN commit_count INTEGER',
       // Check suites are one per app and commit (GitHub's), no longer one per commit (0: runs made with personal tokens).
       'ALTER TABLE check_suites ADD COLUMN app_id BIGINT NOT NULL DEFAULT 0',
       'ALTER TABLE check_suites DROP CONSTRAINT check_suites_repo_id_head_sha_key',

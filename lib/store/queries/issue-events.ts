@@ -19,7 +19,9 @@ export type IssueEventName =
   | 'review_request_removed'
   | 'head_ref_force_pushed'
   | 'head_ref_deleted'
-  | 'cross-referenced';
+  | 'cross-referenced'
+  /** Commits pushed to a pull request's head (pages only: GitHub's events lists have no such event). */
+  | 'pushed';
 
 /** What one event says besides its name: who did it, and what it was about. */
 export interface IssueEventDetails {
@@ -33,6 +35,8 @@ export interface IssueEventDetails {
   stateReason?: string | null;
   /** The issue or pull request whose text mentioned this one (a cross-reference). */
   source?: { repoId: number; number: number };
+  /** Of `pushed`: where the head was, and how many commits it gained. */
+  push?: { before: string; count: number };
 }
 
 export interface IssueEventRow {
@@ -51,13 +55,15 @@ export interface IssueEventRow {
   state_reason: string | null;
   source_repo_id: number | null;
   source_number: number | null;
+  before_commit: string | null;
+  commit_count: number | null;
   created_at: string;
 }
 
 export async function insertIssueEvent(tx: WriteTx, repoId: number, number: number, event: IssueEventName, details: IssueEventDetails, now: string): Promise<void> {
   await tx.run(
     `INSERT INTO issue_events (repo_id, number, event, actor_id, subject_id, label_name, label_color, milestone_title, rename_from, rename_to, commit_id, state_reason,
-      source_repo_id, source_number, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      source_repo_id, source_number, before_commit, commit_count, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       repoId,
       number,
@@ -73,15 +79,19 @@ export async function insertIssueEvent(tx: WriteTx, repoId: number, number: numb
       details.stateReason ?? null,
       details.source?.repoId ?? null,
       details.source?.number ?? null,
+      details.push?.before ?? null,
+      details.push?.count ?? null,
       now,
     ],
   );
 }
 
 const NOT_CROSS = " AND e.event <> 'cross-referenced'";
+/** What GitHub's issue events API has no event for (pushes to a pull request's head are only on the pages). */
+const GITHUB_EVENTS = " AND e.event <> 'pushed'";
 
 const SELECT = `SELECT e.id, e.number, e.event, a.username AS actor, s.username AS subject, e.label_name, e.label_color, e.milestone_title,
-  e.rename_from, e.rename_to, e.commit_id, e.state_reason, e.source_repo_id, e.source_number, e.created_at
+  e.rename_from, e.rename_to, e.commit_id, e.state_reason, e.source_repo_id, e.source_number, e.before_commit, e.commit_count, e.created_at
   FROM issue_events e LEFT JOIN users a ON a.id = e.actor_id LEFT JOIN users s ON s.id = e.subject_id`;
 
 /** Which events a list leaves out: cross-references altogether (GitHub's events list), or those from some repositories. */
@@ -100,21 +110,21 @@ function leftOut(out: EventsLeftOut): { sql: string; params: number[] } {
  */
 export async function issueEventsOf(db: ReadTx, repoId: number, number: number, page: PageWindow, out: EventsLeftOut): Promise<IssueEventRow[]> {
   const left = leftOut(out);
-  return await db.all<IssueEventRow>(`${SELECT} WHERE e.repo_id = ? AND e.number = ?${left.sql} ORDER BY e.id LIMIT ? OFFSET ?`, [repoId, number, ...left.params, page.limit, page.offset]);
+  return await db.all<IssueEventRow>(`${SELECT} WHERE e.repo_id = ? AND e.number = ?${GITHUB_EVENTS}${left.sql} ORDER BY e.id LIMIT ? OFFSET ?`, [repoId, number, ...left.params, page.limit, page.offset]);
 }
 
 export async function countIssueEventsOf(db: ReadTx, repoId: number, number: number, out: EventsLeftOut): Promise<number> {
   const left = leftOut(out);
-  return (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM issue_events e WHERE e.repo_id = ? AND e.number = ?${left.sql}`, [repoId, number, ...left.params]))!.n;
+  return (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM issue_events e WHERE e.repo_id = ? AND e.number = ?${GITHUB_EVENTS}${left.sql}`, [repoId, number, ...left.params]))!.n;
 }
 
 /** The events of every issue and pull request of a repository, newest first (GitHub's repository-wide list; no cross-references). */
 export async function issueEventsOfRepository(db: ReadTx, repoId: number, page: PageWindow): Promise<IssueEventRow[]> {
-  return await db.all<IssueEventRow>(`${SELECT} WHERE e.repo_id = ?${NOT_CROSS} ORDER BY e.id DESC LIMIT ? OFFSET ?`, [repoId, page.limit, page.offset]);
+  return await db.all<IssueEventRow>(`${SELECT} WHERE e.repo_id = ?${NOT_CROSS}${GITHUB_EVENTS} ORDER BY e.id DESC LIMIT ? OFFSET ?`, [repoId, page.limit, page.offset]);
 }
 
 export async function countIssueEventsOfRepository(db: ReadTx, repoId: number): Promise<number> {
-  return (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM issue_events e WHERE e.repo_id = ?${NOT_CROSS}`, [repoId]))!.n;
+  return (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM issue_events e WHERE e.repo_id = ?${NOT_CROSS}${GITHUB_EVENTS}`, [repoId]))!.n;
 }
 
 /** The repositories cross-references on an issue or pull request came from. */
@@ -135,7 +145,7 @@ export async function hasCrossReference(db: ReadTx, repoId: number, number: numb
 }
 
 export async function issueEventById(db: ReadTx, repoId: number, id: number): Promise<IssueEventRow | undefined> {
-  return await db.get<IssueEventRow>(`${SELECT} WHERE e.repo_id = ? AND e.id = ?${NOT_CROSS}`, [repoId, id]);
+  return await db.get<IssueEventRow>(`${SELECT} WHERE e.repo_id = ? AND e.id = ?${NOT_CROSS}${GITHUB_EVENTS}`, [repoId, id]);
 }
 
 /**
