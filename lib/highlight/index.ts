@@ -1,5 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { createRequire } from 'node:module';
+import { createHash } from 'node:crypto';
+import { LruCache } from '../git/lru.js';
 import { WorkerPool } from '../worker-pool.js';
 
 /**
@@ -86,8 +88,37 @@ function longestLine(text: string): number {
   return longest;
 }
 
+/** A patch longer than this (characters) is shown plain. */
+export const MAX_HIGHLIGHT_PATCH = 32 * 1024;
+
+/** A patch's lines highlighted: its old side (context and removed lines) and its new side (context and added lines). */
+export interface PatchHighlight {
+  old: string[];
+  new: string[];
+}
+
+/** The text of each side of a patch, hunk after hunk (what highlight.js reads as one piece of source per side). */
+function patchSides(patch: string): { old: string; new: string } {
+  const old: string[] = [];
+  const fresh: string[] = [];
+  for (const line of patch.split('\n')) {
+    if (line.startsWith('@@') || line.startsWith('\\')) continue;
+    const sign = line[0];
+    const text = line.slice(1);
+    if (sign === '-') old.push(text);
+    else if (sign === '+') fresh.push(text);
+    else if (sign === ' ') {
+      old.push(text);
+      fresh.push(text);
+    }
+  }
+  return { old: old.join('\n'), new: fresh.join('\n') };
+}
+
 export class Highlighter {
   readonly #pool: WorkerPool<{ code: string; language: Language }, string[]>;
+  /** Patches highlighted, by a hash of the file name and the patch (a patch's lines never change). */
+  readonly #patches = new LruCache<string, Promise<PatchHighlight | undefined>>(128);
 
   constructor(size = Math.max(1, availableParallelism() - 1)) {
     const require = createRequire(import.meta.url);
@@ -104,6 +135,25 @@ export class Highlighter {
     const language = languageOf(fileName);
     if (!language || Buffer.byteLength(text) > MAX_HIGHLIGHT_BYTES || longestLine(text) > MAX_HIGHLIGHT_LINE) return undefined;
     return this.#pool.run({ code: text, language });
+  }
+
+  /**
+   * A patch's lines highlighted (see PatchHighlight), cached; undefined where `lines` would not highlight the file.
+   * Each side is highlighted as one text, so a comment or string spanning lines keeps its colour.
+   */
+  patch(fileName: string, patch: string): Promise<PatchHighlight | undefined> {
+    // Larger patches are shown plain: the cache's memory stays bounded (128 of at most 32 KiB, each side).
+    if (patch.length > MAX_HIGHLIGHT_PATCH || !languageOf(fileName)) return Promise.resolve(undefined);
+    const key = createHash('sha1').update(fileName).update('\0').update(patch).digest('hex');
+    let highlighted = this.#patches.get(key);
+    if (!highlighted) {
+      const sides = patchSides(patch);
+      highlighted = Promise.all([this.lines(fileName, sides.old), this.lines(fileName, sides.new)])
+        .then(([old, fresh]) => (old && fresh ? { old, new: fresh } : undefined))
+        .catch(() => undefined);
+      this.#patches.set(key, highlighted);
+    }
+    return highlighted;
   }
 
   /** Gets a worker loading highlight.js before the first file is shown (code pages call it). */

@@ -1,5 +1,6 @@
 import type { ChangedFile, DiffPage, PatchBudget } from '../../git/diff.js';
-import { html, type SafeHtml } from './html.js';
+import { HIGHLIGHT_TIME_LIMIT_MS, type PatchHighlight } from '../../highlight/index.js';
+import { html, SafeHtml } from './html.js';
 
 /** A file with more changed lines than this starts collapsed (its `<details>` closed). */
 const COLLAPSE_ABOVE_LINES = 400;
@@ -57,24 +58,34 @@ const HUNK_HEADER = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/;
 
 type DiffRow =
   | { kind: 'hunk'; text: string }
-  | { kind: 'add' | 'del' | 'ctx'; text: string; old: number | null; new: number | null }
+  /** `shown`: the line highlighted (safe HTML from the highlighter), else its text is escaped. */
+  | { kind: 'add' | 'del' | 'ctx'; text: string; old: number | null; new: number | null; shown?: SafeHtml }
   | { kind: 'note'; text: string };
 
-/** The rows of a unified patch as git wrote it (hunks only): each line with its old and new line number. */
-export function patchRows(patch: string): DiffRow[] {
+/**
+ * The rows of a unified patch as git wrote it (hunks only): each line with its old and new line number, and with
+ * `highlight` its highlighted form (a removed line from the old side, an added or context line from the new side).
+ */
+export function patchRows(patch: string, highlight?: PatchHighlight): DiffRow[] {
   const rows: DiffRow[] = [];
   let oldLine = 0;
   let newLine = 0;
+  let oldAt = 0;
+  let newAt = 0;
+  const shown = (side: readonly string[] | undefined, at: number) => (side?.[at] === undefined ? undefined : new SafeHtml(side[at]!));
   for (const line of patch.split('\n')) {
     const hunk = HUNK_HEADER.exec(line);
     if (hunk) {
       oldLine = Number(hunk[1]);
       newLine = Number(hunk[2]);
       rows.push({ kind: 'hunk', text: line });
-    } else if (line.startsWith('+')) rows.push({ kind: 'add', text: line.slice(1), old: null, new: newLine++ });
-    else if (line.startsWith('-')) rows.push({ kind: 'del', text: line.slice(1), old: oldLine++, new: null });
+    } else if (line.startsWith('+')) rows.push({ kind: 'add', text: line.slice(1), old: null, new: newLine++, shown: shown(highlight?.new, newAt++) });
+    else if (line.startsWith('-')) rows.push({ kind: 'del', text: line.slice(1), old: oldLine++, new: null, shown: shown(highlight?.old, oldAt++) });
     else if (line.startsWith('\\')) rows.push({ kind: 'note', text: line.slice(2) });
-    else rows.push({ kind: 'ctx', text: line.slice(1), old: oldLine++, new: newLine++ });
+    else {
+      oldAt++;
+      rows.push({ kind: 'ctx', text: line.slice(1), old: oldLine++, new: newLine++, shown: shown(highlight?.new, newAt++) });
+    }
   }
   return rows;
 }
@@ -113,7 +124,7 @@ function rowHtml(row: DiffRow, file: ChangedFile, index: number, review: DiffRev
   const { side, line } = placeOf(row);
   const href = review?.commentHref?.(index, side, line);
   const below = review?.below(file, index, side, line);
-  return html`<tr class="${row.kind}">${numberCell(row.old, side === 'LEFT' ? href : undefined, 'LEFT')}${numberCell(row.new, side === 'RIGHT' ? href : undefined, 'RIGHT')}<td>${spoken ? html`<span class="sr-only">${spoken}: </span>` : ''}${SIGN[row.kind]}${row.text}</td></tr>${below ? html`<tr class="review-row"><td colspan="3">${below}</td></tr>` : ''}`;
+  return html`<tr class="${row.kind}">${numberCell(row.old, side === 'LEFT' ? href : undefined, 'LEFT')}${numberCell(row.new, side === 'RIGHT' ? href : undefined, 'RIGHT')}<td>${spoken ? html`<span class="sr-only">${spoken}: </span>` : ''}${SIGN[row.kind]}${row.shown ?? row.text}</td></tr>${below ? html`<tr class="review-row"><td colspan="3">${below}</td></tr>` : ''}`;
 }
 
 type LineRow = Extract<DiffRow, { kind: 'add' | 'del' | 'ctx' }>;
@@ -158,7 +169,7 @@ function splitSide(row: LineRow | undefined, side: DiffSide, index: number, revi
   // A context line is commented on its new side, as in the unified layout: its old number is not a link.
   const href = side === 'RIGHT' || row.kind === 'del' ? review?.commentHref?.(index, side, line) : undefined;
   const spoken = SPOKEN[row.kind];
-  return html`${numberCell(line, href, side)}<td class="${row.kind}">${spoken ? html`<span class="sr-only">${spoken}: </span>` : ''}${SIGN[row.kind]}${row.text}</td>`;
+  return html`${numberCell(line, href, side)}<td class="${row.kind}">${spoken ? html`<span class="sr-only">${spoken}: </span>` : ''}${SIGN[row.kind]}${row.shown ?? row.text}</td>`;
 }
 
 function splitRowHtml(row: SplitRow | Extract<DiffRow, { kind: 'hunk' | 'note' }>, file: ChangedFile, index: number, review: DiffReview | undefined): SafeHtml {
@@ -182,7 +193,7 @@ function downloadLinks(links: FullDiffLinks | undefined): SafeHtml | '' {
   return html`<a href="${links.diff}">Download the full diff</a>${links.patch ? html` or <a href="${links.patch}">the patch</a>` : ''}.`;
 }
 
-function fileBody(file: ChangedFile, index: number, shown: boolean, links: FullDiffLinks | undefined, review: DiffReview | undefined, choice: LayoutChoice | undefined): SafeHtml {
+function fileBody(file: ChangedFile, index: number, shown: boolean, links: FullDiffLinks | undefined, review: DiffReview | undefined, choice: LayoutChoice | undefined, highlight: PatchHighlight | undefined): SafeHtml {
   // What a diff that hides white space has of a file whose changes are all white space.
   if (file.patch === '') return html`<p class="muted">Only white space changed.</p>`;
   if (file.patch === undefined || !shown) {
@@ -190,28 +201,28 @@ function fileBody(file: ChangedFile, index: number, shown: boolean, links: FullD
     if (file.status === 'renamed' && file.changes === 0) return html`<p class="muted">File renamed without changes.</p>`;
     return html`<p class="muted">Binary file not shown.</p>`;
   }
-  return html`${expandLink(file, index, choice)}${patchTable({ ...file, patch: file.patch }, index, review, choice?.view.layout ?? 'unified')}`;
+  return html`${expandLink(file, index, choice)}${patchTable({ ...file, patch: file.patch }, index, review, choice?.view.layout ?? 'unified', highlight)}`;
 }
 
-function patchTable(file: ChangedFile & { patch: string }, index: number, review: DiffReview | undefined, layout: DiffLayout): SafeHtml {
+function patchTable(file: ChangedFile & { patch: string }, index: number, review: DiffReview | undefined, layout: DiffLayout, highlight: PatchHighlight | undefined): SafeHtml {
   if (layout === 'split') {
     return html`<div class="code-scroll" tabindex="0" role="region" aria-label="Diff of ${file.filename}"><table class="code diff split"><caption class="sr-only">Changes to ${file.filename}, old and new side by side</caption>
 <thead class="sr-only"><tr><th scope="col">Old line number</th><th scope="col">Old line</th><th scope="col">New line number</th><th scope="col">New line</th></tr></thead>
-<tbody>${splitRows(patchRows(file.patch)).map((row) => splitRowHtml(row, file, index, review))}</tbody></table></div>`;
+<tbody>${splitRows(patchRows(file.patch, highlight)).map((row) => splitRowHtml(row, file, index, review))}</tbody></table></div>`;
   }
   return html`<div class="code-scroll" tabindex="0" role="region" aria-label="Diff of ${file.filename}"><table class="code diff"><caption class="sr-only">Changes to ${file.filename}</caption>
 <thead class="sr-only"><tr><th scope="col">Old line</th><th scope="col">New line</th><th scope="col">Line</th></tr></thead>
-<tbody>${patchRows(file.patch).map((row) => rowHtml(row, file, index, review))}</tbody></table></div>`;
+<tbody>${patchRows(file.patch, highlight).map((row) => rowHtml(row, file, index, review))}</tbody></table></div>`;
 }
 
 /** One file's section: name (renames as old → new), status, line counts, and its patch (collapsed when large). */
-function fileSection(file: ChangedFile, index: number, shown: boolean, links: FullDiffLinks | undefined, review: DiffReview | undefined, choice: LayoutChoice | undefined): SafeHtml {
+function fileSection(file: ChangedFile, index: number, shown: boolean, links: FullDiffLinks | undefined, review: DiffReview | undefined, choice: LayoutChoice | undefined, highlight: PatchHighlight | undefined): SafeHtml {
   const head = review?.fileHead?.(file, index);
   const open = file.changes <= COLLAPSE_ABOVE_LINES && !head?.folded;
   return html`<details class="diff-file" id="diff-${index + 1}"${open ? ' open' : ''}>
 <summary>${fileTitle(file)} <span class="badge">${file.status}</span>
 <span class="added">+${file.additions}</span> <span class="removed">−${file.deletions}</span>${head?.badge ? html` <span class="badge">${head.badge}</span>` : ''}</summary>
-${head?.tools ?? ''}${fileBody(file, index, shown, links, review, choice)}</details>`;
+${head?.tools ?? ''}${fileBody(file, index, shown, links, review, choice, highlight)}</details>`;
 }
 
 /** How long one slice of a diff renders before the event loop gets a turn (a 200-file diff takes tens of ms cold). */
@@ -302,6 +313,38 @@ function expandLink(file: ChangedFile, index: number, choice: LayoutChoice | und
   return html`<p class="diff-expand"><a href="${href}">${expanded ? 'Show the changes only' : 'Show all lines'}</a></p>`;
 }
 
+/** Highlights a file's patch (the host's highlighter, cached by patch). */
+export type DiffHighlighting = (file: ChangedFile & { patch: string }) => Promise<PatchHighlight | undefined>;
+
+/** Diffs highlighted by the host's highlighter. */
+export const highlighting = (ctx: { highlighter: { patch(fileName: string, patch: string): Promise<PatchHighlight | undefined> } }): DiffHighlighting => (file) => ctx.highlighter.patch(file.filename, file.patch);
+
+/**
+ * Diffs up to this many characters of patches wait for their highlighting (bounded by the highlighter's own limit),
+ * so a first view is coloured; larger ones are shown plain at once while it is done, and coloured from then on.
+ */
+const WAIT_FOR_HIGHLIGHT_CHARS = 64 * 1024;
+
+/** The highlighted patches of the files shown, those ready in time (see WAIT_FOR_HIGHLIGHT_CHARS). */
+async function highlightsOf(files: readonly ChangedFile[], highlight: DiffHighlighting): Promise<Map<ChangedFile, PatchHighlight>> {
+  const ready = new Map<ChangedFile, PatchHighlight>();
+  const withPatch = files.filter((file): file is ChangedFile & { patch: string } => !!file.patch);
+  const all = Promise.all(withPatch.map(async (file) => {
+    const found = await highlight(file).catch(() => undefined);
+    if (found) ready.set(file, found);
+  }));
+  const chars = withPatch.reduce((sum, file) => sum + file.patch.length, 0);
+  let timer: NodeJS.Timeout | undefined;
+  // Patches already highlighted (cached) are in `ready` after one turn even without a wait.
+  const wait = new Promise<void>((resolve) => (timer = setTimeout(resolve, chars <= WAIT_FOR_HIGHLIGHT_CHARS ? HIGHLIGHT_TIME_LIMIT_MS : 0)));
+  try {
+    await Promise.race([all, wait]);
+  } finally {
+    clearTimeout(timer);
+  }
+  return ready;
+}
+
 const count = (n: number, noun: string) => `${n.toLocaleString('en-US')} ${noun}${n === 1 ? '' : 's'}`;
 
 /**
@@ -311,7 +354,7 @@ const count = (n: number, noun: string) => `${n.toLocaleString('en-US')} ${noun}
  * `review` puts threads and comment forms under lines (a pull request's files tab); `choice` lays the lines out
  * unified or split, with a toggle between the two.
  */
-export async function renderDiff(diff: readonly ChangedFile[] | DiffPage, links?: FullDiffLinks, review?: DiffReview, choice?: LayoutChoice): Promise<SafeHtml> {
+export async function renderDiff(diff: readonly ChangedFile[] | DiffPage, links?: FullDiffLinks, review?: DiffReview, choice?: LayoutChoice, highlight?: DiffHighlighting): Promise<SafeHtml> {
   const all = 'files' in diff ? diff.files : diff;
   const total = 'files' in diff ? Math.max(diff.total, all.length) : all.length;
   if (total === 0) return html`<p class="muted">No changes.</p>`;
@@ -319,7 +362,8 @@ export async function renderDiff(diff: readonly ChangedFile[] | DiffPage, links?
   const additions = files.reduce((sum, file) => sum + file.additions, 0);
   const deletions = files.reduce((sum, file) => sum + file.deletions, 0);
   const shown = withinBudget(files, PAGE_DIFF_LIMITS.budget);
-  const sections = await renderInSlices(files, (file, index) => fileSection(file, index, shown[index]!, links, review, choice));
+  const highlights = highlight ? await highlightsOf(files.filter((_, index) => shown[index]), highlight) : new Map<ChangedFile, PatchHighlight>();
+  const sections = await renderInSlices(files, (file, index) => fileSection(file, index, shown[index]!, links, review, choice, highlights.get(file)));
   const changes = html`<span class="added">${count(additions, 'addition')}</span>, <span class="removed">${count(deletions, 'deletion')}</span>`;
   const summary =
     files.length === total

@@ -10,7 +10,7 @@ import { archiveResponse } from '../../archive-response.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
 import { escapeHtml, type SafeHtml } from '../../pages/html.js';
-import { diffViewOf, PAGE_DIFF_LIMITS, renderDiff, viewQuery, type DiffView } from '../../pages/diff-view.js';
+import { type DiffView, diffViewOf, highlighting, PAGE_DIFF_LIMITS, renderDiff, viewQuery } from '../../pages/diff-view.js';
 import { LruCache } from '../../../git/lru.js';
 import { blameView, type BlameContent } from '../../pages/code/blame-view.js';
 import { blobView } from '../../pages/code/blob.js';
@@ -328,7 +328,7 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
       const expanded = view.expanded === undefined ? undefined : read.files[view.expanded];
       const whole = expanded?.patch === undefined ? undefined : await browse.commitFileWithAllLines(repo.owner_name, repo.name, commit, expanded, view.hideWhitespace);
       const shown = whole ? { ...read, files: read.files.map((file, index) => (index === view.expanded ? whole : file)) } : read;
-      diff = await renderDiff(shown, { diff: `${base}.diff`, patch: `${base}.patch` }, undefined, choice);
+      diff = await renderDiff(shown, { diff: `${base}.diff`, patch: `${base}.patch` }, undefined, choice, highlighting(ctx));
       if (diff.value.length <= MAX_KEPT_DIFF_CHARS) renderedDiffs.set(key, diff);
     }
     return htmlResponse(commitView(user, repo, access, commit, await ctx.statuses.combinedOf(repo, commit.sha), diff));

@@ -8,7 +8,7 @@ import { atLeast } from '../../../services/permissions.js';
 import { NO_ITEMS } from '../../../store/queries/page-window.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
-import { diffViewOf, patchPlaces, renderDiff, viewQuery, type DiffView } from '../../pages/diff-view.js';
+import { type DiffView, diffViewOf, highlighting, patchPlaces, renderDiff, viewQuery } from '../../pages/diff-view.js';
 import { compareView, pullListView, pullView, type CompareModel, type PullTab } from '../../pages/pulls-view.js';
 import { fullName, pathUrl, repoBase } from '../../pages/repo-layout.js';
 import type { SafeHtml } from '../../pages/html.js';
@@ -69,7 +69,7 @@ async function filesTab(ctx: AppContext, request: RepoPageRequest, row: PullRow,
   const fileIndex = new Map(files.map((file, index) => [file.filename, index]));
   const pendingComments = context.pending ? context.comments.filter((comment) => comment.review_id === context.pending!.id).length : 0;
   return {
-    diff: await renderDiff(files, downloads(context.action), diffReview(context, fileIndex), { view, href: (other) => `${context.action}/files${viewQuery(other) ? `?${viewQuery(other)}` : ''}` }),
+    diff: await renderDiff(files, downloads(context.action), diffReview(context, fileIndex), { view, href: (other) => `${context.action}/files${viewQuery(other) ? `?${viewQuery(other)}` : ''}` }, highlighting(ctx)),
     reviewBox: row.status === 'open' ? reviewBox(context, viewer?.id === row.author_id, pendingComments) : '',
   };
 }
@@ -137,7 +137,7 @@ async function renderCompare(ctx: AppContext, request: RepoPageRequest, base: st
   const { user, repo, access } = request;
   const branches = (await ctx.repos.branches(repo, MAX_LISTED_BRANCHES)).items.map((branch) => branch.name);
   const found = base !== head ? await ctx.pulls.compare(repo, base, head) : undefined;
-  const comparison = found && { ...found, diff: await renderDiff(found.files, downloads(`${repoBase(repo)}/compare/${pathUrl(base)}...${pathUrl(head)}`)) };
+  const comparison = found && { ...found, diff: await renderDiff(found.files, downloads(`${repoBase(repo)}/compare/${pathUrl(base)}...${pathUrl(head)}`), undefined, undefined, highlighting(ctx)) };
   return compareView(user, repo, access, { branches, base, head, comparison, ...extra });
 }
 
