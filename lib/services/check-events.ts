@@ -64,11 +64,15 @@ export class CheckEvents {
   /** `check_run` events of a run; `rerequested` goes to the app that made it, and nowhere for a run no app made. */
   async run(tx: WriteTx, repo: RepositoryRow, sender: UserRow | undefined, run: CheckRunRow, actions: ReadonlyArray<CheckRunEvent['action']>): Promise<void> {
     for (const action of actions) {
-      let to: ((hook: HookRow) => boolean) | undefined;
+      let to: (hook: HookRow) => boolean;
       if (action === 'rerequested') {
         const [shaped] = await this.shapeRuns(tx, repo, [run]);
         if (!shaped?.app) continue;
         to = await this.hooksOfApp(tx, repo, shaped.app.id, false);
+      } else {
+        // Apps hear of check runs only with the Checks permission (GitHub's rule to subscribe).
+        const allowed = await this.installationsWithChecks(tx, repo, 'check_run', 'read');
+        to = (hook) => hook.installation_id === null || allowed.has(hook.installation_id);
       }
       await this.events.record(
         tx,
@@ -114,16 +118,27 @@ export class CheckEvents {
    * suite for each new head commit, and a `requested` event for it (GitHub's automatic suites).
    */
   async requestSuites(tx: WriteTx, repo: RepositoryRow, sender: UserRow, heads: ReadonlyArray<{ branch: string; before: string; commit: PushedCommit }>): Promise<void> {
-    const installations = [...new Set(await this.events.installationsHearing(tx, repo.id, 'check_suite'))];
-    for (const installationId of installations) {
-      const installation = await installationById(tx, installationId);
-      const app = installation && (await appById(tx, installation.app_id));
-      if (!app || !(JSON.parse(app.permissions) as Record<string, string>).checks) continue;
+    for (const appId of (await this.installationsWithChecks(tx, repo, 'check_suite', 'write')).values()) {
       for (const head of heads) {
-        const suite = await suiteOf(tx, repo.id, head.commit.sha, head.branch, app.id, this.now());
+        const suite = await suiteOf(tx, repo.id, head.commit.sha, head.branch, appId, this.now());
         if (suite.created) await this.suite(tx, repo, sender, suite.id, 'requested', headCommitOf(head.commit), { before: head.before, after: head.commit.sha });
       }
     }
+  }
+
+  /**
+   * The installations (id → app id) whose app's hook on the repository hears `event` and whose app has the Checks
+   * permission at `level` at least: automatic suites are for apps that may write checks (GitHub's rule).
+   */
+  async installationsWithChecks(db: ReadTx, repo: RepositoryRow, event: 'check_run' | 'check_suite', level: 'read' | 'write'): Promise<Map<number, number>> {
+    const found = new Map<number, number>();
+    for (const installationId of new Set(await this.events.installationsHearing(db, repo.id, event))) {
+      const installation = await installationById(db, installationId);
+      const app = installation && (await appById(db, installation.app_id));
+      const checks = app && (JSON.parse(app.permissions) as Record<string, string>).checks;
+      if (checks === 'write' || (checks === 'read' && level === 'read')) found.set(installationId, app!.id);
+    }
+    return found;
   }
 
   /** Which hooks hear an app's event: its own installation's hook on the repository (and the repository's own hooks too). */

@@ -111,9 +111,12 @@ export class CheckService {
     return await this.checkEvents.shapeRuns(db, repo, runs);
   }
 
-  /** The head of a commit's suites for `check_suite` events, read from git (before the write) only if someone hears them. */
-  private async headCommitIfHeard(repo: RepositoryRow, sha: string): Promise<GitHubHeadCommit | undefined> {
-    if (!(await this.events.anyoneHears(this.store, repo.id, ['check_suite']))) return undefined;
+  /**
+   * The head of an app's suite for its `check_suite` events, read from git (before the write) only if someone hears
+   * them; suites of runs made with personal tokens (app 0) have no events.
+   */
+  private async headCommitIfHeard(repo: RepositoryRow, sha: string, appId: number): Promise<GitHubHeadCommit | undefined> {
+    if (appId === 0 || !(await this.events.anyoneHears(this.store, repo.id, ['check_suite']))) return undefined;
     const commit = await this.git.readCommit(repo.owner_name, repo.name, sha);
     return commit && headCommitOf(commit);
   }
@@ -133,9 +136,9 @@ export class CheckService {
     const now = this.now();
     const fields = this.fields(undefined, input, now);
     const annotations = this.newAnnotations(input.output);
-    const headCommit = fields.status === 'completed' ? await this.headCommitIfHeard(repo, sha) : undefined;
     // An app's runs go in its own suite of the commit, as on GitHub; runs made with personal tokens share one.
     const appId = viewer?.installation?.appId ?? 0;
+    const headCommit = fields.status === 'completed' ? await this.headCommitIfHeard(repo, sha, appId) : undefined;
     return await writeToRepository(this.store, repo, async (tx) => {
       const suite = await suiteOf(tx, repo.id, sha, (await branchesAt(tx, repo.id, sha))[0] ?? null, appId, now);
       const id = await insertCheckRun(tx, repo.id, suite.id, sha, viewer!.id, { ...fields, name }, now);
@@ -153,7 +156,8 @@ export class CheckService {
     const now = this.now();
     const fields = this.fields(current, input, now);
     const annotations = this.newAnnotations(input.output);
-    const headCommit = fields.status === 'completed' && current.status !== 'completed' ? await this.headCommitIfHeard(repo, current.head_sha) : undefined;
+    const suiteApp = (await suiteById(this.store, repo.id, current.suite_id))?.app_id ?? 0;
+    const headCommit = fields.status === 'completed' && current.status !== 'completed' ? await this.headCommitIfHeard(repo, current.head_sha, suiteApp) : undefined;
     return await writeToRepository(this.store, repo, async (tx) => {
       const before = await checkRunById(tx, repo.id, current.id);
       if (!before) throw notFound('Not Found');

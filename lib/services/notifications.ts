@@ -1,15 +1,15 @@
 import { invalid, notFound } from '../errors.js';
 import type { Db, WriteTx } from '../store/interface.js';
-import { collaboratorPermission } from '../store/queries/collaborators.js';
 import {
   countNotifications,
-  deleteNotification,
+  markNotificationDone,
   hasUnreadThread,
   markNotificationsRead,
   notificationOf,
   notificationsOf,
   notifyAccounts,
   participantsOf,
+  readersAmong,
   threadHolders,
   watchersOf,
   type NotificationFilter,
@@ -17,7 +17,7 @@ import {
   type NotificationRow,
 } from '../store/queries/notifications.js';
 import type { PageWindow } from '../store/queries/page-window.js';
-import type { RepositoryRow } from '../store/queries/repositories.js';
+import { repositoriesWithIds, type RepositoryRow } from '../store/queries/repositories.js';
 import { usersByNames, type UserRow } from '../store/queries/users.js';
 import { mentionedUsernames } from './references.js';
 
@@ -55,9 +55,8 @@ export async function notifyThread(tx: WriteTx, repo: RepositoryRow, number: num
     for (const userId of await watchersOf(tx, repo.id)) add(userId, 'subscribed');
   }
   if (repo.is_private === 1) {
-    for (const userId of [...recipients.keys()]) {
-      if (userId !== repo.owner_id && !(await collaboratorPermission(tx, repo.id, userId))) recipients.delete(userId);
-    }
+    const readers = await readersAmong(tx, repo, [...recipients.keys()]);
+    for (const userId of [...recipients.keys()]) if (!readers.has(userId)) recipients.delete(userId);
   }
   await notifyAccounts(tx, recipients, repo.id, number, now);
 }
@@ -92,10 +91,9 @@ export class NotificationService {
     await this.store.write(async (tx) => await markNotificationsRead(tx, user.id, { id: thread.id }, this.now()));
   }
 
-  /** Marks every thread (of one repository) updated up to `upTo` (now when absent) read. */
+  /** Marks every thread (of one repository) updated up to `upTo` (now when absent) read, as read then. */
   async markAllRead(user: UserRow, upTo: string | undefined, repoId?: number): Promise<void> {
-    const now = this.now();
-    await this.store.write(async (tx) => await markNotificationsRead(tx, user.id, { repoId, upTo: upTo ?? now }, now));
+    await this.store.write(async (tx) => await markNotificationsRead(tx, user.id, { repoId }, upTo ?? this.now()));
   }
 
   /** Reading an issue or pull request reads its thread (only written when there is one unread); true if it was. */
@@ -104,10 +102,15 @@ export class NotificationService {
     return (await this.store.write(async (tx) => await markNotificationsRead(tx, user.id, { repoId: repo.id, number }, this.now()))) > 0;
   }
 
-  /** GitHub's "mark as done": the thread leaves the inbox until something new happens. */
+  /** GitHub's "mark as done": the thread leaves the inbox until something new happens on it. */
   async done(user: UserRow, id: number): Promise<void> {
     const thread = await this.thread(user, id);
-    await this.store.write(async (tx) => await deleteNotification(tx, user.id, thread.id));
+    await this.store.write(async (tx) => await markNotificationDone(tx, user.id, thread.id));
+  }
+
+  /** The repositories of threads (already filtered to those the account may read), by id: one query. */
+  async repositoriesOf(rows: readonly NotificationRow[]): Promise<Map<number, RepositoryRow>> {
+    return new Map((await repositoriesWithIds(this.store, rows.map((row) => row.repo_id))).map((repo) => [repo.id, repo]));
   }
 }
 

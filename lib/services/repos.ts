@@ -329,7 +329,8 @@ export class RepositoryService {
   ): Promise<void> {
     // The commits are read before the write (git runs cannot happen inside it), and only when someone will hear of
     // them; without them the refs still count.
-    const heard = changes.length > 0 && !extra.backfill && (await this.events.anyoneHears(this.store, repo.id, ['push', 'create', 'delete', 'check_suite']));
+    // Apps that write checks and hear `check_suite` are asked for suites of the new heads (see CheckEvents.requestSuites).
+    const heard = changes.length > 0 && !extra.backfill && ((await this.events.anyoneHears(this.store, repo.id, ['push', 'create', 'delete'])) || (await this.events.installationsHearing(this.store, repo.id, 'check_suite')).length > 0);
     // Commits reaching the default branch may close issues (closing keywords): theirs are read whoever hears.
     // Read only where an open issue could be closed: most pushes pay nothing for it.
     const toDefault =

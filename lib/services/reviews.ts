@@ -136,8 +136,10 @@ export class ReviewService {
   /** What submitting a review tells: the review, then each of its comments. */
   private async announceSubmitted(tx: WriteTx, repo: RepositoryRow, viewer: Viewer, pull: PullRow, reviewId: number): Promise<void> {
     await this.announceReview(tx, repo, viewer, pull, reviewId, 'submitted');
-    await notifyThread(tx, repo, pull.number, viewer?.id, { everyone: true }, this.now());
     const { items } = await reviewComments(tx, { reviewId }, viewer!.id, { limit: MAX_COMMENTS, offset: 0 });
+    // Its summary and its comments may mention people.
+    const text = [(await reviewById(tx, pull.id, reviewId))?.body ?? '', ...items.map((comment) => comment.body)].join('\n\n');
+    await notifyThread(tx, repo, pull.number, viewer?.id, { text, everyone: true }, this.now());
     await this.announceComments(tx, repo, viewer, pull, items, 'created');
   }
 

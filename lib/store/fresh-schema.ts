@@ -483,12 +483,13 @@ export const FRESH_SCHEMA: readonly string[] = [
         number INTEGER NOT NULL,
         reason TEXT NOT NULL,
         unread INTEGER NOT NULL DEFAULT 1,
+        done INTEGER NOT NULL DEFAULT 0,
         updated_at TEXT NOT NULL,
         last_read_at TEXT,
         UNIQUE (user_id, repo_id, number)
       )`,
-  `CREATE INDEX notifications_by_user ON notifications (user_id, updated_at)`,
-  `CREATE INDEX notifications_by_repo ON notifications (repo_id)`,
+  `CREATE INDEX notifications_by_user ON notifications (user_id, unread, updated_at)`,
+  `CREATE INDEX notifications_by_thread ON notifications (repo_id, number)`,
   `CREATE TABLE "check_suites" (
         id INTEGER PRIMARY KEY,
         repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,

@@ -694,7 +694,8 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       'CREATE INDEX installation_tokens_by_installation ON installation_tokens (installation_id)',
       'ALTER TABLE webhooks ADD COLUMN installation_id INTEGER REFERENCES app_installations(id) ON DELETE CASCADE',
       'CREATE INDEX webhooks_by_installation ON webhooks (installation_id)',
-      // Notifications (issue 21): one thread per account and issue or pull request, unread until read, with why it came.
+      // Notifications (issue 21): one thread per account and issue or pull request, unread until read, with why it came;
+      // a thread marked done leaves the inbox, and the account still hears of it (it comes back with news).
       `CREATE TABLE notifications (
         id INTEGER PRIMARY KEY,
         user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
@@ -702,12 +703,13 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
         number INTEGER NOT NULL,
         reason TEXT NOT NULL,
         unread INTEGER NOT NULL DEFAULT 1,
+        done INTEGER NOT NULL DEFAULT 0,
         updated_at TEXT NOT NULL,
         last_read_at TEXT,
         UNIQUE (user_id, repo_id, number)
       )`,
-      'CREATE INDEX notifications_by_user ON notifications (user_id, updated_at)',
-      'CREATE INDEX notifications_by_repo ON notifications (repo_id)',
+      'CREATE INDEX notifications_by_user ON notifications (user_id, unread, updated_at)',
+      'CREATE INDEX notifications_by_thread ON notifications (repo_id, number)',
       // Commits pushed to a pull request's head, on its timeline: where the head was and how many commits came.
       'ALTER TABLE issue_events ADD COLUMN before_commit TEXT',
       'ALTER TABLE issue_events ADD COLUMN commit_count INTEGER',

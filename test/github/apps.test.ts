@@ -259,6 +259,24 @@ describe('GitHub Apps', () => {
     expect((await failure(alice.checks.createSuite({ owner: 'alice', repo: 'tool', head_sha: other }))).status).toBe(403);
   });
 
+  it('tells apps of checks only with the Checks permission, and asks for suites only apps that may write them', async () => {
+    const noChecks = await host.admin.createApp({ owner: 'alice', name: 'No Checks', webhookUrl: `${receiver.url}/none`, permissions: { issues: 'write' }, events: ['check_run', 'issues'] });
+    const readsChecks = await host.admin.createApp({ owner: 'alice', name: 'Reads Checks', webhookUrl: `${receiver.url}/reads`, permissions: { checks: 'read' }, events: ['check_run', 'check_suite'] });
+    for (const slug of ['no-checks', 'reads-checks']) await host.admin.installApp(slug, 'alice', ['tool']);
+    const seen = receiver.received.length;
+    const pushed = await alice.repos.createOrUpdateFileContents({ owner: 'alice', repo: 'tool', path: 'permission.txt', message: 'Permissions', content: Buffer.from('p\n').toString('base64') });
+    const run = (await asInstallation(installationId).checks.create({ owner: 'alice', repo: 'tool', name: 'perm', head_sha: pushed.data.commit.sha!, conclusion: 'success', output: { title: 't', summary: 's' } })).data;
+    // The app that made it hears it, and so does the one that may read checks; the one without Checks does not.
+    await receiver.waitFor((hook) => receiver.received.indexOf(hook) >= seen && hook.headers['x-github-event'] === 'check_run' && hook.json.check_run.id === run.id && hook.headers['x-github-hook-installation-target-id'] === String(readsChecks.id));
+    await alice.issues.create({ owner: 'alice', repo: 'tool', title: 'After the run' });
+    await receiver.waitFor((hook) => receiver.received.indexOf(hook) >= seen && hook.json?.issue?.title === 'After the run' && hook.headers['x-github-hook-installation-target-id'] === String(noChecks.id));
+    const heardBy = (appId: number) => receiver.received.slice(seen).filter((hook) => hook.headers['x-github-hook-installation-target-id'] === String(appId)).map((hook) => `${String(hook.headers['x-github-event'])}.${hook.json.action}`);
+    expect(heardBy(noChecks.id)).toEqual(['issues.opened']);
+    // Reading checks is no writing them: no suite is asked of it on a push.
+    expect(heardBy(readsChecks.id).filter((kind) => kind.startsWith('check_suite'))).toEqual([]);
+    expect(heardBy(app.id)).toContain('check_suite.requested');
+  });
+
   it('does not let an app push without contents: write', async () => {
     const made = await host.admin.createApp({ owner: 'alice', name: 'Reader', permissions: { contents: 'read', issues: 'write' } });
     const { id } = await host.admin.installApp('reader', 'alice', ['tool']);

@@ -53,11 +53,15 @@ describe('notifications', () => {
     const pull = (await as('alice').pulls.create({ owner: 'alice', repo: 'pub', head: 'topic', base: 'main', title: 'Topic' })).data;
     await as('alice').pulls.requestReviewers({ owner: 'alice', repo: 'pub', pull_number: pull.number, reviewers: ['bob'] });
     expect(await inbox('bob')).toContain(`alice/pub#${pull.number} review_requested unread`);
+    // A review's summary and line comments call on people too.
+    await as('bob').pulls.createReview({ owner: 'alice', repo: 'pub', pull_number: pull.number, event: 'COMMENT', body: 'Looks fine; @carol may know more' });
+    expect(await inbox('carol')).toContain(`alice/pub#${pull.number} mention unread`);
     const issue = (await as('alice').issues.create({ owner: 'alice', repo: 'pub', title: 'For dave' })).data;
     await as('alice').issues.addAssignees({ owner: 'alice', repo: 'pub', issue_number: issue.number, assignees: ['bob'] });
     expect(await inbox('bob')).toContain(`alice/pub#${issue.number} assign unread`);
-    const participating = await inbox('carol', { participating: true });
-    expect(participating).toEqual([]);
+    // Participating: the mention, not the threads carol only watches.
+    expect(await inbox('carol', { participating: true })).toEqual([`alice/pub#${pull.number} mention unread`]);
+    expect((await inbox('carol')).length).toBeGreaterThan(1);
     const threads = (await as('bob').activity.listNotificationsForAuthenticatedUser()).data;
     const thread = threads.find((entry) => entry.subject.type === 'PullRequest')!;
     expect(thread).toMatchObject({ reason: 'review_requested', unread: true, subject: { title: 'Topic', type: 'PullRequest', url: `${host.url}/api/v3/repos/alice/pub/pulls/${pull.number}` }, repository: { full_name: 'alice/pub' }, url: `${host.url}/api/v3/notifications/threads/${thread.id}` });
@@ -84,11 +88,28 @@ describe('notifications', () => {
     expect((await bob.activity.getThread({ thread_id: Number(first!.id) })).data.unread).toBe(true);
     expect((await bob.activity.markThreadAsDone({ thread_id: Number(first!.id) })).status).toBe(204);
     expect((await failure(bob.activity.getThread({ thread_id: Number(first!.id) }))).status).toBe(404);
+    // Done is not unsubscribed: news brings the same thread back, unread.
+    await as('alice').issues.createComment({ owner: 'alice', repo: 'pub', issue_number: issueNumber, body: 'And again' });
+    expect((await bob.activity.getThread({ thread_id: Number(first!.id) })).data.unread).toBe(true);
+    expect((await bob.activity.getThreadSubscriptionForAuthenticatedUser({ thread_id: Number(first!.id) })).data).toMatchObject({ subscribed: true, ignored: false });
     // Someone else's thread is not found; no credentials are asked for.
     const [aliceThread] = (await as('alice').activity.listNotificationsForAuthenticatedUser({ all: true })).data;
     expect((await failure(bob.activity.getThread({ thread_id: Number(aliceThread!.id) }))).status).toBe(404);
     expect((await failure(new Octokit({ baseUrl: `${host.url}/api/v3` }).activity.listNotificationsForAuthenticatedUser())).status).toBe(401);
     expect((await failure(bob.request('GET /notifications', { all: 'yes' as unknown as boolean }))).status).toBe(422);
     expect((await failure(bob.request('GET /notifications', { since: 'yesterday' }))).status).toBe(422);
+    expect((await failure(bob.request('PUT /notifications', { last_read_at: 5 }))).status).toBe(422);
+  });
+
+  it("hides a private repository's threads, and leaves them out of the counts, once the account may not read it", async () => {
+    const bob = as('bob');
+    await bob.activity.markNotificationsAsRead();
+    await as('alice').issues.createComment({ owner: 'alice', repo: 'priv', issue_number: 1, body: 'Still there?' });
+    expect(await inbox('bob')).toEqual(['alice/priv#1 author unread']);
+    await as('alice').repos.removeCollaborator({ owner: 'alice', repo: 'priv', username: 'bob' });
+    expect(await inbox('bob')).toEqual([]);
+    const listed = await bob.activity.listNotificationsForAuthenticatedUser({ all: true });
+    expect(listed.data.some((thread) => thread.repository.full_name === 'alice/priv')).toBe(false);
+    expect(listed.headers['x-total-count']).toBe(String(listed.data.length));
   });
 });

@@ -151,7 +151,7 @@ describe('fixtures with webhooks', () => {
         );
       expect(problems).toEqual([
         'fixtures.repositories[0].hooks[0].url: url must be an http or https URL',
-        `fixtures.repositories[0].hooks[0].events[1]: must be * or one of push, create, delete, issues, issue_comment, pull_request, status, star, watch, repository, release, pull_request_review, pull_request_review_comment, milestone, check_run`,
+        `fixtures.repositories[0].hooks[0].events[1]: must be * or one of push, create, delete, issues, issue_comment, pull_request, status, star, watch, repository, release, pull_request_review, pull_request_review_comment, milestone, check_run, check_suite`,
         "fixtures.repositories[0].hooks[0].contentType: must be 'json' or 'form'",
       ]);
       await host.admin.load({

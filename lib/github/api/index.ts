@@ -44,7 +44,7 @@ export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) 
     });
   }
   // What belongs to an account is not an app's, whatever its installation may do (GitHub's 403 for installation tokens).
-  for (const path of [`${V3}/user`, `${V3}/user/**`, `${V3}/notifications`, `${V3}/notifications/**`]) app.use(path, async (event) => await refuseIntegration(ctx, event));
+  for (const path of [`${V3}/user`, `${V3}/user/**`, `${V3}/notifications`, `${V3}/notifications/**`, `${REPO}/notifications`]) app.use(path, async (event) => await refuseIntegration(ctx, event));
   for (const path of [REPO, `${REPO}/**`, `${UPLOADS_PREFIX}/repos/**`]) app.use(path, async (event) => await integrationScope(ctx, event));
   mountApps(app, ctx);
   mountMeta(app, ctx);

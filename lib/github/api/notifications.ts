@@ -1,6 +1,5 @@
 import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../../context.js';
-import { notFound } from '../../errors.js';
 import { requireUser } from '../../http/auth.js';
 import { pathParam, queryString } from '../../http/validate.js';
 import { notificationTime } from '../../services/notifications.js';
@@ -8,6 +7,7 @@ import type { NotificationFilter, NotificationRow } from '../../store/queries/no
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { UserRow } from '../../store/queries/users.js';
 import { githubTime } from '../time.js';
+import type { GitHubRepository } from '../types.js';
 import { githubPage, readJson, validationFailed } from './http.js';
 import { apiUrl, REPO, repoOf, repositoryFor, V3 } from './lookup.js';
 
@@ -37,7 +37,7 @@ function filterOf(event: H3Event, repoId?: number): NotificationFilter {
  * each), all or of one repository, marked read one by one or up to a time, or done.
  */
 export function mountNotifications(app: H3, ctx: AppContext): void {
-  const thread = async (row: NotificationRow, repo: RepositoryRow, user: UserRow) => {
+  const thread = (row: NotificationRow, repo: RepositoryRow, repository: GitHubRepository) => {
     const subject = apiUrl(ctx, repo, `/${row.kind === 'pull' ? 'pulls' : 'issues'}/${row.number}`);
     const url = `${ctx.baseUrl()}${V3}/notifications/threads/${row.id}`;
     return {
@@ -47,16 +47,17 @@ export function mountNotifications(app: H3, ctx: AppContext): void {
       updated_at: githubTime(row.updated_at),
       last_read_at: row.last_read_at === null ? null : githubTime(row.last_read_at),
       subject: { title: row.title ?? '', url: subject, latest_comment_url: subject, type: row.kind === 'pull' ? 'PullRequest' : 'Issue' },
-      repository: await repositoryFor(ctx, repo, user),
+      repository,
       url,
       subscription_url: `${url}/subscription`,
     };
   };
-  /** The page's threads as GitHub shows them, leaving out those of repositories the account may no longer read. */
+  /** The page's threads as GitHub shows them: each repository shaped once (the rows are only of readable ones). */
   const threads = async (rows: readonly NotificationRow[], user: UserRow) => {
-    const repos = new Map<number, RepositoryRow | undefined>();
-    for (const id of new Set(rows.map((row) => row.repo_id))) repos.set(id, await ctx.repos.visibleById(user, id).catch(() => undefined));
-    return await Promise.all(rows.filter((row) => repos.get(row.repo_id)).map(async (row) => await thread(row, repos.get(row.repo_id)!, user)));
+    const repos = await ctx.notifications.repositoriesOf(rows);
+    const shaped = new Map<number, GitHubRepository>();
+    for (const [id, repo] of repos) shaped.set(id, await repositoryFor(ctx, repo, user));
+    return rows.flatMap((row) => (repos.has(row.repo_id) ? [thread(row, repos.get(row.repo_id)!, shaped.get(row.repo_id)!)] : []));
   };
   const list = async (event: H3Event, user: UserRow, repoId?: number) => {
     const page = githubPage(ctx, event);
@@ -66,7 +67,8 @@ export function mountNotifications(app: H3, ctx: AppContext): void {
   const markAll = async (event: H3Event, user: UserRow, repoId?: number) => {
     const body = await readJson(ctx, event);
     if (body.read === false) throw validationFailed({ resource: 'Notification', field: 'read', code: 'invalid', message: 'repohost only marks notifications read' });
-    const upTo = typeof body.last_read_at === 'string' ? notificationTime('last_read_at', body.last_read_at) : undefined;
+    if (body.last_read_at !== undefined && typeof body.last_read_at !== 'string') throw validationFailed({ resource: 'Notification', field: 'last_read_at', code: 'invalid' });
+    const upTo = notificationTime('last_read_at', body.last_read_at as string | undefined);
     await ctx.notifications.markAllRead(user, upTo, repoId);
     return resetContent();
   };
@@ -89,9 +91,13 @@ export function mountNotifications(app: H3, ctx: AppContext): void {
 
   app.get(`${V3}/notifications/threads/:thread_id`, async (event) => {
     const user = await requireUser(ctx, event);
-    const [shaped] = await threads([await ctx.notifications.thread(user, threadId(event))], user);
-    if (!shaped) throw notFound('Not Found');
-    return shaped;
+    return (await threads([await ctx.notifications.thread(user, threadId(event))], user))[0];
+  });
+  // Every thread of the inbox is subscribed (repohost keeps no other subscription state).
+  app.get(`${V3}/notifications/threads/:thread_id/subscription`, async (event) => {
+    const row = await ctx.notifications.thread(await requireUser(ctx, event), threadId(event));
+    const url = `${ctx.baseUrl()}${V3}/notifications/threads/${row.id}`;
+    return { subscribed: true, ignored: false, reason: null, created_at: githubTime(row.updated_at), url: `${url}/subscription`, thread_url: url };
   });
   app.patch(`${V3}/notifications/threads/:thread_id`, async (event) => {
     await ctx.notifications.markRead(await requireUser(ctx, event), threadId(event));

@@ -1,4 +1,5 @@
 import type { ReadTx, WriteTx } from '../interface.js';
+import { inList } from './in-list.js';
 import type { PageWindow } from './page-window.js';
 
 /** Why an account hears of a thread (GitHub's reasons). */
@@ -36,8 +37,15 @@ const THREAD = `SELECT n.id, n.user_id, n.repo_id, n.number, n.reason, n.unread,
   LEFT JOIN issues i ON i.repo_id = n.repo_id AND i.number = n.number
   LEFT JOIN pull_requests p ON p.repo_id = n.repo_id AND p.number = n.number`;
 
+/**
+ * The account's threads it may still read (a repository made private since, or a collaboration that ended, hides
+ * them; counts too), not marked done.
+ */
+const READABLE = `n.done = 0 AND EXISTS (SELECT 1 FROM repositories r WHERE r.id = n.repo_id
+  AND (r.is_private = 0 OR r.owner_id = n.user_id OR EXISTS (SELECT 1 FROM collaborators c WHERE c.repo_id = r.id AND c.user_id = n.user_id)))`;
+
 function where(userId: number, filter: NotificationFilter): { sql: string; params: Array<string | number> } {
-  let sql = 'n.user_id = ?';
+  let sql = `n.user_id = ? AND ${READABLE}`;
   const params: Array<string | number> = [userId];
   if (!filter.all) sql += ' AND n.unread = 1';
   if (filter.participating) sql += " AND n.reason <> 'subscribed'";
@@ -68,7 +76,7 @@ export async function countNotifications(db: ReadTx, userId: number, filter: Not
 }
 
 export async function notificationOf(db: ReadTx, userId: number, id: number): Promise<NotificationRow | undefined> {
-  return await db.get<NotificationRow>(`${THREAD} WHERE n.user_id = ? AND n.id = ?`, [userId, id]);
+  return await db.get<NotificationRow>(`${THREAD} WHERE n.user_id = ? AND n.id = ? AND ${READABLE}`, [userId, id]);
 }
 
 /** Tells each account of the thread: unread again, updated now, with this reason. */
@@ -76,25 +84,29 @@ export async function notifyAccounts(tx: WriteTx, recipients: ReadonlyMap<number
   for (const [userId, reason] of recipients) {
     await tx.run(
       `INSERT INTO notifications (user_id, repo_id, number, reason, unread, updated_at) VALUES (?, ?, ?, ?, 1, ?)
-       ON CONFLICT (user_id, repo_id, number) DO UPDATE SET reason = excluded.reason, unread = 1, updated_at = excluded.updated_at`,
+       ON CONFLICT (user_id, repo_id, number) DO UPDATE SET reason = excluded.reason, unread = 1, done = 0, updated_at = excluded.updated_at`,
       [userId, repoId, number, reason, now],
     );
   }
 }
 
-/** Marks threads read: one (`id`), one conversation's, or all of an account's (in a repository) updated up to `upTo`. */
-export async function markNotificationsRead(tx: WriteTx, userId: number, which: { id: number } | { repoId: number; number: number } | { repoId?: number; upTo: string }, now: string): Promise<number> {
-  if ('id' in which) return (await tx.run('UPDATE notifications SET unread = 0, last_read_at = ? WHERE user_id = ? AND id = ? AND unread = 1', [now, userId, which.id])).changes;
+/**
+ * Marks threads read at `readAt`: one (`id`), one conversation's, or all of an account's (in a repository) updated up
+ * to then.
+ */
+export async function markNotificationsRead(tx: WriteTx, userId: number, which: { id: number } | { repoId: number; number: number } | { repoId?: number }, readAt: string): Promise<number> {
+  if ('id' in which) return (await tx.run('UPDATE notifications SET unread = 0, last_read_at = ? WHERE user_id = ? AND id = ? AND unread = 1', [readAt, userId, which.id])).changes;
   if ('number' in which) {
-    return (await tx.run('UPDATE notifications SET unread = 0, last_read_at = ? WHERE user_id = ? AND repo_id = ? AND number = ? AND unread = 1', [now, userId, which.repoId, which.number])).changes;
+    return (await tx.run('UPDATE notifications SET unread = 0, last_read_at = ? WHERE user_id = ? AND repo_id = ? AND number = ? AND unread = 1', [readAt, userId, which.repoId, which.number])).changes;
   }
   const repo = which.repoId === undefined ? '' : ' AND repo_id = ?';
-  const params = which.repoId === undefined ? [now, userId, which.upTo] : [now, userId, which.upTo, which.repoId];
+  const params = which.repoId === undefined ? [readAt, userId, readAt] : [readAt, userId, readAt, which.repoId];
   return (await tx.run(`UPDATE notifications SET unread = 0, last_read_at = ? WHERE user_id = ? AND unread = 1 AND updated_at <= ?${repo}`, params)).changes;
 }
 
-export async function deleteNotification(tx: WriteTx, userId: number, id: number): Promise<boolean> {
-  return (await tx.run('DELETE FROM notifications WHERE user_id = ? AND id = ?', [userId, id])).changes > 0;
+/** GitHub's "done": the thread leaves the inbox until news brings it back (the account still hears of it). */
+export async function markNotificationDone(tx: WriteTx, userId: number, id: number): Promise<boolean> {
+  return (await tx.run('UPDATE notifications SET done = 1, unread = 0 WHERE user_id = ? AND id = ?', [userId, id])).changes > 0;
 }
 
 /** Whether the account has an unread thread about this conversation (a page view marks it read only then). */
@@ -118,6 +130,15 @@ export async function participantsOf(db: ReadTx, repoId: number, number: number)
     [pull.id, pull.id, pull.id],
   );
   return { authorId: pull.author_id, commenters: rows.map((row) => row.author_id) };
+}
+
+/** Which of these accounts may read the private repository: its owner and its collaborators (one query). */
+export async function readersAmong(db: ReadTx, repo: { id: number; owner_id: number }, userIds: readonly number[]): Promise<Set<number>> {
+  const readers = new Set(userIds.filter((id) => id === repo.owner_id));
+  if (userIds.length === 0) return readers;
+  const list = inList([...new Set(userIds)]);
+  for (const row of await db.all<{ user_id: number }>(`SELECT user_id FROM collaborators WHERE repo_id = ? AND user_id ${list.sql}`, [repo.id, ...list.params])) readers.add(row.user_id);
+  return readers;
 }
 
 /** Who already has the thread (told of it before: subscribed to it from then on, as on GitHub), with their reason. */

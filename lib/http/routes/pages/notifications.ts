@@ -1,6 +1,5 @@
 import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../../../context.js';
-import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import type { UserRow } from '../../../store/queries/users.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
@@ -23,7 +22,8 @@ export function mountNotificationPages(app: H3, ctx: AppContext, guard: RequestF
     const { items, total } = await ctx.notifications.list(user, { all: show === 'all', participating: false }, window);
     const unread = show === 'unread' ? total : await ctx.notifications.unreadCount(user);
     const all = show === 'all' ? total : await ctx.notifications.count(user, { all: true, participating: false });
-    const threads = await visible(ctx, user, items);
+    const repos = await ctx.notifications.repositoriesOf(items);
+    const threads = items.flatMap((row) => (repos.has(row.repo_id) ? [{ ...row, repo: repos.get(row.repo_id)! }] : []));
     return htmlResponse(notificationsView(pageUserOf(guard, event, user), { show, threads, counts: { unread, all }, page: pageNumber, limit: PER_PAGE, total }));
   });
 
@@ -38,14 +38,4 @@ export function mountNotificationPages(app: H3, ctx: AppContext, guard: RequestF
   app.post('/notifications/read', inboxForm(async (user) => await ctx.notifications.markAllRead(user, undefined)));
   app.post('/notifications/:id/read', inboxForm(async (user, event) => await ctx.notifications.markRead(user, idParam(event, 'id'))));
   app.post('/notifications/:id/done', inboxForm(async (user, event) => await ctx.notifications.done(user, idParam(event, 'id'))));
-}
-
-/** The threads with their repositories, leaving out those of repositories the account may no longer read. */
-async function visible<T extends { repo_id: number }>(ctx: AppContext, user: UserRow, rows: readonly T[]): Promise<Array<T & { repo: RepositoryRow }>> {
-  const repos = new Map<number, RepositoryRow | undefined>();
-  for (const id of new Set(rows.map((row) => row.repo_id))) repos.set(id, await ctx.repos.visibleById(user, id).catch(() => undefined));
-  return rows.flatMap((row) => {
-    const repo = repos.get(row.repo_id);
-    return repo ? [{ ...row, repo }] : [];
-  });
 }
