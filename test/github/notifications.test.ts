@@ -98,7 +98,7 @@ describe('notifications', () => {
     expect((await failure(new Octokit({ baseUrl: `${host.url}/api/v3` }).activity.listNotificationsForAuthenticatedUser())).status).toBe(401);
     expect((await failure(bob.request('GET /notifications', { all: 'yes' as unknown as boolean }))).status).toBe(422);
     expect((await failure(bob.request('GET /notifications', { since: 'yesterday' }))).status).toBe(422);
-    expect((await failure(bob.request('PUT /notifications', { last_read_at: 5 }))).status).toBe(422);
+    expect((await failure(bob.request('PUT /notifications', { last_read_at: 5 as unknown as string }))).status).toBe(422);
   });
 
   it("hides a private repository's threads, and leaves them out of the counts, once the account may not read it", async () => {

@@ -37,7 +37,8 @@ function flag(field: string, value: unknown, fallback: boolean): boolean {
  */
 export function protectionFromGitHub(body: Body): ProtectionInput {
   const missing = ['required_status_checks', 'enforce_admins', 'required_pull_request_reviews', 'restrictions'].filter((key) => !(key in body));
-  if (missing.length > 0) throw validationFailed(...missing.map((field) => ({ resource: 'Branch', field, code: 'missing_field' as const })));
+  // GitHub's words for it (tools match them): the first key missing.
+  if (missing.length > 0) throw new GitHubApiError(422, `Invalid request.\n\n"${missing[0]}" wasn't supplied.`);
 
   const checks = body.required_status_checks;
   if (checks !== null && !isObject(checks)) throw validationFailed({ resource: 'Branch', field: 'required_status_checks', code: 'invalid' });

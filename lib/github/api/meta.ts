@@ -8,7 +8,7 @@ import { V3 } from './lookup.js';
  * Templates of resources repohost does not serve are listed as GitHub lists them: following one answers the 404
  * that names what is not implemented.
  */
-function rootDocument(api: string, web: string): Record<string, string> {
+export function rootDocument(api: string, web: string): Record<string, string> {
   return {
     current_user_url: `${api}/user`,
     current_user_authorizations_html_url: `${web}/settings/connections/applications{/client_id}`,
