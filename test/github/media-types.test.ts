@@ -66,4 +66,23 @@ describe('/api/v3 media types', () => {
     const series = await octokit.repos.compareCommits({ ...repo, base: 'main', head: 'topic', mediaType: { format: 'patch' } });
     expect(String(series.data)).toContain('Subject: [PATCH] topic');
   });
+
+  it('Markdown bodies as html, text or all three, as Octokit asks with mediaType.format', async () => {
+    const issue = (await octokit.issues.create({ ...repo, title: 'Formats', body: 'Is **this** <b>bold</b>? See #1' })).data;
+    await octokit.issues.createComment({ ...repo, issue_number: issue.number, body: '_Yes_' });
+    const html = (await octokit.issues.get({ ...repo, issue_number: issue.number, mediaType: { format: 'html' } })).data;
+    expect(html.body_html).toContain('<strong>this</strong>');
+    // Raw HTML in the text stays text, and references link to this host.
+    expect(html.body_html).toContain('&lt;b&gt;bold&lt;/b&gt;');
+    expect(html.body_html).toContain(`href="${host.url}/alice/app/issues/1"`);
+    expect('body' in html).toBe(false);
+    const text = (await octokit.issues.get({ ...repo, issue_number: issue.number, mediaType: { format: 'text' } })).data;
+    expect(text.body_text).toBe('Is this <b>bold</b>? See #1');
+    expect('body' in text || 'body_html' in text).toBe(false);
+    const full = (await octokit.issues.listComments({ ...repo, issue_number: issue.number, mediaType: { format: 'full' } })).data;
+    expect(full.map((comment) => [comment.body, comment.body_text, comment.body_html?.trim()])).toEqual([['_Yes_', 'Yes', '<p><em>Yes</em></p>']]);
+    // The default is the raw body alone.
+    const raw = (await octokit.issues.get({ ...repo, issue_number: issue.number })).data;
+    expect([raw.body, 'body_html' in raw]).toEqual(['Is **this** <b>bold</b>? See #1', false]);
+  });
 });

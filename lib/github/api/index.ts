@@ -1,6 +1,7 @@
 import type { H3 } from 'h3';
 import type { AppContext } from '../../context.js';
 import { integrationScope, mountApps } from './apps.js';
+import { bodyFormats } from './body-formats.js';
 import { mountBranchProtection } from './branch-protection.js';
 import { mountChecks } from './checks.js';
 import { mountCommits } from './commits.js';
@@ -36,6 +37,7 @@ export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) 
   const envelope = githubEnvelope(ctx.githubRateLimits, log);
   app.use(`${V3}/**`, envelope);
   app.use(`${UPLOADS_PREFIX}/**`, envelope);
+  app.use(`${V3}/**`, bodyFormats(ctx));
   // Credentials that name nobody (unknown, revoked or expired tokens, wrong passwords) are refused, as GitHub refuses
   // them everywhere, rather than served as an anonymous caller; an app's JSON web token is checked by its routes.
   for (const path of [`${V3}/**`, V3, `${UPLOADS_PREFIX}/**`]) {
