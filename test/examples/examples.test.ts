@@ -27,6 +27,11 @@ describe('examples (run against the built package)', () => {
     expect(stdout).toContain('commits on main: Release notes (#1) <- Initial commit');
   });
 
+  it('probot-app answers an issue through its installation, as a Probot app in app mode', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [`${examples}probot-app.mjs`], { timeout: 60_000 });
+    expect(stdout.trim()).toBe('greeter[bot] (Bot): Thanks for opening this issue!');
+  });
+
   it('serve-from-code serves until SIGTERM, then exits 0 and leaves its database behind', async () => {
     const dir = await tempDir();
     cleanups.push(dir.cleanup);
