@@ -52,8 +52,8 @@ export interface GitHubCheckSuite {
   status: string;
   conclusion: string | null;
   url: string;
-  before: null;
-  after: null;
+  before: string | null;
+  after: string | null;
   pull_requests: GitHubPullMinimal[];
   app: GitHubApp | null;
   created_at: string;
@@ -107,28 +107,15 @@ export class CheckShapes {
     };
   }
 
-  /** The suite as a `check_run` webhook carries it (GitHub's `simple-check-suite`). */
+  /** The suite as a `check_run` webhook carries it (GitHub's `simple-check-suite`: the suite without its counts and links). */
   simpleSuite(repo: RepositoryRow, suite: CheckSuite, pulls: readonly CheckPullRow[], app: GitHubApp | null) {
-    return {
-      id: suite.id,
-      node_id: nodeId('CheckSuite', suite.id),
-      head_branch: suite.head_branch,
-      head_sha: suite.head_sha,
-      status: suite.status,
-      conclusion: suite.conclusion,
-      url: this.api(repo, `/check-suites/${suite.id}`),
-      before: null,
-      after: null,
-      pull_requests: this.pulls(repo, suite.head_sha, pulls),
-      app,
-      created_at: githubTime(suite.created_at),
-      updated_at: githubTime(suite.updated_at),
-    };
+    const { latest_check_runs_count: _count, check_runs_url: _runs, rerequestable: _rerequestable, runs_rerequestable: _runsRerequestable, ...simple } = this.suite(repo, suite, pulls, app);
+    return simple;
   }
 
   /** The suite as `check_suite` webhooks carry it: with its app, the commit, and for a push what it moved from and to. */
   webhookSuite(repo: RepositoryRow, suite: CheckSuite, pulls: readonly CheckPullRow[], app: GitHubApp | null, headCommit: GitHubHeadCommit, moved?: { before: string; after: string }) {
-    return { ...this.suite(repo, suite, pulls, app), before: moved?.before ?? null, after: moved?.after ?? null, head_commit: headCommit, rerequestable: true, runs_rerequestable: true };
+    return { ...this.suite(repo, suite, pulls, app), before: moved?.before ?? null, after: moved?.after ?? null, head_commit: headCommit };
   }
 
   suite(repo: RepositoryRow, suite: CheckSuite, pulls: readonly CheckPullRow[], app: GitHubApp | null = null): GitHubCheckSuite {
@@ -149,8 +136,9 @@ export class CheckShapes {
       updated_at: githubTime(suite.updated_at),
       latest_check_runs_count: suite.runs,
       check_runs_url: `${url}/check-runs`,
-      rerequestable: false,
-      runs_rerequestable: false,
+      // An app's suite and runs may be asked for again (`…/rerequest`); a suite of runs made with tokens has no app to ask.
+      rerequestable: app !== null,
+      runs_rerequestable: app !== null,
     };
   }
 
