@@ -78,6 +78,11 @@ export interface ServeGitOptions {
   onPushed?: (changes: RefChange[] | null, headBranch: string | undefined) => Promise<void>;
   /** Told once receive-pack ended without its hook asking `checkPush` (so no ref moved). */
   onUnasked?: () => Promise<void>;
+  /**
+   * Asked with the commands of a push whose whole body has arrived (HTTP): when it answers `ready`, the push needs no
+   * check and runs with no hook, given its body once `ready` settles (see push/session.ts `admit`).
+   */
+  admitWithoutHook?: (commands: RefChange[]) => Promise<{ ready: Promise<void> } | undefined>;
 }
 
 /** What the change feed says when every repository was replaced (a harness restore). */
@@ -381,7 +386,7 @@ export class GitRepositories {
    */
   async serveHttpStream(owner: string, name: string, request: SmartHttpRequest, options: ServeGitOptions = {}): Promise<GitHttpResult> {
     const path = await this.#existing(owner, name);
-    return handleSmartHttp(path, request, { idleTimeoutMs: this.#transferIdleTimeoutMs, receive: () => this.#receive(path, options) });
+    return handleSmartHttp(path, request, { idleTimeoutMs: this.#transferIdleTimeoutMs, receive: (commands) => this.#receive(path, options, commands) });
   }
 
   /**
@@ -394,12 +399,13 @@ export class GitRepositories {
   }
 
   /** The hooks and recording of one receive-pack, whatever the transport. */
-  #receive(path: string, options: ServeGitOptions): Promise<ReceiveSetup> {
+  #receive(path: string, options: ServeGitOptions, commands?: RefChange[]): Promise<ReceiveSetup> {
     // HEAD is read while the pack arrives, not after the refs moved when the pusher waits (see #fixHead).
     let headFile: Promise<string> | undefined;
     return this.#receives.start(path, {
       perRef: options.perRefRefusals ?? false,
       check: options.checkPush ?? (async () => new Map()),
+      admit: options.admitWithoutHook,
       starting: () => {
         headFile = readHeadFile(path);
         options.onReceiveStart?.();
@@ -412,7 +418,7 @@ export class GitRepositories {
         this.#maintenance.schedule(path);
         await options.onPushed?.(changes, head);
       },
-    });
+    }, commands);
   }
 
   commitsBetween(owner: string, name: string, base: string, head: string): Promise<CommitSummary[]> {

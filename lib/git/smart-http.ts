@@ -2,7 +2,9 @@ import { Readable, pipeline, type Transform } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
 import { IdleTimer } from './idle-timer.js';
 import { spawnGit, type GitChild } from './run-git.js';
+import { peekCommands } from './push/commands.js';
 import { ReportStatusReader, type ReceiveReport } from './push/report-status.js';
+import type { RefChange } from './refs.js';
 
 /** The two git services smart HTTP serves. */
 export type GitService = 'git-upload-pack' | 'git-receive-pack';
@@ -34,13 +36,21 @@ export interface ReceiveSetup {
    * host's records must follow the disk).
    */
   finish(): Promise<void>;
+  /**
+   * Set when no hook stands between receive-pack and the refs (a push the host admitted with no check to make): it
+   * gets the body once this settles (what must be on disk first, the push's intent); rejected, the push is refused.
+   */
+  ready?: Promise<void>;
 }
 
 export interface SmartHttpOptions {
   /** A transfer in which no byte moved either way for this long is ended and its git killed; 0 for never. */
   idleTimeoutMs?: number;
-  /** Sets up one receive-pack (its hooks); called only when receive-pack is about to run. */
-  receive?: () => Promise<ReceiveSetup>;
+  /**
+   * Sets up one receive-pack (its hooks); called only when receive-pack is about to run, with the push's commands when
+   * its whole body had arrived with them (see push/commands.ts): such a push may then run without a hook.
+   */
+  receive?: (commands?: RefChange[]) => Promise<ReceiveSetup>;
 }
 
 const SERVICES: readonly string[] = ['git-upload-pack', 'git-receive-pack'];
@@ -176,19 +186,55 @@ export async function handleSmartHttp(gitDir: string, request: SmartHttpRequest,
     if (bytes === '0000') return { status: 200, headers: { 'Content-Type': `application/x-${service}-result`, ...NO_CACHE_HEADERS }, body: null };
     return plain(400, 'Bad request');
   }
-  const setup = service === 'git-receive-pack' ? await options.receive?.() : undefined;
-  const child = spawnGit([...config, ...(setup?.config ?? []), command, '--stateless-rpc', '.'], { gitDir, env: { ...env, ...setup?.env }, signal: request.signal });
   let bodyDone = false;
-  const idle: IdleTimer = new IdleTimer(options.idleTimeoutMs ?? 0, (): boolean => !bodyDone || out.readableLength > 0, () => stall(child, out));
+  let started: GitChild | undefined;
+  let front: Readable | undefined;
+  const idle: IdleTimer = new IdleTimer(options.idleTimeoutMs ?? 0, (): boolean => !bodyDone || out.readableLength > 0, () => {
+    if (started) stall(started, out);
+    else front?.destroy(new Error('the client sent nothing for too long'));
+  });
   const body = request.body ? (request.body instanceof Readable ? request.body : Readable.fromWeb(request.body as import('node:stream/web').ReadableStream)) : Readable.from([]);
   const input = idle.tap();
   input.once('end', () => (bodyDone = true));
   const stages: NodeJS.ReadableStream[] = decoder ? [body, input, decoder] : [body, input];
-  pipeline([...stages, child.stdin] as unknown as [Readable, NodeJS.WritableStream], (error) => {
-    // A client that disconnects, or a corrupt gzip body: stop git rather than let it wait for input.
-    if (error) child.kill('SIGTERM');
-  });
+  // Made before any wait: the idle timer looks at it.
   const out: Transform = idle.tap();
+  let setup: ReceiveSetup | undefined;
+  let child: GitChild;
+  if (service === 'git-receive-pack' && options.receive) {
+    // A push's commands are read ahead, with whatever else of its body is already here: a small push the host admits
+    // needs no hook. Its body is given to git whole (see push/commands.ts).
+    let failed = false;
+    const onFrontError = (error: NodeJS.ErrnoException | null) => {
+      if (!error) return;
+      failed = true;
+      started?.kill('SIGTERM');
+    };
+    const joined: Readable = decoder ? pipeline(body, input, decoder, onFrontError) : pipeline(body, input, onFrontError);
+    front = joined;
+    const peeked = await peekCommands(joined);
+    setup = await options.receive(peeked.complete ? peeked.commands : undefined);
+    child = started = spawnGit([...config, ...setup.config, command, '--stateless-rpc', '.'], { gitDir, env: { ...env, ...setup.env }, signal: request.signal });
+    if (failed) child.kill('SIGTERM');
+    const admitted = setup.ready ? setup.ready.then(() => true, () => false) : Promise.resolve(true);
+    void admitted.then((go) => {
+      // Refused before anything reached git: nothing moves.
+      if (!go) {
+        child.kill('SIGTERM');
+        peeked.body.destroy();
+        return;
+      }
+      pipeline(peeked.body, child.stdin, (error) => {
+        if (error) child.kill('SIGTERM');
+      });
+    });
+  } else {
+    child = started = spawnGit([...config, command, '--stateless-rpc', '.'], { gitDir, env, signal: request.signal });
+    pipeline([...stages, child.stdin] as unknown as [Readable, NodeJS.WritableStream], (error) => {
+      // A client that disconnects, or a corrupt gzip body: stop git rather than let it wait for input.
+      if (error) child.kill('SIGTERM');
+    });
+  }
   out.on('close', () => {
     idle.stop();
     child.kill('SIGTERM');
@@ -197,15 +243,16 @@ export async function handleSmartHttp(gitDir: string, request: SmartHttpRequest,
   child.once('error', (error: Error) => out.destroy(error));
   if (!setup) child.stdout.pipe(out);
   else {
+    const receiving = setup;
     // What git moved is read from its own report as it goes by, and recorded while receive-pack finishes.
-    const report = new ReportStatusReader((moved) => setup.reported(moved));
+    const report = new ReportStatusReader((moved) => receiving.reported(moved));
     child.stdout.on('data', (chunk: Buffer) => report.push(chunk));
     child.stdout.pipe(out, { end: false });
     // The answer ends only once what the push changed is recorded: the client never learns of a push the host
     // has not recorded (a crash before that is reconciled at the next start).
     child.done
       .catch(() => undefined)
-      .then(() => setup.finish())
+      .then(() => receiving.finish())
       .catch(() => undefined)
       .finally(() => out.end());
   }

@@ -77,10 +77,40 @@ function summary(row: BranchProtectionRow): BranchProtection {
  * hook with the rules this service hands out for the pusher; merges through the API check required statuses here.
  */
 export class BranchProtectionService {
+  /** Pushes admitted with no rule to check (see admitWithoutRules), by repository: a rule being made waits for them. */
+  readonly #admitted = new Map<number, Set<Promise<void>>>();
+
   constructor(
     private readonly store: Db,
     private readonly now: () => string,
   ) {}
+
+  /**
+   * Admits a push of `pusher` whose whole body has arrived with no rule to check, when none applies to it now, and
+   * returns what ends it (called once it is over); undefined when a rule applies (its hook checks them). A rule made
+   * meanwhile answers only once such pushes are over (git's work on them: their bodies were whole), so a push is
+   * either checked against a rule or done before the rule is in force.
+   */
+  async admitWithoutRules(repo: RepositoryRow, pusher: Viewer): Promise<(() => void) | undefined> {
+    let settle!: () => void;
+    const running = new Promise<void>((resolve) => (settle = resolve));
+    const admitted = this.#admitted.get(repo.id) ?? new Set<Promise<void>>();
+    admitted.add(running);
+    this.#admitted.set(repo.id, admitted);
+    const end = () => {
+      settle();
+      admitted.delete(running);
+      if (admitted.size === 0 && this.#admitted.get(repo.id) === admitted) this.#admitted.delete(repo.id);
+    };
+    // Registered before the rules are read: a rule written after this read waits for the push.
+    const rules = await this.pushRules(repo, pusher).catch((error: unknown) => {
+      end();
+      throw error;
+    });
+    if (rules.length === 0) return end;
+    end();
+    return undefined;
+  }
 
   async list(repo: RepositoryRow, viewer: Viewer): Promise<BranchProtection[]> {
     await requireAccess(this.store, viewer, repo, 'admin', 'Branch protection needs admin access');
@@ -101,6 +131,8 @@ export class BranchProtectionService {
     };
     const now = this.now();
     await writeToRepository(this.store, repo, async (tx) => await upsertProtection(tx, repo.id, pattern, fields, now));
+    // In force once the pushes admitted without a rule are over (see admitWithoutRules).
+    await Promise.all([...(this.#admitted.get(repo.id) ?? new Set<Promise<void>>())]);
     return summary((await protectionByPattern(this.store, repo.id, pattern))!);
   }
 

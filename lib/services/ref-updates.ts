@@ -75,6 +75,7 @@ export interface PushOptions {
   perRefRefusals: boolean;
   onReceiveStart: () => void;
   checkPush: RefCheck;
+  admitWithoutHook: (commands: RefChange[]) => Promise<{ ready: Promise<void> } | undefined>;
   onPushed: (changes: RefChange[] | null, headBranch: string | undefined) => Promise<void>;
   onUnasked: () => Promise<void>;
 }
@@ -142,9 +143,34 @@ export class RefUpdateService {
       return noting;
     };
     let intent: RefIntent | undefined;
+    // A push admitted with no rule to check runs without a hook (see BranchProtectionService.admitWithoutRules).
+    let admitted: (() => void) | undefined;
+    const over = () => {
+      admitted?.();
+      admitted = undefined;
+    };
     return {
       perRefRefusals: perRef,
       onReceiveStart: () => void note(),
+      admitWithoutHook: async (commands) => {
+        // With other instances a rule may be made elsewhere meanwhile: their pushes' hooks read the rules.
+        if (this.sharedLocks || perRef) return undefined;
+        admitted = await this.protection.admitWithoutRules(repo, pusher);
+        if (!admitted) return undefined;
+        // What is refused whatever the rules (a branch named HEAD) is refused by the hook, with its reason.
+        for (const change of commands) {
+          if ((await pushRefusal([], change.ref, change.before, change.after, () => true)) !== undefined) {
+            over();
+            return undefined;
+          }
+        }
+        // The intent is on disk before receive-pack gets the body, so before any ref may move.
+        const ready = note().then((noted) => {
+          intent = noted;
+        });
+        ready.catch(over);
+        return { ready };
+      },
       checkPush: async (proposed, isFastForward) => {
         const refusals = new Map<string, string>();
         try {
@@ -166,13 +192,21 @@ export class RefUpdateService {
         return refusals;
       },
       onPushed: async (changes, headBranch) => {
-        if (!intent) return;
-        if (changes === null) return intent.close(false);
-        await this.recordChanges(repo, changes, headBranch ?? repo.default_branch, pusher, intent);
+        try {
+          if (!intent) return;
+          if (changes === null) return await intent.close(false);
+          await this.recordChanges(repo, changes, headBranch ?? repo.default_branch, pusher, intent);
+        } finally {
+          over();
+        }
       },
       onUnasked: async () => {
-        const noted = await noting?.catch(() => undefined);
-        if (noted) await this.journal.discard(repo, noted);
+        try {
+          const noted = await noting?.catch(() => undefined);
+          if (noted) await this.journal.discard(repo, noted);
+        } finally {
+          over();
+        }
       },
     };
   }

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -140,6 +140,36 @@ describe('refs recorded exactly', () => {
     expect(answer.text).toMatch(/ng refs\/heads\/main/);
     expect((await branches('held')).main).toBe(base);
     expect((await lsRemote('held')).main).toBe(base);
+  });
+
+  it('moves the refs of a small push with no rule to check without its hook; one with a rule still asks it', async () => {
+    // One instance (sql.js) admits such a push itself; with several (PostgreSQL) every push's hook reads the rules.
+    const severalInstances = process.env.REPOHOST_TEST_POSTGRES_URL !== undefined;
+    for (const name of ['free', 'ruled']) await newRepo(host, owner, name);
+    const free = await WorkTree.init(join(work.path, 'free'));
+    await free.commit('base', { 'a.txt': 'a\n' });
+    expect((await pushFrom(free.dir, remote('free'), 'main')).ok).toBe(true);
+    const ruled = await WorkTree.init(join(work.path, 'ruled'));
+    await ruled.commit('base', { 'a.txt': 'a\n' });
+    expect((await pushFrom(ruled.dir, remote('ruled'), 'main')).ok).toBe(true);
+    expect((await http(`${host.url}/api/v1/repos/owner/ruled/branch_protections/main`, { method: 'PUT', headers: bearer(owner.token), json: { allow_deletion: false } })).status).toBe(200);
+    // Hooks that refuse everything: whoever still runs them is refused.
+    const hooks = join(host.options.dataDir, 'repositories', '.hooks');
+    const originals = await Promise.all(['whole', 'per-ref'].map(async (folder) => [join(hooks, folder, 'pre-receive'), await readFile(join(hooks, folder, 'pre-receive'), 'utf8')] as const));
+    try {
+      for (const [path] of originals) await writeFile(path, '#!/bin/sh\necho "the hook ran" >&2\nexit 1\n');
+      const next = await free.commit('small', { 'b.txt': 'b\n' });
+      const unchecked = await pushFrom(free.dir, remote('free'), 'main');
+      expect(unchecked.ok).toBe(!severalInstances);
+      expect((await branches('free')).main === next).toBe(!severalInstances);
+      expect(await branches('free')).toEqual(await lsRemote('free'));
+      await ruled.commit('small', { 'b.txt': 'b\n' });
+      const checked = await pushFrom(ruled.dir, remote('ruled'), 'main');
+      expect(checked.ok).toBe(false);
+      expect(checked.output).toContain('the hook ran');
+    } finally {
+      for (const [path, text] of originals) await writeFile(path, text);
+    }
   });
 
   it('refuses a branch named HEAD, as GitHub does', async () => {

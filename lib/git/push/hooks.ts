@@ -49,10 +49,11 @@ exit 0
 `;
 
 
-/** The two hook folders: `whole` refuses a push as a whole, `per-ref` refuses single refs. */
+/** The hook folders: `whole` refuses a push as a whole, `per-ref` refuses single refs, `none` has no hook at all. */
 export interface HookFolders {
   whole: string;
   perRef: string;
+  none: string;
 }
 
 /** Written aside and renamed into place: another instance sharing the folder may be running the hook right now. */
@@ -75,5 +76,8 @@ export async function writeHookFolders(dir: string): Promise<HookFolders> {
     await rm(join(folder, 'post-receive'), { force: true });
   }
   await writeHook(perRef, 'update', UPDATE);
-  return { whole, perRef };
+  // For pushes the host admitted before receive-pack ran (see push/session.ts): nothing to ask.
+  const none = join(dir, 'none');
+  await mkdir(none, { recursive: true });
+  return { whole, perRef, none };
 }

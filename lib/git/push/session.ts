@@ -18,6 +18,12 @@ export interface ReceiveOptions {
   /** Refuse single refs (the update hook runs per ref) rather than the whole push. */
   perRef: boolean;
   check: RefCheck;
+  /**
+   * Asked with the commands of a push whose whole body has arrived: when it needs no check, `ready` settles once what
+   * must be on disk before any ref moves is, and the push runs with no hook (see `ReceiveSetup.ready`); undefined when
+   * its hook must ask `check` as usual.
+   */
+  admit?: (commands: RefChange[]) => Promise<{ ready: Promise<void> } | undefined>;
   /** Told as receive-pack is about to run, before the pack arrives. */
   starting: () => void;
   /** Told once receive-pack ended without `check` being asked: its hook never ran, so no ref moved. */
@@ -58,8 +64,10 @@ export class ReceiveSessions {
     private readonly sharedFolder = false,
   ) {}
 
-  async start(gitDir: string, options: ReceiveOptions): Promise<ReceiveSetup> {
+  async start(gitDir: string, options: ReceiveOptions, commands?: RefChange[]): Promise<ReceiveSetup> {
     const folders = await (this.#folders ??= this.#makeFolders());
+    const admitted = commands && options.admit ? await options.admit(commands) : undefined;
+    if (admitted) return this.#withoutHook(gitDir, folders.none, commands!, admitted.ready, options);
     // Made by the pre-receive hook itself: nothing to create (and wait for) before git starts.
     const refusedFile = join(folders.pushes, `push-${randomBytes(16).toString('hex')}`);
     let proposal: RefChange[] | undefined;
@@ -95,6 +103,35 @@ export class ReceiveSessions {
         } finally {
           // Tidying up is not the pusher's to wait for.
           this.#track(rm(refusedFile, { force: true }).then(() => this.#leave(gitDir)));
+        }
+      },
+    };
+  }
+
+  /**
+   * A receive-pack that runs with no hook: the host admitted its commands (no rule to check) and gives it the body
+   * once `ready` (its intent on disk). What moved is its report's `ok` commands, with the old values git checked.
+   */
+  #withoutHook(gitDir: string, noHooks: string, commands: RefChange[], ready: Promise<void>, options: ReceiveOptions): ReceiveSetup {
+    this.#running.set(gitDir, (this.#running.get(gitDir) ?? 0) + 1);
+    options.starting();
+    let recording: Promise<void> | undefined;
+    return {
+      config: ['-c', `core.hooksPath=${noHooks}`],
+      env: {},
+      ready,
+      reported: (report: ReceiveReport) => {
+        if (recording) return;
+        recording = options.moved(report.unpacked ? commands.filter((change) => report.updated.has(change.ref)) : []);
+        recording.catch(() => undefined);
+      },
+      finish: async () => {
+        try {
+          if (recording) await recording;
+          // Given the body: refs may have moved without a whole report. Refused before it: nothing moved.
+          else await ready.then(() => options.moved(null), () => options.unasked());
+        } finally {
+          this.#track(this.#leave(gitDir));
         }
       },
     };
