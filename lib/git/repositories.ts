@@ -386,7 +386,11 @@ export class GitRepositories {
    */
   async serveHttpStream(owner: string, name: string, request: SmartHttpRequest, options: ServeGitOptions = {}): Promise<GitHttpResult> {
     const path = await this.#existing(owner, name);
-    return handleSmartHttp(path, request, { idleTimeoutMs: this.#transferIdleTimeoutMs, receive: (commands) => this.#receive(path, options, commands) });
+    return handleSmartHttp(path, request, {
+      idleTimeoutMs: this.#transferIdleTimeoutMs,
+      readAhead: options.admitWithoutHook !== undefined,
+      receive: (commands) => this.#receive(path, options, commands),
+    });
   }
 
   /**

@@ -2,7 +2,7 @@ import { Readable, pipeline, type Transform } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
 import { IdleTimer } from './idle-timer.js';
 import { spawnGit, type GitChild } from './run-git.js';
-import { peekCommands } from './push/commands.js';
+import { peekCommands, type PeekedPush } from './push/commands.js';
 import { ReportStatusReader, type ReceiveReport } from './push/report-status.js';
 import type { RefChange } from './refs.js';
 
@@ -46,6 +46,8 @@ export interface ReceiveSetup {
 export interface SmartHttpOptions {
   /** A transfer in which no byte moved either way for this long is ended and its git killed; 0 for never. */
   idleTimeoutMs?: number;
+  /** Read a push's commands ahead (see `receive`): only when the host may admit a push without its hook. */
+  readAhead?: boolean;
   /**
    * Sets up one receive-pack (its hooks); called only when receive-pack is about to run, with the push's commands when
    * its whole body had arrived with them (see push/commands.ts): such a push may then run without a hook.
@@ -201,7 +203,7 @@ export async function handleSmartHttp(gitDir: string, request: SmartHttpRequest,
   const out: Transform = idle.tap();
   let setup: ReceiveSetup | undefined;
   let child: GitChild;
-  if (service === 'git-receive-pack' && options.receive) {
+  if (service === 'git-receive-pack' && options.receive && options.readAhead) {
     // A push's commands are read ahead, with whatever else of its body is already here: a small push the host admits
     // needs no hook. Its body is given to git whole (see push/commands.ts).
     let failed = false;
@@ -212,9 +214,27 @@ export async function handleSmartHttp(gitDir: string, request: SmartHttpRequest,
     };
     const joined: Readable = decoder ? pipeline(body, input, decoder, onFrontError) : pipeline(body, input, onFrontError);
     front = joined;
-    const peeked = await peekCommands(joined);
-    setup = await options.receive(peeked.complete ? peeked.commands : undefined);
-    child = started = spawnGit([...config, ...setup.config, command, '--stateless-rpc', '.'], { gitDir, env: { ...env, ...setup.env }, signal: request.signal });
+    let peeked: PeekedPush;
+    try {
+      peeked = await peekCommands(joined);
+      setup = await options.receive(peeked.complete ? peeked.commands : undefined);
+    } catch (error) {
+      // Nothing runs: the idle timer and the streams end with the request.
+      idle.stop();
+      joined.destroy();
+      out.destroy();
+      throw error;
+    }
+    const admittedSetup = setup;
+    try {
+      child = started = spawnGit([...config, ...setup.config, command, '--stateless-rpc', '.'], { gitDir, env: { ...env, ...setup.env }, signal: request.signal });
+    } catch (error) {
+      // git never ran: what the push set going (its intent, its admission) ends here.
+      idle.stop();
+      joined.destroy();
+      await admittedSetup.finish().catch(() => undefined);
+      throw error;
+    }
     if (failed) child.kill('SIGTERM');
     const admitted = setup.ready ? setup.ready.then(() => true, () => false) : Promise.resolve(true);
     void admitted.then((go) => {
@@ -229,7 +249,8 @@ export async function handleSmartHttp(gitDir: string, request: SmartHttpRequest,
       });
     });
   } else {
-    child = started = spawnGit([...config, command, '--stateless-rpc', '.'], { gitDir, env, signal: request.signal });
+    setup = service === 'git-receive-pack' ? await options.receive?.() : undefined;
+    child = started = spawnGit([...config, ...(setup?.config ?? []), command, '--stateless-rpc', '.'], { gitDir, env: { ...env, ...setup?.env }, signal: request.signal });
     pipeline([...stages, child.stdin] as unknown as [Readable, NodeJS.WritableStream], (error) => {
       // A client that disconnects, or a corrupt gzip body: stop git rather than let it wait for input.
       if (error) child.kill('SIGTERM');

@@ -75,7 +75,8 @@ export interface PushOptions {
   perRefRefusals: boolean;
   onReceiveStart: () => void;
   checkPush: RefCheck;
-  admitWithoutHook: (commands: RefChange[]) => Promise<{ ready: Promise<void> } | undefined>;
+  /** Undefined where no push may skip its hook (rules on the repository, several instances). */
+  admitWithoutHook?: (commands: RefChange[]) => Promise<{ ready: Promise<void> } | undefined>;
   onPushed: (changes: RefChange[] | null, headBranch: string | undefined) => Promise<void>;
   onUnasked: () => Promise<void>;
 }
@@ -152,9 +153,8 @@ export class RefUpdateService {
     return {
       perRefRefusals: perRef,
       onReceiveStart: () => void note(),
-      admitWithoutHook: async (commands) => {
-        // With other instances a rule may be made elsewhere meanwhile: their pushes' hooks read the rules.
-        if (this.sharedLocks || perRef) return undefined;
+      // With other instances a rule may be made elsewhere meanwhile: their pushes' hooks read the rules.
+      admitWithoutHook: this.sharedLocks || perRef ? undefined : async (commands) => {
         admitted = await this.protection.admitWithoutRules(repo, pusher);
         if (!admitted) return undefined;
         // What is refused whatever the rules (a branch named HEAD) is refused by the hook, with its reason.

@@ -172,6 +172,33 @@ describe('refs recorded exactly', () => {
     }
   });
 
+  it('records what git did when one push names a ref twice (one of its two commands lands, the other is refused)', async () => {
+    await newRepo(host, owner, 'twice');
+    const tree = await WorkTree.init(join(work.path, 'twice'));
+    const base = await tree.commit('base', { 'a.txt': 'a\n' });
+    expect((await pushFrom(tree.dir, remote('twice'), 'main', 'main:refs/heads/x')).ok).toBe(true);
+    const b = await tree.commit('b', { 'b.txt': 'b\n' });
+    await sh(tree.dir, ['reset', '-q', '--hard', base]);
+    const c = await tree.commit('c', { 'c.txt': 'c\n' });
+    const { stdout: pack } = await new Promise<{ stdout: Buffer }>((resolve, reject) => {
+      const child = execFile('git', ['pack-objects', '--stdout', '--revs', '-q'], { cwd: tree.dir, encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 }, (error, out) => (error ? reject(error) : resolve({ stdout: out })));
+      child.stdin!.end(`${b}\n${c}\n^${base}\n`);
+    });
+    const body = Buffer.concat([pktLine(`${base} ${b} refs/heads/x\0report-status\n`), pktLine(`${base} ${c} refs/heads/x\n`), Buffer.from('0000'), pack]);
+    const answer = await request(`${host.url}/owner/twice.git/git-receive-pack`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-git-receive-pack-request', authorization: `Basic ${Buffer.from(`owner:${owner.token}`).toString('base64')}` },
+      body,
+    });
+    expect(answer.statusCode).toBe(200);
+    await answer.body.text();
+    // git says `ok` for x once and `ng` once; the record follows git's refs, not the later command.
+    const onDisk = (await lsRemote('twice')).x;
+    expect([b, c]).toContain(onDisk);
+    for (let tries = 0; (await branches('twice')).x !== onDisk && tries < 50; tries++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await branches('twice')).toEqual(await lsRemote('twice'));
+  });
+
   it('refuses a branch named HEAD, as GitHub does', async () => {
     await newRepo(host, owner, 'headname');
     const tree = await WorkTree.init(join(work.path, 'headname'));

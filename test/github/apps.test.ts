@@ -345,7 +345,8 @@ describe('GitHub Apps', () => {
   it('names the app as the target of its deliveries, and keeps apps across a snapshot and restore', async () => {
     const seen = receiver.received.length;
     await alice.issues.create({ owner: 'alice', repo: 'tool', title: 'target' });
-    const [delivery] = await receiver.waitFor((hook) => receiver.received.indexOf(hook) >= seen && hook.json?.issue?.title === 'target');
+    // Other apps installed there hear it too (their deliveries name them): this app's delivery names this app.
+    const [delivery] = await receiver.waitFor((hook) => receiver.received.indexOf(hook) >= seen && hook.json?.issue?.title === 'target' && hook.json?.installation?.id === installationId);
     expect(delivery!.headers['x-github-hook-installation-target-type']).toBe('integration');
     expect(delivery!.headers['x-github-hook-installation-target-id']).toBe(String(app.id));
     const snapshot = await host.snapshot();

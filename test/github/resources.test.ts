@@ -85,6 +85,8 @@ describe('GitHub-compatible users, repositories, refs, tags and webhooks', () =>
 
     await octokit.repos.pingWebhook({ owner, repo: 'tools', hook_id: hook.data.id });
     await receiver.waitForEvent('ping', 2);
+    // The receiver has the request before the host has recorded its answer: wait for the deliveries to settle.
+    await host.idle();
     const deliveries = await octokit.repos.listWebhookDeliveries({ owner, repo: 'tools', hook_id: hook.data.id });
     expect(deliveries.data.length).toBe(2);
     expect(deliveries.data[0]).toMatchObject({ event: 'ping', status_code: 200, redelivery: false });

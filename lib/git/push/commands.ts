@@ -3,6 +3,8 @@ import type { RefChange } from '../refs.js';
 
 /** The most bytes of a push read ahead (its commands and, for a small push, all of it); past it the hook decides. */
 const MAX_READ_AHEAD = 4 * 1024 * 1024;
+/** The most bytes of a push's command list read ahead (about 10,000 refs). */
+const MAX_COMMAND_BYTES = 1024 * 1024;
 const OBJECT_ID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 
 /** The next chunk of a paused stream, or null at its end (or when it was destroyed). */
@@ -75,35 +77,33 @@ export interface PeekedPush {
 
 /**
  * The commands of a receive-pack request (git's `old new ref` pkt-lines before the first flush), read ahead from the
- * request body together with whatever else of it has already arrived (see PeekedPush).
+ * request body together with whatever else of it has already arrived (see PeekedPush). Each chunk is looked at once:
+ * the commands are parsed as their lines complete, and the chunks are joined only to give the body back.
  */
 export async function peekCommands(source: Readable): Promise<PeekedPush> {
-  let buffered: Buffer = Buffer.alloc(0);
-  let commands: RefChange[] | undefined;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const list = new CommandList();
   let complete = false;
   try {
-    for (;;) {
-      if (buffered.length > MAX_READ_AHEAD) break;
-      if (commands === undefined) {
-        const parsed = parseCommands(buffered);
-        if (parsed === undefined) break;
-        if (parsed !== 'more') commands = parsed;
-      }
+    while (size <= MAX_READ_AHEAD) {
       // Before the commands, wait for them; after them, take only what is already there.
-      const chunk = commands === undefined ? await nextChunk(source) : await arrivedChunk(source);
+      const chunk = list.done ? await arrivedChunk(source) : await nextChunk(source);
       if (chunk === 'later') break;
       if (chunk === null) {
         // Ended, not cut off (a stream destroyed by a failure or the idle limit has no proper end).
-        complete = commands !== undefined && source.readableEnded;
+        complete = list.commands !== undefined && source.readableEnded;
         break;
       }
-      buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+      chunks.push(chunk);
+      size += chunk.length;
+      if (!list.done && (!list.add(chunk) || size > MAX_COMMAND_BYTES)) break;
     }
   } catch {
     // The body failed: receive-pack reads what there was, and the failure, from the body given back.
     complete = false;
   }
-  return { commands, complete, body: Readable.from(prefixed(buffered, source), { objectMode: false }) };
+  return { commands: list.commands, complete, body: Readable.from(prefixed(Buffer.concat(chunks, size), source), { objectMode: false }) };
 }
 
 /** What was read ahead, then the rest of the stream (its end or its failure too). */
@@ -112,22 +112,49 @@ async function* prefixed(head: Buffer, rest: Readable): AsyncGenerator<Buffer> {
   if (!rest.readableEnded) for await (const chunk of rest) yield chunk as Buffer;
 }
 
-/** The commands of a whole command list, `more` while it is not all there, undefined when it is not one this reads. */
-function parseCommands(bytes: Buffer): RefChange[] | 'more' | undefined {
-  const commands: RefChange[] = [];
-  for (let at = 0; ; ) {
-    if (bytes.length < at + 4) return 'more';
-    const length = Number.parseInt(bytes.toString('latin1', at, at + 4), 16);
-    if (!Number.isInteger(length) || (length !== 0 && length < 4)) return undefined;
-    if (length === 0) return commands.length > 0 ? commands : undefined;
-    if (bytes.length < at + length) return 'more';
-    const line = bytes.toString('utf8', at + 4, at + length).replace(/\n$/, '');
-    at += length;
-    // Shallow lines come first; a signed push (push-cert) is left to the hook.
-    if (line.startsWith('shallow ')) continue;
-    const [command] = line.split('\0', 1);
-    const [before, after, ref, extra] = command!.split(' ');
-    if (!before || !after || !ref || extra !== undefined || !OBJECT_ID.test(before) || !OBJECT_ID.test(after)) return undefined;
-    commands.push({ ref, before, after });
+/**
+ * A command list parsed as its bytes come: `add` takes the next chunk and answers false once the list is not one this
+ * reads; `commands` is set once the list ended (at its flush) and held at least one command.
+ */
+class CommandList {
+  commands: RefChange[] | undefined;
+  done = false;
+  #pending: Buffer = Buffer.alloc(0);
+  readonly #parsed: RefChange[] = [];
+  readonly #refs = new Set<string>();
+
+  add(chunk: Buffer): boolean {
+    let bytes = this.#pending.length === 0 ? chunk : Buffer.concat([this.#pending, chunk]);
+    for (;;) {
+      if (bytes.length < 4) break;
+      const length = Number.parseInt(bytes.toString('latin1', 0, 4), 16);
+      if (!/^[0-9a-f]{4}$/.test(bytes.toString('latin1', 0, 4)) || (length !== 0 && length < 4)) return this.#stop();
+      if (length === 0) {
+        this.done = true;
+        this.commands = this.#parsed.length > 0 ? this.#parsed : undefined;
+        return this.commands !== undefined;
+      }
+      if (bytes.length < length) break;
+      const line = bytes.toString('utf8', 4, length).replace(/\n$/, '');
+      bytes = bytes.subarray(length);
+      // Shallow lines come first; a signed push (push-cert) is left to the hook.
+      if (line.startsWith('shallow ')) continue;
+      const [command] = line.split('\0', 1);
+      const [before, after, ref, extra] = command!.split(' ');
+      if (!before || !after || !ref || extra !== undefined || !OBJECT_ID.test(before) || !OBJECT_ID.test(after)) return this.#stop();
+      // A ref named twice: which of its commands git carried out is not told by name (its hook sorts that out).
+      if (this.#refs.has(ref)) return this.#stop();
+      this.#refs.add(ref);
+      this.#parsed.push({ ref, before, after });
+    }
+    // What is left is the start of a line (at most one line's worth): kept, never the whole buffer.
+    this.#pending = Buffer.from(bytes);
+    return true;
+  }
+
+  #stop(): false {
+    this.done = true;
+    this.commands = undefined;
+    return false;
   }
 }

@@ -30,9 +30,21 @@ export interface ReceiveOptions {
   unasked: () => Promise<void>;
   /**
    * When `check` was asked: the refs git moved, as soon as its report says so (the proposal's lines for each ref it
-   * reports `ok`), or null once receive-pack ended without a whole report (killed, or a client that asked for none).
+   * reports `ok`), or null once receive-pack ended without a whole report (killed, or a client that asked for none),
+   * or when the report cannot tell what moved (see `movedBy`).
    */
   moved: (changes: RefChange[] | null) => Promise<void>;
+}
+
+/**
+ * What a push moved, by git's report: the proposed changes of the refs it says `ok` (git checked each one's old value
+ * under its lock), nothing when the pack was not unpacked. A ref proposed twice in one push (`a→b` and `a→c`) is
+ * reported `ok` once and `ng` once, by name: which one landed is not told, so null (the refs are compared with git).
+ */
+function movedBy(report: ReceiveReport, proposal: readonly RefChange[]): RefChange[] | null {
+  if (!report.unpacked) return [];
+  if (new Set(proposal.map((change) => change.ref)).size !== proposal.length) return null;
+  return proposal.filter((change) => report.updated.has(change.ref));
 }
 
 /** Where git keeps a push's objects until its refs move; left behind by a receive-pack that was killed. */
@@ -90,7 +102,7 @@ export class ReceiveSessions {
       reported: (report: ReceiveReport) => {
         // git checked each ref's old value under its lock: an `ok` ref moved exactly as proposed.
         if (!proposal || recording) return;
-        recording = options.moved(report.unpacked ? proposal.filter((change) => report.updated.has(change.ref)) : []);
+        recording = options.moved(movedBy(report, proposal));
         // Awaited by `finish` once receive-pack has closed; a failure before then must not go unhandled meanwhile.
         recording.catch(() => undefined);
       },
@@ -122,7 +134,7 @@ export class ReceiveSessions {
       ready,
       reported: (report: ReceiveReport) => {
         if (recording) return;
-        recording = options.moved(report.unpacked ? commands.filter((change) => report.updated.has(change.ref)) : []);
+        recording = options.moved(movedBy(report, commands));
         recording.catch(() => undefined);
       },
       finish: async () => {
