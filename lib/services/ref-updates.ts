@@ -116,13 +116,15 @@ export class RefUpdateService {
 
   /** Records refs that moved (after a push, or an update below): one path for both. */
   async recordChanges(repo: RepositoryRow, changes: readonly RefChange[], headBranch: string, pusher: UserRow | undefined, intent?: RefIntent): Promise<void> {
+    let recorded: { inOrder: boolean };
     try {
-      await this.repos.recordPush(repo, changes, headBranch, pusher, { intentId: intent?.id });
+      recorded = await this.repos.recordPush(repo, changes, headBranch, pusher, { intentId: intent?.id });
     } catch (error) {
       await intent?.close(false);
       throw error;
     }
-    await intent?.close(true);
+    // Out of order (see recordPush): the intent stays, and the repository is compared with git.
+    await intent?.close(recorded.inOrder);
     await this.pulls.afterRefsMoved(repo, changes, pusher);
   }
 

@@ -25,7 +25,7 @@ import {
 import type { PageWindow } from '../store/queries/page-window.js';
 import { userById, type UserRow } from '../store/queries/users.js';
 import { NOTHING_PUSHED, type EventRecorder } from '../events/index.js';
-import { deleteRefBackfill, deleteRefIntent, deleteRefIntentsOf, setOtherRef } from '../store/queries/refs.js';
+import { deleteRefBackfill, deleteRefIntent, deleteRefIntentsOf, recordedRef, setOtherRef } from '../store/queries/refs.js';
 import type { FileEntry, GitBackend, RefChange } from './git-backend.js';
 import { isPlausibleName, validateRepositoryName } from './names.js';
 import { optionalText } from './text-fields.js';
@@ -326,7 +326,7 @@ export class RepositoryService {
       /** Checked first inside the write: an error to refuse it with when what `changes` was computed from is outdated. */
       unlessOutdated?: (tx: WriteTx) => Promise<Error | undefined>;
     } = {},
-  ): Promise<void> {
+  ): Promise<{ inOrder: boolean }> {
     // The commits are read before the write (git runs cannot happen inside it), and only when someone will hear of
     // them; without them the refs still count.
     // Apps that write checks and hear `check_suite` are asked for suites of the new heads (see CheckEvents.requestSuites).
@@ -338,17 +338,25 @@ export class RepositoryService {
     const pushed = heard || toDefault ? await this.git.pushedRefs(repo.owner_name, repo.name, changes).catch(() => changes.map(() => NOTHING_PUSHED)) : changes.map(() => NOTHING_PUSHED);
     const messages = changes.flatMap((change, index) => (change.ref === `${BRANCH_PREFIX}${headBranch}` ? (pushed[index]?.commits ?? []).map((commit) => commit.message) : []));
     const now = this.now();
-    await writeToRepository(this.store, repo, async (tx) => {
+    return await writeToRepository(this.store, repo, async (tx) => {
       const outdated = await extra.unlessOutdated?.(tx);
       if (outdated) throw outdated;
+      // A change recorded after a later one of the same ref (two pushes whose records crossed) would take the record
+      // back: it is left out, and the intent kept, so the repository is compared with git once this write is done.
+      let inOrder = true;
       for (const change of changes) {
+        const before = ZERO_SHA.test(change.before) ? undefined : change.before;
+        if (!extra.reconciling && !extra.backfill && (await recordedRef(tx, repo.id, change.ref)) !== before) {
+          inOrder = false;
+          continue;
+        }
         const after = ZERO_SHA.test(change.after) ? null : change.after;
         if (!change.ref.startsWith(BRANCH_PREFIX)) await setOtherRef(tx, repo.id, change.ref, after);
         else if (after === null) await deleteBranch(tx, repo.id, change.ref.slice(BRANCH_PREFIX.length));
         else await upsertBranch(tx, repo.id, change.ref.slice(BRANCH_PREFIX.length), after, now);
       }
       if (headBranch !== repo.default_branch) await setDefaultBranch(tx, repo.id, headBranch, now);
-      if (extra.intentId !== undefined) await deleteRefIntent(tx, extra.intentId);
+      if (extra.intentId !== undefined && inOrder) await deleteRefIntent(tx, extra.intentId);
       if (extra.reconciling) {
         // Only intents of instances that no longer move refs (another instance's push may be under way).
         await deleteRefIntentsOf(tx, repo.id, extra.clearHolders);
@@ -356,6 +364,7 @@ export class RepositoryService {
       }
       if (heard) await this.events.recordRefChanges(tx, repo, pusher, changes, pushed, { reconciled: extra.reconciled });
       if (messages.length > 0) await closeReferencedIssues(tx, this.events, repo, pusher ?? (await userById(tx, repo.owner_id))!, messages, now);
+      return { inOrder };
     });
   }
 }

@@ -199,6 +199,37 @@ describe('refs recorded exactly', () => {
     expect(await branches('twice')).toEqual(await lsRemote('twice'));
   });
 
+  it('never takes a ref back when two records of it cross (a late record of an older push), and compares with git', async () => {
+    const core = await openHostCore({ bcryptCost: 4 });
+    const listener = await listenStrict(nodeHandlerOf(createApp(core.ctx, () => undefined), Promise.resolve(true)), 0, '127.0.0.1');
+    const url = `http://127.0.0.1:${listener.address.port}`;
+    core.setBaseUrl(url);
+    const dir = await tempDir('repohost-crossed-');
+    try {
+      await core.admin.createUser({ username: 'owner', email: 'owner@example.com', password: 'password123' });
+      const token = await core.admin.createToken('owner');
+      await core.admin.createRepo({ owner: 'owner', name: 'crossed' });
+      const remoteUrl = `http://owner:${token}@127.0.0.1:${listener.address.port}/owner/crossed.git`;
+      const tree = await WorkTree.init(join(dir.path, 'crossed'));
+      const base = await tree.commit('base', { 'a.txt': 'a\n' });
+      expect((await pushFrom(tree.dir, remoteUrl, 'main')).ok).toBe(true);
+      const a = await tree.commit('a', { 'b.txt': 'b\n' });
+      expect((await pushFrom(tree.dir, remoteUrl, 'main')).ok).toBe(true);
+      const b = await tree.commit('b', { 'c.txt': 'c\n' });
+      expect((await pushFrom(tree.dir, remoteUrl, 'main')).ok).toBe(true);
+      // The record of the push base→a arrives now, after the one of a→b: as if its commits had taken long to read.
+      const repo = (await core.ctx.repos.findByName('owner', 'crossed'))!;
+      await core.ctx.refUpdates.recordChanges(repo, [{ ref: 'refs/heads/main', before: base, after: a }], 'main', undefined, await core.ctx.refUpdates.intend(repo));
+      for (let tries = 0; tries < 50 && (await core.ctx.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM ref_intents'))!.n > 0; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect((await core.ctx.store.get<{ sha: string }>("SELECT commit_sha AS sha FROM branches WHERE name = 'main'"))!.sha).toBe(b);
+      expect((await core.ctx.store.get<{ n: number }>('SELECT COUNT(*) AS n FROM ref_intents'))!.n).toBe(0);
+    } finally {
+      await closeListener(listener);
+      await core.close();
+      await dir.cleanup();
+    }
+  });
+
   it('refuses a branch named HEAD, as GitHub does', async () => {
     await newRepo(host, owner, 'headname');
     const tree = await WorkTree.init(join(work.path, 'headname'));

@@ -14,6 +14,14 @@ export async function recordedRefs(db: ReadTx, repoId: number): Promise<Map<stri
   return refs;
 }
 
+/** One ref as the database knows it (see recordedRefs), or undefined. */
+export async function recordedRef(db: ReadTx, repoId: number, ref: string): Promise<string | undefined> {
+  if (ref.startsWith('refs/heads/')) {
+    return (await db.get<{ sha: string }>('SELECT commit_sha AS sha FROM branches WHERE repo_id = ? AND name = ?', [repoId, ref.slice('refs/heads/'.length)]))?.sha;
+  }
+  return (await db.get<{ sha: string }>('SELECT sha FROM other_refs WHERE repo_id = ? AND ref = ?', [repoId, ref]))?.sha;
+}
+
 /** Records a ref other than a branch at `sha`, or forgets it (`sha` null). */
 export async function setOtherRef(tx: WriteTx, repoId: number, ref: string, sha: string | null): Promise<void> {
   if (sha === null) await tx.run('DELETE FROM other_refs WHERE repo_id = ? AND ref = ?', [repoId, ref]);
