@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Database } from 'sql.js';
 import { unavailable } from '../errors.js';
 import { DurableMark } from './durable-mark.js';
+import { freshImage } from './fresh-image.js';
 import { readIfExists } from './read-if-exists.js';
 import { runMigrations } from './migrations.js';
 import { loadSqlJs, looksLikeSqlite, StatementRunner, type Row } from './sqlite.js';
@@ -135,6 +136,8 @@ export class Store implements HostDatabase {
     snapshotSeq: number,
     private hasSnapshotFile: boolean,
     private readonly mark: DurableMark,
+    /** What the log is replayed on while there is no snapshot file (see `loadState`). */
+    private readonly base: Uint8Array | undefined,
   ) {
     this.seq = seq;
     this.snapshotSeq = snapshotSeq;
@@ -144,11 +147,11 @@ export class Store implements HostDatabase {
   static async open(dbPath: string, options: OpenDatabaseOptions): Promise<Store> {
     const files = new DatabaseFiles(dbPath, options.ephemeral !== true);
     await mkdir(files.dir, { recursive: true });
-    const state = await loadState(files, options.acceptLogLoss === true);
+    const state = await loadState(files, options.acceptLogLoss === true, 'fresh');
     let mark: DurableMark | undefined;
     try {
       mark = await DurableMark.open(files.markPath, files.durable);
-      const store = new Store(files, state.db, state.runner, state.log, state.seq, options, state.snapshotSeq, state.hasSnapshot, mark);
+      const store = new Store(files, state.db, state.runner, state.log, state.seq, options, state.snapshotSeq, state.hasSnapshot, mark, state.base);
       // The mark names the log (and any loss accepted above is settled on disk) before anything is written.
       await store.follow(state.log, state.firstSeq);
       await runMigrations(store);
@@ -290,7 +293,12 @@ export class Store implements HostDatabase {
     await this.lastAppend;
     if (this.failure) throw unavailable('Storage is recovering from a failed write; try again');
     // Between transactions: never a write's uncommitted rows.
-    return this.exclusively(async () => this.db.export());
+    return this.exclusively(async () => (this.isPristine() ? this.base! : this.db.export()));
+  }
+
+  /** Still exactly the image it was opened on: nothing written since, no snapshot taken (a harness's first baseline). */
+  private isPristine(): boolean {
+    return this.base !== undefined && this.seq === 0 && !this.hasSnapshotFile;
   }
 
   /**
@@ -405,7 +413,7 @@ export class Store implements HostDatabase {
       if (this.snapshotting) await this.snapshotting.catch(() => undefined);
       await failed.abandon();
       await truncate(failed.path, failed.durableLength);
-      const state = await loadState(this.files);
+      const state = await loadState(this.files, false, this.base);
       this.runner.freeAll();
       this.db.close();
       Object.assign(this, { db: state.db, runner: state.runner, log: state.log, seq: state.seq, snapshotSeq: state.snapshotSeq });
@@ -467,12 +475,15 @@ interface LoadedState {
   firstSeq: number;
   snapshotSeq: number;
   hasSnapshot: boolean;
+  base: Uint8Array | undefined;
 }
 
 /** Opens sql.js on a database image (or an empty one), set up as every engine connection is. */
 async function openDatabase(bytes: Uint8Array | undefined): Promise<Database> {
   const SQL = await loadSqlJs();
-  const db = new SQL.Database(bytes);
+  // sql.js copies the bytes with `slice()`, which for a Buffer shares its memory: the database would then write
+  // into the caller's bytes (a shared fresh image, a harness snapshot). A plain Uint8Array view makes it a copy.
+  const db = new SQL.Database(bytes && new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   try {
     db.exec('PRAGMA foreign_keys = ON');
     // Nothing else ever opens the in-memory file, so the lock is kept: SQLite otherwise rereads the file header and
@@ -488,12 +499,18 @@ async function openDatabase(bytes: Uint8Array | undefined): Promise<Database> {
   }
 }
 
-/** `acceptLoss`: see `OpenDatabaseOptions.acceptLogLoss` (never set when reloading after a failed write). */
-async function loadState(files: DatabaseFiles, acceptLoss = false): Promise<LoadedState> {
+/**
+ * `acceptLoss`: see `OpenDatabaseOptions.acceptLogLoss` (never set when reloading after a failed write). `base` is
+ * what the log is replayed on when there is no snapshot file: on open ('fresh'), the fresh image for a new database
+ * (no log either) and an empty database under a log written without one (by an older repohost, or a crash before
+ * the first snapshot); on a reload, what the store was opened on.
+ */
+async function loadState(files: DatabaseFiles, acceptLoss: boolean, base: 'fresh' | Uint8Array | undefined): Promise<LoadedState> {
   const snapshot = await readSnapshot(files.dbPath);
+  const start = snapshot ?? (base === 'fresh' ? ((await files.logs()).length === 0 ? await freshImage() : undefined) : base);
   let db: Database;
   try {
-    db = await openDatabase(snapshot);
+    db = await openDatabase(start);
   } catch (error) {
     throw new Error(`${files.dbPath} cannot be opened as a database: ${(error as Error).message}`);
   }
@@ -501,7 +518,7 @@ async function loadState(files: DatabaseFiles, acceptLoss = false): Promise<Load
   try {
     const snapshotSeq = Number(runner.all<{ value: string }>(`SELECT value FROM ${META_TABLE} WHERE key = ?`, [LOG_SEQ_KEY])[0]?.value ?? 0);
     const { seq, log, firstSeq } = await replayLogs(files, runner, snapshotSeq, snapshot !== undefined, acceptLoss);
-    return { db, runner, log, seq, firstSeq, snapshotSeq, hasSnapshot: snapshot !== undefined };
+    return { db, runner, log, seq, firstSeq, snapshotSeq, hasSnapshot: snapshot !== undefined, base: snapshot ? undefined : start };
   } catch (error) {
     runner.freeAll();
     db.close();

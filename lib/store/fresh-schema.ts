@@ -1,13 +1,13 @@
 /**
- * The schema a fresh database gets in one transaction (issue 23): what replaying every step of `MIGRATIONS` on an
- * empty database leaves, as SQLite lists it (`sqlite_master`, in its order), and the rows those steps insert.
- * Existing databases still migrate step by step. test/store/fresh-schema.test.ts checks that both give the same
- * schema and rows; after adding a migration, regenerate this list from a migrated database the way that test says
- * (until then fresh databases replay the steps: `runMigrations` uses this list only while its version is the newest).
+ * The schema a fresh database starts with (issue 23, made into an image by fresh-image.ts): what replaying every
+ * step of `MIGRATIONS` on an empty database leaves, as SQLite lists it (`sqlite_master`, in its order), and the rows
+ * those steps insert. Existing databases still migrate step by step. test/store/fresh-schema.test.ts checks that both
+ * give the same schema and rows; after adding a migration, regenerate this list from a migrated database the way that
+ * test says (until then fresh databases replay the steps: the image is made only while this version is the newest).
  */
 export const FRESH_SCHEMA_VERSION = 16;
 
-/** Table, index and trigger definitions first (`schema_version` among them), then the rows; the version row is added by `runMigrations`. */
+/** Table, index and trigger definitions first (`schema_version` among them), then the rows; the version row is added by `buildFreshImage`. */
 
 export const FRESH_SCHEMA: readonly string[] = [
   `CREATE TABLE schema_version (version INTEGER NOT NULL)`,

@@ -1,5 +1,4 @@
 import type { Store } from './database.js';
-import { FRESH_SCHEMA, FRESH_SCHEMA_VERSION } from './fresh-schema.js';
 
 /**
  * Triggers that keep `list_counts` (per repository, kind and status) in step with `table`, then the counts of the
@@ -783,14 +782,6 @@ export async function runMigrations(store: Store): Promise<void> {
   let current = exists ? ((await store.get<{ version: number }>('SELECT version FROM schema_version'))?.version ?? 0) : 0;
   if (current > SCHEMA_VERSION) {
     throw new Error(`the database has schema version ${current}, newer than this repohost (${SCHEMA_VERSION}); upgrade repohost`);
-  }
-  if (current === 0 && !exists && FRESH_SCHEMA_VERSION === SCHEMA_VERSION) {
-    // A fresh database: the newest schema in one transaction, not every step replayed (issue 23).
-    await store.write(async (tx) => {
-      for (const statement of FRESH_SCHEMA) await tx.run(statement);
-      await tx.run('INSERT INTO schema_version (version) VALUES (?)', [SCHEMA_VERSION]);
-    });
-    return;
   }
   for (const migration of MIGRATIONS) {
     if (migration.version <= current) continue;

@@ -2,7 +2,7 @@
 // Run with `npm run bench:start` (builds first). BENCH_ROUNDS sets the rounds (default 11).
 //
 // In-process (one child per round, timed inside it): import('repohost'), the first createRepoHost({ port: 0 }),
-// its first answered request (GET /api/v1/users/nobody, a 404 of the spec API), RSS after that, further hosts in the
+// its first answered request (GET /api/v1/users/nobody, a 404 of the spec API, asked with node:http), RSS after that, further hosts in the
 // same process (the second, and the median of the next four), close() of the first host.
 // Baselines in the same run: a bare `node` process (spawn to exit), a bare node:http server (spawn to first
 // answered request), and `git http-backend` behind a bare node:http server (spawn to first answered info/refs),
@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 11);
 const root = resolve(fileURLToPath(import.meta.url), '../../..');
-const dist = join(root, 'dist/index.js');
+const dist = join(root, 'dist/bundle/index.js');
 const gitEnv = { PATH: process.env.PATH ?? '', HOME: tmpdir(), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', LANG: 'C' };
 
 const median = (values) => {
@@ -100,9 +100,12 @@ const { createRepoHost } = await import(${JSON.stringify(dist)});
 const t1 = performance.now();
 const host = await createRepoHost({ port: 0 });
 const t2 = performance.now();
-const res = await fetch(host.url + '/api/v1/users/nobody');
-await res.arrayBuffer();
-if (res.status !== 404) throw new Error('first request: ' + res.status);
+// Asked with node:http, as the baselines are: fetch() would add the loading of undici, a cost of the client's side.
+const status = await new Promise((resolve, reject) => {
+  const { request } = process.getBuiltinModule('node:http');
+  request(host.url + '/api/v1/users/nobody', { agent: false }, (res) => res.resume().on('end', () => resolve(res.statusCode))).on('error', reject).end();
+});
+if (status !== 404) throw new Error('first request: ' + status);
 const t3 = performance.now();
 const rss = process.memoryUsage().rss / 1048576;
 // Further hosts, each closed before the next starts: the second one, and the median of the next four (warm).

@@ -27,10 +27,11 @@ const started = (child: GitChild) => new Promise<number>((resolve, reject) => {
   child.once('error', reject);
 });
 
-/** Runs `check` with the launcher acquired and started, and releases it afterwards. */
+/** Runs `check` with the launcher acquired and started (by a first git command), and releases it afterwards. */
 async function withLauncher(check: () => Promise<void>, log?: (line: string) => void): Promise<void> {
   const release = acquireGitLauncher(log);
   try {
+    await runGit(['--version']);
     expect(await gitLauncherStarted()).toBe(true);
     await check();
   } finally {
@@ -39,6 +40,29 @@ async function withLauncher(check: () => Promise<void>, log?: (line: string) => 
 }
 
 describe.runIf(process.platform === 'linux')('the git launcher', () => {
+  it('is started by the first git command, not by its first user (issue 23: a host that never runs git never pays for it)', async () => {
+    const release = acquireGitLauncher();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await launchers()).toEqual([]);
+      expect(await gitLauncherStarted()).toBe(false);
+      // The first command runs directly while the launcher it started comes up; later ones go through the launcher.
+      const first = spawnGit(['cat-file', '--batch']);
+      expect(await parentOf(await started(first))).toBe(process.pid);
+      first.stdin.end();
+      await first.done;
+      expect(await gitLauncherStarted()).toBe(true);
+      const [launcher] = await launchers();
+      const next = spawnGit(['cat-file', '--batch']);
+      expect(await parentOf(await started(next))).toBe(launcher);
+      next.stdin.end();
+      await next.done;
+    } finally {
+      await release();
+    }
+    for (let tries = 0; tries < 50 && (await launchers()).length > 0; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+  });
+
   it('runs git from a process of its own, with stdin, stdout, stderr, exit codes and kill working as with pipes', async () => {
     await withLauncher(async () => {
       // A git that waits for its input: its parent is the launcher, not this process.
@@ -126,6 +150,7 @@ describe.runIf(process.platform === 'linux')('the git launcher', () => {
       return parent;
     };
     try {
+      await runGit(['--version']);
       expect(await gitLauncherStarted()).toBe(true);
       const [first] = await launchers();
       process.kill(first!, 'SIGKILL');

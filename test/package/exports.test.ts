@@ -11,7 +11,8 @@ describe('the package', () => {
     const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'));
     expect(pkg.name).toBe('repohost');
     expect(pkg.type).toBe('module');
-    expect(pkg.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/index.js' });
+    // The bundle (scripts/build.mjs) runs; the compiled tree beside it gives the types.
+    expect(pkg.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/bundle/index.js' });
     expect(pkg.bin).toEqual({ repohost: 'bin/repohost' });
     expect(pkg.engines.node).toBe('>=20.19');
   });

@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Store } from '../../lib/store/database.js';
 import { call, listAll, runCli, startFixtureServer, type ServerProcess } from '../cli/processes.js';
 
 // A real full disk needs a small filesystem: a 4 MB tmpfs, which only root may mount. Skipped otherwise.
@@ -84,5 +85,45 @@ describe.skipIf(!canMount)('a full disk', () => {
     // What the running server showed after the failure is exactly what survived the kill.
     expect(titles).toEqual(listed);
     expect((await call(`${again.url}/api/v1/repos/alice/full/issues`, { token, form: { title: 'after' } })).status).toBe(200);
+    await again.kill('SIGKILL');
+  });
+
+  // A ':memory:' database has no snapshot file: after a failed write it is loaded again from what it started on, the
+  // fresh image (issue 23), with its log replayed on top. Replayed on an empty database, the log's rows had no tables.
+  it('loads a database without a snapshot file again from its fresh image after a failed write', async () => {
+    const dir = join(mountPoint, 'ephemeral');
+    await mkdir(dir);
+    const store = await Store.open(join(dir, 'db.sqlite'), { snapshotThresholdBytes: 1 << 30, ephemeral: true });
+    try {
+      const df = spawnSync('df', ['-B1', '--output=avail', mountPoint]).stdout.toString().trim().split('\n').pop()!;
+      const filler = join(mountPoint, 'filler-2');
+      await writeFile(filler, Buffer.alloc(Number(df) - 64 * 1024));
+      const acked: string[] = [];
+      let failed: unknown;
+      for (let i = 0; failed === undefined; i++) {
+        if (i > 2000) throw new Error('the disk never filled');
+        const name = `user${i}`;
+        try {
+          await store.write(async (tx) => {
+            await tx.run('INSERT INTO users (username, username_lower, email, full_name, password_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)', [name, name, `${name}@example.com`, 'x'.repeat(2000), 'hash', '2026-01-01T00:00:00Z']);
+          });
+          acked.push(name);
+        } catch (error) {
+          failed = error;
+        }
+      }
+      expect((failed as { status?: number }).status).toBe(503);
+      expect(acked.length).toBeGreaterThan(5);
+      await rm(filler);
+      await store.ready();
+      const names = (await store.all<{ username: string }>('SELECT username FROM users ORDER BY id')).map((row) => row.username);
+      expect(names).toEqual(acked);
+      await store.write(async (tx) => {
+        await tx.run('INSERT INTO users (username, username_lower, email, password_hash, created_at) VALUES (?, ?, ?, ?, ?)', ['after', 'after', 'after@example.com', 'hash', '2026-01-01T00:00:00Z']);
+      });
+      expect(await store.get('SELECT username FROM users WHERE username = ?', ['after'])).toEqual({ username: 'after' });
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database } from 'sql.js';
@@ -82,7 +82,7 @@ describe('a fresh database and a migrated one', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'repohost-fresh-schema-'));
-    // The real path: Store.open on a new file, which writes the fresh schema.
+    // The real path: Store.open on a new file, which starts from the fresh image.
     const store = await Store.open(join(dir, 'fresh.db'), { snapshotThresholdBytes: 1 << 30, ephemeral: true });
     const bytes = await store.exportBytes();
     await store.close();
@@ -98,6 +98,16 @@ describe('a fresh database and a migrated one', () => {
     expect(fresh.rows.schema_version).toEqual([{ version: SCHEMA_VERSION }]);
     expect(fresh.objects.length).toBeGreaterThan(30);
     expect(FRESH_SCHEMA.length).toBeGreaterThan(30);
+  });
+
+  // `npm run build` writes the image that a fresh database starts from (lib/store/fresh-image.ts); tests from the
+  // sources make it in memory, as the fresh database above was.
+  it('is shipped by the build as an image with the same schema and rows', async () => {
+    const built = await readFile(new URL(`../../dist/fresh-image-v${SCHEMA_VERSION}.sqlite`, import.meta.url)).catch(() => {
+      throw new Error('dist/ holds no image of this schema version: run `npm run build` first');
+    });
+    const SQL = await loadSqlJs();
+    expect(schemaOf(new SQL.Database(built))).toEqual(fresh);
   });
 
   it('has the same schema, indexes and rows as one built by replaying every step', async () => {

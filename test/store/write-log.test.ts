@@ -251,14 +251,15 @@ describe('store: a damaged log tail and the durable mark (issue 17, defect 7)', 
     for (const [name, content] of before) writeFileSync(join(dir.path, name), content);
 
     const otherLog = Buffer.from(mark);
-    otherLog.writeBigUInt64LE(1n, 8); // a valid mark, for log 1, which is gone
+    const gone = Number(log!.split('.').at(-1)) - 1;
+    otherLog.writeBigUInt64LE(BigInt(gone), 8); // a valid mark, for an older log, which is gone
     otherLog.writeUInt32LE(crc32(otherLog.subarray(8, 24)), 4);
     const damaged = Buffer.from(mark);
     damaged[16] = damaged[16]! ^ 0x01;
     for (const [what, setMark, reason] of [
       ['missing', () => rmSync(markPath), /the durable mark .* is missing or damaged/],
       ['damaged', () => writeFileSync(markPath, damaged), /the durable mark .* is missing or damaged/],
-      ['for another log', () => writeFileSync(markPath, otherLog), /names another log \(.*wal\.000000000001\), not this one/],
+      ['for another log', () => writeFileSync(markPath, otherLog), new RegExp(`names another log \\(.*wal\\.${String(gone).padStart(12, '0')}\\), not this one`)],
     ] as const) {
       setMark();
       const unchanged = files();

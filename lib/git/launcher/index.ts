@@ -6,9 +6,9 @@ export type { GitProcess, LaunchOptions } from './launcher.js';
 /**
  * Starting a process from the host forks the host, and the kernel copies the page tables of all of its memory
  * meanwhile: 4-12 ms for a host of 150-200 MB (bench:pages), during which its event loop stands still, for every
- * git command. The launcher is a small Node process started once that runs git on the host's behalf: the host
- * sends a message, the fork happens in a 40 MB process (see launcher.ts). Until the launcher is up, and wherever
- * it cannot run, git is spawned directly. When it dies it is started again by the next git command (issue 17
+ * git command. The launcher is a small Node process, started by the first git command, that runs git on the
+ * host's behalf: the host sends a message, the fork happens in a 40 MB process (see launcher.ts). Until the
+ * launcher is up, and wherever it cannot run, git is spawned directly. When it dies it is started again by the next git command (issue 17
  * point 10c), at once the first time, then after a back-off while it keeps dying young.
  */
 
@@ -22,8 +22,10 @@ const STABLE_MS = 60_000;
 
 /** One launcher per host process, shared by its hosts: started by the first, ended with the last. */
 interface Shared {
-  /** The newest launcher started (or being started); undefined when it could not start. */
+  /** The newest launcher started (or being started); undefined when it could not start or was not asked for yet. */
   launcher: Promise<Launcher | undefined>;
+  /** The first git command starts it: a host that never runs git never pays for a second Node process (issue 23). */
+  started: boolean;
   users: number;
   /** The loggers of the hosts holding it: a death is told once, through the oldest. */
   readonly logs: Log[];
@@ -81,15 +83,13 @@ function onDeath(held: Shared, dead: Launcher, death: LauncherDeath): void {
 }
 
 /**
- * Starts the launcher (in the background) for a host; the returned function releases it when the host closes.
- * `log` tells of launcher deaths (one line each).
+ * Holds the launcher for a host: the first git command starts it (in the background), the returned function
+ * releases it when the host closes. `log` tells of launcher deaths (one line each).
  */
 export function acquireGitLauncher(log: Log = stderrLog): () => Promise<void> {
   if (process.platform === 'win32') return async () => undefined;
   if (!shared) {
-    const fresh: Shared = { launcher: Promise.resolve(undefined), users: 0, logs: [], dead: false, restartAt: 0, nextBackoffMs: 0 };
-    shared = fresh;
-    fresh.launcher = startLauncher(fresh, false);
+    shared = { launcher: Promise.resolve(undefined), started: false, users: 0, logs: [], dead: false, restartAt: 0, nextBackoffMs: 0 };
   }
   const held = shared;
   held.users += 1;
@@ -109,7 +109,7 @@ export function acquireGitLauncher(log: Log = stderrLog): () => Promise<void> {
   };
 }
 
-/** Resolves once the launcher has started (true) or could not start (false); false when none was asked for. */
+/** Resolves once the launcher has started (true) or could not start (false); false before a git command asked for one. */
 export async function gitLauncherStarted(): Promise<boolean> {
   return (await shared?.launcher)?.usable ?? false;
 }
@@ -125,7 +125,11 @@ export function processesLaunched(): number {
 export function launchProcess(command: string, args: readonly string[], options: LaunchOptions): GitProcess {
   launched++;
   if (current?.usable) return current.launch(command, args, options);
-  if (shared?.dead && Date.now() >= shared.restartAt) {
+  if (shared && !shared.started) {
+    // Started in the background by the first git command; this launch and those until it is up run directly.
+    shared.started = true;
+    shared.launcher = startLauncher(shared, false);
+  } else if (shared?.dead && Date.now() >= shared.restartAt) {
     // Restarted in the background; this launch and those until it is up run directly.
     shared.dead = false;
     shared.launcher = startLauncher(shared, true);

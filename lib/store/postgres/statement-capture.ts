@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { threadId } from 'node:worker_threads';
+import { PACKAGE_ROOT } from '../../package-root.js';
 
 /**
  * Statement capture for the PostgreSQL check (`test/store/postgres-statements.check.ts`): when the environment names a
@@ -12,8 +13,8 @@ import { threadId } from 'node:worker_threads';
  */
 export const CAPTURE_DIR: string | undefined = process.env.REPOHOST_SQL_CAPTURE || undefined;
 
-/** The checkout (or installed package) root: `lib/store/postgres/` or `dist/store/postgres/` three levels down. */
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+/** The checkout (or installed package) root, callers' paths are named from. */
+const ROOT = PACKAGE_ROOT;
 /** Frames inside the engine, skipped to find who issued a statement. */
 const ENGINE = /[\\/](?:lib|dist)[\\/]store[\\/](?:sqlite|database|transactions|postgres[\\/]statement-capture)\.[jt]s\b/;
 
