@@ -110,6 +110,25 @@ describe('a fresh database and a migrated one', () => {
     expect(schemaOf(new SQL.Database(built))).toEqual(fresh);
   });
 
+  // Every fresh database of a process opens the same image bytes: none may write into them (sql.js shared the memory
+  // of a Buffer, so the first database's writes showed up in, or broke, the next one's start).
+  it('gives every new database of the process the image untouched by the ones before', async () => {
+    const first = await Store.open(join(dir, 'first.db'), { snapshotThresholdBytes: 1 << 30, ephemeral: true });
+    for (let i = 0; i < 50; i++) {
+      await first.write(async (tx) => {
+        await tx.run('INSERT INTO users (username, username_lower, email, password_hash, created_at) VALUES (?, ?, ?, ?, ?)', [`u${i}`, `u${i}`, 'x@example.com', 'x'.repeat(500), '2026-01-01']);
+      });
+    }
+    const second = await Store.open(join(dir, 'second.db'), { snapshotThresholdBytes: 1 << 30, ephemeral: true });
+    try {
+      expect(await second.get('SELECT count(*) AS n FROM users')).toEqual({ n: 0 });
+      expect(await second.get('PRAGMA integrity_check')).toEqual({ integrity_check: 'ok' });
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
   it('has the same schema, indexes and rows as one built by replaying every step', async () => {
     const replayed = await databaseAt(SCHEMA_VERSION);
     expect(fresh).toEqual(schemaOf(replayed));
