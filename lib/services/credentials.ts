@@ -2,6 +2,7 @@ import { conflict, invalid, notFound } from '../errors.js';
 import type { Db } from '../store/interface.js';
 import {
   apiTokenByHash,
+  apiTokenUserByHash,
   apiTokenById,
   apiTokenByName,
   apiTokensOfUser,
@@ -101,9 +102,10 @@ export class CredentialService {
 
   async userOfApiToken(token: string): Promise<UserRow | undefined> {
     const tokenHash = hashToken(token);
-    const row = await apiTokenByHash(this.store, tokenHash);
+    const row = await apiTokenUserByHash(this.store, tokenHash);
     if (!row || !digestsEqual(row.token_hash, tokenHash)) return undefined;
-    return await userById(this.store, row.user_id);
+    const { token_hash: _stored, ...user } = row;
+    return user;
   }
 
   /** Creates an API token; the plain value is returned once and never stored. */

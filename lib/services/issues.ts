@@ -244,12 +244,15 @@ export class IssueService {
     const title = requiredText('title', input.title, MAX_TITLE);
     const body = optionalText('body', input.body, MAX_BODY);
     const now = this.now();
-    const id = await writeToRepository(this.store, repo, async (tx) => {
+    const id = await this.store.write(async (tx) => {
+      // No number means no repository (deleted since it was looked up): the check `writeToRepository` makes, in the
+      // same round trip.
       const number = await takeNextNumber(tx, repo.id);
+      if (number === undefined) throw notFound('Not found');
       const issueId = await insertIssue(tx, { repoId: repo.id, number, authorId: author.id, title, body, now });
       await this.recordIssueEvent(tx, repo, author, issueId, 'opened');
       await noteCrossReferences(tx, repo, number, author, body, now);
-      await notifyThread(tx, repo, number, author.id, { text: body, everyone: true }, now);
+      await notifyThread(tx, repo, number, author.id, { text: body, everyone: true, opened: true }, now);
       return issueId;
     });
     return await this.get(repo, id);

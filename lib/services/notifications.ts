@@ -32,6 +32,11 @@ export interface ThreadNews {
    * thread is theirs from then on, as on GitHub) and the repository's watchers (`subscribed`) too.
    */
   everyone?: boolean;
+  /**
+   * The write opens the thread: its author is the actor, nobody has commented, and nobody was told of it before
+   * (numbers are never reused), so of `everyone` only the watchers are looked up.
+   */
+  opened?: boolean;
 }
 
 /**
@@ -48,10 +53,12 @@ export async function notifyThread(tx: WriteTx, repo: RepositoryRow, number: num
   const names = news.text ? mentionedUsernames(news.text) : [];
   if (names.length > 0) for (const user of (await usersByNames(tx, names)).values()) add(user.id, 'mention');
   if (news.everyone) {
-    const { authorId, commenters } = await participantsOf(tx, repo.id, number);
-    if (authorId !== undefined) add(authorId, 'author');
-    for (const userId of commenters) add(userId, 'comment');
-    for (const holder of await threadHolders(tx, repo.id, number)) add(holder.user_id, holder.reason);
+    if (!news.opened) {
+      const { authorId, commenters } = await participantsOf(tx, repo.id, number);
+      if (authorId !== undefined) add(authorId, 'author');
+      for (const userId of commenters) add(userId, 'comment');
+      for (const holder of await threadHolders(tx, repo.id, number)) add(holder.user_id, holder.reason);
+    }
     for (const userId of await watchersOf(tx, repo.id)) add(userId, 'subscribed');
   }
   if (repo.is_private === 1) {

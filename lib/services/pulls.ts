@@ -188,10 +188,11 @@ export class PullService {
       }
       if (await openPullJoining(tx, repo.id, head, base)) throw conflict(`an open pull request already merges ${head} into ${base}`);
       const number = await takeNextNumber(tx, repo.id);
+      if (number === undefined) throw notFound('Not found');
       const pullId = await insertPull(tx, { repoId: repo.id, number, authorId: author.id, title, description, head, base, headSha: (await tips.get(head))!, baseSha: (await tips.get(base))!, now });
       await this.recordPullEvent(tx, repo, author, pullId, countsOf, { action: 'opened' });
       await noteCrossReferences(tx, repo, number, author, description, now);
-      await notifyThread(tx, repo, number, author.id, { text: description, everyone: true }, now);
+      await notifyThread(tx, repo, number, author.id, { text: description, everyone: true, opened: true }, now);
       return pullId;
     });
     const created = await this.get(repo, id);

@@ -101,3 +101,40 @@ describe('statements per list', () => {
     });
   }
 });
+
+/**
+ * Issue 19: on PostgreSQL every statement is a round trip, and a write holds the lock every instance's writes wait
+ * for through all of its own. Opening an issue reads its account in one statement (the token joined with its user),
+ * looks nothing up for lists that are empty (no assignees, no mentions), asks the repository's existence of the
+ * statement that takes the number, looks up only the watchers of a thread it opens, and is not read back twice.
+ */
+describe('statements of opening an issue', () => {
+  let core: HostCore;
+  let app: ReturnType<typeof createApp>;
+
+  beforeAll(async () => {
+    core = await openHostCore({ bcryptCost: 4 });
+    core.setBaseUrl('http://repohost.test');
+    await core.admin.load({ users: [{ username: 'alice', email: 'alice@example.com', password: 'password123', tokens: [{ name: 'bot', token: TOKEN }] }], repositories: [{ owner: 'alice', name: 'app' }] });
+    app = createApp(core.ctx, () => undefined);
+  });
+  afterAll(async () => {
+    await core?.close();
+  });
+
+  it('costs 13 statements through /api/v3, 6 of them in the write', async () => {
+    const open = async (title: string) => {
+      const before = core.ctx.store.statementsRun();
+      const response = await app.fetch(
+        new Request('http://repohost.test/api/v3/repos/alice/app/issues', { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify({ title }) }),
+      );
+      expect(response.status).toBe(201);
+      expect(((await response.json()) as { title: string }).title).toBe(title);
+      return core.ctx.store.statementsRun() - before;
+    };
+    await open('first');
+    // The account and the repository (2); in the write: the number, the issue, its count, the repository and its hooks
+    // for the event, the watchers (6); the issue with its labels, its author, assignees and milestone (5).
+    expect(await open('second')).toBe(13);
+  });
+});

@@ -45,6 +45,7 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     const triage = await triageOf(ctx, repo, user, body);
     const labels = body.labels !== undefined && triage.allowed ? await existingLabels(ctx, repo, body.labels) : undefined;
     const issue = await ctx.issues.create(repo, user, { title: body.title, body: body.body ?? undefined });
+    if (!labels && !triage.sets) return created(event, await issueShape(repo, { kind: 'issue', issue }));
     if (labels) await ctx.labels.setOnIssue(repo, user, issue, labels, true);
     await triage.apply(issue.number);
     return created(event, await reread(repo, issue.number));
@@ -274,7 +275,7 @@ async function existingLabels(ctx: AppContext, repo: RepositoryRow, value: unkno
  * The assignees and milestone a body sets, checked before anything is written (a refused one leaves no issue or
  * change behind), and dropped, as GitHub drops them, when the caller may not push.
  */
-async function triageOf(ctx: AppContext, repo: RepositoryRow, user: UserRow, body: Record<string, unknown>): Promise<{ allowed: boolean; apply: (number: number) => Promise<void> }> {
+async function triageOf(ctx: AppContext, repo: RepositoryRow, user: UserRow, body: Record<string, unknown>): Promise<{ allowed: boolean; sets: boolean; apply: (number: number) => Promise<void> }> {
   const allowed = await mayLabel(ctx, repo, user);
   const assignees = allowed ? assigneesOf(body) : undefined;
   const milestone = allowed ? body.milestone : undefined;
@@ -282,6 +283,8 @@ async function triageOf(ctx: AppContext, repo: RepositoryRow, user: UserRow, bod
   if (milestone !== undefined) await ctx.milestones.check(repo, milestone);
   return {
     allowed,
+    /** Whether `apply` changes anything (assignees or a milestone). */
+    sets: assignees !== undefined || milestone !== undefined,
     apply: async (number) => {
       if (assignees !== undefined) await ctx.assignees.change(repo, user, number, assignees, 'replace');
       if (milestone !== undefined) await ctx.milestones.setOn(repo, user, number, milestone);

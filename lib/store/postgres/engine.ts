@@ -196,8 +196,9 @@ export class PostgresStore implements HostDatabase {
     let broken = false;
     try {
       try {
-        await client.query(begin);
-        if (lock !== undefined) await client.query('SELECT pg_advisory_xact_lock($1)', [lock]);
+        // The lock goes with BEGIN in one round trip (the simple protocol takes both): a write holds the lock for as
+        // few round trips as it can, since every other instance's writes wait for it meanwhile.
+        await client.query(lock === undefined ? begin : `${begin}; SELECT pg_advisory_xact_lock(${Math.trunc(lock)})`);
       } catch (error) {
         // A transaction that failed to begin (a timeout, a cancel) must not go back to the pool half open.
         broken = true;

@@ -1,5 +1,6 @@
 import type { ReadTx, WriteTx } from '../interface.js';
 import type { PageWindow } from './page-window.js';
+import { userColumnsOf, type UserRow } from './users.js';
 
 export interface SessionRow {
   id: number;
@@ -59,6 +60,11 @@ const TOKEN_COLUMNS = 'id, user_id, name, token_hash, last_eight, created_at';
 
 export async function apiTokenByHash(db: ReadTx, tokenHash: string): Promise<ApiTokenRow | undefined> {
   return await db.get<ApiTokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE token_hash = ?`, [tokenHash]);
+}
+
+/** The account an API token belongs to, with the token's stored hash: one query, as every token request asks it. */
+export async function apiTokenUserByHash(db: ReadTx, tokenHash: string): Promise<(UserRow & { token_hash: string }) | undefined> {
+  return await db.get(`SELECT t.token_hash, ${userColumnsOf('u')} FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?`, [tokenHash]);
 }
 
 export async function apiTokensOfUser(db: ReadTx, userId: number, page: PageWindow): Promise<ApiTokenRow[]> {

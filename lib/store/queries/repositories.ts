@@ -135,9 +135,10 @@ export async function setDefaultBranch(tx: WriteTx, id: number, branch: string, 
 }
 
 /** Issues and pull requests share one number sequence per repository, as on GitHub and Gitea. */
-export async function takeNextNumber(tx: WriteTx, repoId: number): Promise<number> {
+/** The repository's next issue or pull request number, taken; undefined when there is no such repository. */
+export async function takeNextNumber(tx: WriteTx, repoId: number): Promise<number | undefined> {
   return (await tx.run<{ number: number }>('UPDATE repositories SET next_number = next_number + 1 WHERE id = ? RETURNING next_number - 1 AS number', [repoId]))
-    .rows[0]!.number;
+    .rows[0]?.number;
 }
 
 export interface BranchRow {

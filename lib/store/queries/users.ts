@@ -14,14 +14,23 @@ export interface UserRow {
 
 const COLUMNS = 'id, username, email, full_name, password_hash, is_admin, avatar_file, created_at';
 
+/** The columns of a `UserRow`, of the users table joined as `alias`. */
+export function userColumnsOf(alias: string): string {
+  return COLUMNS.split(', ')
+    .map((column) => `${alias}.${column}`)
+    .join(', ');
+}
+
 export async function userById(db: ReadTx, id: number): Promise<UserRow | undefined> {
   return await db.get<UserRow>(`SELECT ${COLUMNS} FROM users WHERE id = ?`, [id]);
 }
 
 /** The accounts with these names (regardless of case), by lower-cased name: one query for a page's authors. */
 export async function usersByNames(db: ReadTx, usernames: readonly string[]): Promise<Map<string, UserRow>> {
-  const list = inList([...new Set(usernames.map((name) => name.toLowerCase()))]);
   const users = new Map<string, UserRow>();
+  // No names, no round trip (a page without assignees or milestones, a text without mentions).
+  if (usernames.length === 0) return users;
+  const list = inList([...new Set(usernames.map((name) => name.toLowerCase()))]);
   for (const user of await db.all<UserRow>(`SELECT ${COLUMNS} FROM users WHERE username_lower ${list.sql}`, list.params)) users.set(user.username.toLowerCase(), user);
   return users;
 }
