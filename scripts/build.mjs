@@ -7,13 +7,17 @@
 //    dist/bundle/modules.json names the modules of each chunk (test/package/lazy-modules.test.ts checks what a host
 //    loads by them). Packages stay imports: they are the package's dependencies. dist/ keeps the compiled tree, for
 //    the types and the tests and benchmarks that import single modules.
-import { rm, writeFile } from 'node:fs/promises';
-import { relative } from 'node:path';
+import { readdir, rm, writeFile } from 'node:fs/promises';
+import { isAbsolute, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
 import { writeFreshImage } from '../dist/store/fresh-image.js';
 
-await writeFreshImage();
+// The image of this schema version only: those of older versions left in dist/ would otherwise be packed too.
+const image = await writeFreshImage();
+for (const name of await readdir(new URL('../dist', import.meta.url))) {
+  if (/^fresh-image-v\d+\.sqlite$/.test(name) && !image.endsWith(name)) await rm(new URL(`../dist/${name}`, import.meta.url));
+}
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = fileURLToPath(new URL('../dist/bundle', import.meta.url));
@@ -24,7 +28,7 @@ const { output } = await build({
   // The code stays as tsc wrote it: no lowering for syntax Node 20 has.
   transform: { target: 'node20' },
   // Bare specifiers (packages, node: builtins) stay imports; our modules are bundled, and the bundler's own helpers.
-  external: (id) => !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('@oxc-project/runtime'),
+  external: (id) => !id.startsWith('.') && !isAbsolute(id) && !id.startsWith('@oxc-project/runtime'),
   output: { dir: out, format: 'esm', chunkFileNames: '[name]-[hash].js' },
   logLevel: 'warn',
 });

@@ -77,8 +77,9 @@ export async function receiveFile(dir: string, name: string, body: Readable, opt
   await sweepLeftovers(dir).catch(() => undefined);
   const incoming = join(dir, `${INCOMING_PREFIX}${randomBytes(16).toString('hex')}`);
   const counter = measured(options.maxBytes, options.what);
+  const file = createWriteStream(incoming, { flags: 'wx' });
   try {
-    await pipeline(body, counter, createWriteStream(incoming, { flags: 'wx' }));
+    await pipeline(body, counter, file);
     await syncFolder(incoming);
     const received = { size: counter.seen(), sha256: counter.sha256() };
     options.check?.(received);
@@ -86,6 +87,9 @@ export async function receiveFile(dir: string, name: string, body: Readable, opt
     for (const folder of [dir, ...(options.syncAlso ?? [])]) await syncFolder(folder);
     return received;
   } catch (error) {
+    // A body refused early (too large at once) can fail the pipeline while the file is still being opened: the file
+    // appears once that open completes, so it is removed only after the stream has closed.
+    if (!file.closed) await new Promise<void>((resolve) => file.once('close', () => resolve()));
     await rm(incoming, { force: true });
     throw error;
   }

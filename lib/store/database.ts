@@ -155,8 +155,9 @@ export class Store implements HostDatabase {
       // The mark names the log (and any loss accepted above is settled on disk) before anything is written.
       await store.follow(state.log, state.firstSeq);
       await runMigrations(store);
-      // A ':memory:' database is never opened again: its log alone can rebuild it (after a failed write), so it is not
-      // copied into a snapshot file at start and on close (issue 23); a long-running one still is past the threshold.
+      // A ':memory:' database is never opened again: its log replayed on what it was opened on rebuilds it (after a failed
+      // write), so it is not copied into a snapshot file at start and on close (issue 23); a long-running one still is
+      // past the threshold.
       if (files.durable) await store.snapshot();
       return store;
     } catch (error) {
@@ -293,7 +294,8 @@ export class Store implements HostDatabase {
     await this.lastAppend;
     if (this.failure) throw unavailable('Storage is recovering from a failed write; try again');
     // Between transactions: never a write's uncommitted rows.
-    return this.exclusively(async () => (this.isPristine() ? this.base! : this.db.export()));
+    // A pristine store answers a copy of its image (the image itself is shared by every database of the process).
+    return this.exclusively(async () => (this.isPristine() ? this.base!.slice() : this.db.export()));
   }
 
   /** Still exactly the image it was opened on: nothing written since, no snapshot taken (a harness's first baseline). */

@@ -25,7 +25,8 @@ export function freshImage(): Promise<Uint8Array | undefined> {
   image ??= (async () => {
     if (FRESH_SCHEMA_VERSION !== SCHEMA_VERSION) return undefined;
     const built = await readIfExists(IMAGE_FILE);
-    return built && looksLikeSqlite(built) ? built : buildFreshImage();
+    // A plain Uint8Array of its own, not the Buffer read (a Buffer's slice() shares memory: sql.js would write into it).
+    return built && looksLikeSqlite(built) ? new Uint8Array(built) : buildFreshImage();
   })();
   return image;
 }
@@ -45,7 +46,7 @@ export async function buildFreshImage(): Promise<Uint8Array> {
   }
 }
 
-/** Writes the image beside the built module (the last step of `npm run build`). */
+/** Writes the image into dist/ (a step of `npm run build`, scripts/build.mjs). */
 export async function writeFreshImage(): Promise<string> {
   await writeFile(IMAGE_FILE, await buildFreshImage());
   return IMAGE_FILE;

@@ -18,6 +18,8 @@ export const env = { PATH: process.env.PATH ?? '', HOME: tmpdir(), GIT_CONFIG_NO
  */
 export async function startLauncher() {
   const release = acquireGitLauncher();
+  // The first git command starts it (run directly meanwhile).
+  await run(['--version'], {});
   if (!(await gitLauncherStarted())) throw new Error('the git launcher did not start');
   return release;
 }

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 // worker threads (bcrypt, highlighting) evaluate plain scripts and must not inherit that option, or `require` is
 // missing in them and the first password hash fails. Checked on the built package, as `npm test` builds it.
 
-const dist = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
+const dist = fileURLToPath(new URL('../../dist/bundle/index.js', import.meta.url));
 
 const SCRIPT = `
 const { createRepoHost } = await import(${JSON.stringify(dist)});

@@ -84,6 +84,11 @@ describe('a fresh database and a migrated one', () => {
     dir = await mkdtemp(join(tmpdir(), 'repohost-fresh-schema-'));
     // The real path: Store.open on a new file, which starts from the fresh image.
     const store = await Store.open(join(dir, 'fresh.db'), { snapshotThresholdBytes: 1 << 30, ephemeral: true });
+    // One write (to the store's own table, left out below), so that the export is of the open database, not a copy
+    // of the image it was opened on (which a store answers until its first write).
+    await store.write(async (tx) => {
+      await tx.run("INSERT INTO repohost_meta (key, value) VALUES ('fresh-schema-test', 'x')");
+    });
     const bytes = await store.exportBytes();
     await store.close();
     const SQL = await loadSqlJs();

@@ -20,7 +20,7 @@ const MAX_BACKOFF_MS = 60_000;
 /** A launcher up this long died of something other than what killed the one before: no back-off. */
 const STABLE_MS = 60_000;
 
-/** One launcher per host process, shared by its hosts: started by the first, ended with the last. */
+/** One launcher per host process, shared by its hosts: started by the first git command, ended with the last host. */
 interface Shared {
   /** The newest launcher started (or being started); undefined when it could not start or was not asked for yet. */
   launcher: Promise<Launcher | undefined>;

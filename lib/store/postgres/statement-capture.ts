@@ -49,10 +49,9 @@ function caller(): string {
   const stack = new Error().stack ?? '';
   Error.stackTraceLimit = limit;
   for (const line of stack.split('\n').slice(1)) {
-    if (ENGINE.test(line)) {
-      if (/\bapplyRecord\b/.test(line)) return 'replay';
-      continue;
-    }
+    // By name: in the bundle (servers the CLI starts) the engine shares its file with everything else.
+    if (/\bapplyRecord\b/.test(line)) return 'replay';
+    if (ENGINE.test(line)) continue;
     const location = /\(?((?:file:\/\/)?[^\s()]+):(\d+):\d+\)?\s*$/.exec(line);
     if (!location || location[1]!.startsWith('node:')) continue;
     const path = location[1]!.startsWith('file://') ? fileURLToPath(location[1]!) : location[1]!;

@@ -17,7 +17,8 @@ export async function assigneesOf(db: ReadTx, repoId: number, numbers: readonly 
   if (rows.length === 0) return byNumber;
   const users = inList([...new Set(rows.map((row) => row.user_id))]);
   const names = new Map((await db.all<{ id: number; username: string }>(`SELECT id, username FROM users WHERE id ${users.sql}`, users.params)).map((user) => [user.id, user.username]));
-  // In the order they were assigned, names breaking ties (code unit order: usernames are ASCII, as the database's).
+  // In the order they were assigned, names breaking ties in code unit order (usernames are ASCII): the same on every
+  // engine, as SQLite's BINARY collation sorts them (PostgreSQL's would follow its locale).
   const assigned = rows.map((row) => ({ number: row.number, at: row.created_at, username: names.get(row.user_id)! }));
   assigned.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.username < b.username ? -1 : a.username > b.username ? 1 : 0));
   for (const row of assigned) byNumber.set(row.number, [...(byNumber.get(row.number) ?? []), row.username]);
