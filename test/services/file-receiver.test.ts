@@ -22,8 +22,11 @@ describe('receiving a file', () => {
       const tooLong = new PassThrough();
       tooLong.end(Buffer.alloc(64, 'x'));
       await expect(receiveFile(dir, `long-${round}`, tooLong, { maxBytes: 10, what: 'a test file' })).rejects.toThrow(/at most 10 bytes/);
-      const cut = new Readable({ read() {} });
-      cut.destroy(new Error('cut off'));
+      const cut = new Readable({
+        read() {
+          this.destroy(new Error('cut off'));
+        },
+      });
       await expect(receiveFile(dir, `cut-${round}`, cut, { maxBytes: 10, what: 'a test file' })).rejects.toThrow(/cut off/);
     }
     // A removal that came before the open would leave the file now, once the opens have finished.
