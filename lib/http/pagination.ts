@@ -46,18 +46,21 @@ export function pageOf(
       const headers = event.res.headers;
       headers.set('x-total-count', String(total));
       const last = Math.max(1, Math.ceil(total / limit));
+      if (page >= last && page <= 1) return items;
+      // One URL for every link (URLs are costly to build on a hot path); each link sets its page in place.
+      const url = new URL(`${ctx.baseUrl()}${event.url.pathname}${event.url.search}`);
+      url.searchParams.set('page', String(page));
+      // The links name the page size the way the API does (`limit` here, `per_page` on the GitHub-compatible API).
+      url.searchParams.delete(linkSizeParam === 'limit' ? 'per_page' : 'limit');
+      url.searchParams.set(linkSizeParam, String(limit));
       const link = (target: number, rel: string) => {
-        const url = new URL(`${ctx.baseUrl()}${event.url.pathname}${event.url.search}`);
         url.searchParams.set('page', String(target));
-        // The links name the page size the way the API does (`limit` here, `per_page` on the GitHub-compatible API).
-        url.searchParams.delete(linkSizeParam === 'limit' ? 'per_page' : 'limit');
-        url.searchParams.set(linkSizeParam, String(limit));
         return `<${url.href}>; rel="${rel}"`;
       };
       const links: string[] = [];
       if (page < last) links.push(link(page + 1, 'next'), link(last, 'last'));
       if (page > 1) links.push(link(1, 'first'), link(Math.min(page - 1, last), 'prev'));
-      if (links.length > 0) headers.set('link', links.join(', '));
+      headers.set('link', links.join(', '));
       return items;
     },
     slice<T>(all: readonly T[]): T[] {

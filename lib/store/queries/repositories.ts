@@ -16,8 +16,10 @@ export interface RepositoryRow {
   updated_at: string;
 }
 
-const SELECT = `SELECT r.id, r.owner_id, u.username AS owner_name, r.name, r.description, r.is_private, r.default_branch,
-  r.created_at, r.updated_at FROM repositories r JOIN users u ON u.id = r.owner_id`;
+// The owner's name by a scalar subquery rather than a join: every repository request looks one up, and on sql.js a
+// statement over two joined tables costs a fixed ~10 µs more (a lookup by full name took ~16 µs joined, ~4 µs so).
+const SELECT = `SELECT r.id, r.owner_id, (SELECT username FROM users WHERE id = r.owner_id) AS owner_name, r.name, r.description,
+  r.is_private, r.default_branch, r.created_at, r.updated_at FROM repositories r`;
 
 export async function repositoryById(db: ReadTx, id: number): Promise<RepositoryRow | undefined> {
   return await db.get<RepositoryRow>(`${SELECT} WHERE r.id = ?`, [id]);
@@ -41,7 +43,10 @@ export async function repositoryByName(db: ReadTx, ownerId: number, name: string
 
 /** The repository `owner/name`, both names regardless of case, in one query. */
 export async function repositoryByFullName(db: ReadTx, ownerName: string, name: string): Promise<RepositoryRow | undefined> {
-  return await db.get<RepositoryRow>(`${SELECT} WHERE u.username_lower = ? AND r.name_lower = ?`, [ownerName.toLowerCase(), name.toLowerCase()]);
+  return await db.get<RepositoryRow>(`${SELECT} WHERE r.owner_id = (SELECT id FROM users WHERE username_lower = ?) AND r.name_lower = ?`, [
+    ownerName.toLowerCase(),
+    name.toLowerCase(),
+  ]);
 }
 
 const READABLE_BY = `r.owner_id = ? AND (r.is_private = 0 OR r.owner_id = ?
