@@ -46,7 +46,7 @@ export function pageOf(
       const headers = event.res.headers;
       headers.set('x-total-count', String(total));
       const last = Math.max(1, Math.ceil(total / limit));
-      if (page >= last && page <= 1) return items;
+      if (page === 1 && last === 1) return items;
       // One URL for every link (URLs are costly to build on a hot path); each link sets its page in place.
       const url = new URL(`${ctx.baseUrl()}${event.url.pathname}${event.url.search}`);
       url.searchParams.set('page', String(page));

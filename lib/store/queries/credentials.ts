@@ -1,6 +1,6 @@
 import type { ReadTx, WriteTx } from '../interface.js';
 import type { PageWindow } from './page-window.js';
-import { userColumnsOf, type UserRow } from './users.js';
+import { USER_COLUMNS, type UserRow } from './users.js';
 
 export interface SessionRow {
   id: number;
@@ -68,8 +68,8 @@ export async function apiTokenByHash(db: ReadTx, tokenHash: string): Promise<Api
  */
 export async function apiTokenUserByHash(db: ReadTx, tokenHash: string): Promise<(UserRow & { token_hash: string }) | undefined> {
   return await db.get(
-    `SELECT (SELECT token_hash FROM api_tokens WHERE token_hash = ?) AS token_hash, ${userColumnsOf('u')} FROM users u
-     WHERE u.id = (SELECT user_id FROM api_tokens WHERE token_hash = ?)`,
+    `SELECT (SELECT token_hash FROM api_tokens WHERE token_hash = ?) AS token_hash, ${USER_COLUMNS} FROM users
+     WHERE id = (SELECT user_id FROM api_tokens WHERE token_hash = ?)`,
     [tokenHash, tokenHash],
   );
 }

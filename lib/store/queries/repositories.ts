@@ -139,8 +139,10 @@ export async function setDefaultBranch(tx: WriteTx, id: number, branch: string, 
   await tx.run('UPDATE repositories SET default_branch = ?, updated_at = ? WHERE id = ?', [branch, now, id]);
 }
 
-/** Issues and pull requests share one number sequence per repository, as on GitHub and Gitea. */
-/** The repository's next issue or pull request number, taken; undefined when there is no such repository. */
+/**
+ * The repository's next issue or pull request number, taken (both share one sequence, as on GitHub and Gitea);
+ * undefined when there is no such repository.
+ */
 export async function takeNextNumber(tx: WriteTx, repoId: number): Promise<number | undefined> {
   return (await tx.run<{ number: number }>('UPDATE repositories SET next_number = next_number + 1 WHERE id = ? RETURNING next_number - 1 AS number', [repoId]))
     .rows[0]?.number;

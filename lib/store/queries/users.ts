@@ -12,17 +12,11 @@ export interface UserRow {
   created_at: string;
 }
 
-const COLUMNS = 'id, username, email, full_name, password_hash, is_admin, avatar_file, created_at';
-
-/** The columns of a `UserRow`, of the users table joined as `alias`. */
-export function userColumnsOf(alias: string): string {
-  return COLUMNS.split(', ')
-    .map((column) => `${alias}.${column}`)
-    .join(', ');
-}
+/** The columns of a `UserRow`. */
+export const USER_COLUMNS = 'id, username, email, full_name, password_hash, is_admin, avatar_file, created_at';
 
 export async function userById(db: ReadTx, id: number): Promise<UserRow | undefined> {
-  return await db.get<UserRow>(`SELECT ${COLUMNS} FROM users WHERE id = ?`, [id]);
+  return await db.get<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`, [id]);
 }
 
 /** The accounts with these names (regardless of case), by lower-cased name: one query for a page's authors. */
@@ -31,13 +25,13 @@ export async function usersByNames(db: ReadTx, usernames: readonly string[]): Pr
   // No names, no round trip (a page without assignees or milestones, a text without mentions).
   if (usernames.length === 0) return users;
   const list = inList([...new Set(usernames.map((name) => name.toLowerCase()))]);
-  for (const user of await db.all<UserRow>(`SELECT ${COLUMNS} FROM users WHERE username_lower ${list.sql}`, list.params)) users.set(user.username.toLowerCase(), user);
+  for (const user of await db.all<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE username_lower ${list.sql}`, list.params)) users.set(user.username.toLowerCase(), user);
   return users;
 }
 
 /** Usernames are unique regardless of case. */
 export async function userByName(db: ReadTx, username: string): Promise<UserRow | undefined> {
-  return await db.get<UserRow>(`SELECT ${COLUMNS} FROM users WHERE username_lower = ?`, [username.toLowerCase()]);
+  return await db.get<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE username_lower = ?`, [username.toLowerCase()]);
 }
 
 /** True once any account exists (a host without one has no repositories either). */
@@ -46,7 +40,7 @@ export async function hasUsers(db: ReadTx): Promise<boolean> {
 }
 
 export async function listUsers(db: ReadTx): Promise<UserRow[]> {
-  return await db.all<UserRow>(`SELECT ${COLUMNS} FROM users ORDER BY id`);
+  return await db.all<UserRow>(`SELECT ${USER_COLUMNS} FROM users ORDER BY id`);
 }
 
 export async function insertUser(
@@ -55,7 +49,7 @@ export async function insertUser(
 ): Promise<UserRow> {
   return (await tx.run<UserRow>(
     `INSERT INTO users (username, username_lower, email, full_name, password_hash, is_admin, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+     VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${USER_COLUMNS}`,
     [user.username, user.username.toLowerCase(), user.email, user.fullName, user.passwordHash, user.isAdmin ? 1 : 0, user.now],
   )).rows[0]!;
 }
