@@ -42,11 +42,36 @@ interface ShapeReads {
   pullLabels(pullId: number): Promise<LabelRow[]>;
 }
 
-/** What GitHub's `author_association` says of an account: the owner, a collaborator, or neither. */
-async function associationOf(repo: RepositoryRow, username: string | null, collaborates: (lowerName: string) => Promise<boolean>): Promise<GitHubAuthorAssociation> {
+/** What GitHub's `author_association` says of an account: the owner, a collaborator (`collaborators`: lower-cased names), or neither. */
+function associationOf(repo: RepositoryRow, username: string | null, collaborators: ReadonlySet<string>): GitHubAuthorAssociation {
   if (!username) return 'NONE';
-  if (username.toLowerCase() === repo.owner_name.toLowerCase()) return 'OWNER';
-  return (await collaborates(username.toLowerCase())) ? 'COLLABORATOR' : 'NONE';
+  const name = username.toLowerCase();
+  if (name === repo.owner_name.toLowerCase()) return 'OWNER';
+  return collaborators.has(name) ? 'COLLABORATOR' : 'NONE';
+}
+
+/** Whose collaboration `associationOf` needs to know: the names other than the owner's. */
+const nonOwners = (repo: RepositoryRow, usernames: ReadonlyArray<string | null>): string[] =>
+  usernames.filter((name): name is string => !!name && name.toLowerCase() !== repo.owner_name.toLowerCase());
+
+/**
+ * What the objects of a page share, read before any of them is shaped, in a fixed number of queries: their accounts
+ * (each shaped once for the page), author associations, assignees and milestones (by number, of the page's numbers).
+ * Its lookups are synchronous: a page of 30 issues is shaped without a promise per field.
+ */
+interface PageFacts {
+  user(username: string | null): GitHubUser | null;
+  association(username: string | null): GitHubAuthorAssociation;
+  assignees(number: number): GitHubUser[];
+  milestone(number: number): GitHubMilestone | null;
+}
+
+/** What an issue's shape takes besides its row. */
+interface IssueFacts {
+  user: GitHubUser;
+  assignees: GitHubUser[];
+  milestone: GitHubMilestone | null;
+  association: GitHubAuthorAssociation;
 }
 
 /**
@@ -129,7 +154,7 @@ export class GitHubShapes {
     return {
       user: async (username) => await this.userNamed(db, username),
       repository: async () => await (repository ??= this.repository(db, repo)),
-      association: (username) => associationOf(repo, username, async (name) => (await collaboratorsAmong(db, repo.id, [name])).has(name)),
+      association: async (username) => associationOf(repo, username, await collaboratorsAmong(db, repo.id, nonOwners(repo, [username]))),
       reviews: async (pullId) => await this.reviewFacts(db, pullId),
       assignees: async (number) => (await this.assigneesOfPage(db, repo, [number]))(number),
       milestone: async (number) => (await this.milestonesOfPage(db, repo, [number]))(number),
@@ -189,27 +214,45 @@ export class GitHubShapes {
     return (pullId) => ({ reviewers: (facts.reviewers.get(pullId) ?? []).map((name) => this.user(users.get(name.toLowerCase())!)), comments: facts.comments.get(pullId) ?? 0 });
   }
 
-  /** Reads for a page of objects: every account they name in one query, the repository's shape once. */
-  private async pageReads(db: ReadTx, repo: RepositoryRow, usernames: ReadonlyArray<string | null>, pullIds: readonly number[] = [], numbers: readonly number[] = []): Promise<ShapeReads> {
+  /** The facts a page of objects shares (see PageFacts), read at once. */
+  private async pageFacts(db: ReadTx, repo: RepositoryRow, usernames: ReadonlyArray<string | null>, numbers: readonly number[] = []): Promise<PageFacts> {
     const named = usernames.filter((username): username is string => !!username);
     const users = await usersByNames(db, named);
-    let collaborators: Promise<Set<string>> | undefined;
+    const assignees = await this.assigneesOfPage(db, repo, numbers);
+    const milestones = await this.milestonesOfPage(db, repo, numbers);
+    const collaborators = await collaboratorsAmong(db, repo.id, nonOwners(repo, named));
+    // One shape per account: the author of every issue of a page is often the same person.
+    const shaped = new Map<string, GitHubUser>();
+    return {
+      user: (username) => {
+        const key = username?.toLowerCase();
+        const row = key === undefined ? undefined : users.get(key);
+        if (key === undefined || !row) return null;
+        let user = shaped.get(key);
+        if (!user) shaped.set(key, (user = this.user(row)));
+        return user;
+      },
+      association: (username) => associationOf(repo, username, collaborators),
+      assignees,
+      milestone: milestones,
+    };
+  }
+
+  /**
+   * Reads for a page of objects over its facts: the page's own numbers and accounts from them, the page's pull
+   * requests' reviews and labels together the first time one is asked for, the repository's shape once.
+   */
+  private readsOver(db: ReadTx, repo: RepositoryRow, facts: PageFacts, pullIds: readonly number[] = [], numbers: readonly number[] = []): ShapeReads {
     let repository: Promise<GitHubRepository> | undefined;
     let reviews: ReturnType<GitHubShapes['reviewFactsOfPage']> | undefined;
-    let assignees: ReturnType<GitHubShapes['assigneesOfPage']> | undefined;
-    let milestones: ReturnType<GitHubShapes['milestonesOfPage']> | undefined;
     let pullLabels: ReturnType<typeof labelsOfPulls> | undefined;
     return {
       pullLabels: async (pullId) => (pullIds.includes(pullId) ? ((await (pullLabels ??= labelsOfPulls(db, pullIds))).get(pullId) ?? []) : ((await labelsOfPulls(db, [pullId])).get(pullId) ?? [])),
-      milestone: async (number) => (numbers.includes(number) ? (await (milestones ??= this.milestonesOfPage(db, repo, numbers)))(number) : (await this.milestonesOfPage(db, repo, [number]))(number)),
-      assignees: async (number) => (numbers.includes(number) ? (await (assignees ??= this.assigneesOfPage(db, repo, numbers)))(number) : (await this.assigneesOfPage(db, repo, [number]))(number)),
-      // The page's pull requests are read together, the first time one of them is asked for.
+      milestone: async (number) => (numbers.includes(number) ? facts.milestone(number) : (await this.milestonesOfPage(db, repo, [number]))(number)),
+      assignees: async (number) => (numbers.includes(number) ? facts.assignees(number) : (await this.assigneesOfPage(db, repo, [number]))(number)),
       reviews: async (pullId) => (pullIds.includes(pullId) ? (await (reviews ??= this.reviewFactsOfPage(db, pullIds)))(pullId) : await this.reviewFacts(db, pullId)),
-      association: (username) => associationOf(repo, username, async (name) => (await (collaborators ??= collaboratorsAmong(db, repo.id, named))).has(name)),
-      user: async (username) => {
-        const row = username ? users.get(username.toLowerCase()) : undefined;
-        return row ? this.user(row) : null;
-      },
+      association: async (username) => facts.association(username),
+      user: async (username) => facts.user(username),
       repository: async () => await (repository ??= this.repository(db, repo)),
     };
   }
@@ -218,19 +261,27 @@ export class GitHubShapes {
   async conversations(db: ReadTx, repo: RepositoryRow, items: ReadonlyArray<{ kind: 'issue'; issue: IssueRow } | { kind: 'pull'; pull: PullRow }>): Promise<GitHubIssue[]> {
     const numbers = items.map((item) => (item.kind === 'issue' ? item.issue.number : item.pull.number));
     const pullIds = items.flatMap((item) => (item.kind === 'pull' ? [item.pull.id] : []));
-    const reads = await this.pageReads(db, repo, items.flatMap((item) => (item.kind === 'issue' ? [item.issue.author] : [item.pull.author, item.pull.merged_by])), pullIds, numbers);
-    return (await Promise.all(items.map(async (item) => (item.kind === 'issue' ? await this.issue(db, repo, item.issue, reads) : await this.pullAsIssue(db, repo, item.pull, reads)))));
+    const facts = await this.pageFacts(db, repo, items.flatMap((item) => (item.kind === 'issue' ? [item.issue.author] : [item.pull.author, item.pull.merged_by])), numbers);
+    const reads = this.readsOver(db, repo, facts, pullIds, numbers);
+    // Issues straight from the facts; pull requests read their reviews, labels and the repository (once for all).
+    return await Promise.all(items.map((item) => (item.kind === 'issue' ? this.issueFrom(repo, item.issue, this.issueFacts(facts, item.issue)) : this.pullAsIssue(db, repo, item.pull, reads))));
+  }
+
+  private issueFacts(facts: PageFacts, issue: IssueRow): IssueFacts {
+    return { user: facts.user(issue.author)!, assignees: facts.assignees(issue.number), milestone: facts.milestone(issue.number), association: facts.association(issue.author) };
   }
 
   /** A page of pull requests, in a fixed number of queries whatever its length. */
   async pulls(db: ReadTx, repo: RepositoryRow, pulls: readonly PullRow[]): Promise<GitHubPullRequest[]> {
-    const reads = await this.pageReads(db, repo, pulls.flatMap((pull) => [pull.author, pull.merged_by]), pulls.map((pull) => pull.id), pulls.map((pull) => pull.number));
+    const numbers = pulls.map((pull) => pull.number);
+    const facts = await this.pageFacts(db, repo, pulls.flatMap((pull) => [pull.author, pull.merged_by]), numbers);
+    const reads = this.readsOver(db, repo, facts, pulls.map((pull) => pull.id), numbers);
     return (await Promise.all(pulls.map(async (pull) => await this.pull(db, repo, pull, reads))));
   }
 
   /** A page of comments of one issue or pull request, in one query whatever its length. */
   async comments(db: ReadTx, repo: RepositoryRow, number: number, comments: ReadonlyArray<Omit<IssueCommentRow, 'author_id'> | Omit<PullCommentRow, 'author_id'>>): Promise<GitHubComment[]> {
-    const reads = await this.pageReads(db, repo, comments.map((comment) => comment.author));
+    const reads = this.readsOver(db, repo, await this.pageFacts(db, repo, comments.map((comment) => comment.author)));
     return (await Promise.all(comments.map(async (comment) => await this.comment(db, repo, number, comment, reads))));
   }
 
@@ -382,6 +433,13 @@ export class GitHubShapes {
   }
 
   async issue(db: ReadTx, repo: RepositoryRow, issue: IssueRow, reads: ShapeReads = this.reads(db, repo)): Promise<GitHubIssue> {
+    const user = (await reads.user(issue.author))!;
+    const assignees = await reads.assignees(issue.number);
+    const milestone = await reads.milestone(issue.number);
+    return this.issueFrom(repo, issue, { user, assignees, milestone, association: await reads.association(issue.author) });
+  }
+
+  private issueFrom(repo: RepositoryRow, issue: IssueRow, facts: IssueFacts): GitHubIssue {
     return {
       id: issue.id,
       node_id: nodeId('Issue', issue.id),
@@ -390,12 +448,12 @@ export class GitHubShapes {
       body: issue.body || null,
       state: issue.status === 'closed' ? 'closed' : 'open',
       state_reason: issue.state_reason,
-      user: (await reads.user(issue.author))!,
+      user: facts.user,
       labels: issue.labels.map((label) => this.label(repo, label)),
-      ...assigned(await reads.assignees(issue.number)),
-      milestone: await reads.milestone(issue.number),
+      ...assigned(facts.assignees),
+      milestone: facts.milestone,
       ...UNASSIGNED,
-      author_association: await reads.association(issue.author),
+      author_association: facts.association,
       comments: issue.comments,
       html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/issues/${issue.number}`,
       ...this.issueUrls(repo, issue.number),

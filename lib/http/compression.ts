@@ -170,7 +170,8 @@ async function compressed(event: H3Event, result: unknown): Promise<unknown> {
       if (declared < MIN_COMPRESSED_BYTES) return result;
       return new HTTPResponse(compressStream(body, encoding) as unknown as BodyInit, { status, statusText: result.statusText, headers: encodedHeaders(headers, encoding) });
     }
-    if (typeof body === 'string' || body instanceof Uint8Array) return inMemory(Buffer.from(body as string), status, headers, encoding);
+    if (typeof body === 'string') return inMemory(Buffer.from(body), status, headers, encoding);
+    if (body instanceof Uint8Array) return inMemory(Buffer.from(body.buffer, body.byteOffset, body.byteLength), status, headers, encoding);
     return result;
   }
 

@@ -140,6 +140,32 @@ describe('GitHub fidelity of /api/v3 (issue 20: what is wrong today)', () => {
     expect(await failure(check(anonymous, 'bob'))).toEqual({ status: 401, data: { message: 'Requires authentication', documentation_url: DOCS } });
   });
 
+
+  it('says OWNER, COLLABORATOR or NONE as author_association alike in lists, single objects and comments', async () => {
+    const repo = { owner: 'alice', repo: 'public' };
+    const expected: Record<string, string> = { alice: 'OWNER', bob: 'COLLABORATOR', carol: 'COLLABORATOR', dave: 'NONE' };
+    const numbers: Record<string, number> = {};
+    for (const username of Object.keys(expected)) {
+      numbers[username] = (await clients[username]!.issues.create({ ...repo, title: `Association of ${username}` })).data.number;
+      await clients[username]!.issues.createComment({ ...repo, issue_number: numbers.alice!, body: `Comment by ${username}` });
+    }
+    const main = (await clients.alice!.git.getRef({ ...repo, ref: 'heads/main' })).data.object.sha;
+    await clients.bob!.git.createRef({ ...repo, ref: 'refs/heads/association', sha: main });
+    await clients.alice!.repos.createOrUpdateFileContents({ ...repo, path: 'association.txt', message: 'A change', content: Buffer.from('x\n').toString('base64'), branch: 'association' });
+    const pull = (await clients.bob!.pulls.create({ ...repo, title: 'Association of a pull request', head: 'association', base: 'main' })).data;
+    expect(pull.author_association).toBe('COLLABORATOR');
+
+    const listed = (await clients.carol!.issues.listForRepo({ ...repo, state: 'all', per_page: 100 })).data;
+    for (const [username, association] of Object.entries(expected)) {
+      const issue = listed.find((item) => item.number === numbers[username]);
+      expect(issue?.author_association, `${username} in the list`).toBe(association);
+      expect((await anonymous.issues.get({ ...repo, issue_number: numbers[username]! })).data.author_association, `${username} alone`).toBe(association);
+    }
+    expect(listed.find((item) => item.number === pull.number)?.author_association, 'the pull request in the issue list').toBe('COLLABORATOR');
+    expect((await anonymous.pulls.list({ ...repo, state: 'all' })).data.find((item) => item.number === pull.number)?.author_association).toBe('COLLABORATOR');
+    const comments = (await anonymous.issues.listComments({ ...repo, issue_number: numbers.alice! })).data;
+    expect(comments.map((comment) => [comment.user?.login, comment.author_association])).toEqual(Object.entries(expected));
+  });
   it('refuses a duplicate label, repository or pull request with 422 as GitHub does (409 stays under /api/v1)', async () => {
     const alice = clients.alice!;
     const repo = { owner: 'alice', repo: 'public' };

@@ -203,12 +203,14 @@ export function githubEnvelope(limits: GitHubRateLimits, log: (message: string) 
 
 /** A JSON answer with a weak ETag of its bytes; 304 when the client already holds it. */
 function withEtag(event: H3Event, text: string): Response | HTTPResponse {
-  const etag = `W/"${createHash('sha1').update(text).digest('hex')}"`;
+  // Encoded once: the same bytes are hashed and sent (a string would be encoded for each).
+  const bytes = Buffer.from(text);
+  const etag = `W/"${createHash('sha1').update(bytes).digest('hex')}"`;
   const known = getRequestHeader(event, 'if-none-match');
   const cache = { etag, 'cache-control': 'private, max-age=0, must-revalidate', vary: 'Accept, Authorization, Cookie' };
   if (known && known.split(',').some((tag) => tag.trim() === etag || tag.trim() === etag.slice(2))) return new Response(null, { status: 304, headers: cache });
   // h3's own response with the text in hand: no web stream between it and the socket (or the compression).
-  return new HTTPResponse(text, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', ...cache } });
+  return new HTTPResponse(bytes as unknown as BodyInit, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', ...cache } });
 }
 
 const PROBLEMS_PARSING_JSON = 'Problems parsing JSON';
