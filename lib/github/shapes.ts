@@ -263,8 +263,9 @@ export class GitHubShapes {
     const pullIds = items.flatMap((item) => (item.kind === 'pull' ? [item.pull.id] : []));
     const facts = await this.pageFacts(db, repo, items.flatMap((item) => (item.kind === 'issue' ? [item.issue.author] : [item.pull.author, item.pull.merged_by])), numbers);
     const reads = this.readsOver(db, repo, facts, pullIds, numbers);
-    // Issues straight from the facts; pull requests read their reviews, labels and the repository (once for all).
-    return await Promise.all(items.map((item) => (item.kind === 'issue' ? this.issueFrom(repo, item.issue, this.issueFacts(facts, item.issue)) : this.pullAsIssue(db, repo, item.pull, reads))));
+    // Pull requests read their reviews, labels and the repository (once for all); issues come straight from the facts.
+    const pulls = new Map(await Promise.all(items.flatMap((item) => (item.kind === 'pull' ? [this.pullAsIssue(db, repo, item.pull, reads).then((shape) => [item.pull.id, shape] as const)] : []))));
+    return items.map((item) => (item.kind === 'issue' ? this.issueFrom(repo, item.issue, this.issueFacts(facts, item.issue)) : pulls.get(item.pull.id)!));
   }
 
   private issueFacts(facts: PageFacts, issue: IssueRow): IssueFacts {
