@@ -26,6 +26,8 @@ export async function withStates(db: ReadTx, suites: readonly CheckSuiteRow[]): 
   const runs = await latestRunsOfSuites(db, suites.map((suite) => suite.id));
   return suites.map((suite) => {
     const latest = runs.get(suite.id) ?? [];
+    // Asked for again: queued, its conclusion cleared, until a run changes (GitHub's rerequest).
+    if (suite.requeued) return { ...suite, status: 'queued', conclusion: null, runs: latest.length };
     const completed = latest.length > 0 && latest.every((run) => run.status === 'completed');
     const status = completed ? 'completed' : latest.some((run) => run.status === 'in_progress') ? 'in_progress' : 'queued';
     const conclusion = completed ? (WORST_FIRST.find((candidate) => latest.some((run) => run.conclusion === candidate)) ?? null) : null;

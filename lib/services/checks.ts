@@ -11,8 +11,10 @@ import {
   insertCheckRun,
   latestRunsOfCommit,
   openPullsAt,
+  requeueSuite,
   suiteById,
   suiteOf,
+  suiteRunChanged,
   suitesOfCommit,
   updateCheckRun,
   type CheckAnnotationRow,
@@ -162,6 +164,7 @@ export class CheckService {
       const before = await checkRunById(tx, repo.id, current.id);
       if (!before) throw notFound('Not Found');
       await updateCheckRun(tx, current.id, fields, now);
+      await suiteRunChanged(tx, current.suite_id, now);
       await insertAnnotations(tx, current.id, annotations);
       const run = (await checkRunById(tx, repo.id, current.id))!;
       if (before.status !== 'completed' && run.status === 'completed') {
@@ -230,14 +233,21 @@ export class CheckService {
     const suite = await this.suite(repo, suiteId);
     const commit = await this.git.readCommit(repo.owner_name, repo.name, suite.head_sha);
     if (!commit) throw notFound('Not Found');
-    await writeToRepository(this.store, repo, async (tx) => await this.checkEvents.suite(tx, repo, viewer, suite.id, 'rerequested', headCommitOf(commit)));
+    await writeToRepository(this.store, repo, async (tx) => {
+      // As on GitHub: the suite is queued again and its conclusion cleared (its payload says so too).
+      await requeueSuite(tx, suite.id, this.now());
+      await this.checkEvents.suite(tx, repo, viewer, suite.id, 'rerequested', headCommitOf(commit));
+    });
   }
 
-  /** Asks the run's app to run it again (`check_run` rerequested). */
+  /** Asks the run's app to run it again (`check_run` rerequested); its suite is queued again, the run itself unchanged (GitHub's). */
   async rerequestRun(repo: RepositoryRow, viewer: Viewer, runId: number): Promise<void> {
     await requireAccess(this.store, viewer, repo, 'write', 'Re-running checks needs write access');
     const run = await this.get(repo, runId);
-    await writeToRepository(this.store, repo, async (tx) => await this.checkEvents.run(tx, repo, viewer, run, ['rerequested']));
+    await writeToRepository(this.store, repo, async (tx) => {
+      await requeueSuite(tx, run.suite_id, this.now());
+      await this.checkEvents.run(tx, repo, viewer, run, ['rerequested']);
+    });
   }
 
   /** Open pull requests whose head is one of these commits (the `pull_requests` of runs and suites). */

@@ -5,7 +5,7 @@
  * give the same schema and rows; after adding a migration, regenerate this list from a migrated database the way that
  * test says (until then fresh databases replay the steps: the image is made only while this version is the newest).
  */
-export const FRESH_SCHEMA_VERSION = 16;
+export const FRESH_SCHEMA_VERSION = 17;
 
 /** Table, index and trigger definitions first (`schema_version` among them), then the rows; the version row is added by `buildFreshImage`. */
 
@@ -497,7 +497,7 @@ export const FRESH_SCHEMA: readonly string[] = [
         head_branch TEXT,
         app_id INTEGER NOT NULL DEFAULT 0,
         created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL, requeued INTEGER NOT NULL DEFAULT 0,
         UNIQUE (repo_id, head_sha, app_id)
       )`,
   `CREATE TABLE "check_runs" (

@@ -772,6 +772,12 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       'CREATE INDEX check_annotations_by_run ON check_annotations (check_run_id, id)',
     ],
   },
+  {
+    // A check suite asked for again (`…/rerequest` of the suite or of one of its runs) is queued with no conclusion,
+    // as on GitHub, until one of its runs is created or updated (then its runs give its state again).
+    version: 17,
+    statements: ['ALTER TABLE check_suites ADD COLUMN requeued INTEGER NOT NULL DEFAULT 0'],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -246,9 +246,24 @@ describe('GitHub Apps', () => {
     // Asked again: only the app hears it (the repository's hooks hear `completed` only).
     expect((await alice.checks.rerequestSuite({ owner: 'alice', repo: 'tool', check_suite_id: suiteId })).status).toBe(201);
     const rerequested = await suiteEvent('rerequested');
-    expect(rerequested.json).toMatchObject({ action: 'rerequested', check_suite: { id: suiteId }, sender: { login: 'alice' } });
+    expect(rerequested.json).toMatchObject({ action: 'rerequested', check_suite: { id: suiteId, status: 'queued', conclusion: null }, sender: { login: 'alice' } });
+    // GitHub's documented reset: queued, its conclusion cleared, until a run of it changes; the runs are untouched.
+    const suiteNow = async () => (await alice.checks.getSuite({ owner: 'alice', repo: 'tool', check_suite_id: suiteId })).data;
+    expect(await suiteNow()).toMatchObject({ status: 'queued', conclusion: null, latest_check_runs_count: 1 });
+    expect((await alice.checks.get({ owner: 'alice', repo: 'tool', check_run_id: run.id })).data).toMatchObject({ status: 'completed', conclusion: 'success' });
+    await bot.checks.update({ owner: 'alice', repo: 'tool', check_run_id: run.id, status: 'in_progress' });
+    expect(await suiteNow()).toMatchObject({ status: 'in_progress', conclusion: null });
+    await bot.checks.update({ owner: 'alice', repo: 'tool', check_run_id: run.id, conclusion: 'failure', output: { title: 'no', summary: 'no' } });
+    expect(await suiteNow()).toMatchObject({ status: 'completed', conclusion: 'failure' });
+    // Asking for one run again queues its suite too, and leaves the run as it was.
     expect((await alice.checks.rerequestRun({ owner: 'alice', repo: 'tool', check_run_id: run.id })).status).toBe(201);
-    await receiver.waitFor((hook) => receiver.received.indexOf(hook) >= seen && hook.headers['x-github-event'] === 'check_run' && hook.json.action === 'rerequested' && hook.json.check_run.id === run.id);
+    const runEvent = await receiver.waitFor((hook) => receiver.received.indexOf(hook) >= seen && hook.headers['x-github-event'] === 'check_run' && hook.json.action === 'rerequested' && hook.json.check_run.id === run.id);
+    expect(runEvent[0]!.json.check_run).toMatchObject({ status: 'completed', conclusion: 'failure' });
+    expect(await suiteNow()).toMatchObject({ status: 'queued', conclusion: null });
+    expect((await alice.checks.get({ owner: 'alice', repo: 'tool', check_run_id: run.id })).data).toMatchObject({ status: 'completed', conclusion: 'failure' });
+    // A new run of the suite gives it its state from its runs again.
+    await bot.checks.create({ owner: 'alice', repo: 'tool', name: 'ci', head_sha: head, conclusion: 'success', output: { title: 'ok', summary: 'ok' } });
+    expect(await suiteNow()).toMatchObject({ status: 'completed', conclusion: 'success', latest_check_runs_count: 1 });
     // An app makes a suite of its own for a commit; a person cannot.
     // A commit no branch points at yet: no push asked for a suite of it.
     const tree = (await alice.git.getCommit({ owner: 'alice', repo: 'tool', commit_sha: head })).data.tree.sha;

@@ -689,6 +689,11 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<{ version: number; statements: r
       'ALTER TABLE check_suites ADD CONSTRAINT check_suites_repo_id_head_sha_app_id_key UNIQUE (repo_id, head_sha, app_id)',
     ],
   },
+  {
+    // A rerequested check suite is queued until one of its runs changes (see the SQLite step).
+    version: 17,
+    statements: ['ALTER TABLE check_suites ADD COLUMN requeued INTEGER NOT NULL DEFAULT 0'],
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.at(-1)!.version;

@@ -35,6 +35,8 @@ export interface CheckSuiteRow {
   head_branch: string | null;
   /** The app whose runs it holds; 0 for runs made with personal tokens. */
   app_id: number;
+  /** 1 once the suite (or one of its runs) was asked for again, until one of its runs is created or updated. */
+  requeued: number;
   created_at: string;
   updated_at: string;
 }
@@ -66,13 +68,13 @@ const RUN = `SELECT c.id, c.repo_id, c.suite_id, c.head_sha, c.name, c.status, c
   c.completed_at, c.output_title, c.output_summary, c.output_text, c.annotations_count, u.username AS creator, c.creator_id, c.created_at, c.updated_at
   FROM check_runs c JOIN users u ON u.id = c.creator_id`;
 
-const SUITE = 'SELECT id, head_sha, head_branch, app_id, created_at, updated_at FROM check_suites';
+const SUITE = 'SELECT id, head_sha, head_branch, app_id, requeued, created_at, updated_at FROM check_suites';
 
 /** The suite of an app's check runs on a commit (app 0: runs made with personal tokens), made with the first of them. */
 export async function suiteOf(tx: WriteTx, repoId: number, headSha: string, headBranch: string | null, appId: number, now: string): Promise<{ id: number; created: boolean }> {
   const found = await tx.get<{ id: number }>('SELECT id FROM check_suites WHERE repo_id = ? AND head_sha = ? AND app_id = ?', [repoId, headSha, appId]);
   if (found) {
-    await tx.run('UPDATE check_suites SET updated_at = ? WHERE id = ?', [now, found.id]);
+    await tx.run('UPDATE check_suites SET updated_at = ?, requeued = 0 WHERE id = ?', [now, found.id]);
     return { id: found.id, created: false };
   }
   const { rows } = await tx.run<{ id: number }>('INSERT INTO check_suites (repo_id, head_sha, head_branch, app_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id', [
@@ -84,6 +86,16 @@ export async function suiteOf(tx: WriteTx, repoId: number, headSha: string, head
     now,
   ]);
   return { id: rows[0]!.id, created: true };
+}
+
+/** The suite asked for again: queued with no conclusion until one of its runs changes (GitHub's rerequest). */
+export async function requeueSuite(tx: WriteTx, suiteId: number, now: string): Promise<void> {
+  await tx.run('UPDATE check_suites SET requeued = 1, updated_at = ? WHERE id = ?', [now, suiteId]);
+}
+
+/** One of the suite's runs changed: its runs give its state again. */
+export async function suiteRunChanged(tx: WriteTx, suiteId: number, now: string): Promise<void> {
+  await tx.run('UPDATE check_suites SET requeued = 0, updated_at = ? WHERE id = ?', [now, suiteId]);
 }
 
 export async function insertCheckRun(tx: WriteTx, repoId: number, suiteId: number, headSha: string, creatorId: number, fields: CheckRunFields, now: string): Promise<number> {
