@@ -233,7 +233,7 @@ export async function openHostCore(input: RepoHostOptions = {}): Promise<HostCor
     if (options.databaseUrl !== undefined) {
       // Shared by every instance: no lock of ours, and the engine loaded only when asked for.
       const { PostgresStore } = await import('./store/postgres/engine.js');
-      store = await PostgresStore.open(options.databaseUrl);
+      store = await PostgresStore.open(options.databaseUrl, { poolSize: options.databasePoolSize });
     } else {
       await mkdir(dirname(options.dbPath), { recursive: true });
       // The lock comes first: a second process must not even read a log that its owner is appending to.

@@ -55,6 +55,12 @@ export interface RepoHostOptions {
    */
   databaseUrl?: string;
   /**
+   * With `databaseUrl`: the most connections this instance's pool opens (it keeps two more, one for its locks and one
+   * listening to the other instances). Several instances together must stay under PostgreSQL's `max_connections`.
+   * @default 10
+   */
+  databasePoolSize?: number;
+  /**
    * bcrypt cost for passwords; tests may lower it.
    * @default 10
    */
@@ -218,6 +224,8 @@ export interface ResolvedOptions {
   readonly inMemory: boolean;
   /** Set when the database is PostgreSQL (then `dbPath` names nothing). */
   readonly databaseUrl: string | undefined;
+  /** The most connections of the PostgreSQL pool (with `databaseUrl`). */
+  readonly databasePoolSize: number;
   readonly dataDir: string;
   readonly bcryptCost: number;
   readonly maxAvatarBytes: number;
@@ -255,6 +263,9 @@ export interface ResolvedOptions {
   readonly now: () => Date;
 }
 
+/** PostgreSQL's own ceiling on `max_connections` is far above this; a pool larger than this is a typo. */
+const MAX_POOL_SIZE = 1000;
+
 function positiveInteger(name: string, value: number | undefined, fallback: number, min = 1): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < min) throw new TypeError(`repohost: option ${name} must be an integer >= ${min}`);
@@ -289,6 +300,9 @@ export function resolveOptions(options: RepoHostOptions, tempDir: () => string):
   const databaseUrl = options.databaseUrl || undefined;
   if (databaseUrl !== undefined && !/^postgres(?:ql)?:\/\//.test(databaseUrl)) throw new TypeError('repohost: option databaseUrl must be a postgres:// or postgresql:// URL');
   if (databaseUrl !== undefined && !options.dataDir) throw new TypeError('repohost: option databaseUrl needs dataDir too (the folder of repositories, shared by every instance)');
+  if (databaseUrl === undefined && options.databasePoolSize !== undefined) throw new TypeError('repohost: option databasePoolSize needs databaseUrl (the embedded database has no pool)');
+  const databasePoolSize = positiveInteger('databasePoolSize', options.databasePoolSize, 10);
+  if (databasePoolSize > MAX_POOL_SIZE) throw new TypeError(`repohost: option databasePoolSize must be at most ${MAX_POOL_SIZE}`);
   const requestedDb = databaseUrl === undefined ? (options.dbPath ?? ':memory:') : ':memory:';
   const inMemory = databaseUrl === undefined && requestedDb === ':memory:';
   const root = inMemory ? tempDir() : undefined;
@@ -302,6 +316,7 @@ export function resolveOptions(options: RepoHostOptions, tempDir: () => string):
     dbPath,
     inMemory,
     databaseUrl,
+    databasePoolSize,
     dataDir: options.dataDir ? resolve(options.dataDir) : defaultData,
     bcryptCost,
     maxAvatarBytes: positiveInteger('maxAvatarBytes', options.maxAvatarBytes, 1024 * 1024),

@@ -43,6 +43,13 @@ function harnessToken(flags: { harness?: boolean; harnessToken?: string }, io: C
   return token;
 }
 
+function parsePoolSize(value: string, databaseUrl: string | undefined): number {
+  if (databaseUrl === undefined) throw new UsageError('--database-pool-size needs --database-url (the embedded database has no pool)');
+  const size = Number(value);
+  if (!/^\d+$/.test(value) || size < 1 || size > 1000) throw new UsageError(`invalid --database-pool-size ${JSON.stringify(value)}: expected 1-1000`);
+  return size;
+}
+
 function parseRepoName(value: string): { owner: string; name: string } {
   const match = /^([^/\s]+)\/([^/\s]+)$/.exec(value);
   if (!match) throw new UsageError(`expected <owner>/<name>, got ${JSON.stringify(value)}`);
@@ -72,6 +79,7 @@ function buildProgram(io: CliIO, exit: (code: number) => void): Command {
     .addOption(new Option('--port <port>', 'TCP port; busy is an error, 0 picks a free one').env('REPOHOST_PORT').default('3000'))
     .addOption(new Option('--host [host]', 'interface to bind; --host alone means all interfaces (0.0.0.0)').env('REPOHOST_HOST').default('127.0.0.1'))
     .addOption(new Option('--ssh-port <port>', 'serve git over SSH on this port too (0 picks a free one); off unless given').env('REPOHOST_SSH_PORT'))
+    .addOption(new Option('--database-pool-size <n>', 'with --database-url: the most connections this instance opens to PostgreSQL, besides two of its own (default 10)').env('REPOHOST_DATABASE_POOL_SIZE'))
     .option('--allow-local-network', 'let imports and webhooks reach loopback and private addresses', false)
     .option('--allow-local-import', 'let imports (only) reach loopback and private addresses', false)
     .option('--fixtures <file>', 'load users, repositories, issues and pull requests from this JSON file first (see Fixtures)')
@@ -82,7 +90,7 @@ function buildProgram(io: CliIO, exit: (code: number) => void): Command {
       'start even if the end of the write log is damaged and may have held acknowledged writes: keep the records before the damage, move the rest aside (use once, after deciding they cannot be restored)',
       false,
     );
-  type ServeCommandFlags = DbFlags & { port: string; sshPort?: string; host: string | true; allowLocalNetwork: boolean; allowLocalImport: boolean; fixtures?: string; acceptLogLoss: boolean; harness?: boolean; harnessToken?: string };
+  type ServeCommandFlags = DbFlags & { port: string; sshPort?: string; databasePoolSize?: string; host: string | true; allowLocalNetwork: boolean; allowLocalImport: boolean; fixtures?: string; acceptLogLoss: boolean; harness?: boolean; harnessToken?: string };
   dbOptions(serveCommand).action(async (flags: ServeCommandFlags) => {
     exit(
       await serve(
@@ -93,6 +101,7 @@ function buildProgram(io: CliIO, exit: (code: number) => void): Command {
           db: flags.db,
           data: flags.data,
           databaseUrl: flags.databaseUrl,
+          databasePoolSize: flags.databasePoolSize === undefined ? undefined : parsePoolSize(flags.databasePoolSize, flags.databaseUrl),
           allowLocalNetwork: flags.allowLocalNetwork,
           allowLocalImport: flags.allowLocalImport || flags.allowLocalNetwork,
           fixtures: flags.fixtures === undefined ? undefined : resolve(flags.fixtures),

@@ -21,6 +21,8 @@ export interface ServeFlags {
   data?: string;
   /** A PostgreSQL database instead of `db` (see `RepoHostOptions.databaseUrl`). */
   databaseUrl?: string;
+  /** The most connections of this instance's PostgreSQL pool (see `RepoHostOptions.databasePoolSize`). */
+  databasePoolSize?: number;
   allowLocalNetwork: boolean;
   allowLocalImport: boolean;
   /** A JSON file of fixtures (see `Fixtures`) loaded before the URL is printed. */
@@ -70,6 +72,7 @@ export async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
       dbPath: flags.db,
       dataDir: flags.data,
       databaseUrl: flags.databaseUrl,
+      databasePoolSize: flags.databasePoolSize,
       allowLocalNetwork: flags.allowLocalNetwork,
       allowLocalImport: flags.allowLocalImport,
       acceptLogLoss: flags.acceptLogLoss,

@@ -39,6 +39,8 @@ describe('repohost (no server running: the command opens the database itself)', 
     expectFailure(await runCli(['user', 'add', 'x', '--password', 'p', ...db]), 2, /required option '--email <email>'/);
     expectFailure(await runCli(['user', 'list', '--nope', ...db]), 2, /unknown option '--nope'/);
     expectFailure(await runCli(['serve', '--port', 'eighty', ...db]), 2, /invalid port "eighty"/);
+    expectFailure(await runCli(['serve', '--database-pool-size', '4', ...db]), 2, /--database-pool-size needs --database-url/);
+    expectFailure(await runCli(['serve', '--database-pool-size', 'many', '--database-url', 'postgres://127.0.0.1:1/none', '--data', '/tmp/none']), 2, /invalid --database-pool-size "many": expected 1-1000/);
     const bare = await runCli(['user']);
     expect(bare.code).toBe(2);
   });

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Socket } from 'node:net';
@@ -405,6 +406,40 @@ describe('the PostgreSQL engine (issue 19)', () => {
       }
       await data.cleanup();
     }
+  });
+
+  it('opens at most databasePoolSize connections for requests, besides its lock and notification connections', async () => {
+    const url = await server.createDatabase();
+    const data = await tempDir();
+    const host = await startHost({ databaseUrl: url, dataDir: data.path, databasePoolSize: 2 });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await host.admin.createUser({ username: 'owner', email: 'owner@example.com', password: 'password123' });
+      // Every request reads the users table (each another account's), which this transaction locks: each holds a
+      // connection while it waits.
+      await client.query('BEGIN');
+      await client.query('LOCK TABLE users IN ACCESS EXCLUSIVE MODE');
+      const answers = Promise.all(Array.from({ length: 12 }, (_, i) => http(`${host.url}/api/v1/users/${i === 0 ? 'owner' : `nobody-${i}`}`)));
+      // The server's activity as it is now: within a transaction PostgreSQL keeps the first view it read.
+      const others = async () => {
+        await client.query('SELECT pg_stat_clear_snapshot()');
+        return Number((await client.query("SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()")).rows[0].n);
+      };
+      await expect.poll(others, { timeout: 5000 }).toBe(4);
+      // Still four a moment later: the waiting requests queue for the pool's two connections (and the lock's and the
+      // notifications' own), they do not open more.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await others()).toBe(4);
+      await client.query('ROLLBACK');
+      expect((await answers).map((answer) => answer.status)).toEqual([200, ...Array(11).fill(404)]);
+    } finally {
+      await client.end();
+      await host.close();
+      await data.cleanup();
+    }
+    await expect(startHost({ databasePoolSize: 2, dbPath: ':memory:' })).rejects.toThrow('option databasePoolSize needs databaseUrl');
+    await expect(startHost({ databaseUrl: url, dataDir: data.path, databasePoolSize: 0 })).rejects.toThrow('option databasePoolSize must be an integer >= 1');
   });
 
   it('counts failed sign-ins through every instance together', async () => {
