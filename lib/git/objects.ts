@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
+import { invalid } from '../errors.js';
 import { DEFAULT_GIT_TIMEOUT_MS, isGitError, runGit, spawnGit } from './run-git.js';
 
 // Low-level object plumbing for commits made without a work tree or a push: blobs, trees, commits and
@@ -300,6 +301,8 @@ export async function commitTree(gitDir: string, input: CommitInput): Promise<st
   // A tree may be named "<commit>^{tree}"; only ids go to parents.
   if (!/^[0-9a-f]{40,64}(\^\{tree\})?$/.test(input.tree)) requireId(input.tree, 'tree');
   for (const parent of input.parents) requireId(parent, 'parent');
+  // git refuses these itself, as a failure; whoever gave the message is told instead (a 422, every path alike).
+  if (input.message.includes('\0')) throw invalid('A commit message cannot contain NUL characters');
   const args = ['commit-tree', input.tree, ...input.parents.flatMap((parent) => ['-p', parent])];
   try {
     const { stdout } = await runGit(args, { gitDir, input: input.message, env: identityEnv(input.author, input.committer ?? input.author) });

@@ -1,6 +1,7 @@
 import { getQuery, getRequestHeader, getRouterParam, type H3Event } from 'h3';
 import { invalid, notFound, tooLarge, unsupported } from '../errors.js';
 import { RequestForgeryGuard } from './csrf.js';
+import { parseRequestJson } from './request-json.js';
 
 /** Reads the request body as text, refusing more than `limit` bytes without buffering past it. */
 export async function readLimitedText(event: H3Event, limit: number): Promise<string> {
@@ -63,7 +64,7 @@ export function checkedNames(form: FormFields, prefix: string): string[] {
 export function parseJsonObject(text: string, message: string): Record<string, unknown> {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseRequestJson(text);
   } catch {
     throw invalid(message);
   }

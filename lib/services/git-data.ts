@@ -366,6 +366,7 @@ export class GitDataService {
     const existing = tip ? (await readTree(gitDir, slash < 0 ? tip! : `${tip}:${path.slice(0, slash)}`))?.find((entry) => entry.path === path.slice(slash + 1)) : undefined;
     if (existing?.type === 'tree') throw invalid(`path ${path} is a folder`);
     if (existing && (change.sha === undefined || change.sha === null || change.sha === '')) throw invalid('sha is required to replace or delete an existing file');
+    if (change.sha !== undefined && change.sha !== null && typeof change.sha !== 'string') throw invalid('sha must be a string');
     if (existing && change.sha !== existing.id) throw conflict(`${path} does not match ${String(change.sha)}`);
     if (!existing && change.content === undefined) throw notFound('Not Found');
     const blob = change.content === undefined ? undefined : await writeBlob(gitDir, change.content);

@@ -164,6 +164,22 @@ describe('unknown routes and hostile input', () => {
       expectError(await http(`${host.url}/register`, { json: { username: ['a'], password: 'password123', email: 'a@b.c', no_redirect: '1' } }), 400);
     });
 
+    it('answers 4xx to JSON objects that name their own toString or valueOf (String() throws on them)', async () => {
+      // `{"toString": "x"}` shadows Object.prototype.toString with a string: turning such a value into text threw.
+      for (const odd of [{ toString: 'x' }, { valueOf: 1, toString: [] }, [{ toString: 'x' }], { a: { toString: 'x' } }]) {
+        const label = JSON.stringify(odd);
+        expectError(await http(issues(), { headers: bearer(alice.token), json: { title: odd } }), 400);
+        // As a browser's form would come (the page is shown again with what was typed).
+        const registered = await http(`${host.url}/register`, { json: { username: odd, email: odd, password: 'password123' } });
+        expect(registered.status, `register ${label}`).toBe(400);
+        const signedIn = await http(`${host.url}/login`, { json: { username: odd, password: odd } });
+        expect([400, 401], `login ${label}: ${signedIn.text.slice(0, 200)}`).toContain(signedIn.status);
+      }
+      // The same key escaped is the same key.
+      const escaped = await http(`${host.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"username": {"\\u0074oString": "x"}, "email": "e@example.com", "password": "password123"}' });
+      expect(escaped.status).toBe(400);
+    });
+
     it('accepts a content type with parameters and odd casing', async () => {
       const result = await http(issues(), {
         method: 'POST',

@@ -198,6 +198,30 @@ describe('GitHub-compatible errors, headers and access', () => {
     expect([...new Set(refusedOrValid)]).toEqual(['POST /git/blobs', 'PATCH /issues/1', 'PUT /issues/1/labels']);
   });
 
+  it('refuses objects that name their own toString, and NUL in a commit message, with 422, never a 500', async () => {
+    const repo = `${host.url}/api/v3/repos/alice/public`;
+    // `{"toString": "x"}` shadows Object.prototype.toString: turning such a value into text threw (500s before).
+    const odd = { toString: 'x' };
+    const tree = (await alice.git.getCommit({ owner: 'alice', repo: 'public', commit_sha: base })).data.tree.sha;
+    const readme = (await alice.repos.getContent({ owner: 'alice', repo: 'public', path: 'README.md' })).data as { sha: string };
+    const cases: Array<[string, string, unknown]> = [
+      ['POST', `${host.url}/api/v3/markdown`, { text: 'hi', mode: odd }],
+      ['POST', `${repo}/hooks`, { name: 'web', config: { url: 'http://127.0.0.1:9/hook', content_type: 'json', insecure_ssl: odd } }],
+      ['PUT', `${repo}/contents/README.md`, { message: 'm', content: 'aGk=', sha: odd }],
+      ['PUT', `${repo}/contents/README.md`, { message: 'm', content: 'aGk=', sha: {} }],
+      // git refuses NUL in a commit message: every way of making a commit says so before asking git.
+      ['PUT', `${repo}/contents/nul.txt`, { message: 'a\u0000b', content: 'aGk=' }],
+      ['DELETE', `${repo}/contents/README.md`, { message: 'a\u0000b', sha: readme.sha }],
+      ['POST', `${repo}/git/commits`, { message: 'a\u0000b', tree, parents: [base] }],
+    ];
+    for (const [method, url, json] of cases) {
+      const result = await http(url, { method, headers: { authorization: `token ${aliceToken}` }, json });
+      expect(result.status, `${method} ${url} ${JSON.stringify(json)}: ${result.text}`).toBe(422);
+      expect(result.json.documentation_url).toBe(DOCS);
+    }
+    expect((await alice.repos.getContent({ owner: 'alice', repo: 'public', path: 'README.md' })).data).toMatchObject({ sha: readme.sha });
+  });
+
   it('names what it does not implement in a 404', async () => {
     const result = await http(`${host.url}/api/v3/repos/alice/public/deployments`, { headers: { authorization: `token ${aliceToken}` } });
     expect(result.status).toBe(404);

@@ -10,6 +10,7 @@ import { RefUpdateRefused } from '../../services/ref-updates.js';
 import { GITHUB_API_PREFIX } from '../shapes.js';
 import { UPLOADS_PREFIX } from '../release-shapes.js';
 import { unlimitedRate, type GitHubRateLimits, type RateLimit } from '../rate-limit.js';
+import { parseRequestJson } from '../../http/request-json.js';
 
 /** Where GitHub's error bodies point; the REST reference is the contract this API follows. */
 export const DOCUMENTATION_URL = 'https://docs.github.com/rest';
@@ -232,7 +233,7 @@ async function readJsonValue(ctx: AppContext, event: H3Event): Promise<unknown> 
   let value: unknown = {};
   if (text.trim() !== '') {
     try {
-      value = JSON.parse(text);
+      value = parseRequestJson(text);
     } catch {
       throw new GitHubApiError(400, PROBLEMS_PARSING_JSON);
     }
