@@ -180,6 +180,16 @@ describe('unknown routes and hostile input', () => {
       expect(escaped.status).toBe(400);
     });
 
+    it('keeps a lone surrogate of a JSON escape as U+FFFD, as UTF-8 would, on both engines and in every URL made of it', async () => {
+      // `"\ud800"` is valid JSON but no Unicode text: SQLite stored three replacement characters, PostgreSQL one, and
+      // a file name so made answered 500 where its URL was built.
+      const created = await http(issues(), { method: 'POST', headers: { ...bearer(alice.token), 'content-type': 'application/json' }, body: '{"title": "lone \\udc00 and \\ud800", "body": "pair \\ud83d\\ude80"}' });
+      expect(created.status, created.text).toBe(200);
+      expect(created.json).toMatchObject({ title: 'lone \uFFFD and \uFFFD', body: 'pair \u{1F680}' });
+      const page = await http(`${host.url}/alice/project/_new/main/`, { method: 'POST', headers: { ...bearer(alice.token), 'content-type': 'application/json' }, body: '{"name": "\\ud800.txt", "content": "x", "message": "m"}' });
+      expect(page.status, page.text.slice(0, 300)).toBeLessThan(500);
+    });
+
     it('accepts a content type with parameters and odd casing', async () => {
       const result = await http(issues(), {
         method: 'POST',
