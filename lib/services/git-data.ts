@@ -115,6 +115,19 @@ export function treePath(value: string): string {
   return path;
 }
 
+/** A path a file is written at: a tree path whose names and whole fit a clone's file system. */
+export function writablePath(value: string): string {
+  // Checked first: treePath's message names the path, which must stay short.
+  if (Buffer.byteLength(value) > MAX_PATH_BYTES || value.split('/').some((part) => Buffer.byteLength(part) > MAX_NAME_BYTES)) {
+    throw invalid(`path is too long: at most ${MAX_NAME_BYTES} bytes a name and ${MAX_PATH_BYTES} bytes in all`);
+  }
+  return treePath(value);
+}
+
+/** The longest name of a file or folder, and the longest path, in bytes: what a clone's file system can hold (NAME_MAX, PATH_MAX). */
+const MAX_NAME_BYTES = 255;
+const MAX_PATH_BYTES = 4096;
+
 /**
  * Git objects of a repository for the GitHub-compatible API: blobs, trees, commits and tags read and written straight
  * into the bare repository, commit history, comparisons and the contents API (commits made by the host). Reads
@@ -179,7 +192,8 @@ export class GitDataService {
     if (base !== undefined && (await objectInfo(gitDir, base).catch(() => undefined))?.type !== 'tree') throw invalid('base_tree is not a tree of this repository');
     const changes = new Map<string, TreeChange>();
     for (const entry of entries) {
-      const path = treePath(entry.path);
+      // A file is removed wherever it is; one is added only where a clone can hold it.
+      const path = entry.sha === null ? treePath(entry.path) : writablePath(entry.path);
       if (entry.sha === null) changes.set(path, null);
       else if (entry.content !== undefined) changes.set(path, { content: entry.content, ...(entry.mode ? { mode: entry.mode } : {}) });
       else if (entry.sha !== undefined) changes.set(path, { id: entry.sha, ...(entry.mode ? { mode: entry.mode } : {}) });
@@ -352,7 +366,7 @@ export class GitDataService {
    */
   async changeFile(repo: RepositoryRow, viewer: Viewer, change: FileChange): Promise<{ commit: CommitObject; file: ContentEntry | undefined; replaced: boolean }> {
     const user = await this.requireWrite(repo, viewer);
-    const path = treePath(change.path);
+    const path = writablePath(change.path);
     if (path === '') throw invalid('path is required');
     const message = requiredText('message', change.message, 65_535);
     const branch = change.branch === undefined || change.branch === null ? repo.default_branch : requiredText('branch', change.branch, 250);
@@ -394,7 +408,7 @@ export class GitDataService {
     const paths = upload.files.map((file) => {
       const name = file.name.split(/[\\/]/).pop()!.trim();
       if (!name) throw invalid('Every uploaded file needs a name');
-      return treePath(upload.folder ? `${upload.folder}/${name}` : name);
+      return writablePath(upload.folder ? `${upload.folder}/${name}` : name);
     });
     const twice = paths.find((path, index) => paths.indexOf(path) !== index);
     if (twice !== undefined) throw invalid(`${twice} was chosen twice`);

@@ -186,8 +186,14 @@ describe('unknown routes and hostile input', () => {
       const created = await http(issues(), { method: 'POST', headers: { ...bearer(alice.token), 'content-type': 'application/json' }, body: '{"title": "lone \\udc00 and \\ud800", "body": "pair \\ud83d\\ude80"}' });
       expect(created.status, created.text).toBe(200);
       expect(created.json).toMatchObject({ title: 'lone \uFFFD and \uFFFD', body: 'pair \u{1F680}' });
-      const page = await http(`${host.url}/alice/project/_new/main/`, { method: 'POST', headers: { ...bearer(alice.token), 'content-type': 'application/json' }, body: '{"name": "\\ud800.txt", "content": "x", "message": "m"}' });
-      expect(page.status, page.text.slice(0, 300)).toBeLessThan(500);
+      await host.admin.seedRepo({ owner: 'alice', name: 'seeded' });
+      const page = await http(`${host.url}/alice/seeded/_new/main/`, { method: 'POST', headers: { ...bearer(alice.token), 'content-type': 'application/json' }, body: '{"name": "\\ud800.txt", "content": "x", "message": "m"}' });
+      // Committed, and sent on to the new file's page.
+      expect(page.status, page.text.slice(0, 300)).toBe(303);
+      expect(page.headers.location).toContain('%EF%BF%BD.txt');
+      // A name no clone's file system can hold is refused, not committed (and sent back in a 200 KB Location).
+      const long = await http(`${host.url}/alice/seeded/_new/main/`, { method: 'POST', headers: { ...bearer(alice.token), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'x'.repeat(5000), content: 'x', message: 'm' }) });
+      expect(long.status, long.text.slice(0, 300)).toBe(400);
     });
 
     it('accepts a content type with parameters and odd casing', async () => {

@@ -198,7 +198,7 @@ describe('GitHub-compatible errors, headers and access', () => {
     expect([...new Set(refusedOrValid)]).toEqual(['POST /git/blobs', 'PATCH /issues/1', 'PUT /issues/1/labels']);
   });
 
-  it('refuses objects that name their own toString, and NUL in a commit message, with 422, never a 500', async () => {
+  it('refuses objects that name their own toString, NUL in a commit message and over-long file names with 422, never a 500', async () => {
     const repo = `${host.url}/api/v3/repos/alice/public`;
     // `{"toString": "x"}` shadows Object.prototype.toString: turning such a value into text threw (500s before).
     const odd = { toString: 'x' };
@@ -213,6 +213,9 @@ describe('GitHub-compatible errors, headers and access', () => {
       ['PUT', `${repo}/contents/nul.txt`, { message: 'a\u0000b', content: 'aGk=' }],
       ['DELETE', `${repo}/contents/README.md`, { message: 'a\u0000b', sha: readme.sha }],
       ['POST', `${repo}/git/commits`, { message: 'a\u0000b', tree, parents: [base] }],
+      // A name no clone's file system can hold (255 bytes a name, 4096 in all).
+      ['PUT', `${repo}/contents/${'n'.repeat(256)}.txt`, { message: 'm', content: 'aGk=' }],
+      ['POST', `${repo}/git/trees`, { tree: [{ path: `${'d/'.repeat(2100)}f.txt`, mode: '100644', type: 'blob', content: 'x' }] }],
     ];
     for (const [method, url, json] of cases) {
       const result = await http(url, { method, headers: { authorization: `token ${aliceToken}` }, json });

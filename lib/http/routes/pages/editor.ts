@@ -7,7 +7,7 @@ import { conflict, invalid, isRepoHostError, notFound } from '../../../errors.js
 import type { RefPath } from '../../../git/browse.js';
 import { isSafeBranchName } from '../../../git/names.js';
 import { MAX_POINTER_BYTES, parseLfsPointer } from '../../../lfs/pointer.js';
-import { treePath } from '../../../services/git-data.js';
+import { writablePath } from '../../../services/git-data.js';
 import { utf8Text } from '../../../services/suggestions.js';
 import { requiredText } from '../../../services/text-fields.js';
 import type { RepositoryRow } from '../../../store/queries/repositories.js';
@@ -231,7 +231,7 @@ export function mountEditorPages(app: H3, ctx: AppContext, forgery: RequestForge
       async (request, at, form) => {
         const name = field(form, 'name').trim().replace(/^\/+|\/+$/g, '');
         if (!name) throw invalid('The new file needs a name');
-        const path = treePath(at.path ? `${at.path}/${name}` : name);
+        const path = writablePath(at.path ? `${at.path}/${name}` : name);
         const existing = await browse.objectAt(request.repo.owner_name, request.repo.name, at.commit, path);
         if (existing) throw invalid(`${path} already exists: edit it instead`);
         return commit(request, at, form, { path, content: withLineEndings(field(form, 'content'), false) });
