@@ -1,6 +1,7 @@
 // Several instances benchmark (issue 19): the issue list and issue creation through `repohost serve` on sql.js, on
-// PostgreSQL with one instance, and on PostgreSQL with three instances sharing the database and data folder (the
-// client spreads its requests over them round robin, as a load balancer would), alternating rounds, medians with
+// PostgreSQL with one instance, and on PostgreSQL with three instances sharing the database and data folder (with the
+// default pool each, and with one instance's budget of connections split between them; the client spreads its
+// requests over them round robin, as a load balancer would), alternating rounds, medians with
 // spread, each instance warmed up on both kinds first. On a 2-core machine the point is that nothing gets slower, not a
 // speed-up.
 // Run with `npm run bench:instances` (builds first). Options: BENCH_CLIENTS (concurrent clients, default 8),
@@ -74,6 +75,8 @@ async function load(urls, count, make) {
   return (count * 1000) / (performance.now() - began);
 }
 
+const SPLIT = 'PostgreSQL, three instances, pool 3';
+
 const dir = await mkdtemp(join(tmpdir(), 'repohost-instances-bench-'));
 const { startPostgres } = await loadPostgresHelper(dir);
 const postgres = await startPostgres();
@@ -83,7 +86,7 @@ try {
   const prepare = async (name, args, instances) => {
     const first = await serve(args);
     const rest = await Promise.all(Array.from({ length: instances - 1 }, () => serve(args)));
-    const admin = args.filter((arg) => arg !== '--allow-local-network');
+    const admin = args.filter((arg, index) => arg !== '--allow-local-network' && arg !== '--database-pool-size' && args[index - 1] !== '--database-pool-size');
     await cli(['user', 'add', 'bench', '--email', 'bench@example.com', '--password-stdin', ...admin], 'password123\n');
     const token = await cli(['token', 'create', 'bench', '--name', 'bench', ...admin]);
     const created = await request(`${first.url}/api/v3/user/repos`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'app' }) });
@@ -93,6 +96,8 @@ try {
   await prepare('sql.js, one instance', ['--db', join(dir, 'sqljs', 'forge.db')], 1);
   await prepare('PostgreSQL, one instance', ['--database-url', await postgres.createDatabase(), '--data', join(dir, 'pg1')], 1);
   await prepare('PostgreSQL, three instances', ['--database-url', await postgres.createDatabase(), '--data', join(dir, 'pg3')], 3);
+  // The same three with one instance's budget of connections between them (3 each for requests instead of 10).
+  await prepare(SPLIT, ['--database-url', await postgres.createDatabase(), '--data', join(dir, 'pg3s'), '--database-pool-size', '3'], 3);
 
   const round = async (setup) => {
     const headers = { authorization: `Bearer ${setup.token}`, 'content-type': 'application/json' };
@@ -118,8 +123,8 @@ try {
     for (const name of names) {
       const rates = setups[name].rates[kind];
       const ratio = name === 'sql.js, one instance' ? '' : `  = ${(median(rates) / median(base.rates[kind])).toFixed(2)}x sql.js`;
-      const vsOne = name === 'PostgreSQL, three instances' ? `, ${(median(rates) / median(setups['PostgreSQL, one instance'].rates[kind])).toFixed(2)}x one instance` : '';
-      console.log(`    ${name.padEnd(30)} ${median(rates).toFixed(0).padStart(6)}${ratio}${vsOne}  [${Math.min(...rates).toFixed(0)} .. ${Math.max(...rates).toFixed(0)}]`);
+      const vsOne = name.startsWith('PostgreSQL, three instances') ? `, ${(median(rates) / median(setups['PostgreSQL, one instance'].rates[kind])).toFixed(2)}x one instance` : '';
+      console.log(`    ${name.padEnd(36)} ${median(rates).toFixed(0).padStart(6)}${ratio}${vsOne}  [${Math.min(...rates).toFixed(0)} .. ${Math.max(...rates).toFixed(0)}]`);
     }
   }
 } finally {
