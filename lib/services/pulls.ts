@@ -372,10 +372,16 @@ export class PullService {
       // Its event counts the pair it merged (what `markPullMerged` records).
       await this.writeCounting(repo, async () => [[baseSha, headSha]], async (tx, countsOf) => {
         if (moved.length > 0) await upsertBranch(tx, repo.id, pull.base, result.sha, now);
-        await markPullMerged(tx, pull.id, { byUserId: merger.id, sha: result.sha, headSha, baseSha, now });
+        // The base holds the merge now (git moved it last): the record follows git even when a close or a change of
+        // base raced this merge since it read the pull request, as one merged by hand is marked merged (afterRefsMoved).
+        const current = await this.recordIn(tx, repo, pull.id);
+        const merging = current.status !== 'merged';
+        if (merging) await markPullMerged(tx, pull.id, { byUserId: merger.id, sha: result.sha, headSha, baseSha, base: pull.base, now }, current.status === 'closed' ? 'closed' : 'open');
         await this.events.recordRefChanges(tx, repo, merger, moved, pushed);
-        await this.recordPullEvent(tx, repo, merger, pull.id, countsOf, { action: 'closed' });
-        await this.noteMerged(tx, repo, pull.number, merger.id, result.sha, now);
+        if (merging) {
+          await this.recordPullEvent(tx, repo, merger, pull.id, countsOf, { action: 'closed' });
+          await this.noteMerged(tx, repo, pull.number, merger.id, result.sha, now);
+        }
         // Reaching the default branch, the description's and the commits' closing keywords close their issues.
         if (pull.base === repo.default_branch) await closeReferencedIssues(tx, this.events, repo, merger, [pull.description, ...result.commits.map((commit) => commit.message)], now);
         await deleteRefIntent(tx, intent.id);

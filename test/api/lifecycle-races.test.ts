@@ -56,6 +56,36 @@ describe('repository lifecycle under races (issue 7 points 1 and 5)', () => {
     expect([...statuses].filter((status) => status >= 500)).toEqual([]);
   });
 
+  it('records a merge as git has it when a close or a change of base races it: merged, into the branch it moved', async () => {
+    await host.admin.seedRepo({ owner: 'alice', name: 'merges' });
+    const api = (method: string, path: string, json?: unknown) => http(`${host.url}/api/v3/repos/alice/merges${path}`, { method, headers: { authorization: `token ${alice.token}` }, json });
+    const tip = async (branch: string) => (await api('GET', `/git/ref/heads/${branch}`)).json.object.sha as string;
+    await api('POST', '/git/refs', { ref: 'refs/heads/other', sha: await tip('main') });
+    for (let round = 0; round < 12; round++) {
+      await api('POST', '/git/refs', { ref: `refs/heads/topic-${round}`, sha: await tip('main') });
+      await api('PUT', `/contents/topic-${round}.txt`, { message: 'topic', content: 'eA==', branch: `topic-${round}` });
+      const { number } = (await api('POST', '/pulls', { title: `Topic ${round}`, head: `topic-${round}`, base: 'main' })).json as { number: number };
+      // Half the rounds close it, half move it to another base, a few milliseconds into the merge.
+      const change = round % 2 ? { state: 'closed' } : { base: 'other' };
+      const [merged, changed] = await Promise.all([api('PUT', `/pulls/${number}/merge`, { merge_method: 'merge' }), sleep(round % 6).then(() => api('PATCH', `/pulls/${number}`, change))]);
+      expect([merged.status, changed.status], `round ${round}`).not.toContain(500);
+      const pull = (await api('GET', `/pulls/${number}`)).json;
+      if (merged.status === 200) {
+        // git moved main to the merge: the record says merged, into main, with that commit.
+        expect(await tip('main'), `round ${round}`).toBe(merged.json.sha);
+        expect(pull, `round ${round}`).toMatchObject({ merged: true, state: 'closed', merge_commit_sha: merged.json.sha, base: { ref: 'main' } });
+      } else {
+        expect(pull.merged, `round ${round}: ${merged.status} ${merged.text}`).toBe(false);
+      }
+    }
+    // The kept counts (a list's total) agree with the records.
+    const all = (await api('GET', '/pulls?state=all&per_page=100')).json as Array<{ merged_at: string | null; state: string }>;
+    for (const [status, expected] of [['merged', all.filter((pull) => pull.merged_at !== null).length], ['open', all.filter((pull) => pull.state === 'open').length]] as const) {
+      const listed = await http(`${host.url}/api/v1/repos/alice/merges/pulls?status=${status}&limit=100`, { headers: bearer(alice.token) });
+      expect([status, Number(listed.headers['x-total-count']), (listed.json as unknown[]).length]).toEqual([status, expected, expected]);
+    }
+  });
+
   it('1: a folder left without a record (a crash between disk and database) does not block the name', async () => {
     await newRepo(host, alice, 'orphaned');
     const { rename } = await import('node:fs/promises');

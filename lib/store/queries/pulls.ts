@@ -160,14 +160,22 @@ export async function setPullShas(tx: WriteTx, id: number, headSha: string, base
   await tx.run(`UPDATE pull_requests SET head_sha = ?, base_sha = ?, updated_at = ? WHERE id = ? AND status = 'open'`, [headSha, baseSha, now, id]);
 }
 
-/** Only an open pull request becomes merged; the kept counts follow. */
-export async function markPullMerged(tx: WriteTx, id: number, merge: { byUserId: number | null; sha: string; headSha: string; baseSha: string; now: string }): Promise<void> {
+/**
+ * A pull request in state `from` (open, unless a merge made in git must be recorded over a close that raced it)
+ * becomes merged, into `base` when given; the kept counts follow.
+ */
+export async function markPullMerged(
+  tx: WriteTx,
+  id: number,
+  merge: { byUserId: number | null; sha: string; headSha: string; baseSha: string; base?: string; now: string },
+  from: 'open' | 'closed' = 'open',
+): Promise<void> {
   const merged = (await tx.run<{ repo_id: number }>(
-    `UPDATE pull_requests SET status = 'merged', merged_by = ?, merged_at = ?, merge_commit_sha = ?, head_sha = ?, base_sha = ?, closed_at = ?, updated_at = ?
-     WHERE id = ? AND status = 'open' RETURNING repo_id`,
-    [merge.byUserId, merge.now, merge.sha, merge.headSha, merge.baseSha, merge.now, merge.now, id],
+    `UPDATE pull_requests SET status = 'merged', merged_by = ?, merged_at = ?, merge_commit_sha = ?, head_sha = ?, base_sha = ?, base_branch = COALESCE(?, base_branch),
+     closed_at = ?, updated_at = ? WHERE id = ? AND status = ? RETURNING repo_id`,
+    [merge.byUserId, merge.now, merge.sha, merge.headSha, merge.baseSha, merge.base ?? null, merge.now, merge.now, id, from],
   )).rows[0];
-  if (merged) await countMoved(tx, merged.repo_id, 'pull', 'open', 'merged');
+  if (merged) await countMoved(tx, merged.repo_id, 'pull', from, 'merged');
 }
 
 const COMMENT_SELECT = 'SELECT c.id, u.username AS author, c.author_id, c.text, c.created_at, c.updated_at FROM pull_comments c JOIN users u ON u.id = c.author_id';
