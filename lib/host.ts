@@ -155,7 +155,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
   const checks = new CheckService(store, git, nowIso, recorder, checkEvents);
   const pulls = new PullService(store, git, nowIso, publicEmail, statuses, checks, protection, recorder, journal, (repo, work) => repos.whileUnchanged(repo, work));
   const refUpdates = new RefUpdateService(store, git, repos, pulls, protection, journal, store.sharedLocks);
-  const gitData = new GitDataService(store, git, refUpdates, nowIso, publicEmail);
+  const gitData = new GitDataService(store, git, refUpdates, nowIso, publicEmail, (repo, work) => repos.whileUnchanged(repo, work));
   const reviews = new ReviewService(store, pulls, nowIso, recorder, new ReviewShapes(baseUrl, shapes));
   return {
     options,

@@ -141,6 +141,11 @@ export class GitDataService {
     private readonly refs: RefUpdateService,
     private readonly now: () => string,
     private readonly committerEmail: (user: UserRow) => string,
+    /**
+     * Runs work on a repository that can be neither deleted nor renamed meanwhile (RepositoryService.whileUnchanged):
+     * every write here runs git in its folder, which a rename or a delete would move or remove under it.
+     */
+    private readonly whileUnchanged: <T>(repo: RepositoryRow, work: (current: RepositoryRow) => Promise<T>) => Promise<T>,
   ) {}
 
   private dir(repo: RepositoryRow): Promise<string> {
@@ -171,7 +176,7 @@ export class GitDataService {
 
   async createBlob(repo: RepositoryRow, viewer: Viewer, content: Buffer): Promise<string> {
     await this.requireWrite(repo, viewer);
-    return writeBlob(await this.dir(repo), content);
+    return await this.whileUnchanged(repo, async (current) => await writeBlob(await this.dir(current), content));
   }
 
   /** A tree by id, or the tree of a commit (by id, or a branch or tag name, as GitHub accepts). */
@@ -187,6 +192,10 @@ export class GitDataService {
 
   /** A new tree: `base` (a tree id) or nothing, with each entry set or (sha null) deleted. */
   async createTree(repo: RepositoryRow, viewer: Viewer, base: string | undefined, entries: readonly TreeEntryInput[]): Promise<string> {
+    return await this.whileUnchanged(repo, (current) => this.createTreeHolding(current, viewer, base, entries));
+  }
+
+  private async createTreeHolding(repo: RepositoryRow, viewer: Viewer, base: string | undefined, entries: readonly TreeEntryInput[]): Promise<string> {
     await this.requireWrite(repo, viewer);
     const gitDir = await this.dir(repo);
     if (base !== undefined && (await objectInfo(gitDir, base).catch(() => undefined))?.type !== 'tree') throw invalid('base_tree is not a tree of this repository');
@@ -210,6 +219,10 @@ export class GitDataService {
 
   /** Writes a commit object (no ref moves): the caller is author and committer unless told, at the host's time. */
   async createCommit(repo: RepositoryRow, viewer: Viewer, input: { message: unknown; tree: unknown; parents: unknown; author?: IdentityInput; committer?: IdentityInput }): Promise<CommitObject> {
+    return await this.whileUnchanged(repo, (current) => this.createCommitHolding(current, viewer, input));
+  }
+
+  private async createCommitHolding(repo: RepositoryRow, viewer: Viewer, input: { message: unknown; tree: unknown; parents: unknown; author?: IdentityInput; committer?: IdentityInput }): Promise<CommitObject> {
     const user = await this.requireWrite(repo, viewer);
     // A commit message is kept exactly as given (empty included), as git and GitHub keep it.
     const message = input.message;
@@ -240,6 +253,10 @@ export class GitDataService {
 
   /** Writes an annotated tag object for `object` (no ref moves: the caller creates `refs/tags/<tag>` if it wants one). */
   async createTag(repo: RepositoryRow, viewer: Viewer, input: { tag: unknown; message: unknown; object: unknown; type: unknown; tagger?: IdentityInput }): Promise<TagObject> {
+    return await this.whileUnchanged(repo, (current) => this.createTagHolding(current, viewer, input));
+  }
+
+  private async createTagHolding(repo: RepositoryRow, viewer: Viewer, input: { tag: unknown; message: unknown; object: unknown; type: unknown; tagger?: IdentityInput }): Promise<TagObject> {
     const user = await this.requireWrite(repo, viewer);
     if (typeof input.tag !== 'string' || !isSafeBranchName(input.tag)) throw invalid('tag must be a valid tag name');
     if (typeof input.message !== 'string' || input.message.length > 65_535) throw invalid('message must be a string of at most 65535 characters');
@@ -365,6 +382,10 @@ export class GitDataService {
    * (protection applies). Replacing or deleting needs the blob id of the file as it is (409 when it is stale).
    */
   async changeFile(repo: RepositoryRow, viewer: Viewer, change: FileChange): Promise<{ commit: CommitObject; file: ContentEntry | undefined; replaced: boolean }> {
+    return await this.whileUnchanged(repo, (current) => this.changeFileHolding(current, viewer, change));
+  }
+
+  private async changeFileHolding(repo: RepositoryRow, viewer: Viewer, change: FileChange): Promise<{ commit: CommitObject; file: ContentEntry | undefined; replaced: boolean }> {
     const user = await this.requireWrite(repo, viewer);
     const path = writablePath(change.path);
     if (path === '') throw invalid('path is required');
@@ -402,6 +423,10 @@ export class GitDataService {
    * (protection, events) from the tip the files were added to.
    */
   async addFiles(repo: RepositoryRow, viewer: Viewer, upload: UploadedFiles): Promise<CommitObject> {
+    return await this.whileUnchanged(repo, (current) => this.addFilesHolding(current, viewer, upload));
+  }
+
+  private async addFilesHolding(repo: RepositoryRow, viewer: Viewer, upload: UploadedFiles): Promise<CommitObject> {
     const user = await this.requireWrite(repo, viewer);
     const message = requiredText('message', upload.message, 65_535);
     if (upload.files.length === 0) throw invalid('Choose at least one file to upload');

@@ -305,6 +305,11 @@ export class RefUpdateService {
   async apply(repo: RepositoryRow, viewer: Viewer, update: RefUpdate): Promise<RefChange> {
     await requireAccess(this.store, viewer, repo, 'write', 'Changing refs needs write access');
     if (!isMovableRef(update.ref)) throw new RefUpdateRefused('Invalid reference name');
+    // git runs in the repository's folder: a rename or a delete must not move it meanwhile (409 or 404 instead).
+    return await this.repos.whileUnchanged(repo, (current) => this.applyHolding(current, viewer, update));
+  }
+
+  private async applyHolding(repo: RepositoryRow, viewer: Viewer, update: RefUpdate): Promise<RefChange> {
     const gitDir = await this.git.gitDirOf(repo.owner_name, repo.name);
     const current = (await this.git.refsOf(repo.owner_name, repo.name)).get(update.ref);
     if (update.mustExist && current === undefined) throw new RefUpdateRefused('Reference does not exist');

@@ -86,6 +86,28 @@ describe('repository lifecycle under races (issue 7 points 1 and 5)', () => {
     }
   });
 
+  it('answers writes through the API that race a rename or a delete with 404 or 409, never a 500 from git in a moved folder', async () => {
+    const statuses = new Set<number>();
+    for (let round = 0; round < 10; round++) {
+      const name = `moving-${round}`;
+      await host.admin.seedRepo({ owner: 'alice', name });
+      const api = (method: string, path: string, json?: unknown) => http(`${host.url}/api/v3/repos/alice/${name}${path}`, { method, headers: { authorization: `token ${alice.token}` }, json });
+      const main = (await api('GET', '/git/ref/heads/main')).json.object.sha as string;
+      const answers = await Promise.all([
+        api('PUT', '/contents/file.txt', { message: 'm', content: 'eA==', branch: 'main' }),
+        api('POST', '/git/refs', { ref: 'refs/heads/next', sha: main }),
+        api('POST', '/git/blobs', { content: 'x' }),
+        api('POST', '/git/trees', { tree: [{ path: 'a.txt', mode: '100644', type: 'blob', content: 'a' }] }),
+        api('POST', '/releases', { tag_name: 'v1', target_commitish: 'main' }),
+        sleep(round % 5).then(() => (round % 2 ? api('PATCH', '', { name: `moved-${round}` }) : api('DELETE', ''))),
+      ]);
+      for (const answer of answers) statuses.add(answer.status);
+      expect(answers.map((answer) => answer.status).filter((status) => status >= 500), `round ${round}: ${answers.map((answer) => `${answer.status} ${answer.text.slice(0, 100)}`).join(' | ')}`).toEqual([]);
+    }
+    // Both sides happen: writes that won, and renames or deletes that came first.
+    expect([...statuses].some((status) => status === 404 || status === 409)).toBe(true);
+  });
+
   it('1: a folder left without a record (a crash between disk and database) does not block the name', async () => {
     await newRepo(host, alice, 'orphaned');
     const { rename } = await import('node:fs/promises');
