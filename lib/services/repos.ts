@@ -344,10 +344,20 @@ export class RepositoryService {
       // A change recorded after a later one of the same ref (two pushes whose records crossed) would take the record
       // back: it is left out, and the intent kept, so the repository is compared with git once this write is done.
       let inOrder = true;
+      // Deletes of a ref already gone: git answers "ok" to deleting a ref that no longer exists (from nothing to
+      // nothing, or from a value the record no longer has), so deletes racing each other all report success; only the
+      // one that removed it is recorded and told of.
+      const alreadyGone = new Set<RefChange>();
       for (const change of changes) {
+        if (ZERO_SHA.test(change.before) && ZERO_SHA.test(change.after)) {
+          alreadyGone.add(change);
+          continue;
+        }
         const before = ZERO_SHA.test(change.before) ? undefined : change.before;
-        if (!extra.reconciling && !extra.backfill && (await recordedRef(tx, repo.id, change.ref)) !== before) {
+        const recorded = extra.reconciling || extra.backfill ? before : await recordedRef(tx, repo.id, change.ref);
+        if (recorded !== before) {
           inOrder = false;
+          if (ZERO_SHA.test(change.after) && recorded === undefined) alreadyGone.add(change);
           continue;
         }
         const after = ZERO_SHA.test(change.after) ? null : change.after;
@@ -362,7 +372,10 @@ export class RepositoryService {
         await deleteRefIntentsOf(tx, repo.id, extra.clearHolders);
         await deleteRefBackfill(tx, repo.id);
       }
-      if (heard) await this.events.recordRefChanges(tx, repo, pusher, changes, pushed, { reconciled: extra.reconciled });
+      if (heard) {
+        const told = changes.flatMap((change, index) => (alreadyGone.has(change) ? [] : [{ change, pushed: pushed[index]! }]));
+        await this.events.recordRefChanges(tx, repo, pusher, told.map((item) => item.change), told.map((item) => item.pushed), { reconciled: extra.reconciled });
+      }
       if (messages.length > 0) await closeReferencedIssues(tx, this.events, repo, pusher ?? (await userById(tx, repo.owner_id))!, messages, now);
       return { inOrder };
     });

@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
 import { newRepo, newUser, type TestUser } from '../helpers/api.js';
 import { pushTwoBranches } from '../helpers/git-cli.js';
-import { bearer, cookie, http, startHost } from '../helpers/host.js';
+import { bearer, cookie, http, startHost, tempDir } from '../helpers/host.js';
+import { Clone } from '../helpers/clone.js';
+import { HookReceiver } from '../helpers/receiver.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -106,6 +108,37 @@ describe('repository lifecycle under races (issue 7 points 1 and 5)', () => {
     }
     // Both sides happen: writes that won, and renames or deletes that came first.
     expect([...statuses].some((status) => status === 404 || status === 409)).toBe(true);
+  });
+
+  it('tells of a branch deleted once, when two pushes and the API delete it at the same time', async () => {
+    // git answers "ok" to a pushed delete of a ref that is already gone ("deleting a non-existent ref").
+    const receiver = await HookReceiver.start();
+    const hooked = await startHost({ allowLocalNetwork: true });
+    const work = await tempDir();
+    try {
+      const owner = await newUser(hooked, 'owner');
+      await hooked.admin.seedRepo({ owner: 'owner', name: 'deletes' });
+      const api = (method: string, path: string, json?: unknown) => http(`${hooked.url}/api/v3/repos/owner/deletes${path}`, { method, headers: { authorization: `token ${owner.token}` }, json });
+      await api('POST', '/hooks', { config: { url: `${receiver.url}/hook`, content_type: 'json' }, events: ['push', 'delete'] });
+      const main = (await api('GET', '/git/ref/heads/main')).json.object.sha as string;
+      const clones = [await Clone.of(hooked, owner, 'deletes', join(work.path, 'one'), work.path), await Clone.of(hooked, owner, 'deletes', join(work.path, 'two'), work.path)];
+      const rounds = 10;
+      for (let round = 0; round < rounds; round++) {
+        expect((await api('POST', '/git/refs', { ref: 'refs/heads/doomed', sha: main })).status).toBe(201);
+        const outcomes = await Promise.all([
+          ...clones.map((clone) => clone.git('push', '-q', 'origin', ':refs/heads/doomed').then(() => 'deleted', () => 'refused')),
+          api('DELETE', '/git/refs/heads/doomed').then((answer) => (answer.status === 204 ? 'deleted' : String(answer.status))),
+        ]);
+        expect(outcomes, `round ${round}`).toContain('deleted');
+      }
+      await hooked.idle();
+      const deleted = (event: string) => receiver.received.filter((hook) => hook.headers['x-github-event'] === event && hook.json.ref === (event === 'delete' ? 'doomed' : 'refs/heads/doomed') && (event === 'delete' || hook.json.deleted)).length;
+      expect([deleted('delete'), deleted('push')]).toEqual([rounds, rounds]);
+    } finally {
+      await hooked.close();
+      await receiver.close();
+      await work.cleanup();
+    }
   });
 
   it('1: a folder left without a record (a crash between disk and database) does not block the name', async () => {
