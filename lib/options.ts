@@ -264,7 +264,7 @@ export interface ResolvedOptions {
 }
 
 /** PostgreSQL's own ceiling on `max_connections` is far above this; a pool larger than this is a typo. */
-const MAX_POOL_SIZE = 1000;
+export const MAX_DATABASE_POOL_SIZE = 1000;
 
 function positiveInteger(name: string, value: number | undefined, fallback: number, min = 1): number {
   if (value === undefined) return fallback;
@@ -302,7 +302,7 @@ export function resolveOptions(options: RepoHostOptions, tempDir: () => string):
   if (databaseUrl !== undefined && !options.dataDir) throw new TypeError('repohost: option databaseUrl needs dataDir too (the folder of repositories, shared by every instance)');
   if (databaseUrl === undefined && options.databasePoolSize !== undefined) throw new TypeError('repohost: option databasePoolSize needs databaseUrl (the embedded database has no pool)');
   const databasePoolSize = positiveInteger('databasePoolSize', options.databasePoolSize, 10);
-  if (databasePoolSize > MAX_POOL_SIZE) throw new TypeError(`repohost: option databasePoolSize must be at most ${MAX_POOL_SIZE}`);
+  if (databasePoolSize > MAX_DATABASE_POOL_SIZE) throw new TypeError(`repohost: option databasePoolSize must be at most ${MAX_DATABASE_POOL_SIZE}`);
   const requestedDb = databaseUrl === undefined ? (options.dbPath ?? ':memory:') : ':memory:';
   const inMemory = databaseUrl === undefined && requestedDb === ':memory:';
   const root = inMemory ? tempDir() : undefined;

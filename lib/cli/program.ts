@@ -5,6 +5,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { withAdmin } from '../admin/run.js';
 import type { AsyncAdminOperations } from '../admin/protocol.js';
 import { errorLine, paint, readPassword, readStdin, table, UsageError, useColour, type CliIO } from './output.js';
+import { MAX_DATABASE_POOL_SIZE } from '../options.js';
 import { serve } from './serve.js';
 import { VERSION } from '../version.js';
 
@@ -46,7 +47,7 @@ function harnessToken(flags: { harness?: boolean; harnessToken?: string }, io: C
 function parsePoolSize(value: string, databaseUrl: string | undefined): number {
   if (databaseUrl === undefined) throw new UsageError('--database-pool-size needs --database-url (the embedded database has no pool)');
   const size = Number(value);
-  if (!/^\d+$/.test(value) || size < 1 || size > 1000) throw new UsageError(`invalid --database-pool-size ${JSON.stringify(value)}: expected 1-1000`);
+  if (!/^\d+$/.test(value) || size < 1 || size > MAX_DATABASE_POOL_SIZE) throw new UsageError(`invalid --database-pool-size ${JSON.stringify(value)}: expected 1-${MAX_DATABASE_POOL_SIZE}`);
   return size;
 }
 
