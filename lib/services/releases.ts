@@ -290,11 +290,14 @@ export class ReleaseService {
 
   /** Creates the release's tag at its target when the tag does not exist yet (publishing needs one). */
   private async ensureTag(repo: RepositoryRow, viewer: Viewer, fields: Pick<ReleaseFields, 'tag_name' | 'target_commitish'>): Promise<void> {
-    const ref = `refs/tags/${fields.tag_name}`;
-    if ((await this.git.refsOf(repo.owner_name, repo.name)).has(ref)) return;
-    const target = await this.gitData.resolve(repo, fields.target_commitish).catch(() => {
-      throw invalid('target_commitish must name a branch or commit of the repository');
+    // git reads the folder before the tag is made: a rename or a delete must not move it meanwhile (409 or 404 instead).
+    await this.whileUnchanged(repo, async (current) => {
+      const ref = `refs/tags/${fields.tag_name}`;
+      if ((await this.git.refsOf(current.owner_name, current.name)).has(ref)) return;
+      const target = await this.gitData.resolve(current, fields.target_commitish).catch(() => {
+        throw invalid('target_commitish must name a branch or commit of the repository');
+      });
+      await this.refs.apply(current, viewer, { ref, after: target, mustExist: false });
     });
-    await this.refs.apply(repo, viewer, { ref, after: target, mustExist: false });
   }
 }
