@@ -50,6 +50,11 @@ const isGitHubApiPath = (path: string) => /^\/api\/(?:v3|uploads)(?:\/|$)/.test(
 /** Paths only the routes mounted at once answer: the spec API, avatars and git smart HTTP. */
 const EAGER_PREFIX = /^\/(?:api\/v1|avatars)\//;
 const GIT_PATH = /^\/([^/]+)\/[^/]+\/(?:info\/refs|git-upload-pack|git-receive-pack)$/;
+/**
+ * The longest request target (path and query) answered; a longer one is 414, as GitHub answers URLs over 8,191
+ * bytes. Lists copy their query into two `Link` URLs: an unbounded query made headers no client could read.
+ */
+export const MAX_REQUEST_TARGET_BYTES = 8191;
 
 /** Builds the h3 app of one host: JSON API, web forms and pages, git smart HTTP. */
 export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
@@ -112,6 +117,7 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
     silent: true,
     // Before the route is looked up: mounts the lazy groups when this request may be theirs.
     onRequest: (event) => {
+      if (event.url.pathname.length + event.url.search.length > MAX_REQUEST_TARGET_BYTES) throw new HTTPError({ status: 414, message: 'URI Too Long' });
       if (lazyDone || answeredEagerly(event)) return;
       return mountLazy();
     },

@@ -60,13 +60,15 @@ export class LfsError extends Error {
   }
 }
 
-function checkedObjects(input: unknown): Array<BatchObject | { oid: unknown; size: unknown; invalid: string }> {
+function checkedObjects(input: unknown): Array<BatchObject | { oid: string; size: unknown; invalid: string }> {
   if (!Array.isArray(input)) throw invalid('objects must be a list');
   if (input.length > MAX_BATCH_OBJECTS) throw new RepoHostError('too_large', `a batch may name at most ${MAX_BATCH_OBJECTS} objects`);
   return input.map((entry: { oid?: unknown; size?: unknown } | null) => {
     const oid = entry?.oid;
     const size = entry?.size;
-    if (typeof oid !== 'string' || !OID.test(oid)) return { oid, size, invalid: 'oid must be a SHA-256 in lower-case hexadecimal' };
+    // An object's error is told by its oid: without a string to echo, the request itself is malformed.
+    if (typeof oid !== 'string') throw invalid('every object must have an oid string');
+    if (!OID.test(oid)) return { oid, size, invalid: 'oid must be a SHA-256 in lower-case hexadecimal' };
     if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) return { oid, size, invalid: 'size must be a non-negative integer' };
     return { oid, size };
   });
@@ -99,7 +101,7 @@ export class LfsService {
     const held = await lfsObjectsAmong(this.store, repo.id, valid.map((object) => object.oid));
     let room = operation === 'upload' ? this.limits.maxRepositoryBytes - (await lfsBytesOf(this.store, repo.id)) : 0;
     return objects.map((object): BatchAnswer => {
-      if ('invalid' in object) return { oid: String(object.oid), size: Number(object.size) || 0, error: { code: 422, message: object.invalid } };
+      if ('invalid' in object) return { oid: object.oid, size: Number(object.size) || 0, error: { code: 422, message: object.invalid } };
       const size = held.get(object.oid);
       if (operation === 'download') {
         if (size === undefined) return { ...object, error: { code: 404, message: 'Object does not exist' } };

@@ -315,5 +315,19 @@ describe('unknown routes and hostile input', () => {
         expect(typeof result.json?.success, query).toBe('boolean');
       }
     });
+
+    it('answers a request target over 8,191 bytes 414, in each surface\'s error shape, as GitHub does', async () => {
+      const target = (path: string, bytes: number) => `${path}${path.includes('?') ? '&' : '?'}pad=${'p'.repeat(bytes - path.length - 5)}`;
+      for (const path of ['/api/v1/repos/alice/project/issues', '/api/v3/repos/alice/project/issues', '/alice/project/issues']) {
+        const longest = target(path, 8191);
+        expect(longest.length).toBe(8191);
+        expect((await http(`${host.url}${longest}`, { headers: bearer(alice.token) })).status, path).toBe(200);
+        const result = await http(`${host.url}${target(path, 8192)}`, { headers: { ...bearer(alice.token), accept: path.startsWith('/api/') ? 'application/json' : 'text/html' } });
+        expect(result.status, path).toBe(414);
+        if (path.startsWith('/api/v1/')) expectError(result, 414, 'URI Too Long');
+        else if (path.startsWith('/api/v3/')) expect(result.json).toMatchObject({ message: 'URI Too Long', documentation_url: expect.any(String) });
+        else expect(result.text).toContain('URI Too Long');
+      }
+    });
   });
 });

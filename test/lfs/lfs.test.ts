@@ -137,6 +137,12 @@ describe('Git LFS', () => {
       { oid, size: bytes.length, error: { code: 404, message: 'Object does not exist' } },
       { oid: 'not-an-oid', size: 1, error: { code: 422, message: 'oid must be a SHA-256 in lower-case hexadecimal' } },
     ]);
+    // An object whose oid is not a string has no oid to be answered by: the request is refused (it was "[object Object]").
+    for (const entry of [{ oid: { a: 1 }, size: 1 }, { oid: 5, size: 1 }, null, 'x']) {
+      const malformed = await batch('small', { operation: 'download', objects: [{ oid, size: bytes.length }, entry] });
+      expect(malformed.status, JSON.stringify(entry)).toBe(422);
+      expect(malformed.json.message).toBe('every object must have an oid string');
+    }
     expect((await http(`${host.url}/alice/small.git/info/lfs/objects/${oid}`, { headers: bearer(alice.token) })).status).toBe(404);
     // The right bytes are kept, and verify confirms them.
     expect((await http(`${host.url}/alice/small.git/info/lfs/objects/${oid}`, { method: 'PUT', headers: bearer(alice.token), body: bytes })).status).toBe(200);
