@@ -778,6 +778,11 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
     version: 17,
     statements: ['ALTER TABLE check_suites ADD COLUMN requeued INTEGER NOT NULL DEFAULT 0'],
   },
+  {
+    // PostgreSQL's text columns compare by bytes, as SQLite's always have (postgres/migrations.ts): nothing changes here.
+    version: 18,
+    statements: [],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -4,7 +4,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import { NameReservations } from '../../lib/services/name-reservations.js';
 import { AdvisoryLocks, PostgresStore } from '../../lib/store/postgres/engine.js';
-import { POSTGRES_SCHEMA_VERSION } from '../../lib/store/postgres/migrations.js';
+import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from '../../lib/store/postgres/migrations.js';
 import { recordedRefs } from '../../lib/store/queries/refs.js';
 import type { RepositoryRow } from '../../lib/store/queries/repositories.js';
 import { insertUser } from '../../lib/store/queries/users.js';
@@ -169,6 +169,48 @@ describe('the PostgreSQL engine (issue 19)', () => {
       expect(created.json.body).toBe('a\uFFFDb');
       expect((await http(`${host.url}/api/v1/repos/owner/r/issues/3000000000`)).status).toBe(404);
       expect((await http(`${host.url}/api/v3/repos/owner/r/issues/3000000000`)).status).toBe(404);
+    } finally {
+      await host.close();
+      await data.cleanup();
+    }
+  });
+
+  it('sorts text by bytes as sql.js does on a database made with an ICU locale, upgraded from version 17 (migration 18)', async () => {
+    // en-US sorts "aé" before "af" (and ignores case and punctuation first); SQLite, and so repohost, by code point.
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    const name = `icu_${process.pid}`;
+    try {
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`);
+    } finally {
+      await admin.end();
+    }
+    const url = `${server.url.replace(/\/[^/]*$/, '')}/${name}`;
+    const older = new pg.Client({ connectionString: url });
+    await older.connect();
+    try {
+      // The database as the release before made it: every step up to 17.
+      await older.query('BEGIN');
+      await older.query('CREATE TABLE schema_version (version INTEGER NOT NULL)');
+      await older.query('INSERT INTO schema_version (version) VALUES (17)');
+      for (const statement of POSTGRES_MIGRATIONS.filter((step) => step.version <= 17).flatMap((step) => step.statements)) await older.query(statement);
+      await older.query('COMMIT');
+      expect((await older.query("SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = 'public' AND data_type = 'text' AND collation_name IS NULL")).rows[0].n).toBeGreaterThan(100);
+    } finally {
+      await older.end();
+    }
+    const data = await tempDir();
+    const host = await startHost({ databaseUrl: url, dataDir: data.path });
+    try {
+      await host.admin.createUser({ username: 'owner', email: 'owner@example.com', password: 'password123' });
+      const token = await host.admin.createToken('owner');
+      await host.admin.createRepo({ owner: 'owner', name: 'r' });
+      const names = ['ab', 'a-c', 'a c', 'aé', 'af', 'B', '_x', 'Z'];
+      for (const label of names) expect((await http(`${host.url}/api/v3/repos/owner/r/labels`, { headers: bearer(token), json: { name: label, color: 'ffffff' } })).status).toBe(201);
+      const listed = await http(`${host.url}/api/v3/repos/owner/r/labels`, { headers: bearer(token) });
+      const byBytes = [...names].sort((a, b) => Buffer.compare(Buffer.from(a.toLowerCase()), Buffer.from(b.toLowerCase())));
+      expect(byBytes).toEqual(['_x', 'a c', 'a-c', 'ab', 'af', 'aé', 'B', 'Z']);
+      expect(listed.json.map((label: { name: string }) => label.name)).toEqual(byBytes);
     } finally {
       await host.close();
       await data.cleanup();

@@ -136,6 +136,11 @@ describe('the PostgreSQL schema', () => {
       expect(sorted(pgIdentities.rows.map((row) => row.c))).toEqual(sorted(sqliteIdentities));
       expect(sorted(pgIndexes.rows.map((row) => row.name))).toEqual(sorted(sqliteIndexes));
       expect(triggers.rows).toEqual([]);
+      // Text compares by bytes as on SQLite, whatever the database's locale (migration 18; later steps say COLLATE "C").
+      const otherwiseCollated = await client.query<{ c: string }>(
+        "SELECT table_name || '.' || column_name AS c FROM information_schema.columns WHERE table_schema = 'public' AND data_type = 'text' AND collation_name IS DISTINCT FROM 'C'",
+      );
+      expect(otherwiseCollated.rows.map((row) => row.c)).toEqual([]);
     } finally {
       sqlite.close();
     }

@@ -7,6 +7,7 @@
  * - Columns holding epoch milliseconds (`webhook_deliveries.next_attempt_at`) are `BIGINT`.
  * - Flags stay `INTEGER` 0/1, as the queries compare and bind them; timestamps stay ISO `TEXT`.
  * - No triggers: counts such as `list_counts` are kept by the write functions.
+ * - Text columns are `COLLATE "C"` (from version 18), so that they sort and fold case as SQLite's do.
  * A step's data statements (copying values into new columns) are kept: harmless on an empty database, and the steps
  * stay comparable with SQLite's one for one. `test/store/postgres-statements.check.ts` checks the versions, tables and
  * columns against the SQLite schema.
@@ -693,6 +694,24 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<{ version: number; statements: r
     // A rerequested check suite is queued until one of its runs changes (see the SQLite step).
     version: 17,
     statements: ['ALTER TABLE check_suites ADD COLUMN requeued INTEGER NOT NULL DEFAULT 0'],
+  },
+  {
+    // Text compares as SQLite's does (BINARY: by bytes, so by code point in UTF-8) whatever the database's locale: a
+    // database made with `en_US` or an ICU locale sorted labels, names and contexts otherwise than sql.js, and its
+    // LOWER() folded letters SQLite leaves. Every text column is "C"; later steps declare theirs `TEXT COLLATE "C"`
+    // (test/store/postgres-statements.check.ts checks it). Nothing to do on SQLite.
+    version: 18,
+    statements: [
+      `DO $$
+      DECLARE target record;
+      BEGIN
+        FOR target IN SELECT table_name, column_name FROM information_schema.columns
+                       WHERE table_schema = current_schema() AND data_type = 'text' AND collation_name IS DISTINCT FROM 'C'
+        LOOP
+          EXECUTE format('ALTER TABLE %I ALTER COLUMN %I TYPE text COLLATE "C"', target.table_name, target.column_name);
+        END LOOP;
+      END $$`,
+    ],
   },
 ];
 
