@@ -6,7 +6,12 @@ export interface PushRule {
   allowForcePush: boolean;
   allowDeletion: boolean;
   allowPush: boolean;
+  /** Status contexts (or check run names) the commit a branch moves to must have passed (GitHub's required checks). */
+  requiredChecks: readonly string[];
 }
+
+/** The required checks of `contexts` that commit `sha` has not passed, each with its state (`missing`: none reported). */
+export type UnmetChecks = (sha: string, contexts: readonly string[]) => Promise<ReadonlyArray<{ context: string; state: string }>>;
 
 const NONE = /^0+$/;
 
@@ -14,7 +19,9 @@ const NONE = /^0+$/;
  * Why moving `ref` from `before` to `after` breaks a rule, or undefined when it may move. The one rule function for
  * every way a ref moves (pushes through git's hooks, the API, the contents API, merges and branch deletions). A branch
  * named `HEAD` is refused whatever the rules (git would then read `HEAD` ambiguously; GitHub refuses it too).
- * `isFastForward` is asked only when it matters.
+ * `isFastForward` and `unmetChecks` are asked only when they matter. Required checks hold for moving a branch that
+ * exists (as GitHub's: push the commit elsewhere first, let it pass, then move the branch to it); merges of pull
+ * requests check them on the head instead (PullService.requireMergeRules), never here.
  */
 export async function pushRefusal(
   rules: readonly PushRule[],
@@ -22,6 +29,7 @@ export async function pushRefusal(
   before: string,
   after: string,
   isFastForward: () => boolean | Promise<boolean>,
+  unmetChecks: UnmetChecks,
 ): Promise<string | undefined> {
   if (!ref.startsWith('refs/heads/')) return undefined;
   const branch = ref.slice('refs/heads/'.length);
@@ -32,5 +40,9 @@ export async function pushRefusal(
   if (NONE.test(after)) why = rule.allowDeletion ? undefined : 'it may not be deleted';
   else if (!rule.allowPush) why = 'changes reach it through pull requests only';
   else if (!NONE.test(before) && !rule.allowForcePush && !(await isFastForward())) why = 'force pushes are not allowed';
+  else if (!NONE.test(before) && rule.requiredChecks.length > 0) {
+    const unmet = await unmetChecks(after, rule.requiredChecks);
+    if (unmet.length > 0) why = `required status checks are expected: ${unmet.map(({ context, state }) => `${context} (${state})`).join(', ')}`;
+  }
   return why === undefined ? undefined : `branch ${branch} is protected (${rule.pattern}): ${why}`;
 }

@@ -165,7 +165,7 @@ export class BranchProtectionService {
     // A rule that spares admins (GitHub's `enforce_admins: false`) still covers its branches, allowing them everything.
     const admin = rows.some((row) => row.enforce_admins === 0) && (await accessLevel(this.store, pusher, repo)) === 'admin';
     return rows.map((row) => {
-      if (admin && row.enforce_admins === 0) return { branches: globSource(row.pattern), pattern: row.pattern, allowForcePush: true, allowDeletion: true, allowPush: true };
+      if (admin && row.enforce_admins === 0) return { branches: globSource(row.pattern), pattern: row.pattern, allowForcePush: true, allowDeletion: true, allowPush: true, requiredChecks: [] };
       const rule = summary(row);
       const allowlisted = pusher !== undefined && rule.push_allowlist.some((name) => name.toLowerCase() === pusher.username.toLowerCase());
       return {
@@ -174,6 +174,7 @@ export class BranchProtectionService {
         allowForcePush: rule.allow_force_push,
         allowDeletion: rule.allow_deletion,
         allowPush: !rule.require_pull_request || allowlisted,
+        requiredChecks: rule.required_status_contexts,
       };
     });
   }

@@ -626,12 +626,16 @@ export class PullService {
    * reported): the one rule the merge, the merge box and GitHub's `mergeable_state` follow.
    */
   async unmetChecks(repo: RepositoryRow, base: string, headSha: string): Promise<Array<{ context: string; state: string }>> {
-    const required = (await this.protection.ruleFor(repo, base))?.required_status_contexts ?? [];
+    return this.unmetContexts(repo, headSha, (await this.protection.ruleFor(repo, base))?.required_status_contexts ?? []);
+  }
+
+  /** Which of the `required` contexts commit `sha` has not passed, each with its state (`missing`: none reported). */
+  async unmetContexts(repo: RepositoryRow, sha: string, required: readonly string[]): Promise<Array<{ context: string; state: string }>> {
     if (required.length === 0) return [];
     // A required name is met by a `success` status of that context or, as on GitHub, a check run of that name that
     // completed with success, neutral or skipped.
-    const states = new Map((await this.statuses.combinedOf(repo, headSha)).statuses.map((status) => [status.context, status.state]));
-    const runs = await this.checks.latestOf(repo, headSha);
+    const states = new Map((await this.statuses.combinedOf(repo, sha)).statuses.map((status) => [status.context, status.state]));
+    const runs = await this.checks.latestOf(repo, sha);
     return required
       .filter((context) => states.get(context) !== 'success' && runs.get(context)?.passed !== true)
       .map((context) => ({ context, state: states.get(context) ?? runs.get(context)?.state ?? 'missing' }));
@@ -691,7 +695,7 @@ export class PullService {
    */
   private async deleteHeadBranch(repo: RepositoryRow, branch: string, expectedSha: string, deleter: UserRow): Promise<void> {
     const change = { ref: `${BRANCH_PREFIX}${branch}`, before: expectedSha, after: '0'.repeat(expectedSha.length) };
-    const refusal = await pushRefusal(await this.protection.pushRules(repo, deleter), change.ref, change.before, change.after, () => false);
+    const refusal = await pushRefusal(await this.protection.pushRules(repo, deleter), change.ref, change.before, change.after, () => false, async () => []);
     if (refusal !== undefined) return;
     const intent = await this.journal.open(repo);
     const deleted = await this.git.deleteBranch(repo.owner_name, repo.name, branch, expectedSha).catch(() => false);

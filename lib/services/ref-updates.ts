@@ -3,7 +3,7 @@ import type { Db, ReadTx, SharedLocks, WriteTx } from '../store/interface.js';
 import { isAncestor } from '../git/ancestry.js';
 import { deleteRef, objectInfo, RefMovedError, updateRef } from '../git/objects.js';
 import { isSafeBranchName } from '../git/names.js';
-import { pushRefusal } from '../git/push-rules.js';
+import { pushRefusal, type UnmetChecks } from '../git/push-rules.js';
 import type { RefCheck } from '../git/push/session.js';
 import { diffRefs } from '../git/refs.js';
 import { recordedRefs, refIntentHolders, repositoriesToReconcile } from '../store/queries/refs.js';
@@ -161,7 +161,7 @@ export class RefUpdateService {
         if (!admitted) return undefined;
         // What is refused whatever the rules (a branch named HEAD) is refused by the hook, with its reason.
         for (const change of commands) {
-          if ((await pushRefusal([], change.ref, change.before, change.after, () => true)) !== undefined) {
+          if ((await pushRefusal([], change.ref, change.before, change.after, () => true, async () => [])) !== undefined) {
             over();
             return undefined;
           }
@@ -178,7 +178,7 @@ export class RefUpdateService {
         try {
           const rules = await this.protection.pushRules(repo, pusher);
           for (const change of proposed) {
-            const why = await pushRefusal(rules, change.ref, change.before, change.after, () => isFastForward(change.before, change.after));
+            const why = await pushRefusal(rules, change.ref, change.before, change.after, () => isFastForward(change.before, change.after), this.unmetChecksOf(repo));
             if (why !== undefined) refusals.set(change.ref, why);
           }
         } catch (error) {
@@ -309,6 +309,11 @@ export class RefUpdateService {
     return await this.repos.whileUnchanged(repo, (current) => this.applyHolding(current, viewer, update));
   }
 
+  /** The protection's ask of a commit a branch moves to: which required checks it has not passed. */
+  private unmetChecksOf(repo: RepositoryRow): UnmetChecks {
+    return (sha, contexts) => this.pulls.unmetContexts(repo, sha, contexts);
+  }
+
   private async applyHolding(repo: RepositoryRow, viewer: Viewer, update: RefUpdate): Promise<RefChange> {
     const gitDir = await this.git.gitDirOf(repo.owner_name, repo.name);
     const current = (await this.git.refsOf(repo.owner_name, repo.name)).get(update.ref);
@@ -323,7 +328,7 @@ export class RefUpdateService {
     const before = current ?? ZERO(after ?? '0'.repeat(40));
     const fastForward = current === undefined || after === null || (await isAncestor(gitDir, current, after).catch(() => false));
     if (current !== undefined && after !== null && !fastForward && !update.force) throw new RefUpdateRefused('Update is not a fast forward');
-    const refusal = await pushRefusal(await this.protection.pushRules(repo, viewer), update.ref, before, after ?? ZERO(before), () => fastForward);
+    const refusal = await pushRefusal(await this.protection.pushRules(repo, viewer), update.ref, before, after ?? ZERO(before), () => fastForward, this.unmetChecksOf(repo));
     if (refusal !== undefined) throw forbidden(refusal);
     const intent = await this.journal.open(repo);
     try {

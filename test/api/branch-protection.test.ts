@@ -87,13 +87,20 @@ describe('protected branches', () => {
   });
 
   it('require_pull_request refuses direct pushes except from the allowlist; merges through the API need the required contexts', async () => {
-    await protect('main', { require_pull_request: true, required_status_contexts: ['ci/build'], push_allowlist: ['allowed'] });
+    await protect('main', { require_pull_request: true, push_allowlist: ['allowed'] });
     await tree.git(['checkout', '-q', 'main']);
     await tree.commit('direct', { 'd.txt': 'd\n' });
     const refused = await push(writer, 'main');
     expect(refused.ok).toBe(false);
     expect(refused.output).toContain('changes reach it through pull requests only');
     expect((await push(allowed, 'main')).ok).toBe(true);
+    // Required contexts hold the allowlist too, as GitHub's required checks do: a direct push needs a commit that passed.
+    await protect('main', { require_pull_request: true, required_status_contexts: ['ci/build'], push_allowlist: ['allowed'] });
+    await tree.commit('untested', { 'u.txt': 'u\n' });
+    const untested = await push(allowed, 'main');
+    expect(untested.ok).toBe(false);
+    expect(untested.output).toContain('required status checks are expected: ci/build (missing)');
+    await tree.git(['reset', '-q', '--hard', 'HEAD~1']);
 
     await tree.git(['checkout', '-q', 'topic']);
     const head = await tree.commit('for review', { 'r.txt': 'r\n' });

@@ -1,7 +1,9 @@
 import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
-import { startHost } from '../helpers/host.js';
+import { join } from 'node:path';
+import { Clone } from '../helpers/clone.js';
+import { startHost, tempDir } from '../helpers/host.js';
 import { DOCS, failure } from '../helpers/octokit.js';
 
 // Issue 20: `PUT` and `DELETE /repos/:o/:r/branches/:branch/protection` in GitHub's shape, with `enforce_admins`
@@ -9,6 +11,7 @@ import { DOCS, failure } from '../helpers/octokit.js';
 describe('branch protection through the GitHub-compatible API', () => {
   let host: RepoHost;
   const clients: Record<string, Octokit> = {};
+  let bobToken = '';
   const repo = { owner: 'alice', repo: 'guarded' };
   const protection = `/repos/alice/guarded/branches/main/protection`;
 
@@ -16,7 +19,9 @@ describe('branch protection through the GitHub-compatible API', () => {
     host = await startHost();
     for (const username of ['alice', 'bob', 'carol']) {
       await host.admin.createUser({ username, email: `${username}@example.com`, password: 'password123' });
-      clients[username] = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: await host.admin.createToken(username, 'protection') });
+      const token = await host.admin.createToken(username, 'protection');
+      if (username === 'bob') bobToken = token;
+      clients[username] = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: token });
     }
     await clients.alice!.repos.createForAuthenticatedUser({ name: 'guarded', auto_init: true });
     const token = await host.admin.createToken('alice', 'v1');
@@ -33,8 +38,8 @@ describe('branch protection through the GitHub-compatible API', () => {
   const edit = (who: string, path: string) =>
     clients[who]!.repos.createOrUpdateFileContents({ ...repo, path, branch: 'main', message: `${who} edits`, content: Buffer.from(who).toString('base64') });
 
-  const rule = (enforceAdmins: boolean) => ({
-    required_status_checks: { strict: false, contexts: ['ci/build'] },
+  const rule = (enforceAdmins: boolean, contexts = ['ci/build']) => ({
+    required_status_checks: { strict: false, contexts },
     enforce_admins: enforceAdmins,
     required_pull_request_reviews: { required_approving_review_count: 0, bypass_pull_request_allowances: { users: ['bob'] } },
     restrictions: null,
@@ -61,15 +66,58 @@ describe('branch protection through the GitHub-compatible API', () => {
   });
 
   it('lets admins past a rule that spares them, and holds them to one that does not', async () => {
-    await clients.alice!.request(`PUT ${protection}`, rule(false));
+    // No required checks here: a commit made by an edit has none passed (the next test).
+    await clients.alice!.request(`PUT ${protection}`, rule(false, []));
     expect((await edit('alice', 'admin.txt')).status).toBe(201);
     expect((await edit('bob', 'bypass.txt')).status).toBe(201);
     expect((await failure(edit('carol', 'carol.txt'))).status).toBe(403);
 
-    await clients.alice!.request(`PUT ${protection}`, rule(true));
+    await clients.alice!.request(`PUT ${protection}`, rule(true, []));
     expect((await clients.alice!.repos.getBranchProtection({ ...repo, branch: 'main' })).data.enforce_admins?.enabled).toBe(true);
     expect((await failure(edit('alice', 'admin-again.txt'))).status).toBe(403);
     expect((await edit('bob', 'bypass-again.txt')).status).toBe(201);
+  });
+
+  it('moves a branch with required checks only to a commit that passed them, by edit, the refs API or git push', async () => {
+    // GitHub's rule: push the commit elsewhere, let it pass, then move the branch to it. bob may skip pull requests,
+    // not the checks; the rule spares admins, so alice may.
+    await clients.alice!.request(`PUT ${protection}`, rule(false));
+    const refused = await failure(edit('bob', 'untested.txt'));
+    expect(refused.status).toBe(403);
+    expect(refused.data.message).toContain('required status checks are expected: ci/build (missing)');
+    expect((await edit('alice', 'admin-untested.txt')).status).toBe(201);
+
+    const main = (await clients.bob!.git.getRef({ ...repo, ref: 'heads/main' })).data.object.sha;
+    await clients.bob!.git.createRef({ ...repo, ref: 'refs/heads/tested', sha: main });
+    const tested = (await clients.bob!.repos.createOrUpdateFileContents({ ...repo, path: 'tested.txt', branch: 'tested', message: 'Tested', content: Buffer.from('t').toString('base64') })).data.commit.sha!;
+    const move = () => clients.bob!.git.updateRef({ ...repo, ref: 'heads/main', sha: tested });
+    expect((await failure(move())).data.message).toContain('ci/build (missing)');
+    await clients.bob!.repos.createCommitStatus({ ...repo, sha: tested, state: 'failure', context: 'ci/build' });
+    expect((await failure(move())).data.message).toContain('ci/build (failure)');
+    await clients.bob!.repos.createCommitStatus({ ...repo, sha: tested, state: 'success', context: 'ci/build' });
+    expect((await move()).data.object.sha).toBe(tested);
+
+    // The same through git: an untested commit is refused with the reason; once it passed, the same push goes.
+    const work = await tempDir();
+    try {
+      const clone = await Clone.of(host, { username: 'bob', session: '', token: bobToken }, 'guarded', join(work.path, 'clone'), work.path);
+      const remote = new URL(`${host.url}/alice/guarded.git`);
+      remote.username = 'bob';
+      remote.password = bobToken;
+      await clone.git('remote', 'set-url', 'origin', remote.toString());
+      await clone.git('fetch', '-q', 'origin', 'main');
+      await clone.git('reset', '-q', '--hard', 'FETCH_HEAD');
+      const pushed = await clone.commit('Pushed', { 'pushed.txt': 'p' });
+      const push = () => clone.git('push', '-q', 'origin', 'HEAD:main');
+      await expect(push()).rejects.toThrow(/required status checks are expected: ci\/build \(missing\)/);
+      expect((await clients.bob!.git.getRef({ ...repo, ref: 'heads/main' })).data.object.sha).toBe(tested);
+      await clone.git('push', '-q', 'origin', 'HEAD:refs/heads/pushed');
+      await clients.bob!.repos.createCommitStatus({ ...repo, sha: pushed, state: 'success', context: 'ci/build' });
+      await push();
+      expect((await clients.bob!.git.getRef({ ...repo, ref: 'heads/main' })).data.object.sha).toBe(pushed);
+    } finally {
+      await work.cleanup();
+    }
   });
 
   it('lets an admin merge without the required status when the rule spares admins', async () => {
