@@ -34,6 +34,16 @@ import { optionalText, requiredText } from './text-fields.js';
 
 const COLOR = /^#?([0-9a-fA-F]{6})$/;
 const MAX_LABELS_PER_REQUEST = 100;
+/** Longest label name (GitHub's). */
+const MAX_LABEL_NAME = 50;
+/** The colour GitHub gives a label it makes because an issue was given a name no label has. */
+export const MADE_LABEL_COLOR = 'ededed';
+
+/** What labelling does with a name no label of the repository has: refuse it, or make the label (GitHub's API). */
+export type MissingLabels = 'refuse' | 'create';
+
+/** A label name as given, checked (what a label made of it would be called). */
+export const labelName = (value: unknown): string => requiredText('name', value, MAX_LABEL_NAME);
 
 export interface LabelInput {
   name?: unknown;
@@ -96,7 +106,7 @@ export class LabelService {
   async create(repo: RepositoryRow, viewer: Viewer, input: LabelInput): Promise<LabelRow> {
     await requireAccess(this.store, viewer, repo, 'write', 'Managing labels needs write access');
     const label = {
-      name: requiredText('name', input.name, 50),
+      name: labelName(input.name),
       color: parseColor(input.color),
       description: optionalText('description', input.description, 200),
     };
@@ -110,7 +120,7 @@ export class LabelService {
     await requireAccess(this.store, viewer, repo, 'write', 'Managing labels needs write access');
     const current = await this.get(repo, id);
     const label = {
-      name: input.name === undefined ? current.name : requiredText('name', input.name, 50),
+      name: input.name === undefined ? current.name : labelName(input.name),
       color: input.color === undefined ? current.color : parseColor(input.color),
       description: input.description === undefined ? current.description : optionalText('description', input.description, 200),
     };
@@ -129,14 +139,14 @@ export class LabelService {
     await writeToRepository(this.store, repo, async (tx) => await deleteLabel(tx, id));
   }
 
-  /** Replaces (`replace`) or extends the issue's labels with existing labels named in `names`. */
-  async setOnIssue(repo: RepositoryRow, viewer: Viewer, issue: IssueRow, names: readonly string[], replace: boolean): Promise<void> {
-    await this.setOn(repo, viewer, this.issueTarget(repo, issue.id), names, replace);
+  /** Replaces (`replace`) or extends the issue's labels with the labels named in `names` (see `MissingLabels`). */
+  async setOnIssue(repo: RepositoryRow, viewer: Viewer, issue: IssueRow, names: readonly string[], replace: boolean, missing: MissingLabels = 'refuse'): Promise<void> {
+    await this.setOn(repo, viewer, this.issueTarget(repo, issue.id), names, replace, missing);
   }
 
   /** The same for a pull request (GitHub labels both through the issue endpoints). */
-  async setOnPull(repo: RepositoryRow, viewer: Viewer, pull: PullRow, names: readonly string[], replace: boolean): Promise<void> {
-    await this.setOn(repo, viewer, this.pullTarget(repo, pull.id), names, replace);
+  async setOnPull(repo: RepositoryRow, viewer: Viewer, pull: PullRow, names: readonly string[], replace: boolean, missing: MissingLabels = 'refuse'): Promise<void> {
+    await this.setOn(repo, viewer, this.pullTarget(repo, pull.id), names, replace, missing);
   }
 
   async removeFromIssue(repo: RepositoryRow, viewer: Viewer, issue: IssueRow, name: string): Promise<void> {
@@ -147,16 +157,20 @@ export class LabelService {
     await this.removeFrom(repo, viewer, this.pullTarget(repo, pull.id), name);
   }
 
-  private async setOn(repo: RepositoryRow, viewer: Viewer, target: LabelTarget, names: readonly string[], replace: boolean): Promise<void> {
+  private async setOn(repo: RepositoryRow, viewer: Viewer, target: LabelTarget, names: readonly string[], replace: boolean, missing: MissingLabels): Promise<void> {
     await requireAccess(this.store, viewer, repo, 'write', 'Labelling issues and pull requests needs write access');
+    if (missing === 'create') names.forEach(labelName);
     const now = this.now();
     await writeToRepository(this.store, repo, async (tx) => {
       await target.requireExists(tx);
-      const labels = (await Promise.all(names.map(async (name) => {
+      const labels: LabelRow[] = [];
+      // One at a time: a label made for one name is found for the next that differs only in case.
+      for (const name of names) {
         const label = await labelByName(tx, repo.id, name);
-        if (!label) throw invalid(`label '${name}' does not exist`);
-        return label;
-      })));
+        if (label) labels.push(label);
+        else if (missing === 'create') labels.push(await insertLabel(tx, repo.id, { name, color: MADE_LABEL_COLOR, description: '' }));
+        else throw invalid(`label '${name}' does not exist`);
+      }
       const before = await target.labels(tx);
       if (replace) await target.clear(tx);
       for (const label of labels) await target.add(tx, label.id);

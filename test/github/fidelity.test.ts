@@ -192,6 +192,27 @@ describe('GitHub fidelity of /api/v3 (issue 20: what is wrong today)', () => {
     expect(spec.status).toBe(409);
   });
 
+  it('makes the labels an issue is given that the repository does not have yet (ededed), as GitHub does; /api/v1 refuses them', async () => {
+    const alice = clients.alice!;
+    const repo = { owner: 'alice', repo: 'public' };
+    const issue = (await alice.issues.create({ ...repo, title: 'New labels', labels: ['made-on-create'] })).data;
+    expect(issue.labels.map((label) => (typeof label === 'string' ? label : label.name))).toEqual(['made-on-create']);
+    expect((await alice.issues.getLabel({ ...repo, name: 'made-on-create' })).data).toMatchObject({ name: 'made-on-create', color: 'ededed', description: null });
+    // Added, set and patched alike; a name that differs only in case finds the label made for the one before it.
+    const added = (await alice.issues.addLabels({ ...repo, issue_number: issue.number, labels: ['Made-On-Add', 'made-on-add', 'MADE-ON-CREATE'] })).data;
+    expect(added.map((label) => label.name).sort()).toEqual(['Made-On-Add', 'made-on-create']);
+    expect((await alice.issues.setLabels({ ...repo, issue_number: issue.number, labels: ['made-on-set'] })).data.map((label) => label.name)).toEqual(['made-on-set']);
+    expect((await alice.issues.update({ ...repo, issue_number: issue.number, labels: ['made-on-patch'] })).data.labels.map((label) => (typeof label === 'string' ? label : label.name))).toEqual(['made-on-patch']);
+    // A name no label could have is refused before the issue is written.
+    const before = (await alice.issues.listForRepo({ ...repo, state: 'all', per_page: 1 })).data[0]!.number;
+    expect((await failure(alice.issues.create({ ...repo, title: 'Refused', labels: ['x'.repeat(51)] }))).status).toBe(422);
+    expect((await alice.issues.listForRepo({ ...repo, state: 'all', per_page: 1 })).data[0]!.number).toBe(before);
+    const spec = await http(`${host.url}/api/v1/repos/alice/public/issues/${issue.id}/labels`, { headers: { authorization: `Bearer ${tokens.alice}` }, json: { labels: ['never-made'] } });
+    expect(spec.status).toBe(400);
+    expect(spec.json.message).toBe("label 'never-made' does not exist");
+    expect((await failure(alice.issues.getLabel({ ...repo, name: 'never-made' }))).status).toBe(404);
+  });
+
   it('takes an issue’s labels as a bare JSON array, and JSON sent with a form content type, as GitHub does', async () => {
     const alice = clients.alice!;
     const repo = { owner: 'alice', repo: 'public' };

@@ -5,7 +5,7 @@ import { currentUser } from '../../http/auth.js';
 import { pathParam, queryString } from '../../http/validate.js';
 import { parseIssueFilter, referenceKey, type Conversation, type ReferenceSource } from '../../services/issues.js';
 import type { IssueFilter } from '../../store/queries/issues.js';
-import { parseLabelNames } from '../../services/labels.js';
+import { labelName, parseLabelNames } from '../../services/labels.js';
 import { atLeast } from '../../services/permissions.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { UserRow } from '../../store/queries/users.js';
@@ -40,13 +40,13 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     const { repo, user } = await repoAndUser(ctx, event);
     const body = await readJson(ctx, event);
     if (body.title === undefined) throw validationFailed({ resource: 'Issue', field: 'title', code: 'missing_field' });
-    // As on GitHub, labels given by someone who may not label issues are dropped, not refused; unknown ones are
-    // refused before anything is written.
+    // As on GitHub, labels given by someone who may not label issues are dropped, not refused; names no label has are
+    // made into labels, and names no label could have are refused before anything is written.
     const triage = await triageOf(ctx, repo, user, body);
-    const labels = body.labels !== undefined && triage.allowed ? await existingLabels(ctx, repo, body.labels) : undefined;
+    const labels = body.labels !== undefined && triage.allowed ? labelsToSet(body.labels) : undefined;
     const issue = await ctx.issues.create(repo, user, { title: body.title, body: body.body ?? undefined });
     if (!labels && !triage.sets) return created(event, await issueShape(repo, { kind: 'issue', issue }));
-    if (labels) await ctx.labels.setOnIssue(repo, user, issue, labels, true);
+    if (labels) await ctx.labels.setOnIssue(repo, user, issue, labels, true, 'create');
     await triage.apply(issue.number);
     return created(event, await reread(repo, issue.number));
   });
@@ -66,16 +66,16 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     const state = body.state ?? undefined;
     const triage = await triageOf(ctx, repo, user, body);
     if (conversation.kind === 'pull') {
-      const labels = body.labels === undefined ? undefined : await existingLabels(ctx, repo, body.labels);
+      const labels = body.labels === undefined ? undefined : labelsToSet(body.labels);
       await ctx.pulls.update(repo, user, conversation.pull.id, { title: body.title ?? undefined, description: body.body ?? undefined, status: state });
-      if (labels) await ctx.labels.setOnPull(repo, user, conversation.pull, labels, true);
+      if (labels) await ctx.labels.setOnPull(repo, user, conversation.pull, labels, true, 'create');
       await triage.apply(conversation.pull.number);
       return await reread(repo, conversation.pull.number);
     }
     const issue = conversation.issue;
-    const labels = body.labels === undefined ? undefined : await existingLabels(ctx, repo, body.labels);
+    const labels = body.labels === undefined ? undefined : labelsToSet(body.labels);
     await ctx.issues.update(repo, user, issue.id, { title: body.title ?? undefined, body: body.body ?? undefined, status: state, stateReason: body.state_reason ?? undefined });
-    if (labels) await ctx.labels.setOnIssue(repo, user, issue, labels, true);
+    if (labels) await ctx.labels.setOnIssue(repo, user, issue, labels, true, 'create');
     await triage.apply(issue.number);
     return await reread(repo, issue.number);
   });
@@ -222,7 +222,7 @@ export function mountIssues(app: H3, ctx: AppContext): void {
   // The labels of one issue or pull request: list, add (POST), set (PUT), remove one or all.
   const labelsNow = async (repo: RepositoryRow, number: number) => (await reread(repo, number)).labels;
   const setLabels = async (repo: RepositoryRow, user: UserRow, conversation: Conversation, names: readonly string[], replace: boolean) =>
-    conversation.kind === 'issue' ? await ctx.labels.setOnIssue(repo, user, conversation.issue, names, replace) : await ctx.labels.setOnPull(repo, user, conversation.pull, names, replace);
+    conversation.kind === 'issue' ? await ctx.labels.setOnIssue(repo, user, conversation.issue, names, replace, 'create') : await ctx.labels.setOnPull(repo, user, conversation.pull, names, replace, 'create');
 
   app.get(`${ISSUE}/labels`, async (event) => await labelsNow(await repoOf(ctx, event), numberParam(event)));
 
@@ -232,7 +232,7 @@ export function mountIssues(app: H3, ctx: AppContext): void {
       // `{ "labels": [...] }` or the bare list `[...]` (octokit.rb and PyGithub send that), of names or `{ name }`s.
       const body = await readJsonOrArray(ctx, event);
       const conversation = await conversationOf(ctx, repo, numberParam(event));
-      await setLabels(repo, user, conversation, labelNames(Array.isArray(body) ? body : (body.labels ?? [])), replace);
+      await setLabels(repo, user, conversation, labelsToSet(Array.isArray(body) ? body : (body.labels ?? [])), replace);
       return await labelsNow(repo, numberOf(conversation));
     });
   }
@@ -262,12 +262,10 @@ function labelNames(value: unknown): string[] {
   return parseLabelNames(list);
 }
 
-/** Label names that all exist in the repository (422 naming the first that does not). */
-async function existingLabels(ctx: AppContext, repo: RepositoryRow, value: unknown): Promise<string[]> {
+/** The label names a body gives, each one a label could have (GitHub makes the labels that do not exist yet). */
+function labelsToSet(value: unknown): string[] {
   const names = labelNames(value);
-  for (const name of names) {
-    if ((await ctx.labels.find(repo, name)) === undefined) throw validationFailed({ resource: 'Label', field: 'labels', code: 'invalid', message: `label '${name}' does not exist` });
-  }
+  names.forEach(labelName);
   return names;
 }
 
