@@ -21,8 +21,9 @@ const EXPECTED = Symbol('csrf token this request must carry');
 type Expected = string | null;
 
 /**
- * Request-forgery protection for requests authenticated by the session cookie (bearer and Basic requests carry
- * their credential explicitly and are unaffected). A state-changing request is refused when the browser says it
+ * Request-forgery protection for requests authenticated by the session cookie, or by Basic credentials a browser may
+ * have cached and sends by itself (git's prompt answered in a browser): bearer and token requests carry their
+ * credential explicitly and are unaffected. A state-changing request is refused when the browser says it
  * comes from another site: its `Origin` (or, without one, `Sec-Fetch-Site` or `Referer`) does not name this host.
  * SameSite=Lax alone lets same-site attackers through (another port, a sibling subdomain). A browser request must
  * also carry the per-session token that every form of ours holds; clients that are not browsers (no Origin, no
@@ -64,7 +65,7 @@ export class RequestForgeryGuard {
    * requests with an Authorization header pass as before.
    */
   guardSignInForm(event: H3Event): void {
-    if (getRequestHeader(event, 'authorization') || getCookie(event, SESSION_COOKIE)) return;
+    if (carriesOwnCredential(event) || getCookie(event, SESSION_COOKIE)) return;
     if (!checkSameOrigin(event)) return;
     const value = preSessionOf(event);
     (event.context as Record<symbol, Expected>)[EXPECTED] = value === undefined ? null : this.#preSessionToken(value);
@@ -73,9 +74,14 @@ export class RequestForgeryGuard {
   /** The h3 middleware: checks the origin, and notes the token the body must carry (see `verifyForm`). */
   middleware(): Middleware {
     return (event) => {
-      if (SAFE_METHODS.has(event.req.method) || getRequestHeader(event, 'authorization')) return;
+      if (SAFE_METHODS.has(event.req.method) || carriesOwnCredential(event)) return;
       const session = getCookie(event, SESSION_COOKIE);
-      if (!session) return;
+      if (!session) {
+        // Basic credentials alone: a browser's post from another site is refused. Our forms hold no token without a
+        // session, and the origin check is what stops another site (browsers send Origin with every form post).
+        if (getRequestHeader(event, 'authorization') !== undefined) checkSameOrigin(event);
+        return;
+      }
       const browser = checkSameOrigin(event);
       if (browser) (event.context as Record<symbol, Expected>)[EXPECTED] = this.tokenFor(session);
     };
@@ -96,6 +102,15 @@ export class RequestForgeryGuard {
   #preSessionToken(value: string): string {
     return createHmac('sha256', this.#secret).update(`pre-session\0${value}`).digest('base64url');
   }
+}
+
+/**
+ * An Authorization header that only a program sets (a bearer or token credential). Basic credentials are not: a
+ * browser that answered a Basic prompt of this host sends them by itself, also with another site's form.
+ */
+function carriesOwnCredential(event: H3Event): boolean {
+  const authorization = getRequestHeader(event, 'authorization');
+  return authorization !== undefined && !/^\s*basic\b/i.test(authorization);
 }
 
 /** The browser's pre-session cookie value, if it has a well-formed one. */

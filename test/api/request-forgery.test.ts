@@ -4,6 +4,9 @@ import { expectError, newRepo, newUser, type TestUser } from '../helpers/api.js'
 import { bearer, cookie, http, startHost } from '../helpers/host.js';
 
 
+/** The Authorization header of Basic credentials (what a browser caches once it answered a prompt). */
+const basic = (username: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` });
+
 /** Headers by which a browser shows a request comes from another site. */
 const CROSS_SITE = [
   ['an evil Origin', { origin: 'http://evil.example' }],
@@ -188,5 +191,26 @@ describe('request forgery', () => {
     // Credentials in the Authorization header are never sent by a browser on its own: no origin check.
     const viaBearer = await http(`${host.url}/api/v1/repos/victim/project/issues`, { headers: { ...bearer(victim.token), origin: 'http://evil.example' }, form: { title: 'fine' } });
     expect(viaBearer.status).toBe(200);
+    const viaBasic = await http(`${host.url}/api/v1/repos/victim/project/issues`, { headers: basic('victim', 'password123'), form: { title: 'also fine' } });
+    expect(viaBasic.status).toBe(200);
+  });
+
+  // Basic credentials are sent by a browser on its own once it answered this host's prompt (git's 401 asks for them):
+  // another site's form with them is as forged as one with the session cookie (found by the security helper).
+  for (const [label, headers] of CROSS_SITE) {
+    it(`refuses every write authenticated by cached Basic credentials with ${label} (403) and changes nothing`, async () => {
+      const before = await state();
+      for (const attack of attacks().filter((attack) => attack.name !== '/logout')) {
+        const result = await http(`${host.url}${attack.path}`, { method: 'POST', headers: { ...basic('victim', 'password123'), ...headers }, form: attack.form });
+        expect({ attack: attack.name, status: result.status }).toEqual({ attack: attack.name, status: 403 });
+        expectError(result, 403, 'Cross-site request refused');
+      }
+      expect(await state()).toEqual(before);
+    });
+  }
+
+  it('refuses another site signing a visitor with cached Basic credentials in to an account', async () => {
+    const result = await http(`${host.url}/login`, { headers: { ...basic('victim', 'password123'), origin: 'http://evil.example' }, form: { username: 'victim', password: 'password123', no_redirect: '1' } });
+    expect(result.status).toBe(403);
   });
 });
