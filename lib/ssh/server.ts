@@ -33,6 +33,8 @@ interface ClientState {
   socket: Socket;
   address: string;
   principal?: SshPrincipal;
+  /** The fingerprint of the key it authenticated with: each command looks the key up again (it may be gone since). */
+  fingerprint?: string;
   /** Whether it offered a key: closing without one accepted is then a failed sign-in from its address. */
   offeredKey?: boolean;
   running: number;
@@ -155,7 +157,10 @@ export class SshGitServer {
         (principal) => {
           if (!principal) return auth.reject(['publickey']);
           // A key offered without a signature is only a question: "would you take this one?"
-          if (auth.method === 'publickey' && auth.signature) client.principal = principal;
+          if (auth.method === 'publickey' && auth.signature) {
+            client.principal = principal;
+            client.fingerprint = fingerprintOf(auth.key.data);
+          }
           auth.accept();
         },
         () => auth.reject(['publickey']),
@@ -233,7 +238,14 @@ export class SshGitServer {
   }
 
   async #exec(client: ClientState, channel: ServerChannel, command: string, protocol: string | undefined): Promise<void> {
-    const principal = client.principal!;
+    // The key as it is now, not as it was at sign-in: a key removed (or its account deleted) since, on a connection kept
+    // open (ssh's ControlMaster), runs nothing more, and the connection ends.
+    const principal = await this.ctx.sshKeys.principalOf(client.fingerprint!);
+    if (!principal) {
+      // The connection ends once the refusal has reached the client.
+      channel.once('close', () => hangUp(client));
+      return this.#refuse(channel, 'ERROR: The key you authenticated with has been removed.\n');
+    }
     const lfs = parseLfsAuthenticate(command);
     if (lfs) return await this.#lfsAuthenticate(channel, principal, lfs);
     const wanted = parseGitCommand(command);

@@ -62,7 +62,7 @@ describe('git over SSH', () => {
   beforeAll(async () => {
     host = await startHost({ sshPort: 0 });
     work = await tempDir('repohost-ssh-');
-    for (const name of ['alice', 'alice2', 'bob', 'stranger', 'deploy', 'writer']) {
+    for (const name of ['alice', 'alice2', 'bob', 'stranger', 'deploy', 'writer', 'kept']) {
       keys[name] = join(work.path, `key-${name}`);
       await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', `${name}@test`, '-f', keys[name]!]);
     }
@@ -168,6 +168,27 @@ describe('git over SSH', () => {
     const archive = await sshGit(work.path, ['archive', `--remote=${url('alice/open')}`, '--format=tar', '-o', 'open.tar', 'main'], keys.alice);
     expect(archive.code).toBe(0);
     expect((await run('tar', ['tf', join(work.path, 'open.tar')])).stdout).toContain('README.md');
+  });
+
+  it('runs nothing more on a connection kept open (ControlMaster) once the key it signed in with is removed', async () => {
+    const added = await addKey(alice, 'kept');
+    expect(added.status).toBe(201);
+    const control = ['-o', `ControlPath=${join(work.path, 'kept.ctl')}`, '-p', String(host.sshPort)];
+    const master = await attempt('ssh', [...sshOptions(keys.kept), ...control, '-o', 'ControlMaster=yes', '-o', 'ControlPersist=yes', '-f', '-N', 'git@127.0.0.1']);
+    expect(master.code, master.stderr).toBe(0);
+    const overMaster = () => attempt('ssh', [...sshOptions(undefined), ...control, '-o', 'ControlMaster=no', 'git@127.0.0.1', 'git-lfs-authenticate', 'alice/secret', 'download']);
+    try {
+      const before = await overMaster();
+      expect(before.code, before.stderr).toBe(0);
+      expect(JSON.parse(before.stdout).header.Authorization).toMatch(/^RemoteAuth /);
+      expect((await http(`${host.url}/api/v3/user/keys/${added.json.id}`, { method: 'DELETE', headers: bearer(alice.token) })).status).toBe(204);
+      const after = await overMaster();
+      expect(after.code).not.toBe(0);
+      expect(after.stdout).toBe('');
+      expect(after.stderr).toContain('The key you authenticated with has been removed');
+    } finally {
+      await attempt('ssh', [...sshOptions(undefined), ...control, '-O', 'exit', 'git@127.0.0.1']);
+    }
   });
 
   it('refuses a wrong key, no key, and accounts without access, without telling private repositories apart', async () => {
