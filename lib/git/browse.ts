@@ -97,6 +97,13 @@ export class GitBrowser {
   readonly #blames = new LruCache<string, Promise<BlameHunk[]>>(64);
   readonly #searches = new LruCache<string, Promise<GrepResult>>(128);
 
+  /** Forgets what was read of the repository at `gitDir`: it is gone, and another may come to stand there. */
+  forget(gitDir: string): void {
+    const prefix = `${gitDir}\0`;
+    const mine = (key: string) => key.startsWith(prefix);
+    for (const cache of [this.#objects, this.#logs, this.#commits, this.#diffs, this.#aheadBehind, this.#treeKinds, this.#blames, this.#searches] as Array<LruCache<string, unknown>>) cache.deleteWhere(mine);
+  }
+
   constructor(deps: BrowseDeps) {
     this.#deps = deps;
   }

@@ -18,6 +18,10 @@ export class LruCache<K, V> {
   delete(key: K): void {
     this.#map.delete(key);
   }
+  /** Drops every entry whose key `matches`. */
+  deleteWhere(matches: (key: K) => boolean): void {
+    for (const key of [...this.#map.keys()]) if (matches(key)) this.#map.delete(key);
+  }
   set(key: K, value: V): void {
     this.#map.delete(key);
     this.#map.set(key, value);

@@ -5,11 +5,15 @@ import { readBlob, readCommit, readTree, type CommitObject, type TreeEntry } fro
 export const MAX_CACHED_BLOB_BYTES = 64 * 1024;
 const FULL_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
+/** What an ObjectCache key of a repository starts with: its row id and creation time. */
+export const repositoryScope = (repo: { id: number; created_at: string }): string => `${repo.id}\0${repo.created_at}`;
+
 /**
  * Git objects read for the API, kept by what names them for good: a commit by its id, a folder by its commit id and
  * path, a small blob by its id. Nothing here can go stale, so nothing is ever invalidated, except after a harness
- * restore. Every key starts with the repository's identity (its row id and creation time), so a repository never
- * answers with another's objects (nor a repository deleted and made again with its predecessor's). What git does not
+ * restore. Every key starts with the repository's identity (`repositoryScope`), so a repository never answers with
+ * another's objects; a deleted repository's are forgotten, since SQLite may give its id to the next repository made,
+ * and a stopped clock (a harness's) its creation time too. What git does not
  * find is not kept: a push may bring it. Entries are shared: callers must not change what they get.
  */
 export class ObjectCache {
@@ -45,6 +49,12 @@ export class ObjectCache {
   blob(scope: string, gitDir: string, id: string, size: number): Promise<Buffer | undefined> {
     if (size > MAX_CACHED_BLOB_BYTES || !FULL_ID.test(id)) return readBlob(gitDir, id);
     return this.#kept(this.#blobs, `${scope}\0${id}`, () => readBlob(gitDir, id));
+  }
+
+  /** Forgets the objects of one repository (deleted: its scope may come back for another). */
+  forget(scope: string): void {
+    const prefix = `${scope}\0`;
+    for (const cache of [this.#commits, this.#trees, this.#blobs] as const) cache.deleteWhere((key) => key.startsWith(prefix));
   }
 
   clear(): void {

@@ -20,7 +20,7 @@ import { folderBytes, watchFolderSize } from './size-watch.js';
 import { isGitError, runGit } from './run-git.js';
 import { handleSmartHttp, type GitHttpResult, type ReceiveSetup, type SmartHttpRequest } from './smart-http.js';
 import { serveGitStream, type GitStreamIo, type StreamService } from './stream-transport.js';
-import { ObjectCache } from './object-cache.js';
+import { ObjectCache, repositoryScope } from './object-cache.js';
 import { TreeListing, type FileEntry } from './tree-listing.js';
 
 export type { FileEntry } from './tree-listing.js';
@@ -87,6 +87,8 @@ export interface ServeGitOptions {
 
 /** What the change feed says when every repository was replaced (a harness restore). */
 const REPLACED = 'repositories-replaced';
+/** The feed's key of a repository folder deleted or renamed away, by its path below the root. */
+const GONE = 'gone:';
 
 /**
  * The bare repositories on disk and every git operation the host needs: lifecycle, counts,
@@ -131,6 +133,7 @@ export class GitRepositories {
     feed?.follow(
       (key) => {
         if (key.startsWith('refs:')) this.#refs.forgetHere(join(this.root, key.slice('refs:'.length)));
+        else if (key.startsWith(GONE)) this.#forgetGoneHere(join(this.root, key.slice(GONE.length)));
         else if (key === REPLACED) this.#forgetAll();
       },
       () => this.#refs.clear(),
@@ -222,6 +225,11 @@ export class GitRepositories {
     await this.#maintenance.forget(path);
     this.#refs.forget(path);
     await rm(path, { recursive: true, force: true });
+    this.#forgetGone(path);
+  }
+
+  forgetObjects(repo: { id: number; created_at: string }): void {
+    this.objects.forget(repositoryScope(repo));
   }
 
   /** Renames the repository folder; `conflict` when the new name is taken (checked by the move itself). */
@@ -239,6 +247,24 @@ export class GitRepositories {
       if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR') throw conflict('repository already exists');
       throw error;
     }
+    this.#forgetGone(from);
+  }
+
+  /**
+   * Forgets what was read of a repository folder that is gone (deleted, or renamed away), here and in the other
+   * instances: those reads are kept by path, and another repository may come to stand there (a public one made under
+   * a deleted private one's name must not answer its commits).
+   */
+  #forgetGone(path: string): void {
+    this.#forgetGoneHere(path);
+    this.#feed?.announce(`${GONE}${relative(this.root, path)}`);
+  }
+
+  #forgetGoneHere(path: string): void {
+    this.browse.forget(path);
+    const prefix = `${path}\0`;
+    const mine = (key: string) => key.startsWith(prefix);
+    for (const cache of [this.#pullCommits, this.#changedFiles, this.#diffStats, this.#mergePreviews] as Array<LruCache<string, unknown>>) cache.deleteWhere(mine);
   }
 
   /**

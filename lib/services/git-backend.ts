@@ -41,6 +41,8 @@ export interface GitBackend {
   exists(owner: string, name: string): Promise<boolean>;
   create(owner: string, name: string): Promise<void>;
   remove(owner: string, name: string): Promise<void>;
+  /** Forgets the git objects read for a repository whose record is deleted (its id may be given out again). */
+  forgetObjects(repo: { id: number; created_at: string }): void;
   rename(owner: string, oldName: string, newName: string): Promise<void>;
   importFrom(owner: string, name: string, url: string): Promise<void>;
   countBranches(owner: string, name: string): Promise<number>;

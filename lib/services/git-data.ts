@@ -23,6 +23,7 @@ import {
   type TreeEntry,
 } from '../git/objects.js';
 import type { GitRepositories } from '../git/repositories.js';
+import { repositoryScope } from '../git/object-cache.js';
 import { isSafeBranchName } from '../git/names.js';
 import { listTags, readTag, type TagObject } from '../git/tags.js';
 import type { PageWindow } from '../store/queries/page-window.js';
@@ -96,7 +97,6 @@ export interface Comparison {
 type DataGit = Pick<GitRepositories, 'gitDirOf' | 'cachedRefs' | 'resolveCommit' | 'objects'>;
 
 /** What keys a repository's objects in the cache: its row and its creation, so a new repository of the same name is another. */
-const scopeOf = (repo: RepositoryRow) => `${repo.id}\0${repo.created_at}`;
 
 /** A GitObjectError (bad id, mode, path) is the caller's mistake: 400 here, 422 on the GitHub-compatible API. */
 async function asInvalid<T>(work: () => Promise<T>): Promise<T> {
@@ -212,7 +212,7 @@ export class GitDataService {
   }
 
   async commit(repo: RepositoryRow, sha: string): Promise<CommitObject> {
-    const commit = OBJECT_ID.test(sha) ? await this.git.objects.commit(scopeOf(repo), await this.dir(repo), sha) : undefined;
+    const commit = OBJECT_ID.test(sha) ? await this.git.objects.commit(repositoryScope(repo), await this.dir(repo), sha) : undefined;
     if (!commit) throw notFound('Commit not found');
     return commit;
   }
@@ -317,7 +317,7 @@ export class GitDataService {
    */
   async commitWithFiles(repo: RepositoryRow, ref: string, files?: PageWindow): Promise<{ commit: CommitObject; files: ChangedFile[]; totalFiles: number }> {
     const gitDir = await this.dir(repo);
-    const commit = (await this.git.objects.commit(scopeOf(repo), gitDir, await this.resolve(repo, ref)))!;
+    const commit = (await this.git.objects.commit(repositoryScope(repo), gitDir, await this.resolve(repo, ref)))!;
     if (!files) return { commit, files: [], totalFiles: 0 };
     const maxFiles = Math.max(0, Math.min(files.limit, MAX_COMMIT_FILES - files.offset));
     const diff = await readDiff(gitDir, commit.parents[0] ?? EMPTY_TREE_ID, commit.id, { direct: true, skip: files.offset, maxFiles });
@@ -351,19 +351,19 @@ export class GitDataService {
     const slash = target.lastIndexOf('/');
     const parent = slash < 0 ? '' : target.slice(0, slash);
     const name = target.slice(slash + 1);
-    const entry = (await this.git.objects.tree(scopeOf(repo), gitDir, commit, parent))?.find((candidate) => candidate.path === name);
+    const entry = (await this.git.objects.tree(repositoryScope(repo), gitDir, commit, parent))?.find((candidate) => candidate.path === name);
     if (!entry) throw notFound('Not Found');
     if (entry.type === 'tree') return { folder: await this.folder(repo, gitDir, commit, target) };
     const file = contentEntry(entry, parent);
     // A file too large to include is listed without its bytes (null), as GitHub does beyond its limit.
     const size = entry.size ?? 0;
-    const content = entry.type === 'blob' && size <= MAX_API_BLOB_BYTES ? ((await this.git.objects.blob(scopeOf(repo), gitDir, entry.id, size)) ?? null) : null;
+    const content = entry.type === 'blob' && size <= MAX_API_BLOB_BYTES ? ((await this.git.objects.blob(repositoryScope(repo), gitDir, entry.id, size)) ?? null) : null;
     return { file, content };
   }
 
   /** A folder's first MAX_CONTENTS_ENTRIES entries (git stops there: a larger folder costs no more). */
   private async folder(repo: RepositoryRow, gitDir: string, commit: string, path: string): Promise<ContentEntry[]> {
-    const entries = (await this.git.objects.tree(scopeOf(repo), gitDir, commit, path, MAX_CONTENTS_ENTRIES)) ?? [];
+    const entries = (await this.git.objects.tree(repositoryScope(repo), gitDir, commit, path, MAX_CONTENTS_ENTRIES)) ?? [];
     return entries.map((entry) => contentEntry(entry, path));
   }
 
@@ -371,10 +371,10 @@ export class GitDataService {
   async readme(repo: RepositoryRow, ref?: string): Promise<{ file: ContentEntry; content: Buffer | null }> {
     const gitDir = await this.dir(repo);
     const commit = await this.resolve(repo, ref ?? repo.default_branch);
-    const entry = ((await this.git.objects.tree(scopeOf(repo), gitDir, commit, '')) ?? []).filter((candidate) => candidate.type === 'blob' && /^readme(\.|$)/i.test(candidate.path)).sort((a, b) => a.path.length - b.path.length)[0];
+    const entry = ((await this.git.objects.tree(repositoryScope(repo), gitDir, commit, '')) ?? []).filter((candidate) => candidate.type === 'blob' && /^readme(\.|$)/i.test(candidate.path)).sort((a, b) => a.path.length - b.path.length)[0];
     if (!entry) throw notFound('Not Found');
     const size = entry.size ?? 0;
-    return { file: contentEntry(entry, ''), content: size <= MAX_API_BLOB_BYTES ? ((await this.git.objects.blob(scopeOf(repo), gitDir, entry.id, size)) ?? null) : null };
+    return { file: contentEntry(entry, ''), content: size <= MAX_API_BLOB_BYTES ? ((await this.git.objects.blob(repositoryScope(repo), gitDir, entry.id, size)) ?? null) : null };
   }
 
   /**

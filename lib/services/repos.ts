@@ -168,6 +168,7 @@ export class RepositoryService {
     const repo = await this.administeredBy(viewer, ownerName, repoName);
     await this.names.with(repo.owner_id, [repo.name], BUSY, async () => {
       await writeToRepository(this.store, repo, async (tx) => await deleteRepository(tx, repo.id));
+      this.git.forgetObjects(repo);
       await this.git.remove(repo.owner_name, repo.name);
     });
   }

@@ -65,4 +65,49 @@ describe('warm git-backed reads of /api/v3', () => {
       await work.cleanup();
     }
   });
+
+  it('never shows on the pages a commit of a private repository deleted or renamed away, for the public one made under its name', async () => {
+    const bob = await newUser(host, 'bob');
+    const secretCommit = async (name: string) => {
+      await newRepo(host, bob, name, 'private');
+      const written = await http(`${host.url}/api/v3/repos/bob/${name}/contents/passwords.txt`, { method: 'PUT', headers: bearer(bob.token), json: { message: `Secret of ${name}`, content: Buffer.from('hunter2').toString('base64') } });
+      const sha = written.json.commit.sha as string;
+      // The owner's visit keeps the commit page's reads.
+      const seen = await http(`${host.url}/bob/${name}/commit/${sha}`, { headers: bearer(bob.token) });
+      expect(seen.status).toBe(200);
+      expect(seen.text).toContain(`Secret of ${name}`);
+      return sha;
+    };
+    const deleted = await secretCommit('deleted');
+    expect((await http(`${host.url}/api/v3/repos/bob/deleted`, { method: 'DELETE', headers: bearer(bob.token) })).status).toBe(204);
+    await newRepo(host, bob, 'deleted', 'public');
+    const moved = await secretCommit('moved');
+    expect((await http(`${host.url}/api/v3/repos/bob/moved`, { method: 'PATCH', headers: bearer(bob.token), json: { name: 'moved-away' } })).status).toBe(200);
+    await newRepo(host, bob, 'moved', 'public');
+    for (const [name, sha] of [['deleted', deleted], ['moved', moved]] as const) {
+      const shown = await http(`${host.url}/bob/${name}/commit/${sha}`);
+      expect(shown.status, name).toBe(404);
+      expect(shown.text).not.toContain(`Secret of ${name}`);
+    }
+  });
+
+  it('never answers a deleted private repository\'s objects for the next one made, even with the clock stopped', async () => {
+    // A stopped clock (a harness's) makes the next repository's creation time the deleted one's; SQLite its id too.
+    const stopped = new Date('2030-01-01T00:00:00Z');
+    const frozen = await startHost({ now: () => stopped });
+    try {
+      const owner = await newUser(frozen, 'owner');
+      const secret = await newRepo(frozen, owner, 'secret', 'private');
+      const written = await http(`${frozen.url}/api/v3/repos/owner/secret/contents/passwords.txt`, { method: 'PUT', headers: bearer(owner.token), json: { message: 'A secret commit', content: Buffer.from('hunter2').toString('base64') } });
+      const sha = written.json.commit.sha as string;
+      expect((await http(`${frozen.url}/api/v3/repos/owner/secret/git/commits/${sha}`, { headers: bearer(owner.token) })).json.message).toBe('A secret commit');
+      expect((await http(`${frozen.url}/api/v3/repos/owner/secret`, { method: 'DELETE', headers: bearer(owner.token) })).status).toBe(204);
+      const open = await newRepo(frozen, owner, 'open', 'public');
+      if (!process.env.REPOHOST_TEST_POSTGRES_URL) expect(open.id).toBe(secret.id);
+      expect((await http(`${frozen.url}/api/v3/repos/owner/open/git/commits/${sha}`)).status).toBe(404);
+      expect((await http(`${frozen.url}/api/v3/repos/owner/open/contents/passwords.txt?ref=${sha}`)).status).toBe(404);
+    } finally {
+      await frozen.close();
+    }
+  });
 });

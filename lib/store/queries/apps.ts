@@ -186,3 +186,15 @@ export async function deleteExpiredInstallationTokens(tx: WriteTx, now: string):
 export async function deleteInstallationToken(tx: WriteTx, tokenHash: string): Promise<boolean> {
   return (await tx.run('DELETE FROM installation_tokens WHERE token_hash = ?', [tokenHash])).changes > 0;
 }
+
+/**
+ * Takes a deleted repository out of the installation tokens narrowed to it: SQLite may give its id to the next
+ * repository made, which such a token must not reach. A token left with none reaches none (not all).
+ */
+export async function forgetRepositoryInTokens(tx: WriteTx, repoId: number): Promise<void> {
+  const narrowed = await tx.all<{ id: number; repository_ids: string }>('SELECT id, repository_ids FROM installation_tokens WHERE repository_ids IS NOT NULL');
+  for (const token of narrowed) {
+    const ids = JSON.parse(token.repository_ids) as number[];
+    if (ids.includes(repoId)) await tx.run('UPDATE installation_tokens SET repository_ids = ? WHERE id = ?', [JSON.stringify(ids.filter((id) => id !== repoId)), token.id]);
+  }
+}
