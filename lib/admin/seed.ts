@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { AppContext } from '../context.js';
 import { invalid } from '../errors.js';
-import { gitDate } from '../git/objects.js';
+import { gitEnvDate } from '../git/objects.js';
 import { diffRefs } from '../git/refs.js';
 import { isGitError, runGit } from '../git/run-git.js';
 import type { AdminSeedInput, SeedResult } from '../services/admin.js';
@@ -33,7 +33,7 @@ async function commitFolder(gitDir: string, dir: string, branch: string, message
   const scratch = await mkdtemp(join(tmpdir(), 'repohost-seed-'));
   try {
     // Dated by the host's clock, like every commit the host makes.
-    const when = gitDate(date.toISOString());
+    const when = gitEnvDate(date.toISOString());
     const env = { ...SEED_AUTHOR, GIT_AUTHOR_DATE: when, GIT_COMMITTER_DATE: when, GIT_WORK_TREE: dir, GIT_INDEX_FILE: join(scratch, 'index') };
     await runGit(['add', '--all', '.'], { gitDir, cwd: dir, env });
     const tree = (await runGit(['write-tree'], { gitDir, cwd: dir, env })).stdout.toString('utf8').trim();

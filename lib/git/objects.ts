@@ -41,18 +41,28 @@ export function gitDate(date: string): string {
   if (/^\d+ [+-]\d{4}$/.test(date)) return date;
   const ms = Date.parse(date);
   if (!Number.isFinite(ms)) throw new GitObjectError(`not a date: ${JSON.stringify(date)}`);
+  if (ms < 0 || ms > LATEST_GIT_TIME) throw new GitObjectError(`${JSON.stringify(date)} is outside the times git records (1970 to 9999)`);
   return `${Math.floor(ms / 1000)} +0000`;
 }
+
+/**
+ * A date for `GIT_AUTHOR_DATE` / `GIT_COMMITTER_DATE`: git reads fewer than nine digits there (times before March 1973)
+ * as something else than seconds since 1970 unless they follow `@`.
+ */
+export const gitEnvDate = (date: string): string => `@${gitDate(date)}`;
+
+/** The last moment a commit may carry: git records no time before 1970, and ISO times past 9999 sort wrongly. */
+export const LATEST_GIT_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /** The environment that gives `commit-tree` (or any committing command) a fixed author and committer. */
 export function identityEnv(author: GitIdentity, committer: GitIdentity): Record<string, string> {
   return {
     GIT_AUTHOR_NAME: author.name,
     GIT_AUTHOR_EMAIL: author.email,
-    GIT_AUTHOR_DATE: gitDate(author.date),
+    GIT_AUTHOR_DATE: gitEnvDate(author.date),
     GIT_COMMITTER_NAME: committer.name,
     GIT_COMMITTER_EMAIL: committer.email,
-    GIT_COMMITTER_DATE: gitDate(committer.date),
+    GIT_COMMITTER_DATE: gitEnvDate(committer.date),
   };
 }
 

@@ -3,6 +3,7 @@ import { getRequestHeader, type H3, type H3Event } from 'h3';
 import { readLimitedText } from '../http/validate.js';
 import type { HostSnapshot } from './snapshots.js';
 import type { HarnessClock } from './clock.js';
+import { LATEST_GIT_TIME } from '../git/objects.js';
 
 /** What the control endpoints act on: a running host. */
 export interface ControlledHost {
@@ -15,9 +16,6 @@ export interface ControlledHost {
 
 /** Where the endpoints live: `-` starts no account name, so no page or repository path is taken. */
 export const CONTROL_PREFIX = '/-/harness';
-
-/** The latest time a JavaScript Date can hold. */
-const MAX_TIME = 8.64e15;
 
 const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } });
 const noContent = () => new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } });
@@ -68,13 +66,16 @@ export function mountHarnessControl(host: ControlledHost, token: string, clock: 
     }
     if (!body || typeof body !== 'object' || Array.isArray(body)) return json(400, { message: 'send a JSON object: { "now": ISO 8601 | null, "advance_ms": number }' });
     if (body.now !== undefined) {
-      if (body.now !== null && (typeof body.now !== 'string' || !Number.isFinite(Date.parse(body.now)))) return json(422, { message: 'now must be an ISO 8601 time or null' });
-      clock.set(body.now === null ? null : new Date(Date.parse(body.now)));
+      // Within what git records (1970 to 9999): a commit made at any other time fails, and ISO times past 9999 sort
+      // before earlier ones (expiry checks compare them as text).
+      const at = typeof body.now === 'string' ? Date.parse(body.now) : NaN;
+      if (body.now !== null && !(at >= 0 && at <= LATEST_GIT_TIME)) return json(422, { message: 'now must be an ISO 8601 time from 1970 to 9999, or null' });
+      clock.set(body.now === null ? null : new Date(at));
     }
     if (body.advance_ms !== undefined) {
-      // A Date holds times up to ±8.64e15 ms: a step past that would break every timestamp the host writes.
+      // A step past what git records would break every commit the host makes.
       const after = clock.now().getTime() + (typeof body.advance_ms === 'number' ? body.advance_ms : NaN);
-      if (!Number.isSafeInteger(body.advance_ms) || (body.advance_ms as number) < 0 || !(after <= MAX_TIME)) return json(422, { message: 'advance_ms must be a whole number of milliseconds, 0 or more, that keeps the clock within the year 275760' });
+      if (!Number.isSafeInteger(body.advance_ms) || (body.advance_ms as number) < 0 || !(after <= LATEST_GIT_TIME)) return json(422, { message: 'advance_ms must be a whole number of milliseconds, 0 or more, that keeps the clock within the year 9999' });
       clock.advance(body.advance_ms as number);
     }
     return clockState();

@@ -2,7 +2,7 @@ import { H3, HTTPError, type H3Event } from 'h3';
 import type { AppContext } from '../context.js';
 import { isRepoHostError, RepositoryMoved } from '../errors.js';
 import { retryAfterOf } from './retry-after.js';
-import { currentUser } from './auth.js';
+import { cookieAttributes, currentUser } from './auth.js';
 import { RequestForgeryGuard } from './csrf.js';
 import { compression } from './compression.js';
 import { htmlHeaders } from './html-response.js';
@@ -58,7 +58,7 @@ export const MAX_REQUEST_TARGET_BYTES = 8191;
 
 /** Builds the h3 app of one host: JSON API, web forms and pages, git smart HTTP. */
 export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
-  const forgery = new RequestForgeryGuard();
+  const forgery = new RequestForgeryGuard(() => cookieAttributes(ctx).secure);
   let lazyMounted: Promise<void> | undefined;
   let lazyDone = false;
   // Loaded when a request first needs them (issue 23): the GitHub-compatible API, the web pages and forms with their

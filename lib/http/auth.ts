@@ -8,6 +8,14 @@ import type { UserRow } from '../store/queries/users.js';
 
 export const SESSION_COOKIE = 'token';
 
+/**
+ * The attributes of the cookies a browser keeps for this host (the session, the sign-in form's pre-session):
+ * `Secure` when the host is served over HTTPS (its public URL says so), so they never travel in the clear.
+ */
+export function cookieAttributes(ctx: AppContext): { httpOnly: true; sameSite: 'lax'; path: '/'; secure: boolean } {
+  return { httpOnly: true, sameSite: 'lax', path: '/', secure: ctx.baseUrl().startsWith('https://') };
+}
+
 export interface BasicCredentials {
   username: string;
   secret: string;

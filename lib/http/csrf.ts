@@ -35,6 +35,9 @@ type Expected = string | null;
 export class RequestForgeryGuard {
   readonly #secret = randomBytes(32);
 
+  /** `secure`: whether the cookies this sets must be `Secure` (the host is served over HTTPS). */
+  constructor(private readonly secure: () => boolean = () => false) {}
+
   /** The token of a session, for the hidden field of the forms rendered to it. */
   tokenFor(session: string): string {
     return createHmac('sha256', this.#secret).update(session).digest('base64url');
@@ -54,7 +57,7 @@ export class RequestForgeryGuard {
     const session = getCookie(event, SESSION_COOKIE);
     if (session) return this.tokenFor(session);
     const value = preSessionOf(event) ?? randomBytes(32).toString('base64url');
-    setCookie(event, PRE_SESSION_COOKIE, value, { httpOnly: true, sameSite: 'lax', path: '/', maxAge: PRE_SESSION_MAX_AGE });
+    setCookie(event, PRE_SESSION_COOKIE, value, { httpOnly: true, sameSite: 'lax', path: '/', secure: this.secure(), maxAge: PRE_SESSION_MAX_AGE });
     return this.#preSessionToken(value);
   }
 

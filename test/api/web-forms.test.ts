@@ -49,6 +49,23 @@ describe('supporting form endpoints (spec §4.2) and sessions (spec §5)', () =>
     });
   });
 
+  it('marks the session and sign-in cookies Secure when the host is served over HTTPS (its public URL), and only then', async () => {
+    const served = await startHost({ publicUrl: 'https://git.example.com' });
+    try {
+      const form = await http(`${served.url}/login`, { headers: { accept: 'text/html' } });
+      const preSession = setCookies(form).find((line) => line.startsWith('pre_session='))!;
+      expect(cookieAttributes(preSession).has('secure'), preSession).toBe(true);
+      const registered = await http(`${served.url}/register`, { form: { username: 'secure', password: 'password123', email: 'secure@example.com', no_redirect: '1' } });
+      const session = setCookies(registered).find((line) => line.startsWith('token='))!;
+      expectCookieRules(session);
+      expect(cookieAttributes(session).has('secure'), session).toBe(true);
+    } finally {
+      await served.close();
+    }
+    const plain = await http(`${host.url}/register`, { form: { username: 'plain', password: 'password123', email: 'plain@example.com', no_redirect: '1' } });
+    expect(cookieAttributes(setCookies(plain).find((line) => line.startsWith('token='))!).has('secure')).toBe(false);
+  });
+
   describe('POST /register', () => {
     it('answers 200 with no_redirect=1 and sets the session cookie token (HttpOnly, SameSite=Lax, Path=/)', async () => {
       const result = await http(`${host.url}/register`, { form: { username: 'alice', password: 'password123', email: 'alice@example.com', no_redirect: '1' } });

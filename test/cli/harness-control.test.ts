@@ -58,6 +58,14 @@ describe('repohost serve --harness', () => {
     expect((await createRepo('later-dated')).json.created_at).toBe('2030-01-01T00:01:30Z');
     expect((await control('/clock', { method: 'PUT', json: { now: 'tomorrow' } })).status).toBe(422);
     expect((await control('/clock', { method: 'PUT', json: { advance_ms: 9e15 } })).status).toBe(422);
+    // Only times git records: before 1970 and after 9999 every commit failed (500), and a session's expiry compared as
+    // text let "+010000-…" revive an ended one. A commit in early 1970 is made (git needed `@` before its seconds).
+    for (const now of ['1969-12-31T00:00:00Z', '+010000-01-01T00:00:00Z']) expect((await control('/clock', { method: 'PUT', json: { now } })).status, now).toBe(422);
+    expect((await control('/clock', { method: 'PUT', json: { advance_ms: Date.UTC(10000, 0, 1) - Date.UTC(2030, 0, 1, 0, 1, 30) } })).status).toBe(422);
+    expect((await control('/clock', { method: 'PUT', json: { now: '1970-01-02T00:00:00Z' } })).status).toBe(200);
+    const early = await http(`${server!.url}/api/v3/user/repos`, { headers: bearer(API_TOKEN), json: { name: 'early', auto_init: true } });
+    expect(early.status).toBe(201);
+    expect((await http(`${server!.url}/api/v3/repos/alice/early/commits/main`, { headers: bearer(API_TOKEN) })).json.commit.committer.date).toBe('1970-01-02T00:00:00Z');
     const running = await control('/clock', { method: 'PUT', json: { now: null } });
     expect(running.json.stopped).toBe(false);
     expect(Math.abs(Date.parse(running.json.now) - Date.now())).toBeLessThan(60_000);

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { isRepoHostError, notFound, unauthorized } from '../../errors.js';
 import { FIRST_HUNDRED } from '../../store/queries/page-window.js';
 import type { UserRow } from '../../store/queries/users.js';
-import { clientAddress, currentUser, SESSION_COOKIE } from '../auth.js';
+import { clientAddress, cookieAttributes, currentUser, SESSION_COOKIE } from '../auth.js';
 import { PRE_SESSION_COOKIE, type RequestForgeryGuard } from '../csrf.js';
 import { htmlResponse } from '../html-response.js';
 import { retryAfterOf } from '../retry-after.js';
@@ -38,15 +38,15 @@ export async function formAction(form: FormFields, action: () => Promise<Respons
   }
 }
 
-function startSessionCookie(event: H3Event, token: string): void {
-  setCookie(event, SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', path: '/', maxAge: SESSION_MAX_AGE });
+function startSessionCookie(ctx: AppContext, event: H3Event, token: string): void {
+  setCookie(event, SESSION_COOKIE, token, { ...cookieAttributes(ctx), maxAge: SESSION_MAX_AGE });
   // The session now carries the forms' tokens: the pre-session cookie of the sign-in form has done its job.
-  if (getCookie(event, PRE_SESSION_COOKIE) !== undefined) deleteCookie(event, PRE_SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', path: '/' });
+  if (getCookie(event, PRE_SESSION_COOKIE) !== undefined) deleteCookie(event, PRE_SESSION_COOKIE, cookieAttributes(ctx));
 }
 
 /** Signs the user in: a session cookie and either `200` (no_redirect=1) or a redirect home. */
 async function signIn(ctx: AppContext, event: H3Event, user: UserRow, form: FormFields): Promise<Response> {
-  startSessionCookie(event, await ctx.credentials.startSession(user.id));
+  startSessionCookie(ctx, event, await ctx.credentials.startSession(user.id));
   if (wantsNoRedirect(form)) {
     return Response.json({ success: true, user: ctx.users.summary(user) });
   }
@@ -124,7 +124,7 @@ export function mountWebRoutes(app: H3, ctx: AppContext, guard: RequestForgeryGu
     const session = getCookie(event, SESSION_COOKIE);
     if (session) await ctx.credentials.endSession(session);
     // The clearing cookie carries the same attributes as the session cookie it replaces.
-    deleteCookie(event, SESSION_COOKIE, { httpOnly: true, sameSite: 'lax', path: '/' });
+    deleteCookie(event, SESSION_COOKIE, cookieAttributes(ctx));
     if (wantsNoRedirect(form)) return Response.json({ success: true });
     return redirectTo('/');
   });
