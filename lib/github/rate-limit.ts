@@ -90,6 +90,12 @@ export class GitHubRateLimits {
     return undefined;
   }
 
+  /** Gives back what `take` counted for a request that does not count after all (a conditional one answered 304). */
+  refund(): void {
+    const simulation = this.#renewed();
+    if (simulation && !simulation.secondary && simulation.used > 0) simulation.used -= 1;
+  }
+
   /** The simulation, its allowance renewed once its reset time has passed. */
   #renewed(): Simulated | undefined {
     const simulation = this.#simulation;

@@ -281,9 +281,11 @@ export class GitHubShapes {
   }
 
   /** A page of comments of one issue or pull request, in one query whatever its length. */
-  async comments(db: ReadTx, repo: RepositoryRow, number: number, comments: ReadonlyArray<Omit<IssueCommentRow, 'author_id'> | Omit<PullCommentRow, 'author_id'>>): Promise<GitHubComment[]> {
+  /** Comments of one issue or pull request (`number`), or of several (`numbers`, one for each comment). */
+  async comments(db: ReadTx, repo: RepositoryRow, number: number | readonly number[], comments: ReadonlyArray<Omit<IssueCommentRow, 'author_id'> | Omit<PullCommentRow, 'author_id'>>): Promise<GitHubComment[]> {
     const reads = this.readsOver(db, repo, await this.pageFacts(db, repo, comments.map((comment) => comment.author)));
-    return (await Promise.all(comments.map(async (comment) => await this.comment(db, repo, number, comment, reads))));
+    const numberOf = (index: number) => (typeof number === 'number' ? number : number[index]!);
+    return (await Promise.all(comments.map(async (comment, index) => await this.comment(db, repo, numberOf(index), comment, reads))));
   }
 
   /** Events of issues and pull requests as GitHub lists them, every account they name read in one query. */

@@ -6,6 +6,8 @@ import { writeToRepository } from './repository-write.js';
 import type { Db, WriteTx } from '../store/interface.js';
 import {
   commentsOfIssue,
+  commentsOfRepository,
+  type RepositoryCommentOrder,
   countFilteredIssues,
   countIssues,
   deleteIssueComment,
@@ -61,7 +63,8 @@ export interface ReferenceSource {
 export const referenceKey = (repoId: number, number: number): string => `${repoId}:${number}`;
 
 export const MAX_TITLE = 255;
-export const MAX_BODY = 65_535;
+/** The longest body of an issue, pull request or comment: GitHub's ("maximum is 65536 characters"). */
+export const MAX_BODY = 65_536;
 
 export interface IssueChanges {
   title?: unknown;
@@ -290,9 +293,17 @@ export class IssueService {
     return await this.get(repo, issue.id);
   }
 
-  async comments(repo: RepositoryRow, issueId: number, page: PageWindow): Promise<{ items: IssueComment[]; total: number }> {
+  /** A page of an issue's comments; with `since` (ISO 8601 as stored), only those updated at or after it. */
+  async comments(repo: RepositoryRow, issueId: number, page: PageWindow, since?: string): Promise<{ items: IssueComment[]; total: number }> {
     const issue = await this.get(repo, issueId);
-    return { items: (await commentsOfIssue(this.store, issue.id, page)).map(publicComment), total: issue.comments };
+    const found = await this.store.read(async (tx) => await commentsOfIssue(tx, issue.id, page, since));
+    return { items: found.rows.map(publicComment), total: found.since ?? issue.comments };
+  }
+
+  /** A page of the comments of every issue and pull request of the repository, each with its number. */
+  async commentsOfRepository(repo: RepositoryRow, order: RepositoryCommentOrder, page: PageWindow): Promise<{ items: Array<IssueComment & { number: number }>; total: number }> {
+    const found = await this.store.read(async (tx) => await commentsOfRepository(tx, repo.id, order, page));
+    return { items: found.rows.map(({ author_id: _authorId, ...comment }) => comment), total: found.total };
   }
 
   async getComment(repo: RepositoryRow, issueId: number, commentId: number): Promise<IssueComment> {

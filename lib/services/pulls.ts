@@ -487,9 +487,11 @@ export class PullService {
     });
   }
 
-  async comments(repo: RepositoryRow, pullId: number, page: PageWindow): Promise<{ items: PullComment[]; total: number }> {
+  /** A page of a pull request's comments; with `since` (ISO 8601 as stored), only those updated at or after it. */
+  async comments(repo: RepositoryRow, pullId: number, page: PageWindow, since?: string): Promise<{ items: PullComment[]; total: number }> {
     const pull = await this.get(repo, pullId);
-    return { items: (await commentsOfPull(this.store, pull.id, page)).map(publicComment), total: pull.comments };
+    const found = await this.store.read(async (tx) => await commentsOfPull(tx, pull.id, page, since));
+    return { items: found.rows.map(publicComment), total: found.since ?? pull.comments };
   }
 
   async getComment(repo: RepositoryRow, pullId: number, commentId: number): Promise<PullComment> {

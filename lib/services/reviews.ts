@@ -43,7 +43,7 @@ import type { PullService } from './pulls.js';
 import { writeToRepository } from './repository-write.js';
 import { notifyThread } from './notifications.js';
 
-const MAX_BODY = 65_535;
+const MAX_BODY = 65_536;
 const MAX_COMMENTS = 100;
 const EVENTS: Readonly<Record<string, ReviewState>> = { APPROVE: 'APPROVED', REQUEST_CHANGES: 'CHANGES_REQUESTED', COMMENT: 'COMMENTED' };
 

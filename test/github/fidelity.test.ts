@@ -213,6 +213,86 @@ describe('GitHub fidelity of /api/v3 (issue 20: what is wrong today)', () => {
     expect((await failure(alice.issues.getLabel({ ...repo, name: 'never-made' }))).status).toBe(404);
   });
 
+  it('takes the fields of a new repository that ask for what repohost does, and refuses the others by name', async () => {
+    const alice = clients.alice!;
+    const refusal = async (body: Record<string, unknown>) => (await failure(alice.request('POST /user/repos', { name: 'refused', ...body }))).data.errors?.map((error: { field: string }) => error.field);
+    expect(await refusal({ gitignore_template: 'Node', license_template: 'mit' })).toEqual(['gitignore_template', 'license_template']);
+    expect(await refusal({ has_issues: false })).toEqual(['has_issues']);
+    expect(await refusal({ homepage: 'https://example.com' })).toEqual(['homepage']);
+    expect(await refusal({ visibility: 'internal' })).toEqual(['visibility']);
+    expect(await refusal({ visibility: 'private', private: false })).toEqual(['visibility']);
+    expect((await failure(alice.repos.get({ owner: 'alice', repo: 'refused' }))).status).toBe(404);
+    const made = await alice.request('POST /user/repos', { name: 'settled', visibility: 'private', has_issues: true, has_wiki: false, homepage: '', is_template: false, delete_branch_on_merge: false });
+    expect(made.status).toBe(201);
+    expect(made.data).toMatchObject({ private: true, visibility: 'private', has_issues: true });
+  });
+
+  it('refuses the list parameters it does not honour, naming them, and takes those that ask for its own order', async () => {
+    const alice = clients.alice!;
+    const USER_REPOS: string = 'GET /user/repos';
+    for (const params of [{ visibility: 'private' }, { sort: 'created' }, { direction: 'desc' }, { since: '2020-01-01T00:00:00Z' }, { affiliation: 'collaborator' }, { type: 'member' }]) {
+      expect((await failure(alice.request(USER_REPOS, params))).status, JSON.stringify(params)).toBe(422);
+    }
+    expect((await alice.request('GET /user/repos', { sort: 'full_name', direction: 'asc', type: 'owner', visibility: 'all' })).status).toBe(200);
+    expect((await failure(alice.request('GET /users/{username}/repos', { username: 'alice', type: 'member' }))).data.message).toBe('repohost does not support type=member on /users/{username}/repos');
+    for (const params of [{ since: '2020-01-01T00:00:00Z' }, { sort: 'updated' }, { sort: 'created', direction: 'desc' }]) {
+      expect((await failure(alice.request('GET /repos/alice/public/pulls/comments', params))).status, JSON.stringify(params)).toBe(422);
+    }
+    expect((await alice.request('GET /repos/alice/public/pulls/comments', { sort: 'created', direction: 'asc' })).status).toBe(200);
+  });
+
+  it('names the field of a 422 as GitHub\'s request does: a label\'s description is not an issue\'s body', async () => {
+    const alice = clients.alice!;
+    const repo = { owner: 'alice', repo: 'public' };
+    const fieldOf = async (request: Promise<unknown>) => (await failure(request)).data.errors?.[0]?.field;
+    expect(await fieldOf(alice.request('POST /repos/{owner}/{repo}/labels', { ...repo, name: 'described', color: 'ffffff', description: 5 as unknown as string }))).toBe('description');
+    const main = (await alice.git.getRef({ ...repo, ref: 'heads/main' })).data.object.sha;
+    expect(await fieldOf(alice.request('POST /repos/{owner}/{repo}/check-runs', { ...repo, name: 'c', head_sha: main, status: 'bogus' as 'queued' }))).toBe('status');
+    expect(await fieldOf(alice.request('POST /repos/{owner}/{repo}/issues', { ...repo, title: 'x', body: 5 as unknown as string }))).toBe('body');
+  });
+
+  it('holds GitHub\'s bounds: a body of 65,536 characters, a label description of 100', async () => {
+    const alice = clients.alice!;
+    const repo = { owner: 'alice', repo: 'public' };
+    const issue = (await alice.issues.create({ ...repo, title: 'Long', body: 'b'.repeat(65_536) })).data;
+    expect(issue.body).toHaveLength(65_536);
+    expect((await alice.issues.createComment({ ...repo, issue_number: issue.number, body: 'c'.repeat(65_536) })).status).toBe(201);
+    expect((await failure(alice.issues.createComment({ ...repo, issue_number: issue.number, body: 'c'.repeat(65_537) }))).status).toBe(422);
+    expect((await alice.issues.createLabel({ ...repo, name: 'described-100', description: 'd'.repeat(100) })).status).toBe(201);
+    expect((await failure(alice.issues.createLabel({ ...repo, name: 'described-101', description: 'd'.repeat(101) }))).data.errors).toEqual([
+      { resource: 'Label', code: 'custom', field: 'description', message: 'description is too long (maximum is 100 characters)' },
+    ]);
+  });
+
+  it('refuses a pull request that brings no commits, and a draft, in GitHub\'s words', async () => {
+    const alice = clients.alice!;
+    const repo = { owner: 'alice', repo: 'public' };
+    const main = (await alice.git.getRef({ ...repo, ref: 'heads/main' })).data.object.sha;
+    await alice.git.createRef({ ...repo, ref: 'refs/heads/same-as-main', sha: main });
+    expect(await failure(alice.pulls.create({ ...repo, title: 'Nothing', head: 'same-as-main', base: 'main' }))).toEqual({
+      status: 422,
+      data: { message: 'Validation Failed', errors: [{ resource: 'PullRequest', code: 'custom', message: 'No commits between main and same-as-main' }], documentation_url: DOCS },
+    });
+    await alice.repos.createOrUpdateFileContents({ ...repo, path: 'drafted.txt', branch: 'same-as-main', message: 'Something', content: Buffer.from('d').toString('base64') });
+    const draft = await failure(alice.pulls.create({ ...repo, title: 'Draft', head: 'same-as-main', base: 'main', draft: true }));
+    expect(draft).toEqual({ status: 422, data: { message: 'repohost does not support draft pull requests', documentation_url: DOCS } });
+    expect((await alice.pulls.create({ ...repo, title: 'Ready', head: 'same-as-main', base: 'main', draft: false })).data.draft).toBe(false);
+  });
+
+  it('answers a status on an unknown commit, or with a description over 140 characters, 422 as GitHub does', async () => {
+    const alice = clients.alice!;
+    const repo = { owner: 'alice', repo: 'public' };
+    const unknown = 'f'.repeat(40);
+    expect(await failure(alice.repos.createCommitStatus({ ...repo, sha: unknown, state: 'success' }))).toEqual({ status: 422, data: { message: `No commit found for SHA: ${unknown}`, documentation_url: DOCS } });
+    const main = (await alice.git.getRef({ ...repo, ref: 'heads/main' })).data.object.sha;
+    expect((await failure(alice.repos.createCommitStatus({ ...repo, sha: main, state: 'success', description: 'x'.repeat(141) }))).data.errors).toEqual([
+      { resource: 'Status', code: 'custom', field: 'description', message: 'description is too long (maximum is 140 characters)' },
+    ]);
+    expect((await alice.repos.createCommitStatus({ ...repo, sha: main, state: 'success', description: 'x'.repeat(140) })).status).toBe(201);
+    // The spec API keeps its own answer for a commit it does not have.
+    expect((await http(`${host.url}/api/v1/repos/alice/public/statuses/${unknown}`, { headers: { authorization: `Bearer ${tokens.alice}` }, json: { state: 'success' } })).status).toBe(404);
+  });
+
   it('takes an issue’s labels as a bare JSON array, and JSON sent with a form content type, as GitHub does', async () => {
     const alice = clients.alice!;
     const repo = { owner: 'alice', repo: 'public' };
@@ -298,5 +378,56 @@ describe('GitHub fidelity of /api/v3 (issue 20: what is wrong today)', () => {
     expectRateHeaders('rate_limit', limits.headers);
     expect((await anonymous.rateLimit.get()).status).toBe(200);
     expect((await v3('/rate_limit', { headers: { authorization: 'Bearer nope' } })).status).toBe(401);
+  });
+});
+
+// Comments with times apart: a clock of its own, moved between them.
+describe('comment lists through /api/v3', () => {
+  let host: RepoHost;
+  let alice: Octokit;
+  let clock = Date.parse('2026-11-24T12:00:00Z');
+
+  beforeAll(async () => {
+    host = await startHost({ now: () => new Date(clock) });
+    await host.admin.createUser({ username: 'alice', email: 'alice@example.com', password: 'password123' });
+    alice = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: await host.admin.createToken('alice'), log: quiet });
+  });
+
+  afterAll(async () => {
+    await host?.close();
+  });
+
+  it('lists the comments of an issue since a time, and every comment of the repository in the order asked', async () => {
+    const repo = { owner: 'alice', repo: 'comments' };
+    await alice.repos.createForAuthenticatedUser({ name: 'comments', auto_init: true });
+    const issue = (await alice.issues.create({ ...repo, title: 'Talked about' })).data;
+    const first = (await alice.issues.createComment({ ...repo, issue_number: issue.number, body: 'first' })).data;
+    const main = (await alice.git.getRef({ ...repo, ref: 'heads/main' })).data.object.sha;
+    await alice.git.createRef({ ...repo, ref: 'refs/heads/topic', sha: main });
+    await alice.repos.createOrUpdateFileContents({ ...repo, path: 't.txt', branch: 'topic', message: 'Topic', content: Buffer.from('t').toString('base64') });
+    const pull = (await alice.pulls.create({ ...repo, title: 'Topic', head: 'topic', base: 'main' })).data;
+    clock += 3_600_000;
+    const second = (await alice.issues.createComment({ ...repo, issue_number: pull.number, body: 'second' })).data;
+    const third = (await alice.issues.createComment({ ...repo, issue_number: issue.number, body: 'third' })).data;
+
+    const since = await alice.issues.listComments({ ...repo, issue_number: issue.number, since: second.created_at });
+    expect(since.data.map((comment) => comment.body)).toEqual(['third']);
+    expect((await alice.issues.listComments({ ...repo, issue_number: issue.number, since: '2099-01-01T00:00:00Z' })).data).toEqual([]);
+    expect((await failure(alice.issues.listComments({ ...repo, issue_number: issue.number, since: 'yesterday' }))).status).toBe(422);
+
+    const all = await alice.issues.listCommentsForRepo(repo);
+    expect(all.data.map((comment) => [comment.body, comment.issue_url.split('/').pop()])).toEqual([
+      ['first', String(issue.number)],
+      ['second', String(pull.number)],
+      ['third', String(issue.number)],
+    ]);
+    expect((await alice.issues.listCommentsForRepo({ ...repo, sort: 'created', direction: 'desc' })).data.map((comment) => comment.id)).toEqual([third.id, second.id, first.id]);
+    expect((await alice.issues.listCommentsForRepo({ ...repo, since: second.created_at })).data.map((comment) => comment.id)).toEqual([second.id, third.id]);
+    const paged = await alice.issues.listCommentsForRepo({ ...repo, per_page: 2 });
+    expect(paged.data.map((comment) => comment.id)).toEqual([first.id, second.id]);
+    expect(paged.headers.link).toContain('rel="next"');
+    expect((await failure(alice.issues.listCommentsForRepo({ ...repo, sort: 'author' as 'created' }))).status).toBe(422);
+    await alice.repos.createForAuthenticatedUser({ name: 'secret', private: true });
+    expect((await failure(new Octokit({ baseUrl: `${host.url}/api/v3`, log: quiet }).issues.listCommentsForRepo({ owner: 'alice', repo: 'secret' }))).status).toBe(404);
   });
 });

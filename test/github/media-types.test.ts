@@ -53,6 +53,12 @@ describe('/api/v3 media types', () => {
     expect(String(raw.headers['content-type'])).toContain('application/vnd.github.raw');
     const folder = await octokit.repos.getContent({ ...repo, path: '.github', mediaType: { format: 'raw' } });
     expect(Array.isArray(folder.data)).toBe(true);
+    // The media types it does not serve (a file rendered, a folder as one object) are refused, not answered as JSON.
+    for (const [path, format] of [['.github/bot.yml', 'html'], ['.github', 'object']] as const) {
+      const refused = await octokit.repos.getContent({ ...repo, path, mediaType: { format } }).catch((error: { status: number; response: { data: { message: string } } }) => error);
+      expect((refused as { status: number }).status, format).toBe(415);
+      expect((refused as { response: { data: { message: string } } }).response.data.message).toContain(`the ${format} media type`);
+    }
   });
 
   it('a commit and a comparison as diff and patch, as git gives them', async () => {

@@ -44,6 +44,20 @@ describe('a simulated rate limit', () => {
     expect((await get('/users/alice')).headers['x-ratelimit-remaining']).toBe('59');
   });
 
+  it('does not count a conditional request answered 304, as GitHub does not', async () => {
+    host.admin.simulateRateLimit({ limit: 60, remaining: 10 });
+    const first = await get('/users/alice');
+    expect(first.headers['x-ratelimit-remaining']).toBe('9');
+    const etag = String(first.headers.etag);
+    for (let i = 0; i < 3; i++) {
+      const unchanged = await http(`${host.url}/api/v3/users/alice`, { headers: { authorization: `token ${TOKEN}`, 'if-none-match': etag } });
+      expect(unchanged.status).toBe(304);
+      expect(unchanged.headers['x-ratelimit-remaining']).toBe('9');
+    }
+    expect((await get('/users/alice')).headers['x-ratelimit-remaining']).toBe('8');
+    host.admin.simulateRateLimit();
+  });
+
   it('answers a secondary limit with retry-after, and goes back to unlimited', async () => {
     host.admin.simulateRateLimit({ remaining: 10, secondary: { retryAfterSeconds: 7 } });
     const refused = await get('/users/alice');

@@ -6,10 +6,12 @@ import { queryString } from '../../http/validate.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { parseLfsPointer } from '../../lfs/pointer.js';
 import { identityField } from './git-data.js';
-import { created, readJson, validationFailed } from './http.js';
+import { created, GitHubApiError, readJson, validationFailed } from './http.js';
 import { REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
 const RAW_MEDIA_TYPE = /application\/vnd\.github(?:\.v3)?\.raw/;
+/** The contents API's other media types (a file rendered as HTML, a folder as one object): not served, refused. */
+const UNSERVED_MEDIA_TYPE = /application\/vnd\.github(?:\.v3)?\.(html|object)\b/;
 
 /** The file path of `/contents/<path>` ('' for the top folder), decoded once. */
 function contentPath(event: H3Event): string {
@@ -27,6 +29,8 @@ export function mountContents(app: H3, ctx: AppContext): void {
 
   const read = async (event: H3Event, path: string) => {
     const repo = await repoOf(ctx, event);
+    const unserved = UNSERVED_MEDIA_TYPE.exec(getRequestHeader(event, 'accept') ?? '');
+    if (unserved) throw new GitHubApiError(415, `repohost does not serve the contents API in the ${unserved[1]} media type: ask for application/vnd.github+json or application/vnd.github.raw`);
     const ref = queryString(event, 'ref') || repo.default_branch;
     const found = await ctx.gitData.contents(repo, path, ref);
     // `application/vnd.github.raw` (or `.v3.raw`, as Octokit's mediaType.format sends it): a file's own bytes, streamed

@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { isRepoHostError, RepositoryMoved, type RepoHostError } from '../../errors.js';
 import { retryAfterOf } from '../../http/retry-after.js';
 import { RequestForgeryGuard } from '../../http/csrf.js';
-import { readLimitedText, type FormFields } from '../../http/validate.js';
+import { queryString, readLimitedText, type FormFields } from '../../http/validate.js';
 import { pageOf, type Page } from '../../http/pagination.js';
 import { RefUpdateRefused } from '../../services/ref-updates.js';
 import { GITHUB_API_PREFIX } from '../shapes.js';
@@ -38,6 +38,17 @@ export class GitHubApiError extends Error {
 export const validationFailed = (...errors: ValidationError[]) => new GitHubApiError(422, 'Validation Failed', errors);
 /** A refusal GitHub words itself (e.g. 422 `Update is not a fast forward`, `Reference already exists`). */
 export const unprocessable = (message: string) => new GitHubApiError(422, message);
+
+/**
+ * Refuses (422) the documented query parameters of a list that ask for more than it does: each named one, when
+ * given, must be one of the values it answers as anyway (`[]`: never). GitHub's parameters are never silently ignored.
+ */
+export function refuseUnsupported(event: H3Event, list: string, answered: Readonly<Record<string, readonly string[]>>): void {
+  for (const [name, values] of Object.entries(answered)) {
+    const value = queryString(event, name);
+    if (value !== undefined && !values.includes(value)) throw unprocessable(`repohost does not support ${name}=${value} on ${list}`);
+  }
+}
 
 /**
  * Runs a service call whose only conflict is a name or pair already taken (a label, a repository, an open pull request
@@ -83,8 +94,16 @@ function resourceOf(path: string): string {
   return RESOURCES.find(([pattern]) => pattern.test(path))?.[1] ?? 'Resource';
 }
 
-/** Service field names that GitHub's requests call otherwise. */
-const GITHUB_FIELD: Readonly<Record<string, string>> = { description: 'body', status: 'state', text: 'body', method: 'merge_method' };
+/**
+ * Service field names that GitHub's requests call otherwise, by resource: an issue's or pull request's `description`
+ * and `status` are its `body` and `state`, while a label's description and a check run's status keep their names.
+ */
+const GITHUB_FIELD: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  Issue: { description: 'body', status: 'state' },
+  PullRequest: { description: 'body', status: 'state', method: 'merge_method' },
+  IssueComment: { text: 'body' },
+  PullRequestReviewComment: { text: 'body' },
+};
 
 /**
  * A service's `invalid` refusal as GitHub's 422: messages name their field first ("title is required",
@@ -93,7 +112,7 @@ const GITHUB_FIELD: Readonly<Record<string, string>> = { description: 'body', st
 function validationOf(error: RepoHostError, resource: string): ValidationError {
   const match = /^([a-z_]+) (is required|must\b)/.exec(error.message);
   if (!match) return { resource, code: 'custom', message: error.message };
-  const field = GITHUB_FIELD[match[1]!] ?? match[1]!;
+  const field = GITHUB_FIELD[resource]?.[match[1]!] ?? match[1]!;
   return { resource, field, code: match[2] === 'is required' ? 'missing_field' : 'invalid', message: error.message.replace(match[1]!, field) };
 }
 
@@ -198,7 +217,15 @@ export function githubEnvelope(limits: GitHubRateLimits, log: (message: string) 
     }
     if (result === undefined || result === NOT_FOUND) return notImplemented(event);
     if (event.req.method !== 'GET' || result instanceof Response || result instanceof HTTPResponse || typeof result !== 'object' || result === null || (event.res.status ?? 200) !== 200) return result;
-    return withEtag(event, JSON.stringify(result));
+    const answer = withEtag(event, JSON.stringify(result));
+    if (answer.status === 304) {
+      // A conditional request answered 304 does not count against the rate limit (GitHub's rule, which clients that
+      // poll with ETags rely on).
+      limits.refund();
+      event.context.githubRateLimit = limits.current();
+      for (const [name, value] of Object.entries(githubHeaders(rateOf(event)))) headers.set(name, value);
+    }
+    return answer;
   };
 }
 

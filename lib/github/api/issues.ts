@@ -180,10 +180,24 @@ export function mountIssues(app: H3, ctx: AppContext): void {
   app.get(`${ISSUE}/comments`, async (event) => {
     const repo = await repoOf(ctx, event);
     const conversation = await conversationOf(ctx, repo, numberParam(event));
+    const since = sinceOf(event, 'IssueComment');
     const page = githubPage(ctx, event);
     const number = numberOf(conversation);
-    const { items, total } = conversation.kind === 'issue' ? await ctx.issues.comments(repo, conversation.issue.id, page) : await ctx.pulls.comments(repo, conversation.pull.id, page);
+    const { items, total } = conversation.kind === 'issue' ? await ctx.issues.comments(repo, conversation.issue.id, page, since) : await ctx.pulls.comments(repo, conversation.pull.id, page, since);
     return page.respond(total, await shapes.comments(ctx.store, repo, number, items));
+  });
+
+  // Every comment of the repository's issues and pull requests (octokit's `issues.listCommentsForRepo`).
+  app.get(`${REPO}/issues/comments`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const sort = queryString(event, 'sort') ?? 'created';
+    if (sort !== 'created' && sort !== 'updated') throw validationFailed({ resource: 'IssueComment', field: 'sort', code: 'invalid' });
+    // GitHub ignores `direction` without `sort` (ascending then).
+    const direction = queryString(event, 'sort') === undefined ? 'asc' : (queryString(event, 'direction') ?? 'desc');
+    if (direction !== 'asc' && direction !== 'desc') throw validationFailed({ resource: 'IssueComment', field: 'direction', code: 'invalid' });
+    const page = githubPage(ctx, event);
+    const { items, total } = await ctx.issues.commentsOfRepository(repo, { sort, direction, since: sinceOf(event, 'IssueComment') }, page);
+    return page.respond(total, await shapes.comments(ctx.store, repo, items.map((comment) => comment.number), items));
   });
 
   app.post(`${ISSUE}/comments`, async (event) => {
@@ -311,6 +325,15 @@ async function commentOf(ctx: AppContext, repo: RepositoryRow, event: H3Event): 
   return { conversation, id };
 }
 
+/** GitHub's `since` (an ISO 8601 time) as stored times are written; 422 naming `resource` when it is not one. */
+function sinceOf(event: H3Event, resource: string): string | undefined {
+  const since = queryString(event, 'since');
+  if (!since) return undefined;
+  const time = Date.parse(since);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(since) || Number.isNaN(time)) throw validationFailed({ resource, field: 'since', code: 'invalid' });
+  return new Date(time).toISOString();
+}
+
 /**
  * GitHub's narrowing filters of the issue list: `creator`, `since`, `assignee` (a login, `none` or `*`) and
  * `milestone` (a number, `none` or `*`). `mentioned` is refused with 422 rather than silently ignored.
@@ -324,12 +347,8 @@ async function githubFilters(ctx: AppContext, event: H3Event): Promise<Pick<Issu
     if (user) filter.creatorId = user.id;
     else filter.nothing = true;
   }
-  const since = queryString(event, 'since');
-  if (since) {
-    const time = Date.parse(since);
-    if (!/^\d{4}-\d{2}-\d{2}/.test(since) || Number.isNaN(time)) throw validationFailed({ resource: 'Issue', field: 'since', code: 'invalid' });
-    filter.since = new Date(time).toISOString();
-  }
+  const since = sinceOf(event, 'Issue');
+  if (since) filter.since = since;
   const assignee = queryString(event, 'assignee');
   if (assignee === 'none') filter.assigned = 'none';
   else if (assignee === '*') filter.assigned = 'any';

@@ -23,6 +23,7 @@ export function mountLabels(app: H3, ctx: AppContext): void {
     const { repo, user } = await repoAndUser(ctx, event);
     const body = await readJson(ctx, event);
     if (body.name === undefined) throw validationFailed({ resource: 'Label', field: 'name', code: 'missing_field' });
+    checkDescription(body.description);
     // GitHub's color is optional (a default grey); repohost's service needs one.
     const label = await conflictAs(() => ctx.labels.create(repo, user, { name: body.name, color: body.color ?? 'ededed', description: body.description ?? undefined }), labelExists);
     return created(event, shapes.label(repo, label));
@@ -37,6 +38,7 @@ export function mountLabels(app: H3, ctx: AppContext): void {
     const { repo, user } = await repoAndUser(ctx, event);
     const body = await readJson(ctx, event);
     const current = await ctx.labels.byName(repo, pathParam(event, 'name'));
+    checkDescription(body.description);
     const changes = { name: body.new_name ?? body.name ?? undefined, color: body.color ?? undefined, description: body.description ?? undefined };
     const label = await conflictAs(() => ctx.labels.update(repo, user, current.id, changes), labelExists);
     return shapes.label(repo, label);
@@ -47,4 +49,13 @@ export function mountLabels(app: H3, ctx: AppContext): void {
     await ctx.labels.remove(repo, user, (await ctx.labels.byName(repo, pathParam(event, 'name'))).id);
     return noContent();
   });
+}
+
+/** GitHub's bound on a label's description (the spec API keeps Gitea's 200). */
+const MAX_DESCRIPTION = 100;
+
+function checkDescription(value: unknown): void {
+  if (typeof value === 'string' && value.length > MAX_DESCRIPTION) {
+    throw validationFailed({ resource: 'Label', code: 'custom', field: 'description', message: `description is too long (maximum is ${MAX_DESCRIPTION} characters)` });
+  }
 }

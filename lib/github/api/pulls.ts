@@ -5,7 +5,7 @@ import { parsePullStatus } from '../../services/pulls.js';
 import type { PullListFilter, PullRow } from '../../store/queries/pulls.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { notFound } from '../../errors.js';
-import { conflictAs, created, diffResponse, githubPage, noContent, readJson, requestedDiff, validationFailed } from './http.js';
+import { conflictAs, created, diffResponse, githubPage, noContent, readJson, requestedDiff, unprocessable, validationFailed } from './http.js';
 import { pullOf, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
 const PULL = `${REPO}/pulls/:number`;
@@ -42,7 +42,19 @@ export function mountPulls(app: H3, ctx: AppContext): void {
     const body = await readJson(ctx, event);
     const missing = (['title', 'head', 'base'] as const).filter((field) => body[field] === undefined);
     if (missing.length > 0) throw validationFailed(...missing.map((field) => ({ resource: 'PullRequest', field, code: 'missing_field' as const })));
+    // Documented fields repohost has no counterpart for are refused, never ignored: a draft would otherwise be opened
+    // ready for review, and an issue would stay an issue.
+    if (body.draft !== undefined && body.draft !== false) throw unprocessable('repohost does not support draft pull requests');
+    if (body.issue !== undefined) throw unprocessable('repohost does not turn an issue into a pull request: give a title instead');
     const head = branchOf(repo, body.head);
+    if (body.head_repo !== undefined && body.head_repo !== repo.name && body.head_repo !== `${repo.owner_name}/${repo.name}`) throw unprocessable('repohost has no forks: head_repo must be this repository');
+    // GitHub refuses a pull request that would bring nothing, in words tools match (create-pull-request, release bots).
+    const tips = await ctx.git.refsOf(repo.owner_name, repo.name);
+    const headTip = typeof head === 'string' ? tips.get(`refs/heads/${head}`) : undefined;
+    const baseTip = typeof body.base === 'string' ? tips.get(`refs/heads/${body.base}`) : undefined;
+    if (headTip && baseTip && head !== body.base && (await ctx.git.countCommitsBetween(repo.owner_name, repo.name, baseTip, headTip)) === 0) {
+      throw validationFailed({ resource: 'PullRequest', code: 'custom', message: `No commits between ${String(body.base)} and ${head}` });
+    }
     // GitHub's words, which tools match (create-pull-request, Weblate): one open pull request per head and base.
     const exists = () => validationFailed({ resource: 'PullRequest', code: 'custom', message: `A pull request already exists for ${repo.owner_name}:${String(head)}.` });
     const pull = await conflictAs(() => ctx.pulls.create(repo, user, { title: body.title, description: body.body ?? undefined, head, base: body.base }), exists);

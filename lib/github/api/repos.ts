@@ -15,6 +15,35 @@ import { apiUrl, REPO, repoOf, repositoryFor, shapesOf, V3 } from './lookup.js';
 /** Fields of `PATCH /repos/:owner/:repo` this host can change (the rest are refused, never silently dropped). */
 const EDITABLE = new Set(['name']);
 
+const empty = (value: unknown) => value === null || value === '';
+/**
+ * GitHub's fields of `POST /user/repos` beyond `name`, `description`, `private` and `auto_init`: taken when they ask
+ * for what this host does anyway (what its answer says), refused otherwise, never silently dropped (a `.gitignore`
+ * or licence asked for and not made, `has_issues: false` answered `true`).
+ */
+const CREATE_SETTLED: Readonly<Record<string, (value: unknown) => boolean>> = {
+  visibility: (value) => value === 'public' || value === 'private',
+  homepage: empty,
+  gitignore_template: empty,
+  license_template: empty,
+  team_id: (value) => value === null,
+  has_issues: (value) => value === true,
+  has_projects: (value) => value === false,
+  has_wiki: (value) => value === false,
+  has_discussions: (value) => value === false,
+  is_template: (value) => value === false,
+  allow_squash_merge: (value) => value === true,
+  allow_merge_commit: (value) => value === true,
+  allow_rebase_merge: (value) => value === true,
+  allow_auto_merge: (value) => value === false,
+  delete_branch_on_merge: (value) => value === false,
+  use_squash_pr_title_as_default: (value) => value === false,
+  squash_merge_commit_title: (value) => value === null,
+  squash_merge_commit_message: (value) => value === null,
+  merge_commit_title: (value) => value === null,
+  merge_commit_message: (value) => value === null,
+};
+
 /** Repositories: create (with `auto_init`), read, rename, delete; branches, tags, a collaborator's permission. */
 export function mountRepos(app: H3, ctx: AppContext): void {
   app.get(REPO, async (event) => await repositoryFor(ctx, await repoOf(ctx, event), await currentUser(ctx, event)));
@@ -23,8 +52,14 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     const user = await requireUser(ctx, event);
     const body = await readJson(ctx, event);
     if (body.name === undefined) throw validationFailed({ resource: 'Repository', field: 'name', code: 'missing_field' });
+    const refused = Object.keys(body).filter((field) => CREATE_SETTLED[field] !== undefined && !CREATE_SETTLED[field](body[field]));
+    const isPrivate = optionalFlag('private', body.private, body.visibility === 'private');
+    if (body.visibility !== undefined && (body.visibility === 'private') !== isPrivate && !refused.includes('visibility')) refused.push('visibility');
+    if (refused.length > 0) {
+      throw validationFailed(...refused.map((field) => ({ resource: 'Repository', field, code: 'custom' as const, message: `repohost does not support ${field}: ${JSON.stringify(body[field])}` })));
+    }
     const autoInit = optionalFlag('auto_init', body.auto_init, false);
-    const input = { name: body.name, description: body.description ?? undefined, visibility: optionalFlag('private', body.private, false) ? 'private' : 'public' } as const;
+    const input = { name: body.name, description: body.description ?? undefined, visibility: isPrivate ? 'private' : 'public' } as const;
     const repo = await conflictAs(() => ctx.repos.create(user, input), () => nameTaken('Repository creation failed.'));
     if (autoInit) {
       // GitHub's initial commit: a README named after the repository, made by the caller.

@@ -225,8 +225,44 @@ export interface IssueCommentRow {
 const COMMENT_SELECT = `SELECT c.id, u.username AS author, c.author_id, c.body, c.created_at, c.updated_at
   FROM issue_comments c JOIN users u ON u.id = c.author_id`;
 
-export async function commentsOfIssue(db: ReadTx, issueId: number, page: PageWindow): Promise<IssueCommentRow[]> {
-  return await db.all<IssueCommentRow>(`${COMMENT_SELECT} WHERE c.issue_id = ? ORDER BY c.id LIMIT ? OFFSET ?`, [issueId, page.limit, page.offset]);
+/** An issue's comments in order, a page of them; with `since`, only those updated at or after it (and how many). */
+export async function commentsOfIssue(db: ReadTx, issueId: number, page: PageWindow, since?: string): Promise<{ rows: IssueCommentRow[]; since?: number }> {
+  if (since === undefined) return { rows: await db.all<IssueCommentRow>(`${COMMENT_SELECT} WHERE c.issue_id = ? ORDER BY c.id LIMIT ? OFFSET ?`, [issueId, page.limit, page.offset]) };
+  const rows = await db.all<IssueCommentRow>(`${COMMENT_SELECT} WHERE c.issue_id = ? AND c.updated_at >= ? ORDER BY c.id LIMIT ? OFFSET ?`, [issueId, since, page.limit, page.offset]);
+  const counted = await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM issue_comments WHERE issue_id = ? AND updated_at >= ?', [issueId, since]);
+  return { rows, since: Number(counted?.n ?? 0) };
+}
+
+/** A comment of an issue or pull request of a repository, with the number of the one it is on. */
+export interface RepositoryCommentRow extends IssueCommentRow {
+  number: number;
+}
+
+/** Orders of a repository's comments (GitHub's `sort` and `direction`). */
+export interface RepositoryCommentOrder {
+  sort: 'created' | 'updated';
+  direction: 'asc' | 'desc';
+  /** Only those updated at or after this time (ISO 8601 as stored). */
+  since?: string;
+}
+
+/**
+ * The comments of every issue and pull request of a repository (one sequence of ids), a page of them in the order
+ * asked, and how many there are: two statements whatever the page.
+ */
+export async function commentsOfRepository(db: ReadTx, repoId: number, order: RepositoryCommentOrder, page: PageWindow): Promise<{ rows: RepositoryCommentRow[]; total: number }> {
+  const after = order.since === undefined ? '' : ' AND c.updated_at >= ?';
+  const params: SqlParam[] = order.since === undefined ? [repoId] : [repoId, order.since];
+  const both = `SELECT c.id, u.username AS author, c.author_id, c.body, c.created_at, c.updated_at, i.number
+      FROM issue_comments c JOIN issues i ON i.id = c.issue_id JOIN users u ON u.id = c.author_id WHERE i.repo_id = ?${after}
+    UNION ALL
+    SELECT c.id, u.username AS author, c.author_id, c.text AS body, c.created_at, c.updated_at, p.number
+      FROM pull_comments c JOIN pull_requests p ON p.id = c.pull_id JOIN users u ON u.id = c.author_id WHERE p.repo_id = ?${after}`;
+  const column = order.sort === 'updated' ? 'updated_at' : 'created_at';
+  const direction = order.direction === 'desc' ? 'DESC' : 'ASC';
+  const rows = await db.all<RepositoryCommentRow>(`SELECT * FROM (${both}) AS comments ORDER BY ${column} ${direction}, id ${direction} LIMIT ? OFFSET ?`, [...params, ...params, page.limit, page.offset]);
+  const counted = await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM (${both}) AS comments`, [...params, ...params]);
+  return { rows, total: Number(counted?.n ?? 0) };
 }
 
 export async function issueComment(db: ReadTx, issueId: number, commentId: number): Promise<IssueCommentRow | undefined> {
