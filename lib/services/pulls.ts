@@ -340,7 +340,7 @@ export class PullService {
     if (!headSha) throw notAllowed(`head branch '${pull.head}' no longer exists`);
     if (!baseSha) throw notAllowed(`base branch '${pull.base}' no longer exists`);
     if (request.headSha !== undefined && request.headSha !== '' && request.headSha !== headSha) {
-      throw conflict('head branch was modified; review the new commits and try the merge again');
+      throw conflict('Head branch was modified. Review and try the merge again.');
     }
     await this.requireMergeRules(repo, viewer, pull.base, pull, headSha);
     const now = this.now();

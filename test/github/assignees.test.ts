@@ -115,6 +115,11 @@ describe('assignees', () => {
     expect((await as.carol!.issues.listAssignees(repo)).data.map((user) => user.login)).toEqual(['alice', 'bob']);
     expect((await as.carol!.issues.checkUserCanBeAssigned({ ...repo, assignee: 'bob' })).status).toBe(204);
     expect((await failure(as.carol!.issues.checkUserCanBeAssigned({ ...repo, assignee: 'carol' }))).status).toBe(404);
+    // The same of one issue; an issue that does not exist is 404 too.
+    const issue = (await as.alice!.issues.create({ ...repo, title: 'Who may take it' })).data;
+    expect((await as.carol!.issues.checkUserCanBeAssignedToIssue({ ...repo, issue_number: issue.number, assignee: 'bob' })).status).toBe(204);
+    expect((await failure(as.carol!.issues.checkUserCanBeAssignedToIssue({ ...repo, issue_number: issue.number, assignee: 'carol' }))).status).toBe(404);
+    expect((await failure(as.carol!.issues.checkUserCanBeAssignedToIssue({ ...repo, issue_number: 9999, assignee: 'bob' }))).status).toBe(404);
   });
 
   it('lists assignees in the order they were assigned, those of one change by name, in lists as in one issue', async () => {

@@ -203,6 +203,11 @@ describe('GitHub fidelity of /api/v3 (issue 20: what is wrong today)', () => {
     expect(added.map((label) => label.name).sort()).toEqual(['Made-On-Add', 'made-on-create']);
     expect((await alice.issues.setLabels({ ...repo, issue_number: issue.number, labels: ['made-on-set'] })).data.map((label) => label.name)).toEqual(['made-on-set']);
     expect((await alice.issues.update({ ...repo, issue_number: issue.number, labels: ['made-on-patch'] })).data.labels.map((label) => (typeof label === 'string' ? label : label.name))).toEqual(['made-on-patch']);
+    // Labels are a list (the spec API's comma-separated string is not GitHub's).
+    expect(await failure(alice.request('POST /repos/{owner}/{repo}/issues', { ...repo, title: 'Stringly', labels: 'bug' as unknown as string[] }))).toEqual({
+      status: 422,
+      data: { message: 'Invalid request.\n\nFor \'properties/labels\', "bug" is not an array.', documentation_url: DOCS },
+    });
     // A name no label could have is refused before the issue is written.
     const before = (await alice.issues.listForRepo({ ...repo, state: 'all', per_page: 1 })).data[0]!.number;
     expect((await failure(alice.issues.create({ ...repo, title: 'Refused', labels: ['x'.repeat(51)] }))).status).toBe(422);
@@ -276,7 +281,10 @@ describe('GitHub fidelity of /api/v3 (issue 20: what is wrong today)', () => {
     await alice.repos.createOrUpdateFileContents({ ...repo, path: 'drafted.txt', branch: 'same-as-main', message: 'Something', content: Buffer.from('d').toString('base64') });
     const draft = await failure(alice.pulls.create({ ...repo, title: 'Draft', head: 'same-as-main', base: 'main', draft: true }));
     expect(draft).toEqual({ status: 422, data: { message: 'repohost does not support draft pull requests', documentation_url: DOCS } });
-    expect((await alice.pulls.create({ ...repo, title: 'Ready', head: 'same-as-main', base: 'main', draft: false })).data.draft).toBe(false);
+    const ready = (await alice.pulls.create({ ...repo, title: 'Ready', head: 'same-as-main', base: 'main', draft: false })).data;
+    expect(ready.draft).toBe(false);
+    // A merge of a head that moved since it was read: GitHub's 409, in its words.
+    expect(await failure(alice.pulls.merge({ ...repo, pull_number: ready.number, sha: 'f'.repeat(40) }))).toEqual({ status: 409, data: { message: 'Head branch was modified. Review and try the merge again.', documentation_url: DOCS } });
   });
 
   it('answers a status on an unknown commit, or with a description over 140 characters, 422 as GitHub does', async () => {

@@ -101,11 +101,17 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     return await shapes.usersNamed(ctx.store, page.slice(await ctx.assignees.list(repo)));
   });
 
-  app.get(`${REPO}/assignees/:assignee`, async (event) => {
-    const repo = await repoOf(ctx, event);
+  // Whether an account may be assigned: 204, or 404 (of the repository, and of one of its issues alike).
+  const assignable = async (repo: RepositoryRow, event: H3Event) => {
     const user = await ctx.users.byName(pathParam(event, 'assignee'));
     if (!user || !(await ctx.assignees.assignable(repo, user))) throw notFound();
     return noContent();
+  };
+  app.get(`${REPO}/assignees/:assignee`, async (event) => await assignable(await repoOf(ctx, event), event));
+  app.get(`${ISSUE}/assignees/:assignee`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    await conversationOf(ctx, repo, numberParam(event));
+    return await assignable(repo, event);
   });
 
   // Events (labels, assignees, milestones, closing, merging, renaming, review requests) and the timeline, which
@@ -272,8 +278,9 @@ function numberOf(conversation: Conversation): number {
 
 /** Label names as GitHub sends them: strings, or objects with a `name`. */
 function labelNames(value: unknown): string[] {
-  const list = Array.isArray(value) ? value.map((item) => (item && typeof item === 'object' && 'name' in item ? (item as { name: unknown }).name : item)) : value;
-  return parseLabelNames(list);
+  // GitHub's words for labels that are not a list (the spec API takes a comma-separated string; this one does not).
+  if (!Array.isArray(value)) throw unprocessable(`Invalid request.\n\nFor 'properties/labels', ${String(JSON.stringify(value)).slice(0, 100)} is not an array.`);
+  return parseLabelNames(value.map((item) => (item && typeof item === 'object' && 'name' in item ? (item as { name: unknown }).name : item)));
 }
 
 /** The label names a body gives, each one a label could have (GitHub makes the labels that do not exist yet). */
