@@ -46,7 +46,7 @@ export const unprocessable = (message: string) => new GitHubApiError(422, messag
 export function refuseUnsupported(event: H3Event, list: string, answered: Readonly<Record<string, readonly string[]>>): void {
   for (const [name, values] of Object.entries(answered)) {
     const value = queryString(event, name);
-    if (value !== undefined && !values.includes(value)) throw unprocessable(`repohost does not support ${name}=${value} on ${list}`);
+    if (value !== undefined && !values.includes(value)) throw unprocessable(`repohost does not support ${name}=${value.slice(0, 100)} on ${list}`);
   }
 }
 
