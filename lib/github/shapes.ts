@@ -25,7 +25,7 @@ import type {
   GitHubReactions,
   GitHubVerification,
   GitHubAuthorAssociation,
-  GitHubBranchRef, GitHubComment, GitHubIssue, GitHubIssueEvent, GitHubLabel, GitHubMilestone, GitHubPullRequest, GitHubRepository, GitHubUser } from './types.js';
+  GitHubBranchRef, GitHubComment, GitHubFullUser, GitHubIssue, GitHubIssueEvent, GitHubLabel, GitHubMilestone, GitHubPullRequest, GitHubRepository, GitHubUser } from './types.js';
 
 /** What shaping reads besides the rows it is given: accounts by name, and the repository's own shape. */
 interface ShapeReads {
@@ -78,7 +78,7 @@ interface IssueFacts {
  * An object's node id in GitHub's legacy form (base64 of `0<length of type>:<type><id>`, e.g. `MDQ6VXNlcjE=` for
  * user 1; a commit's id is `<repository id>:<sha>`): opaque, stable, and distinct per kind of object.
  */
-export function nodeId(type: 'Integration' | 'IntegrationInstallation' | 'IssueEvent' | 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'PullRequestIssue' | 'IssueComment' | 'Label' | 'Release' | 'ReleaseAsset' | 'Commit' | 'CheckRun' | 'CheckSuite' | 'Tag' | 'PullRequestReview' | 'PullRequestReviewComment' | 'Milestone', id: number | string): string {
+export function nodeId(type: 'Ref' | 'Integration' | 'IntegrationInstallation' | 'IssueEvent' | 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'PullRequestIssue' | 'IssueComment' | 'Label' | 'Release' | 'ReleaseAsset' | 'Commit' | 'CheckRun' | 'CheckSuite' | 'Tag' | 'PullRequestReview' | 'PullRequestReviewComment' | 'Milestone', id: number | string): string {
   return Buffer.from(`0${type.length}:${type}${id}`).toString('base64');
 }
 
@@ -144,6 +144,32 @@ export class GitHubShapes {
       type: user.username.endsWith('[bot]') ? 'Bot' : 'User',
       site_admin: user.is_admin === 1,
       ...(user.full_name ? { name: user.full_name } : {}),
+    };
+  }
+
+  /**
+   * An account as its own page shows it (`GET /users/{username}`), with what it owns (`repos`); `self` adds what only
+   * the account itself is shown (`GET /user`).
+   */
+  fullUser(user: UserRow, repos: { public: number; private: number }, self: boolean): GitHubFullUser {
+    const created = githubTime(user.created_at);
+    return {
+      ...this.user(user),
+      name: user.full_name || null,
+      company: null,
+      blog: '',
+      location: null,
+      email: null,
+      hireable: null,
+      bio: null,
+      twitter_username: null,
+      public_repos: repos.public,
+      public_gists: 0,
+      followers: 0,
+      following: 0,
+      created_at: created,
+      updated_at: created,
+      ...(self ? { private_gists: 0 as const, total_private_repos: repos.private, owned_private_repos: repos.private, disk_usage: 0 as const, collaborators: 0 as const, two_factor_authentication: false as const } : {}),
     };
   }
 

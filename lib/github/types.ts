@@ -26,6 +26,31 @@ export interface GitHubUser {
   name?: string;
 }
 
+/** An account as `GET /users/{username}` shows it (GitHub's public user), and `GET /user` (with the private counts). */
+export interface GitHubFullUser extends Omit<GitHubUser, 'name'> {
+  name: string | null;
+  company: null;
+  blog: '';
+  location: null;
+  /** The public address: none (repohost keeps addresses private; commits carry the noreply one). */
+  email: null;
+  hireable: null;
+  bio: null;
+  twitter_username: null;
+  public_repos: number;
+  public_gists: 0;
+  followers: 0;
+  following: 0;
+  created_at: string;
+  updated_at: string;
+  private_gists?: 0;
+  total_private_repos?: number;
+  owned_private_repos?: number;
+  disk_usage?: 0;
+  collaborators?: 0;
+  two_factor_authentication?: false;
+}
+
 export interface GitHubRepository {
   id: number;
   node_id: string;

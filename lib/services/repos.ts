@@ -6,6 +6,7 @@ import {
   countPublicRepositories,
   countBranchesOf,
   countRepositoriesOfOwner,
+  repositoryCountsOfOwner,
   deleteBranch,
   deleteRepository,
   insertRepository,
@@ -269,6 +270,11 @@ export class RepositoryService {
   /** The owner's repositories the viewer may read, a page at a time. */
   async listOfOwner(viewer: Viewer, owner: UserRow, page: PageWindow): Promise<{ items: RepositoryRow[]; total: number }> {
     return await this.store.read(async (tx) => ({ items: await repositoriesOfOwner(tx, owner.id, viewer?.id, page), total: await countRepositoriesOfOwner(tx, owner.id, viewer?.id) }));
+  }
+
+  /** How many public and private repositories an account owns. */
+  async countsOf(owner: UserRow): Promise<{ public: number; private: number }> {
+    return await repositoryCountsOfOwner(this.store, owner.id);
   }
 
   /** Public repositories whose name contains `search`, newest first, a page at a time (the Explore page). */

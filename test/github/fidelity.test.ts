@@ -269,6 +269,52 @@ describe('GitHub fidelity of /api/v3 (issue 20: what is wrong today)', () => {
     ]);
   });
 
+  it('shows an account as GitHub\'s full user: what it owns, when it came, and no private address', async () => {
+    const owned = (await clients.alice!.repos.listForAuthenticatedUser({ per_page: 100 })).data;
+    const counts = { public: owned.filter((repo) => !repo.private).length, private: owned.filter((repo) => repo.private).length };
+    expect(counts.private).toBeGreaterThan(0);
+    const shown = (await anonymous.users.getByUsername({ username: 'alice' })).data;
+    expect(shown).toMatchObject({ login: 'alice', name: null, email: null, company: null, blog: '', location: null, bio: null, hireable: null, public_repos: counts.public, public_gists: 0, followers: 0, following: 0 });
+    expect(shown.created_at).toBe(NOW.replace(/\.\d+Z$/, 'Z'));
+    expect(shown).not.toHaveProperty('owned_private_repos');
+    const self = (await clients.alice!.users.getAuthenticated()).data;
+    expect(self).toMatchObject({ login: 'alice', public_repos: counts.public, owned_private_repos: counts.private, total_private_repos: counts.private, two_factor_authentication: false });
+  });
+
+  it('answers the commits of an empty repository 409, an unknown commit 422 and unrelated histories 404, in GitHub\'s words', async () => {
+    const alice = clients.alice!;
+    await alice.repos.createForAuthenticatedUser({ name: 'empty-history' });
+    expect(await failure(alice.repos.listCommits({ owner: 'alice', repo: 'empty-history' }))).toEqual({ status: 409, data: { message: 'Git Repository is empty.', documentation_url: DOCS } });
+    const repo = { owner: 'alice', repo: 'public' };
+    expect(await failure(alice.repos.getCommit({ ...repo, ref: 'nope' }))).toEqual({ status: 422, data: { message: 'No commit found for SHA: nope', documentation_url: DOCS } });
+    expect((await failure(alice.repos.listCommits({ ...repo, sha: 'nope' }))).status).toBe(422);
+    const tree = (await alice.git.createTree({ ...repo, tree: [{ path: 'orphan.txt', mode: '100644', type: 'blob', content: 'o' }, { path: 'deep/er.txt', mode: '100644', type: 'blob', content: 'd' }] })).data.sha;
+    // `recursive` with any value recurses, `0` and `false` too (GitHub's documented rule).
+    for (const recursive of ['0', 'false', '1']) expect((await alice.request(`GET /repos/alice/public/git/trees/${tree}?recursive=${recursive}`)).data.tree.map((entry: { path: string }) => entry.path), recursive).toContain('deep/er.txt');
+    expect((await alice.git.getTree({ ...repo, tree_sha: tree })).data.tree.map((entry) => entry.path)).toEqual(['deep', 'orphan.txt']);
+    const orphan = (await alice.git.createCommit({ ...repo, message: 'Orphan', tree, parents: [] })).data.sha;
+    await alice.git.createRef({ ...repo, ref: 'refs/heads/orphan', sha: orphan });
+    expect(await failure(alice.repos.compareCommitsWithBasehead({ ...repo, basehead: 'main...orphan' }))).toEqual({ status: 404, data: { message: 'No common ancestor between main and orphan.', documentation_url: DOCS } });
+  });
+
+  it('gives tags their archives and node id, a branch its links and protection summary, and search hits a score', async () => {
+    const alice = clients.alice!;
+    const repo = { owner: 'alice', repo: 'public' };
+    const main = (await alice.git.getRef({ ...repo, ref: 'heads/main' })).data.object.sha;
+    await alice.git.createRef({ ...repo, ref: 'refs/tags/v1.0', sha: main });
+    const tag = (await alice.repos.listTags(repo)).data.find((entry) => entry.name === 'v1.0')!;
+    expect(tag).toMatchObject({ zipball_url: `${api}/repos/alice/public/zipball/v1.0`, tarball_url: `${api}/repos/alice/public/tarball/v1.0`, node_id: Buffer.from('03:Refrefs/tags/v1.0').toString('base64') });
+    expect((await http(tag.zipball_url, { headers: { authorization: `Bearer ${tokens.alice}` } })).status).toBe(200);
+    const branch = (await alice.repos.getBranch({ ...repo, branch: 'main' })).data;
+    expect(branch._links).toEqual({ self: `${api}/repos/alice/public/branches/main`, html: `${host.url}/alice/public/src/branch/main` });
+    expect((await http(branch._links.html, { headers: { accept: 'text/html' } })).status).toBe(200);
+    expect(branch.protection).toEqual({ enabled: false, required_status_checks: { enforcement_level: 'off', contexts: [], checks: [] } });
+    await alice.issues.create({ ...repo, title: 'Searchable' });
+    const hits = (await alice.search.issuesAndPullRequests({ q: 'repo:alice/public' })).data.items;
+    expect(hits.length).toBeGreaterThan(0);
+    for (const hit of hits) expect(hit.score).toBe(1);
+  });
+
   it('refuses a pull request that brings no commits, and a draft, in GitHub\'s words', async () => {
     const alice = clients.alice!;
     const repo = { owner: 'alice', repo: 'public' };

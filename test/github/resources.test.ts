@@ -5,6 +5,7 @@ import type { RepoHost } from '../../lib/index.js';
 import { git } from '../helpers/git-cli.js';
 import { cookie, http, register, startHost, tempDir } from '../helpers/host.js';
 import { HookReceiver } from '../helpers/receiver.js';
+import { failure } from '../helpers/octokit.js';
 
 describe('GitHub-compatible users, repositories, refs, tags and webhooks', () => {
   let host: RepoHost;
@@ -53,7 +54,10 @@ describe('GitHub-compatible users, repositories, refs, tags and webhooks', () =>
       const tagObject = await git(dir, ['rev-parse', 'v1.0.0'], work.path);
 
       const tags = await octokit.repos.listTags({ owner, repo: 'tools' });
-      expect(tags.data).toEqual([{ name: 'v1.0.0', commit: { sha: head, url: `${host.url}/api/v3/repos/${owner}/tools/commits/${head}` } }]);
+      const api = `${host.url}/api/v3/repos/${owner}/tools`;
+      expect(tags.data).toEqual([
+        { name: 'v1.0.0', commit: { sha: head, url: `${api}/commits/${head}` }, zipball_url: `${api}/zipball/v1.0.0`, tarball_url: `${api}/tarball/v1.0.0`, node_id: Buffer.from('03:Refrefs/tags/v1.0.0').toString('base64') },
+      ]);
       const ref = await octokit.git.getRef({ owner, repo: 'tools', ref: 'tags/v1.0.0' });
       expect(ref.data.object).toMatchObject({ type: 'tag', sha: tagObject });
       const tag = await octokit.git.getTag({ owner, repo: 'tools', tag_sha: tagObject });
@@ -92,6 +96,10 @@ describe('GitHub-compatible users, repositories, refs, tags and webhooks', () =>
     expect(deliveries.data[0]).toMatchObject({ event: 'ping', status_code: 200, redelivery: false });
     const delivery = await octokit.repos.getWebhookDelivery({ owner, repo: 'tools', hook_id: hook.data.id, delivery_id: deliveries.data[0]!.id });
     expect(delivery.data.request.payload).toMatchObject({ hook_id: hook.data.id });
+    // GitHub's `url` of a delivery is where it went; the list pages, and `cursor` (GitHub's paging) is refused.
+    expect(delivery.data.url).toBe(receiver.url);
+    expect((await octokit.repos.listWebhooks({ owner, repo: 'tools', per_page: 1, page: 2 })).data).toEqual([]);
+    expect((await failure(octokit.repos.listWebhookDeliveries({ owner, repo: 'tools', hook_id: hook.data.id, cursor: 'v1_1' }))).status).toBe(422);
     const redelivered = await octokit.repos.redeliverWebhookDelivery({ owner, repo: 'tools', hook_id: hook.data.id, delivery_id: deliveries.data[0]!.id });
     expect(redelivered.status).toBe(202);
     const again = await receiver.waitForEvent('ping', 3);

@@ -3,7 +3,9 @@ import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { pathParam, queryString } from '../../http/validate.js';
 import { pageOf } from '../../http/pagination.js';
-import { diffResponse, githubPage, requestedDiff, validationFailed } from './http.js';
+import { diffResponse, GitHubApiError, githubPage, requestedDiff, unprocessable, validationFailed } from './http.js';
+import { UnknownRef } from '../../services/git-data.js';
+import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { CommitFilter } from '../../git/history.js';
 import { apiUrl, REPO, repoOf, shapesOf } from './lookup.js';
 
@@ -14,12 +16,22 @@ const COMMIT_FILE_PAGES = { default: 300, max: 300 };
 export function mountCommits(app: H3, ctx: AppContext): void {
   const shapes = shapesOf(ctx);
 
+  /** GitHub's answer to any commits request of a repository with no commits at all. */
+  const refuseEmpty = async (repo: RepositoryRow) => {
+    if ((await ctx.gitData.refsOf(repo)).size === 0) throw new GitHubApiError(409, 'Git Repository is empty.');
+  };
+  /** A ref that names no commit: GitHub's 422 in its words (a 404 is kept for what does not exist at all). */
+  const noCommitFor = (error: unknown): never => {
+    throw error instanceof UnknownRef ? unprocessable(`No commit found for SHA: ${error.ref}`) : error;
+  };
+
   app.get(`${REPO}/commits`, async (event) => {
     const repo = await repoOf(ctx, event);
+    await refuseEmpty(repo);
     const page = githubPage(ctx, event);
     const filter = await commitFilter(ctx, event);
     if (filter === 'nobody') return page.respond(0, []);
-    const { items, total } = await ctx.gitData.history(repo, { ref: queryString(event, 'sha') || undefined, path: queryString(event, 'path') || undefined, filter }, page);
+    const { items, total } = await ctx.gitData.history(repo, { ref: queryString(event, 'sha') || undefined, path: queryString(event, 'path') || undefined, filter }, page).catch(noCommitFor);
     return page.respond(total, (await Promise.all(items.map(async (commit) => await shapes.commit(ctx.store, repo, commit)))));
   });
 
@@ -28,14 +40,15 @@ export function mountCommits(app: H3, ctx: AppContext): void {
   // and the only changes are to the file listing." `per_page` (at most 300) sizes the pages of files.
   app.get(`${REPO}/commits/:ref`, async (event) => {
     const repo = await repoOf(ctx, event);
+    await refuseEmpty(repo);
     const kind = requestedDiff(event);
     if (kind) {
-      const commit = await ctx.git.browse.commit(repo.owner_name, repo.name, (await ctx.gitData.commitWithFiles(repo, pathParam(event, 'ref'))).commit.id);
+      const commit = await ctx.git.browse.commit(repo.owner_name, repo.name, (await ctx.gitData.commitWithFiles(repo, pathParam(event, 'ref')).catch(noCommitFor)).commit.id);
       if (!commit) throw notFound();
       return diffResponse(kind, await ctx.git.browse.streamCommit(repo.owner_name, repo.name, commit, kind));
     }
     const page = pageOf(ctx, event, 'per_page', COMMIT_FILE_PAGES);
-    const { commit, files, totalFiles } = await ctx.gitData.commitWithFiles(repo, pathParam(event, 'ref'), page);
+    const { commit, files, totalFiles } = await ctx.gitData.commitWithFiles(repo, pathParam(event, 'ref'), page).catch(noCommitFor);
     return await shapes.commit(ctx.store, repo, commit, page.respond(totalFiles, files));
   });
 
@@ -45,6 +58,8 @@ export function mountCommits(app: H3, ctx: AppContext): void {
     const match = /^(.+?)\.{2,3}(.+)$/.exec(pathParam(event, 'spec'));
     if (!match) throw notFound();
     const comparison = await ctx.gitData.compare(repo, match[1]!, match[2]!);
+    // Histories that share no commit are not compared (GitHub's 404, in its words).
+    if (!comparison.mergeBase) throw new GitHubApiError(404, `No common ancestor between ${match[1]} and ${match[2]}.`);
     // As on GitHub: what head brings since the merge base (the diff), or head's commits base lacks (the patch).
     const kind = requestedDiff(event);
     if (kind) return diffResponse(kind, await ctx.git.diffStream(repo.owner_name, repo.name, comparison.base.id, comparison.head.id, kind));

@@ -125,7 +125,9 @@ export function mountGitData(app: H3, ctx: AppContext): void {
   app.get(`${REPO}/git/trees/:sha`, async (event) => {
     const repo = await repoOf(ctx, event);
     const recursive = queryString(event, 'recursive');
-    const tree = await ctx.gitData.tree(repo, pathParam(event, 'sha'), recursive !== undefined && recursive !== '0' && recursive !== 'false');
+    // GitHub: "Setting this parameter to any value returns the objects or subtrees referenced by the tree", `0` and
+    // `false` included.
+    const tree = await ctx.gitData.tree(repo, pathParam(event, 'sha'), recursive !== undefined);
     return treeShape(repo, tree);
   });
 

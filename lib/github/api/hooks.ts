@@ -5,7 +5,7 @@ import type { Delivery, Hook, HookInput } from '../../webhooks/service.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { FormFields } from '../../http/validate.js';
 import { githubTime } from '../time.js';
-import { created, githubPage, noContent, readJson, validationFailed } from './http.js';
+import { created, githubPage, noContent, readJson, refuseUnsupported, validationFailed } from './http.js';
 import { apiUrl, REPO, repoAndUser } from './lookup.js';
 
 const HOOK = `${REPO}/hooks/:hook_id`;
@@ -43,7 +43,7 @@ export function mountHooks(app: H3, ctx: AppContext): void {
       deliveries_url: api(repo, `${path}/deliveries`),
     };
   };
-  const deliveryShape = (repo: RepositoryRow, delivery: Delivery, full: boolean) => ({
+  const deliveryShape = (repo: RepositoryRow, delivery: Delivery) => ({
     id: delivery.id,
     guid: delivery.guid,
     delivered_at: githubTime(delivery.delivered_at ?? delivery.created_at),
@@ -55,13 +55,19 @@ export function mountHooks(app: H3, ctx: AppContext): void {
     action: delivery.action,
     installation_id: null,
     repository_id: repo.id,
-    ...(full ? { url: api(repo, `/hooks/deliveries/${delivery.id}`), request: delivery.request, response: delivery.response } : {}),
+  });
+  /** One delivery whole: with its request and response, and `url`, where it was sent (GitHub's "URL target"). */
+  const fullDeliveryShape = (repo: RepositoryRow, hook: Hook, delivery: Delivery) => ({
+    ...deliveryShape(repo, delivery),
+    url: hook.config.url,
+    request: delivery.request,
+    response: delivery.response,
   });
   const hookId = (event: H3Event) => idParam(event, 'hook_id');
 
   app.get(`${REPO}/hooks`, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
-    return (await ctx.webhooks.list(repo, user)).map((hook) => hookShape(repo, hook));
+    return githubPage(ctx, event).slice((await ctx.webhooks.list(repo, user)).map((hook) => hookShape(repo, hook)));
   });
 
   app.post(`${REPO}/hooks`, async (event) => {
@@ -103,15 +109,18 @@ export function mountHooks(app: H3, ctx: AppContext): void {
   });
 
   app.get(`${HOOK}/deliveries`, async (event) => {
+    // Paged by `page` and the `Link` header it sends, not by GitHub's `cursor`, which is refused rather than ignored.
+    refuseUnsupported(event, 'the deliveries of a hook', { cursor: [] });
     const { repo, user } = await repoAndUser(ctx, event);
     const page = githubPage(ctx, event);
     const { items, total } = await ctx.webhooks.deliveries(repo, user, hookId(event), page);
-    return page.respond(total, items.map((delivery) => deliveryShape(repo, delivery, false)));
+    return page.respond(total, items.map((delivery) => deliveryShape(repo, delivery)));
   });
 
   app.get(`${HOOK}/deliveries/:delivery_id`, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
-    return deliveryShape(repo, await ctx.webhooks.delivery(repo, user, hookId(event), idParam(event, 'delivery_id')), true);
+    const hook = await ctx.webhooks.get(repo, user, hookId(event));
+    return fullDeliveryShape(repo, hook, await ctx.webhooks.delivery(repo, user, hook.id, idParam(event, 'delivery_id')));
   });
 
   app.post(`${HOOK}/deliveries/:delivery_id/attempts`, async (event) => {

@@ -9,6 +9,8 @@ import { collaboratorPermission } from '../../store/queries/collaborators.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { UserRow } from '../../store/queries/users.js';
 import { branchProtection } from './branch-protection.js';
+import type { BranchProtection } from '../../services/branch-protection.js';
+import { nodeId } from '../shapes.js';
 import { conflictAs, created, GitHubApiError, githubPage, noContent, readJson, validationFailed } from './http.js';
 import { apiUrl, REPO, repoOf, repositoryFor, shapesOf, V3 } from './lookup.js';
 
@@ -120,14 +122,28 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     if (!sha && protectionOf !== undefined && refs.has(`refs/heads/${protectionOf}`)) return await branchProtection(ctx, repo, await currentUser(ctx, event), protectionOf);
     if (!sha) throw notFound('Branch not found');
     const commit = await ctx.gitData.commit(repo, sha);
-    return { ...branchSummary(ctx, repo, name, sha, await ctx.protection.rulesOf(repo)), commit: await shapesOf(ctx).commit(ctx.store, repo, commit) };
+    return {
+      ...branchSummary(ctx, repo, name, sha, await ctx.protection.rulesOf(repo)),
+      commit: await shapesOf(ctx).commit(ctx.store, repo, commit),
+      // `html`: the branch's page here (the code browser's `src/branch/…`, as Gitea's).
+      _links: { self: apiUrl(ctx, repo, `/branches/${encodeURIComponent(name)}`), html: `${ctx.baseUrl()}/${repo.owner_name}/${repo.name}/src/branch/${pathOf(name)}` },
+    };
   });
 
   app.get(`${REPO}/tags`, async (event) => {
     const repo = await repoOf(ctx, event);
     const page = githubPage(ctx, event);
     const { items, total } = await ctx.gitData.tags(repo, page);
-    return page.respond(total, items.map((tag) => ({ name: tag.name, commit: { sha: tag.commit, url: commitUrl(ctx, repo, tag.commit) } })));
+    return page.respond(
+      total,
+      items.map((tag) => ({
+        name: tag.name,
+        commit: { sha: tag.commit, url: commitUrl(ctx, repo, tag.commit) },
+        zipball_url: apiUrl(ctx, repo, `/zipball/${pathOf(tag.name)}`),
+        tarball_url: apiUrl(ctx, repo, `/tarball/${pathOf(tag.name)}`),
+        node_id: nodeId('Ref', `refs/tags/${tag.name}`),
+      })),
+    );
   });
 
   // "Is this user a collaborator?": 204 for the owner and every collaborator whatever their permission, 404 for
@@ -193,12 +209,28 @@ function commitUrl(ctx: AppContext, repo: RepositoryRow, sha: string): string {
   return apiUrl(ctx, repo, `/commits/${sha}`);
 }
 
-/** A branch as GitHub lists it, with the URL of its protection (PyGithub's `get_protection()` follows it). */
-function branchSummary(ctx: AppContext, repo: RepositoryRow, name: string, sha: string, ruleOf: (branch: string) => unknown) {
+/** A ref's name in a URL path: each segment encoded, its slashes kept (archive routes take names with slashes). */
+const pathOf = (name: string) => name.split('/').map(encodeURIComponent).join('/');
+
+/**
+ * A branch as GitHub lists it, with its protection's summary (which checks it requires, and of whom) and the URL of
+ * its protection (PyGithub's `get_protection()` follows it).
+ */
+function branchSummary(ctx: AppContext, repo: RepositoryRow, name: string, sha: string, ruleOf: (branch: string) => BranchProtection | undefined) {
+  const rule = ruleOf(name);
+  const contexts = rule?.required_status_contexts ?? [];
   return {
     name,
     commit: { sha, url: commitUrl(ctx, repo, sha) },
-    protected: ruleOf(name) !== undefined,
+    protected: rule !== undefined,
+    protection: {
+      enabled: rule !== undefined,
+      required_status_checks: {
+        enforcement_level: contexts.length === 0 ? 'off' : rule!.enforce_admins ? 'everyone' : 'non_admins',
+        contexts,
+        checks: contexts.map((context) => ({ context, app_id: null })),
+      },
+    },
     protection_url: apiUrl(ctx, repo, `/branches/${encodeURIComponent(name)}/protection`),
   };
 }

@@ -34,7 +34,8 @@ export function mountSearch(app: H3, ctx: AppContext): void {
       const issues = await shapesOf(ctx).conversations(ctx.store, repo, conversations);
       conversations.forEach((conversation, index) => shaped.set(`${conversation.kind}:${conversation.kind === 'issue' ? conversation.issue.id : conversation.pull.id}`, issues[index]!));
     }
-    const found = items.map((hit) => shaped.get(`${hit.kind}:${hit.id}`)).filter((issue): issue is GitHubIssue => issue !== undefined);
+    // GitHub's relevance `score` of each hit: repohost ranks by its sort alone, every hit alike.
+    const found = items.map((hit) => shaped.get(`${hit.kind}:${hit.id}`)).filter((issue): issue is GitHubIssue => issue !== undefined).map((issue) => ({ ...issue, score: 1 }));
     return { total_count: total, incomplete_results: false, items: page.respond(Math.min(total, MAX_RESULTS), found) };
   });
 }

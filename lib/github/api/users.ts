@@ -12,9 +12,15 @@ const BY_FULL_NAME = { sort: ['full_name'], direction: ['asc'] } as const;
 
 /** Users and their repositories: `/user`, `/users/:username`, `/user/repos`, `/users/:username/repos`. */
 export function mountUsers(app: H3, ctx: AppContext): void {
-  app.get(`${V3}/user`, async (event) => shapesOf(ctx).user(await requireUser(ctx, event)));
+  app.get(`${V3}/user`, async (event) => {
+    const user = await requireUser(ctx, event);
+    return shapesOf(ctx).fullUser(user, await ctx.repos.countsOf(user), true);
+  });
 
-  app.get(`${V3}/users/:username`, async (event) => shapesOf(ctx).user(await userNamed(ctx, pathParam(event, 'username'))));
+  app.get(`${V3}/users/:username`, async (event) => {
+    const user = await userNamed(ctx, pathParam(event, 'username'));
+    return shapesOf(ctx).fullUser(user, await ctx.repos.countsOf(user), false);
+  });
 
   // The caller's own repositories (GitHub adds those it collaborates on; repohost lists owned ones), by full name.
   app.get(`${V3}/user/repos`, async (event) => {

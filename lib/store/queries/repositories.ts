@@ -57,6 +57,15 @@ export async function repositoriesOfOwner(db: ReadTx, ownerId: number, viewerId:
   return await db.all<RepositoryRow>(`${SELECT} WHERE ${READABLE_BY} ORDER BY r.name_lower LIMIT ? OFFSET ?`, [ownerId, viewerId ?? 0, viewerId ?? 0, page.limit, page.offset]);
 }
 
+/** How many public and private repositories an account owns (GitHub's `public_repos`, `owned_private_repos`). */
+export async function repositoryCountsOfOwner(db: ReadTx, ownerId: number): Promise<{ public: number; private: number }> {
+  const counts = await db.get<{ open: number | null; closed: number | null }>(
+    'SELECT SUM(CASE WHEN is_private = 0 THEN 1 ELSE 0 END) AS open, SUM(CASE WHEN is_private = 1 THEN 1 ELSE 0 END) AS closed FROM repositories WHERE owner_id = ?',
+    [ownerId],
+  );
+  return { public: Number(counts?.open ?? 0), private: Number(counts?.closed ?? 0) };
+}
+
 export async function countRepositoriesOfOwner(db: ReadTx, ownerId: number, viewerId: number | undefined): Promise<number> {
   return (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM repositories r WHERE ${READABLE_BY}`, [ownerId, viewerId ?? 0, viewerId ?? 0]))!.n;
 }
