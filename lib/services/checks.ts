@@ -34,6 +34,8 @@ export type { CheckSuite } from './check-events.js';
 
 export const CHECK_STATUSES = ['queued', 'in_progress', 'completed', 'waiting', 'requested', 'pending'] as const;
 export const CHECK_CONCLUSIONS = ['action_required', 'cancelled', 'failure', 'neutral', 'success', 'skipped', 'stale', 'timed_out'] as const;
+/** Statuses only GitHub Actions may give a run (GitHub's documented rule). */
+const ACTIONS_ONLY_STATUSES: ReadonlySet<string> = new Set(['waiting', 'requested', 'pending']);
 /** Conclusions a required check may end with and let a merge through (as on GitHub). */
 const PASSING = new Set(['success', 'neutral', 'skipped']);
 /** GitHub's limit of annotations per request. */
@@ -272,13 +274,19 @@ export class CheckService {
    */
   private fields(current: CheckRunRow | undefined, input: CheckRunInput, now: string): CheckRunFields {
     if (input.conclusion !== undefined && input.conclusion !== null) oneOf('conclusion', input.conclusion, CHECK_CONCLUSIONS);
+    // GitHub's rules: only GitHub marks a run stale, and only its Actions set the waiting states.
+    if (input.conclusion === 'stale') throw invalid("conclusion must not be 'stale': only GitHub sets it");
+    if (input.status !== undefined && ACTIONS_ONLY_STATUSES.has(input.status as string)) throw invalid(`status must not be '${String(input.status)}': only GitHub Actions sets it`);
     const conclusion = (input.conclusion as string | undefined) ?? current?.conclusion ?? null;
-    const status = input.status === undefined ? (input.conclusion ? 'completed' : (current?.status ?? 'queued')) : oneOf('status', input.status, CHECK_STATUSES);
+    const asked = input.status === undefined ? undefined : oneOf('status', input.status, CHECK_STATUSES);
+    // "Providing a conclusion will automatically set the status parameter to completed."
+    const status = input.conclusion ? 'completed' : (asked ?? current?.status ?? 'queued');
     if (status === 'completed' && !conclusion) throw invalid('conclusion must be given when status is completed');
-    if (status !== 'completed' && input.conclusion) throw invalid('status must be completed when a conclusion is given');
+    if (input.completed_at !== undefined && input.completed_at !== null && !conclusion) throw invalid('conclusion must be given with completed_at');
     const output = input.output === undefined || input.output === null ? undefined : input.output;
     if (output !== undefined && !isObject(output)) throw invalid('output must be an object');
     if (output && Array.isArray(output.images) && output.images.length > 0) throw invalid('output.images are not supported by repohost');
+    if (output && output.title === undefined && !current?.output_title) throw invalid('output.title is required');
     if (output && output.summary === undefined && !current?.output_summary) throw invalid('output.summary is required');
     return {
       name: input.name === undefined && current ? current.name : (nullableText('name', input.name, 255)?.trim() || (current?.name ?? '')),

@@ -106,6 +106,14 @@ describe('the Checks API', () => {
     expect(await errorOf(alice.checks.create({ ...repo, head_sha: main } as never))).toMatchObject({ field: 'name', code: 'missing_field' });
     const annotations = Array.from({ length: 51 }, () => ({ path: 'a', start_line: 1, end_line: 1, annotation_level: 'notice' as const, message: 'm' }));
     expect(await errorOf(alice.checks.create({ ...repo, name: 'x', head_sha: main, output: { title: 't', summary: 's', annotations } }))).toMatchObject({ code: 'custom' });
+    // GitHub's documented rules of a run: a completion time needs a conclusion, output a title, only Actions sets the
+    // waiting states and only GitHub `stale`; a conclusion completes the run whatever status came with it.
+    expect(await errorOf(alice.checks.create({ ...repo, name: 'x', head_sha: main, completed_at: '2026-01-01T00:00:00Z' }))).toMatchObject({ field: 'conclusion' });
+    expect(await errorOf(alice.checks.create({ ...repo, name: 'x', head_sha: main, output: { summary: 's' } as never }))).toMatchObject({ field: 'output.title', code: 'missing_field' });
+    for (const status of ['waiting', 'requested', 'pending'] as const) expect(await errorOf(alice.checks.create({ ...repo, name: 'x', head_sha: main, status }))).toMatchObject({ field: 'status' });
+    expect(await errorOf(alice.checks.create({ ...repo, name: 'x', head_sha: main, conclusion: 'stale' }))).toMatchObject({ field: 'conclusion' });
+    const concluded = (await alice.checks.create({ ...repo, name: 'concluded', head_sha: main, status: 'in_progress', conclusion: 'success' })).data;
+    expect(concluded).toMatchObject({ status: 'completed', conclusion: 'success' });
     expect((await failure(bob.checks.create({ ...repo, name: 'x', head_sha: main }))).status).toBe(403);
     expect((await failure(anonymous.checks.create({ ...repo, name: 'x', head_sha: main }))).status).toBe(401);
     await alice.repos.createForAuthenticatedUser({ name: 'hidden', private: true, auto_init: true });

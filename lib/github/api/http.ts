@@ -110,7 +110,7 @@ const GITHUB_FIELD: Readonly<Record<string, Readonly<Record<string, string>>>> =
  * "color must be ..."), which becomes `field` with GitHub's code; anything else is a `custom` error with the message.
  */
 function validationOf(error: RepoHostError, resource: string): ValidationError {
-  const match = /^([a-z_]+) (is required|must\b)/.exec(error.message);
+  const match = /^([a-z_][a-z_.]*) (is required|must\b)/.exec(error.message);
   if (!match) return { resource, code: 'custom', message: error.message };
   const field = GITHUB_FIELD[resource]?.[match[1]!] ?? match[1]!;
   return { resource, field, code: match[2] === 'is required' ? 'missing_field' : 'invalid', message: error.message.replace(match[1]!, field) };
