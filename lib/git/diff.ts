@@ -21,6 +21,8 @@ export interface ChangedFile {
   deletions: number;
   changes: number;
   previous_filename: string | null;
+  /** The file's blob after the change (before it, for a deleted file): GitHub's `sha` of a changed file. */
+  blob: string;
   /** The unified diff of the file; absent for binary files and when larger than the bound (then `patch_omitted`). */
   patch?: string;
   patch_omitted?: boolean;
@@ -158,7 +160,8 @@ export async function readDiff(gitDir: string, base: string, head: string, windo
   const reader = new DiffReader(window);
   const options = [...(window.ignoreWhitespace ? ['-w'] : []), ...(window.allLines ? [`-U${ALL_LINES}`] : [])];
   // Paths in `diff --git` lines as the reader expects them when it matches patches to files by name (see DiffReader).
-  const child = spawnGit(['diff', '-z', '-M', '--raw', '--patch', ...options, ...range, '--', ...(window.paths ?? [])], {
+  // `--no-abbrev`: whole blob ids in the raw records.
+  const child = spawnGit(['diff', '-z', '-M', '--raw', '--no-abbrev', '--patch', ...options, ...range, '--', ...(window.paths ?? [])], {
     gitDir,
     timeoutMs: DEFAULT_GIT_TIMEOUT_MS,
     env: {
@@ -279,7 +282,11 @@ class DiffReader {
       this.#headers?.push(`diff --git ${quotedPath(`a/${from}`)} ${quotedPath(`b/${to}`)}`);
       if (index >= this.#skip && index < this.#skip + this.#maxFiles) {
         // With `-w`, a file whose patch never comes changed only in white space: an empty patch says so.
-        this.#files.push({ filename: to, status: STATUS_NAMES[letter] ?? 'modified', additions: 0, deletions: 0, changes: 0, previous_filename: twoPaths ? from : null, ...(this.#headers ? { patch: '' } : {}) });
+        // ":<old mode> <new mode> <old id> <new id> <status>"
+        const [, , before = '', after = ''] = this.#fields[0]!.split(' ');
+        const status = STATUS_NAMES[letter] ?? 'modified';
+        const blob = status === 'deleted' ? before : after;
+        this.#files.push({ filename: to, status, additions: 0, deletions: 0, changes: 0, previous_filename: twoPaths ? from : null, blob, ...(this.#headers ? { patch: '' } : {}) });
       }
       this.#fields = [];
     }

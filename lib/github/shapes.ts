@@ -711,18 +711,26 @@ export class GitHubShapes {
       const additions = files.reduce((sum, file) => sum + file.additions, 0);
       const deletions = files.reduce((sum, file) => sum + file.deletions, 0);
       shaped.stats = { additions, deletions, total: additions + deletions };
-      shaped.files = files.map((file) => this.file(file));
+      shaped.files = files.map((file) => this.file(repo, commit.id, file));
     }
     return shaped;
   }
 
-  file(file: ChangedFile): GitHubFile {
+  /** A file a commit (or a comparison, or a pull request, whose head is `commit`) changed, with where to read it. */
+  file(repo: RepositoryRow, commit: string, file: ChangedFile): GitHubFile {
+    const path = file.filename.split('/').map(encodeURIComponent).join('/');
+    const site = `${this.baseUrl()}/${repo.owner_name}/${repo.name}`;
     return {
+      sha: file.blob,
       filename: file.filename,
       status: file.status === 'deleted' ? 'removed' : file.status,
       additions: file.additions,
       deletions: file.deletions,
       changes: file.changes,
+      // The pages of this host serve what GitHub's blob and raw URLs do, under their own paths.
+      blob_url: `${site}/src/commit/${commit}/${path}`,
+      raw_url: `${site}/raw/commit/${commit}/${path}`,
+      contents_url: `${this.api(`/repos/${repo.owner_name}/${repo.name}/contents/${path}`)}?ref=${commit}`,
       ...(file.patch !== undefined ? { patch: file.patch } : {}),
       ...(file.previous_filename ? { previous_filename: file.previous_filename } : {}),
     };

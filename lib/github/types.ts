@@ -363,11 +363,15 @@ export interface GitHubGitCommit {
 
 /** A file a commit, comparison or pull request changes. */
 export interface GitHubFile {
+  sha: string;
   filename: string;
   status: 'added' | 'modified' | 'removed' | 'renamed' | 'copied';
   additions: number;
   deletions: number;
   changes: number;
+  blob_url: string;
+  raw_url: string;
+  contents_url: string;
   patch?: string;
   previous_filename?: string;
 }

@@ -83,9 +83,11 @@ describe('reading a window of a diff', () => {
     const huge = 'x'.repeat(3 * 1024 * 1024);
     const minified = await tree.commit('Minified', { 'a-min.js': `${huge}\n${huge}\nshort\n`, 'b.txt': 'after\n' });
     const diff = await readDiff(gitDir, after, minified);
+    // Each file names its blob whole (`--no-abbrev`), as `git rev-parse` does.
+    const blob = (path: string) => sh(dir.path, ['--git-dir', gitDir, 'rev-parse', `${minified}:${path}`]);
     expect(diff.files).toEqual([
-      { filename: 'a-min.js', status: 'added', additions: 3, deletions: 0, changes: 3, previous_filename: null, patch_omitted: true },
-      { filename: 'b.txt', status: 'added', additions: 1, deletions: 0, changes: 1, previous_filename: null, patch: '@@ -0,0 +1 @@\n+after' },
+      { filename: 'a-min.js', status: 'added', additions: 3, deletions: 0, changes: 3, previous_filename: null, blob: await blob('a-min.js'), patch_omitted: true },
+      { filename: 'b.txt', status: 'added', additions: 1, deletions: 0, changes: 1, previous_filename: null, blob: await blob('b.txt'), patch: '@@ -0,0 +1 @@\n+after' },
     ]);
   });
 

@@ -110,7 +110,7 @@ describe('the Checks API', () => {
     // waiting states and only GitHub `stale`; a conclusion completes the run whatever status came with it.
     expect(await errorOf(alice.checks.create({ ...repo, name: 'x', head_sha: main, completed_at: '2026-01-01T00:00:00Z' }))).toMatchObject({ field: 'conclusion' });
     expect(await errorOf(alice.checks.create({ ...repo, name: 'x', head_sha: main, output: { summary: 's' } as never }))).toMatchObject({ field: 'output.title', code: 'missing_field' });
-    for (const status of ['waiting', 'requested', 'pending'] as const) expect(await errorOf(alice.checks.create({ ...repo, name: 'x', head_sha: main, status }))).toMatchObject({ field: 'status' });
+    for (const status of ['waiting', 'requested', 'pending'] as const) expect(await errorOf(alice.checks.create({ ...repo, name: 'x', head_sha: main, status: status as 'queued' }))).toMatchObject({ field: 'status' });
     expect(await errorOf(alice.checks.create({ ...repo, name: 'x', head_sha: main, conclusion: 'stale' }))).toMatchObject({ field: 'conclusion' });
     const concluded = (await alice.checks.create({ ...repo, name: 'concluded', head_sha: main, status: 'in_progress', conclusion: 'success' })).data;
     expect(concluded).toMatchObject({ status: 'completed', conclusion: 'success' });

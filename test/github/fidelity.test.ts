@@ -309,6 +309,13 @@ describe('GitHub fidelity of /api/v3 (issue 20: what is wrong today)', () => {
     expect(branch._links).toEqual({ self: `${api}/repos/alice/public/branches/main`, html: `${host.url}/alice/public/src/branch/main` });
     expect((await http(branch._links.html, { headers: { accept: 'text/html' } })).status).toBe(200);
     expect(branch.protection).toEqual({ enabled: false, required_status_checks: { enforcement_level: 'off', contexts: [], checks: [] } });
+    // A changed file names its blob and where to read it, and those URLs answer.
+    const written = (await alice.repos.createOrUpdateFileContents({ ...repo, path: 'notes/read me.txt', message: 'Notes', content: Buffer.from('noted\n').toString('base64') })).data;
+    const [changed] = (await alice.repos.getCommit({ ...repo, ref: written.commit.sha! })).data.files!;
+    expect(changed!.sha).toBe(written.content!.sha);
+    expect((await http(changed!.raw_url)).text).toBe('noted\n');
+    expect((await http(changed!.blob_url, { headers: { accept: 'text/html' } })).status).toBe(200);
+    expect((await http(changed!.contents_url, { headers: { authorization: `Bearer ${tokens.alice}` } })).json.sha).toBe(written.content!.sha);
     await alice.issues.create({ ...repo, title: 'Searchable' });
     const hits = (await alice.search.issuesAndPullRequests({ q: 'repo:alice/public' })).data.items;
     expect(hits.length).toBeGreaterThan(0);

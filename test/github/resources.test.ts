@@ -120,7 +120,23 @@ describe('GitHub-compatible users, repositories, refs, tags and webhooks', () =>
     const removed = await octokit.repos.deleteFile({ owner, repo, path: 'README.md', branch: 'cleanup', message: 'Drop the README', sha: readme.sha });
     expect(removed.data.content).toBeNull();
     const commit = await octokit.repos.getCommit({ owner, repo, ref: removed.data.commit.sha! });
-    expect(commit.data.files).toEqual([{ filename: 'README.md', status: 'removed', additions: 0, deletions: 3, changes: 3, patch: expect.stringContaining('-# tools') }]);
+    const site = `${host.url}/${owner}/${repo}`;
+    const at = removed.data.commit.sha!;
+    expect(commit.data.files).toEqual([
+      {
+        // A removed file's `sha` is the blob it had; its URLs name the commit, and its page and raw bytes are served.
+        sha: readme.sha,
+        filename: 'README.md',
+        status: 'removed',
+        additions: 0,
+        deletions: 3,
+        changes: 3,
+        blob_url: `${site}/src/commit/${at}/README.md`,
+        raw_url: `${site}/raw/commit/${at}/README.md`,
+        contents_url: `${host.url}/api/v3/repos/${owner}/${repo}/contents/README.md?ref=${at}`,
+        patch: expect.stringContaining('-# tools'),
+      },
+    ]);
     expect(commit.data.stats).toEqual({ additions: 0, deletions: 3, total: 3 });
     expect((await octokit.repos.getContent({ owner, repo, path: '', ref: 'cleanup' })).data).toEqual([]);
 

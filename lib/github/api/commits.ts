@@ -11,6 +11,8 @@ import { apiUrl, REPO, repoOf, shapesOf } from './lookup.js';
 
 /** Files per page of one commit's answer: 300 unless `per_page` asks for fewer (GitHub's page of a commit's files). */
 const COMMIT_FILE_PAGES = { default: 300, max: 300 };
+/** Commits per page of a comparison: 250 unless `per_page` asks for fewer (the most a comparison lists). */
+const COMPARE_COMMIT_PAGES = { default: 250, max: 250 };
 
 /** Commit history, one commit with its files, and comparisons of two refs. */
 export function mountCommits(app: H3, ctx: AppContext): void {
@@ -63,17 +65,20 @@ export function mountCommits(app: H3, ctx: AppContext): void {
     // As on GitHub: what head brings since the merge base (the diff), or head's commits base lacks (the patch).
     const kind = requestedDiff(event);
     if (kind) return diffResponse(kind, await ctx.git.diffStream(repo.owner_name, repo.name, comparison.base.id, comparison.head.id, kind));
+    // The commits page as GitHub's do (`per_page` up to 250, the most a comparison lists); the files come with each.
+    const page = pageOf(ctx, event, 'per_page', COMPARE_COMMIT_PAGES);
     return {
       url: apiUrl(ctx, repo, `/compare/${match[1]}...${match[2]}`),
       html_url: `${ctx.baseUrl()}/${repo.owner_name}/${repo.name}/compare/${match[1]}...${match[2]}`,
+      permalink_url: `${ctx.baseUrl()}/${repo.owner_name}/${repo.name}/compare/${comparison.base.id}...${comparison.head.id}`,
       base_commit: await shapes.commit(ctx.store, repo, comparison.base),
       ...(comparison.mergeBase ? { merge_base_commit: await shapes.commit(ctx.store, repo, comparison.mergeBase) } : {}),
       status: comparison.status,
       ahead_by: comparison.aheadBy,
       behind_by: comparison.behindBy,
       total_commits: comparison.aheadBy,
-      commits: (await Promise.all(comparison.commits.map(async (commit) => await shapes.commit(ctx.store, repo, commit)))),
-      files: comparison.files.map((file) => shapes.file(file)),
+      commits: (await Promise.all(page.slice(comparison.commits).map(async (commit) => await shapes.commit(ctx.store, repo, commit)))),
+      files: comparison.files.map((file) => shapes.file(repo, comparison.head.id, file)),
     };
   });
 }

@@ -106,7 +106,7 @@ export function mountPulls(app: H3, ctx: AppContext): void {
     const repo = await repoOf(ctx, event);
     const pull = await pullOf(ctx, repo, event);
     const page = githubPage(ctx, event);
-    return page.slice(await ctx.pulls.files(repo, pull.id)).map((file) => shapes.file(file));
+    return page.slice(await ctx.pulls.files(repo, pull.id)).map((file) => shapes.file(repo, pull.head_sha, file));
   });
 }
 
