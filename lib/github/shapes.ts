@@ -78,6 +78,13 @@ interface IssueFacts {
  * An object's node id in GitHub's legacy form (base64 of `0<length of type>:<type><id>`, e.g. `MDQ6VXNlcjE=` for
  * user 1; a commit's id is `<repository id>:<sha>`): opaque, stable, and distinct per kind of object.
  */
+/**
+ * Where the ids of pull requests' issues start: a pull request seen as an issue (the issue list, `issue_comment`
+ * events) needs an id no issue has, and issues and pull requests number their rows apart. Past int32, as GitHub's own
+ * issue ids are by now.
+ */
+export const PULL_ISSUE_IDS = 2 ** 31;
+
 export function nodeId(type: 'Ref' | 'Integration' | 'IntegrationInstallation' | 'IssueEvent' | 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'PullRequestIssue' | 'IssueComment' | 'Label' | 'Release' | 'ReleaseAsset' | 'Commit' | 'CheckRun' | 'CheckSuite' | 'Tag' | 'PullRequestReview' | 'PullRequestReviewComment' | 'Milestone', id: number | string): string {
   return Buffer.from(`0${type.length}:${type}${id}`).toString('base64');
 }
@@ -515,8 +522,9 @@ export class GitHubShapes {
   async pullAsIssue(db: ReadTx, repo: RepositoryRow, pull: PullRow, reads: ShapeReads = this.reads(db, repo)): Promise<GitHubIssue> {
     const shaped = await this.pull(db, repo, pull, reads);
     return {
-      id: pull.id,
-      // Pull requests have ids of their own, which issues' ids may equal: a node id of its own kind.
+      // Pull requests have ids of their own, which issues' ids may equal: their issues have ids above every issue's
+      // (bots know an issue by its id), and a node id of their own kind.
+      id: PULL_ISSUE_IDS + pull.id,
       node_id: nodeId('PullRequestIssue', pull.id),
       number: pull.number,
       title: pull.title,

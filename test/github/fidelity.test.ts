@@ -322,6 +322,25 @@ describe('GitHub fidelity of /api/v3 (issue 20: what is wrong today)', () => {
     for (const hit of hits) expect(hit.score).toBe(1);
   });
 
+  it('never gives one id to two issues (a pull request\'s included) nor to two comments, a deleted one\'s included', async () => {
+    const alice = clients.alice!;
+    const repo = { owner: 'alice', repo: 'ids' };
+    await alice.repos.createForAuthenticatedUser({ name: 'ids', auto_init: true });
+    const issue = (await alice.issues.create({ ...repo, title: 'An issue' })).data;
+    const main = (await alice.git.getRef({ ...repo, ref: 'heads/main' })).data.object.sha;
+    await alice.git.createRef({ ...repo, ref: 'refs/heads/change', sha: main });
+    await alice.repos.createOrUpdateFileContents({ ...repo, path: 'c.txt', branch: 'change', message: 'Change', content: Buffer.from('c').toString('base64') });
+    const pull = (await alice.pulls.create({ ...repo, title: 'A change', head: 'change', base: 'main' })).data;
+    const asIssue = (await alice.issues.get({ ...repo, issue_number: pull.number })).data;
+    expect(asIssue.id).not.toBe(issue.id);
+    expect((await alice.issues.listForRepo({ ...repo, state: 'all' })).data.map((item) => item.id).sort()).toEqual([issue.id, asIssue.id].sort());
+    const kept = (await alice.issues.createComment({ ...repo, issue_number: issue.number, body: 'kept' })).data;
+    const dropped = (await alice.issues.createComment({ ...repo, issue_number: pull.number, body: 'dropped' })).data;
+    await alice.issues.deleteComment({ ...repo, comment_id: dropped.id });
+    const next = (await alice.issues.createComment({ ...repo, issue_number: issue.number, body: 'next' })).data;
+    expect(new Set([kept.id, dropped.id, next.id]).size).toBe(3);
+  });
+
   it('refuses a pull request that brings no commits, and a draft, in GitHub\'s words', async () => {
     const alice = clients.alice!;
     const repo = { owner: 'alice', repo: 'public' };

@@ -3,7 +3,7 @@ import type { PageWindow } from './page-window.js';
 import { countAdded, countMoved, keptCount } from './list-counts.js';
 import { labelsOfIssues, type LabelRow } from './labels.js';
 import { inList } from './in-list.js';
-import { commentIdReleased, takeCommentId } from './comment-ids.js';
+import { takeCommentId } from './comment-ids.js';
 import type { SqlParam } from '../write-log.js';
 
 /** An issue as stored, with its author's and closer's names. */
@@ -291,6 +291,5 @@ export async function updateIssueComment(tx: WriteTx, commentId: number, body: s
 export async function deleteIssueComment(tx: WriteTx, issueId: number, commentId: number): Promise<void> {
   if ((await tx.run('DELETE FROM issue_comments WHERE id = ? AND issue_id = ?', [commentId, issueId])).changes > 0) {
     await tx.run('UPDATE issues SET comment_count = comment_count - 1 WHERE id = ?', [issueId]);
-    await commentIdReleased(tx, commentId);
   }
 }

@@ -1,5 +1,5 @@
 import type { ReadTx, WriteTx } from '../interface.js';
-import { commentIdReleased, takeCommentId } from './comment-ids.js';
+import { takeCommentId } from './comment-ids.js';
 import { inChunks, inList } from './in-list.js';
 import { countAdded, countMoved, keptCount } from './list-counts.js';
 import type { PageWindow } from './page-window.js';
@@ -214,6 +214,5 @@ export async function updateComment(tx: WriteTx, commentId: number, text: string
 export async function deleteComment(tx: WriteTx, pullId: number, commentId: number): Promise<void> {
   if ((await tx.run('DELETE FROM pull_comments WHERE id = ? AND pull_id = ?', [commentId, pullId])).changes > 0) {
     await tx.run('UPDATE pull_requests SET comment_count = comment_count - 1 WHERE id = ?', [pullId]);
-    await commentIdReleased(tx, commentId);
   }
 }

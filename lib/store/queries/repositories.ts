@@ -1,6 +1,5 @@
 import type { ReadTx, WriteTx } from '../interface.js';
 import { addHooksOfNewRepository, forgetRepositoryInTokens } from './apps.js';
-import { commentIdsReleased } from './comment-ids.js';
 import { inList } from './in-list.js';
 import type { PageWindow } from './page-window.js';
 
@@ -106,7 +105,6 @@ export async function insertRepository(
  */
 export async function deleteRepository(tx: WriteTx, id: number): Promise<void> {
   await tx.run('DELETE FROM repositories WHERE id = ?', [id]);
-  await commentIdsReleased(tx);
   await forgetRepositoryInTokens(tx, id);
 }
 
