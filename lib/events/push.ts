@@ -17,7 +17,7 @@ function pushCommit(commit: PushedCommit, webRoot: string): GitHubPushCommit {
   return {
     id: commit.sha,
     tree_id: commit.tree,
-    distinct: true,
+    distinct: commit.distinct ?? true,
     message: commit.message,
     timestamp: commit.author.date,
     url: `${webRoot}/commit/${commit.sha}`,

@@ -137,7 +137,8 @@ export async function merge(
     commits = described(newCommits(gitDir, sha, [baseSha]));
   } else {
     // A merge commit comes on top of the pull request's commits; a squash stands alone.
-    const pulled = options.method === 'merge' ? described(inputs.headCommits()).then((theirs) => theirs.slice(1 - MAX_PUSH_COMMITS)) : Promise.resolve([]);
+    // The pull request's own commits were pushed before (to its head): not distinct, as GitHub says of them.
+    const pulled = options.method === 'merge' ? described(inputs.headCommits()).then((theirs) => theirs.slice(1 - MAX_PUSH_COMMITS).map((commit) => ({ ...commit, distinct: false }))) : Promise.resolve([]);
     const squash = options.method === 'squash';
     const parents = squash ? [baseSha] : [baseSha, options.headSha];
     const author = squash ? (options.author ?? committer) : committer;

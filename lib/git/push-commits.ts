@@ -13,6 +13,8 @@ export interface PushedCommit {
   added: string[];
   removed: string[];
   modified: string[];
+  /** False for a commit the repository had before (on another branch): GitHub's `distinct` of a pushed commit. */
+  distinct?: boolean;
 }
 
 /** What one ref change of a push brought: its newest commits (oldest first), the tip, and whether history was rewritten. */
@@ -65,6 +67,12 @@ function parseLog(output: string): PushedCommit[] {
   return commits;
 }
 
+/** The ids of the newest `limit` commits `revisions` name (as `log` takes them), without reading the commits. */
+async function revisions(gitDir: string, list: string[], limit: number): Promise<Set<string>> {
+  const { stdout } = await runGit(['rev-list', `--max-count=${limit}`, '--stdin'], { gitDir, input: `${list.join('\n')}\n` });
+  return new Set(stdout.toString('utf8').split('\n').filter(Boolean));
+}
+
 async function log(gitDir: string, revisions: string[], limit: number): Promise<PushedCommit[]> {
   // Revisions go on stdin: a repository with thousands of branches would overflow an argument list.
   const { stdout } = await runGit(['log', `--max-count=${limit}`, '--no-renames', '--name-status', '-z', `--format=${FORMAT}`, '--stdin', '--'], {
@@ -83,10 +91,14 @@ export async function pushedRef(gitDir: string, change: RefChange, existingTips:
   const created = ZERO.test(change.before);
   const tipOnly = async () => (await log(gitDir, [change.after], 1))[0] ?? null;
   if (!change.ref.startsWith('refs/heads/')) return { commits: [], head: await tipOnly(), forced: false };
-  const [commits, forced] = await Promise.all([
+  // A moved branch lists what it gained since `before`; of those, what another branch had already is not distinct.
+  const elsewhere = created ? [] : existingTips.filter((tip) => tip !== change.before);
+  const [commits, forced, fresh] = await Promise.all([
     newCommits(gitDir, change.after, created ? existingTips : [change.before]),
     created ? false : isAncestor(gitDir, change.before, change.after).then((fastForward) => !fastForward),
+    elsewhere.length === 0 ? undefined : revisions(gitDir, [change.after, ...existingTips.map((sha) => `^${sha}`)], MAX_PUSH_COMMITS),
   ]);
+  if (fresh) for (const commit of commits) commit.distinct = fresh.has(commit.sha);
   // The event's commits end at the tip unless the push brought no new commit (a branch made at an existing one).
   return { commits, head: commits.at(-1) ?? (await tipOnly()), forced };
 }

@@ -325,7 +325,7 @@ export type GitHubTimelineComment = GitHubComment & { event: 'commented'; actor:
 export interface GitHubPushCommit {
   id: string;
   tree_id: string;
-  distinct: true;
+  distinct: boolean;
   message: string;
   timestamp: string;
   url: string;

@@ -144,6 +144,23 @@ describe('webhooks', () => {
     expect(forward.json.commits.map((commit: { id: string }) => commit.id)).toEqual([second, third]);
     expect(forward.json.commits[0]).toMatchObject({ added: ['new.txt'], removed: ['old.txt'], modified: ['README.md'] });
     expect(forward.json.head_commit).toMatchObject({ id: third, message: 'third commit' });
+    expect(forward.json.commits.map((commit: { distinct: boolean }) => commit.distinct)).toEqual([true, true]);
+
+    // Commits pushed before (to another branch) are listed again when main reaches them, but not as distinct.
+    await tree.git(['checkout', '-q', '-b', 'side']);
+    const onTopic = await tree.commit('on side', { 'side.txt': 'side\n' });
+    await during('push', () => push('side'), (hook) => hook.json.after === onTopic);
+    await tree.git(['checkout', '-q', 'main']);
+    await tree.git(['merge', '-q', '--ff-only', 'side']);
+    await tree.git(['branch', '-q', '-D', 'side']);
+    const onMain = await tree.commit('on main', { 'main.txt': 'main\n' });
+    const reached = await during('push', () => push('main'), (hook) => hook.json.ref === 'refs/heads/main' && hook.json.after === onMain);
+    expect(reached.json.commits.map((commit: { id: string; distinct: boolean }) => [commit.id, commit.distinct])).toEqual([
+      [onTopic, false],
+      [onMain, true],
+    ]);
+    await tree.git(['reset', '-q', '--hard', third]);
+    await push('--force', 'main');
 
     await tree.git(['reset', '-q', '--hard', first]);
     const rewritten = await tree.commit('rewritten', { 'README.md': 'rewritten\n' });
