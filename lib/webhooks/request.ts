@@ -18,7 +18,9 @@ export function deliveryRequest(hook: HookRow & { app_id?: number | null }, deli
   const body = Buffer.from(form ? new URLSearchParams({ payload: delivery.payload }).toString() : delivery.payload);
   const headers: Record<string, string> = {
     'Content-Type': form ? 'application/x-www-form-urlencoded' : 'application/json',
-    'User-Agent': `repohost-Hookshot/${VERSION}`,
+    // GitHub's prefix, which receivers check ("the User-Agent will have the prefix GitHub-Hookshot/"); the rest says
+    // which host sent it.
+    'User-Agent': `GitHub-Hookshot/repohost-${VERSION}`,
     'X-GitHub-Event': delivery.event,
     'X-GitHub-Delivery': delivery.guid,
     'X-GitHub-Hook-ID': String(hook.id),
@@ -30,6 +32,8 @@ export function deliveryRequest(hook: HookRow & { app_id?: number | null }, deli
   if (hook.secret) {
     const signature = signBody(hook.secret, body);
     headers['X-Hub-Signature-256'] = `sha256=${signature}`;
+    // The SHA-1 signature GitHub still sends beside it, for receivers that check only that one.
+    headers['X-Hub-Signature'] = `sha1=${createHmac('sha1', hook.secret).update(body).digest('hex')}`;
     headers['X-Gitea-Signature'] = signature;
   }
   return { url: hook.url, headers, body };

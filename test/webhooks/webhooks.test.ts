@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -76,13 +77,15 @@ describe('webhooks', () => {
     expect(hook.headers['x-github-delivery']).toMatch(UUID);
     expect(hook.headers['x-gitea-delivery']).toBe(hook.headers['x-github-delivery']);
     expect(hook.headers['x-github-hook-id']).toBe(String(hookId));
-    expect(hook.headers['user-agent']).toMatch(/^repohost-Hookshot\/\d+\.\d+\.\d+/);
+    expect(hook.headers['user-agent']).toMatch(/^GitHub-Hookshot\/repohost-\d+\.\d+\.\d+/);
     expect(hook.headers['content-type']).toBe('application/json');
     const signature = String(hook.headers['x-hub-signature-256']);
     expect(signature).toMatch(/^sha256=[0-9a-f]{64}$/);
     expect(await verify(SECRET, hook.body.toString('utf8'), signature)).toBe(true);
     expect(await verify('another secret', hook.body.toString('utf8'), signature)).toBe(false);
     expect(hook.headers['x-gitea-signature']).toBe(signature.slice('sha256='.length));
+    // GitHub's SHA-1 signature beside it, of the same bytes.
+    expect(hook.headers['x-hub-signature']).toBe(`sha1=${createHmac('sha1', SECRET).update(hook.body).digest('hex')}`);
     expect(hook.json).toMatchObject({ hook_id: hookId, hook: { id: hookId, type: 'Repository', events: ['*'], config: { url: receiver.url } }, repository: { full_name: 'owner/hooked' }, sender: { login: 'owner' } });
     expect(typeof hook.json.zen).toBe('string');
   });
