@@ -45,7 +45,7 @@ export function refEvents(
   const refType = isBranch ? 'branch' : 'tag';
   const compare = created
     ? `${webRoot}/compare/${shortName}`
-    : `${webRoot}/compare/${change.before.slice(0, 12)}...${deleted ? change.before.slice(0, 12) : change.after.slice(0, 12)}`;
+    : `${webRoot}/compare/${change.before.slice(0, 12)}...${change.after.slice(0, 12)}`;
   const events: RefEvents = {
     push: {
       ref: change.ref,

@@ -345,7 +345,8 @@ export class PullService {
     await this.requireMergeRules(repo, viewer, pull.base, pull, headSha);
     const now = this.now();
     const identity = { name: merger.full_name || merger.username, email: this.committerEmail(merger), date: now };
-    const defaultTitle = method === 'squash' ? `${pull.title} (#${pull.number})` : `Merge pull request #${pull.number} from ${pull.head}`;
+    // GitHub's default titles; a merge names the head as `owner/branch` (tools that read merge commits parse it so).
+    const defaultTitle = method === 'squash' ? `${pull.title} (#${pull.number})` : `Merge pull request #${pull.number} from ${repo.owner_name}/${pull.head}`;
     // Noted before the base moves: a crash between update-ref and the record below is reconciled at the next start.
     const intent = await this.journal.open(repo);
     let result: MergeResult;

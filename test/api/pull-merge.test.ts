@@ -164,7 +164,7 @@ describe('pull requests that merge (issue 8)', () => {
       expect(merged.json).toEqual({ success: true, merged: true, sha: expect.stringMatching(/^[0-9a-f]{40}$/) });
       const history = await freshHistory(name);
       const merger = 'writer <writer@users.noreply.repohost>';
-      expect(history[0]).toMatchObject({ sha: merged.json.sha, parents: [base, topic[1]], subject: `Merge pull request #${pull.number} from topic`, author: merger, committer: merger });
+      expect(history[0]).toMatchObject({ sha: merged.json.sha, parents: [base, topic[1]], subject: `Merge pull request #${pull.number} from owner/topic`, author: merger, committer: merger });
       expect(history.map((c) => c.sha)).toEqual(expect.arrayContaining([...topic, base]));
       const summary = await http(`${url}/pulls/${pull.id}`);
       expect(summary.json).toMatchObject({ status: 'merged', merged: true, merged_by: 'writer', merge_commit_sha: merged.json.sha, mergeable: null });

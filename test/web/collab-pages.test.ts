@@ -272,7 +272,7 @@ describe('collaboration pages in headless Chromium', () => {
     await inspect(page, 'pulls');
     // The merges are in the history page, and an issue address of a pull request's number leads to it.
     await page.goto(`${host.url}/olive/garden/commits/branch/main`);
-    expect(await page.textContent('main')).toContain(`Merge pull request #${merged} from merged`);
+    expect(await page.textContent('main')).toContain(`Merge pull request #${merged} from olive/merged`);
     await page.goto(`${host.url}/olive/garden/issues/${merged}`);
     expect(page.url()).toBe(`${host.url}/olive/garden/pulls/${merged}`);
 
@@ -286,7 +286,7 @@ describe('collaboration pages in headless Chromium', () => {
     // Fast-forward: the branch's own commits, unchanged.
     expect(shas).toContain(tips.fast);
     // Merge: a merge commit with two parents, the branch tip one of them.
-    const mergeAt = subjects.indexOf(`Merge pull request #${merged} from merged`);
+    const mergeAt = subjects.indexOf(`Merge pull request #${merged} from olive/merged`);
     expect(mergeAt).toBeGreaterThanOrEqual(0);
     expect(parents[mergeAt]!.split(' ')).toEqual([expect.any(String), tips.merged]);
     // Squash: one commit with the title written in the merge box; the branch's commits are not in main.

@@ -175,6 +175,7 @@ describe('webhooks', () => {
     const deleteEvent = next('delete');
     const deleted = await during('push', () => push(':refs/heads/doomed'), (hook) => hook.json.ref === 'refs/heads/doomed' && hook.json.deleted);
     expect(deleted.json).toMatchObject({ ref: 'refs/heads/doomed', before: rewritten, after: '0'.repeat(40), deleted: true, created: false, commits: [], head_commit: null });
+    expect(deleted.json.compare).toMatch(new RegExp(`/compare/${rewritten.slice(0, 12)}\\.\\.\\.0{12}$`));
     expect((await deleteEvent).json).toMatchObject({ ref: 'doomed', ref_type: 'branch' });
 
     await tree.git(['tag', '-a', 'v1.0', '-m', 'release 1.0']);

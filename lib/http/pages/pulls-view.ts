@@ -213,7 +213,7 @@ ${pull.merge_commit_sha ? html` as <a href="${repoBase(repo)}/commit/${pull.merg
 <fieldset><legend>Merge method</legend>${METHODS.map(
     ([value, label], index) => html`<label class="check"><input type="radio" name="method" value="${value}"${index === 0 ? ' checked' : ''}> ${label}</label>`,
   )}</fieldset>
-<label>Commit title (merge and squash) <input name="title" maxlength="255" placeholder="Merge pull request #${pull.number} from ${pull.head}"></label>
+<label>Commit title (merge and squash) <input name="title" maxlength="255" placeholder="Merge pull request #${pull.number} from ${repo.owner_name}/${pull.head}"></label>
 <label>Commit message <textarea name="message" rows="3">${pull.title}</textarea></label>
 <label class="check"><input type="checkbox" name="delete_branch" value="true"> Delete the branch <code>${pull.head}</code> after merging</label>
 <button type="submit"${blocked ? html` disabled aria-describedby="merge-blocked"` : ''}>Merge pull request</button></form></section>`;
