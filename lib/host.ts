@@ -175,7 +175,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     labels: new LabelService(store, nowIso, recorder),
     assignees: new AssigneeService(store, nowIso, recorder),
     milestones: new MilestoneService(store, nowIso, recorder),
-    collaborators: new CollaboratorService(store, avatarUrl, nowIso),
+    collaborators: new CollaboratorService(store, avatarUrl, nowIso, recorder),
     pulls,
     reviews,
     suggestions: new SuggestionService(reviews, gitData),

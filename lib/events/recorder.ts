@@ -21,7 +21,9 @@ export interface EventOutbox {
 }
 
 /** The payload fields an event adds to `repository` and `sender`. */
-export type EventFields<N extends RepoEventName> = Omit<RepoEventMap[N], 'repository' | 'sender'>;
+export type EventFields<N extends RepoEventName> = WithoutContext<RepoEventMap[N]>;
+/** A payload without what the recorder adds, kept apart for each kind of a union (`Omit` of a union keeps only shared keys). */
+type WithoutContext<E> = E extends unknown ? Omit<E, 'repository' | 'sender'> : never;
 
 /**
  * Records an event inside the write that makes the change it reports: the webhook deliveries go into the same
@@ -65,7 +67,7 @@ export class EventRecorder {
     if (hooks.length === 0 && !this.bus.hears(name)) return;
     const given = typeof fields === 'function' ? await fields(current) : fields;
     const actor = sender ?? (await userById(tx, current.owner_id))!;
-    const payload = { ...given, repository: await this.shapes.repository(tx, current), sender: this.shapes.user(actor) } as RepoEventMap[N];
+    const payload = { ...given, repository: await this.shapes.repository(tx, current), sender: this.shapes.user(actor) } as unknown as RepoEventMap[N];
     const action = 'action' in given && typeof given.action === 'string' ? given.action : undefined;
     const woken = hooks.length === 0 ? [] : await this.outbox.enqueue(tx, hooks, { event: name, action: action ?? null, payload: JSON.stringify(payload), guid: randomUUID, now: this.now() });
     tx.onDurable(() => {

@@ -1,3 +1,4 @@
+import type { CollaboratorPermission } from '../store/queries/collaborators.js';
 import type {
   GitHubComment,
   GitHubCommit,
@@ -169,6 +170,21 @@ export interface MilestoneEvent extends RepositoryEventBase {
   changes?: Partial<Record<'title' | 'description' | 'due_on', { from: string }>>;
 }
 
+/** A repository's label made, changed or deleted (GitHub's `label` event). */
+export interface LabelEvent extends RepositoryEventBase {
+  action: 'created' | 'edited' | 'deleted';
+  label: GitHubLabel;
+  /** With `edited`: the fields changed, as they were. */
+  changes?: Partial<Record<'name' | 'color' | 'description', { from: string }>>;
+}
+
+/** A collaborator added, given another permission, or removed (GitHub's `member` event). */
+export type MemberEvent = RepositoryEventBase & { member: GitHubUser } & (
+  | { action: 'added'; changes: { permission: { to: CollaboratorPermission } } }
+  | { action: 'edited'; changes: { old_permission: { from: CollaboratorPermission }; permission: { from: CollaboratorPermission; to: CollaboratorPermission } } }
+  | { action: 'removed' }
+);
+
 /** A check run made (`created`) or finished (`completed`; both when it is made finished). */
 export interface CheckRunEvent extends RepositoryEventBase {
   action: 'created' | 'completed' | 'rerequested';
@@ -221,6 +237,8 @@ export interface RepoEventMap {
   pull_request_review: PullRequestReviewEvent;
   pull_request_review_comment: PullRequestReviewCommentEvent;
   milestone: MilestoneEvent;
+  label: LabelEvent;
+  member: MemberEvent;
   check_run: CheckRunEvent;
   check_suite: CheckSuiteEvent;
   ping: PingEvent;
@@ -229,7 +247,7 @@ export interface RepoEventMap {
 export type RepoEventName = keyof RepoEventMap;
 
 /** The events a webhook may subscribe to (`ping` goes to the hook it tests, whatever it subscribes to). */
-export const SUBSCRIBABLE_EVENTS = ['push', 'create', 'delete', 'issues', 'issue_comment', 'pull_request', 'status', 'star', 'watch', 'repository', 'release', 'pull_request_review', 'pull_request_review_comment', 'milestone', 'check_run', 'check_suite'] as const;
+export const SUBSCRIBABLE_EVENTS = ['push', 'create', 'delete', 'issues', 'issue_comment', 'pull_request', 'status', 'star', 'watch', 'repository', 'release', 'pull_request_review', 'pull_request_review_comment', 'milestone', 'label', 'member', 'check_run', 'check_suite'] as const;
 export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
 
 /** One event as code in the same process receives it. */

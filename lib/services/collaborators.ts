@@ -1,7 +1,9 @@
 import { invalid, notFound } from '../errors.js';
 import type { Db } from '../store/interface.js';
 import { writeToRepository } from './repository-write.js';
+import type { EventRecorder } from '../events/index.js';
 import {
+  collaboratorPermission,
   collaboratorsOf,
   countCollaborators,
   deleteCollaborator,
@@ -34,6 +36,7 @@ export class CollaboratorService {
     private readonly store: Db,
     private readonly avatarUrl: (user: { avatar_file: string | null; username: string }) => string,
     private readonly now: () => string,
+    private readonly events: EventRecorder,
   ) {}
 
   async list(repo: RepositoryRow, viewer: Viewer, page: PageWindow): Promise<{ items: Collaborator[]; total: number }> {
@@ -54,8 +57,16 @@ export class CollaboratorService {
     const user = await this.user(username);
     if (user.id === repo.owner_id) throw invalid('the owner is always an admin of the repository');
     const now = this.now();
+    const to = granted as CollaboratorPermission;
     await writeToRepository(this.store, repo, async (tx) => {
-      await upsertCollaborator(tx, repo.id, user.id, granted as CollaboratorPermission, now);
+      const from = await collaboratorPermission(tx, repo.id, user.id);
+      await upsertCollaborator(tx, repo.id, user.id, to, now);
+      // GitHub's `member` event: added, or edited when the permission changed.
+      if (from === to) return;
+      const member = this.events.github.user(user);
+      await this.events.record(tx, repo, viewer!, 'member', from === undefined
+        ? { action: 'added', member, changes: { permission: { to } } }
+        : { action: 'edited', member, changes: { old_permission: { from }, permission: { from, to } } });
     });
     return { id: user.id, ...this.userSummary(user), permission: granted as CollaboratorPermission };
   }
@@ -63,7 +74,11 @@ export class CollaboratorService {
   async remove(repo: RepositoryRow, viewer: Viewer, username: string): Promise<void> {
     await requireAccess(this.store, viewer, repo, 'admin', 'Only admins may change collaborators');
     const user = await this.user(username);
-    const removed = await writeToRepository(this.store, repo, async (tx) => await deleteCollaborator(tx, repo.id, user.id));
+    const removed = await writeToRepository(this.store, repo, async (tx) => {
+      const gone = await deleteCollaborator(tx, repo.id, user.id);
+      if (gone) await this.events.record(tx, repo, viewer!, 'member', { action: 'removed', member: this.events.github.user(user) });
+      return gone;
+    });
     if (!removed) throw notFound('Collaborator not found');
   }
 

@@ -5,6 +5,7 @@ import type { Db, WriteTx } from '../store/interface.js';
 import { issueInRepository, issueRecord } from '../store/queries/issues.js';
 import type { UserRow } from '../store/queries/users.js';
 import type { EventRecorder } from '../events/index.js';
+import type { LabelEvent } from '../events/types.js';
 import {
   addIssueLabel,
   addPullLabel,
@@ -112,8 +113,15 @@ export class LabelService {
     };
     return await writeToRepository(this.store, repo, async (tx) => {
       if (await labelByName(tx, repo.id, label.name)) throw conflict(`a label named '${label.name}' already exists`);
-      return await insertLabel(tx, repo.id, label);
+      return await this.made(tx, repo, viewer!, label);
     });
+  }
+
+  /** A new label of the repository, and its `label` event. */
+  private async made(tx: WriteTx, repo: RepositoryRow, sender: UserRow, label: Omit<LabelRow, 'id'>): Promise<LabelRow> {
+    const row = await insertLabel(tx, repo.id, label);
+    await this.events.record(tx, repo, sender, 'label', async (current) => ({ action: 'created' as const, label: this.events.github.label(current, row) }));
+    return row;
   }
 
   async update(repo: RepositoryRow, viewer: Viewer, id: number, input: LabelInput): Promise<LabelRow> {
@@ -125,10 +133,15 @@ export class LabelService {
       description: input.description === undefined ? current.description : optionalText('description', input.description, 200),
     };
     await writeToRepository(this.store, repo, async (tx) => {
-      if (!await labelById(tx, repo.id, id)) throw notFound('Label not found');
+      const before = await labelById(tx, repo.id, id);
+      if (!before) throw notFound('Label not found');
       const clash = await labelByName(tx, repo.id, label.name);
       if (clash && clash.id !== id) throw conflict(`a label named '${label.name}' already exists`);
       await updateLabel(tx, id, label);
+      const changes: NonNullable<LabelEvent['changes']> = {};
+      for (const field of ['name', 'color', 'description'] as const) if (before[field] !== label[field]) changes[field] = { from: before[field] };
+      const after = { ...before, ...label };
+      await this.events.record(tx, repo, viewer!, 'label', async (current) => ({ action: 'edited' as const, label: this.events.github.label(current, after), changes }));
     });
     return await this.get(repo, id);
   }
@@ -136,7 +149,12 @@ export class LabelService {
   async remove(repo: RepositoryRow, viewer: Viewer, id: number): Promise<void> {
     await requireAccess(this.store, viewer, repo, 'write', 'Managing labels needs write access');
     await this.get(repo, id);
-    await writeToRepository(this.store, repo, async (tx) => await deleteLabel(tx, id));
+    await writeToRepository(this.store, repo, async (tx) => {
+      const gone = await labelById(tx, repo.id, id);
+      if (!gone) throw notFound('Label not found');
+      await deleteLabel(tx, id);
+      await this.events.record(tx, repo, viewer!, 'label', async (current) => ({ action: 'deleted' as const, label: this.events.github.label(current, gone) }));
+    });
   }
 
   /** Replaces (`replace`) or extends the issue's labels with the labels named in `names` (see `MissingLabels`). */
@@ -168,7 +186,7 @@ export class LabelService {
       for (const name of names) {
         const label = await labelByName(tx, repo.id, name);
         if (label) labels.push(label);
-        else if (missing === 'create') labels.push(await insertLabel(tx, repo.id, { name, color: MADE_LABEL_COLOR, description: '' }));
+        else if (missing === 'create') labels.push(await this.made(tx, repo, viewer!, { name, color: MADE_LABEL_COLOR, description: '' }));
         else throw invalid(`label '${name}' does not exist`);
       }
       const before = await target.labels(tx);

@@ -66,6 +66,11 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
     // ping
     await alice.repos.createWebhook({ ...ids, config: { url: receiver.url, content_type: 'json', secret: SECRET }, events: ['*'] });
     await receiver.waitForEvent('ping');
+    // member: added, edited (another permission), removed
+    await host.admin.createUser({ username: 'dave', email: 'dave@example.com', password: 'password123' });
+    await alice.repos.addCollaborator({ ...ids, username: 'dave', permission: 'pull' });
+    await alice.repos.addCollaborator({ ...ids, username: 'dave', permission: 'admin' });
+    await alice.repos.removeCollaborator({ ...ids, username: 'dave' });
 
     // push (through the contents API, git data and a real git push), create and delete of a branch and a tag
     const main = (await alice.git.getRef({ ...ids, ref: 'heads/main' })).data.object.sha;
@@ -89,6 +94,10 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
     // issues: opened by a stranger, edited, labeled, unlabeled, closed, reopened; comments created, edited, deleted
     await alice.issues.createLabel({ ...ids, name: 'bug', color: 'd73a4a', description: 'Something is broken' });
     await alice.issues.createLabel({ ...ids, name: 'docs', color: '0075ca' });
+    // label: created (above), edited, deleted
+    await alice.issues.createLabel({ ...ids, name: 'passing', color: 'ededed' });
+    await alice.issues.updateLabel({ ...ids, name: 'passing', new_name: 'passed', color: 'cccccc', description: 'Gone soon' });
+    await alice.issues.deleteLabel({ ...ids, name: 'passed' });
     const issue = (await carol.issues.create({ ...ids, title: 'It breaks', body: 'Steps: none' })).data;
     await alice.issues.update({ ...ids, issue_number: issue.number, title: 'It breaks on start', body: 'Steps: start it' });
     await alice.issues.addLabels({ ...ids, issue_number: issue.number, labels: ['bug', 'docs'] });
@@ -231,6 +240,12 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
         'issues.opened',
         'issues.reopened',
         'issues.unlabeled',
+        'label.created',
+        'label.deleted',
+        'label.edited',
+        'member.added',
+        'member.edited',
+        'member.removed',
         'milestone.closed',
         'milestone.created',
         'milestone.deleted',
