@@ -676,6 +676,7 @@ export class GitHubShapes {
     const path = this.repoPath(repo);
     return {
       sha: commit.id,
+      node_id: nodeId('Commit', `${repo.id}:${commit.id}`),
       url: this.api(`${path}/git/commits/${commit.id}`),
       html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/commit/${commit.id}`,
       author: this.actor(commit.author),
@@ -683,6 +684,8 @@ export class GitHubShapes {
       message: commit.message,
       tree: { sha: commit.tree, url: this.api(`${path}/git/trees/${commit.tree}`) },
       parents: this.parents(repo, commit, 'git/commits'),
+      // What git holds of its signature (not read: as an unsigned one); repohost verifies none.
+      verification: verificationOf(commit.signature ?? null),
     };
   }
 

@@ -352,6 +352,7 @@ export interface GitHubParentRef {
 /** A commit as the git data API shows it (`/git/commits/:sha`). */
 export interface GitHubGitCommit {
   sha: string;
+  node_id: string;
   url: string;
   html_url: string;
   author: GitHubGitActor;
@@ -359,6 +360,7 @@ export interface GitHubGitCommit {
   message: string;
   tree: { sha: string; url: string };
   parents: GitHubParentRef[];
+  verification: GitHubVerification;
 }
 
 /** A file a commit, comparison or pull request changes. */

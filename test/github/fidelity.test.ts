@@ -292,7 +292,17 @@ describe('GitHub fidelity of /api/v3 (issue 20: what is wrong today)', () => {
     // `recursive` with any value recurses, `0` and `false` too (GitHub's documented rule).
     for (const recursive of ['0', 'false', '1']) expect((await alice.request(`GET /repos/alice/public/git/trees/${tree}?recursive=${recursive}`)).data.tree.map((entry: { path: string }) => entry.path), recursive).toContain('deep/er.txt');
     expect((await alice.git.getTree({ ...repo, tree_sha: tree })).data.tree.map((entry) => entry.path)).toEqual(['deep', 'orphan.txt']);
-    const orphan = (await alice.git.createCommit({ ...repo, message: 'Orphan', tree, parents: [] })).data.sha;
+    const made = (await alice.git.createCommit({ ...repo, message: 'Orphan', tree, parents: [] })).data;
+    const orphan = made.sha;
+    expect(made).toMatchObject({ node_id: expect.any(String), verification: { verified: false, reason: 'unsigned', signature: null, payload: null } });
+    expect((await alice.git.getCommit({ ...repo, commit_sha: orphan })).data.verification).toMatchObject({ verified: false, reason: 'unsigned' });
+    // A signature would be dropped: refused. A blob's raw media type gives its bytes.
+    expect(await failure(alice.git.createCommit({ ...repo, message: 'Signed', tree, parents: [], signature: '-----BEGIN PGP SIGNATURE-----\n-----END PGP SIGNATURE-----' }))).toEqual({
+      status: 422,
+      data: { message: 'repohost does not write signed commits: leave out signature', documentation_url: DOCS },
+    });
+    const blob = (await alice.git.getTree({ ...repo, tree_sha: tree })).data.tree.find((entry) => entry.path === 'orphan.txt')!.sha!;
+    expect((await http(`${api}/repos/alice/public/git/blobs/${blob}`, { headers: { authorization: `Bearer ${tokens.alice}`, accept: 'application/vnd.github.raw+json' } })).text).toBe('o');
     await alice.git.createRef({ ...repo, ref: 'refs/heads/orphan', sha: orphan });
     expect(await failure(alice.repos.compareCommitsWithBasehead({ ...repo, basehead: 'main...orphan' }))).toEqual({ status: 404, data: { message: 'No common ancestor between main and orphan.', documentation_url: DOCS } });
   });

@@ -1,4 +1,4 @@
-import type { H3, H3Event } from 'h3';
+import { getRequestHeader, HTTPResponse, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { pathParam, queryString } from '../../http/validate.js';
@@ -93,6 +93,10 @@ export function mountGitData(app: H3, ctx: AppContext): void {
     const repo = await repoOf(ctx, event);
     const sha = pathParam(event, 'sha');
     const bytes = await ctx.gitData.blob(repo, sha);
+    // `application/vnd.github.raw`: the blob's own bytes, as the contents API answers that media type.
+    if (/application\/vnd\.github(?:\.v3)?\.raw/.test(getRequestHeader(event, 'accept') ?? '')) {
+      return new HTTPResponse(bytes as unknown as BodyInit, { headers: { 'content-type': 'application/vnd.github.raw; charset=utf-8', 'x-content-type-options': 'nosniff' } });
+    }
     return { sha, size: bytes.length, url: api(repo, `/git/blobs/${sha}`), content: bytes.toString('base64'), encoding: 'base64' };
   });
 
@@ -150,6 +154,8 @@ export function mountGitData(app: H3, ctx: AppContext): void {
     const { repo, user } = await repoAndUser(ctx, event);
     const body = await readJson(ctx, event);
     requireStrings('Commit', body, ['message', 'tree']);
+    // A signature given would be dropped (repohost writes commits with git, unsigned): refused, not ignored.
+    if (body.signature !== undefined) throw unprocessable('repohost does not write signed commits: leave out signature');
     const commit = await ctx.gitData.createCommit(repo, user, {
       message: body.message,
       tree: body.tree,
