@@ -10,6 +10,8 @@ import type { AppContext } from './context.js';
 import { GitRepositories } from './git/repositories.js';
 import { ConcurrencyGate } from './concurrency-gate.js';
 import { createApp } from './http/app.js';
+import { LruCache } from './git/lru.js';
+import { pullStatsKey, type DiffStats } from './git/diff.js';
 import { EventRecorder, HostEvents } from './events/index.js';
 import { GitHubShapes } from './github/shapes.js';
 import { GitHubRateLimits } from './github/rate-limit.js';
@@ -120,7 +122,9 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     user.avatar_file ? `${baseUrl()}/avatars/${user.avatar_file}` : `${baseUrl()}/avatars/default.svg`;
   // Account addresses are private: commits the host makes and events name `<username>@<noreply domain>`.
   const publicEmail = (user: { username: string }) => `${user.username}@${options.noreplyEmailDomain}`;
-  const shapes = new GitHubShapes(baseUrl, avatarUrl, options.noreplyEmailDomain, sshUrl);
+  // What pairs of commits change, counted by the pull requests' writes and read by every event that carries one.
+  const pullStats = new LruCache<string, DiffStats>(256);
+  const shapes = new GitHubShapes(baseUrl, avatarUrl, options.noreplyEmailDomain, sshUrl, (base, head) => pullStats.get(pullStatsKey(base, head)));
   const events = new HostEvents();
   const webhooks = createWebhooks(
     store,
@@ -153,7 +157,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
   // Pushes ask installed apps for check suites, in the write that records them.
   recorder.branchHeadsListener = (tx, repo, sender, heads) => checkEvents.requestSuites(tx, repo, sender, heads);
   const checks = new CheckService(store, git, nowIso, recorder, checkEvents);
-  const pulls = new PullService(store, git, nowIso, publicEmail, statuses, checks, protection, recorder, journal, (repo, work) => repos.whileUnchanged(repo, work));
+  const pulls = new PullService(store, git, nowIso, publicEmail, statuses, checks, protection, recorder, journal, (repo, work) => repos.whileUnchanged(repo, work), pullStats);
   const refUpdates = new RefUpdateService(store, git, repos, pulls, protection, journal, store.sharedLocks);
   const gitData = new GitDataService(store, git, refUpdates, nowIso, publicEmail, (repo, work) => repos.whileUnchanged(repo, work));
   const reviews = new ReviewService(store, pulls, nowIso, recorder, new ReviewShapes(baseUrl, shapes));

@@ -70,6 +70,9 @@ export async function commitsBetween(gitDir: string, base: string, head: string)
 }
 
 /** What a pull request from `head` into `base` changes, as GitHub counts it in its payloads. */
+/** How what a pair of commits changes (`DiffStats`) is kept: by the base and head commit ids. */
+export const pullStatsKey = (base: string, head: string): string => `${base}\0${head}`;
+
 export interface DiffStats {
   /** The commits of head not in base (all of them: not bounded as the listing is). */
   commits: number;

@@ -122,6 +122,8 @@ export class GitHubShapes {
     private readonly noreplyDomain = '',
     /** The SSH clone URL of a repository by its full name ('' without SSH). */
     private readonly sshUrl: (fullName: string) => string = () => '',
+    /** What a pair of commits changes when already counted (a pull request's stats, never counted here). */
+    private readonly knownStats: (base: string, head: string) => GitHubPullStats | undefined = () => undefined,
   ) {}
 
   private api(path: string): string {
@@ -545,6 +547,15 @@ export class GitHubShapes {
       closed_at: githubTime(pull.closed_at),
       pull_request: { url: shaped.url, html_url: shaped.html_url, diff_url: shaped.diff_url, patch_url: shaped.patch_url, merged_at: githubTime(pull.merged_at) },
     };
+  }
+
+  /**
+   * A pull request as an event other than its own opening or moves carries it (labeled, assigned, milestoned, a review
+   * asked for): with what it changes when that was counted already (it was, for the event that opened it, whenever
+   * someone listened), as GitHub's payloads always have it.
+   */
+  async pullForEvent(db: ReadTx, repo: RepositoryRow, pull: PullRow): Promise<GitHubPullRequest> {
+    return await this.pull(db, repo, pull, this.reads(db, repo), this.knownStats(pull.base_sha, pull.head_sha));
   }
 
   /**

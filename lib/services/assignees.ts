@@ -88,6 +88,6 @@ export class AssigneeService {
       return;
     }
     const pull = (await pullByNumber(tx, repo.id, number))!;
-    await this.events.record(tx, repo, viewer, 'pull_request', async (current) => ({ action, number, pull_request: await github.pull(tx, current, pull), assignee: github.user(user) }));
+    await this.events.record(tx, repo, viewer, 'pull_request', async (current) => ({ action, number, pull_request: await github.pullForEvent(tx, current, pull), assignee: github.user(user) }));
   }
 }

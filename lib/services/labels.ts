@@ -254,7 +254,7 @@ export class LabelService {
       announce: async (tx, sender, action, label) =>
         await this.events.record(tx, repo, sender, 'pull_request', async (current) => {
           const pull = (await pullInRepository(tx, repo.id, pullId))!;
-          return { action, number: pull.number, pull_request: await this.events.github.pull(tx, current, pull), label: this.events.github.label(current, label) };
+          return { action, number: pull.number, pull_request: await this.events.github.pullForEvent(tx, current, pull), label: this.events.github.label(current, label) };
         }),
     };
   }

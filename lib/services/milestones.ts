@@ -145,7 +145,7 @@ export class MilestoneService {
       return;
     }
     const pull = (await pullByNumber(tx, repo.id, number))!;
-    await this.events.record(tx, repo, viewer, 'pull_request', async (current) => ({ action, number, pull_request: await github.pull(tx, current, pull) }));
+    await this.events.record(tx, repo, viewer, 'pull_request', async (current) => ({ action, number, pull_request: await github.pullForEvent(tx, current, pull) }));
   }
 
   private fields(current: MilestoneRow | undefined, input: MilestoneInput): MilestoneFields {

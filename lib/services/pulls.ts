@@ -32,7 +32,8 @@ import { NOTHING_PUSHED, type EditChanges, type EventRecorder, type IssueComment
 import type { StatusState } from '../store/queries/commit-statuses.js';
 import { userById, type UserRow } from '../store/queries/users.js';
 import type { ChangedFile, CommitSummary, DiffStats, MergeMethod, MergeResult, PullGit, RefChange } from './git-backend.js';
-import { LruCache } from '../git/lru.js';
+import type { LruCache } from '../git/lru.js';
+import { pullStatsKey } from '../git/diff.js';
 import { pushRefusal } from '../git/push-rules.js';
 import { deleteRefIntent } from '../store/queries/refs.js';
 import type { RefJournal } from './ref-journal.js';
@@ -141,11 +142,14 @@ export class PullService {
     private readonly journal: RefJournal,
     /** Runs work on a repository that can be neither deleted nor renamed meanwhile (RepositoryService.whileUnchanged). */
     private readonly whileUnchanged: <T>(repo: RepositoryRow, work: (current: RepositoryRow) => Promise<T>) => Promise<T>,
+    /**
+     * What pairs of commits change (by `pullStatsKey`), counted ahead of the writes whose `pull_request` events carry it
+     * (see writeCounting); the shapes read it too, for the events other services record (labeled, assigned, …).
+     */
+    private readonly counted: LruCache<string, DiffStats>,
   ) {}
 
   private readonly pending = new Set<Promise<unknown>>();
-  /** What pairs of commits change, counted ahead of the writes whose `pull_request` events carry it (see writeCounting). */
-  private readonly counted = new LruCache<string, DiffStats>(256);
 
   async list(repo: RepositoryRow, status: PullListStatus, page: PageWindow, branches: PullListFilter = {}): Promise<{ items: PullRow[]; total: number }> {
     return await this.store.read(async (tx) => ({ items: await pullsOfRepository(tx, repo.id, status, page, branches), total: await countPulls(tx, repo.id, status, branches) }));
@@ -566,7 +570,7 @@ export class PullService {
 
   /** Counts a pair of commits into `counted`, where writes find it (a failure is not kept: the pair stays uncounted). */
   private async count(repo: RepositoryRow, base: string, head: string): Promise<void> {
-    const key = `${base}\0${head}`;
+    const key = pullStatsKey(base, head);
     if (this.counted.get(key)) return;
     const counts = await this.git.diffStats(repo.owner_name, repo.name, base, head).catch(() => undefined);
     if (counts) this.counted.set(key, counts);
@@ -589,7 +593,7 @@ export class PullService {
     for (let attempt = 1; ; attempt += 1) {
       const last = attempt === COUNTING_ATTEMPTS;
       const countsOf: CountsOf = (pull) => {
-        const counted = this.counted.get(`${pull.base_sha}\0${pull.head_sha}`);
+        const counted = this.counted.get(pullStatsKey(pull.base_sha, pull.head_sha));
         if (counted) return counted;
         if (last) return NO_COUNTS;
         throw new CountsNeeded(pull.base_sha, pull.head_sha);

@@ -111,7 +111,7 @@ export class ReviewService {
 
   /** The pull request as its events carry it, read in the write. */
   private async pullShape(tx: WriteTx, repo: RepositoryRow, pullId: number) {
-    return await this.events.github.pull(tx, repo, (await pullInRepository(tx, repo.id, pullId))!);
+    return await this.events.github.pullForEvent(tx, repo, (await pullInRepository(tx, repo.id, pullId))!);
   }
 
   /** A `pull_request_review` event of a review as it stands in the write. */

@@ -286,6 +286,11 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
         'watch.started',
       ].sort(),
     );
+    // Every `pull_request` event carries what the pull request changes, as GitHub's payloads do (they were left out of
+    // labeled, assigned, milestoned and review_requested).
+    for (const hook of hooks.filter((candidate) => candidate.headers['x-github-event'] === 'pull_request')) {
+      expect(typeof hook.json.pull_request.changed_files, `pull_request.${hook.json.action}`).toBe('number');
+    }
 
     // @octokit/webhooks: the signature verifies with the secret, and each is dispatched by its name and action.
     const webhooks = new Webhooks({ secret: SECRET });
