@@ -3,6 +3,7 @@ import { FixtureError, type RepoHost } from '../../lib/index.js';
 import { sh } from '../git/fixtures.js';
 import { bearer, http, startHost, tempDir } from '../helpers/host.js';
 import { BOT_TOKEN, sampleFixtures } from './sample-fixtures.js';
+import { SUBSCRIBABLE_EVENTS } from '../../lib/events/types.js';
 
 /** Fixtures loaded into real hosts: the same commit ids on every run, everything reachable through the API and git. */
 describe('fixtures', () => {
@@ -151,7 +152,7 @@ describe('fixtures with webhooks', () => {
         );
       expect(problems).toEqual([
         'fixtures.repositories[0].hooks[0].url: url must be an http or https URL',
-        `fixtures.repositories[0].hooks[0].events[1]: must be * or one of push, create, delete, issues, issue_comment, pull_request, status, star, watch, repository, release, pull_request_review, pull_request_review_comment, milestone, check_run, check_suite`,
+        `fixtures.repositories[0].hooks[0].events[1]: must be * or one of ${SUBSCRIBABLE_EVENTS.join(', ')}`,
         "fixtures.repositories[0].hooks[0].contentType: must be 'json' or 'form'",
       ]);
       await host.admin.load({
