@@ -341,6 +341,26 @@ describe('the PostgreSQL engine (issue 19)', () => {
     }
   });
 
+  it('tells the other instances when a repository goes, so none shows its commits under a new one of its name', async () => {
+    const url = await server.createDatabase();
+    const data = await tempDir();
+    const hosts = [await startHost({ databaseUrl: url, dataDir: data.path }), await startHost({ databaseUrl: url, dataDir: data.path })];
+    try {
+      const owner = await newUser(hosts[0]!, 'owner');
+      await newRepo(hosts[0]!, owner, 'secret', 'private');
+      const written = await http(`${hosts[0]!.url}/api/v3/repos/owner/secret/contents/key.txt`, { method: 'PUT', headers: bearer(owner.token), json: { message: 'A secret commit', content: Buffer.from('k').toString('base64') } });
+      const sha = written.json.commit.sha as string;
+      // The second instance reads (and keeps) the commit page; the first deletes the repository and makes a public one.
+      expect((await http(`${hosts[1]!.url}/owner/secret/commit/${sha}`, { headers: bearer(owner.token) })).text).toContain('A secret commit');
+      expect((await http(`${hosts[0]!.url}/api/v3/repos/owner/secret`, { method: 'DELETE', headers: bearer(owner.token) })).status).toBe(204);
+      await newRepo(hosts[0]!, owner, 'secret', 'public');
+      await expect.poll(async () => (await http(`${hosts[1]!.url}/owner/secret/commit/${sha}`)).status, { timeout: 5000 }).toBe(404);
+    } finally {
+      for (const host of hosts) await host.close();
+      await data.cleanup();
+    }
+  });
+
   it('reconciles at start only what a stopped instance left, never the refs a running one is moving', async () => {
     const url = await server.createDatabase();
     const data = await tempDir();
