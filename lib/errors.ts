@@ -69,6 +69,20 @@ export class RepositoryMoved extends RepoHostError {
   }
 }
 
+/**
+ * A ref or commit id that names no commit of the repository: 404 with the service's message; GitHub's API answers it
+ * 422 `No commit found for SHA: <ref>` (github/api/http.ts, `noCommitFor`).
+ */
+export class NoSuchCommit extends RepoHostError {
+  constructor(
+    readonly ref: string,
+    message: string,
+  ) {
+    super('not_found', message);
+    this.name = 'NoSuchCommit';
+  }
+}
+
 export const invalid = (message: string) => new RepoHostError('invalid', message);
 export const unauthorized = (message = 'Unauthorized') => new RepoHostError('unauthorized', message);
 export const forbidden = (message = 'Forbidden') => new RepoHostError('forbidden', message);

@@ -68,7 +68,7 @@ function parseLog(output: string): PushedCommit[] {
 }
 
 /** The ids of the newest `limit` commits `revisions` name (as `log` takes them), without reading the commits. */
-async function revisions(gitDir: string, list: string[], limit: number): Promise<Set<string>> {
+async function commitIds(gitDir: string, list: string[], limit: number): Promise<Set<string>> {
   const { stdout } = await runGit(['rev-list', `--max-count=${limit}`, '--stdin'], { gitDir, input: `${list.join('\n')}\n` });
   return new Set(stdout.toString('utf8').split('\n').filter(Boolean));
 }
@@ -96,7 +96,7 @@ export async function pushedRef(gitDir: string, change: RefChange, existingTips:
   const [commits, forced, fresh] = await Promise.all([
     newCommits(gitDir, change.after, created ? existingTips : [change.before]),
     created ? false : isAncestor(gitDir, change.before, change.after).then((fastForward) => !fastForward),
-    elsewhere.length === 0 ? undefined : revisions(gitDir, [change.after, ...existingTips.map((sha) => `^${sha}`)], MAX_PUSH_COMMITS),
+    elsewhere.length === 0 ? undefined : commitIds(gitDir, [change.after, ...existingTips.map((sha) => `^${sha}`)], MAX_PUSH_COMMITS),
   ]);
   if (fresh) for (const commit of commits) commit.distinct = fresh.has(commit.sha);
   // The event's commits end at the tip unless the push brought no new commit (a branch made at an existing one).

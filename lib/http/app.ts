@@ -54,11 +54,11 @@ const GIT_PATH = /^\/([^/]+)\/[^/]+\/(?:info\/refs|git-upload-pack|git-receive-p
  * The longest request target (path and query) answered; a longer one is 414, as GitHub answers URLs over 8,191
  * bytes. Lists copy their query into two `Link` URLs: an unbounded query made headers no client could read.
  */
-export const MAX_REQUEST_TARGET_BYTES = 8191;
+const MAX_REQUEST_TARGET_BYTES = 8191;
 
 /** Builds the h3 app of one host: JSON API, web forms and pages, git smart HTTP. */
 export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
-  const forgery = new RequestForgeryGuard(() => cookieAttributes(ctx).secure);
+  const forgery = new RequestForgeryGuard(() => cookieAttributes(ctx));
   let lazyMounted: Promise<void> | undefined;
   let lazyDone = false;
   // Loaded when a request first needs them (issue 23): the GitHub-compatible API, the web pages and forms with their

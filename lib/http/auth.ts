@@ -8,11 +8,18 @@ import type { UserRow } from '../store/queries/users.js';
 
 export const SESSION_COOKIE = 'token';
 
+export interface CookieAttributes {
+  httpOnly: true;
+  sameSite: 'lax';
+  path: '/';
+  secure: boolean;
+}
+
 /**
  * The attributes of the cookies a browser keeps for this host (the session, the sign-in form's pre-session):
  * `Secure` when the host is served over HTTPS (its public URL says so), so they never travel in the clear.
  */
-export function cookieAttributes(ctx: AppContext): { httpOnly: true; sameSite: 'lax'; path: '/'; secure: boolean } {
+export function cookieAttributes(ctx: AppContext): CookieAttributes {
   return { httpOnly: true, sameSite: 'lax', path: '/', secure: ctx.baseUrl().startsWith('https://') };
 }
 

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { getCookie, getRequestHeader, setCookie, type H3Event, type Middleware } from 'h3';
 import { forbidden } from '../errors.js';
-import { SESSION_COOKIE } from './auth.js';
+import { SESSION_COOKIE, type CookieAttributes } from './auth.js';
 
 /** The hidden form field that carries the per-session token. */
 export const CSRF_FIELD = '_csrf';
@@ -35,8 +35,8 @@ type Expected = string | null;
 export class RequestForgeryGuard {
   readonly #secret = randomBytes(32);
 
-  /** `secure`: whether the cookies this sets must be `Secure` (the host is served over HTTPS). */
-  constructor(private readonly secure: () => boolean = () => false) {}
+  /** `cookies`: the attributes of the cookies this sets, the host's own (`Secure` over HTTPS: auth.ts). */
+  constructor(private readonly cookies: () => CookieAttributes) {}
 
   /** The token of a session, for the hidden field of the forms rendered to it. */
   tokenFor(session: string): string {
@@ -57,7 +57,7 @@ export class RequestForgeryGuard {
     const session = getCookie(event, SESSION_COOKIE);
     if (session) return this.tokenFor(session);
     const value = preSessionOf(event) ?? randomBytes(32).toString('base64url');
-    setCookie(event, PRE_SESSION_COOKIE, value, { httpOnly: true, sameSite: 'lax', path: '/', secure: this.secure(), maxAge: PRE_SESSION_MAX_AGE });
+    setCookie(event, PRE_SESSION_COOKIE, value, { ...this.cookies(), maxAge: PRE_SESSION_MAX_AGE });
     return this.#preSessionToken(value);
   }
 

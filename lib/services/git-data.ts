@@ -1,4 +1,4 @@
-import { conflict, invalid, notFound, RepoHostError, tooLarge } from '../errors.js';
+import { conflict, invalid, NoSuchCommit, notFound, tooLarge } from '../errors.js';
 import type { Readable } from 'node:stream';
 import type { Db } from '../store/interface.js';
 import { streamArchive, type ArchiveFormat } from '../git/archive.js';
@@ -134,14 +134,6 @@ const MAX_PATH_BYTES = 4096;
  * need the repository to be visible (the caller looked it up so); writes need write access, and every ref they move
  * goes through RefUpdateService like a push.
  */
-/** A ref (branch, tag or commit id) that names no commit of the repository (404; GitHub's commits API says 422). */
-export class UnknownRef extends RepoHostError {
-  constructor(readonly ref: string) {
-    super('not_found', 'No commit found for the ref');
-    this.name = 'UnknownRef';
-  }
-}
-
 export class GitDataService {
   constructor(
     private readonly store: Db,
@@ -301,7 +293,7 @@ export class GitDataService {
     const branch = (await this.refsOf(repo)).get(ref.startsWith('refs/heads/') ? ref : `refs/heads/${ref}`);
     if (branch) return branch;
     const sha = await this.git.resolveCommit(repo.owner_name, repo.name, ref.replace(/^refs\/(?:heads|tags)\//, ''));
-    if (!sha) throw new UnknownRef(ref);
+    if (!sha) throw new NoSuchCommit(ref, 'No commit found for the ref');
     return sha;
   }
 

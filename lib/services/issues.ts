@@ -297,7 +297,7 @@ export class IssueService {
   async comments(repo: RepositoryRow, issueId: number, page: PageWindow, since?: string): Promise<{ items: IssueComment[]; total: number }> {
     const issue = await this.get(repo, issueId);
     const found = await this.store.read(async (tx) => await commentsOfIssue(tx, issue.id, page, since));
-    return { items: found.rows.map(publicComment), total: found.since ?? issue.comments };
+    return { items: found.rows.map(publicComment), total: found.matching ?? issue.comments };
   }
 
   /** A page of the comments of every issue and pull request of the repository, each with its number. */

@@ -496,7 +496,7 @@ export class PullService {
   async comments(repo: RepositoryRow, pullId: number, page: PageWindow, since?: string): Promise<{ items: PullComment[]; total: number }> {
     const pull = await this.get(repo, pullId);
     const found = await this.store.read(async (tx) => await commentsOfPull(tx, pull.id, page, since));
-    return { items: found.rows.map(publicComment), total: found.since ?? pull.comments };
+    return { items: found.rows.map(publicComment), total: found.matching ?? pull.comments };
   }
 
   async getComment(repo: RepositoryRow, pullId: number, commentId: number): Promise<PullComment> {

@@ -1,4 +1,4 @@
-import { invalid, notFound, RepoHostError } from '../errors.js';
+import { invalid, NoSuchCommit, notFound } from '../errors.js';
 import { writeToRepository } from './repository-write.js';
 import type { Db, WriteTx } from '../store/interface.js';
 import {
@@ -60,14 +60,6 @@ function parseTargetUrl(value: unknown): string | null {
 }
 
 /** Commit statuses: what CI systems report on commits, one state per context, the newest counting. */
-/** A status posted on a commit the repository does not have (404 here; GitHub's API answers it 422). */
-export class UnknownCommit extends RepoHostError {
-  constructor(readonly sha: string) {
-    super('not_found', 'Commit not found');
-    this.name = 'UnknownCommit';
-  }
-}
-
 export class CommitStatusService {
   constructor(
     private readonly store: Db,
@@ -86,7 +78,7 @@ export class CommitStatusService {
     const context = optionalText('context', input.context, 255).trim() || 'default';
     const description = optionalText('description', input.description, 1024);
     const targetUrl = parseTargetUrl(input.target_url);
-    if (!FULL_SHA.test(sha) || !(await this.git.commitExists(repo.owner_name, repo.name, sha))) throw new UnknownCommit(sha);
+    if (!FULL_SHA.test(sha) || !(await this.git.commitExists(repo.owner_name, repo.name, sha))) throw new NoSuchCommit(sha, 'Commit not found');
     const now = this.now();
     const commit = await this.commitForEvent(repo, sha);
     return await writeToRepository(this.store, repo, async (tx) =>

@@ -3,8 +3,7 @@ import type { AppContext } from '../../context.js';
 import { notFound } from '../../errors.js';
 import { pathParam, queryString } from '../../http/validate.js';
 import { pageOf } from '../../http/pagination.js';
-import { diffResponse, GitHubApiError, githubPage, requestedDiff, unprocessable, validationFailed } from './http.js';
-import { UnknownRef } from '../../services/git-data.js';
+import { diffResponse, GitHubApiError, githubPage, noCommitFor, requestedDiff, validationFailed } from './http.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { CommitFilter } from '../../git/history.js';
 import { apiUrl, REPO, repoOf, shapesOf } from './lookup.js';
@@ -21,10 +20,6 @@ export function mountCommits(app: H3, ctx: AppContext): void {
   /** GitHub's answer to any commits request of a repository with no commits at all. */
   const refuseEmpty = async (repo: RepositoryRow) => {
     if ((await ctx.gitData.refsOf(repo)).size === 0) throw new GitHubApiError(409, 'Git Repository is empty.');
-  };
-  /** A ref that names no commit: GitHub's 422 in its words (a 404 is kept for what does not exist at all). */
-  const noCommitFor = (error: unknown): never => {
-    throw error instanceof UnknownRef ? unprocessable(`No commit found for SHA: ${error.ref}`) : error;
   };
 
   app.get(`${REPO}/commits`, async (event) => {

@@ -5,7 +5,7 @@ import type { Delivery, Hook, HookInput } from '../../webhooks/service.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { FormFields } from '../../http/validate.js';
 import { githubTime } from '../time.js';
-import { created, githubPage, noContent, readJson, refuseUnsupported, validationFailed } from './http.js';
+import { created, githubPage, noContent, readJson, refuseUnsupportedParams, validationFailed } from './http.js';
 import { apiUrl, REPO, repoAndUser } from './lookup.js';
 
 const HOOK = `${REPO}/hooks/:hook_id`;
@@ -110,7 +110,7 @@ export function mountHooks(app: H3, ctx: AppContext): void {
 
   app.get(`${HOOK}/deliveries`, async (event) => {
     // Paged by `page` and the `Link` header it sends, not by GitHub's `cursor`, which is refused rather than ignored.
-    refuseUnsupported(event, 'the deliveries of a hook', { cursor: [] });
+    refuseUnsupportedParams(event, 'the deliveries of a hook', { cursor: [] });
     const { repo, user } = await repoAndUser(ctx, event);
     const page = githubPage(ctx, event);
     const { items, total } = await ctx.webhooks.deliveries(repo, user, hookId(event), page);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { getRequestHeader, HTTPError, HTTPResponse, type H3Event, type Middleware } from 'h3';
 import type { AppContext } from '../../context.js';
-import { isRepoHostError, RepositoryMoved, type RepoHostError } from '../../errors.js';
+import { isRepoHostError, NoSuchCommit, RepositoryMoved, type RepoHostError } from '../../errors.js';
 import { retryAfterOf } from '../../http/retry-after.js';
 import { RequestForgeryGuard } from '../../http/csrf.js';
 import { queryString, readLimitedText, type FormFields } from '../../http/validate.js';
@@ -39,11 +39,21 @@ export const validationFailed = (...errors: ValidationError[]) => new GitHubApiE
 /** A refusal GitHub words itself (e.g. 422 `Update is not a fast forward`, `Reference already exists`). */
 export const unprocessable = (message: string) => new GitHubApiError(422, message);
 
+/** For `.catch`: a ref that names no commit as GitHub answers it (422 in its words, which tools look for). */
+export function noCommitFor(error: unknown): never {
+  throw error instanceof NoSuchCommit ? unprocessable(`No commit found for SHA: ${error.ref}`) : error;
+}
+
+/** GitHub's 422 for text over its bound (`description is too long (maximum is 140 characters)`). */
+export function refuseTooLong(resource: string, field: string, value: unknown, max: number): void {
+  if (typeof value === 'string' && value.length > max) throw validationFailed({ resource, code: 'custom', field, message: `${field} is too long (maximum is ${max} characters)` });
+}
+
 /**
  * Refuses (422) the documented query parameters of a list that ask for more than it does: each named one, when
  * given, must be one of the values it answers as anyway (`[]`: never). GitHub's parameters are never silently ignored.
  */
-export function refuseUnsupported(event: H3Event, list: string, answered: Readonly<Record<string, readonly string[]>>): void {
+export function refuseUnsupportedParams(event: H3Event, list: string, answered: Readonly<Record<string, readonly string[]>>): void {
   for (const [name, values] of Object.entries(answered)) {
     const value = queryString(event, name);
     if (value !== undefined && !values.includes(value)) throw unprocessable(`repohost does not support ${name}=${value.slice(0, 100)} on ${list}`);

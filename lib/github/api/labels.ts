@@ -1,7 +1,7 @@
 import type { H3 } from 'h3';
 import type { AppContext } from '../../context.js';
 import { pathParam } from '../../http/validate.js';
-import { conflictAs, created, githubPage, noContent, readJson, validationFailed } from './http.js';
+import { conflictAs, created, githubPage, noContent, readJson, refuseTooLong, validationFailed } from './http.js';
 import { REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
 /** GitHub's answer to a label name the repository already has (a 409 under `/api/v1`). */
@@ -23,7 +23,7 @@ export function mountLabels(app: H3, ctx: AppContext): void {
     const { repo, user } = await repoAndUser(ctx, event);
     const body = await readJson(ctx, event);
     if (body.name === undefined) throw validationFailed({ resource: 'Label', field: 'name', code: 'missing_field' });
-    checkDescription(body.description);
+    refuseTooLong('Label', 'description', body.description, MAX_DESCRIPTION);
     // GitHub's color is optional (a default grey); repohost's service needs one.
     const label = await conflictAs(() => ctx.labels.create(repo, user, { name: body.name, color: body.color ?? 'ededed', description: body.description ?? undefined }), labelExists);
     return created(event, shapes.label(repo, label));
@@ -38,7 +38,7 @@ export function mountLabels(app: H3, ctx: AppContext): void {
     const { repo, user } = await repoAndUser(ctx, event);
     const body = await readJson(ctx, event);
     const current = await ctx.labels.byName(repo, pathParam(event, 'name'));
-    checkDescription(body.description);
+    refuseTooLong('Label', 'description', body.description, MAX_DESCRIPTION);
     const changes = { name: body.new_name ?? body.name ?? undefined, color: body.color ?? undefined, description: body.description ?? undefined };
     const label = await conflictAs(() => ctx.labels.update(repo, user, current.id, changes), labelExists);
     return shapes.label(repo, label);
@@ -53,9 +53,3 @@ export function mountLabels(app: H3, ctx: AppContext): void {
 
 /** GitHub's bound on a label's description (the spec API keeps Gitea's 200). */
 const MAX_DESCRIPTION = 100;
-
-function checkDescription(value: unknown): void {
-  if (typeof value === 'string' && value.length > MAX_DESCRIPTION) {
-    throw validationFailed({ resource: 'Label', code: 'custom', field: 'description', message: `description is too long (maximum is ${MAX_DESCRIPTION} characters)` });
-  }
-}

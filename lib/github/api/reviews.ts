@@ -6,7 +6,7 @@ import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { ReviewCommentRow, ReviewRow } from '../../store/queries/reviews.js';
 import type { UserRow } from '../../store/queries/users.js';
 import { ReviewShapes } from '../review-shapes.js';
-import { created, githubPage, noContent, readJson, refuseUnsupported, validationFailed } from './http.js';
+import { created, githubPage, noContent, readJson, refuseUnsupportedParams, validationFailed } from './http.js';
 import { numberParam, pullOf, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
 /**
@@ -79,7 +79,7 @@ export function mountReviews(app: H3, ctx: AppContext): void {
   // Review comments are listed oldest first, by their creation (GitHub's `sort=created&direction=asc`).
   const LISTED_AS = { sort: ['created'], direction: ['asc'], since: [] } as const;
   app.get(`${PULL}/comments`, async (event) => {
-    refuseUnsupported(event, 'the review comments of a pull request', LISTED_AS);
+    refuseUnsupportedParams(event, 'the review comments of a pull request', LISTED_AS);
     const { repo, pull, viewer } = await context(event);
     const page = githubPage(ctx, event);
     const { items, total } = await ctx.reviews.comments(repo, viewer, { pull }, page);
@@ -100,7 +100,7 @@ export function mountReviews(app: H3, ctx: AppContext): void {
   });
 
   app.get(`${REPO}/pulls/comments`, async (event) => {
-    refuseUnsupported(event, 'the review comments of a repository', LISTED_AS);
+    refuseUnsupportedParams(event, 'the review comments of a repository', LISTED_AS);
     const repo = await repoOf(ctx, event);
     const page = githubPage(ctx, event);
     const { items, total } = await ctx.reviews.comments(repo, await currentUser(ctx, event), 'all', page);

@@ -4,8 +4,7 @@ import { pathParam } from '../../http/validate.js';
 import type { CommitStatusRow } from '../../store/queries/commit-statuses.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { githubTime } from '../time.js';
-import { created, githubPage, readJson, unprocessable, validationFailed } from './http.js';
-import { UnknownCommit } from '../../services/statuses.js';
+import { created, githubPage, noCommitFor, readJson, refuseTooLong } from './http.js';
 
 /** The longest description of a commit status GitHub takes. */
 const MAX_DESCRIPTION = 140;
@@ -30,14 +29,9 @@ export function mountStatuses(app: H3, ctx: AppContext): void {
   app.post(`${REPO}/statuses/:sha`, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
     const body = await readJson(ctx, event);
-    // GitHub's bound and words (tools shorten descriptions to fit them).
-    if (typeof body.description === 'string' && body.description.length > MAX_DESCRIPTION) {
-      throw validationFailed({ resource: 'Status', code: 'custom', field: 'description', message: `description is too long (maximum is ${MAX_DESCRIPTION} characters)` });
-    }
-    const status = await ctx.statuses.create(repo, user, pathParam(event, 'sha'), body).catch((error: unknown) => {
-      // GitHub answers a commit it does not know 422 in these words, which tools look for.
-      throw error instanceof UnknownCommit ? unprocessable(`No commit found for SHA: ${error.sha}`) : error;
-    });
+    // GitHub's bound (tools shorten descriptions to fit it) and its 422 for a commit it does not know.
+    refuseTooLong('Status', 'description', body.description, MAX_DESCRIPTION);
+    const status = await ctx.statuses.create(repo, user, pathParam(event, 'sha'), body).catch(noCommitFor);
     return created(event, await statusShape(repo, status));
   });
 

@@ -4,7 +4,7 @@ import { notFound } from '../../errors.js';
 import { currentUser, requireUser } from '../../http/auth.js';
 import { pathParam } from '../../http/validate.js';
 import type { UserRow } from '../../store/queries/users.js';
-import { githubPage, refuseUnsupported } from './http.js';
+import { githubPage, refuseUnsupportedParams } from './http.js';
 import { repositoryFor, shapesOf, V3 } from './lookup.js';
 
 /** How repositories are listed: by full name, A to Z (GitHub's `sort=full_name`, ascending by default for it). */
@@ -24,13 +24,13 @@ export function mountUsers(app: H3, ctx: AppContext): void {
 
   // The caller's own repositories (GitHub adds those it collaborates on; repohost lists owned ones), by full name.
   app.get(`${V3}/user/repos`, async (event) => {
-    refuseUnsupported(event, '/user/repos', { ...BY_FULL_NAME, visibility: ['all'], affiliation: ['owner'], type: ['all', 'owner'], since: [], before: [] });
+    refuseUnsupportedParams(event, '/user/repos', { ...BY_FULL_NAME, visibility: ['all'], affiliation: ['owner'], type: ['all', 'owner'], since: [], before: [] });
     const user = await requireUser(ctx, event);
     return await repositoriesOf(ctx, event, user, user);
   });
 
   app.get(`${V3}/users/:username/repos`, async (event) => {
-    refuseUnsupported(event, '/users/{username}/repos', { ...BY_FULL_NAME, type: ['all', 'owner'] });
+    refuseUnsupportedParams(event, '/users/{username}/repos', { ...BY_FULL_NAME, type: ['all', 'owner'] });
     return await repositoriesOf(ctx, event, await userNamed(ctx, pathParam(event, 'username')), await currentUser(ctx, event));
   });
 }

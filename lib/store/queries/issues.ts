@@ -226,11 +226,11 @@ const COMMENT_SELECT = `SELECT c.id, u.username AS author, c.author_id, c.body, 
   FROM issue_comments c JOIN users u ON u.id = c.author_id`;
 
 /** An issue's comments in order, a page of them; with `since`, only those updated at or after it (and how many). */
-export async function commentsOfIssue(db: ReadTx, issueId: number, page: PageWindow, since?: string): Promise<{ rows: IssueCommentRow[]; since?: number }> {
+export async function commentsOfIssue(db: ReadTx, issueId: number, page: PageWindow, since?: string): Promise<{ rows: IssueCommentRow[]; matching?: number }> {
   if (since === undefined) return { rows: await db.all<IssueCommentRow>(`${COMMENT_SELECT} WHERE c.issue_id = ? ORDER BY c.id LIMIT ? OFFSET ?`, [issueId, page.limit, page.offset]) };
   const rows = await db.all<IssueCommentRow>(`${COMMENT_SELECT} WHERE c.issue_id = ? AND c.updated_at >= ? ORDER BY c.id LIMIT ? OFFSET ?`, [issueId, since, page.limit, page.offset]);
   const counted = await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM issue_comments WHERE issue_id = ? AND updated_at >= ?', [issueId, since]);
-  return { rows, since: Number(counted?.n ?? 0) };
+  return { rows, matching: Number(counted?.n ?? 0) };
 }
 
 /** A comment of an issue or pull request of a repository, with the number of the one it is on. */

@@ -181,11 +181,11 @@ export async function markPullMerged(
 const COMMENT_SELECT = 'SELECT c.id, u.username AS author, c.author_id, c.text, c.created_at, c.updated_at FROM pull_comments c JOIN users u ON u.id = c.author_id';
 
 /** A pull request's comments in order, a page of them; with `since`, only those updated at or after it (and how many). */
-export async function commentsOfPull(db: ReadTx, pullId: number, page: PageWindow, since?: string): Promise<{ rows: PullCommentRow[]; since?: number }> {
+export async function commentsOfPull(db: ReadTx, pullId: number, page: PageWindow, since?: string): Promise<{ rows: PullCommentRow[]; matching?: number }> {
   if (since === undefined) return { rows: await db.all<PullCommentRow>(`${COMMENT_SELECT} WHERE c.pull_id = ? ORDER BY c.id LIMIT ? OFFSET ?`, [pullId, page.limit, page.offset]) };
   const rows = await db.all<PullCommentRow>(`${COMMENT_SELECT} WHERE c.pull_id = ? AND c.updated_at >= ? ORDER BY c.id LIMIT ? OFFSET ?`, [pullId, since, page.limit, page.offset]);
   const counted = await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM pull_comments WHERE pull_id = ? AND updated_at >= ?', [pullId, since]);
-  return { rows, since: Number(counted?.n ?? 0) };
+  return { rows, matching: Number(counted?.n ?? 0) };
 }
 
 export async function pullComment(db: ReadTx, pullId: number, commentId: number): Promise<PullCommentRow | undefined> {
