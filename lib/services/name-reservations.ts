@@ -15,7 +15,7 @@ export class NameReservations {
   constructor(private readonly locks?: SharedLocks) {}
 
   /** Holds every name or none: throws 409 `message` when any of them is held already, or shared, here or elsewhere. */
-  async reserve(ownerId: number, names: readonly string[], message: string): Promise<() => void> {
+  async reserve(ownerId: number, names: readonly string[], message: string): Promise<() => Promise<void>> {
     const lowered = [...new Set(names.map((name) => name.toLowerCase()))];
     const keys = lowered.map((name) => `${ownerId}/${name}`);
     if (keys.some((key) => this.#held.has(key) || this.#shared.has(key))) throw conflict(message);
@@ -25,20 +25,15 @@ export class NameReservations {
       for (const key of keys) this.#held.delete(key);
     };
     const elsewhere = await this.#lockElsewhere(ownerId, lowered, 'exclusive', releaseHere, message);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      releaseHere();
-      elsewhere();
-    };
+    let released: Promise<void> | undefined;
+    return () => (released ??= (releaseHere(), elsewhere()));
   }
 
   /**
    * Uses a name alongside others that also only share it (merges into one repository), while no operation may reserve
    * it (a delete or rename then answers 409); throws 409 `message` when it is reserved.
    */
-  async share(ownerId: number, name: string, message: string): Promise<() => void> {
+  async share(ownerId: number, name: string, message: string): Promise<() => Promise<void>> {
     const key = `${ownerId}/${name.toLowerCase()}`;
     if (this.#held.has(key)) throw conflict(message);
     this.#shared.set(key, (this.#shared.get(key) ?? 0) + 1);
@@ -48,13 +43,8 @@ export class NameReservations {
       else this.#shared.delete(key);
     };
     const elsewhere = await this.#lockElsewhere(ownerId, [name.toLowerCase()], 'shared', releaseHere, message);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      releaseHere();
-      elsewhere();
-    };
+    let released: Promise<void> | undefined;
+    return () => (released ??= (releaseHere(), elsewhere()));
   }
 
   /** Runs `work` while holding the names. */
@@ -63,13 +53,14 @@ export class NameReservations {
     try {
       return await work();
     } finally {
-      release();
+      // Awaited: whoever hears the answer may try the name at once through another instance.
+      await release();
     }
   }
 
   /** The same names locked for other instances; undoes `releaseHere` and throws 409 when one of them holds any. */
-  async #lockElsewhere(ownerId: number, names: readonly string[], mode: 'exclusive' | 'shared', releaseHere: () => void, message: string): Promise<() => void> {
-    if (!this.locks) return () => undefined;
+  async #lockElsewhere(ownerId: number, names: readonly string[], mode: 'exclusive' | 'shared', releaseHere: () => void, message: string): Promise<() => Promise<void>> {
+    if (!this.locks) return async () => undefined;
     let release: (() => Promise<void>) | undefined;
     try {
       // Prefixed: other locks on the same connection pair a number with a text too (a hook's sender lock).
@@ -86,7 +77,7 @@ export class NameReservations {
       throw conflict(message);
     }
     const unlock = release;
-    // The lock's connection unlocks in the background; this process's set is free at once.
-    return () => void unlock().catch(() => undefined);
+    // This process's set is free at once; other instances once the lock's connection has unlocked.
+    return () => unlock().catch(() => undefined);
   }
 }

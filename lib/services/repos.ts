@@ -160,7 +160,7 @@ export class RepositoryService {
       if (!current || current.name !== repo.name) throw notFound('Not found');
       return await work(current);
     } finally {
-      release();
+      await release();
     }
   }
 
@@ -197,7 +197,8 @@ export class RepositoryService {
       }
       return (await repositoryById(this.store, repo.id))!;
     } finally {
-      release();
+      // Awaited: whoever hears the answer may use either name at once through another instance.
+      await release();
     }
   }
 
