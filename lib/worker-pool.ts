@@ -24,7 +24,9 @@ const PRELUDE = "const load = process.getBuiltinModule('node:module').createRequ
  */
 export class WorkerPool<In, Out> {
   readonly #source: string;
-  readonly #workerData: unknown;
+  /** What each worker is given, worked out when the first one starts (see the constructor). */
+  readonly #workerDataOf: () => unknown;
+  #workerData: { value: unknown } | undefined;
   readonly #size: number;
   readonly #name: string;
   readonly #jobTimeoutMs: number | undefined;
@@ -34,10 +36,14 @@ export class WorkerPool<In, Out> {
   readonly #running = new Map<Worker, Job<In, Out>>();
   #closed = false;
 
-  /** @param name what the pool does, for the errors of its jobs */
-  constructor(options: { source: string; workerData?: unknown; size: number; name: string; jobTimeoutMs?: number }) {
+  /**
+   * @param name what the pool does, for the errors of its jobs
+   * @param workerData what each worker is given, asked for when the first worker starts: a host that never uses the
+   *   pool never pays for it (resolving highlight.js's 25 module paths took ~10 ms of every first start, issue 23)
+   */
+  constructor(options: { source: string; workerData?: () => unknown; size: number; name: string; jobTimeoutMs?: number }) {
     this.#source = PRELUDE + options.source;
-    this.#workerData = options.workerData;
+    this.#workerDataOf = options.workerData ?? (() => undefined);
     this.#size = Math.max(1, options.size);
     this.#name = options.name;
     this.#jobTimeoutMs = options.jobTimeoutMs;
@@ -84,7 +90,8 @@ export class WorkerPool<In, Out> {
   }
 
   #spawn(): Worker {
-    const worker = new Worker(this.#source, { eval: true, workerData: this.#workerData });
+    this.#workerData ??= { value: this.#workerDataOf() };
+    const worker = new Worker(this.#source, { eval: true, workerData: this.#workerData.value });
     worker.unref();
     this.#all.push(worker);
     worker.on('message', (message: { result?: Out; error?: string }) => {

@@ -20,4 +20,21 @@ describe('WorkerPool', () => {
     expect(await queued).toBe(42);
     expect(await pool.run(5)).toBe(10);
   });
+
+  it('asks for its workers\' data when the first worker starts, and once', async () => {
+    let asked = 0;
+    const lazy = new WorkerPool<number, number>({
+      source: `const { parentPort, workerData } = load('node:worker_threads'); parentPort.on('message', (n) => parentPort.postMessage({ result: n * workerData.factor }));`,
+      workerData: () => ({ factor: 3 + asked++ }),
+      size: 2,
+      name: 'multiplier',
+    });
+    try {
+      expect(asked).toBe(0);
+      expect(await Promise.all([lazy.run(1), lazy.run(2), lazy.run(3)])).toEqual([3, 6, 9]);
+      expect(asked).toBe(1);
+    } finally {
+      await lazy.close();
+    }
+  });
 });

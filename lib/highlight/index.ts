@@ -115,15 +115,19 @@ function patchSides(patch: string): { old: string; new: string } {
   return { old: old.join('\n'), new: fresh.join('\n') };
 }
 
+/** Where highlight.js and its languages are installed, for the workers to load. */
+function highlightModulePaths(): { core: string; languages: [Language, string][] } {
+  const require = createRequire(import.meta.url);
+  return { core: require.resolve('highlight.js/lib/core'), languages: LANGUAGES.map((name) => [name, require.resolve(`highlight.js/lib/languages/${name}`)]) };
+}
+
 export class Highlighter {
   readonly #pool: WorkerPool<{ code: string; language: Language }, string[]>;
   /** Patches highlighted, by a hash of the file name and the patch (a patch's lines never change). */
   readonly #patches = new LruCache<string, Promise<PatchHighlight | undefined>>(128);
 
   constructor(size = Math.max(1, availableParallelism() - 1)) {
-    const require = createRequire(import.meta.url);
-    const workerData = { core: require.resolve('highlight.js/lib/core'), languages: LANGUAGES.map((name) => [name, require.resolve(`highlight.js/lib/languages/${name}`)]) };
-    this.#pool = new WorkerPool({ source: WORKER_SOURCE, workerData, size, name: 'highlighter', jobTimeoutMs: HIGHLIGHT_TIME_LIMIT_MS });
+    this.#pool = new WorkerPool({ source: WORKER_SOURCE, workerData: highlightModulePaths, size, name: 'highlighter', jobTimeoutMs: HIGHLIGHT_TIME_LIMIT_MS });
   }
 
   /**

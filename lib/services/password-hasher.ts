@@ -27,7 +27,7 @@ export class PasswordHasher {
   #decoy: Promise<string> | undefined;
 
   constructor(size = Math.max(1, availableParallelism() - 1)) {
-    this.#pool = new WorkerPool({ source: WORKER_SOURCE, workerData: { bcrypt: createRequire(import.meta.url).resolve('bcryptjs') }, size, name: 'password hasher' });
+    this.#pool = new WorkerPool({ source: WORKER_SOURCE, workerData: () => ({ bcrypt: createRequire(import.meta.url).resolve('bcryptjs') }), size, name: 'password hasher' });
   }
 
   hash(password: string, cost: number): Promise<string> {

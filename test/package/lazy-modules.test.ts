@@ -38,6 +38,8 @@ const matching = (modules: string[], patterns: RegExp[]) => modules.filter((url)
 describe('modules a host loads on demand', () => {
   let dir: string;
   let steps: Map<string, string[]>;
+  /** What CommonJS resolved up to each step (require and require.resolve). */
+  let resolvedAt: Map<string, string[]>;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'repohost-lazy-'));
@@ -46,13 +48,12 @@ describe('modules a host loads on demand', () => {
       env: { ...process.env, RECORD_MODULES: record },
       timeout: 50_000,
     });
-    steps = new Map(
-      stdout
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as { step: string; modules: string[] })
-        .map(({ step, modules }) => [step, unbundled(modules)]),
-    );
+    const lines = stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { step: string; modules: string[]; resolved: string[] });
+    steps = new Map(lines.map(({ step, modules }) => [step, unbundled(modules)]));
+    resolvedAt = new Map(lines.map(({ step, resolved }) => [step, resolved]));
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
@@ -69,6 +70,13 @@ describe('modules a host loads on demand', () => {
   it('serves git and the spec API without the page, upload, GitHub API or webhook delivery modules', () => {
     const modules = steps.get('git and spec API')!;
     expect(matching(modules, [...PAGES, ...UPLOADS, ...GITHUB_API, ...DELIVERY, ...NEVER])).toEqual([]);
+  });
+
+  it('resolves none of highlight.js until something is highlighted (its 25 paths cost ~10 ms of a first start)', () => {
+    const highlightJs = (step: string) => resolvedAt.get(step)!.filter((request) => request.startsWith('highlight.js'));
+    expect(resolvedAt.get('git and spec API')!.length).toBeGreaterThan(0);
+    expect(highlightJs('git and spec API')).toEqual([]);
+    expect(highlightJs('GitHub API')).toEqual([]);
   });
 
   it('loads formidable with the first upload, and nothing of the pages or the GitHub API', () => {
