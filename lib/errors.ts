@@ -84,6 +84,19 @@ export class NoSuchCommit extends RepoHostError {
 }
 
 export const invalid = (message: string) => new RepoHostError('invalid', message);
+
+/**
+ * A request refused by a rule GitHub states in its own words (`Can not approve your own pull request`): invalid on
+ * every surface, and on `/api/v3` GitHub's 422 `Unprocessable Entity` with those words as its one error, which bots
+ * match.
+ */
+export class RuleRefusal extends RepoHostError {
+  constructor(message: string) {
+    super('invalid', message);
+    this.name = 'RuleRefusal';
+  }
+}
+export const refusedByRule = (message: string) => new RuleRefusal(message);
 export const unauthorized = (message = 'Unauthorized') => new RepoHostError('unauthorized', message);
 export const forbidden = (message = 'Forbidden') => new RepoHostError('forbidden', message);
 export const notFound = (message = 'Not found') => new RepoHostError('not_found', message);

@@ -7,7 +7,7 @@ import type { Db, WriteTx } from '../store/interface.js';
 import {
   commentsOfIssue,
   commentsOfRepository,
-  type RepositoryCommentOrder,
+  type CommentOrder,
   countFilteredIssues,
   countIssues,
   deleteIssueComment,
@@ -301,7 +301,7 @@ export class IssueService {
   }
 
   /** A page of the comments of every issue and pull request of the repository, each with its number. */
-  async commentsOfRepository(repo: RepositoryRow, order: RepositoryCommentOrder, page: PageWindow): Promise<{ items: Array<IssueComment & { number: number }>; total: number }> {
+  async commentsOfRepository(repo: RepositoryRow, order: CommentOrder, page: PageWindow): Promise<{ items: Array<IssueComment & { number: number }>; total: number }> {
     const found = await this.store.read(async (tx) => await commentsOfRepository(tx, repo.id, order, page));
     return { items: found.rows.map(({ author_id: _authorId, ...comment }) => comment), total: found.total };
   }

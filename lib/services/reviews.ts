@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { insertIssueEvent } from '../store/queries/issue-events.js';
-import { invalid, notFound } from '../errors.js';
+import { invalid, notFound, refusedByRule } from '../errors.js';
 import { hunkUpTo } from '../git/diff-hunk.js';
 import type { ChangedFile } from '../git/diff.js';
 import type { EventRecorder, PullRequestReviewCommentEvent, PullRequestReviewEvent } from '../events/index.js';
@@ -8,6 +8,7 @@ import { simplePull, type ReviewShapes } from '../github/review-shapes.js';
 import type { Db, WriteTx } from '../store/interface.js';
 import { pullInRepository } from '../store/queries/pulls.js';
 import type { PageWindow } from '../store/queries/page-window.js';
+import type { CommentOrder } from '../store/queries/issues.js';
 import type { PullRow } from '../store/queries/pulls.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import {
@@ -164,7 +165,7 @@ export class ReviewService {
     const positioned = await this.positions(repo, pull, comments.map((comment, index) => (isObject(comment) ? comment : { bad: index })));
     const now = this.now();
     const id = await writeToRepository(this.store, repo, async (tx) => {
-      if (state === 'PENDING' && (await pendingReviewOf(tx, pull.id, viewer!.id))) throw invalid('a reviewer can have only one pending review per pull request');
+      if (state === 'PENDING' && (await pendingReviewOf(tx, pull.id, viewer!.id))) throw refusedByRule('User can only have one pending review per pull request');
       const id = await insertReview(tx, repo.id, pull.id, viewer!.id, { state, body: text, commit_id: pull.head_sha, submitted_at: state === 'PENDING' ? null : now }, now);
       for (const comment of positioned) await insertReviewComment(tx, repo.id, pull.id, id, viewer!.id, { ...comment, commit_id: pull.head_sha, in_reply_to_id: null }, now);
       if (state !== 'PENDING') {
@@ -266,9 +267,9 @@ export class ReviewService {
     });
   }
 
-  async comments(repo: RepositoryRow, viewer: Viewer, of: { pull: PullRow } | { review: ReviewRow } | 'all', page: PageWindow): Promise<{ items: ReviewCommentRow[]; total: number }> {
+  async comments(repo: RepositoryRow, viewer: Viewer, of: { pull: PullRow } | { review: ReviewRow } | 'all', page: PageWindow, order?: CommentOrder): Promise<{ items: ReviewCommentRow[]; total: number }> {
     const scope = of === 'all' ? { repoId: repo.id } : 'pull' in of ? { pullId: of.pull.id } : { reviewId: of.review.id };
-    return await this.store.read(async (tx) => await reviewComments(tx, scope, viewer?.id ?? null, page));
+    return await this.store.read(async (tx) => await reviewComments(tx, scope, viewer?.id ?? null, page, order));
   }
 
   async comment(repo: RepositoryRow, viewer: Viewer, id: number): Promise<ReviewCommentRow & { pending: number }> {
@@ -401,7 +402,7 @@ export class ReviewService {
     if (event === undefined || event === null || event === '') return 'PENDING';
     const state = typeof event === 'string' ? EVENTS[event] : undefined;
     if (!state) throw invalid("event must be 'APPROVE', 'REQUEST_CHANGES' or 'COMMENT'");
-    if (viewerId === pull.author_id && state !== 'COMMENTED') throw invalid(state === 'APPROVED' ? 'the author of a pull request cannot approve it' : 'the author of a pull request cannot request changes to it');
+    if (viewerId === pull.author_id && state !== 'COMMENTED') throw refusedByRule(state === 'APPROVED' ? 'Can not approve your own pull request' : 'Can not request changes on your own pull request');
     return state;
   }
 

@@ -125,9 +125,53 @@ describe('pull request reviews', () => {
 
   it('deletes only a pending review, and refuses a second pending one', async () => {
     const pending = await as.dave!.pulls.createReview({ ...repo, pull_number: pull.number, body: 'draft' });
-    expect((await failure(as.dave!.pulls.createReview({ ...repo, pull_number: pull.number, body: 'another' }))).status).toBe(422);
+    expect(await failure(as.dave!.pulls.createReview({ ...repo, pull_number: pull.number, body: 'another' }))).toMatchObject({
+      status: 422,
+      data: { message: 'Unprocessable Entity', errors: ['User can only have one pending review per pull request'] },
+    });
     expect((await as.dave!.pulls.deletePendingReview({ ...repo, pull_number: pull.number, review_id: pending.data.id })).data.state).toBe('PENDING');
     const submitted = (await as.dave!.pulls.listReviews({ ...repo, pull_number: pull.number })).data.find((review) => review.user?.login === 'dave')!;
     expect((await failure(as.dave!.pulls.deletePendingReview({ ...repo, pull_number: pull.number, review_id: submitted.id }))).status).toBe(422);
+  });
+
+  it("refuses the author's own approval or request for changes in GitHub's words", async () => {
+    for (const [event, words] of [['APPROVE', 'Can not approve your own pull request'], ['REQUEST_CHANGES', 'Can not request changes on your own pull request']] as const) {
+      const refused = await failure(as.bob!.pulls.createReview({ ...repo, pull_number: pull.number, event, body: 'mine' }));
+      expect(refused).toMatchObject({ status: 422, data: { message: 'Unprocessable Entity', errors: [words] } });
+    }
+  });
+
+  it('lists review comments by creation or update, either way, since a time, and refuses what it cannot order by', async () => {
+    const list = async (query: Record<string, string>, path = `/repos/alice/reviewed/pulls/${pull.number}/comments`) =>
+      ((await as.bob!.request(`GET ${path}`, query)).data as Array<{ id: number; updated_at: string }>).map((comment) => comment.id);
+    const oldest = await list({});
+    expect(oldest.length).toBeGreaterThanOrEqual(2);
+    expect(oldest).toEqual([...oldest].sort((a, b) => a - b));
+    expect(await list({ sort: 'created', direction: 'desc' })).toEqual([...oldest].reverse());
+    // `sort` alone is descending, `direction` alone changes nothing (GitHub's defaults).
+    expect(await list({ sort: 'created' })).toEqual([...oldest].reverse());
+    expect(await list({ direction: 'desc' })).toEqual(oldest);
+
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const edited = oldest[0]!;
+    const { data } = await as.bob!.pulls.getReviewComment({ ...repo, comment_id: edited });
+    const changed = await as[data.user.login]!.pulls.updateReviewComment({ ...repo, comment_id: edited, body: 'Edited later' });
+    expect((await list({ sort: 'updated', direction: 'desc' }))[0]).toBe(edited);
+    expect(await list({ sort: 'updated', direction: 'asc' })).toEqual([...oldest.slice(1), edited]);
+    expect(await list({ since: changed.data.updated_at })).toEqual([edited]);
+    expect(await list({ since: '2000-01-01T00:00:00Z' })).toEqual(oldest);
+    expect(await list({ since: '2000-01-01T00:00:00Z', sort: 'created', direction: 'desc' }, '/repos/alice/reviewed/pulls/comments')).toEqual([...oldest].reverse());
+    expect(await list({ since: changed.data.updated_at }, '/repos/alice/reviewed/pulls/comments')).toEqual([edited]);
+    for (const query of [{ sort: 'length' }, { sort: 'created', direction: 'sideways' }, { since: 'yesterday' }]) {
+      expect((await failure(as.bob!.request(`GET /repos/alice/reviewed/pulls/${pull.number}/comments`, query))).status).toBe(422);
+    }
+  });
+
+  it('needs the commit a single review comment is on, and answers the commit comment media types', async () => {
+    const missing = await failure(as.dave!.request('POST /repos/{owner}/{repo}/pulls/{pull_number}/comments', { ...repo, pull_number: pull.number, path: 'notes.txt', line: 1, body: 'x' }));
+    expect(missing).toMatchObject({ status: 422, data: { message: 'Invalid request.\n\n"commit_id" wasn\'t supplied.' } });
+    const full = await as.bob!.request('GET /repos/{owner}/{repo}/pulls/{pull_number}/comments', { ...repo, pull_number: pull.number, headers: { accept: 'application/vnd.github-commitcomment.full+json' } });
+    const [first] = full.data as Array<{ body: string; body_html?: string; body_text?: string }>;
+    expect(first).toMatchObject({ body: expect.any(String), body_html: expect.stringContaining('<p>'), body_text: expect.any(String) });
   });
 });

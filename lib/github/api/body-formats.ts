@@ -4,7 +4,8 @@ import type { AppContext } from '../../context.js';
 /** GitHub's media types of Markdown bodies: raw (the default), text, html, or all three (full). */
 type BodyFormat = 'raw' | 'text' | 'html' | 'full';
 
-const FORMAT = /application\/vnd\.github(?:\.v3)?\.(raw|text|html|full)(?:\+json)?(?![a-z.+-])/;
+// `vnd.github-commitcomment.*` is how GitHub documents the same formats for review and commit comments.
+const FORMAT = /application\/vnd\.github(?:\.v3|-commitcomment)?\.(raw|text|html|full)(?:\+json)?(?![a-z.+-])/;
 
 function formatOf(event: H3Event): BodyFormat | undefined {
   return FORMAT.exec(getRequestHeader(event, 'accept') ?? '')?.[1] as BodyFormat | undefined;

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { getRequestHeader, HTTPError, HTTPResponse, type H3Event, type Middleware } from 'h3';
 import type { AppContext } from '../../context.js';
-import { isRepoHostError, NoSuchCommit, RepositoryMoved, type RepoHostError } from '../../errors.js';
+import { isRepoHostError, NoSuchCommit, RepositoryMoved, RuleRefusal, type RepoHostError } from '../../errors.js';
 import { retryAfterOf } from '../../http/retry-after.js';
 import { RequestForgeryGuard } from '../../http/csrf.js';
 import { queryString, readLimitedText, type FormFields } from '../../http/validate.js';
 import { pageOf, type Page } from '../../http/pagination.js';
+import type { CommentOrder } from '../../store/queries/issues.js';
 import { RefUpdateRefused } from '../../services/ref-updates.js';
 import { GITHUB_API_PREFIX } from '../shapes.js';
 import { UPLOADS_PREFIX } from '../release-shapes.js';
@@ -47,6 +48,25 @@ export function noCommitFor(error: unknown): never {
 /** GitHub's 422 for text over its bound (`description is too long (maximum is 140 characters)`). */
 export function refuseTooLong(resource: string, field: string, value: unknown, max: number): void {
   if (typeof value === 'string' && value.length > max) throw validationFailed({ resource, code: 'custom', field, message: `${field} is too long (maximum is ${max} characters)` });
+}
+
+/** GitHub's `since` of a list (ISO 8601), as stored; a time it cannot read is a 422 of the list's resource. */
+export function sinceOf(event: H3Event, resource: string): string | undefined {
+  const since = queryString(event, 'since');
+  if (!since) return undefined;
+  const time = Date.parse(since);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(since) || Number.isNaN(time)) throw validationFailed({ resource, field: 'since', code: 'invalid' });
+  return new Date(time).toISOString();
+}
+
+/** GitHub's `sort` (`created`, `updated`), `direction` and `since` of a list of comments. */
+export function commentOrderOf(event: H3Event, resource: string): CommentOrder {
+  const sort = queryString(event, 'sort') ?? 'created';
+  if (sort !== 'created' && sort !== 'updated') throw validationFailed({ resource, field: 'sort', code: 'invalid' });
+  // GitHub ignores `direction` without `sort` (ascending then).
+  const direction = queryString(event, 'sort') === undefined ? 'asc' : (queryString(event, 'direction') ?? 'desc');
+  if (direction !== 'asc' && direction !== 'desc') throw validationFailed({ resource, field: 'direction', code: 'invalid' });
+  return { sort, direction, since: sinceOf(event, resource) };
 }
 
 /**
@@ -135,6 +155,7 @@ export function githubError(error: unknown, path: string): { status: number; bod
     return { status: cause.status, body: { message: cause.message, ...(cause.errors ? { errors: cause.errors } : {}), documentation_url: DOCUMENTATION_URL } };
   }
   if (cause instanceof RefUpdateRefused) return { status: 422, body: { message: cause.message, documentation_url: DOCUMENTATION_URL } };
+  if (cause instanceof RuleRefusal) return { status: 422, body: { message: 'Unprocessable Entity', errors: [cause.message], documentation_url: DOCUMENTATION_URL } };
   if (isRepoHostError(cause)) {
     if (cause.kind === 'invalid') {
       return { status: 422, body: { message: 'Validation Failed', errors: [validationOf(cause, resourceOf(path))], documentation_url: DOCUMENTATION_URL } };

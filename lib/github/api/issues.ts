@@ -10,7 +10,7 @@ import { atLeast } from '../../services/permissions.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { UserRow } from '../../store/queries/users.js';
 import type { GitHubCrossReference, GitHubIssue, GitHubIssueEvent, GitHubRepository, GitHubTimelineComment } from '../types.js';
-import { created, githubPage, noContent, readJson, readJsonOrArray, unprocessable, validationFailed } from './http.js';
+import { commentOrderOf, created, githubPage, noContent, readJson, readJsonOrArray, sinceOf, unprocessable, validationFailed } from './http.js';
 import { conversationOf, numberParam, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
 const ISSUE = `${REPO}/issues/:number`;
@@ -196,13 +196,8 @@ export function mountIssues(app: H3, ctx: AppContext): void {
   // Every comment of the repository's issues and pull requests (octokit's `issues.listCommentsForRepo`).
   app.get(`${REPO}/issues/comments`, async (event) => {
     const repo = await repoOf(ctx, event);
-    const sort = queryString(event, 'sort') ?? 'created';
-    if (sort !== 'created' && sort !== 'updated') throw validationFailed({ resource: 'IssueComment', field: 'sort', code: 'invalid' });
-    // GitHub ignores `direction` without `sort` (ascending then).
-    const direction = queryString(event, 'sort') === undefined ? 'asc' : (queryString(event, 'direction') ?? 'desc');
-    if (direction !== 'asc' && direction !== 'desc') throw validationFailed({ resource: 'IssueComment', field: 'direction', code: 'invalid' });
     const page = githubPage(ctx, event);
-    const { items, total } = await ctx.issues.commentsOfRepository(repo, { sort, direction, since: sinceOf(event, 'IssueComment') }, page);
+    const { items, total } = await ctx.issues.commentsOfRepository(repo, commentOrderOf(event, 'IssueComment'), page);
     return page.respond(total, await shapes.comments(ctx.store, repo, items.map((comment) => comment.number), items));
   });
 
@@ -333,14 +328,6 @@ async function commentOf(ctx: AppContext, repo: RepositoryRow, event: H3Event): 
 }
 
 /** GitHub's `since` (an ISO 8601 time) as stored times are written; 422 naming `resource` when it is not one. */
-function sinceOf(event: H3Event, resource: string): string | undefined {
-  const since = queryString(event, 'since');
-  if (!since) return undefined;
-  const time = Date.parse(since);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(since) || Number.isNaN(time)) throw validationFailed({ resource, field: 'since', code: 'invalid' });
-  return new Date(time).toISOString();
-}
-
 /**
  * GitHub's narrowing filters of the issue list: `creator`, `since`, `assignee` (a login, `none` or `*`) and
  * `milestone` (a number, `none` or `*`). `mentioned` is refused with 422 rather than silently ignored.

@@ -6,7 +6,7 @@ import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { ReviewCommentRow, ReviewRow } from '../../store/queries/reviews.js';
 import type { UserRow } from '../../store/queries/users.js';
 import { ReviewShapes } from '../review-shapes.js';
-import { created, githubPage, noContent, readJson, refuseUnsupportedParams, validationFailed } from './http.js';
+import { commentOrderOf, created, githubPage, noContent, readJson, unprocessable, validationFailed } from './http.js';
 import { numberParam, pullOf, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
 /**
@@ -76,20 +76,20 @@ export function mountReviews(app: H3, ctx: AppContext): void {
     return page.respond(total, await shapes.comments(ctx.store, repo, items));
   });
 
-  // Review comments are listed oldest first, by their creation (GitHub's `sort=created&direction=asc`).
-  const LISTED_AS = { sort: ['created'], direction: ['asc'], since: [] } as const;
   app.get(`${PULL}/comments`, async (event) => {
-    refuseUnsupportedParams(event, 'the review comments of a pull request', LISTED_AS);
+    const order = commentOrderOf(event, 'PullRequestReviewComment');
     const { repo, pull, viewer } = await context(event);
     const page = githubPage(ctx, event);
-    const { items, total } = await ctx.reviews.comments(repo, viewer, { pull }, page);
+    const { items, total } = await ctx.reviews.comments(repo, viewer, { pull }, page, order);
     return page.respond(total, await shapes.comments(ctx.store, repo, items));
   });
 
   app.post(`${PULL}/comments`, async (event) => {
     const { repo, pull, viewer } = await context(event, true);
     const body = await readJson(ctx, event);
-    if (body.commit_id !== undefined && body.commit_id !== pull.head_sha) throw validationFailed({ resource: 'PullRequestReviewComment', field: 'commit_id', code: 'invalid', message: 'commit_id must be the head commit of the pull request' });
+    // GitHub requires it; with `in_reply_to` every parameter but the body is ignored.
+    if (body.in_reply_to === undefined && (body.commit_id === undefined || body.commit_id === null)) throw unprocessable('Invalid request.\n\n"commit_id" wasn\'t supplied.');
+    if (body.in_reply_to === undefined && body.commit_id !== pull.head_sha) throw validationFailed({ resource: 'PullRequestReviewComment', field: 'commit_id', code: 'invalid', message: 'commit_id must be the head commit of the pull request' });
     return created(event, await commentShape(repo, await ctx.reviews.addComment(repo, viewer, pull, body)));
   });
 
@@ -100,10 +100,10 @@ export function mountReviews(app: H3, ctx: AppContext): void {
   });
 
   app.get(`${REPO}/pulls/comments`, async (event) => {
-    refuseUnsupportedParams(event, 'the review comments of a repository', LISTED_AS);
+    const order = commentOrderOf(event, 'PullRequestReviewComment');
     const repo = await repoOf(ctx, event);
     const page = githubPage(ctx, event);
-    const { items, total } = await ctx.reviews.comments(repo, await currentUser(ctx, event), 'all', page);
+    const { items, total } = await ctx.reviews.comments(repo, await currentUser(ctx, event), 'all', page, order);
     return page.respond(total, await shapes.comments(ctx.store, repo, items));
   });
 

@@ -238,8 +238,8 @@ export interface RepositoryCommentRow extends IssueCommentRow {
   number: number;
 }
 
-/** Orders of a repository's comments (GitHub's `sort` and `direction`). */
-export interface RepositoryCommentOrder {
+/** The order of a list of comments, and from when (GitHub's `sort`, `direction` and `since`). */
+export interface CommentOrder {
   sort: 'created' | 'updated';
   direction: 'asc' | 'desc';
   /** Only those updated at or after this time (ISO 8601 as stored). */
@@ -250,7 +250,7 @@ export interface RepositoryCommentOrder {
  * The comments of every issue and pull request of a repository (one sequence of ids), a page of them in the order
  * asked, and how many there are: two statements whatever the page.
  */
-export async function commentsOfRepository(db: ReadTx, repoId: number, order: RepositoryCommentOrder, page: PageWindow): Promise<{ rows: RepositoryCommentRow[]; total: number }> {
+export async function commentsOfRepository(db: ReadTx, repoId: number, order: CommentOrder, page: PageWindow): Promise<{ rows: RepositoryCommentRow[]; total: number }> {
   const after = order.since === undefined ? '' : ' AND c.updated_at >= ?';
   const params: SqlParam[] = order.since === undefined ? [repoId] : [repoId, order.since];
   const both = `SELECT c.id, u.username AS author, c.author_id, c.body, c.created_at, c.updated_at, i.number

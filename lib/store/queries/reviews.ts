@@ -1,6 +1,8 @@
 import type { ReadTx, WriteTx } from '../interface.js';
 import { inList } from './in-list.js';
 import type { PageWindow } from './page-window.js';
+import type { CommentOrder } from './issues.js';
+import type { SqlParam } from '../write-log.js';
 
 export type ReviewState = 'PENDING' | 'COMMENTED' | 'APPROVED' | 'CHANGES_REQUESTED' | 'DISMISSED';
 
@@ -95,17 +97,26 @@ export async function deleteReview(tx: WriteTx, id: number): Promise<void> {
   await tx.run('DELETE FROM pull_reviews WHERE id = ?', [id]);
 }
 
-/** Review comments of a pull request (or of one review), oldest first; those of pending reviews only their author sees. */
+/**
+ * Review comments of a pull request (or of one review, or of the repository), oldest first unless `order` says
+ * otherwise; those of pending reviews only their author sees.
+ */
 export async function reviewComments(
   db: ReadTx,
   of: { pullId: number } | { reviewId: number } | { repoId: number },
   viewerId: number | null,
   page: PageWindow,
+  order: CommentOrder = { sort: 'created', direction: 'asc' },
 ): Promise<{ items: ReviewCommentRow[]; total: number }> {
   const [column, value] = 'pullId' in of ? ['c.pull_id', of.pullId] : 'reviewId' in of ? ['c.review_id', of.reviewId] : ['c.repo_id', of.repoId];
-  const where = `${column} = ? AND (c.user_id = ? OR EXISTS (SELECT 1 FROM pull_reviews r WHERE r.id = c.review_id AND r.state <> 'PENDING'))`;
-  const items = await db.all<ReviewCommentRow>(`${COMMENT} WHERE ${where} ORDER BY c.id LIMIT ? OFFSET ?`, [value, viewerId ?? 0, page.limit, page.offset]);
-  const total = (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM pull_review_comments c WHERE ${where}`, [value, viewerId ?? 0]))!.n;
+  const since = order.since === undefined ? '' : ' AND c.updated_at >= ?';
+  const where = `${column} = ? AND (c.user_id = ? OR EXISTS (SELECT 1 FROM pull_reviews r WHERE r.id = c.review_id AND r.state <> 'PENDING'))${since}`;
+  const params: SqlParam[] = order.since === undefined ? [value, viewerId ?? 0] : [value, viewerId ?? 0, order.since];
+  const direction = order.direction === 'desc' ? 'DESC' : 'ASC';
+  // Ids grow with creation, so `created` orders by id alone; `updated` breaks ties by id.
+  const by = order.sort === 'updated' ? `c.updated_at ${direction}, c.id ${direction}` : `c.id ${direction}`;
+  const items = await db.all<ReviewCommentRow>(`${COMMENT} WHERE ${where} ORDER BY ${by} LIMIT ? OFFSET ?`, [...params, page.limit, page.offset]);
+  const total = (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM pull_review_comments c WHERE ${where}`, params))!.n;
   return { items, total };
 }
 
