@@ -31,3 +31,31 @@ export function hunkUpTo(patch: string, line: number, side: 'LEFT' | 'RIGHT'): {
   }
   return undefined;
 }
+
+/**
+ * The line a patch `position` (GitHub's deprecated way to place a review comment, see `hunkUpTo`) stands for: a
+ * removed line is on the LEFT, any other on the RIGHT. Undefined for a position outside the patch or on a hunk's
+ * header.
+ */
+export function lineAtPosition(patch: string, position: number): { line: number; side: 'LEFT' | 'RIGHT' } | undefined {
+  let first = -1;
+  let oldLine = 0;
+  let newLine = 0;
+  const lines = patch.split('\n');
+  for (let index = 0; index < lines.length; index++) {
+    const text = lines[index]!;
+    const start = HUNK.exec(text);
+    if (start) {
+      if (first < 0) first = index;
+      oldLine = Number(start[1]);
+      newLine = Number(start[2]);
+      continue;
+    }
+    if (first < 0 || text.startsWith('\\')) continue;
+    const kind = text[0];
+    if (index - first === position) return kind === '-' ? { line: oldLine, side: 'LEFT' } : { line: newLine, side: 'RIGHT' };
+    if (kind !== '+') oldLine += 1;
+    if (kind !== '-') newLine += 1;
+  }
+  return undefined;
+}

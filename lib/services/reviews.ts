@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { insertIssueEvent } from '../store/queries/issue-events.js';
 import { invalid, notFound, refusedByRule } from '../errors.js';
-import { hunkUpTo } from '../git/diff-hunk.js';
+import { hunkUpTo, lineAtPosition } from '../git/diff-hunk.js';
 import type { ChangedFile } from '../git/diff.js';
 import type { EventRecorder, PullRequestReviewCommentEvent, PullRequestReviewEvent } from '../events/index.js';
 import { simplePull, type ReviewShapes } from '../github/review-shapes.js';
@@ -407,20 +407,33 @@ export class ReviewService {
   }
 
   /** Checks each comment's place against the pull request's diff (at its head) and gives it its diff hunk. */
+  /**
+   * The line and side a comment's `position` names (GitHub's deprecated placement, which bots still send: then line,
+   * side and the start of a range are not asked for), or undefined when it gives none.
+   */
+  private placeOf(field: string, comment: Fields, patch: string | undefined): { line: number; side: 'LEFT' | 'RIGHT' } | undefined {
+    if (comment.position === undefined || comment.position === null) return undefined;
+    if (comment.line !== undefined && comment.line !== null) throw invalid(`${field}.position must not be given with line: give one of them`);
+    if (!Number.isSafeInteger(comment.position) || (comment.position as number) < 1) throw invalid(`${field}.position must be a line of the diff`);
+    const placed = patch === undefined ? undefined : lineAtPosition(patch, comment.position as number);
+    if (!placed) throw invalid(`${field}.position must be a line of the diff`);
+    return placed;
+  }
+
   private async positions(repo: RepositoryRow, pull: PullRow, comments: readonly Fields[]): Promise<Array<DiffPosition & { diff_hunk: string; position: number; body: string }>> {
     if (comments.length === 0) return [];
     const files = new Map((await this.pulls.files(repo, pull.id)).map((file) => [file.filename, file]));
     return comments.map((comment, index) => {
       const field = comments.length > 1 || 'bad' in comment ? `comments[${index}]` : 'comment';
       if ('bad' in comment) throw invalid(`${field} must be an object`);
-      if (comment.position !== undefined) throw invalid(`${field}.position is not supported: give line and side`);
       if (typeof comment.path !== 'string' || !comment.path) throw invalid(`${field}.path is required`);
-      const line = lineNumber(`${field}.line`, comment.line);
-      const where = side(`${field}.side`, comment.side, 'RIGHT');
+      const patch = files.get(comment.path)?.patch;
+      const placed = this.placeOf(field, comment, patch);
+      const line = placed?.line ?? lineNumber(`${field}.line`, comment.line);
+      const where = placed?.side ?? side(`${field}.side`, comment.side, 'RIGHT');
       const startLine = comment.start_line === undefined || comment.start_line === null ? null : lineNumber(`${field}.start_line`, comment.start_line);
       const startSide = startLine === null ? null : side(`${field}.start_side`, comment.start_side, where);
       if (startLine !== null && startSide === where && startLine >= line) throw invalid(`${field}.start_line must be before line`);
-      const patch = files.get(comment.path)?.patch;
       const hunk = patch === undefined ? undefined : hunkUpTo(patch, line, where);
       if (hunk === undefined || (startLine !== null && hunkUpTo(patch!, startLine, startSide!) === undefined)) throw invalid(`${field}.line must be part of the diff`);
       return { path: comment.path, line, side: where, start_line: startLine, start_side: startSide, ...hunk, body: body(comment.body, `${field}.body is required`) };

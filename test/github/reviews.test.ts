@@ -168,10 +168,23 @@ describe('pull request reviews', () => {
   });
 
   it('needs the commit a single review comment is on, and answers the commit comment media types', async () => {
-    const missing = await failure(as.dave!.request('POST /repos/{owner}/{repo}/pulls/{pull_number}/comments', { ...repo, pull_number: pull.number, path: 'notes.txt', line: 1, body: 'x' }));
+    const missing = await failure(as.dave!.request('POST /repos/{owner}/{repo}/pulls/{pull_number}/comments' as string, { ...repo, pull_number: pull.number, path: 'notes.txt', line: 1, body: 'x' }));
     expect(missing).toMatchObject({ status: 422, data: { message: 'Invalid request.\n\n"commit_id" wasn\'t supplied.' } });
     const full = await as.bob!.request('GET /repos/{owner}/{repo}/pulls/{pull_number}/comments', { ...repo, pull_number: pull.number, headers: { accept: 'application/vnd.github-commitcomment.full+json' } });
     const [first] = full.data as Array<{ body: string; body_html?: string; body_text?: string }>;
     expect(first).toMatchObject({ body: expect.any(String), body_html: expect.stringContaining('<p>'), body_text: expect.any(String) });
+  });
+
+  it('places a comment by its deprecated position in the diff, as bots still send it', async () => {
+    // notes.txt is new in the pull request: its patch is one hunk, position 1 the first line.
+    const single = await as.dave!.pulls.createReviewComment({ ...repo, pull_number: pull.number, commit_id: pull.head.sha, path: 'notes.txt', position: 3, body: 'Third' });
+    expect(single.data).toMatchObject({ line: 3, side: 'RIGHT', position: 3, diff_hunk: expect.stringMatching(/line three$/) });
+    const review = await as.dave!.pulls.createReview({ ...repo, pull_number: pull.number, event: 'COMMENT', comments: [{ path: 'notes.txt', position: 1, body: 'First' }] });
+    const comments = (await as.dave!.pulls.listCommentsForReview({ ...repo, pull_number: pull.number, review_id: review.data.id })).data;
+    expect(comments).toMatchObject([{ line: 1, side: 'RIGHT', position: 1, body: 'First' }]);
+    for (const position of [0, 4, 1.5]) {
+      expect((await failure(as.dave!.pulls.createReviewComment({ ...repo, pull_number: pull.number, commit_id: pull.head.sha, path: 'notes.txt', position, body: 'x' }))).status, String(position)).toBe(422);
+    }
+    expect((await failure(as.dave!.pulls.createReviewComment({ ...repo, pull_number: pull.number, commit_id: pull.head.sha, path: 'notes.txt', position: 1, line: 1, body: 'x' }))).status).toBe(422);
   });
 });
