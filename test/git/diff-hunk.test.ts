@@ -19,6 +19,11 @@ describe('patch positions', () => {
     ]);
   });
 
+  it("counts nothing past the patch's last newline", () => {
+    expect(lineAtPosition(`${PATCH}\n`, 9)).toBeUndefined();
+    expect(hunkUpTo(`${PATCH}\n`, 13, 'RIGHT')).toBeUndefined();
+  });
+
   it('is the inverse of the position hunkUpTo gives a line', () => {
     for (let position = 1; position <= 8; position++) {
       const placed = lineAtPosition(PATCH, position);

@@ -78,6 +78,8 @@ describe('pull request reviews', () => {
     expect((await as.alice!.pulls.deleteReviewComment({ ...repo, comment_id: reply.data.id })).status).toBe(204);
     expect((await failure(as.alice!.pulls.getReviewComment({ ...repo, comment_id: reply.data.id }))).status).toBe(404);
     const outside = await failure(as.dave!.pulls.createReviewComment({ ...repo, pull_number: pull.number, commit_id: pull.head.sha, path: 'notes.txt', line: 9, body: 'x' }));
+    // The line after the file's last: past the patch's last newline, not part of the diff.
+    expect((await failure(as.dave!.pulls.createReviewComment({ ...repo, pull_number: pull.number, commit_id: pull.head.sha, path: 'notes.txt', line: 4, body: 'x' }))).status).toBe(422);
     expect(outside).toMatchObject({ status: 422, data: { errors: [{ resource: 'PullRequestReviewComment' }] } });
     expect((await failure(as.dave!.pulls.createReviewComment({ ...repo, pull_number: pull.number, commit_id: pull.head.sha, path: 'other.txt', line: 1, body: 'x' }))).status).toBe(422);
     expect((await as.alice!.pulls.listReviewCommentsForRepo(repo)).data.map((each) => each.body)).toEqual(['Why two?', 'All three']);
