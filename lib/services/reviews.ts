@@ -406,7 +406,6 @@ export class ReviewService {
     return state;
   }
 
-  /** Checks each comment's place against the pull request's diff (at its head) and gives it its diff hunk. */
   /**
    * The line and side a comment's `position` names (GitHub's deprecated placement, which bots still send: then line,
    * side and the start of a range are not asked for), or undefined when it gives none.
@@ -420,6 +419,7 @@ export class ReviewService {
     return placed;
   }
 
+  /** Checks each comment's place against the pull request's diff (at its head) and gives it its diff hunk. */
   private async positions(repo: RepositoryRow, pull: PullRow, comments: readonly Fields[]): Promise<Array<DiffPosition & { diff_hunk: string; position: number; body: string }>> {
     if (comments.length === 0) return [];
     const files = new Map((await this.pulls.files(repo, pull.id)).map((file) => [file.filename, file]));

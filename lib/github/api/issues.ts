@@ -327,7 +327,6 @@ async function commentOf(ctx: AppContext, repo: RepositoryRow, event: H3Event): 
   return { conversation, id };
 }
 
-/** GitHub's `since` (an ISO 8601 time) as stored times are written; 422 naming `resource` when it is not one. */
 /**
  * GitHub's narrowing filters of the issue list: `creator`, `since`, `assignee` (a login, `none` or `*`) and
  * `milestone` (a number, `none` or `*`). `mentioned` is refused with 422 rather than silently ignored.
