@@ -1,4 +1,5 @@
 import type { ConcurrencyGate } from './concurrency-gate.js';
+import type { AnswerCache } from './http/answer-cache.js';
 import type { GitRepositories } from './git/repositories.js';
 import type { GitHubRateLimits } from './github/rate-limit.js';
 import type { Highlighter } from './highlight/index.js';
@@ -87,6 +88,8 @@ export interface AppContext {
   readonly protection: BranchProtectionService;
   /** In-process listeners of the host's events (`host.events`). */
   readonly events: HostEvents;
+  /** Answers to reads kept until the database changes (see AnswerCache; `/api/v3` lists use it). */
+  readonly answers: AnswerCache;
   /** The rate limit `/api/v3` reports (unlimited unless a harness simulates one: admin.simulateRateLimit). */
   readonly githubRateLimits: GitHubRateLimits;
   /** Records an event inside the write that causes it (webhook outbox + in-process listeners). */

@@ -15,6 +15,7 @@ import { pullStatsKey, type DiffStats } from './git/diff.js';
 import { EventRecorder, HostEvents } from './events/index.js';
 import { GitHubShapes } from './github/shapes.js';
 import { GitHubRateLimits } from './github/rate-limit.js';
+import { AnswerCache } from './http/answer-cache.js';
 import { createWebhooks } from './webhooks/index.js';
 import { resolveOptions, type RepoHostOptions, type ResolvedOptions } from './options.js';
 import { createAdminOperations, type AdminOperations } from './services/admin.js';
@@ -195,6 +196,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     checks,
     protection,
     events,
+    answers: new AnswerCache(() => store.dataVersion()),
     githubRateLimits: new GitHubRateLimits(options.now),
     recorder,
     webhooks: webhooks.service,

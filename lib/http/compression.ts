@@ -171,7 +171,7 @@ async function compressed(event: H3Event, result: unknown): Promise<unknown> {
       return new HTTPResponse(compressStream(body, encoding) as unknown as BodyInit, { status, statusText: result.statusText, headers: encodedHeaders(headers, encoding) });
     }
     if (typeof body === 'string') return inMemory(Buffer.from(body), status, headers, encoding);
-    if (body instanceof Uint8Array) return inMemory(Buffer.from(body.buffer, body.byteOffset, body.byteLength), status, headers, encoding);
+    if (body instanceof Uint8Array) return inMemory(Buffer.from(body.buffer, body.byteOffset, body.byteLength), status, headers, encoding, body);
     return result;
   }
 
@@ -186,13 +186,32 @@ async function compressed(event: H3Event, result: unknown): Promise<unknown> {
   return inMemory(Buffer.from(json ? JSON.stringify(result) : (result as string)), undefined, headers, encoding);
 }
 
-/** A body held whole: compressed (asynchronously) when long enough and asked for, as it is otherwise. */
-async function inMemory(bytes: Buffer, status: number | undefined, headers: Headers, encoding: ContentEncoding | undefined): Promise<HTTPResponse> {
+/**
+ * Each encoding of a body a handler gave as bytes, for as long as those bytes live: an answer kept in memory
+ * (answer-cache.ts) is sent as the same bytes each time, and compressed once.
+ */
+const encodings = new WeakMap<Uint8Array, Partial<Record<ContentEncoding, Promise<Buffer>>>>();
+
+/** `bytes` compressed, once per encoding for the same `source` object. */
+function compressOnce(bytes: Buffer, encoding: ContentEncoding, source: Uint8Array): Promise<Buffer> {
+  let known = encodings.get(source);
+  if (!known) encodings.set(source, (known = {}));
+  const encoded = (known[encoding] ??= compressBuffer(bytes, encoding));
+  // A failure is not kept: the next answer tries again.
+  encoded.catch(() => known[encoding] === encoded && delete known[encoding]);
+  return encoded;
+}
+
+/**
+ * A body held whole: compressed (asynchronously) when long enough and asked for, as it is otherwise. `source`: the
+ * object the bytes came from, when it may be sent again (see `encodings`).
+ */
+async function inMemory(bytes: Buffer, status: number | undefined, headers: Headers, encoding: ContentEncoding | undefined, source?: Uint8Array): Promise<HTTPResponse> {
   if (!encoding || bytes.length < MIN_COMPRESSED_BYTES) {
     headers.set('content-length', String(bytes.length));
     return new HTTPResponse(asBody(bytes), { status, headers });
   }
-  const encoded = await compressBuffer(bytes, encoding);
+  const encoded = await (source ? compressOnce(bytes, encoding, source) : compressBuffer(bytes, encoding));
   return new HTTPResponse(asBody(encoded), { status, headers: encodedHeaders(headers, encoding, encoded.length) });
 }
 

@@ -125,6 +125,8 @@ export class Store implements HostDatabase {
   private queueTail: Promise<unknown> = Promise.resolve();
   /** True while a `read` or `write` work runs: single statements wait, so none sees a transaction's uncommitted rows. */
   private busy = false;
+  /** See `dataVersion`: counts commits, reloads and replaces (never `seq`, which a reload may take back). */
+  private version = 0;
 
   private constructor(
     private readonly files: DatabaseFiles,
@@ -191,6 +193,10 @@ export class Store implements HostDatabase {
     return this.runner.executed;
   }
 
+  dataVersion(): number {
+    return this.version;
+  }
+
   /** How many flushes have failed so far; see `settled`. */
   failures(): number {
     return this.failureCount;
@@ -239,6 +245,7 @@ export class Store implements HostDatabase {
         tx.end();
         this.db.exec('COMMIT');
         if (tx.statements.length === 0) return { result, tx, durable: undefined };
+        this.version += 1;
         this.seq += 1;
         // Appended before the next work starts, so records reach the log in commit order.
         const durable = this.log.append({ seq: this.seq, statements: tx.statements });
@@ -329,6 +336,7 @@ export class Store implements HostDatabase {
         this.db.close();
         this.db = db;
         this.runner = new StatementRunner(db);
+        this.version += 1;
       });
       // The old log's records are all at or below the sequence number the new snapshot file carries: never replayed on it.
       this.hasSnapshotFile = false;
@@ -409,6 +417,7 @@ export class Store implements HostDatabase {
     if (this.failure) return;
     this.failure = error;
     this.failureCount += 1;
+    this.version += 1;
     process.stderr.write(`repohost: a write could not be made durable (${(error as Error).message}); reloading the database from disk\n`);
     const failed = this.log;
     this.recovery = (async () => {
@@ -419,6 +428,7 @@ export class Store implements HostDatabase {
       this.runner.freeAll();
       this.db.close();
       Object.assign(this, { db: state.db, runner: state.runner, log: state.log, seq: state.seq, snapshotSeq: state.snapshotSeq });
+      this.version += 1;
       void this.follow(state.log, state.firstSeq).catch(() => undefined);
       this.failure = undefined;
     })()

@@ -46,6 +46,12 @@ export interface HostDatabase extends Db {
   replaceWith(bytes: Uint8Array): Promise<void>;
   /** Statements run so far, reads and writes (tests count what a request costs). */
   statementsRun(): number;
+  /**
+   * A number that changes whenever what reads see may have changed (a commit, a reload after a failed write, a
+   * replace), so that an answer kept in memory is valid while it stays the same; undefined where other processes
+   * change the database too (PostgreSQL), where no such number can be exact.
+   */
+  dataVersion(): number | undefined;
   /** Locks shared with other instances of the same database (PostgreSQL); absent when this process is the only one. */
   readonly sharedLocks?: SharedLocks;
   /** News of changes between instances of the same database (PostgreSQL); absent when this process is the only one. */

@@ -1,6 +1,9 @@
 // Issue list benchmark (issue 18): a page of 30 issues through `/api/v1` and `/api/v3` against a bare node:http server
 // running one sql.js query for the same 30 rows, on the same database file, each server in a thread of its own,
-// alternating rounds on one keep-alive connection. Run with `npm run bench:issue-list` (builds first).
+// alternating rounds on one keep-alive connection; the same again with another `Accept` each request, so that no answer
+// kept in memory (AnswerCache) serves it. Besides the rate, how long each server's thread was busy a request (its event
+// loop's utilization): the client reads every byte in the same process, so a larger answer costs the rate more than
+// the server. Run with `npm run bench:issue-list` (builds first).
 // Options: BENCH_ISSUES (default 1000), BENCH_REQUESTS (per round and server, default 1000), BENCH_ROUNDS (default 5),
 // BENCH_WARMUP (requests to each server before measuring, default 5000).
 import { createServer } from 'node:http';
@@ -50,6 +53,7 @@ async function repohostServer(dbPath) {
 
 if (!isMainThread) {
   const url = workerData.kind === 'bare' ? await bareServer(workerData.dbPath) : await repohostServer(workerData.dbPath);
+  parentPort.on('message', () => parentPort.postMessage(performance.eventLoopUtilization().active));
   parentPort.postMessage(url);
 } else {
   const dir = await mkdtemp(join(tmpdir(), 'repohost-issue-list-'));
@@ -81,46 +85,70 @@ if (!isMainThread) {
       new Promise((resolve, reject) => {
         const worker = new Worker(new URL(import.meta.url), { workerData: { kind, dbPath } });
         workers.push(worker);
-        worker.once('message', resolve);
+        worker.once('message', (url) => resolve({ url, worker }));
         worker.once('error', reject);
       });
+    /** How long the server's thread has been busy so far, in ms (its event loop's utilization). */
+    const busyOf = (worker) =>
+      new Promise((resolve) => {
+        worker.once('message', resolve);
+        worker.postMessage('busy');
+      });
     // The bare server reads the file as the host left it; the host then opens (and locks) it.
-    const bareUrl = await start('bare');
-    const hostUrl = await start('repohost');
+    const bare = await start('bare');
+    const repohost = await start('repohost');
+    // Cold: each request another `Accept` (which the answer's key names, and neither API reads but for body formats
+    // this one does not ask for): never an answer kept from an earlier request, the work of a page after each change.
+    const cold = (i) => ({ accept: `application/json; bench=${i}` });
     const targets = {
-      bare: { pool: new Pool(bareUrl, { connections: 1 }), path: '/' },
-      v1: { pool: new Pool(hostUrl, { connections: 1 }), path: '/api/v1/repos/bench/big/issues?limit=30' },
-      v3: { pool: new Pool(hostUrl, { connections: 1 }), path: '/api/v3/repos/bench/big/issues?per_page=30' },
+      bare: { server: bare, path: '/' },
+      v1: { server: repohost, path: '/api/v1/repos/bench/big/issues?limit=30' },
+      v3: { server: repohost, path: '/api/v3/repos/bench/big/issues?per_page=30' },
+      v1Cold: { server: repohost, path: '/api/v1/repos/bench/big/issues?limit=30', headers: cold },
+      v3Cold: { server: repohost, path: '/api/v3/repos/bench/big/issues?per_page=30', headers: cold },
     };
+    for (const target of Object.values(targets)) target.pool = new Pool(target.server.url, { connections: 1 });
     const rate = {};
-    for (const name of Object.keys(targets)) rate[name] = [];
+    const busy = {};
+    for (const name of Object.keys(targets)) (rate[name] = []), (busy[name] = []);
+    let requestNumber = 0;
     const run = async (name, count) => {
-      const { pool, path } = targets[name];
+      const { pool, path, headers, server } = targets[name];
+      const busyBefore = await busyOf(server.worker);
       const began = performance.now();
       for (let i = 0; i < count; i++) {
-        const response = await pool.request({ path, method: 'GET' });
+        const response = await pool.request({ path, method: 'GET', headers: headers?.(requestNumber++) });
         const text = await response.body.text();
         if (response.statusCode !== 200) throw new Error(`${name}: ${response.statusCode} ${text.slice(0, 200)}`);
         if (i === 0 && JSON.parse(text).length !== 30) throw new Error(`${name}: not 30 rows`);
       }
-      return (count * 1000) / (performance.now() - began);
+      const elapsed = performance.now() - began;
+      return { rate: (count * 1000) / elapsed, busy: ((await busyOf(server.worker)) - busyBefore) / count };
     };
     // Measured warm: repohost's request path is far more code than the baseline's, and V8 takes a few thousand
     // requests to optimize it (the first 3,000 ran at about half the speed of the next).
     for (const name of Object.keys(targets)) await run(name, WARMUP);
     for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 ? ['v3', 'v1', 'bare'] : ['bare', 'v1', 'v3'];
-      for (const name of order) rate[name].push(await run(name, REQUESTS));
+      const order = round % 2 ? ['v3Cold', 'v1Cold', 'v3', 'v1', 'bare'] : ['bare', 'v1', 'v3', 'v1Cold', 'v3Cold'];
+      for (const name of order) {
+        const measured = await run(name, REQUESTS);
+        rate[name].push(measured.rate);
+        busy[name].push(measured.busy);
+      }
     }
     const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
     const line = (label, name, base, target) =>
       console.log(
-        `  ${label.padEnd(44)} ${median(rate[name]).toFixed(0).padStart(6)} req/s${base ? `  = ${(median(rate[name]) / median(rate[base])).toFixed(2)}x ${base}` : ''}${target ? `  (target ${target})` : ''}  [${Math.min(...rate[name]).toFixed(0)} .. ${Math.max(...rate[name]).toFixed(0)}]`,
+        `  ${label.padEnd(34)} ${median(rate[name]).toFixed(0).padStart(6)} req/s${base ? `  = ${(median(rate[name]) / median(rate[base])).toFixed(2)}x ${base}` : ''}${target ? `  (target ${target})` : ''}  [${Math.min(...rate[name]).toFixed(0)} .. ${Math.max(...rate[name]).toFixed(0)}]` +
+          `; server busy ${median(busy[name]).toFixed(3)} ms a request${base ? ` = ${(median(busy[name]) / median(busy[base])).toFixed(2)}x` : ''}`,
       );
     console.log(`\nissue list, 30 of ${ISSUES} issues, ${REQUESTS} requests x ${ROUNDS} rounds each, one keep-alive connection (medians)`);
     line('bare node:http + sql.js, one query', 'bare');
     line('repohost /api/v1 issues', 'v1', 'bare', '>= 0.8x');
-    line('repohost /api/v3 issues', 'v3', 'v1', '>= 0.83x v1, i.e. within 1.2x');
+    line('repohost /api/v3 issues', 'v3', 'v1', '>= 0.83x, i.e. within 1.2x');
+    console.log('  each request another Accept (no answer kept from an earlier request):');
+    line('repohost /api/v1 issues, cold', 'v1Cold', 'bare');
+    line('repohost /api/v3 issues, cold', 'v3Cold', 'v1Cold');
     for (const { pool } of Object.values(targets)) await pool.close();
   } finally {
     for (const worker of workers) await worker.terminate();

@@ -1,5 +1,6 @@
 import { getRequestHeader, HTTPResponse, type H3Event, type Middleware } from 'h3';
 import type { AppContext } from '../../context.js';
+import { PreparedJson } from '../../http/answer-cache.js';
 
 /** GitHub's media types of Markdown bodies: raw (the default), text, html, or all three (full). */
 type BodyFormat = 'raw' | 'text' | 'html' | 'full';
@@ -28,24 +29,28 @@ const isShape = (value: unknown): value is Shape => typeof value === 'object' &&
  * answers. Rendered as the pages render it, with this host's links.
  */
 export function bodyFormats(ctx: AppContext): Middleware {
+  // A prepared answer (see `remembered`) had its bodies formatted when it was made.
   return async (event, next) => {
-    const format = formatOf(event);
-
     const result = await next();
-
-    if (!format || format === 'raw' || result instanceof Response || result instanceof HTTPResponse || (!isShape(result) && !Array.isArray(result))) return result;
-    // Rendering is loaded on first use, as for the Markdown API.
-    const { renderMarkdown } = await import('../../http/pages/markdown.js');
-    const repository = /^\/api\/v3\/repos\/([^/]+\/[^/]+)/.exec(event.url.pathname)?.[1];
-    const withFormats = (item: unknown): unknown => {
-      if (!isShape(item) || !('body' in item) || (item.body !== null && typeof item.body !== 'string')) return item;
-      const { body, ...rest } = item;
-      const html = typeof body === 'string' ? renderMarkdown(body, { repository, origin: ctx.baseUrl() }).toString() : null;
-      const text = html === null ? null : textOf(html);
-      if (format === 'html') return { ...rest, body_html: html };
-      if (format === 'text') return { ...rest, body_text: text };
-      return { ...rest, body, body_text: text, body_html: html };
-    };
-    return Array.isArray(result) ? result.map(withFormats) : withFormats(result);
+    return result instanceof PreparedJson ? result : await formatBodies(ctx, event, result);
   };
+}
+
+/** `result` with its bodies in the formats the request's `Accept` names (see bodyFormats). */
+export async function formatBodies(ctx: AppContext, event: H3Event, result: unknown): Promise<unknown> {
+  const format = formatOf(event);
+  if (!format || format === 'raw' || result instanceof Response || result instanceof HTTPResponse || (!isShape(result) && !Array.isArray(result))) return result;
+  // Rendering is loaded on first use, as for the Markdown API.
+  const { renderMarkdown } = await import('../../http/pages/markdown.js');
+  const repository = /^\/api\/v3\/repos\/([^/]+\/[^/]+)/.exec(event.url.pathname)?.[1];
+  const withFormats = (item: unknown): unknown => {
+    if (!isShape(item) || !('body' in item) || (item.body !== null && typeof item.body !== 'string')) return item;
+    const { body, ...rest } = item;
+    const html = typeof body === 'string' ? renderMarkdown(body, { repository, origin: ctx.baseUrl() }).toString() : null;
+    const text = html === null ? null : textOf(html);
+    if (format === 'html') return { ...rest, body_html: html };
+    if (format === 'text') return { ...rest, body_text: text };
+    return { ...rest, body, body_text: text, body_html: html };
+  };
+  return Array.isArray(result) ? result.map(withFormats) : withFormats(result);
 }

@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto';
 import { getRequestHeader, HTTPError, HTTPResponse, type H3Event, type Middleware } from 'h3';
 import type { AppContext } from '../../context.js';
 import { isRepoHostError, NoSuchCommit, RepositoryMoved, RuleRefusal, type RepoHostError } from '../../errors.js';
 import { retryAfterOf } from '../../http/retry-after.js';
+import { PreparedJson, rememberedAnswer } from '../../http/answer-cache.js';
+import { formatBodies } from './body-formats.js';
 import { RequestForgeryGuard } from '../../http/csrf.js';
 import { queryString, readLimitedText, type FormFields } from '../../http/validate.js';
 import { pageOf, type Page } from '../../http/pagination.js';
@@ -248,7 +249,9 @@ export function githubEnvelope(limits: GitHubRateLimits, log: (message: string) 
     }
     if (result === undefined || result === NOT_FOUND) return notImplemented(event);
     if (event.req.method !== 'GET' || result instanceof Response || result instanceof HTTPResponse || typeof result !== 'object' || result === null || (event.res.status ?? 200) !== 200) return result;
-    const answer = withEtag(event, JSON.stringify(result));
+    const prepared = result instanceof PreparedJson ? result : new PreparedJson(Buffer.from(JSON.stringify(result)), []);
+    for (const [name, value] of prepared.headers) headers.set(name, value);
+    const answer = withEtag(event, prepared);
     if (answer.status === 304) {
       // A conditional request answered 304 does not count against the rate limit (GitHub's rule, which clients that
       // poll with ETags rely on).
@@ -260,11 +263,8 @@ export function githubEnvelope(limits: GitHubRateLimits, log: (message: string) 
   };
 }
 
-/** A JSON answer with a weak ETag of its bytes; 304 when the client already holds it. */
-function withEtag(event: H3Event, text: string): Response | HTTPResponse {
-  // Encoded once: the same bytes are hashed and sent (a string would be encoded for each).
-  const bytes = Buffer.from(text);
-  const etag = `W/"${createHash('sha1').update(bytes).digest('hex')}"`;
+/** A JSON answer with the weak ETag of its bytes; 304 when the client already holds it. */
+function withEtag(event: H3Event, { bytes, etag }: PreparedJson): Response | HTTPResponse {
   const known = getRequestHeader(event, 'if-none-match');
   const cache = { etag, 'cache-control': 'private, max-age=0, must-revalidate', vary: 'Accept, Authorization, Cookie' };
   if (known && known.split(',').some((tag) => tag.trim() === etag || tag.trim() === etag.slice(2))) return new Response(null, { status: 304, headers: cache });
@@ -314,6 +314,11 @@ export async function readJsonOrArray(ctx: AppContext, event: H3Event): Promise<
   const value = await readJsonValue(ctx, event);
   if (!isObject(value) && !Array.isArray(value)) throw new GitHubApiError(400, PROBLEMS_PARSING_JSON);
   return value;
+}
+
+/** `rememberedAnswer` with its bodies in the formats `Accept` names. */
+export async function remembered(ctx: AppContext, event: H3Event, make: () => Promise<unknown>): Promise<PreparedJson> {
+  return await rememberedAnswer(ctx, event, async () => await formatBodies(ctx, event, await make()));
 }
 
 /** `page` and `per_page` as GitHub reads them, answered with GitHub's `Link` header. */

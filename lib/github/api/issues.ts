@@ -10,7 +10,7 @@ import { atLeast } from '../../services/permissions.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { UserRow } from '../../store/queries/users.js';
 import type { GitHubCrossReference, GitHubIssue, GitHubIssueEvent, GitHubRepository, GitHubTimelineComment } from '../types.js';
-import { commentOrderOf, created, githubPage, noContent, readJson, readJsonOrArray, sinceOf, unprocessable, validationFailed } from './http.js';
+import { commentOrderOf, created, githubPage, noContent, readJson, readJsonOrArray, remembered, sinceOf, unprocessable, validationFailed } from './http.js';
 import { conversationOf, numberParam, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
 const ISSUE = `${REPO}/issues/:number`;
@@ -30,10 +30,12 @@ export function mountIssues(app: H3, ctx: AppContext): void {
 
   app.get(`${REPO}/issues`, async (event) => {
     const repo = await repoOf(ctx, event);
-    const filter = { ...parseIssueFilter({ status: queryString(event, 'state'), labels: queryString(event, 'labels'), sort: queryString(event, 'sort'), direction: queryString(event, 'direction') }), ...await githubFilters(ctx, event) };
-    const page = githubPage(ctx, event);
-    const { items, total } = await ctx.issues.listWithPulls(repo, filter, page);
-    return page.respond(total, await shapes.conversations(ctx.store, repo, items));
+    return await remembered(ctx, event, async () => {
+      const filter = { ...parseIssueFilter({ status: queryString(event, 'state'), labels: queryString(event, 'labels'), sort: queryString(event, 'sort'), direction: queryString(event, 'direction') }), ...await githubFilters(ctx, event) };
+      const page = githubPage(ctx, event);
+      const { items, total } = await ctx.issues.listWithPulls(repo, filter, page);
+      return page.respond(total, await shapes.conversations(ctx.store, repo, items));
+    });
   });
 
   app.post(`${REPO}/issues`, async (event) => {
@@ -185,12 +187,14 @@ export function mountIssues(app: H3, ctx: AppContext): void {
   // Comments: on issues and on pull requests alike, by the number, and by the comment id (one sequence for both).
   app.get(`${ISSUE}/comments`, async (event) => {
     const repo = await repoOf(ctx, event);
-    const conversation = await conversationOf(ctx, repo, numberParam(event));
-    const since = sinceOf(event, 'IssueComment');
-    const page = githubPage(ctx, event);
-    const number = numberOf(conversation);
-    const { items, total } = conversation.kind === 'issue' ? await ctx.issues.comments(repo, conversation.issue.id, page, since) : await ctx.pulls.comments(repo, conversation.pull.id, page, since);
-    return page.respond(total, await shapes.comments(ctx.store, repo, number, items));
+    return await remembered(ctx, event, async () => {
+      const conversation = await conversationOf(ctx, repo, numberParam(event));
+      const since = sinceOf(event, 'IssueComment');
+      const page = githubPage(ctx, event);
+      const number = numberOf(conversation);
+      const { items, total } = conversation.kind === 'issue' ? await ctx.issues.comments(repo, conversation.issue.id, page, since) : await ctx.pulls.comments(repo, conversation.pull.id, page, since);
+      return page.respond(total, await shapes.comments(ctx.store, repo, number, items));
+    });
   });
 
   // Every comment of the repository's issues and pull requests (octokit's `issues.listCommentsForRepo`).

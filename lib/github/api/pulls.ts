@@ -5,7 +5,7 @@ import { parsePullStatus } from '../../services/pulls.js';
 import type { PullListFilter, PullRow } from '../../store/queries/pulls.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { notFound } from '../../errors.js';
-import { conflictAs, created, diffResponse, githubPage, noContent, readJson, requestedDiff, unprocessable, validationFailed } from './http.js';
+import { conflictAs, created, diffResponse, githubPage, noContent, readJson, remembered, requestedDiff, unprocessable, validationFailed } from './http.js';
 import { pullOf, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
 const PULL = `${REPO}/pulls/:number`;
@@ -31,10 +31,12 @@ export function mountPulls(app: H3, ctx: AppContext): void {
 
   app.get(`${REPO}/pulls`, async (event) => {
     const repo = await repoOf(ctx, event);
-    const page = githubPage(ctx, event);
-    // GitHub's `closed` holds merged pull requests too, as the service's does.
-    const { items, total } = await ctx.pulls.list(repo, parsePullStatus(queryString(event, 'state')), page, pullListFilter(repo, event));
-    return page.respond(total, await shapes.pulls(ctx.store, repo, items));
+    return await remembered(ctx, event, async () => {
+      const page = githubPage(ctx, event);
+      // GitHub's `closed` holds merged pull requests too, as the service's does.
+      const { items, total } = await ctx.pulls.list(repo, parsePullStatus(queryString(event, 'state')), page, pullListFilter(repo, event));
+      return page.respond(total, await shapes.pulls(ctx.store, repo, items));
+    });
   });
 
   app.post(`${REPO}/pulls`, async (event) => {

@@ -242,6 +242,11 @@ export class PostgresStore implements HostDatabase {
     return this.executed;
   }
 
+  /** Other instances (and anyone with `psql`) change the database too: nothing read can be kept by a version here. */
+  dataVersion(): undefined {
+    return undefined;
+  }
+
   /** Every row of every table, in the order the schema creates them (so that `replaceWith` meets each reference). */
   async exportBytes(): Promise<Uint8Array> {
     const tables = await this.tables();

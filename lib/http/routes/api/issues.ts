@@ -3,6 +3,7 @@ import type { AppContext } from '../../../context.js';
 import { parseIssueFilter } from '../../../services/issues.js';
 import { parseLabelNames } from '../../../services/labels.js';
 import { requireUser } from '../../auth.js';
+import { jsonAnswer, rememberedAnswer } from '../../answer-cache.js';
 import { pageOf } from '../../pagination.js';
 import { idParam, pathParam, queryString, readForm } from '../../validate.js';
 import { repoFromPath } from './lookup.js';
@@ -12,15 +13,18 @@ const ISSUE = '/api/v1/repos/:owner/:repo/issues/:id';
 export function mountIssueRoutes(app: H3, ctx: AppContext): void {
   app.get('/api/v1/repos/:owner/:repo/issues', async (event) => {
     const repo = await repoFromPath(ctx, event);
-    const filter = parseIssueFilter({
-      status: queryString(event, 'status') ?? queryString(event, 'state'),
-      labels: queryString(event, 'labels'),
-      sort: queryString(event, 'sort'),
-      direction: queryString(event, 'direction'),
+    const answer = await rememberedAnswer(ctx, event, async () => {
+      const filter = parseIssueFilter({
+        status: queryString(event, 'status') ?? queryString(event, 'state'),
+        labels: queryString(event, 'labels'),
+        sort: queryString(event, 'sort'),
+        direction: queryString(event, 'direction'),
+      });
+      const page = pageOf(ctx, event);
+      const { items, total } = await ctx.issues.list(repo, filter, page);
+      return page.respond(total, items.map((issue) => ctx.issues.summary(issue)));
     });
-    const page = pageOf(ctx, event);
-    const { items, total } = await ctx.issues.list(repo, filter, page);
-    return page.respond(total, items.map((issue) => ctx.issues.summary(issue)));
+    return jsonAnswer(event, answer);
   });
 
   app.post('/api/v1/repos/:owner/:repo/issues', async (event) => {
