@@ -350,6 +350,9 @@ export class GitHubShapes {
       if (row.rename_from !== null) event.rename = { from: row.rename_from, to: row.rename_to ?? '' };
       if (row.event === 'review_requested' || row.event === 'review_request_removed') Object.assign(event, { review_requester: actor, requested_reviewer: user(row.subject) });
       if (row.event === 'closed' || row.event === 'reopened') event.state_reason = row.state_reason;
+      if (row.event === 'review_dismissed') {
+        event.dismissed_review = { state: (row.review_state ?? '').toLowerCase(), review_id: row.review_id ?? 0, dismissal_message: row.dismissal_message, dismissal_commit_id: row.dismissal_commit };
+      }
       return event;
     });
   }

@@ -307,6 +307,8 @@ export interface GitHubIssueEvent {
   requested_reviewer?: GitHubUser | null;
   review_requester?: GitHubUser | null;
   state_reason?: string | null;
+  /** Of `review_dismissed`: which review, its state before (lower case), the message, the pull request's head then. */
+  dismissed_review?: { state: string; review_id: number; dismissal_message: string | null; dismissal_commit_id: string | null };
 }
 
 /** A cross-reference on GitHub's timeline: the issue or pull request (with its repository) whose text mentioned this one. */

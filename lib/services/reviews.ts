@@ -211,14 +211,20 @@ export class ReviewService {
     return review;
   }
 
-  /** Dismisses an approval or a request for changes (write access), with a message kept as the review's body. */
+  /**
+   * Dismisses an approval or a request for changes (write access), as GitHub does: the review keeps its body, and the
+   * message goes to a `review_dismissed` event of the pull request (with the state it had, and the head then).
+   */
   async dismiss(repo: RepositoryRow, viewer: Viewer, pull: PullRow, id: number, message: unknown): Promise<ReviewRow> {
     await requireAccess(this.store, viewer, repo, 'write', 'Dismissing reviews needs write access');
     const review = await this.get(pull, viewer, id);
     if (review.state !== 'APPROVED' && review.state !== 'CHANGES_REQUESTED') throw invalid('only an approval or a request for changes can be dismissed');
     const text = body(message, 'message is required');
     await writeToRepository(this.store, repo, async (tx) => {
-      await updateReview(tx, review.id, { state: 'DISMISSED', body: text, submitted_at: review.submitted_at }, this.now());
+      const now = this.now();
+      await updateReview(tx, review.id, { state: 'DISMISSED', body: review.body, submitted_at: review.submitted_at }, now);
+      const dismissal = { reviewId: review.id, state: review.state, message: text, commitId: pull.head_sha };
+      await insertIssueEvent(tx, repo.id, pull.number, 'review_dismissed', { actorId: viewer?.id, subjectId: review.user_id, dismissal }, now);
       await this.announceReview(tx, repo, viewer, pull, review.id, 'dismissed');
     });
     return (await reviewById(this.store, pull.id, review.id))!;

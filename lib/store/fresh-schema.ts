@@ -5,7 +5,7 @@
  * give the same schema and rows; after adding a migration, regenerate this list from a migrated database the way that
  * test says (until then fresh databases replay the steps: the image is made only while this version is the newest).
  */
-export const FRESH_SCHEMA_VERSION = 18;
+export const FRESH_SCHEMA_VERSION = 19;
 
 /** Table, index and trigger definitions first (`schema_version` among them), then the rows; the version row is added by `buildFreshImage`. */
 
@@ -417,7 +417,7 @@ export const FRESH_SCHEMA: readonly string[] = [
         source_repo_id INTEGER REFERENCES repositories(id) ON DELETE CASCADE,
         source_number INTEGER,
         created_at TEXT NOT NULL
-      , before_commit TEXT, commit_count INTEGER)`,
+      , before_commit TEXT, commit_count INTEGER, review_id INTEGER, review_state TEXT, dismissal_message TEXT, dismissal_commit TEXT)`,
   `CREATE INDEX issue_events_by_number ON issue_events (repo_id, number, id)`,
   `CREATE INDEX issue_events_by_source ON issue_events (source_repo_id)`,
   `CREATE TABLE review_thread_resolutions (

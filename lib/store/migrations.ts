@@ -783,6 +783,17 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
     version: 18,
     statements: [],
   },
+  {
+    // A dismissed review keeps its body, as on GitHub; the dismissal is an issue event of its own (`review_dismissed`)
+    // with the review, its state before, the message and the pull request's head then.
+    version: 19,
+    statements: [
+      'ALTER TABLE issue_events ADD COLUMN review_id INTEGER',
+      'ALTER TABLE issue_events ADD COLUMN review_state TEXT',
+      'ALTER TABLE issue_events ADD COLUMN dismissal_message TEXT',
+      'ALTER TABLE issue_events ADD COLUMN dismissal_commit TEXT',
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

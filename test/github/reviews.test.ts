@@ -111,7 +111,16 @@ describe('pull request reviews', () => {
     expect((await failure(as.alice!.pulls.merge({ ...repo, pull_number: pull.number }))).data.message).toContain('changes were requested');
     expect((await failure(as.carol!.pulls.dismissReview({ ...repo, pull_number: pull.number, review_id: changes.data.id, message: 'no' }))).status).toBe(403);
     const dismissed = await as.alice!.pulls.dismissReview({ ...repo, pull_number: pull.number, review_id: changes.data.id, message: 'Handled elsewhere' });
-    expect(dismissed.data).toMatchObject({ state: 'DISMISSED', body: 'Handled elsewhere' });
+    // As on GitHub the review keeps its body; the message is the `review_dismissed` event's, on both event lists.
+    expect(dismissed.data).toMatchObject({ state: 'DISMISSED', body: 'Not yet' });
+    const head = (await as.alice!.pulls.get({ ...repo, pull_number: pull.number })).data.head.sha;
+    const dismissal = { state: 'changes_requested', review_id: changes.data.id, dismissal_message: 'Handled elsewhere', dismissal_commit_id: head };
+    const events = (await as.bob!.issues.listEvents({ ...repo, issue_number: pull.number })).data.filter((event) => event.event === 'review_dismissed');
+    expect(events).toEqual([expect.objectContaining({ actor: expect.objectContaining({ login: 'alice' }), commit_id: null, dismissed_review: dismissal })]);
+    const timeline = (await as.bob!.issues.listEventsForTimeline({ ...repo, issue_number: pull.number })).data.filter((event) => event.event === 'review_dismissed');
+    expect(timeline).toEqual([expect.objectContaining({ dismissed_review: dismissal })]);
+    const conversation = await (await fetch(`${host.url}/alice/reviewed/pulls/${pull.number}`, { headers: { accept: 'text/html' } })).text();
+    expect(conversation).toMatch(/dismissed <a href="\/alice"><strong>alice<\/strong><\/a>’s <a href="#review-\d+">review<\/a>: Handled elsewhere/);
     expect((await as.alice!.pulls.get({ ...repo, pull_number: pull.number })).data.mergeable_state).toBe('clean');
     expect((await as.alice!.pulls.merge({ ...repo, pull_number: pull.number })).data.merged).toBe(true);
     expect((await as.bob!.pulls.listReviews({ ...repo, pull_number: pull.number })).data.map((review) => [review.user?.login, review.state])).toEqual([

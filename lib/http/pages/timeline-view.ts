@@ -49,6 +49,8 @@ function said(event: IssueEventRow, repoBase: string, sources: ReadonlyMap<strin
       return html`requested a review from ${account(event.subject)}`;
     case 'review_request_removed':
       return html`removed the request for review from ${account(event.subject)}`;
+    case 'review_dismissed':
+      return html`dismissed ${account(event.subject)}’s <a href="#review-${event.review_id ?? 0}">review</a>: ${event.dismissal_message ?? ''}`;
     case 'head_ref_force_pushed':
       return event.commit_id ? html`force-pushed the head branch to <a href="${repoBase}/commit/${event.commit_id}"><code>${event.commit_id.slice(0, 7)}</code></a>` : html`force-pushed the head branch`;
     case 'head_ref_deleted':

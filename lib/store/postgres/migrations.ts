@@ -713,6 +713,16 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<{ version: number; statements: r
       END $$`,
     ],
   },
+  {
+    // As SQLite's step 19: a dismissal is a `review_dismissed` issue event; the review keeps its body.
+    version: 19,
+    statements: [
+      'ALTER TABLE issue_events ADD COLUMN review_id BIGINT',
+      'ALTER TABLE issue_events ADD COLUMN review_state TEXT COLLATE "C"',
+      'ALTER TABLE issue_events ADD COLUMN dismissal_message TEXT COLLATE "C"',
+      'ALTER TABLE issue_events ADD COLUMN dismissal_commit TEXT COLLATE "C"',
+    ],
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.at(-1)!.version;

@@ -17,6 +17,7 @@ export type IssueEventName =
   | 'demilestoned'
   | 'review_requested'
   | 'review_request_removed'
+  | 'review_dismissed'
   | 'head_ref_force_pushed'
   | 'head_ref_deleted'
   | 'cross-referenced'
@@ -37,6 +38,8 @@ export interface IssueEventDetails {
   source?: { repoId: number; number: number };
   /** Of `pushed`: where the head was, and how many commits it gained. */
   push?: { before: string; count: number };
+  /** Of `review_dismissed`: the review, its state before, the message, and the pull request's head then. */
+  dismissal?: { reviewId: number; state: string; message: string; commitId: string };
 }
 
 export interface IssueEventRow {
@@ -57,13 +60,18 @@ export interface IssueEventRow {
   source_number: number | null;
   before_commit: string | null;
   commit_count: number | null;
+  review_id: number | null;
+  review_state: string | null;
+  dismissal_message: string | null;
+  dismissal_commit: string | null;
   created_at: string;
 }
 
 export async function insertIssueEvent(tx: WriteTx, repoId: number, number: number, event: IssueEventName, details: IssueEventDetails, now: string): Promise<void> {
   await tx.run(
     `INSERT INTO issue_events (repo_id, number, event, actor_id, subject_id, label_name, label_color, milestone_title, rename_from, rename_to, commit_id, state_reason,
-      source_repo_id, source_number, before_commit, commit_count, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      source_repo_id, source_number, before_commit, commit_count, review_id, review_state, dismissal_message, dismissal_commit, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       repoId,
       number,
@@ -81,6 +89,10 @@ export async function insertIssueEvent(tx: WriteTx, repoId: number, number: numb
       details.source?.number ?? null,
       details.push?.before ?? null,
       details.push?.count ?? null,
+      details.dismissal?.reviewId ?? null,
+      details.dismissal?.state ?? null,
+      details.dismissal?.message ?? null,
+      details.dismissal?.commitId ?? null,
       now,
     ],
   );
@@ -91,7 +103,8 @@ const NOT_CROSS = " AND e.event <> 'cross-referenced'";
 const GITHUB_EVENTS = " AND e.event <> 'pushed'";
 
 const SELECT = `SELECT e.id, e.number, e.event, a.username AS actor, s.username AS subject, e.label_name, e.label_color, e.milestone_title,
-  e.rename_from, e.rename_to, e.commit_id, e.state_reason, e.source_repo_id, e.source_number, e.before_commit, e.commit_count, e.created_at
+  e.rename_from, e.rename_to, e.commit_id, e.state_reason, e.source_repo_id, e.source_number, e.before_commit, e.commit_count,
+  e.review_id, e.review_state, e.dismissal_message, e.dismissal_commit, e.created_at
   FROM issue_events e LEFT JOIN users a ON a.id = e.actor_id LEFT JOIN users s ON s.id = e.subject_id`;
 
 /** Which events a list leaves out: cross-references altogether (GitHub's events list), or those from some repositories. */
