@@ -226,6 +226,17 @@ describe('answers kept in memory, seen by clients', () => {
     }
   });
 
+  it('answers HEAD of a kept list with the headers GET gives, and no body', async () => {
+    const path = '/api/v3/repos/alice/open/issues';
+    const got = await api(path);
+    for (let i = 0; i < 3; i++) {
+      const head = await http(`${host.url}${path}`, { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(head.text).toBe('');
+      expect([head.headers['content-type'], head.headers.etag]).toEqual([got.headers['content-type'], got.headers.etag]);
+    }
+  });
+
   it('answers a kept list 304 to the ETag it gave, and the new list once a write changed it', async () => {
     const path = '/api/v3/repos/alice/open/issues';
     const first = await api(path);

@@ -248,7 +248,9 @@ export function githubEnvelope(limits: GitHubRateLimits, log: (message: string) 
       return githubErrorResponse(error, event, log);
     }
     if (result === undefined || result === NOT_FOUND) return notImplemented(event);
-    if (event.req.method !== 'GET' || result instanceof Response || result instanceof HTTPResponse || typeof result !== 'object' || result === null || (event.res.status ?? 200) !== 200) return result;
+    // A prepared answer (`remembered`) is one to GET or HEAD, which answers the same headers.
+    const plain = event.req.method !== 'GET' || result instanceof Response || result instanceof HTTPResponse || typeof result !== 'object' || result === null || (event.res.status ?? 200) !== 200;
+    if (plain && !(result instanceof PreparedJson)) return result;
     const prepared = result instanceof PreparedJson ? result : new PreparedJson(Buffer.from(JSON.stringify(result)), []);
     for (const [name, value] of prepared.headers) headers.set(name, value);
     const answer = withEtag(event, prepared);
