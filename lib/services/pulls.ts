@@ -289,6 +289,11 @@ export class PullService {
     return this.git.changedFiles(repo.owner_name, repo.name, pull.base_sha, pull.head_sha, ignoreWhitespace);
   }
 
+  /** The files the pull request changed up to `commit`, one of its commits (what a review comment on it is placed in). */
+  async filesAt(repo: RepositoryRow, pull: PullRow, commit: string): Promise<ChangedFile[]> {
+    return this.git.changedFiles(repo.owner_name, repo.name, pull.base_sha, commit);
+  }
+
   /** One of the pull request's files with all its lines (`files` shows the lines around each change). */
   async fileWithAllLines(repo: RepositoryRow, id: number, file: ChangedFile, ignoreWhitespace = false): Promise<ChangedFile | undefined> {
     const pull = await this.get(repo, id);

@@ -64,6 +64,7 @@ export interface CommentInput {
   start_side?: unknown;
   position?: unknown;
   in_reply_to?: unknown;
+  commit_id?: unknown;
 }
 
 type Fields = Record<string, unknown>;
@@ -104,7 +105,7 @@ function lineNumber(field: string, value: unknown): number {
 export class ReviewService {
   constructor(
     private readonly store: Db,
-    private readonly pulls: Pick<PullService, 'files'>,
+    private readonly pulls: Pick<PullService, 'files' | 'filesAt' | 'commits'>,
     private readonly now: () => string,
     private readonly events: EventRecorder,
     private readonly shapes: ReviewShapes,
@@ -161,13 +162,13 @@ export class ReviewService {
     const comments = input.comments === undefined || input.comments === null ? [] : input.comments;
     if (!Array.isArray(comments) || comments.length > MAX_COMMENTS) throw invalid(`comments must be a list of at most ${MAX_COMMENTS} comments`);
     const text = body(input.body, state === 'CHANGES_REQUESTED' || (state === 'COMMENTED' && comments.length === 0) ? 'body is required to comment or request changes' : undefined);
-    if (input.commit_id !== undefined && input.commit_id !== null && input.commit_id !== pull.head_sha) throw invalid('commit_id must be the head commit of the pull request');
-    const positioned = await this.positions(repo, pull, comments.map((comment, index) => (isObject(comment) ? comment : { bad: index })));
+    const commit = await this.commitFor(repo, pull, input.commit_id);
+    const positioned = await this.positions(repo, pull, comments.map((comment, index) => (isObject(comment) ? comment : { bad: index })), commit);
     const now = this.now();
     const id = await writeToRepository(this.store, repo, async (tx) => {
       if (state === 'PENDING' && (await pendingReviewOf(tx, pull.id, viewer!.id))) throw refusedByRule('User can only have one pending review per pull request');
-      const id = await insertReview(tx, repo.id, pull.id, viewer!.id, { state, body: text, commit_id: pull.head_sha, submitted_at: state === 'PENDING' ? null : now }, now);
-      for (const comment of positioned) await insertReviewComment(tx, repo.id, pull.id, id, viewer!.id, { ...comment, commit_id: pull.head_sha, in_reply_to_id: null }, now);
+      const id = await insertReview(tx, repo.id, pull.id, viewer!.id, { state, body: text, commit_id: commit, submitted_at: state === 'PENDING' ? null : now }, now);
+      for (const comment of positioned) await insertReviewComment(tx, repo.id, pull.id, id, viewer!.id, { ...comment, commit_id: commit, in_reply_to_id: null }, now);
       if (state !== 'PENDING') {
         await removeReviewRequest(tx, pull.id, viewer!.id);
         await this.announceSubmitted(tx, repo, viewer, pull, id);
@@ -293,18 +294,20 @@ export class ReviewService {
     const text = body(input.body, 'body is required');
     let position: DiffPosition & { diff_hunk: string; position: number };
     let replyTo: number | null = null;
+    let commit = pull.head_sha;
     if (input.in_reply_to !== undefined && input.in_reply_to !== null) {
       const target = await this.comment(repo, viewer, Number(input.in_reply_to));
       if (target.pull_id !== pull.id) throw notFound('Not Found');
       replyTo = target.in_reply_to_id ?? target.id;
       position = { path: target.path, line: target.line, side: target.side, start_line: target.start_line, start_side: target.start_side, diff_hunk: target.diff_hunk, position: target.position };
     } else {
-      position = (await this.positions(repo, pull, [input as Fields]))[0]!;
+      commit = await this.commitFor(repo, pull, input.commit_id);
+      position = (await this.positions(repo, pull, [input as Fields], commit))[0]!;
     }
     const now = this.now();
     const id = await writeToRepository(this.store, repo, async (tx) => {
-      const reviewId = await insertReview(tx, repo.id, pull.id, viewer!.id, { state: 'COMMENTED', body: '', commit_id: pull.head_sha, submitted_at: now }, now);
-      const id = await insertReviewComment(tx, repo.id, pull.id, reviewId, viewer!.id, { ...position, body: text, commit_id: pull.head_sha, in_reply_to_id: replyTo }, now);
+      const reviewId = await insertReview(tx, repo.id, pull.id, viewer!.id, { state: 'COMMENTED', body: '', commit_id: commit, submitted_at: now }, now);
+      const id = await insertReviewComment(tx, repo.id, pull.id, reviewId, viewer!.id, { ...position, body: text, commit_id: commit, in_reply_to_id: replyTo }, now);
       await this.announceSubmitted(tx, repo, viewer, pull, reviewId);
       return id;
     });
@@ -317,7 +320,7 @@ export class ReviewService {
    */
   async addPendingComment(repo: RepositoryRow, viewer: Viewer, pull: PullRow, input: CommentInput): Promise<ReviewCommentRow> {
     await requireAccess(this.store, viewer, repo, 'read');
-    const position = (await this.positions(repo, pull, [input as Fields]))[0]!;
+    const position = (await this.positions(repo, pull, [input as Fields], pull.head_sha))[0]!;
     const now = this.now();
     const id = await writeToRepository(this.store, repo, async (tx) => {
       const reviewId = (await pendingReviewOf(tx, pull.id, viewer!.id))?.id ?? (await insertReview(tx, repo.id, pull.id, viewer!.id, { state: 'PENDING', body: '', commit_id: pull.head_sha, submitted_at: null }, now));
@@ -426,9 +429,21 @@ export class ReviewService {
   }
 
   /** Checks each comment's place against the pull request's diff (at its head) and gives it its diff hunk. */
-  private async positions(repo: RepositoryRow, pull: PullRow, comments: readonly Fields[]): Promise<Array<DiffPosition & { diff_hunk: string; position: number; body: string }>> {
+  /**
+   * The commit comments are placed on: the head when none is named, or, as GitHub takes it, any commit of the pull
+   * request (a bot's comment on the head it was told of, which a push has moved on since).
+   */
+  private async commitFor(repo: RepositoryRow, pull: PullRow, commitId: unknown): Promise<string> {
+    if (commitId === undefined || commitId === null || commitId === pull.head_sha) return pull.head_sha;
+    if (typeof commitId === 'string' && /^[0-9a-f]{40}$/.test(commitId) && (await this.pulls.commits(repo, pull.id)).some((commit) => commit.sha === commitId)) return commitId;
+    throw invalid('commit_id must be a commit of the pull request');
+  }
+
+  /** Where each comment sits in the diff of the pull request up to `commit` (see commitFor). */
+  private async positions(repo: RepositoryRow, pull: PullRow, comments: readonly Fields[], commit: string): Promise<Array<DiffPosition & { diff_hunk: string; position: number; body: string }>> {
     if (comments.length === 0) return [];
-    const files = new Map((await this.pulls.files(repo, pull.id)).map((file) => [file.filename, file]));
+    const changed = commit === pull.head_sha ? await this.pulls.files(repo, pull.id) : await this.pulls.filesAt(repo, pull, commit);
+    const files = new Map(changed.map((file) => [file.filename, file]));
     return comments.map((comment, index) => {
       const field = comments.length > 1 || 'bad' in comment ? `comments[${index}]` : 'comment';
       if ('bad' in comment) throw invalid(`${field} must be an object`);

@@ -186,6 +186,30 @@ describe('pull request reviews', () => {
     expect(first).toMatchObject({ body: expect.any(String), body_html: expect.stringContaining('<p>'), body_text: expect.any(String) });
   });
 
+  it('places a comment on an earlier commit of the pull request in that commit\'s diff, as GitHub takes it', async () => {
+    const main = (await as.alice!.git.getRef({ ...repo, ref: 'heads/main' })).data.object.sha;
+    await as.bob!.git.createRef({ ...repo, ref: 'refs/heads/later', sha: main });
+    const write = async (content: string, sha?: string) =>
+      (await as.bob!.repos.createOrUpdateFileContents({ ...repo, path: 'later.txt', branch: 'later', message: 'Later', content: Buffer.from(content).toString('base64'), ...(sha ? { sha } : {}) })).data;
+    const first = await write('one\ntwo\n');
+    const opened = (await as.bob!.pulls.create({ ...repo, title: 'Later', head: 'later', base: 'main' })).data;
+    const earlier = first.commit.sha!;
+    await write('one\ntwo\nthree\nfour\n', first.content!.sha!);
+    const comment = (line: number, commit_id: string) => as.dave!.pulls.createReviewComment({ ...repo, pull_number: opened.number, commit_id, path: 'later.txt', line, body: `On ${line}` });
+    // A bot told of the first head comments after the second push: placed on the first commit's diff.
+    const placed = (await comment(2, earlier)).data;
+    expect(placed).toMatchObject({ commit_id: earlier, original_commit_id: earlier, line: 2, position: 2 });
+    expect((await failure(comment(4, earlier))).status).toBe(422);
+    expect((await comment(4, (await as.bob!.pulls.get({ ...repo, pull_number: opened.number })).data.head.sha)).status).toBe(201);
+    // A commit that is not the pull request's is refused, in a review too.
+    expect((await failure(comment(1, main))).status).toBe(422);
+    expect((await failure(as.dave!.pulls.createReview({ ...repo, pull_number: opened.number, commit_id: main, event: 'COMMENT', body: 'x' }))).status).toBe(422);
+    const review = await as.dave!.pulls.createReview({ ...repo, pull_number: opened.number, commit_id: earlier, event: 'COMMENT', body: 'Earlier', comments: [{ path: 'later.txt', line: 1, body: 'First line' }] });
+    expect(review.data.commit_id).toBe(earlier);
+    const [inReview] = (await as.dave!.pulls.listCommentsForReview({ ...repo, pull_number: opened.number, review_id: review.data.id })).data;
+    expect(inReview).toMatchObject({ commit_id: earlier, line: 1 });
+  });
+
   it('places a comment by its deprecated position in the diff, as bots still send it', async () => {
     // notes.txt is new in the pull request: its patch is one hunk, position 1 the first line.
     const single = await as.dave!.pulls.createReviewComment({ ...repo, pull_number: pull.number, commit_id: pull.head.sha, path: 'notes.txt', position: 3, body: 'Third' });

@@ -89,7 +89,6 @@ export function mountReviews(app: H3, ctx: AppContext): void {
     const body = await readJson(ctx, event);
     // GitHub requires it; with `in_reply_to` every parameter but the body is ignored.
     if (body.in_reply_to === undefined && (body.commit_id === undefined || body.commit_id === null)) throw unprocessable('Invalid request.\n\n"commit_id" wasn\'t supplied.');
-    if (body.in_reply_to === undefined && body.commit_id !== pull.head_sha) throw validationFailed({ resource: 'PullRequestReviewComment', field: 'commit_id', code: 'invalid', message: 'commit_id must be the head commit of the pull request' });
     return created(event, await commentShape(repo, await ctx.reviews.addComment(repo, viewer, pull, body)));
   });
 
