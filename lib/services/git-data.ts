@@ -329,14 +329,19 @@ export class GitDataService {
     return logCommits(await this.dir(repo), `${base}..${head}`, { max: MAX_COMPARE_COMMITS, reverse: true });
   }
 
-  async compare(repo: RepositoryRow, baseRef: string, headRef: string): Promise<Comparison> {
+  /**
+   * `base` and `head` compared, with the commits head has that base lacks, oldest first: the `window` of them asked
+   * for, or without one (GitHub's answer to no paging parameter) the newest MAX_COMPARE_COMMITS.
+   */
+  async compare(repo: RepositoryRow, baseRef: string, headRef: string, window?: { offset: number; limit: number }): Promise<Comparison> {
     const gitDir = await this.dir(repo);
     const [baseSha, headSha] = await Promise.all([this.resolve(repo, baseRef), this.resolve(repo, headRef)]);
     const [base, head, baseOfBoth] = await Promise.all([readCommit(gitDir, baseSha), readCommit(gitDir, headSha), mergeBase(gitDir, baseSha, headSha)]);
     const [aheadBy, behindBy] = await Promise.all([countCommits(gitDir, `${baseSha}..${headSha}`), countCommits(gitDir, `${headSha}..${baseSha}`)]);
     const status = aheadBy === 0 && behindBy === 0 ? 'identical' : behindBy === 0 ? 'ahead' : aheadBy === 0 ? 'behind' : 'diverged';
+    const range = `${baseSha}..${headSha}`;
     const [commits, files] = await Promise.all([
-      this.range(repo, baseSha, headSha),
+      window ? logCommits(gitDir, range, { reverse: true, skip: window.offset, max: window.limit }) : logCommits(gitDir, range, { max: MAX_COMPARE_COMMITS }).then((newest) => newest.reverse()),
       baseOfBoth ? readDiff(gitDir, baseSha, headSha, { maxFiles: MAX_COMPARE_FILES }).then((diff) => diff.files) : Promise.resolve([]),
     ]);
     return { base: base!, head: head!, mergeBase: baseOfBoth ? await readCommit(gitDir, baseOfBoth) : undefined, status, aheadBy, behindBy, commits, files };

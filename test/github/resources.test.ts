@@ -60,6 +60,13 @@ describe('GitHub-compatible users, repositories, refs, tags and webhooks', () =>
       ]);
       const ref = await octokit.git.getRef({ owner, repo: 'tools', ref: 'tags/v1.0.0' });
       expect(ref.data.object).toMatchObject({ type: 'tag', sha: tagObject });
+      expect(ref.data.node_id).toBe(Buffer.from('03:Refrefs/tags/v1.0.0').toString('base64'));
+      // No ref: every ref (octokit leaves the slash out).
+      const every = await octokit.git.listMatchingRefs({ owner, repo: 'tools', ref: '' });
+      expect(every.data.map((entry) => entry.ref)).toEqual(['refs/heads/main', 'refs/heads/release/1.x', 'refs/tags/v1.0.0']);
+      const made = await octokit.git.createRef({ owner, repo: 'tools', ref: 'refs/heads/made', sha: head });
+      expect([made.status, made.headers.location]).toEqual([201, `${api}/git/refs/heads/made`]);
+      await octokit.git.deleteRef({ owner, repo: 'tools', ref: 'heads/made' });
       const tag = await octokit.git.getTag({ owner, repo: 'tools', tag_sha: tagObject });
       expect(tag.data).toMatchObject({ tag: 'v1.0.0', message: 'First release\n', object: { type: 'commit', sha: head }, tagger: { name: 'Test', email: 'test@example.com' } });
 

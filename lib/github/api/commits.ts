@@ -11,7 +11,7 @@ import { apiUrl, REPO, repoOf, shapesOf } from './lookup.js';
 /** Files per page of one commit's answer: 300 unless `per_page` asks for fewer (GitHub's page of a commit's files). */
 const COMMIT_FILE_PAGES = { default: 300, max: 300 };
 /** Commits per page of a comparison: 250 unless `per_page` asks for fewer (the most a comparison lists). */
-const COMPARE_COMMIT_PAGES = { default: 250, max: 250 };
+const COMPARE_COMMIT_PAGES = { default: 30, max: 100 };
 
 /** Commit history, one commit with its files, and comparisons of two refs. */
 export function mountCommits(app: H3, ctx: AppContext): void {
@@ -54,26 +54,32 @@ export function mountCommits(app: H3, ctx: AppContext): void {
     const repo = await repoOf(ctx, event);
     const match = /^(.+?)\.{2,3}(.+)$/.exec(pathParam(event, 'spec'));
     if (!match) throw notFound();
-    const comparison = await ctx.gitData.compare(repo, match[1]!, match[2]!);
+    // Without `page` or `per_page` GitHub answers the newest 250 commits, unpaged; with either, pages of at most 100
+    // (30 by default) from the oldest, the files on the first page only.
+    const paged = queryString(event, 'page') !== undefined || queryString(event, 'per_page') !== undefined;
+    const page = paged ? pageOf(ctx, event, 'per_page', COMPARE_COMMIT_PAGES) : undefined;
+    const comparison = await ctx.gitData.compare(repo, match[1]!, match[2]!, page && { offset: page.offset, limit: page.limit });
     // Histories that share no commit are not compared (GitHub's 404, in its words).
     if (!comparison.mergeBase) throw new GitHubApiError(404, `No common ancestor between ${match[1]} and ${match[2]}.`);
     // As on GitHub: what head brings since the merge base (the diff), or head's commits base lacks (the patch).
     const kind = requestedDiff(event);
     if (kind) return diffResponse(kind, await ctx.git.diffStream(repo.owner_name, repo.name, comparison.base.id, comparison.head.id, kind));
-    // The commits page as GitHub's do (`per_page` up to 250, the most a comparison lists); the files come with each.
-    const page = pageOf(ctx, event, 'per_page', COMPARE_COMMIT_PAGES);
+    const html = `${ctx.baseUrl()}/${repo.owner_name}/${repo.name}/compare/${match[1]}...${match[2]}`;
+    const commits = page ? page.respond(comparison.aheadBy, comparison.commits) : comparison.commits;
     return {
       url: apiUrl(ctx, repo, `/compare/${match[1]}...${match[2]}`),
-      html_url: `${ctx.baseUrl()}/${repo.owner_name}/${repo.name}/compare/${match[1]}...${match[2]}`,
+      html_url: html,
       permalink_url: `${ctx.baseUrl()}/${repo.owner_name}/${repo.name}/compare/${comparison.base.id}...${comparison.head.id}`,
+      diff_url: `${html}.diff`,
+      patch_url: `${html}.patch`,
       base_commit: await shapes.commit(ctx.store, repo, comparison.base),
       ...(comparison.mergeBase ? { merge_base_commit: await shapes.commit(ctx.store, repo, comparison.mergeBase) } : {}),
       status: comparison.status,
       ahead_by: comparison.aheadBy,
       behind_by: comparison.behindBy,
       total_commits: comparison.aheadBy,
-      commits: (await Promise.all(page.slice(comparison.commits).map(async (commit) => await shapes.commit(ctx.store, repo, commit)))),
-      files: comparison.files.map((file) => shapes.file(repo, comparison.head.id, file)),
+      commits: await Promise.all(commits.map(async (commit) => await shapes.commit(ctx.store, repo, commit))),
+      ...(page && page.page > 1 ? {} : { files: comparison.files.map((file) => shapes.file(repo, comparison.head.id, file)) }),
     };
   });
 }

@@ -27,7 +27,7 @@ export function mountGitData(app: H3, ctx: AppContext): void {
   const refShape = async (repo: RepositoryRow, ref: string, sha: string) => {
     // Branches point at commits; only other refs (an annotated tag) need a look at the object.
     const type = ref.startsWith('refs/heads/') ? 'commit' : ((await ctx.gitData.objectType(repo, sha)) ?? 'commit');
-    return { ref, url: api(repo, `/git/${ref}`), object: { type, sha, url: api(repo, `/git/${type}s/${sha}`) } };
+    return { ref, node_id: nodeId('Ref', ref), url: api(repo, `/git/${ref}`), object: { type, sha, url: api(repo, `/git/${type}s/${sha}`) } };
   };
 
   app.get(`${REPO}/git/ref/**:ref`, async (event) => {
@@ -45,6 +45,8 @@ export function mountGitData(app: H3, ctx: AppContext): void {
   };
 
   app.get(`${REPO}/git/matching-refs/**:ref`, async (event) => await matching(await repoOf(ctx, event), fullRef(event)));
+  // Without a ref (octokit's `listMatchingRefs({ ref: '' })` leaves the slash out): every ref, as GitHub answers.
+  app.get(`${REPO}/git/matching-refs`, async (event) => await matching(await repoOf(ctx, event), 'refs/'));
 
   // The older paths octokit.rb and PyGithub still use: every ref, or one ref by its whole name (an object), else those
   // its name starts (a list), else 404.

@@ -331,6 +331,9 @@ export function githubPage(ctx: AppContext, event: H3Event): Page {
 /** 201 Created with the body. */
 export function created<T>(event: H3Event, body: T): T {
   event.res.status = 201;
+  // GitHub names what it made in `Location`: its API URL, which the answer's `url` is.
+  const url = typeof body === 'object' && body !== null ? (body as { url?: unknown }).url : undefined;
+  if (typeof url === 'string') event.res.headers.set('location', url);
   return body;
 }
 
