@@ -17,6 +17,7 @@ import {
   insertAsset,
   insertRelease,
   latestRelease,
+  markLatest,
   releaseById,
   releaseByTag,
   releasesOfRepository,
@@ -47,6 +48,16 @@ export interface ReleaseInput {
   body?: unknown;
   draft?: unknown;
   prerelease?: unknown;
+  /** GitHub's `'true'` (the default for a release being published), `'false'` or `'legacy'` (the newest full release). */
+  make_latest?: unknown;
+}
+
+type MakeLatest = 'true' | 'false' | 'legacy';
+
+function makeLatestOf(value: unknown): MakeLatest | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value === 'true' || value === 'false' || value === 'legacy') return value;
+  throw invalid("make_latest must be 'true', 'false' or 'legacy'");
 }
 
 export interface AssetUpload {
@@ -130,12 +141,14 @@ export class ReleaseService {
   async create(repo: RepositoryRow, viewer: Viewer, input: ReleaseInput): Promise<Release> {
     await requireAccess(this.store, viewer, repo, 'write', 'Creating releases needs write access');
     const fields = this.fields(repo, undefined, input);
+    const makeLatest = this.makeLatest(fields, input);
     if (await releaseByTag(this.store, repo.id, fields.tag_name)) throw conflict('tag_name already_exists');
     if (!fields.draft) await this.ensureTag(repo, viewer, fields);
     const now = this.now();
     const id = await writeToRepository(this.store, repo, async (tx) => {
       if (await releaseByTag(tx, repo.id, fields.tag_name)) throw conflict('tag_name already_exists');
       const id = await insertRelease(tx, repo.id, viewer!.id, { ...fields, published_at: fields.draft ? null : now }, now);
+      if (!fields.draft && !fields.prerelease) await this.applyMakeLatest(tx, repo, id, makeLatest ?? 'true');
       // As GitHub: `created` (a draft saved, or a release published at once), then `published` and `released` or
       // `prereleased` for one published.
       await this.announce(tx, repo, viewer, id, fields.draft ? ['created'] : ['created', 'published', fields.prerelease ? 'prereleased' : 'released']);
@@ -148,6 +161,7 @@ export class ReleaseService {
     await requireAccess(this.store, viewer, repo, 'write', 'Editing releases needs write access');
     const current = await this.get(repo, viewer, id);
     const fields = this.fields(repo, current, input);
+    const makeLatest = this.makeLatest(fields, input);
     if (!fields.draft) await this.ensureTag(repo, viewer, fields);
     const now = this.now();
     await writeToRepository(this.store, repo, async (tx) => {
@@ -156,6 +170,9 @@ export class ReleaseService {
       if (!(await releaseById(tx, repo.id, current.id))) throw notFound('Not Found');
       // Published once: a release made a draft again keeps no publication date, and gets a new one when published.
       await updateRelease(tx, current.id, { ...fields, published_at: fields.draft ? null : (current.published_at ?? now) }, now);
+      // A release published now is made latest unless told otherwise, as on GitHub; one published before only when told.
+      const published = current.draft === 1 && !fields.draft;
+      if (!fields.draft && !fields.prerelease && (makeLatest ?? (published ? 'true' : undefined))) await this.applyMakeLatest(tx, repo, current.id, makeLatest ?? 'true');
       const changes: ReleaseChanges = {};
       for (const field of ['name', 'body', 'tag_name'] as const) if (fields[field] !== current[field]) changes[field] = { from: current[field] ?? '' };
       const wasDraft = current.draft === 1;
@@ -286,6 +303,23 @@ export class ReleaseService {
       draft: optionalFlag('draft', input.draft, current ? current.draft === 1 : false),
       prerelease: optionalFlag('prerelease', input.prerelease, current ? current.prerelease === 1 : false),
     };
+  }
+
+  /** The request's `make_latest`, which a draft or a pre-release cannot be (GitHub's rule). */
+  private makeLatest(fields: Pick<ReleaseFields, 'draft' | 'prerelease'>, input: ReleaseInput): MakeLatest | undefined {
+    const makeLatest = makeLatestOf(input.make_latest);
+    if (makeLatest === 'true' && (fields.draft || fields.prerelease)) throw invalid('Drafts and prereleases cannot be set as latest');
+    return makeLatest;
+  }
+
+  /**
+   * `make_latest` of a full release: 'true' makes it the latest; 'legacy' leaves the latest to be the newest full
+   * release; 'false' makes the latest what it would be without this one.
+   */
+  private async applyMakeLatest(tx: WriteTx, repo: RepositoryRow, id: number, makeLatest: MakeLatest): Promise<void> {
+    if (makeLatest === 'true') await markLatest(tx, repo.id, id);
+    else if (makeLatest === 'legacy') await markLatest(tx, repo.id, null);
+    else await markLatest(tx, repo.id, (await latestRelease(tx, repo.id, id))?.id ?? null);
   }
 
   /** Creates the release's tag at its target when the tag does not exist yet (publishing needs one). */

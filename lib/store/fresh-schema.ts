@@ -48,7 +48,7 @@ export const FRESH_SCHEMA: readonly string[] = [
         default_branch TEXT NOT NULL DEFAULT 'main',
         next_number INTEGER NOT NULL DEFAULT 1,
         created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL, next_milestone INTEGER NOT NULL DEFAULT 1,
+        updated_at TEXT NOT NULL, next_milestone INTEGER NOT NULL DEFAULT 1, latest_release_id INTEGER,
         UNIQUE (owner_id, name_lower)
       )`,
   `CREATE TABLE branches (

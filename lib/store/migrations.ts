@@ -792,6 +792,9 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       'ALTER TABLE issue_events ADD COLUMN review_state TEXT',
       'ALTER TABLE issue_events ADD COLUMN dismissal_message TEXT',
       'ALTER TABLE issue_events ADD COLUMN dismissal_commit TEXT',
+      // The release made latest (GitHub's `make_latest`); when none is, or it is a draft or pre-release now, the
+      // newest full release is.
+      'ALTER TABLE repositories ADD COLUMN latest_release_id INTEGER',
     ],
   },
 ];

@@ -105,6 +105,45 @@ describe('releases through the GitHub-compatible API', () => {
     expect(clash.data.errors).toEqual([{ resource: 'Release', code: 'already_exists', field: 'tag_name' }]);
   });
 
+  it('makes a release latest as make_latest says: a published one by default, never a backport asked not to be', async () => {
+    const marks = 'marks';
+    await alice.repos.createForAuthenticatedUser({ name: marks, auto_init: true });
+    const latest = async () => (await anonymous.repos.getLatestRelease({ owner, repo: marks })).data.tag_name;
+    const release = async (tag_name: string, options: { make_latest?: 'true' | 'false' | 'legacy'; draft?: boolean; prerelease?: boolean } = {}) =>
+      (await alice.repos.createRelease({ owner, repo: marks, tag_name, ...options })).data;
+    const v1 = await release('v1.0.0');
+    expect(await latest()).toBe('v1.0.0');
+    // A backport published after the newest release: the latest stays.
+    const backport = await release('v0.9.1', { make_latest: 'false' });
+    expect(await latest()).toBe('v1.0.0');
+    await alice.repos.updateRelease({ owner, repo: marks, release_id: backport.id, make_latest: 'true' });
+    expect(await latest()).toBe('v0.9.1');
+    await alice.repos.updateRelease({ owner, repo: marks, release_id: backport.id, make_latest: 'false' });
+    expect(await latest()).toBe('v1.0.0');
+    // semantic-release's way: a draft, its assets, then published; a release made meanwhile does not stay latest.
+    const draft = await release('v2.0.0', { draft: true });
+    await release('v1.1.0');
+    expect(await latest()).toBe('v1.1.0');
+    await alice.repos.updateRelease({ owner, repo: marks, release_id: draft.id, draft: false });
+    expect(await latest()).toBe('v2.0.0');
+    // An edit of a published release leaves the latest as it is; `legacy` makes it the newest full release again.
+    await alice.repos.updateRelease({ owner, repo: marks, release_id: v1.id, name: 'First' });
+    expect(await latest()).toBe('v2.0.0');
+    await alice.repos.updateRelease({ owner, repo: marks, release_id: v1.id, make_latest: 'true' });
+    expect(await latest()).toBe('v1.0.0');
+    // `legacy`: the newest full release by creation (v2.0.0 was made, as a draft, before v1.1.0).
+    await alice.repos.updateRelease({ owner, repo: marks, release_id: v1.id, make_latest: 'legacy' });
+    expect(await latest()).toBe('v1.1.0');
+    // The latest made a pre-release: the newest full release.
+    await alice.repos.updateRelease({ owner, repo: marks, release_id: draft.id, make_latest: 'true' });
+    expect(await latest()).toBe('v2.0.0');
+    await alice.repos.updateRelease({ owner, repo: marks, release_id: draft.id, prerelease: true });
+    expect(await latest()).toBe('v1.1.0');
+    for (const options of [{ make_latest: 'true' as const, prerelease: true }, { make_latest: 'true' as const, draft: true }, { make_latest: 'yes' as 'true' }]) {
+      expect((await failure(release('v9.0.0', options))).status).toBe(422);
+    }
+  });
+
   it('uploads assets at upload_url (streamed to disk, checked, digested), serves them and counts downloads', async () => {
     const release = (await alice.repos.getReleaseByTag({ owner, repo, tag: 'v1.0.0' })).data;
     const bytes = Buffer.from(Array.from({ length: 3000 }, (_, i) => i % 251));

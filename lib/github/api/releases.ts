@@ -164,9 +164,6 @@ async function repoAndViewer(ctx: AppContext, event: H3Event) {
 /** Options of GitHub's release endpoints that repohost does not have: refused, never silently dropped. */
 function refuseUnsupported(body: Record<string, unknown>): void {
   if (body.discussion_category_name !== undefined) throw validationFailed({ resource: 'Release', field: 'discussion_category_name', code: 'invalid', message: 'repohost has no discussions' });
-  if (body.make_latest !== undefined && body.make_latest !== 'true' && body.make_latest !== 'legacy') {
-    throw validationFailed({ resource: 'Release', field: 'make_latest', code: 'invalid', message: "repohost's latest release is always the newest full release: make_latest may be 'true' or 'legacy'" });
-  }
   if (body.generate_release_notes !== undefined && body.generate_release_notes !== false) {
     throw validationFailed({ resource: 'Release', field: 'generate_release_notes', code: 'invalid', message: 'repohost does not generate release notes' });
   }

@@ -714,13 +714,15 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<{ version: number; statements: r
     ],
   },
   {
-    // As SQLite's step 19: a dismissal is a `review_dismissed` issue event; the review keeps its body.
+    // As SQLite's step 19: a dismissal is a `review_dismissed` issue event (the review keeps its body); the release
+    // made latest.
     version: 19,
     statements: [
       'ALTER TABLE issue_events ADD COLUMN review_id BIGINT',
       'ALTER TABLE issue_events ADD COLUMN review_state TEXT COLLATE "C"',
       'ALTER TABLE issue_events ADD COLUMN dismissal_message TEXT COLLATE "C"',
       'ALTER TABLE issue_events ADD COLUMN dismissal_commit TEXT COLLATE "C"',
+      'ALTER TABLE repositories ADD COLUMN latest_release_id BIGINT',
     ],
   },
 ];

@@ -67,9 +67,21 @@ export async function releaseByTag(db: ReadTx, repoId: number, tagName: string):
   return await db.get<ReleaseRow>(`${RELEASE} WHERE r.repo_id = ? AND r.tag_name = ?`, [repoId, tagName]);
 }
 
-/** GitHub's latest release: the newest published one that is not a pre-release. */
-export async function latestRelease(db: ReadTx, repoId: number): Promise<ReleaseRow | undefined> {
-  return await db.get<ReleaseRow>(`${RELEASE} WHERE r.repo_id = ? AND r.draft = 0 AND r.prerelease = 0 ORDER BY r.created_at DESC, r.id DESC LIMIT 1`, [repoId]);
+/**
+ * GitHub's latest release: the one made latest (`make_latest`, see markLatest) while it is published and not a
+ * pre-release, else the newest such; `except`: what it is without that release.
+ */
+export async function latestRelease(db: ReadTx, repoId: number, except = 0): Promise<ReleaseRow | undefined> {
+  return await db.get<ReleaseRow>(
+    `${RELEASE} WHERE r.repo_id = ? AND r.draft = 0 AND r.prerelease = 0 AND r.id <> ?
+     ORDER BY CASE WHEN r.id = (SELECT latest_release_id FROM repositories WHERE id = ?) THEN 0 ELSE 1 END, r.created_at DESC, r.id DESC LIMIT 1`,
+    [repoId, except, repoId],
+  );
+}
+
+/** Makes release `id` the latest (or, with null, leaves the latest to be the newest full release). */
+export async function markLatest(tx: WriteTx, repoId: number, id: number | null): Promise<void> {
+  await tx.run('UPDATE repositories SET latest_release_id = ? WHERE id = ?', [id, repoId]);
 }
 
 export interface ReleaseFields {
