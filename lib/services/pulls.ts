@@ -707,7 +707,7 @@ export class PullService {
    */
   private async deleteHeadBranch(repo: RepositoryRow, branch: string, expectedSha: string, deleter: UserRow): Promise<void> {
     const change = { ref: `${BRANCH_PREFIX}${branch}`, before: expectedSha, after: '0'.repeat(expectedSha.length) };
-    const refusal = await pushRefusal(await this.protection.pushRules(repo, deleter), change.ref, change.before, change.after, () => false, async () => []);
+    const refusal = await pushRefusal(await this.protection.pushRules(repo, deleter), change.ref, change.before, change.after, () => false, async () => [], repo.default_branch);
     if (refusal !== undefined) return;
     const intent = await this.journal.open(repo);
     const deleted = await this.git.deleteBranch(repo.owner_name, repo.name, branch, expectedSha).catch(() => false);

@@ -1,9 +1,9 @@
-import { conflict, forbidden, RepoHostError } from '../errors.js';
+import { conflict, forbidden, invalid, RepoHostError } from '../errors.js';
 import type { Db, ReadTx, SharedLocks, WriteTx } from '../store/interface.js';
 import { isAncestor } from '../git/ancestry.js';
 import { deleteRef, objectInfo, RefMovedError, updateRef } from '../git/objects.js';
 import { isSafeBranchName } from '../git/names.js';
-import { pushRefusal, type UnmetChecks } from '../git/push-rules.js';
+import { defaultBranchRefusal, pushRefusal, type UnmetChecks } from '../git/push-rules.js';
 import type { RefCheck } from '../git/push/session.js';
 import { diffRefs } from '../git/refs.js';
 import { recordedRefs, refIntentHolders, repositoriesToReconcile } from '../store/queries/refs.js';
@@ -161,7 +161,7 @@ export class RefUpdateService {
         if (!admitted) return undefined;
         // What is refused whatever the rules (a branch named HEAD) is refused by the hook, with its reason.
         for (const change of commands) {
-          if ((await pushRefusal([], change.ref, change.before, change.after, () => true, async () => [])) !== undefined) {
+          if ((await pushRefusal([], change.ref, change.before, change.after, () => true, async () => [], repo.default_branch)) !== undefined) {
             over();
             return undefined;
           }
@@ -178,7 +178,7 @@ export class RefUpdateService {
         try {
           const rules = await this.protection.pushRules(repo, pusher);
           for (const change of proposed) {
-            const why = await pushRefusal(rules, change.ref, change.before, change.after, () => isFastForward(change.before, change.after), this.unmetChecksOf(repo));
+            const why = await pushRefusal(rules, change.ref, change.before, change.after, () => isFastForward(change.before, change.after), this.unmetChecksOf(repo), repo.default_branch);
             if (why !== undefined) refusals.set(change.ref, why);
           }
         } catch (error) {
@@ -328,8 +328,9 @@ export class RefUpdateService {
     const before = current ?? ZERO(after ?? '0'.repeat(40));
     const fastForward = current === undefined || after === null || (await isAncestor(gitDir, current, after).catch(() => false));
     if (current !== undefined && after !== null && !fastForward && !update.force) throw new RefUpdateRefused('Update is not a fast forward');
-    const refusal = await pushRefusal(await this.protection.pushRules(repo, viewer), update.ref, before, after ?? ZERO(before), () => fastForward, this.unmetChecksOf(repo));
-    if (refusal !== undefined) throw forbidden(refusal);
+    const refusal = await pushRefusal(await this.protection.pushRules(repo, viewer), update.ref, before, after ?? ZERO(before), () => fastForward, this.unmetChecksOf(repo), repo.default_branch);
+    // Deleting the default branch is a request GitHub's API refuses as invalid (422); what protection refuses, 403.
+    if (refusal !== undefined) throw refusal === defaultBranchRefusal(update.ref, after ?? ZERO(before), repo.default_branch) ? invalid(refusal) : forbidden(refusal);
     const intent = await this.journal.open(repo);
     try {
       if (after === null) await deleteRef(gitDir, update.ref, current, 'repohost api');

@@ -86,6 +86,21 @@ describe('protected branches', () => {
     expect((await push(owner, '--delete', 'release/1.0')).ok).toBe(true);
   });
 
+  it('never deletes the default branch, protected or not: over git in its words, through the API 422', async () => {
+    await newRepo(host, owner, 'plain');
+    const plain = remote(owner).replace('/guarded.git', '/plain.git');
+    await tree.git(['push', '-q', plain, 'main:main', 'main:side']);
+    const env = { PATH: process.env.PATH ?? '', HOME: work.path, GIT_CONFIG_NOSYSTEM: '1', GIT_TERMINAL_PROMPT: '0', LANG: 'C' };
+    const refused = await run('git', ['push', plain, '--delete', 'main'], { cwd: tree.dir, env }).then(() => undefined, (error: { stderr: string }) => error.stderr);
+    expect(refused).toContain('refusing to delete the current branch: refs/heads/main');
+    const api = `${host.url}/api/v3/repos/owner/plain/git/refs/heads`;
+    const deleted = await http(`${api}/main`, { method: 'DELETE', headers: bearer(owner.token) });
+    expect(deleted.status).toBe(422);
+    expect(JSON.stringify(deleted.json)).toContain('refusing to delete the current branch: refs/heads/main');
+    expect((await run('git', ['ls-remote', plain, 'refs/heads/main'])).stdout).toContain('refs/heads/main');
+    expect((await http(`${api}/side`, { method: 'DELETE', headers: bearer(owner.token) })).status).toBe(204);
+  });
+
   it('require_pull_request refuses direct pushes except from the allowlist; merges through the API need the required contexts', async () => {
     await protect('main', { require_pull_request: true, push_allowlist: ['allowed'] });
     await tree.git(['checkout', '-q', 'main']);
