@@ -116,8 +116,8 @@ describe('lists answered from memory', () => {
     expect(response.status).toBe(200);
     const text = await response.text();
     // The time and the rate limit's reset (an hour from now, in seconds) are of the request, not of the answer kept.
-    const headers = Object.fromEntries([...response.headers].filter(([name]) => name !== 'date' && name !== 'x-ratelimit-reset'));
-    return { statements: core.ctx.store.statementsRun() - before, text, headers };
+    const answered = Object.fromEntries([...response.headers].filter(([name]) => name !== 'date' && name !== 'x-ratelimit-reset'));
+    return { statements: core.ctx.store.statementsRun() - before, text, headers: answered };
   };
 
   for (const [label, path] of [
