@@ -62,6 +62,11 @@ export class ReleaseShapes {
     private readonly shapes: GitHubShapes,
   ) {}
 
+  /** The repository's web address (release notes link its pages). */
+  htmlUrl(repo: RepositoryRow): string {
+    return `${this.baseUrl()}/${repo.owner_name}/${repo.name}`;
+  }
+
   private repoApi(repo: RepositoryRow, path: string): string {
     return `${this.baseUrl()}${GITHUB_API_PREFIX}/repos/${repo.owner_name}/${repo.name}${path}`;
   }

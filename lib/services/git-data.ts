@@ -329,6 +329,12 @@ export class GitDataService {
     return logCommits(await this.dir(repo), `${base}..${head}`, { max: MAX_COMPARE_COMMITS, reverse: true });
   }
 
+  /** The ids of the commits of `head` not in `base` (every commit of head's history without one), at most `max`. */
+  async commitIdsSince(repo: RepositoryRow, base: string | undefined, head: string, max: number): Promise<Set<string>> {
+    const commits = await logCommits(await this.dir(repo), base ? `${base}..${head}` : head, { max });
+    return new Set(commits.map((commit) => commit.id));
+  }
+
   /**
    * `base` and `head` compared, with the commits head has that base lacks, oldest first: the `window` of them asked
    * for, or without one (GitHub's answer to no paging parameter) the newest MAX_COMPARE_COMMITS.

@@ -27,6 +27,7 @@ import {
   type ReleaseFields,
   type ReleaseRow,
 } from '../store/queries/releases.js';
+import { mergedPulls } from '../store/queries/pulls.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import type { GitDataService } from './git-data.js';
 import { accessLevel, atLeast, requireAccess, type Viewer } from './permissions.js';
@@ -50,6 +51,37 @@ export interface ReleaseInput {
   prerelease?: unknown;
   /** GitHub's `'true'` (the default for a release being published), `'false'` or `'legacy'` (the newest full release). */
   make_latest?: unknown;
+}
+
+/** What `POST /releases/generate-notes` takes. */
+export interface NotesInput {
+  tag_name?: unknown;
+  target_commitish?: unknown;
+  previous_tag_name?: unknown;
+  configuration_file_path?: unknown;
+}
+
+/** The most commits and merged pull requests release notes look through. */
+const MAX_NOTES_COMMITS = 10_000;
+const MAX_NOTES_PULLS = 10_000;
+
+type MergedPull = Awaited<ReturnType<typeof mergedPulls>>[number];
+
+/**
+ * Release notes in GitHub's words: "What's Changed" (each pull request merged in the range, by its author),
+ * "New Contributors" (authors whose first merged pull request is among them), and the full changelog.
+ */
+function releaseNotes(repoUrl: string, merged: readonly MergedPull[], included: ReadonlySet<string>, previous: string | undefined, tag: string): string {
+  const inRange = merged.filter((pull) => pull.merge_commit_sha !== null && included.has(pull.merge_commit_sha));
+  const firstOf = new Map<string, MergedPull>();
+  for (const pull of merged) if (pull.author && !firstOf.has(pull.author)) firstOf.set(pull.author, pull);
+  const link = (pull: MergedPull) => `${repoUrl}/pulls/${pull.number}`;
+  const sections: string[] = [];
+  if (inRange.length > 0) sections.push(["## What's Changed", ...inRange.map((pull) => `* ${pull.title} by @${pull.author ?? 'ghost'} in ${link(pull)}`)].join('\n'));
+  const newcomers = inRange.filter((pull) => pull.author && firstOf.get(pull.author) === pull);
+  if (newcomers.length > 0) sections.push(['## New Contributors', ...newcomers.map((pull) => `* @${pull.author} made their first contribution in ${link(pull)}`)].join('\n'));
+  sections.push(`**Full Changelog**: ${previous === undefined ? `${repoUrl}/commits/${tag}` : `${repoUrl}/compare/${previous}...${tag}`}`);
+  return sections.join('\n\n');
 }
 
 type MakeLatest = 'true' | 'false' | 'legacy';
@@ -94,7 +126,7 @@ export class ReleaseService {
   constructor(
     private readonly store: Db,
     private readonly git: Pick<GitRepositories, 'gitDirOf' | 'refsOf'>,
-    private readonly gitData: Pick<GitDataService, 'resolve'>,
+    private readonly gitData: Pick<GitDataService, 'resolve' | 'commitIdsSince'>,
     private readonly refs: Pick<RefUpdateService, 'apply'>,
     private readonly files: ReleaseFiles,
     private readonly now: () => string,
@@ -303,6 +335,31 @@ export class ReleaseService {
       draft: optionalFlag('draft', input.draft, current ? current.draft === 1 : false),
       prerelease: optionalFlag('prerelease', input.prerelease, current ? current.prerelease === 1 : false),
     };
+  }
+
+  /**
+   * GitHub's generated release notes for `tag_name` (at its tag, else at `target_commitish`): the pull requests merged
+   * since `previous_tag_name` (by default the latest release's tag), their authors' first contributions, and the
+   * full changelog's link. Write access, as GitHub asks.
+   */
+  async generateNotes(repo: RepositoryRow, viewer: Viewer, input: NotesInput): Promise<{ name: string; body: string }> {
+    await requireAccess(this.store, viewer, repo, 'write', 'Generating release notes needs write access');
+    if (input.configuration_file_path !== undefined && input.configuration_file_path !== null) throw invalid('repohost does not read a release notes configuration file');
+    const tag = tagName(input.tag_name);
+    const refs = await this.git.refsOf(repo.owner_name, repo.name);
+    const target = await this.gitData.resolve(repo, refs.has(`refs/tags/${tag}`) ? `refs/tags/${tag}` : nullableText('target_commitish', input.target_commitish, MAX_NAME) || repo.default_branch).catch(() => {
+      throw invalid('target_commitish must name a branch or commit of the repository');
+    });
+    let previous = input.previous_tag_name === undefined || input.previous_tag_name === null ? undefined : tagName(input.previous_tag_name);
+    if (previous !== undefined && !refs.has(`refs/tags/${previous}`)) throw invalid('previous_tag_name must name a tag of the repository');
+    if (previous === undefined) {
+      const latest = await latestRelease(this.store, repo.id);
+      if (latest && latest.tag_name !== tag && refs.has(`refs/tags/${latest.tag_name}`)) previous = latest.tag_name;
+    }
+    const since = previous === undefined ? undefined : await this.gitData.resolve(repo, `refs/tags/${previous}`);
+    const included = await this.gitData.commitIdsSince(repo, since, target, MAX_NOTES_COMMITS);
+    const merged = await mergedPulls(this.store, repo.id, MAX_NOTES_PULLS);
+    return { name: tag, body: releaseNotes(this.shapes.htmlUrl(repo), merged, included, previous, tag) };
   }
 
   /** The request's `make_latest`, which a draft or a pre-release cannot be (GitHub's rule). */

@@ -69,7 +69,7 @@ describe('releases through the GitHub-compatible API', () => {
     expect(missing).toMatchObject({ status: 422, data: { errors: [{ resource: 'Release', field: 'tag_name', code: 'missing_field' }] } });
     const badTarget = await failure(alice.repos.createRelease({ owner, repo, tag_name: 'v0.9', target_commitish: 'no-such-branch' }));
     expect(badTarget.status).toBe(422);
-    const notes = await failure(alice.repos.createRelease({ owner, repo, tag_name: 'v0.8', generate_release_notes: true }));
+    const notes = await failure(alice.repos.createRelease({ owner, repo, tag_name: 'v0.8', generate_release_notes: 'yes' as unknown as boolean }));
     expect(notes).toMatchObject({ status: 422, data: { errors: [{ field: 'generate_release_notes', code: 'invalid' }] } });
     // Neither refusal left a tag behind.
     expect((await failure(alice.git.getRef({ owner, repo, ref: 'tags/v0.9' }))).status).toBe(404);
@@ -142,6 +142,50 @@ describe('releases through the GitHub-compatible API', () => {
     for (const options of [{ make_latest: 'true' as const, prerelease: true }, { make_latest: 'true' as const, draft: true }, { make_latest: 'yes' as 'true' }]) {
       expect((await failure(release('v9.0.0', options))).status).toBe(422);
     }
+  });
+
+  it('generates release notes as GitHub words them: the pull requests merged since the last release, first contributions, the changelog', async () => {
+    const notes = 'notes';
+    await alice.repos.createForAuthenticatedUser({ name: notes, auto_init: true });
+    await alice.repos.addCollaborator({ owner, repo: notes, username: 'bob', permission: 'push' });
+    await alice.repos.createRelease({ owner, repo: notes, tag_name: 'v1.0.0' });
+    const merge = async (author: Octokit, branch: string, title: string) => {
+      const main = (await author.git.getRef({ owner, repo: notes, ref: 'heads/main' })).data.object.sha;
+      await author.git.createRef({ owner, repo: notes, ref: `refs/heads/${branch}`, sha: main });
+      await author.repos.createOrUpdateFileContents({ owner, repo: notes, path: `${branch}.txt`, branch, message: title, content: Buffer.from(branch).toString('base64') });
+      const pull = (await author.pulls.create({ owner, repo: notes, title, head: branch, base: 'main' })).data;
+      await alice.pulls.merge({ owner, repo: notes, pull_number: pull.number });
+      return `${host.url}/${owner}/${notes}/pulls/${pull.number}`;
+    };
+    const first = await merge(bob, 'b1', 'Add b1');
+    const second = await merge(alice, 'a1', 'Add a1');
+    const generated = await alice.repos.generateReleaseNotes({ owner, repo: notes, tag_name: 'v1.1.0' });
+    expect(generated.data).toEqual({
+      name: 'v1.1.0',
+      body: [
+        "## What's Changed",
+        `* Add b1 by @bob in ${first}`,
+        `* Add a1 by @alice in ${second}`,
+        '',
+        '## New Contributors',
+        `* @bob made their first contribution in ${first}`,
+        `* @alice made their first contribution in ${second}`,
+        '',
+        `**Full Changelog**: ${host.url}/${owner}/${notes}/compare/v1.0.0...v1.1.0`,
+      ].join('\n'),
+    });
+    // Created with notes: the body given comes first.
+    const created = await alice.repos.createRelease({ owner, repo: notes, tag_name: 'v1.1.0', body: 'Intro', generate_release_notes: true });
+    expect(created.data.body).toBe(`Intro\n\n${generated.data.body}`);
+    const third = await merge(alice, 'a2', 'Add a2');
+    expect((await alice.repos.generateReleaseNotes({ owner, repo: notes, tag_name: 'v1.2.0' })).data.body).toBe(
+      `## What's Changed\n* Add a2 by @alice in ${third}\n\n**Full Changelog**: ${host.url}/${owner}/${notes}/compare/v1.1.0...v1.2.0`,
+    );
+    expect((await alice.repos.generateReleaseNotes({ owner, repo: notes, tag_name: 'v1.2.0', previous_tag_name: 'v1.0.0' })).data.body).toContain('* Add b1 by @bob');
+    expect((await failure(alice.repos.generateReleaseNotes({ owner, repo: notes, tag_name: 'v1.2.0', previous_tag_name: 'v0.0.1' }))).status).toBe(422);
+    expect((await failure(alice.repos.generateReleaseNotes({ owner, repo: notes, tag_name: 'v1.2.0', configuration_file_path: '.github/release.yml' }))).status).toBe(422);
+    expect((await failure(bob.repos.updateRelease({ owner, repo: notes, release_id: created.data.id, generate_release_notes: true } as never))).status).toBe(422);
+    expect((await failure(anonymous.repos.generateReleaseNotes({ owner, repo: notes, tag_name: 'v1.2.0' }))).status).toBe(401);
   });
 
   it('uploads assets at upload_url (streamed to disk, checked, digested), serves them and counts downloads', async () => {

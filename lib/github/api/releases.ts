@@ -61,9 +61,19 @@ export function mountReleases(app: H3, ctx: AppContext): void {
   app.post(`${REPO}/releases`, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
     const body = await readJson(ctx, event);
-    refuseUnsupported(body);
+    refuseUnsupported(body, true);
+    // Generated notes follow the body given, as on GitHub.
+    if (body.generate_release_notes === true) {
+      const notes = await ctx.releases.generateNotes(repo, user, { tag_name: body.tag_name, target_commitish: body.target_commitish });
+      body.body = typeof body.body === 'string' && body.body !== '' ? `${body.body}\n\n${notes.body}` : notes.body;
+    }
     const release = await conflictAs(() => ctx.releases.create(repo, user, body), alreadyExists('Release', 'tag_name'));
     return created(event, await one(repo, release));
+  });
+
+  app.post(`${REPO}/releases/generate-notes`, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    return await ctx.releases.generateNotes(repo, user, await readJson(ctx, event));
   });
 
   app.get(`${REPO}/releases/latest`, async (event) => {
@@ -84,7 +94,7 @@ export function mountReleases(app: H3, ctx: AppContext): void {
   app.patch(RELEASE, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
     const body = await readJson(ctx, event);
-    refuseUnsupported(body);
+    refuseUnsupported(body, false);
     const release = await conflictAs(() => ctx.releases.update(repo, user, idParam(event, 'release_id'), body), alreadyExists('Release', 'tag_name'));
     return await one(repo, release);
   });
@@ -161,10 +171,14 @@ async function repoAndViewer(ctx: AppContext, event: H3Event) {
   return { repo: await repoOf(ctx, event), viewer };
 }
 
-/** Options of GitHub's release endpoints that repohost does not have: refused, never silently dropped. */
-function refuseUnsupported(body: Record<string, unknown>): void {
+/**
+ * Options of GitHub's release endpoints that repohost does not have: refused, never silently dropped; and
+ * `generate_release_notes`, which only creating takes (`creating`), a boolean.
+ */
+function refuseUnsupported(body: Record<string, unknown>, creating: boolean): void {
   if (body.discussion_category_name !== undefined) throw validationFailed({ resource: 'Release', field: 'discussion_category_name', code: 'invalid', message: 'repohost has no discussions' });
-  if (body.generate_release_notes !== undefined && body.generate_release_notes !== false) {
-    throw validationFailed({ resource: 'Release', field: 'generate_release_notes', code: 'invalid', message: 'repohost does not generate release notes' });
+  const notes = body.generate_release_notes;
+  if (notes !== undefined && notes !== false && !(creating && notes === true)) {
+    throw validationFailed({ resource: 'Release', field: 'generate_release_notes', code: 'invalid', message: creating ? 'generate_release_notes must be a boolean' : 'release notes are generated when a release is created' });
   }
 }

@@ -216,3 +216,12 @@ export async function deleteComment(tx: WriteTx, pullId: number, commentId: numb
     await tx.run('UPDATE pull_requests SET comment_count = comment_count - 1 WHERE id = ?', [pullId]);
   }
 }
+
+/** The merged pull requests of a repository, first merged first, with what release notes name of them (at most `limit`). */
+export async function mergedPulls(db: ReadTx, repoId: number, limit: number): Promise<Array<{ number: number; title: string; author: string | null; merge_commit_sha: string | null }>> {
+  return await db.all(
+    `SELECT p.number, p.title, u.username AS author, p.merge_commit_sha FROM pull_requests p LEFT JOIN users u ON u.id = p.author_id
+     WHERE p.repo_id = ? AND p.status = 'merged' ORDER BY p.merged_at, p.id LIMIT ?`,
+    [repoId, limit],
+  );
+}
