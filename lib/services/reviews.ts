@@ -428,7 +428,6 @@ export class ReviewService {
     return placed;
   }
 
-  /** Checks each comment's place against the pull request's diff (at its head) and gives it its diff hunk. */
   /**
    * The commit comments are placed on: the head when none is named, or, as GitHub takes it, any commit of the pull
    * request (a bot's comment on the head it was told of, which a push has moved on since).
@@ -439,11 +438,13 @@ export class ReviewService {
     throw invalid('commit_id must be a commit of the pull request');
   }
 
-  /** Where each comment sits in the diff of the pull request up to `commit` (see commitFor). */
+  /**
+   * Checks each comment's place against the diff of the pull request up to `commit` (see commitFor) and gives it its
+   * diff hunk.
+   */
   private async positions(repo: RepositoryRow, pull: PullRow, comments: readonly Fields[], commit: string): Promise<Array<DiffPosition & { diff_hunk: string; position: number; body: string }>> {
     if (comments.length === 0) return [];
-    const changed = commit === pull.head_sha ? await this.pulls.files(repo, pull.id) : await this.pulls.filesAt(repo, pull, commit);
-    const files = new Map(changed.map((file) => [file.filename, file]));
+    const files = new Map((await this.pulls.filesAt(repo, pull, commit)).map((file) => [file.filename, file]));
     return comments.map((comment, index) => {
       const field = comments.length > 1 || 'bad' in comment ? `comments[${index}]` : 'comment';
       if ('bad' in comment) throw invalid(`${field} must be an object`);
