@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Socket } from 'node:net';
 import { NameReservations } from '../../lib/services/name-reservations.js';
-import { AdvisoryLocks, PostgresStore } from '../../lib/store/postgres/engine.js';
+import { AdvisoryLocks, NAMED_STATEMENTS, PostgresStore } from '../../lib/store/postgres/engine.js';
 import { POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from '../../lib/store/postgres/migrations.js';
 import { recordedRefs } from '../../lib/store/queries/refs.js';
 import type { RepositoryRow } from '../../lib/store/queries/repositories.js';
@@ -496,6 +496,24 @@ describe('the PostgreSQL engine (issue 19)', () => {
     }
     await expect(startHost({ databasePoolSize: 2, dbPath: ':memory:' })).rejects.toThrow('option databasePoolSize needs databaseUrl');
     await expect(startHost({ databaseUrl: url, dataDir: data.path, databasePoolSize: 0 })).rejects.toThrow('option databasePoolSize must be an integer >= 1');
+  });
+
+  it('prepares each statement once a connection: later runs only bind and run it, and only so many are kept', async () => {
+    const store = await PostgresStore.open(await server.createDatabase(), { poolSize: 1 });
+    try {
+      const sql = "SELECT COUNT(*) AS n FROM users WHERE username_lower = ? AND created_at > ?";
+      for (let i = 0; i < 3; i++) expect(await store.get(sql, [`nobody-${i}`, '2000-01-01'])).toEqual({ n: 0 });
+      // The pool's one connection: the statements it has prepared, and how often each was planned for a run.
+      const kept = () => store.all<{ statement: string; runs: number }>('SELECT statement, generic_plans + custom_plans AS runs FROM pg_prepared_statements');
+      expect((await kept()).filter((row) => row.statement.includes('username_lower = $1 AND created_at > $2'))).toEqual([
+        { statement: 'SELECT COUNT(*) AS n FROM users WHERE username_lower = $1 AND created_at > $2', runs: 3 },
+      ]);
+      // Statements past the bound run as before, unprepared: a connection never holds more than the bound.
+      for (let i = 0; i < NAMED_STATEMENTS + 50; i++) expect(await store.get(`SELECT ${i} AS n`)).toEqual({ n: i });
+      expect((await kept()).length).toBeLessThanOrEqual(NAMED_STATEMENTS);
+    } finally {
+      await store.close();
+    }
   });
 
   it('counts failed sign-ins through every instance together', async () => {

@@ -31,15 +31,24 @@ function postgresParams(params: readonly SqlParam[]): unknown[] {
   return params.map((param) => (typeof param === 'string' && param.includes('\u0000') ? param.replaceAll('\u0000', '\uFFFD') : param));
 }
 
-/** Statement text in PostgreSQL's placeholders, rewritten once per distinct statement. */
-const rewritten = new Map<string, string>();
-function postgresText(sql: string): string {
-  let text = rewritten.get(sql);
-  if (text === undefined) {
-    text = toPostgresPlaceholders(sql);
-    if (rewritten.size < 10_000) rewritten.set(sql, text);
+/**
+ * Distinct statements sent as named prepared statements: each connection parses and plans one once, then only binds
+ * and runs it (parse and plan cost PostgreSQL several times the run of a short statement). `inList` rounds its lists,
+ * so the suite's statements number about 550; past this bound a statement goes unnamed, keeping what every server
+ * connection holds bounded.
+ */
+export const NAMED_STATEMENTS = 2_000;
+/** Each distinct statement's text in PostgreSQL's placeholders and, within the bound, its name; made once per text. */
+const prepared = new Map<string, { text: string; name?: string }>();
+
+/** The query `pg` is given for `sql`: PostgreSQL's placeholders, its values, and the statement's name when it has one. */
+function postgresQuery(sql: string, params: readonly SqlParam[]): pg.QueryConfig {
+  let statement = prepared.get(sql);
+  if (statement === undefined) {
+    statement = { text: toPostgresPlaceholders(sql), name: prepared.size < NAMED_STATEMENTS ? `repohost_${prepared.size}` : undefined };
+    if (prepared.size < 10_000) prepared.set(sql, statement);
   }
-  return text;
+  return { text: statement.text, name: statement.name, values: postgresParams(params) };
 }
 
 /** One connection's statements inside a transaction, refused once the transaction has ended. */
@@ -63,7 +72,7 @@ class PostgresTransaction implements WriteTx {
   async run<T = Row>(sql: string, params: readonly SqlParam[] = []): Promise<{ rows: T[]; changes: number }> {
     if (!this.open) throw new Error('a transaction was used after it ended');
     this.counted();
-    const result = await this.client.query(postgresText(sql), postgresParams(params));
+    const result = await this.client.query(postgresQuery(sql, params));
     return { rows: result.rows as T[], changes: result.rowCount ?? 0 };
   }
 
@@ -147,7 +156,7 @@ export class PostgresStore implements HostDatabase {
     this.assertOpen();
     this.executed += 1;
     try {
-      return (await this.pool.query(postgresText(sql), postgresParams(params))).rows as T[];
+      return (await this.pool.query(postgresQuery(sql, params))).rows as T[];
     } catch (error) {
       // A value its column cannot hold (issue number 3000000000 in an INTEGER) matches no row, as on SQLite, rather
       // than fail the request. Only here: inside a transaction the error has already aborted it.
