@@ -117,7 +117,7 @@ export class ReviewShapes {
         line: comment.line,
         original_line: comment.line,
         side: comment.side,
-        subject_type: 'line',
+        subject_type: comment.subject_type,
       };
     });
   }

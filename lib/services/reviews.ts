@@ -63,6 +63,8 @@ export interface CommentInput {
   start_line?: unknown;
   start_side?: unknown;
   position?: unknown;
+  /** GitHub's `'line'` (the default) or `'file'`: a comment on the whole file, which takes no line. */
+  subject_type?: unknown;
   in_reply_to?: unknown;
   commit_id?: unknown;
 }
@@ -88,6 +90,13 @@ function body(value: unknown, required: string | undefined): string {
 function side(field: string, value: unknown, fallback: 'LEFT' | 'RIGHT'): 'LEFT' | 'RIGHT' {
   if (value === undefined || value === null) return fallback;
   if (value !== 'LEFT' && value !== 'RIGHT') throw invalid(`${field} must be 'LEFT' or 'RIGHT'`);
+  return value;
+}
+
+/** GitHub's `subject_type`: a comment on lines (the default) or on the whole file. */
+function subjectType(field: string, value: unknown): 'line' | 'file' {
+  if (value === undefined || value === null || value === 'line') return 'line';
+  if (value !== 'file') throw invalid(`${field} must be 'line' or 'file'`);
   return value;
 }
 
@@ -292,14 +301,14 @@ export class ReviewService {
   async addComment(repo: RepositoryRow, viewer: Viewer, pull: PullRow, input: CommentInput): Promise<ReviewCommentRow> {
     await requireAccess(this.store, viewer, repo, 'read');
     const text = body(input.body, 'body is required');
-    let position: DiffPosition & { diff_hunk: string; position: number };
+    let position: DiffPosition & { diff_hunk: string; position: number | null };
     let replyTo: number | null = null;
     let commit = pull.head_sha;
     if (input.in_reply_to !== undefined && input.in_reply_to !== null) {
       const target = await this.comment(repo, viewer, Number(input.in_reply_to));
       if (target.pull_id !== pull.id) throw notFound('Not Found');
       replyTo = target.in_reply_to_id ?? target.id;
-      position = { path: target.path, line: target.line, side: target.side, start_line: target.start_line, start_side: target.start_side, diff_hunk: target.diff_hunk, position: target.position };
+      position = { path: target.path, subject_type: target.subject_type, line: target.line, side: target.side, start_line: target.start_line, start_side: target.start_side, diff_hunk: target.diff_hunk, position: target.position };
     } else {
       commit = await this.commitFor(repo, pull, input.commit_id);
       position = (await this.positions(repo, pull, [input as Fields], commit))[0]!;
@@ -442,13 +451,19 @@ export class ReviewService {
    * Checks each comment's place against the diff of the pull request up to `commit` (see commitFor) and gives it its
    * diff hunk.
    */
-  private async positions(repo: RepositoryRow, pull: PullRow, comments: readonly Fields[], commit: string): Promise<Array<DiffPosition & { diff_hunk: string; position: number; body: string }>> {
+  private async positions(repo: RepositoryRow, pull: PullRow, comments: readonly Fields[], commit: string): Promise<Array<DiffPosition & { diff_hunk: string; position: number | null; body: string }>> {
     if (comments.length === 0) return [];
     const files = new Map((await this.pulls.filesAt(repo, pull, commit)).map((file) => [file.filename, file]));
     return comments.map((comment, index) => {
       const field = comments.length > 1 || 'bad' in comment ? `comments[${index}]` : 'comment';
       if ('bad' in comment) throw invalid(`${field} must be an object`);
       if (typeof comment.path !== 'string' || !comment.path) throw invalid(`${field}.path is required`);
+      if (subjectType(`${field}.subject_type`, comment.subject_type) === 'file') {
+        // On the whole file: its place is the file alone (line, side and a range are not asked for, as on GitHub).
+        if (!files.has(comment.path)) throw invalid(`${field}.path must be a file of the diff`);
+        const text = body(comment.body, `${field}.body is required`);
+        return { path: comment.path, subject_type: 'file' as const, line: null, side: 'RIGHT' as const, start_line: null, start_side: null, diff_hunk: '', position: null, body: text };
+      }
       const patch = files.get(comment.path)?.patch;
       const placed = this.placeOf(field, comment, patch);
       const line = placed?.line ?? lineNumber(`${field}.line`, comment.line);
@@ -458,7 +473,7 @@ export class ReviewService {
       if (startLine !== null && startSide === where && startLine >= line) throw invalid(`${field}.start_line must be before line`);
       const hunk = patch === undefined ? undefined : hunkUpTo(patch, line, where);
       if (hunk === undefined || (startLine !== null && hunkUpTo(patch!, startLine, startSide!) === undefined)) throw invalid(`${field}.line must be part of the diff`);
-      return { path: comment.path, line, side: where, start_line: startLine, start_side: startSide, ...hunk, body: body(comment.body, `${field}.body is required`) };
+      return { path: comment.path, subject_type: 'line' as const, line, side: where, start_line: startLine, start_side: startSide, ...hunk, body: body(comment.body, `${field}.body is required`) };
     });
   }
 }

@@ -33,6 +33,8 @@ export class SuggestionService {
     const comment = await this.reviews.comment(repo, viewer, commentId);
     if (comment.pull_id !== pull.id || comment.pending === 1) throw notFound('Not Found');
     if (pull.status !== 'open') throw invalid('Suggestions can be committed to open pull requests only');
+    const line = comment.line;
+    if (line === null) throw invalid('A suggestion on a whole file cannot be committed: it names no lines');
     if (comment.side !== 'RIGHT' || (comment.start_side ?? 'RIGHT') !== 'RIGHT') throw invalid('Only a suggestion on the new side of the diff can be committed');
     if (comment.commit_id !== pull.head_sha) throw invalid('This suggestion is outdated: the pull request changed since it was made');
     const suggestion = suggestionOf(comment.body);
@@ -43,11 +45,11 @@ export class SuggestionService {
     if (text === undefined) throw invalid(`${comment.path} is not UTF-8 text: a suggestion cannot be committed to it`);
     const newline = text.includes('\r\n') ? '\r\n' : '\n';
     const lines = text.split(/\r?\n/);
-    const first = (comment.start_line ?? comment.line) - 1;
-    if (comment.line > lines.length || first < 0 || first >= comment.line) throw invalid('This suggestion is outdated: its lines are no longer in the file');
+    const first = (comment.start_line ?? line) - 1;
+    if (line > lines.length || first < 0 || first >= line) throw invalid('This suggestion is outdated: its lines are no longer in the file');
     // An empty suggestion removes the lines.
     const replacement = suggestion === '' ? [] : suggestion.replace(/\r?\n$/, '').split(/\r?\n/);
-    lines.splice(first, comment.line - first, ...replacement);
+    lines.splice(first, line - first, ...replacement);
     const result = await this.gitData.changeFile(repo, viewer, {
       path: comment.path,
       message: `Apply suggestion from ${comment.author}'s review`,

@@ -5,7 +5,7 @@
  * give the same schema and rows; after adding a migration, regenerate this list from a migrated database the way that
  * test says (until then fresh databases replay the steps: the image is made only while this version is the newest).
  */
-export const FRESH_SCHEMA_VERSION = 19;
+export const FRESH_SCHEMA_VERSION = 20;
 
 /** Table, index and trigger definitions first (`schema_version` among them), then the rows; the version row is added by `buildFreshImage`. */
 
@@ -316,7 +316,7 @@ export const FRESH_SCHEMA: readonly string[] = [
         in_reply_to_id INTEGER,
         created_at TEXT NOT NULL,
         updated_at TEXT NOT NULL
-      )`,
+      , subject_type TEXT NOT NULL DEFAULT 'line')`,
   `CREATE INDEX pull_review_comments_by_pull ON pull_review_comments (pull_id, id)`,
   `CREATE INDEX pull_review_comments_by_repo ON pull_review_comments (repo_id, id)`,
   `CREATE INDEX pull_review_comments_by_review ON pull_review_comments (review_id, id)`,

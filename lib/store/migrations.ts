@@ -797,6 +797,12 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       'ALTER TABLE repositories ADD COLUMN latest_release_id INTEGER',
     ],
   },
+  {
+    // A review comment on a whole file (GitHub's `subject_type: "file"`), not on lines: kept with line and position 0,
+    // which no line of a diff has (`line` stays NOT NULL: dropping that would rebuild the table), read back as null.
+    version: 20,
+    statements: ["ALTER TABLE pull_review_comments ADD COLUMN subject_type TEXT NOT NULL DEFAULT 'line'"],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -222,4 +222,36 @@ describe('pull request reviews', () => {
     }
     expect((await failure(as.dave!.pulls.createReviewComment({ ...repo, pull_number: pull.number, commit_id: pull.head.sha, path: 'notes.txt', position: 1, line: 1, body: 'x' }))).status).toBe(422);
   });
+
+  it('comments on a whole file (subject_type "file"): no line, replies on the file too, shown above its lines', async () => {
+    const onFile = await as.dave!.pulls.createReviewComment({ ...repo, pull_number: pull.number, commit_id: pull.head.sha, path: 'notes.txt', subject_type: 'file', body: 'This file needs a header' });
+    expect(onFile.status).toBe(201);
+    expect(onFile.data).toMatchObject({ subject_type: 'file', path: 'notes.txt', line: null, original_line: null, start_line: null, original_start_line: null, start_side: null, position: null, original_position: null, diff_hunk: '', body: 'This file needs a header' });
+    const reply = await as.bob!.pulls.createReplyForReviewComment({ ...repo, pull_number: pull.number, comment_id: onFile.data.id, body: 'Added one' });
+    expect(reply.data).toMatchObject({ in_reply_to_id: onFile.data.id, subject_type: 'file', line: null, position: null });
+    const listed = (await as.alice!.pulls.listReviewComments({ ...repo, pull_number: pull.number })).data.filter((comment) => comment.subject_type === 'file');
+    expect(listed.map((comment) => comment.id)).toEqual([onFile.data.id, reply.data.id]);
+    // In a review too; a line comment says so.
+    const review = await as.carol!.pulls.createReview({ ...repo, pull_number: pull.number, event: 'COMMENT', comments: [{ path: 'notes.txt', subject_type: 'file', body: 'Whole file' } as { path: string; body: string }, { path: 'notes.txt', line: 1, body: 'One line' }] });
+    expect((await as.carol!.pulls.listCommentsForReview({ ...repo, pull_number: pull.number, review_id: review.data.id })).data).toMatchObject([
+      { subject_type: 'file', line: null, body: 'Whole file' },
+      { subject_type: 'line', line: 1, body: 'One line' },
+    ]);
+    // The file must be part of the diff; GitHub's two kinds only.
+    const elsewhere = await failure(as.dave!.pulls.createReviewComment({ ...repo, pull_number: pull.number, commit_id: pull.head.sha, path: 'README.md', subject_type: 'file', body: 'x' }));
+    expect(elsewhere.status).toBe(422);
+    expect(JSON.stringify(elsewhere.data)).toContain('comment.path must be a file of the diff');
+    const kind = await failure(as.dave!.pulls.createReviewComment({ ...repo, pull_number: pull.number, commit_id: pull.head.sha, path: 'notes.txt', subject_type: 'hunk' as 'file', body: 'x' }));
+    expect(kind.status).toBe(422);
+    expect(JSON.stringify(kind.data)).toContain("comment.subject_type must be 'line' or 'file'");
+    // The files tab shows the thread above the file's lines, with its reply.
+    const page = await http(`${host.url}/alice/reviewed/pulls/${pull.number}/files`);
+    expect(page.status).toBe(200);
+    const thread = page.text.slice(page.text.indexOf('class="file-comments"'));
+    expect(page.text).toContain('class="file-comments"');
+    expect(thread.indexOf('This file needs a header')).toBeGreaterThan(-1);
+    expect(thread.indexOf('Added one')).toBeGreaterThan(thread.indexOf('This file needs a header'));
+    expect(thread.indexOf('This file needs a header')).toBeLessThan(thread.indexOf('<table class="code diff'));
+    expect(thread.slice(0, thread.indexOf('This file needs a header'))).toContain('on the file');
+  });
 });

@@ -187,6 +187,28 @@ describe('code review in the browser', () => {
     expect(await requested()).toEqual([]);
   }, JOURNEY_MS);
 
+  it('comments on a whole file from the link above its lines, and offers no suggestion to commit there', async () => {
+    const indent = `${host.url}/ada/indent/pulls/1/files`;
+    await bob.goto(indent);
+    await bob.click('#diff-2 a.file-comment-link');
+    await bob.waitForURL(`${indent}?comment=1F#c1F`);
+    expect(await bob.inputValue('form#c1F input[name=path]')).toBe('b.txt');
+    await bob.fill('form#c1F textarea[name=body]', 'Is `z` the last letter?\n\n```suggestion\nzz\n```\n');
+    await bob.click('form#c1F button[value=single]');
+    await bob.waitForURL(/\/pulls\/1\/files#r\d+$/);
+    const thread = bob.locator('#diff-2 .file-comments .review-comment');
+    expect(await thread.count()).toBe(1);
+    expect(await thread.first().textContent()).toContain('on the file');
+    expect(await thread.first().textContent()).toContain('Is z the last letter?');
+    // A file comment names no lines: nothing to commit it to. Nor does the other file show it.
+    expect(await bob.locator('#diff-2 button:text-is("Commit suggestion")').count()).toBe(0);
+    expect(await bob.locator('#diff-1 .file-comments').count()).toBe(0);
+    await inspect(bob, 'files', 'file-comment', 1);
+    const octokit = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: BOB });
+    const [comment] = (await octokit.pulls.listReviewComments({ owner: 'ada', repo: 'indent', pull_number: 1 })).data;
+    expect(comment).toMatchObject({ path: 'b.txt', subject_type: 'file', line: null, position: null, user: { login: 'bob' } });
+  }, JOURNEY_MS);
+
   it('refuses a suggestion whose lines start on the old side', async () => {
     const octokit = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: BOB });
     const head = (await octokit.pulls.get({ owner: 'ada', repo: 'lib', pull_number: 1 })).data.head.sha;

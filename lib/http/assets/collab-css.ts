@@ -36,8 +36,10 @@ label.check{display:flex;gap:.35rem;align-items:center;font-weight:400}
 .danger-zone{border:1px solid var(--danger-border);border-radius:6px;padding:.75rem}button.danger{color:var(--danger);border-color:var(--danger-border)}
 .preview-toggle{justify-self:start}textarea.code-input{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.85rem;width:100%;white-space:pre;overflow-wrap:normal;overflow-x:auto}.markdown.preview{border:1px dashed var(--border);border-radius:6px;padding:0 .75rem;overflow-wrap:anywhere}
 table.code tr.review-row td{white-space:normal;font-family:system-ui,sans-serif;font-size:.9rem;line-height:1.45;padding:.4rem .6rem;background:var(--bg)}
+.file-comments{font-size:.9rem;line-height:1.45;padding:.4rem .6rem}
 .review-thread{border:1px solid var(--border);border-radius:6px;margin:.3rem 0;padding:.4rem;display:grid;gap:.4rem}.review-thread form.reply{max-width:none}
 .file-viewed{margin:.4rem .75rem}
+.file-comment-link{display:inline-block;margin:.2rem .75rem;font-size:.9rem}
 .review-thread.resolved{display:block}.review-thread.resolved>summary{cursor:pointer;color:var(--muted)}.review-thread.resolved[open]>summary{margin-bottom:.4rem}.review-thread.resolved[open]{display:grid}
 form.line-comment{max-width:none;border:1px solid var(--border);border-radius:6px;padding:.5rem}
 .review-box{margin:1rem 0}.review-box summary{cursor:pointer;font-weight:600;display:inline-block;border:1px solid var(--border);border-radius:6px;padding:.3rem .8rem;background:var(--subtle)}

@@ -48,6 +48,10 @@ export type DiffSide = 'LEFT' | 'RIGHT';
  */
 export interface DiffReview {
   below(file: ChangedFile, index: number, side: DiffSide, line: number): SafeHtml | undefined;
+  /** What sits on a whole file, above its lines (threads on the file, the form to comment on it), if anything. */
+  onFile?(file: ChangedFile, index: number): SafeHtml | undefined;
+  /** Where a comment on the whole file is asked for, for those who may comment. */
+  fileCommentHref?(index: number): string;
   /** Undefined for a line that may not be commented on (one shown only because all lines of its file are). */
   commentHref?(index: number, side: DiffSide, line: number): string | undefined;
   /** A file's own controls, above its lines (the viewer's "Viewed"), and whether it starts folded. */
@@ -215,6 +219,11 @@ function patchTable(file: ChangedFile & { patch: string }, index: number, review
 <tbody>${patchRows(file.patch, highlight).map((row) => rowHtml(row, file, index, review))}</tbody></table></div>`;
 }
 
+function fileCommentLink(review: DiffReview | undefined, index: number): SafeHtml | '' {
+  const href = review?.fileCommentHref?.(index);
+  return href ? html`<a class="file-comment-link" href="${href}">Comment on this file</a>` : '';
+}
+
 /** One file's section: name (renames as old → new), status, line counts, and its patch (collapsed when large). */
 function fileSection(file: ChangedFile, index: number, shown: boolean, links: FullDiffLinks | undefined, review: DiffReview | undefined, choice: LayoutChoice | undefined, highlight: PatchHighlight | undefined): SafeHtml {
   const head = review?.fileHead?.(file, index);
@@ -222,7 +231,7 @@ function fileSection(file: ChangedFile, index: number, shown: boolean, links: Fu
   return html`<details class="diff-file" id="diff-${index + 1}"${open ? ' open' : ''}>
 <summary>${fileTitle(file)} <span class="badge">${file.status}</span>
 <span class="added">+${file.additions}</span> <span class="removed">−${file.deletions}</span>${head?.badge ? html` <span class="badge">${head.badge}</span>` : ''}</summary>
-${head?.tools ?? ''}${fileBody(file, index, shown, links, review, choice, highlight)}</details>`;
+${head?.tools ?? ''}${fileCommentLink(review, index)}${review?.onFile?.(file, index) ?? ''}${fileBody(file, index, shown, links, review, choice, highlight)}</details>`;
 }
 
 /** How long one slice of a diff renders before the event loop gets a turn (a 200-file diff takes tens of ms cold). */

@@ -7,17 +7,18 @@ import { patchRows, viewQuery, type DiffReview, type DiffSide, type DiffView } f
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { renderMarkdown } from './markdown.js';
 
-/** Where a new line comment was asked for (`?comment=3R12`: file 3 of the page, right side, line 12). */
-export interface LineAsked {
-  index: number;
-  side: DiffSide;
-  line: number;
-}
+/**
+ * Where a new comment was asked for: on a line (`?comment=3R12`: file 3 of the page, right side, line 12) or on a
+ * whole file (`?comment=3F`).
+ */
+export type LineAsked = { index: number; side: DiffSide; line: number } | { index: number; file: true };
 
 const SIDE_LETTER: Record<DiffSide, string> = { LEFT: 'L', RIGHT: 'R' };
 
-/** `3R12` → file 3, right side, line 12; undefined for anything else. */
+/** `3R12` → file 3, right side, line 12; `3F` → file 3 itself; undefined for anything else. */
 export function parseLineAsked(value: string | undefined): LineAsked | undefined {
+  const onFile = /^(\d{1,4})F$/.exec(value ?? '');
+  if (onFile) return { index: Number(onFile[1]), file: true };
   const match = /^(\d{1,4})([LR])(\d{1,9})$/.exec(value ?? '');
   return match ? { index: Number(match[1]), side: match[2] === 'L' ? 'LEFT' : 'RIGHT', line: Number(match[3]) } : undefined;
 }
@@ -54,10 +55,15 @@ function commentHtml(context: ReviewContext, comment: ReviewCommentRow): SafeHtm
   const pending = context.pending !== undefined && comment.review_id === context.pending.id;
   const outdated = comment.commit_id !== context.headSha;
   const apply =
-    context.canApply && context.viewer && !pending && !outdated && comment.side === 'RIGHT' && suggestionOf(comment.body) !== undefined
+    context.canApply && context.viewer && !pending && !outdated && comment.line !== null && comment.side === 'RIGHT' && suggestionOf(comment.body) !== undefined
       ? html`<form method="post" action="${context.action}/files/comments/${comment.id}/apply" class="inline">${csrfInput(context.viewer)}<button type="submit">Commit suggestion</button></form>`
       : '';
-  const range = comment.start_line !== null && comment.start_line !== comment.line ? html` <span class="muted">on lines ${comment.start_line} to ${comment.line}</span>` : '';
+  const range =
+    comment.line === null
+      ? html` <span class="muted">on the file</span>`
+      : comment.start_line !== null && comment.start_line !== comment.line
+        ? html` <span class="muted">on lines ${comment.start_line} to ${comment.line}</span>`
+        : '';
   return html`<article class="comment review-comment" id="r${comment.id}"><header class="comment-head"><strong>${comment.author}</strong>${range} ${relativeTime(comment.created_at)}${pending ? html` <span class="badge">Pending</span>` : ''}${outdated ? html` <span class="badge">Outdated</span>` : ''}</header>
 <div class="markdown">${renderMarkdown(comment.body, { repository: context.repository })}</div>${apply}</article>`;
 }
@@ -104,13 +110,25 @@ function rangeStarts(patch: string | undefined, side: DiffSide, line: number): n
  * The form to comment on one line, or on a range of the hunk ending at it: a single comment, or one kept in the
  * viewer's review until it is submitted.
  */
-function lineForm(context: ReviewContext, file: ChangedFile, side: DiffSide, line: number): SafeHtml {
+function lineForm(context: ReviewContext, file: ChangedFile, index: number, side: DiffSide, line: number): SafeHtml {
   const starts = rangeStarts(file.patch, side, line);
-  return html`<form method="post" action="${context.action}/files/comments" class="card wide line-comment" id="c${lineKey(context.asked!.index, side, line)}">${csrfInput(context.viewer)}
+  return html`<form method="post" action="${context.action}/files/comments" class="card wide line-comment" id="c${lineKey(index, side, line)}">${csrfInput(context.viewer)}
 <input type="hidden" name="path" value="${file.filename}"><input type="hidden" name="side" value="${side}"><input type="hidden" name="line" value="${line}">
 ${starts.length ? html`<label>From <select name="start_line"><option value="">line ${line} only</option>${starts.map((start) => html`<option value="${start}">line ${start} to ${line}</option>`)}</select></label>` : ''}
 ${markdownBox(`Comment on ${side === 'LEFT' ? 'old' : 'new'} line ${line} of ${file.filename}`, 'body', context.repository, '', { rows: 4, required: true })}
-<div class="actions"><button type="submit" name="mode" value="single">Add single comment</button><button type="submit" name="mode" value="review">${context.pending ? 'Add review comment' : 'Start a review'}</button></div></form>`;
+${commentButtons(context)}</form>`;
+}
+
+/** The form to comment on a whole file (GitHub's "Comment on this file"). */
+function fileForm(context: ReviewContext, file: ChangedFile, index: number): SafeHtml {
+  return html`<form method="post" action="${context.action}/files/comments" class="card wide line-comment" id="c${index}F">${csrfInput(context.viewer)}
+<input type="hidden" name="path" value="${file.filename}"><input type="hidden" name="subject_type" value="file">
+${markdownBox(`Comment on ${file.filename}`, 'body', context.repository, '', { rows: 4, required: true })}
+${commentButtons(context)}</form>`;
+}
+
+function commentButtons(context: ReviewContext): SafeHtml {
+  return html`<div class="actions"><button type="submit" name="mode" value="single">Add single comment</button><button type="submit" name="mode" value="review">${context.pending ? 'Add review comment' : 'Start a review'}</button></div>`;
 }
 
 /** A file's "Viewed" switch for the signed-in viewer: a viewed file starts folded, until its changes change. */
@@ -121,9 +139,13 @@ function viewedToggle(context: ReviewContext, file: ChangedFile, index: number):
   return viewed ? { tools, folded: true, badge: 'Viewed' } : { tools, folded: false };
 }
 
-/** The review on a pull request's diff: threads under their lines, and the form on the line asked for. */
+/**
+ * The review on a pull request's diff: threads on whole files above their lines, threads under their lines, and the
+ * form on the line asked for.
+ */
 export function diffReview(context: ReviewContext, fileIndex: ReadonlyMap<string, number>): DiffReview {
   const threads = new Map<string, ReviewCommentRow[]>();
+  const fileThreads = new Map<number, ReviewCommentRow[]>();
   const replies = new Map<number, ReviewCommentRow[]>();
   for (const comment of context.comments) {
     if (comment.in_reply_to_id !== null) {
@@ -132,17 +154,28 @@ export function diffReview(context: ReviewContext, fileIndex: ReadonlyMap<string
     }
     const index = fileIndex.get(comment.path);
     if (index === undefined) continue;
+    if (comment.line === null) {
+      fileThreads.set(index, [...(fileThreads.get(index) ?? []), comment]);
+      continue;
+    }
     const key = lineKey(index, comment.side, comment.line);
     threads.set(key, [...(threads.get(key) ?? []), comment]);
   }
   return {
+    onFile(file, index) {
+      const thread = fileThreads.get(index);
+      const asked = context.viewer && context.asked && 'file' in context.asked && context.asked.index === index;
+      if (!thread && !asked) return undefined;
+      return html`<div class="file-comments">${thread ? threadsHtml(context, thread, replies) : ''}${asked ? fileForm(context, file, index) : ''}</div>`;
+    },
     below(file, index, side, line) {
       const thread = threads.get(lineKey(index, side, line));
-      const asked = context.asked && context.viewer && lineKey(context.asked.index, context.asked.side, context.asked.line) === lineKey(index, side, line);
+      const asked = context.asked && context.viewer && 'line' in context.asked && lineKey(context.asked.index, context.asked.side, context.asked.line) === lineKey(index, side, line);
       if (!thread && !asked) return undefined;
-      return html`${thread ? threadsHtml(context, thread, replies) : ''}${asked ? lineForm(context, file, side, line) : ''}`;
+      return html`${thread ? threadsHtml(context, thread, replies) : ''}${asked ? lineForm(context, file, index, side, line) : ''}`;
     },
     fileHead: context.viewer ? (file, index) => viewedToggle(context, file, index) : undefined,
+    fileCommentHref: context.viewer ? (index) => `?comment=${index}F${context.view && viewQuery(context.view) ? `&${viewQuery(context.view)}` : ''}#c${index}F` : undefined,
     commentHref: context.viewer
       ? (index, side, line) =>
           context.commentable?.index === index && !context.commentable.places.has(`${side}:${line}`)

@@ -725,6 +725,11 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<{ version: number; statements: r
       'ALTER TABLE repositories ADD COLUMN latest_release_id BIGINT',
     ],
   },
+  {
+    // As SQLite's step 20: review comments on a whole file.
+    version: 20,
+    statements: ['ALTER TABLE pull_review_comments ADD COLUMN subject_type TEXT COLLATE "C" NOT NULL DEFAULT \'line\''],
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.at(-1)!.version;

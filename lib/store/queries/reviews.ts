@@ -20,10 +20,14 @@ export interface ReviewRow {
   updated_at: string;
 }
 
-/** Where a comment sits in a pull request's diff (GitHub's `line`/`side`, and `start_*` for a range). */
+/**
+ * Where a comment sits in a pull request's diff (GitHub's `line`/`side`, and `start_*` for a range), or on a whole file
+ * (`subject_type` 'file': no line, no start).
+ */
 export interface DiffPosition {
   path: string;
-  line: number;
+  subject_type: 'line' | 'file';
+  line: number | null;
   side: 'LEFT' | 'RIGHT';
   start_line: number | null;
   start_side: 'LEFT' | 'RIGHT' | null;
@@ -39,8 +43,8 @@ export interface ReviewCommentRow extends DiffPosition {
   author: string;
   commit_id: string;
   diff_hunk: string;
-  /** GitHub's `position`: the line's index in the file's patch. */
-  position: number;
+  /** GitHub's `position`: the line's index in the file's patch (none for a comment on the file). */
+  position: number | null;
   body: string;
   in_reply_to_id: number | null;
   created_at: string;
@@ -50,8 +54,10 @@ export interface ReviewCommentRow extends DiffPosition {
 const REVIEW = `SELECT r.id, r.pull_id, r.user_id, u.username AS author, r.state, r.body, r.commit_id, r.submitted_at, r.created_at, r.updated_at
   FROM pull_reviews r JOIN users u ON u.id = r.user_id`;
 
-const COMMENT_COLUMNS = `c.id, c.pull_id, p.number AS pull_number, c.review_id, c.user_id, u.username AS author, c.path, c.line, c.side, c.start_line,
-  c.start_side, c.commit_id, c.diff_hunk, c.position, c.body, c.in_reply_to_id, c.created_at, c.updated_at`;
+// A comment on a whole file is kept with line and position 0 (see migration 20): null here.
+const COMMENT_COLUMNS = `c.id, c.pull_id, p.number AS pull_number, c.review_id, c.user_id, u.username AS author, c.path, c.subject_type,
+  CASE WHEN c.subject_type = 'file' THEN NULL ELSE c.line END AS line, c.side, c.start_line, c.start_side, c.commit_id, c.diff_hunk,
+  CASE WHEN c.subject_type = 'file' THEN NULL ELSE c.position END AS position, c.body, c.in_reply_to_id, c.created_at, c.updated_at`;
 const COMMENT_FROM = 'FROM pull_review_comments c JOIN users u ON u.id = c.user_id JOIN pull_requests p ON p.id = c.pull_id';
 const COMMENT = `SELECT ${COMMENT_COLUMNS} ${COMMENT_FROM}`;
 
@@ -135,13 +141,13 @@ export async function insertReviewComment(
   pullId: number,
   reviewId: number,
   userId: number,
-  comment: DiffPosition & { commit_id: string; diff_hunk: string; position: number; body: string; in_reply_to_id: number | null },
+  comment: DiffPosition & { commit_id: string; diff_hunk: string; position: number | null; body: string; in_reply_to_id: number | null },
   now: string,
 ): Promise<number> {
   const { rows } = await tx.run<{ id: number }>(
-    `INSERT INTO pull_review_comments (repo_id, pull_id, review_id, user_id, path, line, side, start_line, start_side, commit_id, diff_hunk, position,
-      body, in_reply_to_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-    [repoId, pullId, reviewId, userId, comment.path, comment.line, comment.side, comment.start_line, comment.start_side, comment.commit_id, comment.diff_hunk, comment.position, comment.body, comment.in_reply_to_id, now, now],
+    `INSERT INTO pull_review_comments (repo_id, pull_id, review_id, user_id, path, subject_type, line, side, start_line, start_side, commit_id, diff_hunk,
+      position, body, in_reply_to_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    [repoId, pullId, reviewId, userId, comment.path, comment.subject_type, comment.line ?? 0, comment.side, comment.start_line, comment.start_side, comment.commit_id, comment.diff_hunk, comment.position ?? 0, comment.body, comment.in_reply_to_id, now, now],
   );
   return rows[0]!.id;
 }

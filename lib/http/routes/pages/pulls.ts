@@ -250,7 +250,7 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
 
   mountConversationForms(app, 'pulls', ctx.pulls, pullForm, { assignees: ctx.assignees, milestones: ctx.milestones });
 
-  // A comment on a line: alone (a review of its own, as GitHub makes it), kept in the viewer's pending review, or a
+  // A comment on a line or a whole file: alone (a review of its own, as GitHub makes it), kept in the viewer's pending review, or a
   // reply to a thread.
   app.post('/:owner/:repo/pulls/:number/files/comments', (event) =>
     reviewForm(event, async ({ viewer, repo }, form, pull) => {
@@ -258,7 +258,7 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
         return `/files#r${(await ctx.reviews.addComment(repo, viewer, pull, { body: form.body, in_reply_to: Number(form.in_reply_to) })).id}`;
       }
       const start = typeof form.start_line === 'string' && form.start_line !== '' ? Number(form.start_line) : undefined;
-      const input = { body: form.body, path: form.path, side: form.side, line: Number(form.line), start_line: start, start_side: start === undefined ? undefined : form.side };
+      const input = { body: form.body, path: form.path, subject_type: form.subject_type, side: form.side, line: Number(form.line), start_line: start, start_side: start === undefined ? undefined : form.side };
       const comment = form.mode === 'review' ? await ctx.reviews.addPendingComment(repo, viewer, pull, input) : await ctx.reviews.addComment(repo, viewer, pull, input);
       return `/files#r${comment.id}`;
     }),
