@@ -11,6 +11,7 @@ import type { BranchProtectionService } from './services/branch-protection.js';
 import type { CheckService } from './services/checks.js';
 import type { CiService } from './services/ci.js';
 import type { CollaboratorService } from './services/collaborators.js';
+import type { DispatchService } from './services/dispatches.js';
 import type { CredentialService } from './services/credentials.js';
 import type { AppService } from './services/apps.js';
 import type { NotificationService } from './services/notifications.js';
@@ -64,6 +65,7 @@ export interface AppContext {
   /** Milestones, and the milestone of issues and pull requests. */
   readonly milestones: MilestoneService;
   readonly collaborators: CollaboratorService;
+  readonly dispatches: DispatchService;
   readonly pulls: PullService;
   /** Reviews of pull requests, their comments on diff lines, requested reviewers. */
   readonly reviews: ReviewService;

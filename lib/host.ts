@@ -25,6 +25,7 @@ import { MilestoneService } from './services/milestones.js';
 import { BranchProtectionService } from './services/branch-protection.js';
 import { CiService } from './services/ci.js';
 import { CollaboratorService } from './services/collaborators.js';
+import { DispatchService } from './services/dispatches.js';
 import { CredentialService } from './services/credentials.js';
 import { AppService } from './services/apps.js';
 import { CheckEvents } from './services/check-events.js';
@@ -181,6 +182,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     assignees: new AssigneeService(store, nowIso, recorder),
     milestones: new MilestoneService(store, nowIso, recorder),
     collaborators: new CollaboratorService(store, avatarUrl, nowIso, recorder),
+    dispatches: new DispatchService(store, recorder),
     pulls,
     reviews,
     suggestions: new SuggestionService(reviews, gitData),

@@ -185,6 +185,14 @@ export type MemberEvent = RepositoryEventBase & { member: GitHubUser } & (
   | { action: 'removed' }
 );
 
+/** A writer's own event (`POST /repos/{owner}/{repo}/dispatches`): its type is the action. */
+export interface RepositoryDispatchEvent extends RepositoryEventBase {
+  action: string;
+  /** The default branch, as on GitHub. */
+  branch: string;
+  client_payload: Record<string, unknown> | null;
+}
+
 /** A check run made (`created`) or finished (`completed`; both when it is made finished). */
 export interface CheckRunEvent extends RepositoryEventBase {
   action: 'created' | 'completed' | 'rerequested';
@@ -241,13 +249,14 @@ export interface RepoEventMap {
   member: MemberEvent;
   check_run: CheckRunEvent;
   check_suite: CheckSuiteEvent;
+  repository_dispatch: RepositoryDispatchEvent;
   ping: PingEvent;
 }
 
 export type RepoEventName = keyof RepoEventMap;
 
 /** The events a webhook may subscribe to (`ping` goes to the hook it tests, whatever it subscribes to). */
-export const SUBSCRIBABLE_EVENTS = ['push', 'create', 'delete', 'issues', 'issue_comment', 'pull_request', 'status', 'star', 'watch', 'repository', 'release', 'pull_request_review', 'pull_request_review_comment', 'milestone', 'label', 'member', 'check_run', 'check_suite'] as const;
+export const SUBSCRIBABLE_EVENTS = ['push', 'create', 'delete', 'issues', 'issue_comment', 'pull_request', 'status', 'star', 'watch', 'repository', 'release', 'pull_request_review', 'pull_request_review_comment', 'milestone', 'label', 'member', 'check_run', 'check_suite', 'repository_dispatch'] as const;
 export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
 
 /** One event as code in the same process receives it. */

@@ -179,6 +179,14 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     return noContent();
   });
 
+  // A writer's own event for the repository's webhooks (GitHub's `repository_dispatch`): 204, as on GitHub.
+  app.post(`${REPO}/dispatches`, async (event) => {
+    const viewer = await requireUser(ctx, event);
+    const repo = await repoOf(ctx, event);
+    await ctx.dispatches.dispatch(repo, viewer, await readJson(ctx, event));
+    return noContent();
+  });
+
   app.get(`${REPO}/collaborators/:username/permission`, async (event) => {
     const viewer = await requireUser(ctx, event);
     const repo = await repoOf(ctx, event);
