@@ -26,6 +26,7 @@ import { BranchProtectionService } from './services/branch-protection.js';
 import { CiService } from './services/ci.js';
 import { CollaboratorService } from './services/collaborators.js';
 import { DispatchService } from './services/dispatches.js';
+import { PullBranchUpdates } from './services/pull-branch-updates.js';
 import { CredentialService } from './services/credentials.js';
 import { AppService } from './services/apps.js';
 import { CheckEvents } from './services/check-events.js';
@@ -187,6 +188,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     reviews,
     suggestions: new SuggestionService(reviews, gitData),
     refUpdates,
+    branchUpdates: new PullBranchUpdates(store, git, refUpdates, nowIso, publicEmail),
     gitData,
     releases: new ReleaseService(store, git, gitData, refUpdates, new ReleaseFiles(options.maxReleaseAssetBytes), nowIso, recorder, new ReleaseShapes(baseUrl, shapes), (repo, work) => repos.whileUnchanged(repo, work)),
     lfs: new LfsService(store, git, { maxObjectBytes: options.maxLfsObjectBytes, maxRepositoryBytes: options.maxLfsBytesPerRepository }, nowIso, (repo, work) => repos.whileUnchanged(repo, work)),

@@ -19,8 +19,8 @@ const PERMISSIONS_OF_PATH: ReadonlyArray<[RegExp, read: string[], write: string[
   [/^\/commits\/[^/]+\/status(?:es)?$|^\/statuses(?:\/|$)/, ['statuses'], ['statuses']],
   [/^\/check-(?:runs|suites)(?:\/|$)/, ['checks'], ['checks']],
   [/^\/(?:issues|labels|milestones|assignees)(?:\/|$)/, ['issues', 'pull_requests'], ['issues', 'pull_requests']],
-  // Merging writes the base branch.
-  [/^\/pulls\/\d+\/merge$/, ['pull_requests'], ['contents']],
+  // Merging writes the base branch; updating a pull request's branch, its head.
+  [/^\/pulls\/\d+\/(?:merge|update-branch)$/, ['pull_requests'], ['contents']],
   [/^\/pulls(?:\/|$)/, ['pull_requests'], ['pull_requests']],
   [/^\/(?:hooks|keys)(?:\/|$)/, ['administration'], ['administration']],
   [/^\/collaborators(?:\/|$)/, ['metadata'], ['administration']],

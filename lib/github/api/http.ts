@@ -339,6 +339,12 @@ export function created<T>(event: H3Event, body: T): T {
 
 export const noContent = () => new Response(null, { status: 204 });
 
+/** 202 Accepted with the body (GitHub's answer to work it finishes later; repohost's is done by then). */
+export function accepted<T>(event: H3Event, body: T): T {
+  event.res.status = 202;
+  return body;
+}
+
 /**
  * The diff or patch an `Accept` header asks for (`application/vnd.github.diff`, or `.v3.diff` as Octokit's
  * mediaType.format sends it; the same for patch), or undefined for JSON.

@@ -5,7 +5,7 @@ import { parsePullStatus } from '../../services/pulls.js';
 import type { PullListFilter, PullRow } from '../../store/queries/pulls.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { notFound } from '../../errors.js';
-import { conflictAs, created, diffResponse, githubPage, noContent, readJson, remembered, requestedDiff, unprocessable, validationFailed } from './http.js';
+import { accepted, conflictAs, created, diffResponse, githubPage, noContent, readJson, remembered, requestedDiff, unprocessable, validationFailed } from './http.js';
 import { pullOf, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
 const PULL = `${REPO}/pulls/:number`;
@@ -94,6 +94,15 @@ export function mountPulls(app: H3, ctx: AppContext): void {
     if (method !== 'merge' && method !== 'squash' && method !== 'rebase') throw validationFailed({ resource: 'PullRequest', field: 'merge_method', code: 'invalid' });
     const { sha } = await ctx.pulls.merge(repo, user, pull.id, { method, title: body.commit_title ?? undefined, message: body.commit_message ?? undefined, headSha: body.sha ?? undefined });
     return { sha, merged: true, message: 'Pull Request successfully merged' };
+  });
+
+  // The base merged into the head branch (GitHub does it later and answers 202; repohost has done it by then).
+  app.put(`${PULL}/update-branch`, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const body = await readJson(ctx, event);
+    const pull = await pullOf(ctx, repo, event);
+    await ctx.branchUpdates.update(repo, user, pull, body.expected_head_sha);
+    return accepted(event, { message: 'Updating pull request branch.', url: `${ctx.baseUrl()}/${repo.owner_name}/${repo.name}/pulls/${pull.number}` });
   });
 
   app.get(`${PULL}/commits`, async (event) => {
