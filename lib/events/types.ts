@@ -62,7 +62,7 @@ export interface DeleteEvent extends RepositoryEventBase {
 export type EditChanges = Partial<Record<'title' | 'body', { from: string }>> & { base?: { ref: { from: string }; sha: { from: string } } };
 
 export interface IssuesEvent extends RepositoryEventBase {
-  action: 'opened' | 'edited' | 'closed' | 'reopened' | 'labeled' | 'unlabeled' | 'assigned' | 'unassigned' | 'milestoned' | 'demilestoned';
+  action: 'opened' | 'edited' | 'closed' | 'reopened' | 'labeled' | 'unlabeled' | 'assigned' | 'unassigned' | 'milestoned' | 'demilestoned' | 'locked' | 'unlocked';
   issue: GitHubIssue;
   changes?: EditChanges;
   /** The label added or removed (`labeled`, `unlabeled`). */
@@ -94,7 +94,9 @@ export interface PullRequestEvent extends RepositoryEventBase {
     | 'milestoned'
     | 'demilestoned'
     | 'labeled'
-    | 'unlabeled';
+    | 'unlabeled'
+    | 'locked'
+    | 'unlocked';
   number: number;
   pull_request: GitHubPullRequest;
   changes?: EditChanges;

@@ -101,8 +101,8 @@ function verificationOf(signature: NonNullable<CommitObject['signature']> | null
     : { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null };
 }
 
-/** What repohost does not keep yet (locks), as GitHub shows an issue without them. */
-const UNASSIGNED = { locked: false, active_lock_reason: null } as const satisfies Partial<GitHubIssue>;
+/** GitHub's `locked` and `active_lock_reason` of an issue or a pull request. */
+const lockOf = (row: { locked: boolean; lock_reason: string | null }) => ({ locked: row.locked, active_lock_reason: row.locked ? row.lock_reason : null });
 
 /** GitHub's `assignee` (the first) and `assignees` of an issue or a pull request. */
 const assigned = (users: GitHubUser[]) => ({ assignee: users[0] ?? null, assignees: users });
@@ -350,6 +350,7 @@ export class GitHubShapes {
       if (row.rename_from !== null) event.rename = { from: row.rename_from, to: row.rename_to ?? '' };
       if (row.event === 'review_requested' || row.event === 'review_request_removed') Object.assign(event, { review_requester: actor, requested_reviewer: user(row.subject) });
       if (row.event === 'closed' || row.event === 'reopened') event.state_reason = row.state_reason;
+      if (row.event === 'locked') event.lock_reason = row.lock_reason;
       if (row.event === 'review_dismissed') {
         event.dismissed_review = { state: (row.review_state ?? '').toLowerCase(), review_id: row.review_id ?? 0, dismissal_message: row.dismissal_message, dismissal_commit_id: row.dismissal_commit };
       }
@@ -493,7 +494,7 @@ export class GitHubShapes {
       labels: issue.labels.map((label) => this.label(repo, label)),
       ...assigned(facts.assignees),
       milestone: facts.milestone,
-      ...UNASSIGNED,
+      ...lockOf(issue),
       author_association: facts.association,
       comments: issue.comments,
       html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/issues/${issue.number}`,
@@ -540,7 +541,7 @@ export class GitHubShapes {
       assignee: shaped.assignee,
       assignees: shaped.assignees,
       milestone: shaped.milestone,
-      ...UNASSIGNED,
+      ...lockOf(pull),
       author_association: shaped.author_association,
       comments: pull.comments,
       html_url: shaped.html_url,
@@ -603,7 +604,7 @@ export class GitHubShapes {
       labels: (await reads.pullLabels(pull.id)).map((label) => this.label(repo, label)),
       ...assigned(await reads.assignees(pull.number)),
       milestone: await reads.milestone(pull.number),
-      ...UNASSIGNED,
+      ...lockOf(pull),
       requested_reviewers: reviews.reviewers,
       requested_teams: [],
       author_association: await reads.association(pull.author),

@@ -179,12 +179,11 @@ export interface GitHubIssue {
   state_reason?: string | null;
   user: GitHubUser;
   labels: GitHubLabel[];
-  /** repohost keeps no assignees, milestones or locks yet: always empty, null and unlocked. */
   assignee: GitHubUser | null;
   assignees: GitHubUser[];
   milestone: GitHubMilestone | null;
-  locked: false;
-  active_lock_reason: null;
+  locked: boolean;
+  active_lock_reason: string | null;
   author_association: GitHubAuthorAssociation;
   comments: number;
   html_url: string;
@@ -239,8 +238,8 @@ export interface GitHubPullRequest {
   requested_reviewers: GitHubUser[];
   requested_teams: [];
   milestone: GitHubMilestone | null;
-  locked: false;
-  active_lock_reason: null;
+  locked: boolean;
+  active_lock_reason: string | null;
   author_association: GitHubAuthorAssociation;
   draft: false;
   comments: number;
@@ -308,6 +307,8 @@ export interface GitHubIssueEvent {
   review_requester?: GitHubUser | null;
   state_reason?: string | null;
   /** Of `review_dismissed`: which review, its state before (lower case), the message, the pull request's head then. */
+  /** Of `locked`: the reason given, or null. */
+  lock_reason?: string | null;
   dismissed_review?: { state: string; review_id: number; dismissal_message: string | null; dismissal_commit_id: string | null };
 }
 

@@ -1,3 +1,4 @@
+import { requireCommentable, setConversationLock, type LockChange } from './conversation-locks.js';
 import { conversationsByNumbers } from '../store/queries/conversations.js';
 import { noteCrossReferences } from './references.js';
 import { countIssueEventsOf, countIssueEventsOfRepository, insertIssueEvent, issueEventById, crossReferenceSources, issueEventsBetween, issueEventsOf, issueEventsOfRepository, lastCloser, type EventsLeftOut, type IssueEventRow } from '../store/queries/issue-events.js';
@@ -318,7 +319,7 @@ export class IssueService {
     const text = requiredText('body', body, MAX_BODY);
     const now = this.now();
     const id = await writeToRepository(this.store, repo, async (tx) => {
-      await this.recordIn(tx, repo, issue.id);
+      await requireCommentable(tx, repo, author, (await this.recordIn(tx, repo, issue.id)).locked);
       const commentId = await insertIssueComment(tx, { issueId: issue.id, authorId: author.id, body: text, now });
       await noteCrossReferences(tx, repo, issue.number, author, text, now);
       await notifyThread(tx, repo, issue.number, author.id, { text, everyone: true }, now);
@@ -349,6 +350,15 @@ export class IssueService {
       if (!current) return;
       await deleteIssueComment(tx, issue.id, comment.id);
       await this.recordCommentEvent(tx, repo, viewer!, issue.id, current, 'deleted');
+    });
+  }
+
+  /** Locks or unlocks the issue (writers only), with its issue event and an `issues` `locked`/`unlocked` event. */
+  async setLock(repo: RepositoryRow, viewer: Viewer, issueId: number, change: LockChange): Promise<void> {
+    await requireAccess(this.store, viewer, repo, 'write', 'Locking needs write access');
+    await writeToRepository(this.store, repo, async (tx) => {
+      const issue = await this.recordIn(tx, repo, issueId);
+      if (await setConversationLock(tx, 'issue', repo, issue, viewer!.id, change, this.now())) await this.recordIssueEvent(tx, repo, viewer!, issue.id, change.locked ? 'locked' : 'unlocked');
     });
   }
 

@@ -1,3 +1,4 @@
+import { requireCommentable, setConversationLock, type LockChange } from './conversation-locks.js';
 import { noteCrossReferences } from './references.js';
 import { insertIssueEvent } from '../store/queries/issue-events.js';
 import type { Readable } from 'node:stream';
@@ -516,7 +517,7 @@ export class PullService {
     const body = requiredText('text', text, MAX_BODY);
     const now = this.now();
     const id = await writeToRepository(this.store, repo, async (tx) => {
-      await this.recordIn(tx, repo, pull.id);
+      await requireCommentable(tx, repo, author, (await this.recordIn(tx, repo, pull.id)).locked);
       const commentId = await insertComment(tx, { pullId: pull.id, authorId: author.id, text: body, now });
       await noteCrossReferences(tx, repo, pull.number, author, body, now);
       await notifyThread(tx, repo, pull.number, author.id, { text: body, everyone: true }, now);
@@ -551,6 +552,16 @@ export class PullService {
   }
 
   /** A `pull_request` event with the pull request as the write left it. */
+  /** Locks or unlocks the pull request's conversation (writers only), with its issue event and a `pull_request` event. */
+  async setLock(repo: RepositoryRow, viewer: Viewer, pullId: number, change: LockChange): Promise<void> {
+    await requireAccess(this.store, viewer, repo, 'write', 'Locking needs write access');
+    const pull = await this.get(repo, pullId);
+    await this.writeCounting(repo, async () => [[pull.base_sha, pull.head_sha]], async (tx, countsOf) => {
+      const current = await this.recordIn(tx, repo, pull.id);
+      if (await setConversationLock(tx, 'pull', repo, current, viewer!.id, change, this.now())) await this.recordPullEvent(tx, repo, viewer!, pull.id, countsOf, { action: change.locked ? 'locked' : 'unlocked' });
+    });
+  }
+
   private async recordPullEvent(
     tx: WriteTx,
     repo: RepositoryRow,

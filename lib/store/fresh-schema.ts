@@ -5,7 +5,7 @@
  * give the same schema and rows; after adding a migration, regenerate this list from a migrated database the way that
  * test says (until then fresh databases replay the steps: the image is made only while this version is the newest).
  */
-export const FRESH_SCHEMA_VERSION = 20;
+export const FRESH_SCHEMA_VERSION = 21;
 
 /** Table, index and trigger definitions first (`schema_version` among them), then the rows; the version row is added by `buildFreshImage`. */
 
@@ -67,7 +67,7 @@ export const FRESH_SCHEMA: readonly string[] = [
         body TEXT NOT NULL DEFAULT '',
         status TEXT NOT NULL DEFAULT 'open',
         created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL, closed_at TEXT, closed_by INTEGER REFERENCES users(id), comment_count INTEGER NOT NULL DEFAULT 0, state_reason TEXT,
+        updated_at TEXT NOT NULL, closed_at TEXT, closed_by INTEGER REFERENCES users(id), comment_count INTEGER NOT NULL DEFAULT 0, state_reason TEXT, locked INTEGER NOT NULL DEFAULT 0, lock_reason TEXT,
         UNIQUE (repo_id, number)
       )`,
   `CREATE TABLE pull_requests (
@@ -81,7 +81,7 @@ export const FRESH_SCHEMA: readonly string[] = [
         head_branch TEXT NOT NULL,
         base_branch TEXT NOT NULL,
         created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL, head_sha TEXT NOT NULL DEFAULT '', base_sha TEXT NOT NULL DEFAULT '', merged_by INTEGER REFERENCES users(id), merged_at TEXT, merge_commit_sha TEXT, closed_at TEXT, comment_count INTEGER NOT NULL DEFAULT 0,
+        updated_at TEXT NOT NULL, head_sha TEXT NOT NULL DEFAULT '', base_sha TEXT NOT NULL DEFAULT '', merged_by INTEGER REFERENCES users(id), merged_at TEXT, merge_commit_sha TEXT, closed_at TEXT, comment_count INTEGER NOT NULL DEFAULT 0, locked INTEGER NOT NULL DEFAULT 0, lock_reason TEXT,
         UNIQUE (repo_id, number)
       )`,
   `CREATE TABLE pull_comments (
@@ -417,7 +417,7 @@ export const FRESH_SCHEMA: readonly string[] = [
         source_repo_id INTEGER REFERENCES repositories(id) ON DELETE CASCADE,
         source_number INTEGER,
         created_at TEXT NOT NULL
-      , before_commit TEXT, commit_count INTEGER, review_id INTEGER, review_state TEXT, dismissal_message TEXT, dismissal_commit TEXT)`,
+      , before_commit TEXT, commit_count INTEGER, review_id INTEGER, review_state TEXT, dismissal_message TEXT, dismissal_commit TEXT, lock_reason TEXT)`,
   `CREATE INDEX issue_events_by_number ON issue_events (repo_id, number, id)`,
   `CREATE INDEX issue_events_by_source ON issue_events (source_repo_id)`,
   `CREATE TABLE review_thread_resolutions (

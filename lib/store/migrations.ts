@@ -803,6 +803,18 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
     version: 20,
     statements: ["ALTER TABLE pull_review_comments ADD COLUMN subject_type TEXT NOT NULL DEFAULT 'line'"],
   },
+  {
+    // Locked conversations (GitHub's `locked` and `active_lock_reason`), issues and pull requests alike, and the
+    // reason a `locked` issue event gives.
+    version: 21,
+    statements: [
+      'ALTER TABLE issues ADD COLUMN locked INTEGER NOT NULL DEFAULT 0',
+      'ALTER TABLE issues ADD COLUMN lock_reason TEXT',
+      'ALTER TABLE pull_requests ADD COLUMN locked INTEGER NOT NULL DEFAULT 0',
+      'ALTER TABLE pull_requests ADD COLUMN lock_reason TEXT',
+      'ALTER TABLE issue_events ADD COLUMN lock_reason TEXT',
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

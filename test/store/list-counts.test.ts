@@ -207,6 +207,7 @@ describe('kept counts of issues and pull requests (issue 18)', () => {
       await tx.run('ALTER TABLE branch_protections DROP COLUMN required_approvals');
       await tx.run('ALTER TABLE repositories DROP COLUMN next_milestone');
       await tx.run('ALTER TABLE repositories DROP COLUMN latest_release_id');
+      for (const table of ['issues', 'pull_requests']) for (const column of ['locked', 'lock_reason']) await tx.run(`ALTER TABLE ${table} DROP COLUMN ${column}`);
       await tx.run('DROP INDEX webhooks_by_installation');
       await tx.run('ALTER TABLE webhooks DROP COLUMN installation_id');
       for (const table of ['notifications', 'installation_tokens', 'app_installation_repos', 'app_installations', 'apps', 'pull_file_views', 'review_thread_resolutions', 'issue_events', 'repository_redirects', 'lfs_locks', 'lfs_objects', 'ssh_keys', 'pull_labels', 'conversation_milestones', 'milestones', 'assignees', 'pull_review_requests', 'pull_review_comments', 'pull_reviews']) await tx.run(`DROP TABLE ${table}`);

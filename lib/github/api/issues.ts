@@ -5,6 +5,7 @@ import { currentUser } from '../../http/auth.js';
 import { pathParam, queryString } from '../../http/validate.js';
 import { parseIssueFilter, referenceKey, type Conversation, type ReferenceSource } from '../../services/issues.js';
 import type { IssueFilter } from '../../store/queries/issues.js';
+import { lockReasonOf, type LockChange } from '../../services/conversation-locks.js';
 import { labelName, parseLabelNames } from '../../services/labels.js';
 import { atLeast } from '../../services/permissions.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
@@ -212,6 +213,17 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     const comment = conversation.kind === 'issue' ? await ctx.issues.comment(repo, conversation.issue.id, user, body.body) : await ctx.pulls.comment(repo, conversation.pull.id, user, body.body);
     return created(event, await shapes.comment(ctx.store, repo, numberOf(conversation), comment));
   });
+
+  // Locking a conversation (an issue's or a pull request's): only writers comment on it then. 204, as on GitHub.
+  const setLock = async (event: H3Event, change: LockChange) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const conversation = await conversationOf(ctx, repo, numberParam(event));
+    if (conversation.kind === 'issue') await ctx.issues.setLock(repo, user, conversation.issue.id, change);
+    else await ctx.pulls.setLock(repo, user, conversation.pull.id, change);
+    return noContent();
+  };
+  app.put(`${ISSUE}/lock`, async (event) => await setLock(event, { locked: true, reason: lockReasonOf((await readJson(ctx, event)).lock_reason) }));
+  app.delete(`${ISSUE}/lock`, async (event) => await setLock(event, { locked: false }));
 
   const COMMENT = `${REPO}/issues/comments/:comment_id`;
   app.get(COMMENT, async (event) => {

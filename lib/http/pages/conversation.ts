@@ -59,10 +59,16 @@ export function conversation(viewer: PageUser | undefined, items: readonly Conve
   return html`<section aria-label="Conversation" class="conversation">${parts.map((part) => part.html)}</section>`;
 }
 
-/** The comment form of a signed-in viewer; anonymous viewers are asked to sign in. */
-export function commentForm(viewer: PageUser | undefined, action: string, repository: string): SafeHtml {
+/**
+ * The comment form of a signed-in viewer; anonymous viewers are asked to sign in. A locked conversation says so, and
+ * takes comments from writers only (`mayWrite`).
+ */
+export function commentForm(viewer: PageUser | undefined, action: string, repository: string, lock?: { locked: boolean; lock_reason: string | null; mayWrite: boolean }): SafeHtml {
+  const locked = lock?.locked === true;
+  const notice = locked ? html`<p class="notice locked">This conversation has been locked${lock.lock_reason ? html` as <strong>${lock.lock_reason}</strong>` : ''} and limited to collaborators.</p>` : '';
+  if (locked && !lock.mayWrite) return html`${notice}`;
   if (!viewer) return html`<p><a href="/login">Sign in</a> to join this conversation.</p>`;
-  return html`<form class="card wide" method="post" action="${action}">${csrfInput(viewer)}
+  return html`${notice}<form class="card wide" method="post" action="${action}">${csrfInput(viewer)}
 ${markdownBox('Comment', 'body', repository, '', { required: true })}
 <button type="submit">Comment</button></form>`;
 }

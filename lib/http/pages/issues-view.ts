@@ -1,4 +1,4 @@
-import type { AccessLevel } from '../../services/permissions.js';
+import { atLeast, type AccessLevel } from '../../services/permissions.js';
 import type { IssueComment, IssueSummary } from '../../services/issues.js';
 import type { LabelRow } from '../../store/queries/labels.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
@@ -132,7 +132,7 @@ ${triageSection(viewer, repo, action, model.triage)}
 ${errorBox(error)}
 ${conversation(viewer, [{ author: issue.author, created_at: issue.created_at, body: issue.body }, ...model.comments.map((comment) => ({ ...comment, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))], fullName(repo), model.timeline)}
 ${commentPager(action, model.commentPage, issue.comments)}
-${commentForm(viewer, `${action}/comments`, fullName(repo))}
+${commentForm(viewer, `${action}/comments`, fullName(repo), { ...issue, mayWrite: atLeast(access, 'write') })}
 ${stateForm}${viewer && model.canChangeState ? editTextForm(viewer, action, fullName(repo), { title: issue.title, text: issue.body, textField: 'body' }) : ''}
 ${viewer && model.canLabel ? labelEditor(viewer, repo, model) : ''}`,
   );

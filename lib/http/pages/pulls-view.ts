@@ -1,5 +1,5 @@
 import type { CommitSummary } from '../../git/diff.js';
-import type { AccessLevel } from '../../services/permissions.js';
+import { atLeast, type AccessLevel } from '../../services/permissions.js';
 import type { BranchComparison, PullComment, PullSummary } from '../../services/pulls.js';
 import type { CombinedStatus } from '../../services/statuses.js';
 import type { CheckRunRow } from '../../store/queries/checks.js';
@@ -249,7 +249,7 @@ export function pullView(viewer: PageUser | undefined, repo: RepositoryRow, acce
     content = html`${conversation(viewer, [{ author: pull.author, created_at: pull.created_at, body: pull.description }, ...(model.comments ?? []).map((comment) => ({ ...comment, body: comment.text, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))], fullName(repo), model.timeline)}
 ${commentPager(action, model.commentPage, pull.comments)}
 ${model.triage ? triageSection(viewer, repo, action, model.triage) : ''}${model.reviews ?? ''}${checksSection(model)}${mergeBox(viewer, repo, model)}
-${commentForm(viewer, `${action}/comments`, fullName(repo))}${stateForm}${editText}`;
+${commentForm(viewer, `${action}/comments`, fullName(repo), { ...pull, mayWrite: atLeast(access, 'write') })}${stateForm}${editText}`;
   }
   return repoPage(
     viewer,

@@ -55,6 +55,10 @@ function said(event: IssueEventRow, repoBase: string, sources: ReadonlyMap<strin
       return event.commit_id ? html`force-pushed the head branch to <a href="${repoBase}/commit/${event.commit_id}"><code>${event.commit_id.slice(0, 7)}</code></a>` : html`force-pushed the head branch`;
     case 'head_ref_deleted':
       return html`deleted the head branch`;
+    case 'locked':
+      return html`locked${event.lock_reason ? html` as <strong>${event.lock_reason}</strong>` : ''} and limited conversation to collaborators`;
+    case 'unlocked':
+      return html`unlocked this conversation`;
     case 'pushed': {
       const count = event.commit_count ?? 0;
       const what = `${count} commit${count === 1 ? '' : 's'}`;

@@ -730,6 +730,17 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<{ version: number; statements: r
     version: 20,
     statements: ['ALTER TABLE pull_review_comments ADD COLUMN subject_type TEXT COLLATE "C" NOT NULL DEFAULT \'line\''],
   },
+  {
+    // As SQLite's step 21: locked conversations.
+    version: 21,
+    statements: [
+      'ALTER TABLE issues ADD COLUMN locked INTEGER NOT NULL DEFAULT 0',
+      'ALTER TABLE issues ADD COLUMN lock_reason TEXT COLLATE "C"',
+      'ALTER TABLE pull_requests ADD COLUMN locked INTEGER NOT NULL DEFAULT 0',
+      'ALTER TABLE pull_requests ADD COLUMN lock_reason TEXT COLLATE "C"',
+      'ALTER TABLE issue_events ADD COLUMN lock_reason TEXT COLLATE "C"',
+    ],
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.at(-1)!.version;

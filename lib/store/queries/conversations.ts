@@ -1,4 +1,4 @@
-import type { ReadTx } from '../interface.js';
+import type { ReadTx, WriteTx } from '../interface.js';
 import { filterClause, narrowsBeyondState, sharedConditions, type IssueFilter } from './issues.js';
 import { keptCount } from './list-counts.js';
 import { inList } from './in-list.js';
@@ -90,4 +90,10 @@ export async function conversationsByNumbers(db: ReadTx, repoId: number, numbers
   );
   for (const { number, ...row } of rows) found.set(number, row);
   return found;
+}
+
+/** Locks or unlocks an issue or a pull request (`reason`: GitHub's `active_lock_reason`, null for none or unlocked). */
+export async function updateConversationLock(tx: WriteTx, kind: 'issue' | 'pull', id: number, locked: boolean, reason: string | null, now: string): Promise<void> {
+  const table = kind === 'issue' ? 'issues' : 'pull_requests';
+  await tx.run(`UPDATE ${table} SET locked = ?, lock_reason = ?, updated_at = ? WHERE id = ?`, [locked ? 1 : 0, reason, now, id]);
 }

@@ -21,6 +21,8 @@ export type IssueEventName =
   | 'head_ref_force_pushed'
   | 'head_ref_deleted'
   | 'cross-referenced'
+  | 'locked'
+  | 'unlocked'
   /** Commits pushed to a pull request's head (pages only: GitHub's events lists have no such event). */
   | 'pushed';
 
@@ -40,6 +42,8 @@ export interface IssueEventDetails {
   push?: { before: string; count: number };
   /** Of `review_dismissed`: the review, its state before, the message, and the pull request's head then. */
   dismissal?: { reviewId: number; state: string; message: string; commitId: string };
+  /** Of `locked`: GitHub's `lock_reason`, if one was given. */
+  lockReason?: string | null;
 }
 
 export interface IssueEventRow {
@@ -64,14 +68,15 @@ export interface IssueEventRow {
   review_state: string | null;
   dismissal_message: string | null;
   dismissal_commit: string | null;
+  lock_reason: string | null;
   created_at: string;
 }
 
 export async function insertIssueEvent(tx: WriteTx, repoId: number, number: number, event: IssueEventName, details: IssueEventDetails, now: string): Promise<void> {
   await tx.run(
     `INSERT INTO issue_events (repo_id, number, event, actor_id, subject_id, label_name, label_color, milestone_title, rename_from, rename_to, commit_id, state_reason,
-      source_repo_id, source_number, before_commit, commit_count, review_id, review_state, dismissal_message, dismissal_commit, created_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      source_repo_id, source_number, before_commit, commit_count, review_id, review_state, dismissal_message, dismissal_commit, lock_reason, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       repoId,
       number,
@@ -93,6 +98,7 @@ export async function insertIssueEvent(tx: WriteTx, repoId: number, number: numb
       details.dismissal?.state ?? null,
       details.dismissal?.message ?? null,
       details.dismissal?.commitId ?? null,
+      details.lockReason ?? null,
       now,
     ],
   );
@@ -104,7 +110,7 @@ const GITHUB_EVENTS = " AND e.event <> 'pushed'";
 
 const SELECT = `SELECT e.id, e.number, e.event, a.username AS actor, s.username AS subject, e.label_name, e.label_color, e.milestone_title,
   e.rename_from, e.rename_to, e.commit_id, e.state_reason, e.source_repo_id, e.source_number, e.before_commit, e.commit_count,
-  e.review_id, e.review_state, e.dismissal_message, e.dismissal_commit, e.created_at
+  e.review_id, e.review_state, e.dismissal_message, e.dismissal_commit, e.lock_reason, e.created_at
   FROM issue_events e LEFT JOIN users a ON a.id = e.actor_id LEFT JOIN users s ON s.id = e.subject_id`;
 
 /** Which events a list leaves out: cross-references altogether (GitHub's events list), or those from some repositories. */

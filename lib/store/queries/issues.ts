@@ -23,6 +23,9 @@ export interface IssueRecord {
   /** GitHub's state_reason: completed or not_planned once closed, reopened once reopened, else null. */
   state_reason: string | null;
   comments: number;
+  /** Whether the conversation is locked (only writers comment), with GitHub's `active_lock_reason` if one was given. */
+  locked: boolean;
+  lock_reason: string | null;
 }
 
 /** An issue with its labels: the issue summary of the API. */
@@ -31,8 +34,12 @@ export interface IssueRow extends Omit<IssueRecord, 'author_id'> {
 }
 
 const SELECT = `SELECT i.id, i.number, i.repo_id, i.title, i.body, u.username AS author, i.author_id, i.status, i.created_at,
-  i.updated_at, i.closed_at, c.username AS closed_by, i.state_reason, i.comment_count AS comments
+  i.updated_at, i.closed_at, c.username AS closed_by, i.state_reason, i.comment_count AS comments, i.locked, i.lock_reason
   FROM issues i JOIN users u ON u.id = i.author_id LEFT JOIN users c ON c.id = i.closed_by`;
+
+/** An issue as SQL gives it: `locked` 0 or 1. */
+type IssueSqlRow = Omit<IssueRecord, 'locked'> & { locked: number };
+const recordFrom = (row: IssueSqlRow): IssueRecord => ({ ...row, locked: row.locked === 1 });
 
 export interface IssueFilter {
   /** `open`, `closed`, or undefined for all. */
@@ -129,6 +136,8 @@ async function withLabels(db: ReadTx, records: IssueRecord[]): Promise<IssueRow[
     closed_by: record.closed_by,
     state_reason: record.state_reason,
     comments: record.comments,
+    locked: record.locked,
+    lock_reason: record.lock_reason,
     labels: labels.get(record.id) ?? [],
   }));
 }
@@ -138,11 +147,7 @@ export async function issuesOfRepository(db: ReadTx, repoId: number, filter: Iss
   const direction = filter.direction === 'asc' ? 'ASC' : 'DESC';
   // Numbers grow with creation time: ordering by them walks the (repo_id[, status], number) indexes.
   const order = filter.sort === 'updated' ? `i.updated_at ${direction}, i.id ${direction}` : `i.number ${direction}`;
-  const records = await db.all<IssueRecord>(`${SELECT} WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, [
-    ...params,
-    page.limit,
-    page.offset,
-  ]);
+  const records = (await db.all<IssueSqlRow>(`${SELECT} WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, [...params, page.limit, page.offset])).map(recordFrom);
   return await withLabels(db, records);
 }
 
@@ -155,7 +160,8 @@ export async function countFilteredIssues(db: ReadTx, repoId: number, filter: Is
 
 /** The stored issue (with its author id, for permission checks). */
 export async function issueRecord(db: ReadTx, repoId: number, id: number): Promise<IssueRecord | undefined> {
-  return await db.get<IssueRecord>(`${SELECT} WHERE i.repo_id = ? AND i.id = ?`, [repoId, id]);
+  const row = await db.get<IssueSqlRow>(`${SELECT} WHERE i.repo_id = ? AND i.id = ?`, [repoId, id]);
+  return row && recordFrom(row);
 }
 
 export async function issueInRepository(db: ReadTx, repoId: number, id: number): Promise<IssueRow | undefined> {
@@ -168,13 +174,13 @@ export async function issuesByIds(db: ReadTx, repoId: number, ids: readonly numb
   if (ids.length === 0) return [];
   // By primary key alone (a condition on repo_id would make SQLite walk the repository's index instead).
   const list = inList(ids);
-  return await withLabels(db, (await db.all<IssueRecord>(`${SELECT} WHERE i.id ${list.sql}`, list.params)).filter((record) => record.repo_id === repoId));
+  return await withLabels(db, (await db.all<IssueSqlRow>(`${SELECT} WHERE i.id ${list.sql}`, list.params)).map(recordFrom).filter((record) => record.repo_id === repoId));
 }
 
 /** The issue with this per-repository number (issues and pull requests share the numbering). */
 export async function issueByNumber(db: ReadTx, repoId: number, number: number): Promise<IssueRow | undefined> {
-  const record = await db.get<IssueRecord>(`${SELECT} WHERE i.repo_id = ? AND i.number = ?`, [repoId, number]);
-  return record ? (await withLabels(db, [record]))[0] : undefined;
+  const row = await db.get<IssueSqlRow>(`${SELECT} WHERE i.repo_id = ? AND i.number = ?`, [repoId, number]);
+  return row ? (await withLabels(db, [recordFrom(row)]))[0] : undefined;
 }
 
 export async function countIssues(db: ReadTx, repoId: number): Promise<number> {

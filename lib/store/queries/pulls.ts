@@ -27,6 +27,9 @@ export interface PullRow {
   created_at: string;
   updated_at: string;
   comments: number;
+  /** As an issue's (IssueRecord.locked). */
+  locked: boolean;
+  lock_reason: string | null;
 }
 
 export interface PullCommentRow {
@@ -40,8 +43,12 @@ export interface PullCommentRow {
 
 const SELECT = `SELECT p.id, p.number, p.repo_id, p.title, p.description, p.status, p.head_branch AS head, p.base_branch AS base,
   p.head_sha, p.base_sha, u.username AS author, p.author_id, m.username AS merged_by, p.merged_at, p.merge_commit_sha,
-  p.closed_at, p.created_at, p.updated_at, p.comment_count AS comments
+  p.closed_at, p.created_at, p.updated_at, p.comment_count AS comments, p.locked, p.lock_reason
   FROM pull_requests p JOIN users u ON u.id = p.author_id LEFT JOIN users m ON m.id = p.merged_by`;
+
+/** A pull request as SQL gives it: `locked` 0 or 1. */
+type PullSqlRow = Omit<PullRow, 'locked'> & { locked: number };
+const pullFrom = (row: PullSqlRow): PullRow => ({ ...row, locked: row.locked === 1 });
 
 /** `closed` lists closed and merged pull requests, as on GitHub; undefined lists all. */
 export type PullListStatus = 'open' | 'closed' | 'merged' | undefined;
@@ -70,7 +77,7 @@ export async function pullsOfRepository(db: ReadTx, repoId: number, status: Pull
   const clause = listClause(status, branches);
   const direction = branches.direction === 'asc' ? 'ASC' : 'DESC';
   const order = branches.sort === 'updated' ? `p.updated_at ${direction}, p.id ${direction}` : `p.number ${direction}`;
-  return await db.all<PullRow>(`${SELECT} WHERE p.repo_id = ?${clause.where} ORDER BY ${order} LIMIT ? OFFSET ?`, [repoId, ...clause.params, page.limit, page.offset]);
+  return (await db.all<PullSqlRow>(`${SELECT} WHERE p.repo_id = ?${clause.where} ORDER BY ${order} LIMIT ? OFFSET ?`, [repoId, ...clause.params, page.limit, page.offset])).map(pullFrom);
 }
 
 export async function countPulls(db: ReadTx, repoId: number, status: PullListStatus, branches: PullListFilter = {}): Promise<number> {
@@ -82,7 +89,8 @@ export async function countPulls(db: ReadTx, repoId: number, status: PullListSta
 }
 
 export async function pullInRepository(db: ReadTx, repoId: number, id: number): Promise<PullRow | undefined> {
-  return await db.get<PullRow>(`${SELECT} WHERE p.repo_id = ? AND p.id = ?`, [repoId, id]);
+  const row = await db.get<PullSqlRow>(`${SELECT} WHERE p.repo_id = ? AND p.id = ?`, [repoId, id]);
+  return row && pullFrom(row);
 }
 
 /** The pull requests of the repository with these ids, in no particular order: a page of a list in one query. */
@@ -90,12 +98,13 @@ export async function pullsByIds(db: ReadTx, repoId: number, ids: readonly numbe
   if (ids.length === 0) return [];
   // By primary key alone (a condition on repo_id would make SQLite walk the repository's index instead).
   const list = inList(ids);
-  return (await db.all<PullRow>(`${SELECT} WHERE p.id ${list.sql}`, list.params)).filter((pull) => pull.repo_id === repoId);
+  return (await db.all<PullSqlRow>(`${SELECT} WHERE p.id ${list.sql}`, list.params)).map(pullFrom).filter((pull) => pull.repo_id === repoId);
 }
 
 /** The pull request with this per-repository number (issues and pull requests share the numbering). */
 export async function pullByNumber(db: ReadTx, repoId: number, number: number): Promise<PullRow | undefined> {
-  return await db.get<PullRow>(`${SELECT} WHERE p.repo_id = ? AND p.number = ?`, [repoId, number]);
+  const row = await db.get<PullSqlRow>(`${SELECT} WHERE p.repo_id = ? AND p.number = ?`, [repoId, number]);
+  return row && pullFrom(row);
 }
 
 /**
@@ -107,18 +116,19 @@ export async function openPullsTouching(db: ReadTx, repoId: number, branches: re
   const pulls = new Map<number, PullRow>();
   for (const chunk of inChunks(branches)) {
     const list = inList(chunk);
-    const rows = await db.all<PullRow>(
+    const rows = await db.all<PullSqlRow>(
       `${SELECT} WHERE p.repo_id = ? AND p.status = 'open' AND (p.head_branch ${list.sql} OR p.base_branch ${list.sql}) ORDER BY p.number`,
       [repoId, ...list.params, ...list.params],
     );
-    for (const row of rows) pulls.set(row.id, row);
+    for (const row of rows) pulls.set(row.id, pullFrom(row));
   }
   // A pull request may be met in two chunks (head in one, base in another), and each chunk has its own order.
   return [...pulls.values()].sort((a, b) => a.number - b.number);
 }
 
 export async function openPullJoining(db: ReadTx, repoId: number, head: string, base: string): Promise<PullRow | undefined> {
-  return await db.get<PullRow>(`${SELECT} WHERE p.repo_id = ? AND p.status = 'open' AND p.head_branch = ? AND p.base_branch = ?`, [repoId, head, base]);
+  const row = await db.get<PullSqlRow>(`${SELECT} WHERE p.repo_id = ? AND p.status = 'open' AND p.head_branch = ? AND p.base_branch = ?`, [repoId, head, base]);
+  return row && pullFrom(row);
 }
 
 /** Inserts an open pull request and counts it (see `countAdded`). */
