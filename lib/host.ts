@@ -188,7 +188,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     reviews,
     suggestions: new SuggestionService(reviews, gitData),
     refUpdates,
-    branchUpdates: new PullBranchUpdates(store, git, refUpdates, nowIso, publicEmail),
+    branchUpdates: new PullBranchUpdates(store, git, refUpdates, nowIso, publicEmail, (repo, work) => repos.whileUnchanged(repo, work)),
     gitData,
     releases: new ReleaseService(store, git, gitData, refUpdates, new ReleaseFiles(options.maxReleaseAssetBytes), nowIso, recorder, new ReleaseShapes(baseUrl, shapes), (repo, work) => repos.whileUnchanged(repo, work)),
     lfs: new LfsService(store, git, { maxObjectBytes: options.maxLfsObjectBytes, maxRepositoryBytes: options.maxLfsBytesPerRepository }, nowIso, (repo, work) => repos.whileUnchanged(repo, work)),

@@ -24,12 +24,19 @@ export class PullBranchUpdates {
     private readonly refs: Pick<RefUpdateService, 'apply'>,
     private readonly now: () => string,
     private readonly committerEmail: (user: UserRow) => string,
+    /** Runs work on a repository that can be neither deleted nor renamed meanwhile (RepositoryService.whileUnchanged). */
+    private readonly whileUnchanged: <T>(repo: RepositoryRow, work: (current: RepositoryRow) => Promise<T>) => Promise<T>,
   ) {}
 
   async update(repo: RepositoryRow, viewer: Viewer, pull: PullRow, expectedHeadSha: unknown): Promise<{ sha: string }> {
     await requireAccess(this.store, viewer, repo, 'write', 'Updating a branch needs write access');
     if (pull.status !== 'open') throw invalid('the pull request is not open');
     if (expectedHeadSha !== undefined && expectedHeadSha !== null && typeof expectedHeadSha !== 'string') throw invalid('expected_head_sha must be a commit id');
+    // git runs in the repository's folder: a rename or a delete must not move it meanwhile (409 or 404 instead).
+    return await this.whileUnchanged(repo, (current) => this.updateHolding(current, viewer, pull, expectedHeadSha));
+  }
+
+  private async updateHolding(repo: RepositoryRow, viewer: Viewer, pull: PullRow, expectedHeadSha: unknown): Promise<{ sha: string }> {
     const refs = await this.git.refsOf(repo.owner_name, repo.name);
     const head = refs.get(`${BRANCH}${pull.head}`);
     const base = refs.get(`${BRANCH}${pull.base}`);
