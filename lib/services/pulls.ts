@@ -551,7 +551,6 @@ export class PullService {
     });
   }
 
-  /** A `pull_request` event with the pull request as the write left it. */
   /** Locks or unlocks the pull request's conversation (writers only), with its issue event and a `pull_request` event. */
   async setLock(repo: RepositoryRow, viewer: Viewer, pullId: number, change: LockChange): Promise<void> {
     await requireAccess(this.store, viewer, repo, 'write', 'Locking needs write access');
@@ -562,6 +561,7 @@ export class PullService {
     });
   }
 
+  /** A `pull_request` event with the pull request as the write left it. */
   private async recordPullEvent(
     tx: WriteTx,
     repo: RepositoryRow,

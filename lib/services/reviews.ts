@@ -41,6 +41,7 @@ import {
 import { userByName, type UserRow } from '../store/queries/users.js';
 import { accessLevel, atLeast, requireAccess, type Viewer } from './permissions.js';
 import type { PullService } from './pulls.js';
+import { requireCommentable } from './conversation-locks.js';
 import { writeToRepository } from './repository-write.js';
 import { notifyThread } from './notifications.js';
 
@@ -167,6 +168,8 @@ export class ReviewService {
 
   async create(repo: RepositoryRow, viewer: Viewer, pull: PullRow, input: ReviewInput): Promise<ReviewRow> {
     await requireAccess(this.store, viewer, repo, 'read');
+    // A locked conversation takes reviews and their comments from writers only, as its comments.
+    await requireCommentable(this.store, repo, viewer, pull.locked);
     const state = this.state(input.event, viewer!.id, pull);
     const comments = input.comments === undefined || input.comments === null ? [] : input.comments;
     if (!Array.isArray(comments) || comments.length > MAX_COMMENTS) throw invalid(`comments must be a list of at most ${MAX_COMMENTS} comments`);
@@ -300,6 +303,7 @@ export class ReviewService {
    */
   async addComment(repo: RepositoryRow, viewer: Viewer, pull: PullRow, input: CommentInput): Promise<ReviewCommentRow> {
     await requireAccess(this.store, viewer, repo, 'read');
+    await requireCommentable(this.store, repo, viewer, pull.locked);
     const text = body(input.body, 'body is required');
     let position: DiffPosition & { diff_hunk: string; position: number | null };
     let replyTo: number | null = null;
@@ -329,6 +333,7 @@ export class ReviewService {
    */
   async addPendingComment(repo: RepositoryRow, viewer: Viewer, pull: PullRow, input: CommentInput): Promise<ReviewCommentRow> {
     await requireAccess(this.store, viewer, repo, 'read');
+    await requireCommentable(this.store, repo, viewer, pull.locked);
     const position = (await this.positions(repo, pull, [input as Fields], pull.head_sha))[0]!;
     const now = this.now();
     const id = await writeToRepository(this.store, repo, async (tx) => {

@@ -72,6 +72,10 @@ describe('locking conversations', () => {
     expect((await as.bob!.pulls.get({ ...repo, pull_number: pull.number })).data).toMatchObject({ locked: true, active_lock_reason: null });
     expect((await as.bob!.issues.get({ ...repo, issue_number: pull.number })).data).toMatchObject({ locked: true });
     expect((await failure(as.bob!.issues.createComment({ ...repo, issue_number: pull.number, body: 'x' }))).status).toBe(403);
+    // Nor a review, or a comment on its diff.
+    expect((await failure(as.bob!.pulls.createReview({ ...repo, pull_number: pull.number, event: 'COMMENT', body: 'x' }))).status).toBe(403);
+    expect((await failure(as.bob!.pulls.createReviewComment({ ...repo, pull_number: pull.number, commit_id: pull.head.sha, path: 'topic.txt', line: 1, body: 'x' }))).status).toBe(403);
+    expect((await as.carol!.pulls.createReviewComment({ ...repo, pull_number: pull.number, commit_id: pull.head.sha, path: 'topic.txt', line: 1, body: 'A writer may' })).status).toBe(201);
     const [hook] = await receiver.waitFor((received) => received.headers['x-github-event'] === 'pull_request' && received.json?.action === 'locked');
     expect(hook!.json).toMatchObject({ number: pull.number, pull_request: { locked: true, active_lock_reason: null } });
   });
