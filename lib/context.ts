@@ -12,6 +12,7 @@ import type { CheckService } from './services/checks.js';
 import type { CiService } from './services/ci.js';
 import type { CollaboratorService } from './services/collaborators.js';
 import type { DispatchService } from './services/dispatches.js';
+import type { ReactionService } from './services/reactions.js';
 import type { PullBranchUpdates } from './services/pull-branch-updates.js';
 import type { CredentialService } from './services/credentials.js';
 import type { AppService } from './services/apps.js';
@@ -67,6 +68,7 @@ export interface AppContext {
   readonly milestones: MilestoneService;
   readonly collaborators: CollaboratorService;
   readonly dispatches: DispatchService;
+  readonly reactions: ReactionService;
   readonly branchUpdates: PullBranchUpdates;
   readonly pulls: PullService;
   /** Reviews of pull requests, their comments on diff lines, requested reviewers. */

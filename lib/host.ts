@@ -26,6 +26,7 @@ import { BranchProtectionService } from './services/branch-protection.js';
 import { CiService } from './services/ci.js';
 import { CollaboratorService } from './services/collaborators.js';
 import { DispatchService } from './services/dispatches.js';
+import { ReactionService } from './services/reactions.js';
 import { PullBranchUpdates } from './services/pull-branch-updates.js';
 import { CredentialService } from './services/credentials.js';
 import { AppService } from './services/apps.js';
@@ -184,6 +185,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     milestones: new MilestoneService(store, nowIso, recorder),
     collaborators: new CollaboratorService(store, avatarUrl, nowIso, recorder),
     dispatches: new DispatchService(store, recorder),
+    reactions: new ReactionService(store, nowIso),
     pulls,
     reviews,
     suggestions: new SuggestionService(reviews, gitData),

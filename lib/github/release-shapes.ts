@@ -3,9 +3,10 @@ import type { ReadTx } from '../store/interface.js';
 import type { ReleaseAssetRow } from '../store/queries/releases.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { usersByNames } from '../store/queries/users.js';
-import { GITHUB_API_PREFIX, nodeId, type GitHubShapes } from './shapes.js';
+import { reactionCounts, type ReactionCounts } from '../store/queries/reactions.js';
+import { GITHUB_API_PREFIX, nodeId, reactionRollup, type GitHubShapes } from './shapes.js';
 import { githubTime } from './time.js';
-import type { GitHubUser } from './types.js';
+import type { GitHubReactions, GitHubUser } from './types.js';
 
 /** GitHub's release asset object. */
 export interface GitHubReleaseAsset {
@@ -47,6 +48,8 @@ export interface GitHubRelease {
   tarball_url: string | null;
   zipball_url: string | null;
   body: string | null;
+  /** Only once someone reacted to it, as on GitHub. */
+  reactions?: GitHubReactions;
 }
 
 /** Where asset uploads go: GitHub Enterprise Server's upload path (Octokit's `baseUrl` for uploadReleaseAsset). */
@@ -73,7 +76,8 @@ export class ReleaseShapes {
 
   async releases(db: ReadTx, repo: RepositoryRow, releases: readonly Release[]): Promise<GitHubRelease[]> {
     const users = await this.users(db, releases.flatMap((release) => [release.author, ...release.assets.map((asset) => asset.uploader)]));
-    return releases.map((release) => this.release(repo, release, users));
+    const reactions = await reactionCounts(db, repo.id, 'release', releases.map((release) => release.id));
+    return releases.map((release) => this.release(repo, release, users, reactions.get(release.id)));
   }
 
   async assets(db: ReadTx, repo: RepositoryRow, assets: readonly ReleaseAssetRow[]): Promise<GitHubReleaseAsset[]> {
@@ -86,7 +90,7 @@ export class ReleaseShapes {
     return new Map([...rows].map(([name, row]) => [name, this.shapes.user(row)]));
   }
 
-  private release(repo: RepositoryRow, release: Release, users: ReadonlyMap<string, GitHubUser>): GitHubRelease {
+  private release(repo: RepositoryRow, release: Release, users: ReadonlyMap<string, GitHubUser>, reactions: ReactionCounts | undefined): GitHubRelease {
     const url = this.repoApi(repo, `/releases/${release.id}`);
     const published = release.draft === 0;
     return {
@@ -111,6 +115,7 @@ export class ReleaseShapes {
       tarball_url: published ? this.repoApi(repo, `/tarball/${encodeURIComponent(release.tag_name)}`) : null,
       zipball_url: published ? this.repoApi(repo, `/zipball/${encodeURIComponent(release.tag_name)}`) : null,
       body: release.body,
+      ...(reactions ? { reactions: reactionRollup(url, reactions) } : {}),
     };
   }
 

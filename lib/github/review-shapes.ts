@@ -3,7 +3,8 @@ import type { RepositoryRow } from '../store/queries/repositories.js';
 import type { ReviewCommentRow, ReviewRow } from '../store/queries/reviews.js';
 import { usersByNames } from '../store/queries/users.js';
 import { collaboratorsAmong } from '../store/queries/collaborators.js';
-import { GITHUB_API_PREFIX, nodeId, type GitHubShapes } from './shapes.js';
+import { reactionCounts } from '../store/queries/reactions.js';
+import { GITHUB_API_PREFIX, nodeId, reactionRollup, type GitHubShapes } from './shapes.js';
 import { githubTime } from './time.js';
 import type { GitHubAuthorAssociation, GitHubPullRequest, GitHubUser } from './types.js';
 
@@ -31,8 +32,6 @@ export function simplePull(pull: GitHubPullRequest, withoutDiscussions = false) 
   const picked = Object.fromEntries(SIMPLE_PULL_FIELDS.map((field) => [field, pull[field]])) as Pick<GitHubPullRequest, (typeof SIMPLE_PULL_FIELDS)[number]>;
   return { ...picked, head: branch(pull.head), base: branch(pull.base) };
 }
-
-const NO_REACTIONS = { total_count: 0, '+1': 0, '-1': 0, laugh: 0, hooray: 0, confused: 0, heart: 0, rocket: 0, eyes: 0 };
 
 /** Builds GitHub's pull request review and review comment objects, every account of a page read in one query. */
 export class ReviewShapes {
@@ -85,6 +84,7 @@ export class ReviewShapes {
 
   async comments(db: ReadTx, repo: RepositoryRow, comments: readonly ReviewCommentRow[]) {
     const person = await this.people(db, repo, comments.map((comment) => comment.author));
+    const reactions = await reactionCounts(db, repo.id, 'review_comment', comments.map((comment) => comment.id));
     return comments.map((comment) => {
       const { user, association } = person(comment.author);
       const url = this.api(repo, `/pulls/comments/${comment.id}`);
@@ -110,7 +110,7 @@ export class ReviewShapes {
         pull_request_url: pull,
         author_association: association,
         _links: { self: { href: url }, html: { href: html }, pull_request: { href: pull } },
-        reactions: { url: `${url}/reactions`, ...NO_REACTIONS },
+        reactions: reactionRollup(url, reactions.get(comment.id)),
         start_line: comment.start_line,
         original_start_line: comment.start_line,
         start_side: comment.start_side,

@@ -14,6 +14,8 @@ import type { ChangedFile } from '../git/diff.js';
 import type { CommitIdentity, CommitObject } from '../git/objects.js';
 import type { IssueEventRow } from '../store/queries/issue-events.js';
 import { githubTime } from './time.js';
+import { reactionCounts, type ReactionCounts, type ReactionSubject } from '../store/queries/reactions.js';
+import { REACTION_CONTENTS } from '../services/reactions.js';
 import type {
   GitHubCommit,
   GitHubContent,
@@ -40,6 +42,8 @@ interface ShapeReads {
   milestone(number: number): Promise<GitHubMilestone | null>;
   /** The labels of a pull request. */
   pullLabels(pullId: number): Promise<LabelRow[]>;
+  /** The reaction counts of an object: an issue or pull request by its number, a comment by its id. */
+  reactions(subject: ReactionSubject, id: number): Promise<ReactionCounts | undefined>;
 }
 
 /** What GitHub's `author_association` says of an account: the owner, a collaborator (`collaborators`: lower-cased names), or neither. */
@@ -64,6 +68,16 @@ interface PageFacts {
   association(username: string | null): GitHubAuthorAssociation;
   assignees(number: number): GitHubUser[];
   milestone(number: number): GitHubMilestone | null;
+  /** The reaction counts of the page's objects (`PageReactions`), undefined for any other. */
+  reactions(subject: ReactionSubject, id: number): ReactionCounts | undefined;
+  /** Whether `reactions` knows the object's counts (those nobody reacted to included). */
+  knowsReactions(subject: ReactionSubject, id: number): boolean;
+}
+
+/** Which of a page's objects its reaction counts are read for: all of one kind. */
+interface PageReactions {
+  subject: ReactionSubject;
+  ids: readonly number[];
 }
 
 /** What an issue's shape takes besides its row. */
@@ -72,6 +86,7 @@ interface IssueFacts {
   assignees: GitHubUser[];
   milestone: GitHubMilestone | null;
   association: GitHubAuthorAssociation;
+  reactions: ReactionCounts | undefined;
 }
 
 /**
@@ -85,13 +100,8 @@ interface IssueFacts {
  */
 export const PULL_ISSUE_IDS = 2 ** 31;
 
-export function nodeId(type: 'Ref' | 'Integration' | 'IntegrationInstallation' | 'IssueEvent' | 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'PullRequestIssue' | 'IssueComment' | 'Label' | 'Release' | 'ReleaseAsset' | 'Commit' | 'CheckRun' | 'CheckSuite' | 'Tag' | 'PullRequestReview' | 'PullRequestReviewComment' | 'Milestone', id: number | string): string {
+export function nodeId(type: 'Ref' | 'Integration' | 'IntegrationInstallation' | 'IssueEvent' | 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'PullRequestIssue' | 'IssueComment' | 'Label' | 'Release' | 'ReleaseAsset' | 'Commit' | 'CheckRun' | 'CheckSuite' | 'Tag' | 'PullRequestReview' | 'PullRequestReviewComment' | 'Milestone' | 'Reaction', id: number | string): string {
   return Buffer.from(`0${type.length}:${type}${id}`).toString('base64');
-}
-
-/** Reactions as GitHub shows an object nobody reacted to (repohost keeps no reactions). */
-function noReactions(url: string): GitHubReactions {
-  return { url: `${url}/reactions`, total_count: 0, '+1': 0, '-1': 0, laugh: 0, hooray: 0, confused: 0, heart: 0, rocket: 0, eyes: 0 };
 }
 
 /** What GitHub says of a commit's signature, which repohost does not verify (see GitHubVerification). */
@@ -99,6 +109,17 @@ function verificationOf(signature: NonNullable<CommitObject['signature']> | null
   return signature
     ? { verified: false, reason: 'gpgverify_unavailable', signature: signature.signature, payload: signature.payload, verified_at: null }
     : { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null };
+}
+
+/** GitHub's reaction rollup of the object at `url`: how many of each reaction it has (`counts`: none when absent). */
+export function reactionRollup(url: string, counts: ReactionCounts | undefined): GitHubReactions {
+  const rollup = { url: `${url}/reactions`, total_count: 0 } as GitHubReactions;
+  for (const content of REACTION_CONTENTS) {
+    const n = counts?.get(content) ?? 0;
+    rollup[content] = n;
+    rollup.total_count += n;
+  }
+  return rollup;
 }
 
 /** GitHub's `locked` and `active_lock_reason` of an issue or a pull request. */
@@ -194,6 +215,7 @@ export class GitHubShapes {
       assignees: async (number) => (await this.assigneesOfPage(db, repo, [number]))(number),
       milestone: async (number) => (await this.milestonesOfPage(db, repo, [number]))(number),
       pullLabels: async (pullId) => (await labelsOfPulls(db, [pullId])).get(pullId) ?? [],
+      reactions: async (subject, id) => (await reactionCounts(db, repo.id, subject, [id])).get(id),
     };
   }
 
@@ -250,12 +272,14 @@ export class GitHubShapes {
   }
 
   /** The facts a page of objects shares (see PageFacts), read at once. */
-  private async pageFacts(db: ReadTx, repo: RepositoryRow, usernames: ReadonlyArray<string | null>, numbers: readonly number[] = []): Promise<PageFacts> {
+  private async pageFacts(db: ReadTx, repo: RepositoryRow, usernames: ReadonlyArray<string | null>, numbers: readonly number[] = [], reacted?: PageReactions): Promise<PageFacts> {
     const named = usernames.filter((username): username is string => !!username);
     const users = await usersByNames(db, named);
     const assignees = await this.assigneesOfPage(db, repo, numbers);
     const milestones = await this.milestonesOfPage(db, repo, numbers);
     const collaborators = await collaboratorsAmong(db, repo.id, nonOwners(repo, named));
+    const reactions = reacted ? await reactionCounts(db, repo.id, reacted.subject, reacted.ids) : new Map<number, ReactionCounts>();
+    const knowsReactions = (subject: ReactionSubject, id: number) => subject === reacted?.subject && reacted.ids.includes(id);
     // One shape per account: the author of every issue of a page is often the same person.
     const shaped = new Map<string, GitHubUser>();
     return {
@@ -270,6 +294,8 @@ export class GitHubShapes {
       association: (username) => associationOf(repo, username, collaborators),
       assignees,
       milestone: milestones,
+      reactions: (subject, id) => (knowsReactions(subject, id) ? reactions.get(id) : undefined),
+      knowsReactions,
     };
   }
 
@@ -289,6 +315,7 @@ export class GitHubShapes {
       association: async (username) => facts.association(username),
       user: async (username) => facts.user(username),
       repository: async () => await (repository ??= this.repository(db, repo)),
+      reactions: async (subject, id) => (facts.knowsReactions(subject, id) ? facts.reactions(subject, id) : (await reactionCounts(db, repo.id, subject, [id])).get(id)),
     };
   }
 
@@ -296,7 +323,7 @@ export class GitHubShapes {
   async conversations(db: ReadTx, repo: RepositoryRow, items: ReadonlyArray<{ kind: 'issue'; issue: IssueRow } | { kind: 'pull'; pull: PullRow }>): Promise<GitHubIssue[]> {
     const numbers = items.map((item) => (item.kind === 'issue' ? item.issue.number : item.pull.number));
     const pullIds = items.flatMap((item) => (item.kind === 'pull' ? [item.pull.id] : []));
-    const facts = await this.pageFacts(db, repo, items.flatMap((item) => (item.kind === 'issue' ? [item.issue.author] : [item.pull.author, item.pull.merged_by])), numbers);
+    const facts = await this.pageFacts(db, repo, items.flatMap((item) => (item.kind === 'issue' ? [item.issue.author] : [item.pull.author, item.pull.merged_by])), numbers, { subject: 'issue', ids: numbers });
     const reads = this.readsOver(db, repo, facts, pullIds, numbers);
     // Pull requests read their reviews, labels and the repository (once for all); issues come straight from the facts.
     const pulls = new Map(await Promise.all(items.flatMap((item) => (item.kind === 'pull' ? [this.pullAsIssue(db, repo, item.pull, reads).then((shape) => [item.pull.id, shape] as const)] : []))));
@@ -304,7 +331,13 @@ export class GitHubShapes {
   }
 
   private issueFacts(facts: PageFacts, issue: IssueRow): IssueFacts {
-    return { user: facts.user(issue.author)!, assignees: facts.assignees(issue.number), milestone: facts.milestone(issue.number), association: facts.association(issue.author) };
+    return {
+      user: facts.user(issue.author)!,
+      assignees: facts.assignees(issue.number),
+      milestone: facts.milestone(issue.number),
+      association: facts.association(issue.author),
+      reactions: facts.reactions('issue', issue.number),
+    };
   }
 
   /** A page of pull requests, in a fixed number of queries whatever its length. */
@@ -318,7 +351,7 @@ export class GitHubShapes {
   /** A page of comments of one issue or pull request, in one query whatever its length. */
   /** Comments of one issue or pull request (`number`), or of several (`numbers`, one for each comment). */
   async comments(db: ReadTx, repo: RepositoryRow, number: number | readonly number[], comments: ReadonlyArray<Omit<IssueCommentRow, 'author_id'> | Omit<PullCommentRow, 'author_id'>>): Promise<GitHubComment[]> {
-    const reads = this.readsOver(db, repo, await this.pageFacts(db, repo, comments.map((comment) => comment.author)));
+    const reads = this.readsOver(db, repo, await this.pageFacts(db, repo, comments.map((comment) => comment.author), [], { subject: 'comment', ids: comments.map((comment) => comment.id) }));
     const numberOf = (index: number) => (typeof number === 'number' ? number : number[index]!);
     return (await Promise.all(comments.map(async (comment, index) => await this.comment(db, repo, numberOf(index), comment, reads))));
   }
@@ -478,7 +511,7 @@ export class GitHubShapes {
     const user = (await reads.user(issue.author))!;
     const assignees = await reads.assignees(issue.number);
     const milestone = await reads.milestone(issue.number);
-    return this.issueFrom(repo, issue, { user, assignees, milestone, association: await reads.association(issue.author) });
+    return this.issueFrom(repo, issue, { user, assignees, milestone, association: await reads.association(issue.author), reactions: await reads.reactions('issue', issue.number) });
   }
 
   private issueFrom(repo: RepositoryRow, issue: IssueRow, facts: IssueFacts): GitHubIssue {
@@ -498,17 +531,18 @@ export class GitHubShapes {
       author_association: facts.association,
       comments: issue.comments,
       html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/issues/${issue.number}`,
-      ...this.issueUrls(repo, issue.number),
+      ...this.issueUrls(repo, issue.number, facts.reactions),
       created_at: githubTime(issue.created_at),
       updated_at: githubTime(issue.updated_at),
       closed_at: githubTime(issue.closed_at),
     };
   }
 
-  /** The URL fields of an issue (or of a pull request as an issue), with its reactions (none) and app (none). */
+  /** The URL fields of an issue (or of a pull request as an issue), with its reactions and app (none). */
   private issueUrls(
     repo: RepositoryRow,
     number: number,
+    reactions: ReactionCounts | undefined,
   ): Pick<GitHubIssue, 'url' | 'repository_url' | 'labels_url' | 'comments_url' | 'events_url' | 'timeline_url' | 'reactions' | 'performed_via_github_app'> {
     const repository = this.api(`/repos/${repo.owner_name}/${repo.name}`);
     const url = `${repository}/issues/${number}`;
@@ -519,7 +553,7 @@ export class GitHubShapes {
       comments_url: `${url}/comments`,
       events_url: `${url}/events`,
       timeline_url: `${url}/timeline`,
-      reactions: noReactions(url),
+      reactions: reactionRollup(url, reactions),
       performed_via_github_app: null,
     };
   }
@@ -545,7 +579,7 @@ export class GitHubShapes {
       author_association: shaped.author_association,
       comments: pull.comments,
       html_url: shaped.html_url,
-      ...this.issueUrls(repo, pull.number),
+      ...this.issueUrls(repo, pull.number, await reads.reactions('issue', pull.number)),
       created_at: githubTime(pull.created_at),
       updated_at: githubTime(pull.updated_at),
       closed_at: githubTime(pull.closed_at),
@@ -656,7 +690,7 @@ export class GitHubShapes {
       html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/issues/${number}#issuecomment-${comment.id}`,
       url,
       issue_url: this.api(issuePath),
-      reactions: noReactions(url),
+      reactions: reactionRollup(url, await reads.reactions('comment', comment.id)),
       performed_via_github_app: null,
       created_at: githubTime(comment.created_at),
       updated_at: githubTime(comment.updated_at),

@@ -142,17 +142,27 @@ export interface GitHubRepository {
 }
 
 /** Reactions of an issue or comment: repohost keeps none, so every count is 0. */
+/** GitHub's reaction rollup: how many reactions of each kind an object has. */
 export interface GitHubReactions {
   url: string;
-  total_count: 0;
-  '+1': 0;
-  '-1': 0;
-  laugh: 0;
-  hooray: 0;
-  confused: 0;
-  heart: 0;
-  rocket: 0;
-  eyes: 0;
+  total_count: number;
+  '+1': number;
+  '-1': number;
+  laugh: number;
+  hooray: number;
+  confused: number;
+  heart: number;
+  rocket: number;
+  eyes: number;
+}
+
+/** GitHub's reaction object. */
+export interface GitHubReaction {
+  id: number;
+  node_id: string;
+  user: GitHubUser | null;
+  content: '+1' | '-1' | 'laugh' | 'confused' | 'heart' | 'hooray' | 'rocket' | 'eyes';
+  created_at: string;
 }
 
 /** How the author of an issue, pull request or comment relates to the repository. */

@@ -348,7 +348,7 @@ export class IssueService {
     await writeToRepository(this.store, repo, async (tx) => {
       const current = await issueComment(tx, issue.id, comment.id);
       if (!current) return;
-      await deleteIssueComment(tx, issue.id, comment.id);
+      await deleteIssueComment(tx, repo.id, issue.id, comment.id);
       await this.recordCommentEvent(tx, repo, viewer!, issue.id, current, 'deleted');
     });
   }

@@ -546,7 +546,7 @@ export class PullService {
     await writeToRepository(this.store, repo, async (tx) => {
       const current = await pullComment(tx, pull.id, comment.id);
       if (!current) return;
-      await deleteComment(tx, pull.id, comment.id);
+      await deleteComment(tx, repo.id, pull.id, comment.id);
       await this.recordCommentEvent(tx, repo, viewer!, pull.id, current, 'deleted');
     });
   }

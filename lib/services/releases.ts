@@ -225,7 +225,7 @@ export class ReleaseService {
     const files = await writeToRepository(this.store, repo, async (tx) => {
       // Announced as it was, before its rows go.
       await this.announce(tx, repo, viewer, release.id, ['deleted']);
-      return await deleteRelease(tx, release.id);
+      return await deleteRelease(tx, repo.id, release.id);
     });
     await this.files.remove(await this.git.gitDirOf(repo.owner_name, repo.name), files);
   }

@@ -374,7 +374,7 @@ export class ReviewService {
     if (comment.user_id !== viewer?.id) await requireAccess(this.store, viewer, repo, 'write', 'Only its author or a collaborator with write access may delete this comment');
     await writeToRepository(this.store, repo, async (tx) => {
       if (comment.pending === 0) await this.announceComments(tx, repo, viewer, { id: comment.pull_id, number: comment.pull_number }, [comment], 'deleted');
-      await deleteReviewComment(tx, comment.id);
+      await deleteReviewComment(tx, repo.id, comment.id);
     });
   }
 

@@ -5,7 +5,7 @@
  * give the same schema and rows; after adding a migration, regenerate this list from a migrated database the way that
  * test says (until then fresh databases replay the steps: the image is made only while this version is the newest).
  */
-export const FRESH_SCHEMA_VERSION = 21;
+export const FRESH_SCHEMA_VERSION = 22;
 
 /** Table, index and trigger definitions first (`schema_version` among them), then the rows; the version row is added by `buildFreshImage`. */
 
@@ -536,5 +536,15 @@ export const FRESH_SCHEMA: readonly string[] = [
   `CREATE INDEX check_runs_by_commit ON check_runs (repo_id, head_sha, name)`,
   `CREATE INDEX check_runs_by_suite ON check_runs (suite_id, name, id)`,
   `CREATE INDEX check_annotations_by_run ON check_annotations (check_run_id, id)`,
+  `CREATE TABLE reactions (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        subject TEXT NOT NULL,
+        subject_id INTEGER NOT NULL,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        content TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        UNIQUE (repo_id, subject, subject_id, user_id, content)
+      )`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
 ];

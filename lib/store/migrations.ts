@@ -815,6 +815,23 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       'ALTER TABLE issue_events ADD COLUMN lock_reason TEXT',
     ],
   },
+  {
+    // Reactions (GitHub's eight emoji) to issues and pull requests (by number), their comments, review comments and
+    // releases (queries/reactions.ts): one per account, object and content.
+    version: 22,
+    statements: [
+      `CREATE TABLE reactions (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        subject TEXT NOT NULL,
+        subject_id INTEGER NOT NULL,
+        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        content TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        UNIQUE (repo_id, subject, subject_id, user_id, content)
+      )`,
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -122,7 +122,7 @@ describe('statements of opening an issue', () => {
     await core?.close();
   });
 
-  it('costs 13 statements through /api/v3, 6 of them in the write', async () => {
+  it('costs 14 statements through /api/v3, 6 of them in the write', async () => {
     const open = async (title: string) => {
       const before = core.ctx.store.statementsRun();
       const response = await app.fetch(
@@ -134,7 +134,7 @@ describe('statements of opening an issue', () => {
     };
     await open('first');
     // The account and the repository (2); in the write: the number, the issue, its count, the repository and its hooks
-    // for the event, the watchers (6); the issue with its labels, its author, assignees and milestone (5).
-    expect(await open('second')).toBe(13);
+    // for the event, the watchers (6); the issue with its labels, its author, assignees, milestone and reactions (6).
+    expect(await open('second')).toBe(14);
   });
 });

@@ -23,6 +23,7 @@ import { mountReviews } from './reviews.js';
 import { mountSearch } from './search.js';
 import { mountStatuses } from './statuses.js';
 import { mountUsers } from './users.js';
+import { mountReactions } from './reactions.js';
 import { REPO, V3 } from './lookup.js';
 import { bearerJwt, currentUser, refuseIntegration } from '../../http/auth.js';
 import { getRequestHeader } from 'h3';
@@ -66,6 +67,7 @@ export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) 
   mountStatuses(app, ctx);
   mountChecks(app, ctx);
   mountReleases(app, ctx);
+  mountReactions(app, ctx);
   mountSearch(app, ctx);
   mountHooks(app, ctx);
   mountNotifications(app, ctx);

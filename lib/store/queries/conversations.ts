@@ -70,6 +70,27 @@ export async function commentOwner(db: ReadTx, repoId: number, commentId: number
   );
 }
 
+/** Whether the issue or pull request numbered `number` is locked; undefined when the repository has none so numbered. */
+export async function lockOfNumber(db: ReadTx, repoId: number, number: number): Promise<boolean | undefined> {
+  const row = await db.get<{ locked: number }>(
+    'SELECT locked FROM issues WHERE repo_id = ? AND number = ? UNION ALL SELECT locked FROM pull_requests WHERE repo_id = ? AND number = ? LIMIT 1',
+    [repoId, number, repoId, number],
+  );
+  return row === undefined ? undefined : row.locked === 1;
+}
+
+/** Whether the conversation a comment is on is locked; undefined when the repository has no such comment. */
+export async function lockOfComment(db: ReadTx, repoId: number, commentId: number): Promise<boolean | undefined> {
+  const row = await db.get<{ locked: number }>(
+    `SELECT i.locked FROM issue_comments c JOIN issues i ON i.id = c.issue_id WHERE c.id = ? AND i.repo_id = ?
+     UNION ALL
+     SELECT p.locked FROM pull_comments c JOIN pull_requests p ON p.id = c.pull_id WHERE c.id = ? AND p.repo_id = ?
+     LIMIT 1`,
+    [commentId, repoId, commentId, repoId],
+  );
+  return row === undefined ? undefined : row.locked === 1;
+}
+
 /** Whether the repository has an issue or pull request numbered `number`. */
 export async function conversationExists(db: ReadTx, repoId: number, number: number): Promise<boolean> {
   return (await db.get(

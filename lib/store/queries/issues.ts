@@ -4,6 +4,7 @@ import { countAdded, countMoved, keptCount } from './list-counts.js';
 import { labelsOfIssues, type LabelRow } from './labels.js';
 import { inList } from './in-list.js';
 import { takeCommentId } from './comment-ids.js';
+import { deleteReactionsTo } from './reactions.js';
 import type { SqlParam } from '../write-log.js';
 
 /** An issue as stored, with its author's and closer's names. */
@@ -294,8 +295,10 @@ export async function updateIssueComment(tx: WriteTx, commentId: number, body: s
   await tx.run('UPDATE issue_comments SET body = ?, updated_at = ? WHERE id = ?', [body, now, commentId]);
 }
 
-export async function deleteIssueComment(tx: WriteTx, issueId: number, commentId: number): Promise<void> {
+/** Deletes a comment of the repository's issue, with its reactions. */
+export async function deleteIssueComment(tx: WriteTx, repoId: number, issueId: number, commentId: number): Promise<void> {
   if ((await tx.run('DELETE FROM issue_comments WHERE id = ? AND issue_id = ?', [commentId, issueId])).changes > 0) {
     await tx.run('UPDATE issues SET comment_count = comment_count - 1 WHERE id = ?', [issueId]);
+    await deleteReactionsTo(tx, repoId, 'comment', commentId);
   }
 }

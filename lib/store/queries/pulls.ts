@@ -1,5 +1,6 @@
 import type { ReadTx, WriteTx } from '../interface.js';
 import { takeCommentId } from './comment-ids.js';
+import { deleteReactionsTo } from './reactions.js';
 import { inChunks, inList } from './in-list.js';
 import { countAdded, countMoved, keptCount } from './list-counts.js';
 import type { PageWindow } from './page-window.js';
@@ -221,9 +222,11 @@ export async function updateComment(tx: WriteTx, commentId: number, text: string
   await tx.run('UPDATE pull_comments SET text = ?, updated_at = ? WHERE id = ?', [text, now, commentId]);
 }
 
-export async function deleteComment(tx: WriteTx, pullId: number, commentId: number): Promise<void> {
+/** Deletes a comment of the repository's pull request, with its reactions. */
+export async function deleteComment(tx: WriteTx, repoId: number, pullId: number, commentId: number): Promise<void> {
   if ((await tx.run('DELETE FROM pull_comments WHERE id = ? AND pull_id = ?', [commentId, pullId])).changes > 0) {
     await tx.run('UPDATE pull_requests SET comment_count = comment_count - 1 WHERE id = ?', [pullId]);
+    await deleteReactionsTo(tx, repoId, 'comment', commentId);
   }
 }
 

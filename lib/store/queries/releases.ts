@@ -1,5 +1,6 @@
 import type { ReadTx, WriteTx } from '../interface.js';
 import { inList } from './in-list.js';
+import { deleteReactionsTo } from './reactions.js';
 import type { PageWindow } from './page-window.js';
 
 /** A release as stored, with its author's name. */
@@ -117,11 +118,12 @@ export async function updateRelease(tx: WriteTx, id: number, fields: ReleaseFiel
   ]);
 }
 
-/** Deletes a release with its asset rows; returns the asset files to remove once that is durable. */
-export async function deleteRelease(tx: WriteTx, id: number): Promise<string[]> {
+/** Deletes a release of the repository with its asset rows and reactions; returns the asset files to remove once that is durable. */
+export async function deleteRelease(tx: WriteTx, repoId: number, id: number): Promise<string[]> {
   const files = await tx.all<{ file: string }>('SELECT file FROM release_assets WHERE release_id = ?', [id]);
   await tx.run('DELETE FROM release_assets WHERE release_id = ?', [id]);
   await tx.run('DELETE FROM releases WHERE id = ?', [id]);
+  await deleteReactionsTo(tx, repoId, 'release', id);
   return files.map((row) => row.file);
 }
 

@@ -1,5 +1,6 @@
 import type { ReadTx, WriteTx } from '../interface.js';
 import { inList } from './in-list.js';
+import { deleteReactionsTo } from './reactions.js';
 import type { PageWindow } from './page-window.js';
 import type { CommentOrder } from './issues.js';
 import type { SqlParam } from '../write-log.js';
@@ -156,9 +157,11 @@ export async function updateReviewComment(tx: WriteTx, id: number, body: string,
   await tx.run('UPDATE pull_review_comments SET body = ?, updated_at = ? WHERE id = ?', [body, now, id]);
 }
 
-export async function deleteReviewComment(tx: WriteTx, id: number): Promise<void> {
+/** Deletes a review comment of the repository, with its reactions (its replies stay, as replies to nothing). */
+export async function deleteReviewComment(tx: WriteTx, repoId: number, id: number): Promise<void> {
   await tx.run('UPDATE pull_review_comments SET in_reply_to_id = NULL WHERE in_reply_to_id = ?', [id]);
   await tx.run('DELETE FROM pull_review_comments WHERE id = ?', [id]);
+  await deleteReactionsTo(tx, repoId, 'review_comment', id);
 }
 
 export async function requestedReviewers(db: ReadTx, pullId: number): Promise<string[]> {
