@@ -3,7 +3,7 @@ import type { ReadTx, WriteTx } from '../store/interface.js';
 import { updateConversationLock } from '../store/queries/conversations.js';
 import { insertIssueEvent } from '../store/queries/issue-events.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
-import { accessLevel, atLeast, type Viewer } from './permissions.js';
+import { accessLevel, atLeast, type AccessLevel, type Viewer } from './permissions.js';
 
 /** GitHub's reasons for locking a conversation. */
 const LOCK_REASONS: readonly string[] = ['off-topic', 'too heated', 'resolved', 'spam'];
@@ -32,5 +32,10 @@ export async function setConversationLock(tx: WriteTx, kind: 'issue' | 'pull', r
 
 /** A locked conversation takes comments from writers only, as on GitHub (403 in its words for anyone else). */
 export async function requireCommentable(db: ReadTx, repo: RepositoryRow, viewer: Viewer, locked: boolean): Promise<void> {
-  if (locked && !atLeast(await accessLevel(db, viewer, repo), 'write')) throw forbidden('Unable to create comment because issue is locked.');
+  if (locked) requireUnlockedFor(await accessLevel(db, viewer, repo), 'comment');
+}
+
+/** The same rule for a caller who knows the viewer's level: what a non-writer may not add to a locked conversation. */
+export function requireUnlockedFor(level: AccessLevel, what: 'comment' | 'reaction'): void {
+  if (!atLeast(level, 'write')) throw forbidden(`Unable to create ${what} because issue is locked.`);
 }

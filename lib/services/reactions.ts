@@ -1,4 +1,4 @@
-import { forbidden, invalid, notFound } from '../errors.js';
+import { invalid, notFound } from '../errors.js';
 import type { Db, ReadTx } from '../store/interface.js';
 import { lockOfComment, lockOfNumber } from '../store/queries/conversations.js';
 import type { PageWindow } from '../store/queries/page-window.js';
@@ -7,7 +7,8 @@ import { deleteReaction, insertReaction, reactionById, reactionOf, reactionsTo, 
 import { releaseById } from '../store/queries/releases.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { reviewCommentById } from '../store/queries/reviews.js';
-import { accessLevel, atLeast, requireAccess, type Viewer } from './permissions.js';
+import { requireUnlockedFor } from './conversation-locks.js';
+import { atLeast, requireAccess, type AccessLevel, type Viewer } from './permissions.js';
 import { writeToRepository } from './repository-write.js';
 
 /** GitHub's reactions, in the order its rollups list them. */
@@ -54,8 +55,8 @@ export class ReactionService {
     await requireAccess(this.store, viewer, repo, 'read');
     if (!isReactionContent(target.subject, content)) throw invalid(`content must be one of ${this.contents(target.subject)}`);
     return await writeToRepository(this.store, repo, async (tx) => {
-      const locked = await this.requireTarget(tx, repo, viewer, target);
-      if (locked && !atLeast(await accessLevel(tx, viewer, repo), 'write')) throw forbidden('Unable to create reaction because issue is locked.');
+      const { locked, level } = await this.requireTarget(tx, repo, viewer, target);
+      if (locked) requireUnlockedFor(level, 'reaction');
       const given = await reactionOf(tx, repo.id, target.subject, target.id, viewer!.id, content);
       if (given) return { reaction: given, created: false };
       const id = await insertReaction(tx, repo.id, target.subject, target.id, viewer!.id, content, this.now());
@@ -74,9 +75,9 @@ export class ReactionService {
     });
   }
 
-  /** The target as the viewer may see it (404 otherwise), and whether its conversation is locked. */
-  private async requireTarget(db: ReadTx, repo: RepositoryRow, viewer: Viewer, { subject, id }: ReactionTarget): Promise<boolean> {
-    await requireAccess(db, viewer, repo, 'read');
+  /** The target as the viewer may see it (404 otherwise): whether its conversation is locked, and the viewer's level. */
+  private async requireTarget(db: ReadTx, repo: RepositoryRow, viewer: Viewer, { subject, id }: ReactionTarget): Promise<{ locked: boolean; level: AccessLevel }> {
+    const level = await requireAccess(db, viewer, repo, 'read');
     let locked: boolean | undefined;
     if (subject === 'issue') locked = await lockOfNumber(db, repo.id, id);
     else if (subject === 'comment') locked = await lockOfComment(db, repo.id, id);
@@ -85,10 +86,10 @@ export class ReactionService {
       if (comment && comment.pending === 0) locked = (await pullInRepository(db, repo.id, comment.pull_id))?.locked;
     } else {
       const release = await releaseById(db, repo.id, id);
-      if (release && (release.draft === 0 || atLeast(await accessLevel(db, viewer, repo), 'write'))) locked = false;
+      if (release && (release.draft === 0 || atLeast(level, 'write'))) locked = false;
     }
     if (locked === undefined) throw notFound('Not Found');
-    return locked;
+    return { locked, level };
   }
 
   private contents(subject: ReactionSubject): string {

@@ -79,6 +79,8 @@ export class UserService {
   }
 
   async requireByName(username: string): Promise<UserRow> {
+    // The harness's admin operations take it from JavaScript too, where the types do not hold anyone back.
+    if (typeof username !== 'string') throw invalid(`username must be a string, not ${username === null ? 'null' : typeof username}`);
     const user = await this.byName(username);
     if (!user) throw notFound('User not found');
     return user;

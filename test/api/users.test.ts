@@ -77,6 +77,13 @@ describe('users API (spec §4.1 endpoints 1-3)', () => {
       expect((await http(`${host.url}/api/v1/me`, { headers: bearer(bob.token) })).json.username).toBe('bob');
     });
 
+    it('refuses an admin operation given something else than a user name, as a JavaScript caller may', async () => {
+      const untyped = host.admin as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+      await expect(untyped.createToken!({ username: 'bob' })).rejects.toThrow('username must be a string, not object');
+      await expect(untyped.listTokens!(42)).rejects.toThrow('username must be a string, not number');
+      await expect(untyped.setPassword!(null, 'password123')).rejects.toThrow('username must be a string, not null');
+    });
+
     it('accepts HTTP Basic with the username and an API token or the password (what git sends)', async () => {
       const basic = (user: string, secret: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}` });
       expect((await http(`${host.url}/api/v1/me`, { headers: basic('alice', alice.token) })).json.username).toBe('alice');

@@ -78,7 +78,7 @@ describe('reactions', () => {
 
     // A locked conversation takes reactions from writers only, as its comments.
     await as.alice!.issues.lock(ids);
-    expect((await failure(as.bob!.reactions.createForIssue({ ...ids, content: 'laugh' }))).status).toBe(403);
+    expect(await failure(as.bob!.reactions.createForIssue({ ...ids, content: 'laugh' }))).toMatchObject({ status: 403, data: { message: 'Unable to create reaction because issue is locked.' } });
     expect((await as.alice!.reactions.createForIssue({ ...ids, content: 'laugh' })).status).toBe(201);
   });
 
