@@ -13,6 +13,7 @@ import type { CiService } from './services/ci.js';
 import type { CollaboratorService } from './services/collaborators.js';
 import type { DispatchService } from './services/dispatches.js';
 import type { ReactionService } from './services/reactions.js';
+import type { CommitPullsService } from './services/commit-pulls.js';
 import type { PullBranchUpdates } from './services/pull-branch-updates.js';
 import type { CredentialService } from './services/credentials.js';
 import type { AppService } from './services/apps.js';
@@ -79,6 +80,8 @@ export interface AppContext {
   readonly refUpdates: RefUpdateService;
   /** Git objects, history and file contents for the GitHub-compatible API. */
   readonly gitData: GitDataService;
+  /** The pull requests that bring a commit (GitHub's `commits/{sha}/pulls`). */
+  readonly commitPulls: CommitPullsService;
   /** Releases and their assets. */
   readonly releases: ReleaseService;
   /** Git LFS objects and locks. */

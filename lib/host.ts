@@ -27,6 +27,7 @@ import { CiService } from './services/ci.js';
 import { CollaboratorService } from './services/collaborators.js';
 import { DispatchService } from './services/dispatches.js';
 import { ReactionService } from './services/reactions.js';
+import { CommitPullsService } from './services/commit-pulls.js';
 import { PullBranchUpdates } from './services/pull-branch-updates.js';
 import { CredentialService } from './services/credentials.js';
 import { AppService } from './services/apps.js';
@@ -192,6 +193,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     refUpdates,
     branchUpdates: new PullBranchUpdates(store, git, refUpdates, nowIso, publicEmail, (repo, work) => repos.whileUnchanged(repo, work)),
     gitData,
+    commitPulls: new CommitPullsService(store, gitData),
     releases: new ReleaseService(store, git, gitData, refUpdates, new ReleaseFiles(options.maxReleaseAssetBytes), nowIso, recorder, new ReleaseShapes(baseUrl, shapes), (repo, work) => repos.whileUnchanged(repo, work)),
     lfs: new LfsService(store, git, { maxObjectBytes: options.maxLfsObjectBytes, maxRepositoryBytes: options.maxLfsBytesPerRepository }, nowIso, (repo, work) => repos.whileUnchanged(repo, work)),
     social: new SocialService(store, nowIso, recorder),

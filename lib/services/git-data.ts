@@ -1,3 +1,4 @@
+import { tipsContaining } from '../git/ancestry.js';
 import { conflict, invalid, NoSuchCommit, notFound, tooLarge } from '../errors.js';
 import type { Readable } from 'node:stream';
 import type { Db } from '../store/interface.js';
@@ -96,8 +97,6 @@ export interface Comparison {
 
 type DataGit = Pick<GitRepositories, 'gitDirOf' | 'cachedRefs' | 'resolveCommit' | 'objects'>;
 
-/** What keys a repository's objects in the cache: its row and its creation, so a new repository of the same name is another. */
-
 /** A GitObjectError (bad id, mode, path) is the caller's mistake: 400 here, 422 on the GitHub-compatible API. */
 async function asInvalid<T>(work: () => Promise<T>): Promise<T> {
   try {
@@ -160,6 +159,11 @@ export class GitDataService {
   /** Every ref with the object it points to. */
   refsOf(repo: RepositoryRow): Promise<ReadonlyMap<string, string>> {
     return this.git.cachedRefs(repo.owner_name, repo.name);
+  }
+
+  /** Which of `tips` (commit ids) have `commit` in their history (see tipsContaining in ancestry.ts). */
+  async tipsContaining(repo: RepositoryRow, commit: string, tips: Iterable<string>): Promise<Set<string>> {
+    return await tipsContaining(await this.dir(repo), commit, tips);
   }
 
   async objectType(repo: RepositoryRow, sha: string): Promise<string | undefined> {

@@ -49,6 +49,15 @@ export function mountCommits(app: H3, ctx: AppContext): void {
     return await shapes.commit(ctx.store, repo, commit, page.respond(totalFiles, files));
   });
 
+  // The merged pull request that brought the commit (and while it is off the default branch, the open ones too).
+  app.get(`${REPO}/commits/:ref/pulls`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    await refuseEmpty(repo);
+    const page = githubPage(ctx, event);
+    const { items, total } = await ctx.commitPulls.list(repo, pathParam(event, 'ref'), page).catch(noCommitFor);
+    return page.respond(total, await shapes.pulls(ctx.store, repo, items));
+  });
+
   // `base...head` (or `base..head`); refs may hold slashes.
   app.get(`${REPO}/compare/**:spec`, async (event) => {
     const repo = await repoOf(ctx, event);

@@ -230,6 +230,25 @@ export async function deleteComment(tx: WriteTx, repoId: number, pullId: number,
   }
 }
 
+/** The commits of a pull request that tell which commits it brings: its head, its base, and what merging it made. */
+export interface PullTips {
+  id: number;
+  number: number;
+  status: PullStatus;
+  base: string;
+  head_sha: string;
+  base_sha: string;
+  merge_commit_sha: string | null;
+}
+
+/** The open and merged pull requests of a repository with their tips (closed ones bring nothing). */
+export async function openAndMergedPullTips(db: ReadTx, repoId: number): Promise<PullTips[]> {
+  return await db.all<PullTips>(
+    `SELECT id, number, status, base_branch AS base, head_sha, base_sha, merge_commit_sha FROM pull_requests WHERE repo_id = ? AND status IN ('open', 'merged')`,
+    [repoId],
+  );
+}
+
 /** The merged pull requests of a repository, first merged first, with what release notes name of them (at most `limit`). */
 export async function mergedPulls(db: ReadTx, repoId: number, limit: number): Promise<Array<{ number: number; title: string; author: string | null; merge_commit_sha: string | null }>> {
   return await db.all(

@@ -1,0 +1,114 @@
+import { Octokit } from '@octokit/rest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RepoHost } from '../../lib/index.js';
+import { startHost } from '../helpers/host.js';
+import { failure } from '../helpers/octokit.js';
+
+// GitHub's `GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls` (octokit's
+// `repos.listPullRequestsAssociatedWithCommit`), which release tools and CI actions ask to find the pull request a
+// commit came from: the merged one that brought it, and while it is off the default branch the open ones too.
+describe('pull requests associated with a commit', () => {
+  let host: RepoHost;
+  const as: Record<string, Octokit> = {};
+  const repo = { owner: 'alice', repo: 'associated' };
+  const tip = async (branch: string) => (await as.alice!.git.getRef({ ...repo, ref: `heads/${branch}` })).data.object.sha;
+  /** A new commit on `branch` writing `path`; its id. */
+  const commit = async (branch: string, path: string) =>
+    (await as.alice!.repos.createOrUpdateFileContents({ ...repo, path, branch, message: `Add ${path}`, content: Buffer.from(`${path}\n`).toString('base64') })).data.commit.sha!;
+  const branchFrom = async (branch: string, from: string) => await as.alice!.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: await tip(from) });
+  const associated = async (commit_sha: string, who = 'alice') => (await as[who]!.repos.listPullRequestsAssociatedWithCommit({ ...repo, commit_sha })).data.map((pull) => pull.number);
+
+  beforeAll(async () => {
+    host = await startHost();
+    for (const username of ['alice', 'bob']) {
+      await host.admin.createUser({ username, email: `${username}@example.com`, password: 'password123' });
+      as[username] = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: await host.admin.createToken(username, 'associated') });
+    }
+    await as.alice!.repos.createForAuthenticatedUser({ name: 'associated', auto_init: true });
+  });
+
+  afterAll(async () => {
+    await host?.close();
+  });
+
+  it('lists the open pull requests of a commit off the default branch, then only the merged one that brought it', async () => {
+    const root = await tip('main');
+    await branchFrom('feature', 'main');
+    const first = await commit('feature', 'one.txt');
+    const second = await commit('feature', 'two.txt');
+    const feature = (await as.alice!.pulls.create({ ...repo, title: 'Feature', head: 'feature', base: 'main' })).data;
+    // A second pull request stacked on the first's branch holds its commits too.
+    await branchFrom('stacked', 'feature');
+    const stackedOnly = await commit('stacked', 'three.txt');
+    const stacked = (await as.alice!.pulls.create({ ...repo, title: 'Stacked', head: 'stacked', base: 'main' })).data;
+
+    const listed = await as.alice!.repos.listPullRequestsAssociatedWithCommit({ ...repo, commit_sha: first });
+    expect(listed.data.map((pull) => pull.number)).toEqual([stacked.number, feature.number]);
+    // The list's objects are the pull request list's.
+    expect(listed.data[1]).toEqual((await as.alice!.pulls.list({ ...repo })).data.find((pull) => pull.number === feature.number));
+    expect(await associated(stackedOnly)).toEqual([stacked.number]);
+    // A branch name stands for its tip (GitHub's documented use).
+    expect(await associated('feature')).toEqual([stacked.number, feature.number]);
+    // The default branch's own commits came from no pull request; anyone who can read the repository asks.
+    expect(await associated(root, 'bob')).toEqual([]);
+
+    await as.alice!.pulls.merge({ ...repo, pull_number: feature.number, merge_method: 'merge' });
+    const merge = await tip('main');
+    // On the default branch now: only the merged pull request, for its commits and for its merge commit.
+    expect(await associated(first)).toEqual([feature.number]);
+    expect(await associated(second, 'bob')).toEqual([feature.number]);
+    expect(await associated(merge)).toEqual([feature.number]);
+    // The stacked one still brings what the default branch lacks, and no more.
+    expect(await associated(stackedOnly)).toEqual([stacked.number]);
+  });
+
+  it('follows squashed and rebased merges to the commits they made, and leaves closed pull requests out', async () => {
+    await branchFrom('squashed', 'main');
+    const squashedOnly = await commit('squashed', 'squash.txt');
+    const squashed = (await as.alice!.pulls.create({ ...repo, title: 'Squashed', head: 'squashed', base: 'main' })).data;
+    const { sha: squashCommit } = (await as.alice!.pulls.merge({ ...repo, pull_number: squashed.number, merge_method: 'squash' })).data;
+    expect(await associated(squashCommit)).toEqual([squashed.number]);
+    // Its own commit never reached the default branch: the merged pull request still holds it.
+    expect(await associated(squashedOnly)).toEqual([squashed.number]);
+
+    await branchFrom('rebased', 'main');
+    await commit('main', 'moved-on.txt');
+    const rebasedOnly = await commit('rebased', 'rebase-a.txt');
+    await commit('rebased', 'rebase-b.txt');
+    const rebased = (await as.alice!.pulls.create({ ...repo, title: 'Rebased', head: 'rebased', base: 'main' })).data;
+    await as.alice!.pulls.merge({ ...repo, pull_number: rebased.number, merge_method: 'rebase' });
+    const [last, previous] = (await as.alice!.repos.listCommits({ ...repo, per_page: 2 })).data.map((entry) => entry.sha);
+    expect(previous).not.toBe(rebasedOnly);
+    expect(await associated(last!)).toEqual([rebased.number]);
+    expect(await associated(previous!)).toEqual([rebased.number]);
+    expect(await associated(rebasedOnly)).toEqual([rebased.number]);
+
+    await branchFrom('dropped', 'main');
+    const droppedOnly = await commit('dropped', 'dropped.txt');
+    const dropped = (await as.alice!.pulls.create({ ...repo, title: 'Dropped', head: 'dropped', base: 'main' })).data;
+    expect(await associated(droppedOnly)).toEqual([dropped.number]);
+    await as.alice!.pulls.update({ ...repo, pull_number: dropped.number, state: 'closed' });
+    expect(await associated(droppedOnly)).toEqual([]);
+  });
+
+  it('pages, and answers GitHub’s errors for an unknown commit, a hidden repository and an empty one', async () => {
+    const first = await associated('stacked');
+    expect(first.length).toBe(1);
+    await branchFrom('again', 'stacked');
+    const again = (await as.alice!.pulls.create({ ...repo, title: 'Again', head: 'again', base: 'main' })).data;
+    const page = await as.alice!.repos.listPullRequestsAssociatedWithCommit({ ...repo, commit_sha: 'stacked', per_page: 1 });
+    expect(page.data.map((pull) => pull.number)).toEqual([again.number]);
+    expect(page.headers.link).toContain('rel="next"');
+    const all = await as.alice!.paginate(as.alice!.repos.listPullRequestsAssociatedWithCommit, { ...repo, commit_sha: 'stacked', per_page: 1 });
+    expect(all.map((pull) => pull.number)).toEqual([again.number, ...first]);
+
+    const unknown = await failure(as.alice!.repos.listPullRequestsAssociatedWithCommit({ ...repo, commit_sha: 'f'.repeat(40) }));
+    expect(unknown).toMatchObject({ status: 422, data: { message: `No commit found for SHA: ${'f'.repeat(40)}` } });
+    await as.alice!.repos.createForAuthenticatedUser({ name: 'hidden', private: true, auto_init: true });
+    const hidden = { owner: 'alice', repo: 'hidden', commit_sha: 'main' };
+    expect((await as.alice!.repos.listPullRequestsAssociatedWithCommit(hidden)).data).toEqual([]);
+    expect((await failure(as.bob!.repos.listPullRequestsAssociatedWithCommit(hidden))).status).toBe(404);
+    await as.alice!.repos.createForAuthenticatedUser({ name: 'empty' });
+    expect(await failure(as.alice!.repos.listPullRequestsAssociatedWithCommit({ owner: 'alice', repo: 'empty', commit_sha: 'main' }))).toMatchObject({ status: 409, data: { message: 'Git Repository is empty.' } });
+  });
+});
