@@ -5,13 +5,14 @@
 // loop's utilization): the client reads every byte in the same process, so a larger answer costs the rate more than
 // the server. Run with `npm run bench:issue-list` (builds first).
 // Options: BENCH_ISSUES (default 1000), BENCH_REQUESTS (per round and server, default 1000), BENCH_ROUNDS (default 5),
-// BENCH_WARMUP (requests to each server before measuring, default 5000).
+// BENCH_WARMUP (requests to each server before measuring, default 5000). Last, the same client against a bare server
+// answering repohost's own bytes and headers of both lists: the highest `/api/v3`-to-`/api/v1` ratio those answers allow.
 import { createServer } from 'node:http';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { Pool } from 'undici';
+import { Pool, request } from 'undici';
 
 const ISSUES = Number(process.env.BENCH_ISSUES ?? 1000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 1000);
@@ -45,6 +46,21 @@ async function bareServer(dbPath) {
   return `http://127.0.0.1:${server.address().port}`;
 }
 
+/**
+ * The ceiling of the `/api/v3`-to-`/api/v1` ratio: a bare node:http server answering repohost's own bytes and headers
+ * of both (taken from it once), doing nothing else. GitHub's issue objects are 6–7 times the bytes of the spec's, and
+ * the client reads each of them: no server can make `/api/v3` nearer to `/api/v1` than this one does.
+ */
+async function fixedServer(answers) {
+  const server = createServer((request, response) => {
+    const answer = answers[request.url];
+    response.writeHead(200, answer.headers);
+    response.end(Buffer.from(answer.body, 'base64'));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${server.address().port}`;
+}
+
 async function repohostServer(dbPath) {
   const { createRepoHost } = await import('../../dist/bundle/index.js');
   const host = await createRepoHost({ port: 0, dbPath, bcryptCost: 4 });
@@ -52,7 +68,8 @@ async function repohostServer(dbPath) {
 }
 
 if (!isMainThread) {
-  const url = workerData.kind === 'bare' ? await bareServer(workerData.dbPath) : await repohostServer(workerData.dbPath);
+  const url =
+    workerData.kind === 'bare' ? await bareServer(workerData.dbPath) : workerData.kind === 'fixed' ? await fixedServer(workerData.answers) : await repohostServer(workerData.dbPath);
   parentPort.on('message', () => parentPort.postMessage(performance.eventLoopUtilization().active));
   parentPort.postMessage(url);
 } else {
@@ -81,9 +98,9 @@ if (!isMainThread) {
     });
     await store.close();
 
-    const start = (kind) =>
+    const start = (kind, answers) =>
       new Promise((resolve, reject) => {
-        const worker = new Worker(new URL(import.meta.url), { workerData: { kind, dbPath } });
+        const worker = new Worker(new URL(import.meta.url), { workerData: { kind, dbPath, answers } });
         workers.push(worker);
         worker.once('message', (url) => resolve({ url, worker }));
         worker.once('error', reject);
@@ -100,12 +117,25 @@ if (!isMainThread) {
     // Cold: each request another `Accept` (which the answer's key names, and neither API reads but for body formats
     // this one does not ask for): never an answer kept from an earlier request, the work of a page after each change.
     const cold = (i) => ({ accept: `application/json; bench=${i}` });
+    const V1_PATH = '/api/v1/repos/bench/big/issues?limit=30';
+    const V3_PATH = '/api/v3/repos/bench/big/issues?per_page=30';
+    // repohost's answers as they are, for the fixed server (the headers node:http sets itself left out).
+    const answers = {};
+    for (const path of [V1_PATH, V3_PATH]) {
+      // Asked as the bench's client asks (no Accept-Encoding: the bytes as they are).
+      const response = await request(`${repohost.url}${path}`);
+      const headers = Object.fromEntries(Object.entries(response.headers).filter(([name]) => !['date', 'connection', 'keep-alive'].includes(name)));
+      answers[path] = { headers, body: Buffer.from(await response.body.arrayBuffer()).toString('base64') };
+    }
+    const fixed = await start('fixed', answers);
     const targets = {
       bare: { server: bare, path: '/' },
-      v1: { server: repohost, path: '/api/v1/repos/bench/big/issues?limit=30' },
-      v3: { server: repohost, path: '/api/v3/repos/bench/big/issues?per_page=30' },
-      v1Cold: { server: repohost, path: '/api/v1/repos/bench/big/issues?limit=30', headers: cold },
-      v3Cold: { server: repohost, path: '/api/v3/repos/bench/big/issues?per_page=30', headers: cold },
+      v1: { server: repohost, path: V1_PATH },
+      v3: { server: repohost, path: V3_PATH },
+      v1Cold: { server: repohost, path: V1_PATH, headers: cold },
+      v3Cold: { server: repohost, path: V3_PATH, headers: cold },
+      v1Fixed: { server: fixed, path: V1_PATH },
+      v3Fixed: { server: fixed, path: V3_PATH },
     };
     for (const target of Object.values(targets)) target.pool = new Pool(target.server.url, { connections: 1 });
     const rate = {};
@@ -129,7 +159,7 @@ if (!isMainThread) {
     // requests to optimize it (the first 3,000 ran at about half the speed of the next).
     for (const name of Object.keys(targets)) await run(name, WARMUP);
     for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 ? ['v3Cold', 'v1Cold', 'v3', 'v1', 'bare'] : ['bare', 'v1', 'v3', 'v1Cold', 'v3Cold'];
+      const order = round % 2 ? ['v3Fixed', 'v1Fixed', 'v3Cold', 'v1Cold', 'v3', 'v1', 'bare'] : ['bare', 'v1', 'v3', 'v1Cold', 'v3Cold', 'v1Fixed', 'v3Fixed'];
       for (const name of order) {
         const measured = await run(name, REQUESTS);
         rate[name].push(measured.rate);
@@ -149,6 +179,9 @@ if (!isMainThread) {
     console.log('  each request another Accept (no answer kept from an earlier request):');
     line('repohost /api/v1 issues, cold', 'v1Cold', 'bare');
     line('repohost /api/v3 issues, cold', 'v3Cold', 'v1Cold');
+    console.log("  the ceiling: a bare node:http server answering repohost's bytes and headers of each, doing nothing else:");
+    line('fixed /api/v1 answer', 'v1Fixed');
+    line('fixed /api/v3 answer', 'v3Fixed', 'v1Fixed');
     for (const { pool } of Object.values(targets)) await pool.close();
   } finally {
     for (const worker of workers) await worker.terminate();
