@@ -12,7 +12,7 @@ import {
   type CollaboratorRow,
 } from '../store/queries/collaborators.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
-import { userByName, type UserRow } from '../store/queries/users.js';
+import { userByName, usersByNames, type UserRow } from '../store/queries/users.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import { accessLevel, requireAccess, type AccessLevel, type Viewer } from './permissions.js';
 
@@ -42,6 +42,23 @@ export class CollaboratorService {
   async list(repo: RepositoryRow, viewer: Viewer, page: PageWindow): Promise<{ items: Collaborator[]; total: number }> {
     await requireAccess(this.store, viewer, repo, 'write', 'Listing collaborators needs write access');
     return await this.store.read(async (tx) => ({ items: (await collaboratorsOf(tx, repo.id, page)).map((row) => this.summary(row)), total: await countCollaborators(tx, repo.id) }));
+  }
+
+  /**
+   * The owner (an admin, first) and the collaborators by name, as GitHub lists them (`withOwner` false: the
+   * collaborators alone); the same write access needed, in GitHub's words. A fixed three statements.
+   */
+  async listWithOwner(repo: RepositoryRow, viewer: Viewer, page: PageWindow, withOwner: boolean): Promise<{ items: Array<{ user: UserRow; permission: AccessLevel }>; total: number }> {
+    await requireAccess(this.store, viewer, repo, 'write', 'Must have push access to view repository collaborators.');
+    const before = withOwner ? 1 : 0;
+    const ownerShown = withOwner && page.offset === 0 && page.limit > 0;
+    return await this.store.read(async (tx) => {
+      const rows = await collaboratorsOf(tx, repo.id, { offset: Math.max(0, page.offset - before), limit: ownerShown ? page.limit - 1 : page.limit });
+      const total = (await countCollaborators(tx, repo.id)) + before;
+      const listed: Array<{ name: string; permission: AccessLevel }> = [...(ownerShown ? [{ name: repo.owner_name, permission: 'admin' as const }] : []), ...rows.map((row) => ({ name: row.username, permission: row.permission }))];
+      const accounts = await usersByNames(tx, listed.map((entry) => entry.name));
+      return { items: listed.flatMap(({ name, permission }) => (accounts.has(name.toLowerCase()) ? [{ user: accounts.get(name.toLowerCase())!, permission }] : [])), total };
+    });
   }
 
   /** What `user` may do with the repository: anyone may ask about themselves, others need write (as for the list). */

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { isRepoHostError, notFound } from '../../errors.js';
 import { currentUser, requireUser } from '../../http/auth.js';
 import { pathParam, queryString } from '../../http/validate.js';
-import { requireAccess } from '../../services/permissions.js';
+import { permissionFlags, requireAccess } from '../../services/permissions.js';
 import { optionalFlag } from '../../services/text-fields.js';
 import { collaboratorPermission } from '../../store/queries/collaborators.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
@@ -11,7 +11,7 @@ import type { UserRow } from '../../store/queries/users.js';
 import { branchProtection } from './branch-protection.js';
 import type { BranchProtection } from '../../services/branch-protection.js';
 import { nodeId } from '../shapes.js';
-import { conflictAs, created, GitHubApiError, githubPage, noContent, readJson, validationFailed } from './http.js';
+import { conflictAs, created, GitHubApiError, githubPage, noContent, readJson, unprocessable, validationFailed } from './http.js';
 import { apiUrl, REPO, repoOf, repositoryFor, shapesOf, V3 } from './lookup.js';
 
 /** Fields of `PATCH /repos/:owner/:repo` this host can change (the rest are refused, never silently dropped). */
@@ -146,6 +146,25 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     );
   });
 
+  // The owner and the collaborators with GitHub's five permission flags (`triage` and `maintain` as repohost's write
+  // and admin give them). `affiliation`: `all` (the default) and `direct` hold the owner, `outside` only those added.
+  app.get(`${REPO}/collaborators`, async (event) => {
+    const viewer = await requireUser(ctx, event);
+    const repo = await repoOf(ctx, event);
+    const affiliation = queryString(event, 'affiliation') ?? 'all';
+    if (!AFFILIATIONS.includes(affiliation)) throw validationFailed({ resource: 'Repository', field: 'affiliation', code: 'invalid', message: `affiliation must be one of ${AFFILIATIONS.join(', ')}` });
+    if (queryString(event, 'permission') !== undefined) throw unprocessable('repohost does not filter collaborators by permission');
+    const page = githubPage(ctx, event);
+    const { items, total } = await ctx.collaborators.listWithOwner(repo, viewer, page, affiliation !== 'outside');
+    return page.respond(
+      total,
+      items.map(({ user, permission }) => {
+        const { admin, push, pull } = permissionFlags(permission);
+        return { ...shapesOf(ctx).user(user), permissions: { admin, maintain: admin, push, triage: push, pull }, role_name: permission };
+      }),
+    );
+  });
+
   // "Is this user a collaborator?": 204 for the owner and every collaborator whatever their permission, 404 for
   // anyone else (or no such account). As on GitHub it needs a caller with push access: 401 anonymous, 404 when the
   // repository is hidden from the caller, 403 for one who may only read.
@@ -196,6 +215,9 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     return { permission: level, role_name: level, user: shapesOf(ctx).user(user) };
   });
 }
+
+/** GitHub's `affiliation` filters of the collaborator list. */
+const AFFILIATIONS: readonly string[] = ['outside', 'direct', 'all'];
 
 /**
  * GitHub's refusal of a repository name the account already uses: `Repository creation failed.` on create,
