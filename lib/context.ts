@@ -14,7 +14,7 @@ import type { CollaboratorService } from './services/collaborators.js';
 import type { DispatchService } from './services/dispatches.js';
 import type { ReactionService } from './services/reactions.js';
 import type { CommitPullsService } from './services/commit-pulls.js';
-import type { PullBranchUpdates } from './services/pull-branch-updates.js';
+import type { BranchMerges } from './services/branch-merges.js';
 import type { CredentialService } from './services/credentials.js';
 import type { AppService } from './services/apps.js';
 import type { NotificationService } from './services/notifications.js';
@@ -70,7 +70,7 @@ export interface AppContext {
   readonly collaborators: CollaboratorService;
   readonly dispatches: DispatchService;
   readonly reactions: ReactionService;
-  readonly branchUpdates: PullBranchUpdates;
+  readonly branchMerges: BranchMerges;
   readonly pulls: PullService;
   /** Reviews of pull requests, their comments on diff lines, requested reviewers. */
   readonly reviews: ReviewService;

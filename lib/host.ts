@@ -28,7 +28,7 @@ import { CollaboratorService } from './services/collaborators.js';
 import { DispatchService } from './services/dispatches.js';
 import { ReactionService } from './services/reactions.js';
 import { CommitPullsService } from './services/commit-pulls.js';
-import { PullBranchUpdates } from './services/pull-branch-updates.js';
+import { BranchMerges } from './services/branch-merges.js';
 import { CredentialService } from './services/credentials.js';
 import { AppService } from './services/apps.js';
 import { CheckEvents } from './services/check-events.js';
@@ -191,7 +191,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     reviews,
     suggestions: new SuggestionService(reviews, gitData),
     refUpdates,
-    branchUpdates: new PullBranchUpdates(store, git, refUpdates, nowIso, publicEmail, (repo, work) => repos.whileUnchanged(repo, work)),
+    branchMerges: new BranchMerges(store, git, refUpdates, nowIso, publicEmail, (repo, work) => repos.whileUnchanged(repo, work)),
     gitData,
     commitPulls: new CommitPullsService(store, gitData),
     releases: new ReleaseService(store, git, gitData, refUpdates, new ReleaseFiles(options.maxReleaseAssetBytes), nowIso, recorder, new ReleaseShapes(baseUrl, shapes), (repo, work) => repos.whileUnchanged(repo, work)),

@@ -101,7 +101,7 @@ export function mountPulls(app: H3, ctx: AppContext): void {
     const { repo, user } = await repoAndUser(ctx, event);
     const body = await readJson(ctx, event);
     const pull = await pullOf(ctx, repo, event);
-    await ctx.branchUpdates.update(repo, user, pull, body.expected_head_sha);
+    await ctx.branchMerges.updatePullBranch(repo, user, pull, body.expected_head_sha);
     return accepted(event, { message: 'Updating pull request branch.', url: `${ctx.baseUrl()}/${repo.owner_name}/${repo.name}/pulls/${pull.number}` });
   });
 

@@ -12,7 +12,7 @@ import { branchProtection } from './branch-protection.js';
 import type { BranchProtection } from '../../services/branch-protection.js';
 import { nodeId } from '../shapes.js';
 import { conflictAs, created, GitHubApiError, githubPage, noContent, readJson, unprocessable, validationFailed } from './http.js';
-import { apiUrl, REPO, repoOf, repositoryFor, shapesOf, V3 } from './lookup.js';
+import { apiUrl, REPO, repoAndUser, repoOf, repositoryFor, shapesOf, V3 } from './lookup.js';
 
 /** Fields of `PATCH /repos/:owner/:repo` this host can change (the rest are refused, never silently dropped). */
 const EDITABLE = new Set(['name']);
@@ -109,6 +109,22 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     const { items, total } = await ctx.repos.branches(repo, page);
     const ruleOf = await ctx.protection.rulesOf(repo);
     return page.respond(total, items.map((branch) => branchSummary(ctx, repo, branch.name, branch.commit_sha, ruleOf)));
+  });
+
+  // Merging a branch or commit into a branch (octokit's `repos.merge`): 201 with the merge commit, 204 when the base
+  // already holds the head, GitHub's 404s and 409 in its words.
+  app.post(`${REPO}/merges`, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const body = await readJson(ctx, event);
+    const missing = (['base', 'head'] as const).filter((field) => body[field] === undefined);
+    if (missing.length > 0) throw validationFailed(...missing.map((field) => ({ resource: 'Merge', field, code: 'missing_field' as const })));
+    const outcome = await ctx.branchMerges.mergeIntoBranch(repo, user, body.base, body.head, body.commit_message);
+    if (outcome === 'up-to-date') return noContent();
+    if (outcome === 'no-base') throw new GitHubApiError(404, 'Base does not exist');
+    if (outcome === 'no-head') throw new GitHubApiError(404, 'Head does not exist');
+    if (outcome === 'conflict') throw new GitHubApiError(409, 'Merge conflict');
+    const { commit, files } = await ctx.gitData.commitWithFiles(repo, outcome.merged, { offset: 0, limit: 300 });
+    return created(event, await shapesOf(ctx).commit(ctx.store, repo, commit, files));
   });
 
   // Branch names may hold slashes (`feature/x`): the rest of the path is the name.
