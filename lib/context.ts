@@ -14,6 +14,7 @@ import type { CollaboratorService } from './services/collaborators.js';
 import type { DispatchService } from './services/dispatches.js';
 import type { ReactionService } from './services/reactions.js';
 import type { CommitPullsService } from './services/commit-pulls.js';
+import type { DeploymentService } from './services/deployments.js';
 import type { BranchMerges } from './services/branch-merges.js';
 import type { CredentialService } from './services/credentials.js';
 import type { AppService } from './services/apps.js';
@@ -82,6 +83,8 @@ export interface AppContext {
   readonly gitData: GitDataService;
   /** The pull requests that bring a commit (GitHub's `commits/{sha}/pulls`). */
   readonly commitPulls: CommitPullsService;
+  /** Deployments and their statuses (GitHub's deployments API). */
+  readonly deployments: DeploymentService;
   /** Releases and their assets. */
   readonly releases: ReleaseService;
   /** Git LFS objects and locks. */

@@ -29,6 +29,8 @@ import { DispatchService } from './services/dispatches.js';
 import { ReactionService } from './services/reactions.js';
 import { CommitPullsService } from './services/commit-pulls.js';
 import { BranchMerges } from './services/branch-merges.js';
+import { DeploymentService } from './services/deployments.js';
+import { DeploymentShapes } from './github/deployment-shapes.js';
 import { CredentialService } from './services/credentials.js';
 import { AppService } from './services/apps.js';
 import { CheckEvents } from './services/check-events.js';
@@ -166,6 +168,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
   const refUpdates = new RefUpdateService(store, git, repos, pulls, protection, journal, store.sharedLocks);
   const gitData = new GitDataService(store, git, refUpdates, nowIso, publicEmail, (repo, work) => repos.whileUnchanged(repo, work));
   const reviews = new ReviewService(store, pulls, nowIso, recorder, new ReviewShapes(baseUrl, shapes));
+  const branchMerges = new BranchMerges(store, git, refUpdates, nowIso, publicEmail, (repo, work) => repos.whileUnchanged(repo, work));
   return {
     options,
     store,
@@ -191,8 +194,9 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     reviews,
     suggestions: new SuggestionService(reviews, gitData),
     refUpdates,
-    branchMerges: new BranchMerges(store, git, refUpdates, nowIso, publicEmail, (repo, work) => repos.whileUnchanged(repo, work)),
+    branchMerges,
     gitData,
+    deployments: new DeploymentService(store, gitData, branchMerges, recorder, new DeploymentShapes(baseUrl, shapes), nowIso),
     commitPulls: new CommitPullsService(store, gitData),
     releases: new ReleaseService(store, git, gitData, refUpdates, new ReleaseFiles(options.maxReleaseAssetBytes), nowIso, recorder, new ReleaseShapes(baseUrl, shapes), (repo, work) => repos.whileUnchanged(repo, work)),
     lfs: new LfsService(store, git, { maxObjectBytes: options.maxLfsObjectBytes, maxRepositoryBytes: options.maxLfsBytesPerRepository }, nowIso, (repo, work) => repos.whileUnchanged(repo, work)),

@@ -2,6 +2,8 @@ import type { CollaboratorPermission } from '../store/queries/collaborators.js';
 import type {
   GitHubComment,
   GitHubCommit,
+  GitHubDeployment,
+  GitHubDeploymentStatus,
   GitHubIssue,
   GitHubLabel,
   GitHubMilestone,
@@ -195,6 +197,21 @@ export interface RepositoryDispatchEvent extends RepositoryEventBase {
   client_payload: Record<string, unknown> | null;
 }
 
+/** A deployment made (`POST /repos/{owner}/{repo}/deployments`); no workflow made it. */
+export interface DeploymentEvent extends RepositoryEventBase {
+  action: 'created';
+  deployment: GitHubDeployment;
+  workflow: null;
+  workflow_run: null;
+}
+
+/** A status of a deployment, with the deployment as it is after it. */
+export interface DeploymentStatusEvent extends RepositoryEventBase {
+  action: 'created';
+  deployment_status: GitHubDeploymentStatus;
+  deployment: GitHubDeployment;
+}
+
 /** A check run made (`created`) or finished (`completed`; both when it is made finished). */
 export interface CheckRunEvent extends RepositoryEventBase {
   action: 'created' | 'completed' | 'rerequested';
@@ -252,13 +269,15 @@ export interface RepoEventMap {
   check_run: CheckRunEvent;
   check_suite: CheckSuiteEvent;
   repository_dispatch: RepositoryDispatchEvent;
+  deployment: DeploymentEvent;
+  deployment_status: DeploymentStatusEvent;
   ping: PingEvent;
 }
 
 export type RepoEventName = keyof RepoEventMap;
 
 /** The events a webhook may subscribe to (`ping` goes to the hook it tests, whatever it subscribes to). */
-export const SUBSCRIBABLE_EVENTS = ['push', 'create', 'delete', 'issues', 'issue_comment', 'pull_request', 'status', 'star', 'watch', 'repository', 'release', 'pull_request_review', 'pull_request_review_comment', 'milestone', 'label', 'member', 'check_run', 'check_suite', 'repository_dispatch'] as const;
+export const SUBSCRIBABLE_EVENTS = ['push', 'create', 'delete', 'issues', 'issue_comment', 'pull_request', 'status', 'star', 'watch', 'repository', 'release', 'pull_request_review', 'pull_request_review_comment', 'milestone', 'label', 'member', 'check_run', 'check_suite', 'repository_dispatch', 'deployment', 'deployment_status'] as const;
 export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
 
 /** One event as code in the same process receives it. */

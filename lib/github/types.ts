@@ -156,6 +156,47 @@ export interface GitHubReactions {
   eyes: number;
 }
 
+/** GitHub's deployment object (`GET /repos/{owner}/{repo}/deployments/{id}`). */
+export interface GitHubDeployment {
+  url: string;
+  id: number;
+  node_id: string;
+  sha: string;
+  ref: string;
+  task: string;
+  payload: Record<string, unknown> | string;
+  original_environment: string;
+  environment: string;
+  description: string | null;
+  creator: GitHubUser | null;
+  created_at: string;
+  updated_at: string;
+  statuses_url: string;
+  repository_url: string;
+  transient_environment: boolean;
+  production_environment: boolean;
+  performed_via_github_app: null;
+}
+
+/** GitHub's deployment status object. */
+export interface GitHubDeploymentStatus {
+  url: string;
+  id: number;
+  node_id: string;
+  state: string;
+  creator: GitHubUser | null;
+  description: string;
+  environment: string;
+  target_url: string;
+  created_at: string;
+  updated_at: string;
+  deployment_url: string;
+  repository_url: string;
+  environment_url: string;
+  log_url: string;
+  performed_via_github_app: null;
+}
+
 /** GitHub's reaction object. */
 export interface GitHubReaction {
   id: number;

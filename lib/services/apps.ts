@@ -35,7 +35,7 @@ import type { AccessLevel, InstallationGrant, Viewer } from './permissions.js';
 import { hashToken, newToken } from './secrets.js';
 
 /** The repository permissions an app may ask for, and what each level lets it do (see `levelOf`). */
-export const APP_PERMISSIONS = ['administration', 'checks', 'contents', 'issues', 'metadata', 'pull_requests', 'statuses'] as const;
+export const APP_PERMISSIONS = ['administration', 'checks', 'contents', 'deployments', 'issues', 'metadata', 'pull_requests', 'statuses'] as const;
 const PERMISSION_LEVELS = ['read', 'write'];
 
 /** GitHub's: an installation token lives an hour. */

@@ -19,7 +19,7 @@ import type { BranchProtectionService } from './branch-protection.js';
 import type { CommitObject } from '../git/objects.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import { requireAccess, type Viewer } from './permissions.js';
-import { optionalText } from './text-fields.js';
+import { optionalHttpUrl, optionalText } from './text-fields.js';
 
 const STATES: readonly StatusState[] = ['pending', 'success', 'error', 'failure'];
 const MAX_PER_CONTEXT = 1000;
@@ -46,19 +46,6 @@ function combineStates(states: readonly StatusState[]): StatusState {
   return 'success';
 }
 
-function parseTargetUrl(value: unknown): string | null {
-  const text = optionalText('target_url', value, 2048).trim();
-  if (!text) return null;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw invalid('target_url must be an http or https URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid('target_url must be an http or https URL');
-  return url.href;
-}
-
 /** Commit statuses: what CI systems report on commits, one state per context, the newest counting. */
 export class CommitStatusService {
   constructor(
@@ -77,7 +64,7 @@ export class CommitStatusService {
     if (typeof state !== 'string' || !STATES.includes(state as StatusState)) throw invalid("state must be 'pending', 'success', 'error' or 'failure'");
     const context = optionalText('context', input.context, 255).trim() || 'default';
     const description = optionalText('description', input.description, 1024);
-    const targetUrl = parseTargetUrl(input.target_url);
+    const targetUrl = optionalHttpUrl('target_url', input.target_url);
     if (!FULL_SHA.test(sha) || !(await this.git.commitExists(repo.owner_name, repo.name, sha))) throw new NoSuchCommit(sha, 'Commit not found');
     const now = this.now();
     const commit = await this.commitForEvent(repo, sha);

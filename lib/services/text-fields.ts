@@ -32,3 +32,17 @@ export function optionalFlag(field: string, value: unknown, fallback: boolean): 
   if (value === 'false' || value === '0') return false;
   throw invalid(`${field} must be true or false`);
 }
+
+/** An optional http or https URL (at most 2,048 characters), as given but normalised; absent or blank is null. */
+export function optionalHttpUrl(field: string, value: unknown): string | null {
+  const text = optionalText(field, value, 2048).trim();
+  if (!text) return null;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw invalid(`${field} must be an http or https URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid(`${field} must be an http or https URL`);
+  return url.href;
+}

@@ -5,7 +5,7 @@
  * give the same schema and rows; after adding a migration, regenerate this list from a migrated database the way that
  * test says (until then fresh databases replay the steps: the image is made only while this version is the newest).
  */
-export const FRESH_SCHEMA_VERSION = 22;
+export const FRESH_SCHEMA_VERSION = 23;
 
 /** Table, index and trigger definitions first (`schema_version` among them), then the rows; the version row is added by `buildFreshImage`. */
 
@@ -546,5 +546,36 @@ export const FRESH_SCHEMA: readonly string[] = [
         created_at TEXT NOT NULL,
         UNIQUE (repo_id, subject, subject_id, user_id, content)
       )`,
+  `CREATE TABLE deployments (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        sha TEXT NOT NULL,
+        ref TEXT NOT NULL,
+        task TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        environment TEXT NOT NULL,
+        original_environment TEXT NOT NULL,
+        description TEXT,
+        creator_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+        transient_environment INTEGER NOT NULL,
+        production_environment INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+  `CREATE INDEX deployments_by_repo ON deployments (repo_id, id)`,
+  `CREATE TABLE deployment_statuses (
+        id INTEGER PRIMARY KEY,
+        deployment_id INTEGER NOT NULL REFERENCES deployments(id) ON DELETE CASCADE,
+        state TEXT NOT NULL,
+        creator_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+        description TEXT NOT NULL,
+        environment TEXT NOT NULL,
+        target_url TEXT NOT NULL,
+        log_url TEXT NOT NULL,
+        environment_url TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+  `CREATE INDEX deployment_statuses_by_deployment ON deployment_statuses (deployment_id, id)`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
 ];

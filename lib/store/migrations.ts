@@ -832,6 +832,43 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       )`,
     ],
   },
+  {
+    // Deployments and their statuses (GitHub's deployments API, queries/deployments.ts).
+    version: 23,
+    statements: [
+      `CREATE TABLE deployments (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        sha TEXT NOT NULL,
+        ref TEXT NOT NULL,
+        task TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        environment TEXT NOT NULL,
+        original_environment TEXT NOT NULL,
+        description TEXT,
+        creator_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+        transient_environment INTEGER NOT NULL,
+        production_environment INTEGER NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+      `CREATE INDEX deployments_by_repo ON deployments (repo_id, id)`,
+      `CREATE TABLE deployment_statuses (
+        id INTEGER PRIMARY KEY,
+        deployment_id INTEGER NOT NULL REFERENCES deployments(id) ON DELETE CASCADE,
+        state TEXT NOT NULL,
+        creator_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+        description TEXT NOT NULL,
+        environment TEXT NOT NULL,
+        target_url TEXT NOT NULL,
+        log_url TEXT NOT NULL,
+        environment_url TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+      `CREATE INDEX deployment_statuses_by_deployment ON deployment_statuses (deployment_id, id)`,
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -190,6 +190,14 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
     await alice.repos.updateRelease({ ...ids, release_id: pre.id, draft: true });
     await alice.repos.deleteRelease({ ...ids, release_id: pre.id });
 
+    // deployment (created), deployment_status (created): a success, then another deployment's success making the first
+    // inactive (a status GitHub adds, and tells of)
+    const deploy = async () => (await alice.repos.createDeployment({ ...ids, ref: 'main', environment: 'staging', required_contexts: [], auto_merge: false, payload: { build: 1 } })).data as { id: number };
+    const earlier = await deploy();
+    await alice.repos.createDeploymentStatus({ ...ids, deployment_id: earlier.id, state: 'success', log_url: 'https://ci.example.com/1' });
+    const later = await deploy();
+    await alice.repos.createDeploymentStatus({ ...ids, deployment_id: later.id, state: 'success', environment_url: 'https://staging.example.com' });
+
     // star (created, deleted), watch (started), repository (renamed)
     const repoId = (await alice.repos.get(ids)).data.id;
     for (let toggle = 0; toggle < 2; toggle++) expect((await http(`${host.url}/api/v1/repos/${repoId}/star`, { method: 'POST', headers: bearer(tokens.carol) })).status).toBe(200);
@@ -227,6 +235,8 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
         'check_suite.rerequested',
         'create',
         'delete',
+        'deployment.created',
+        'deployment_status.created',
         'issue_comment.created',
         'issue_comment.deleted',
         'issue_comment.edited',

@@ -18,6 +18,7 @@ const PERMISSIONS_OF_PATH: ReadonlyArray<[RegExp, read: string[], write: string[
   [/^\/commits\/[^/]+\/check-(?:runs|suites)$/, ['checks'], ['checks']],
   [/^\/commits\/[^/]+\/status(?:es)?$|^\/statuses(?:\/|$)/, ['statuses'], ['statuses']],
   [/^\/check-(?:runs|suites)(?:\/|$)/, ['checks'], ['checks']],
+  [/^\/deployments(?:\/|$)/, ['deployments'], ['deployments']],
   [/^\/(?:issues|labels|milestones|assignees)(?:\/|$)/, ['issues', 'pull_requests'], ['issues', 'pull_requests']],
   // Merging writes the base branch; updating a pull request's branch, its head.
   [/^\/pulls\/\d+\/(?:merge|update-branch)$/, ['pull_requests'], ['contents']],

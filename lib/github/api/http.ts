@@ -23,6 +23,8 @@ export interface ValidationError {
   field?: string;
   code: 'missing_field' | 'invalid' | 'already_exists' | 'custom' | 'missing';
   message?: string;
+  /** What a deployment's required status contexts were (GitHub's 409 when they are not all successful). */
+  contexts?: ReadonlyArray<{ context: string; state: string }>;
 }
 
 /** A failure only the GitHub-compatible API has a shape for (422 `Validation Failed` with `errors`, 400 for bad JSON). */

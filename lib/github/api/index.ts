@@ -24,6 +24,7 @@ import { mountSearch } from './search.js';
 import { mountStatuses } from './statuses.js';
 import { mountUsers } from './users.js';
 import { mountReactions } from './reactions.js';
+import { mountDeployments } from './deployments.js';
 import { REPO, V3 } from './lookup.js';
 import { bearerJwt, currentUser, refuseIntegration } from '../../http/auth.js';
 import { getRequestHeader } from 'h3';
@@ -68,6 +69,7 @@ export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) 
   mountChecks(app, ctx);
   mountReleases(app, ctx);
   mountReactions(app, ctx);
+  mountDeployments(app, ctx);
   mountSearch(app, ctx);
   mountHooks(app, ctx);
   mountNotifications(app, ctx);
