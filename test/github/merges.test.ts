@@ -72,7 +72,7 @@ describe('merging into a branch', () => {
     expect(await failure(as.alice!.repos.merge({ ...repo, base: 'nowhere', head: 'clash' }))).toMatchObject({ status: 404, data: { message: 'Base does not exist' } });
     expect(await failure(as.alice!.repos.merge({ ...repo, base: 'main', head: 'nowhere' }))).toMatchObject({ status: 404, data: { message: 'Head does not exist' } });
     expect(await failure(as.alice!.repos.merge({ ...repo, base: 'main', head: 'f'.repeat(40) }))).toMatchObject({ status: 404, data: { message: 'Head does not exist' } });
-    const missing = await failure(as.alice!.request('POST /repos/{owner}/{repo}/merges', { ...repo, base: 'main' }));
+    const missing = await failure(as.alice!.request('POST /repos/{owner}/{repo}/merges', { ...repo, base: 'main' } as { owner: string; repo: string; base: string; head: string }));
     expect(missing).toMatchObject({ status: 422, data: { message: 'Validation Failed', errors: [{ resource: 'Merge', field: 'head', code: 'missing_field' }] } });
     expect((await failure(as.bob!.repos.merge({ ...repo, base: 'main', head: 'clash' }))).status).toBe(403);
     expect(await tip('main')).toBe(main);
