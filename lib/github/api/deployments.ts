@@ -1,20 +1,13 @@
-import type { H3, H3Event } from 'h3';
+import type { H3 } from 'h3';
 import type { AppContext } from '../../context.js';
-import { NoSuchCommit, notFound } from '../../errors.js';
-import { pathParam, queryString } from '../../http/validate.js';
+import { NoSuchCommit } from '../../errors.js';
+import { idParam, queryString } from '../../http/validate.js';
 import type { DeploymentFilter } from '../../store/queries/deployments.js';
 import { DeploymentShapes } from '../deployment-shapes.js';
 import { accepted, created, GitHubApiError, githubPage, noContent, readJson, validationFailed } from './http.js';
 import { REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 
 const DEPLOYMENT = `${REPO}/deployments/:deployment_id`;
-
-/** An id from the path; anything but digits names nothing. */
-function idParam(event: H3Event, name: string): number {
-  const raw = pathParam(event, name);
-  if (!/^\d{1,15}$/.test(raw)) throw notFound();
-  return Number(raw);
-}
 
 /**
  * Deployments and their statuses (octokit's `repos.*Deployment*`), in GitHub's shapes and words: creating one merges

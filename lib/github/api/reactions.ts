@@ -1,8 +1,7 @@
 import type { H3, H3Event } from 'h3';
 import type { AppContext } from '../../context.js';
-import { notFound } from '../../errors.js';
 import { currentUser } from '../../http/auth.js';
-import { pathParam, queryString } from '../../http/validate.js';
+import { idParam, queryString } from '../../http/validate.js';
 import { isReactionContent, type ReactionTarget } from '../../services/reactions.js';
 import type { ReactionSubject } from '../../store/queries/reactions.js';
 import { reactionShape } from '../reaction-shapes.js';
@@ -16,13 +15,6 @@ const TARGETS: ReadonlyArray<{ path: string; subject: ReactionSubject; id: (even
   { path: `${REPO}/pulls/comments/:comment_id/reactions`, subject: 'review_comment', id: (event) => idParam(event, 'comment_id') },
   { path: `${REPO}/releases/:release_id/reactions`, subject: 'release', id: (event) => idParam(event, 'release_id') },
 ];
-
-/** An object id from the path; anything but digits names nothing. */
-function idParam(event: H3Event, name: string): number {
-  const raw = pathParam(event, name);
-  if (!/^\d{1,15}$/.test(raw)) throw notFound();
-  return Number(raw);
-}
 
 /**
  * Reactions (octokit's `reactions.*`): to issues and pull requests, their comments, review comments and releases.
