@@ -2,20 +2,16 @@ import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
 import { startHost } from '../helpers/host.js';
-import { failure } from '../helpers/octokit.js';
+import { failure, historyOf } from '../helpers/octokit.js';
 
 // GitHub's `GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls` (octokit's
 // `repos.listPullRequestsAssociatedWithCommit`), which release tools and CI actions ask to find the pull request a
 // commit came from: the merged one that brought it, and while it is off the default branch the open ones too.
 describe('pull requests associated with a commit', () => {
   let host: RepoHost;
+  let history: ReturnType<typeof historyOf>;
   const as: Record<string, Octokit> = {};
   const repo = { owner: 'alice', repo: 'associated' };
-  const tip = async (branch: string) => (await as.alice!.git.getRef({ ...repo, ref: `heads/${branch}` })).data.object.sha;
-  /** A new commit on `branch` writing `path`; its id. */
-  const commit = async (branch: string, path: string) =>
-    (await as.alice!.repos.createOrUpdateFileContents({ ...repo, path, branch, message: `Add ${path}`, content: Buffer.from(`${path}\n`).toString('base64') })).data.commit.sha!;
-  const branchFrom = async (branch: string, from: string) => await as.alice!.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: await tip(from) });
   const associated = async (commit_sha: string, who = 'alice') => (await as[who]!.repos.listPullRequestsAssociatedWithCommit({ ...repo, commit_sha })).data.map((pull) => pull.number);
 
   beforeAll(async () => {
@@ -24,6 +20,7 @@ describe('pull requests associated with a commit', () => {
       await host.admin.createUser({ username, email: `${username}@example.com`, password: 'password123' });
       as[username] = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: await host.admin.createToken(username, 'associated') });
     }
+    history = historyOf(as.alice!, repo);
     await as.alice!.repos.createForAuthenticatedUser({ name: 'associated', auto_init: true });
   });
 
@@ -32,14 +29,14 @@ describe('pull requests associated with a commit', () => {
   });
 
   it('lists the open pull requests of a commit off the default branch, then only the merged one that brought it', async () => {
-    const root = await tip('main');
-    await branchFrom('feature', 'main');
-    const first = await commit('feature', 'one.txt');
-    const second = await commit('feature', 'two.txt');
+    const root = await history.tip('main');
+    await history.branchFrom('feature', 'main');
+    const first = await history.write('feature', 'one.txt');
+    const second = await history.write('feature', 'two.txt');
     const feature = (await as.alice!.pulls.create({ ...repo, title: 'Feature', head: 'feature', base: 'main' })).data;
     // A second pull request stacked on the first's branch holds its commits too.
-    await branchFrom('stacked', 'feature');
-    const stackedOnly = await commit('stacked', 'three.txt');
+    await history.branchFrom('stacked', 'feature');
+    const stackedOnly = await history.write('stacked', 'three.txt');
     const stacked = (await as.alice!.pulls.create({ ...repo, title: 'Stacked', head: 'stacked', base: 'main' })).data;
 
     const listed = await as.alice!.repos.listPullRequestsAssociatedWithCommit({ ...repo, commit_sha: first });
@@ -53,7 +50,7 @@ describe('pull requests associated with a commit', () => {
     expect(await associated(root, 'bob')).toEqual([]);
 
     await as.alice!.pulls.merge({ ...repo, pull_number: feature.number, merge_method: 'merge' });
-    const merge = await tip('main');
+    const merge = await history.tip('main');
     // On the default branch now: only the merged pull request, for its commits and for its merge commit.
     expect(await associated(first)).toEqual([feature.number]);
     expect(await associated(second, 'bob')).toEqual([feature.number]);
@@ -63,18 +60,18 @@ describe('pull requests associated with a commit', () => {
   });
 
   it('follows squashed and rebased merges to the commits they made, and leaves closed pull requests out', async () => {
-    await branchFrom('squashed', 'main');
-    const squashedOnly = await commit('squashed', 'squash.txt');
+    await history.branchFrom('squashed', 'main');
+    const squashedOnly = await history.write('squashed', 'squash.txt');
     const squashed = (await as.alice!.pulls.create({ ...repo, title: 'Squashed', head: 'squashed', base: 'main' })).data;
     const { sha: squashCommit } = (await as.alice!.pulls.merge({ ...repo, pull_number: squashed.number, merge_method: 'squash' })).data;
     expect(await associated(squashCommit)).toEqual([squashed.number]);
     // Its own commit never reached the default branch: the merged pull request still holds it.
     expect(await associated(squashedOnly)).toEqual([squashed.number]);
 
-    await branchFrom('rebased', 'main');
-    await commit('main', 'moved-on.txt');
-    const rebasedOnly = await commit('rebased', 'rebase-a.txt');
-    await commit('rebased', 'rebase-b.txt');
+    await history.branchFrom('rebased', 'main');
+    await history.write('main', 'moved-on.txt');
+    const rebasedOnly = await history.write('rebased', 'rebase-a.txt');
+    await history.write('rebased', 'rebase-b.txt');
     const rebased = (await as.alice!.pulls.create({ ...repo, title: 'Rebased', head: 'rebased', base: 'main' })).data;
     await as.alice!.pulls.merge({ ...repo, pull_number: rebased.number, merge_method: 'rebase' });
     const [last, previous] = (await as.alice!.repos.listCommits({ ...repo, per_page: 2 })).data.map((entry) => entry.sha);
@@ -83,8 +80,8 @@ describe('pull requests associated with a commit', () => {
     expect(await associated(previous!)).toEqual([rebased.number]);
     expect(await associated(rebasedOnly)).toEqual([rebased.number]);
 
-    await branchFrom('dropped', 'main');
-    const droppedOnly = await commit('dropped', 'dropped.txt');
+    await history.branchFrom('dropped', 'main');
+    const droppedOnly = await history.write('dropped', 'dropped.txt');
     const dropped = (await as.alice!.pulls.create({ ...repo, title: 'Dropped', head: 'dropped', base: 'main' })).data;
     expect(await associated(droppedOnly)).toEqual([dropped.number]);
     await as.alice!.pulls.update({ ...repo, pull_number: dropped.number, state: 'closed' });
@@ -94,7 +91,7 @@ describe('pull requests associated with a commit', () => {
   it('pages, and answers GitHub’s errors for an unknown commit, a hidden repository and an empty one', async () => {
     const first = await associated('stacked');
     expect(first.length).toBe(1);
-    await branchFrom('again', 'stacked');
+    await history.branchFrom('again', 'stacked');
     const again = (await as.alice!.pulls.create({ ...repo, title: 'Again', head: 'again', base: 'main' })).data;
     const page = await as.alice!.repos.listPullRequestsAssociatedWithCommit({ ...repo, commit_sha: 'stacked', per_page: 1 });
     expect(page.data.map((pull) => pull.number)).toEqual([again.number]);

@@ -2,21 +2,15 @@ import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
 import { startHost } from '../helpers/host.js';
-import { failure } from '../helpers/octokit.js';
+import { failure, historyOf } from '../helpers/octokit.js';
 
 // GitHub's deployments API (octokit's `repos.createDeployment`, `listDeployments`, `createDeploymentStatus`…), as
 // deployment tools and bots use it, checks before a deployment is made included.
 describe('deployments and their statuses', () => {
   let host: RepoHost;
+  let history: ReturnType<typeof historyOf>;
   const as: Record<string, Octokit> = {};
   const repo = { owner: 'alice', repo: 'shipped' };
-  const write = async (branch: string, path: string, text: string) => {
-    const existing = await as.alice!.repos.getContent({ ...repo, path, ref: branch }).catch(() => undefined);
-    const sha = existing && !Array.isArray(existing.data) ? existing.data.sha : undefined;
-    return (await as.alice!.repos.createOrUpdateFileContents({ ...repo, path, branch, message: `Write ${path} on ${branch}`, content: Buffer.from(text).toString('base64'), sha })).data.commit.sha!;
-  };
-  const tip = async (branch: string) => (await as.alice!.git.getRef({ ...repo, ref: `heads/${branch}` })).data.object.sha;
-  const branchFrom = async (branch: string, from: string) => await as.alice!.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: await tip(from) });
   /** A deployment made at once (no merge, no status checks), its id. */
   const deploy = async (environment: string, extra: Record<string, unknown> = {}) =>
     ((await as.alice!.repos.createDeployment({ ...repo, ref: 'main', environment, auto_merge: false, required_contexts: [], ...extra })).data as { id: number }).id;
@@ -28,6 +22,7 @@ describe('deployments and their statuses', () => {
       await host.admin.createUser({ username, email: `${username}@example.com`, password: 'password123' });
       as[username] = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: await host.admin.createToken(username, 'deploys') });
     }
+    history = historyOf(as.alice!, repo);
     await as.alice!.repos.createForAuthenticatedUser({ name: 'shipped', auto_init: true });
     await as.alice!.repos.addCollaborator({ ...repo, username: 'bob', permission: 'pull' });
   });
@@ -42,7 +37,7 @@ describe('deployments and their statuses', () => {
     const deployment = made.data as Exclude<typeof made.data, { message?: string }>;
     expect(deployment).toMatchObject({
       ref: 'main',
-      sha: await tip('main'),
+      sha: await history.tip('main'),
       task: 'deploy',
       environment: 'production',
       original_environment: 'production',
@@ -65,12 +60,12 @@ describe('deployments and their statuses', () => {
     expect(await ids()).toEqual([staging, deployment.id]);
     expect(await ids({ environment: 'staging' })).toEqual([staging]);
     expect(await ids({ task: 'deploy' })).toEqual([deployment.id]);
-    expect(await ids({ ref: 'main', sha: await tip('main') })).toEqual([staging, deployment.id]);
+    expect(await ids({ ref: 'main', sha: await history.tip('main') })).toEqual([staging, deployment.id]);
     expect(await ids({ ref: 'elsewhere' })).toEqual([]);
   });
 
   it('needs the commit’s statuses successful, all of them or the contexts asked for', async () => {
-    const sha = await write('main', 'checked.txt', 'checked\n');
+    const sha = await history.write('main', 'checked.txt', 'checked\n');
     await as.alice!.repos.createCommitStatus({ ...repo, sha, state: 'failure', context: 'ci' });
     const refused = await failure(as.alice!.repos.createDeployment({ ...repo, ref: 'main' }));
     expect(refused).toMatchObject({
@@ -87,25 +82,25 @@ describe('deployments and their statuses', () => {
   });
 
   it('merges the default branch into a branch behind it first, as GitHub does, and makes none then', async () => {
-    await branchFrom('topic', 'main');
-    await write('topic', 'topic.txt', 'topic\n');
-    await write('main', 'later.txt', 'later\n');
-    const head = await tip('topic');
+    await history.branchFrom('topic', 'main');
+    await history.write('topic', 'topic.txt', 'topic\n');
+    await history.write('main', 'later.txt', 'later\n');
+    const head = await history.tip('topic');
     const merged = await as.alice!.repos.createDeployment({ ...repo, ref: 'topic', required_contexts: [] });
     expect(merged.status).toBe(202);
     expect(merged.data).toEqual({ message: 'Auto-merged main into topic on deployment.' });
-    const merge = (await as.alice!.git.getCommit({ ...repo, commit_sha: await tip('topic') })).data;
-    expect(merge.parents.map((parent) => parent.sha)).toEqual([head, await tip('main')]);
+    const merge = (await as.alice!.git.getCommit({ ...repo, commit_sha: await history.tip('topic') })).data;
+    expect(merge.parents.map((parent) => parent.sha)).toEqual([head, await history.tip('main')]);
     expect((await as.alice!.repos.listDeployments({ ...repo, ref: 'topic' })).data).toEqual([]);
     // Up to date now: made.
     expect((await as.alice!.repos.createDeployment({ ...repo, ref: 'topic', required_contexts: [] })).status).toBe(201);
 
-    await branchFrom('clash', 'main');
-    await write('clash', 'shared.txt', 'one side\n');
-    await write('main', 'shared.txt', 'the other side\n');
-    const clash = await tip('clash');
+    await history.branchFrom('clash', 'main');
+    await history.write('clash', 'shared.txt', 'one side\n');
+    await history.write('main', 'shared.txt', 'the other side\n');
+    const clash = await history.tip('clash');
     expect(await failure(as.alice!.repos.createDeployment({ ...repo, ref: 'clash', required_contexts: [] }))).toMatchObject({ status: 409, data: { message: 'Conflict merging main into clash.' } });
-    expect(await tip('clash')).toBe(clash);
+    expect(await history.tip('clash')).toBe(clash);
     const asIs = (await as.alice!.repos.createDeployment({ ...repo, ref: 'clash', required_contexts: [], auto_merge: false })).data as { sha: string };
     expect(asIs.sha).toBe(clash);
   });

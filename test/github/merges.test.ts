@@ -2,21 +2,15 @@ import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
 import { startHost } from '../helpers/host.js';
-import { failure } from '../helpers/octokit.js';
+import { failure, historyOf } from '../helpers/octokit.js';
 
 // GitHub's `POST /repos/{owner}/{repo}/merges` (octokit's `repos.merge`): a branch or commit merged into a branch as a
 // merge commit, as release tools that merge `main` back into `develop` ask for it.
 describe('merging into a branch', () => {
   let host: RepoHost;
+  let history: ReturnType<typeof historyOf>;
   const as: Record<string, Octokit> = {};
   const repo = { owner: 'alice', repo: 'merged' };
-  const write = async (branch: string, path: string, text: string) => {
-    const existing = await as.alice!.repos.getContent({ ...repo, path, ref: branch }).catch(() => undefined);
-    const sha = existing && !Array.isArray(existing.data) ? existing.data.sha : undefined;
-    return (await as.alice!.repos.createOrUpdateFileContents({ ...repo, path, branch, message: `Write ${path} on ${branch}`, content: Buffer.from(text).toString('base64'), sha })).data.commit.sha!;
-  };
-  const tip = async (branch: string) => (await as.alice!.git.getRef({ ...repo, ref: `heads/${branch}` })).data.object.sha;
-  const branchFrom = async (branch: string, from: string) => await as.alice!.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: await tip(from) });
 
   beforeAll(async () => {
     host = await startHost();
@@ -24,6 +18,7 @@ describe('merging into a branch', () => {
       await host.admin.createUser({ username, email: `${username}@example.com`, password: 'password123' });
       as[username] = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: await host.admin.createToken(username, 'merges') });
     }
+    history = historyOf(as.alice!, repo);
     await as.alice!.repos.createForAuthenticatedUser({ name: 'merged', auto_init: true });
     await as.alice!.repos.addCollaborator({ ...repo, username: 'bob', permission: 'pull' });
   });
@@ -33,9 +28,9 @@ describe('merging into a branch', () => {
   });
 
   it('merges a branch as a merge commit of the one who asks, then has nothing more to merge', async () => {
-    await branchFrom('topic', 'main');
-    const topic = await write('topic', 'topic.txt', 'topic\n');
-    const main = await write('main', 'main.txt', 'main moved on\n');
+    await history.branchFrom('topic', 'main');
+    const topic = await history.write('topic', 'topic.txt', 'topic\n');
+    const main = await history.write('main', 'main.txt', 'main moved on\n');
 
     const answer = await as.alice!.repos.merge({ ...repo, base: 'main', head: 'topic' });
     expect(answer.status).toBe(201);
@@ -45,16 +40,16 @@ describe('merging into a branch', () => {
     expect(answer.data.files?.map((file) => file.filename)).toEqual(['topic.txt']);
     // The answer is the commit as GitHub's commit endpoint shows it, and the branch moved to it.
     expect(answer.data).toEqual((await as.alice!.repos.getCommit({ ...repo, ref: answer.data.sha })).data);
-    expect(await tip('main')).toBe(answer.data.sha);
+    expect(await history.tip('main')).toBe(answer.data.sha);
 
     expect((await as.alice!.repos.merge({ ...repo, base: 'main', head: 'topic' })).status).toBe(204);
-    expect(await tip('main')).toBe(answer.data.sha);
+    expect(await history.tip('main')).toBe(answer.data.sha);
   });
 
   it('merges a commit with the message given, and makes a merge commit where a fast-forward would do', async () => {
-    await branchFrom('ahead', 'main');
-    const ahead = await write('ahead', 'ahead.txt', 'ahead\n');
-    const main = await tip('main');
+    await history.branchFrom('ahead', 'main');
+    const ahead = await history.write('ahead', 'ahead.txt', 'ahead\n');
+    const main = await history.tip('main');
     const answer = await as.alice!.repos.merge({ ...repo, base: 'main', head: ahead, commit_message: 'Bring ahead in' });
     expect(answer.status).toBe(201);
     expect(answer.data.commit.message).toBe('Bring ahead in');
@@ -62,12 +57,12 @@ describe('merging into a branch', () => {
   });
 
   it("answers GitHub's 409 for a conflict, its 404s, and refuses readers", async () => {
-    await branchFrom('clash', 'main');
-    await write('clash', 'shared.txt', 'one side\n');
-    await write('main', 'shared.txt', 'the other side\n');
-    const main = await tip('main');
+    await history.branchFrom('clash', 'main');
+    await history.write('clash', 'shared.txt', 'one side\n');
+    await history.write('main', 'shared.txt', 'the other side\n');
+    const main = await history.tip('main');
     expect(await failure(as.alice!.repos.merge({ ...repo, base: 'main', head: 'clash' }))).toMatchObject({ status: 409, data: { message: 'Merge conflict' } });
-    expect(await tip('main')).toBe(main);
+    expect(await history.tip('main')).toBe(main);
 
     expect(await failure(as.alice!.repos.merge({ ...repo, base: 'nowhere', head: 'clash' }))).toMatchObject({ status: 404, data: { message: 'Base does not exist' } });
     expect(await failure(as.alice!.repos.merge({ ...repo, base: 'main', head: 'nowhere' }))).toMatchObject({ status: 404, data: { message: 'Head does not exist' } });
@@ -75,6 +70,6 @@ describe('merging into a branch', () => {
     const missing = await failure(as.alice!.request('POST /repos/{owner}/{repo}/merges', { ...repo, base: 'main' } as { owner: string; repo: string; base: string; head: string }));
     expect(missing).toMatchObject({ status: 422, data: { message: 'Validation Failed', errors: [{ resource: 'Merge', field: 'head', code: 'missing_field' }] } });
     expect((await failure(as.bob!.repos.merge({ ...repo, base: 'main', head: 'clash' }))).status).toBe(403);
-    expect(await tip('main')).toBe(main);
+    expect(await history.tip('main')).toBe(main);
   });
 });
