@@ -30,6 +30,8 @@ import { ReactionService } from './services/reactions.js';
 import { CommitPullsService } from './services/commit-pulls.js';
 import { BranchMerges } from './services/branch-merges.js';
 import { DeploymentService } from './services/deployments.js';
+import { CommitCommentService } from './services/commit-comments.js';
+import { CommitCommentShapes } from './github/commit-comment-shapes.js';
 import { DeploymentShapes } from './github/deployment-shapes.js';
 import { CredentialService } from './services/credentials.js';
 import { AppService } from './services/apps.js';
@@ -196,6 +198,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     refUpdates,
     branchMerges,
     gitData,
+    commitComments: new CommitCommentService(store, gitData, recorder, new CommitCommentShapes(baseUrl, shapes), nowIso),
     deployments: new DeploymentService(store, gitData, branchMerges, recorder, new DeploymentShapes(baseUrl, shapes), nowIso),
     commitPulls: new CommitPullsService(store, gitData),
     releases: new ReleaseService(store, git, gitData, refUpdates, new ReleaseFiles(options.maxReleaseAssetBytes), nowIso, recorder, new ReleaseShapes(baseUrl, shapes), (repo, work) => repos.whileUnchanged(repo, work)),

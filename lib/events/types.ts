@@ -2,6 +2,7 @@ import type { CollaboratorPermission } from '../store/queries/collaborators.js';
 import type {
   GitHubComment,
   GitHubCommit,
+  GitHubCommitComment,
   GitHubDeployment,
   GitHubDeploymentStatus,
   GitHubIssue,
@@ -197,6 +198,12 @@ export interface RepositoryDispatchEvent extends RepositoryEventBase {
   client_payload: Record<string, unknown> | null;
 }
 
+/** A comment made on a commit (GitHub sends no other action of it). */
+export interface CommitCommentEvent extends RepositoryEventBase {
+  action: 'created';
+  comment: GitHubCommitComment;
+}
+
 /** A deployment made (`POST /repos/{owner}/{repo}/deployments`); no workflow made it. */
 export interface DeploymentEvent extends RepositoryEventBase {
   action: 'created';
@@ -271,13 +278,14 @@ export interface RepoEventMap {
   repository_dispatch: RepositoryDispatchEvent;
   deployment: DeploymentEvent;
   deployment_status: DeploymentStatusEvent;
+  commit_comment: CommitCommentEvent;
   ping: PingEvent;
 }
 
 export type RepoEventName = keyof RepoEventMap;
 
 /** The events a webhook may subscribe to (`ping` goes to the hook it tests, whatever it subscribes to). */
-export const SUBSCRIBABLE_EVENTS = ['push', 'create', 'delete', 'issues', 'issue_comment', 'pull_request', 'status', 'star', 'watch', 'repository', 'release', 'pull_request_review', 'pull_request_review_comment', 'milestone', 'label', 'member', 'check_run', 'check_suite', 'repository_dispatch', 'deployment', 'deployment_status'] as const;
+export const SUBSCRIBABLE_EVENTS = ['push', 'create', 'delete', 'issues', 'issue_comment', 'pull_request', 'status', 'star', 'watch', 'repository', 'release', 'pull_request_review', 'pull_request_review_comment', 'milestone', 'label', 'member', 'check_run', 'check_suite', 'repository_dispatch', 'deployment', 'deployment_status', 'commit_comment'] as const;
 export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
 
 /** One event as code in the same process receives it. */

@@ -14,6 +14,7 @@ import type { ChangedFile } from '../git/diff.js';
 import type { CommitIdentity, CommitObject } from '../git/objects.js';
 import type { IssueEventRow } from '../store/queries/issue-events.js';
 import { githubTime } from './time.js';
+import { commitCommentCounts } from '../store/queries/commit-comments.js';
 import { reactionCounts, type ReactionCounts, type ReactionSubject } from '../store/queries/reactions.js';
 import { REACTION_CONTENTS } from '../services/reactions.js';
 import type {
@@ -63,7 +64,7 @@ const nonOwners = (repo: RepositoryRow, usernames: ReadonlyArray<string | null>)
  * (each shaped once for the page), author associations, assignees and milestones (by number, of the page's numbers).
  * Its lookups are synchronous: a page of 30 issues is shaped without a promise per field.
  */
-interface PageFacts {
+export interface PageFacts {
   user(username: string | null): GitHubUser | null;
   association(username: string | null): GitHubAuthorAssociation;
   assignees(number: number): GitHubUser[];
@@ -75,7 +76,7 @@ interface PageFacts {
 }
 
 /** Which of a page's objects its reaction counts are read for: all of one kind. */
-interface PageReactions {
+export interface PageReactions {
   subject: ReactionSubject;
   ids: readonly number[];
 }
@@ -100,7 +101,7 @@ interface IssueFacts {
  */
 export const PULL_ISSUE_IDS = 2 ** 31;
 
-export function nodeId(type: 'Ref' | 'Integration' | 'IntegrationInstallation' | 'IssueEvent' | 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'PullRequestIssue' | 'IssueComment' | 'Label' | 'Release' | 'ReleaseAsset' | 'Commit' | 'CheckRun' | 'CheckSuite' | 'Tag' | 'PullRequestReview' | 'PullRequestReviewComment' | 'Milestone' | 'Reaction' | 'Deployment' | 'DeploymentStatus', id: number | string): string {
+export function nodeId(type: 'Ref' | 'Integration' | 'IntegrationInstallation' | 'IssueEvent' | 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'PullRequestIssue' | 'IssueComment' | 'Label' | 'Release' | 'ReleaseAsset' | 'Commit' | 'CheckRun' | 'CheckSuite' | 'Tag' | 'PullRequestReview' | 'PullRequestReviewComment' | 'Milestone' | 'Reaction' | 'Deployment' | 'DeploymentStatus' | 'CommitComment', id: number | string): string {
   return Buffer.from(`0${type.length}:${type}${id}`).toString('base64');
 }
 
@@ -272,7 +273,7 @@ export class GitHubShapes {
   }
 
   /** The facts a page of objects shares (see PageFacts), read at once. */
-  private async pageFacts(db: ReadTx, repo: RepositoryRow, usernames: ReadonlyArray<string | null>, numbers: readonly number[] = [], reacted?: PageReactions): Promise<PageFacts> {
+  async pageFacts(db: ReadTx, repo: RepositoryRow, usernames: ReadonlyArray<string | null>, numbers: readonly number[] = [], reacted?: PageReactions): Promise<PageFacts> {
     const named = usernames.filter((username): username is string => !!username);
     const users = await usersByNames(db, named);
     const assignees = await this.assigneesOfPage(db, repo, numbers);
@@ -744,8 +745,14 @@ export class GitHubShapes {
     return this.noreplyDomain && email.toLowerCase().endsWith(suffix.toLowerCase()) ? await this.userNamed(db, email.slice(0, -suffix.length)) : null;
   }
 
-  /** A commit of the commits API, with its files when given. */
-  async commit(db: ReadTx, repo: RepositoryRow, commit: CommitObject, files?: readonly ChangedFile[]): Promise<GitHubCommit> {
+  /** Commits of the commits API (a list: their comment counts read in one query). */
+  async commits(db: ReadTx, repo: RepositoryRow, commits: readonly CommitObject[]): Promise<GitHubCommit[]> {
+    const comments = await commitCommentCounts(db, repo.id, commits.map((commit) => commit.id));
+    return await Promise.all(commits.map(async (commit) => await this.commit(db, repo, commit, undefined, comments.get(commit.id) ?? 0)));
+  }
+
+  /** A commit of the commits API, with its files when given; its comments counted unless `commentCount` says. */
+  async commit(db: ReadTx, repo: RepositoryRow, commit: CommitObject, files?: readonly ChangedFile[], commentCount?: number): Promise<GitHubCommit> {
     const git = this.gitCommit(repo, commit);
     const url = this.commitApiUrl(repo, commit.id);
     const shaped: GitHubCommit = {
@@ -760,7 +767,7 @@ export class GitHubShapes {
         committer: git.committer,
         message: git.message,
         tree: git.tree,
-        comment_count: 0,
+        comment_count: commentCount ?? (await commitCommentCounts(db, repo.id, [commit.id])).get(commit.id) ?? 0,
         ...(commit.signature !== undefined ? { verification: verificationOf(commit.signature) } : {}),
       },
       author: await this.userOfAddress(db, commit.author.email),

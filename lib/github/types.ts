@@ -156,6 +156,24 @@ export interface GitHubReactions {
   eyes: number;
 }
 
+/** GitHub's commit comment object. */
+export interface GitHubCommitComment {
+  url: string;
+  html_url: string;
+  id: number;
+  node_id: string;
+  body: string;
+  path: string | null;
+  position: number | null;
+  line: number | null;
+  commit_id: string;
+  user: GitHubUser | null;
+  created_at: string;
+  updated_at: string;
+  author_association: GitHubAuthorAssociation;
+  reactions: GitHubReactions;
+}
+
 /** GitHub's deployment object (`GET /repos/{owner}/{repo}/deployments/{id}`). */
 export interface GitHubDeployment {
   url: string;

@@ -5,6 +5,7 @@ import type { PageWindow } from '../store/queries/page-window.js';
 import { pullInRepository } from '../store/queries/pulls.js';
 import { deleteReaction, insertReaction, reactionById, reactionOf, reactionsTo, type ReactionRow, type ReactionSubject } from '../store/queries/reactions.js';
 import { releaseById } from '../store/queries/releases.js';
+import { commitCommentById } from '../store/queries/commit-comments.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { reviewCommentById } from '../store/queries/reviews.js';
 import { requireUnlockedFor } from './conversation-locks.js';
@@ -84,6 +85,9 @@ export class ReactionService {
     else if (subject === 'review_comment') {
       const comment = await reviewCommentById(db, repo.id, id);
       if (comment && comment.pending === 0) locked = (await pullInRepository(db, repo.id, comment.pull_id))?.locked;
+    } else if (subject === 'commit_comment') {
+      // A commit's conversation is never locked.
+      if (await commitCommentById(db, repo.id, id)) locked = false;
     } else {
       const release = await releaseById(db, repo.id, id);
       if (release && (release.draft === 0 || atLeast(level, 'write'))) locked = false;

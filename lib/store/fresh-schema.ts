@@ -5,7 +5,7 @@
  * give the same schema and rows; after adding a migration, regenerate this list from a migrated database the way that
  * test says (until then fresh databases replay the steps: the image is made only while this version is the newest).
  */
-export const FRESH_SCHEMA_VERSION = 23;
+export const FRESH_SCHEMA_VERSION = 24;
 
 /** Table, index and trigger definitions first (`schema_version` among them), then the rows; the version row is added by `buildFreshImage`. */
 
@@ -577,5 +577,19 @@ export const FRESH_SCHEMA: readonly string[] = [
         updated_at TEXT NOT NULL
       )`,
   `CREATE INDEX deployment_statuses_by_deployment ON deployment_statuses (deployment_id, id)`,
+  `CREATE TABLE commit_comments (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        commit_id TEXT NOT NULL,
+        path TEXT,
+        position INTEGER,
+        line INTEGER,
+        body TEXT NOT NULL,
+        author_id INTEGER NOT NULL REFERENCES users(id),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+  `CREATE INDEX commit_comments_by_commit ON commit_comments (repo_id, commit_id, id)`,
+  `CREATE INDEX commit_comments_by_repo ON commit_comments (repo_id, id)`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
 ];

@@ -869,6 +869,26 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       `CREATE INDEX deployment_statuses_by_deployment ON deployment_statuses (deployment_id, id)`,
     ],
   },
+  {
+    // Comments on commits (GitHub's commit comments, queries/commit-comments.ts).
+    version: 24,
+    statements: [
+      `CREATE TABLE commit_comments (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        commit_id TEXT NOT NULL,
+        path TEXT,
+        position INTEGER,
+        line INTEGER,
+        body TEXT NOT NULL,
+        author_id INTEGER NOT NULL REFERENCES users(id),
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      )`,
+      `CREATE INDEX commit_comments_by_commit ON commit_comments (repo_id, commit_id, id)`,
+      `CREATE INDEX commit_comments_by_repo ON commit_comments (repo_id, id)`,
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -190,6 +190,10 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
     await alice.repos.updateRelease({ ...ids, release_id: pre.id, draft: true });
     await alice.repos.deleteRelease({ ...ids, release_id: pre.id });
 
+    // commit_comment (created): on a commit, by someone who only reads
+    const commented = (await alice.repos.listCommits({ ...ids, per_page: 1 })).data[0]!.sha;
+    await as('carol').repos.createCommitComment({ ...ids, commit_sha: commented, body: 'Nice commit' });
+
     // deployment (created), deployment_status (created): a success, then another deployment's success making the first
     // inactive (a status GitHub adds, and tells of)
     const deploy = async () => (await alice.repos.createDeployment({ ...ids, ref: 'main', environment: 'staging', required_contexts: [], auto_merge: false, payload: { build: 1 } })).data as { id: number };
@@ -233,6 +237,7 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
         'check_suite.completed',
         'check_suite.requested',
         'check_suite.rerequested',
+        'commit_comment.created',
         'create',
         'delete',
         'deployment.created',

@@ -25,7 +25,7 @@ const PERMISSIONS_OF_PATH: ReadonlyArray<[RegExp, read: string[], write: string[
   [/^\/pulls(?:\/|$)/, ['pull_requests'], ['pull_requests']],
   [/^\/(?:hooks|keys)(?:\/|$)/, ['administration'], ['administration']],
   [/^\/collaborators(?:\/|$)/, ['metadata'], ['administration']],
-  [/^\/(?:contents|readme|git|commits|compare|branches|tags|tarball|zipball|releases|merges|dispatches)(?:\/|$)/, ['contents'], ['contents']],
+  [/^\/(?:contents|readme|git|commits|compare|branches|tags|tarball|zipball|releases|merges|dispatches|comments)(?:\/|$)/, ['contents'], ['contents']],
 ];
 /** The repository itself and anything else: its metadata to read, `administration` to change. */
 const OTHERWISE: [read: string[], write: string[]] = [['metadata'], ['administration']];

@@ -29,7 +29,7 @@ export function mountCommits(app: H3, ctx: AppContext): void {
     const filter = await commitFilter(ctx, event);
     if (filter === 'nobody') return page.respond(0, []);
     const { items, total } = await ctx.gitData.history(repo, { ref: queryString(event, 'sha') || undefined, path: queryString(event, 'path') || undefined, filter }, page).catch(noCommitFor);
-    return page.respond(total, (await Promise.all(items.map(async (commit) => await shapes.commit(ctx.store, repo, commit)))));
+    return page.respond(total, await shapes.commits(ctx.store, repo, items));
   });
 
   // GitHub: "If there are more than 300 files in the commit diff ..., the response will include pagination link
@@ -87,7 +87,7 @@ export function mountCommits(app: H3, ctx: AppContext): void {
       ahead_by: comparison.aheadBy,
       behind_by: comparison.behindBy,
       total_commits: comparison.aheadBy,
-      commits: await Promise.all(commits.map(async (commit) => await shapes.commit(ctx.store, repo, commit))),
+      commits: await shapes.commits(ctx.store, repo, commits),
       ...(page && page.page > 1 ? {} : { files: comparison.files.map((file) => shapes.file(repo, comparison.head.id, file)) }),
     };
   });

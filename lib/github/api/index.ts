@@ -25,6 +25,7 @@ import { mountStatuses } from './statuses.js';
 import { mountUsers } from './users.js';
 import { mountReactions } from './reactions.js';
 import { mountDeployments } from './deployments.js';
+import { mountCommitComments } from './commit-comments.js';
 import { REPO, V3 } from './lookup.js';
 import { bearerJwt, currentUser, refuseIntegration } from '../../http/auth.js';
 import { getRequestHeader } from 'h3';
@@ -70,6 +71,7 @@ export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) 
   mountReleases(app, ctx);
   mountReactions(app, ctx);
   mountDeployments(app, ctx);
+  mountCommitComments(app, ctx);
   mountSearch(app, ctx);
   mountHooks(app, ctx);
   mountNotifications(app, ctx);

@@ -110,7 +110,7 @@ export function mountPulls(app: H3, ctx: AppContext): void {
     const pull = await pullOf(ctx, repo, event);
     const page = githubPage(ctx, event);
     const commits = page.slice(await ctx.gitData.range(repo, pull.base_sha, pull.head_sha));
-    return (await Promise.all(commits.map(async (commit) => await shapes.commit(ctx.store, repo, commit))));
+    return await shapes.commits(ctx.store, repo, commits);
   });
 
   app.get(`${PULL}/files`, async (event) => {

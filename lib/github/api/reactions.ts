@@ -13,6 +13,7 @@ const TARGETS: ReadonlyArray<{ path: string; subject: ReactionSubject; id: (even
   { path: `${REPO}/issues/:number/reactions`, subject: 'issue', id: (event) => numberParam(event) },
   { path: `${REPO}/issues/comments/:comment_id/reactions`, subject: 'comment', id: (event) => idParam(event, 'comment_id') },
   { path: `${REPO}/pulls/comments/:comment_id/reactions`, subject: 'review_comment', id: (event) => idParam(event, 'comment_id') },
+  { path: `${REPO}/comments/:comment_id/reactions`, subject: 'commit_comment', id: (event) => idParam(event, 'comment_id') },
   { path: `${REPO}/releases/:release_id/reactions`, subject: 'release', id: (event) => idParam(event, 'release_id') },
 ];
 

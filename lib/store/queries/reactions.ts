@@ -3,10 +3,10 @@ import { inList } from './in-list.js';
 import type { PageWindow } from './page-window.js';
 
 /**
- * What a reaction is to (GitHub's four kinds): an issue or a pull request by its number (they share one numbering), a
- * conversation comment of either by its id (one sequence), a review comment by its id, a release by its id.
+ * What a reaction is to (GitHub's five kinds): an issue or a pull request by its number (they share one numbering), a
+ * conversation comment of either by its id (one sequence), a review comment, a commit comment or a release by its id.
  */
-export type ReactionSubject = 'issue' | 'comment' | 'review_comment' | 'release';
+export type ReactionSubject = 'issue' | 'comment' | 'review_comment' | 'commit_comment' | 'release';
 
 export interface ReactionRow {
   id: number;
