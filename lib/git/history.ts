@@ -86,3 +86,26 @@ export async function mergeBase(gitDir: string, a: string, b: string): Promise<s
     throw error;
   }
 }
+
+/** One author address of a history (whatever its case): how many commits it wrote, spelt and named as the newest one has it. */
+export interface AuthorCount {
+  email: string;
+  name: string;
+  commits: number;
+}
+
+/** Every author address of the history of `tip` (a commit id) with its commits, as written (no mailmap), newest first. */
+export async function authorCounts(gitDir: string, tip: string): Promise<AuthorCount[]> {
+  if (!/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/.test(tip)) throw new Error(`not a commit id: ${tip}`);
+  const { stdout } = await runGit(['log', '--no-mailmap', '--format=%ae%x00%an', tip, '--'], { gitDir });
+  const byEmail = new Map<string, AuthorCount>();
+  for (const line of stdout.toString('utf8').split('\n')) {
+    if (!line) continue;
+    const [email = '', name = ''] = line.split('\0');
+    const key = email.toLowerCase();
+    const known = byEmail.get(key);
+    if (known) known.commits += 1;
+    else byEmail.set(key, { email, name, commits: 1 });
+  }
+  return [...byEmail.values()];
+}

@@ -111,6 +111,26 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     return page.respond(total, items.map((branch) => branchSummary(ctx, repo, branch.name, branch.commit_sha, ruleOf)));
   });
 
+  // The default branch's authors, most commits first: accounts, and with `anon` the addresses none stands for. 204
+  // for an empty repository, as on GitHub.
+  app.get(`${REPO}/contributors`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    const anon = queryString(event, 'anon');
+    if (anon !== undefined && !['0', '1', 'true', 'false'].includes(anon)) throw validationFailed({ resource: 'Contributor', field: 'anon', code: 'invalid' });
+    const page = githubPage(ctx, event);
+    const contributors = await ctx.contributors.list(repo, anon === '1' || anon === 'true');
+    if (!contributors) return noContent();
+    const shapes = shapesOf(ctx);
+    return page.respond(
+      contributors.length,
+      contributors.slice(page.offset, page.offset + page.limit).map((contributor) =>
+        contributor.user
+          ? { ...shapes.user(contributor.user), contributions: contributor.contributions }
+          : { email: contributor.email, name: contributor.name, type: 'Anonymous', contributions: contributor.contributions },
+      ),
+    );
+  });
+
   // Merging a branch or commit into a branch (octokit's `repos.merge`): 201 with the merge commit, 204 when the base
   // already holds the head, GitHub's 404s and 409 in its words.
   app.post(`${REPO}/merges`, async (event) => {
