@@ -1,10 +1,17 @@
 import { writeToRepository } from './repository-write.js';
 import type { Db } from '../store/interface.js';
-import type { RepositoryRow } from '../store/queries/repositories.js';
-import { countToggles, flipToggle, isToggled, type ToggleTable } from '../store/queries/toggles.js';
-import type { UserRow } from '../store/queries/users.js';
+import type { PageWindow } from '../store/queries/page-window.js';
+import { repositoriesWithIds, type RepositoryRow } from '../store/queries/repositories.js';
+import { countToggles, isToggled, setToggle, toggledBy, togglersOf, type ToggleTable } from '../store/queries/toggles.js';
+import { usersByNames, type UserRow } from '../store/queries/users.js';
 import type { EventRecorder } from '../events/index.js';
 import { githubTime } from '../github/time.js';
+
+/** How a list of starred repositories is ordered: by when starred (GitHub's default) or by the repository's last change. */
+export interface StarredOrder {
+  sort: 'created' | 'updated';
+  direction: 'asc' | 'desc';
+}
 
 /** Stars and watches: per-user toggles on a repository. */
 export class SocialService {
@@ -16,12 +23,17 @@ export class SocialService {
 
   /** Flips the star and returns whether the repository is now starred. */
   async toggleStar(user: UserRow, repo: RepositoryRow): Promise<boolean> {
-    return await this.toggle('stars', user, repo);
+    return await this.change('stars', user, repo, 'flip');
   }
 
   /** Flips the watch and returns whether the repository is now watched. */
   async toggleWatch(user: UserRow, repo: RepositoryRow): Promise<boolean> {
-    return await this.toggle('watches', user, repo);
+    return await this.change('watches', user, repo, 'flip');
+  }
+
+  /** Stars the repository or takes the star back (nothing changes, and nothing is told, when it is so already). */
+  async setStar(user: UserRow, repo: RepositoryRow, on: boolean): Promise<void> {
+    await this.change('stars', user, repo, on);
   }
 
   async stars(repo: RepositoryRow): Promise<number> {
@@ -38,11 +50,35 @@ export class SocialService {
     return { starred: await isToggled(this.store, 'stars', user.id, repo.id), watching: await isToggled(this.store, 'watches', user.id, repo.id) };
   }
 
-  /** Flips the toggle with its event: `star` created/deleted, `watch` started (GitHub has no event for unwatching). */
-  private async toggle(table: ToggleTable, user: UserRow, repo: RepositoryRow): Promise<boolean> {
+  /** Who starred the repository, first first, with when: a fixed three statements. */
+  async stargazers(repo: RepositoryRow, page: PageWindow): Promise<{ items: Array<{ user: UserRow; starred_at: string }>; total: number }> {
+    return await this.store.read(async (tx) => {
+      const rows = await togglersOf(tx, 'stars', repo.id, page);
+      const users = await usersByNames(tx, rows.map((row) => row.username));
+      return { items: rows.flatMap((row) => { const user = users.get(row.username.toLowerCase()); return user ? [{ user, starred_at: row.toggled_at }] : []; }), total: await countToggles(tx, 'stars', repo.id) };
+    });
+  }
+
+  /** The repositories `user` starred that `viewer` may see, with when. */
+  async starredBy(user: UserRow, viewer: UserRow | undefined, order: StarredOrder, page: PageWindow): Promise<{ items: Array<{ repo: RepositoryRow; starred_at: string }>; total: number }> {
+    return await this.store.read(async (tx) => {
+      const { rows, total } = await toggledBy(tx, 'stars', user.id, viewer?.id, order, page);
+      const repos = new Map((await repositoriesWithIds(tx, rows.map((row) => row.repo_id))).map((repo) => [repo.id, repo]));
+      return { items: rows.flatMap((row) => { const repo = repos.get(row.repo_id); return repo ? [{ repo, starred_at: row.toggled_at }] : []; }), total };
+    });
+  }
+
+  /**
+   * Sets the toggle (or flips it) with its event when it changes: `star` created/deleted, `watch` started (GitHub has
+   * no event for unwatching). Whether it is on after.
+   */
+  private async change(table: ToggleTable, user: UserRow, repo: RepositoryRow, wanted: boolean | 'flip'): Promise<boolean> {
     const now = this.now();
     return await writeToRepository(this.store, repo, async (tx) => {
-      const on = await flipToggle(tx, table, user.id, repo.id, now);
+      const was = await isToggled(tx, table, user.id, repo.id);
+      const on = wanted === 'flip' ? !was : wanted;
+      if (on === was) return on;
+      await setToggle(tx, table, user.id, repo.id, on, now);
       if (table === 'stars') await this.events.record(tx, repo, user, 'star', { action: on ? 'created' : 'deleted', starred_at: on ? githubTime(now) : null });
       else if (on) await this.events.record(tx, repo, user, 'watch', { action: 'started' });
       return on;

@@ -26,6 +26,7 @@ import { mountUsers } from './users.js';
 import { mountReactions } from './reactions.js';
 import { mountDeployments } from './deployments.js';
 import { mountCommitComments } from './commit-comments.js';
+import { mountStars } from './stars.js';
 import { REPO, V3 } from './lookup.js';
 import { bearerJwt, currentUser, refuseIntegration } from '../../http/auth.js';
 import { getRequestHeader } from 'h3';
@@ -72,6 +73,7 @@ export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) 
   mountReactions(app, ctx);
   mountDeployments(app, ctx);
   mountCommitComments(app, ctx);
+  mountStars(app, ctx);
   mountSearch(app, ctx);
   mountHooks(app, ctx);
   mountNotifications(app, ctx);

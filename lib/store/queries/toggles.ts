@@ -1,14 +1,13 @@
 import type { WriteTx, ReadTx } from '../interface.js';
+import type { PageWindow } from './page-window.js';
 
 /** Stars and watches: one row per (user, repository) while the toggle is on. */
 export type ToggleTable = 'stars' | 'watches';
 
-/** Flips the toggle and returns whether it is now on. */
-export async function flipToggle(tx: WriteTx, table: ToggleTable, userId: number, repoId: number, now: string): Promise<boolean> {
-  const removed = (await tx.run(`DELETE FROM ${table} WHERE user_id = ? AND repo_id = ?`, [userId, repoId])).changes;
-  if (removed > 0) return false;
-  await tx.run(`INSERT INTO ${table} (user_id, repo_id, created_at) VALUES (?, ?, ?)`, [userId, repoId, now]);
-  return true;
+/** Turns the toggle on or off; the caller read it the other way in the same write. */
+export async function setToggle(tx: WriteTx, table: ToggleTable, userId: number, repoId: number, on: boolean, now: string): Promise<void> {
+  if (on) await tx.run(`INSERT INTO ${table} (user_id, repo_id, created_at) VALUES (?, ?, ?)`, [userId, repoId, now]);
+  else await tx.run(`DELETE FROM ${table} WHERE user_id = ? AND repo_id = ?`, [userId, repoId]);
 }
 
 export async function countToggles(db: ReadTx, table: ToggleTable, repoId: number): Promise<number> {
@@ -17,4 +16,40 @@ export async function countToggles(db: ReadTx, table: ToggleTable, repoId: numbe
 
 export async function isToggled(db: ReadTx, table: ToggleTable, userId: number, repoId: number): Promise<boolean> {
   return await db.get(`SELECT 1 AS found FROM ${table} WHERE user_id = ? AND repo_id = ?`, [userId, repoId]) !== undefined;
+}
+
+/** The accounts whose toggle of the repository is on, first to turn it on first, with when they did. */
+export async function togglersOf(db: ReadTx, table: ToggleTable, repoId: number, page: PageWindow): Promise<Array<{ username: string; toggled_at: string }>> {
+  return await db.all(`SELECT u.username, t.created_at AS toggled_at FROM ${table} t JOIN users u ON u.id = t.user_id WHERE t.repo_id = ? ORDER BY t.created_at, t.user_id LIMIT ? OFFSET ?`, [
+    repoId,
+    page.limit,
+    page.offset,
+  ]);
+}
+
+/** Whose repositories `viewerId` may read among those joined as `r`: public ones, and private ones it owns or collaborates on. */
+const READABLE = '(r.is_private = 0 OR r.owner_id = ? OR EXISTS (SELECT 1 FROM collaborators c WHERE c.repo_id = r.id AND c.user_id = ?))';
+
+/**
+ * The repositories the account's toggle is on for that `viewerId` may read, with when it was turned on, by that time
+ * (`created`) or the repository's last change (`updated`); with how many there are.
+ */
+export async function toggledBy(
+  db: ReadTx,
+  table: ToggleTable,
+  userId: number,
+  viewerId: number | undefined,
+  order: { sort: 'created' | 'updated'; direction: 'asc' | 'desc' },
+  page: PageWindow,
+): Promise<{ rows: Array<{ repo_id: number; toggled_at: string }>; total: number }> {
+  const where = `t.user_id = ? AND ${READABLE}`;
+  const params = [userId, viewerId ?? 0, viewerId ?? 0];
+  const key = order.sort === 'created' ? 't.created_at' : 'r.updated_at';
+  const direction = order.direction === 'asc' ? 'ASC' : 'DESC';
+  const rows = await db.all<{ repo_id: number; toggled_at: string }>(
+    `SELECT t.repo_id, t.created_at AS toggled_at FROM ${table} t JOIN repositories r ON r.id = t.repo_id WHERE ${where} ORDER BY ${key} ${direction}, t.repo_id ${direction} LIMIT ? OFFSET ?`,
+    [...params, page.limit, page.offset],
+  );
+  const total = (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} t JOIN repositories r ON r.id = t.repo_id WHERE ${where}`, params))!.n;
+  return { rows, total };
 }
