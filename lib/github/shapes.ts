@@ -412,7 +412,9 @@ export class GitHubShapes {
     const fullName = `${repo.owner_name}/${repo.name}`;
     const owner = (await userByName(db, repo.owner_name))!;
     const url = this.api(`/repos/${fullName}`);
-    const watchers = await countToggles(db, 'watches', repo.id);
+    // GitHub's `watchers_count` and `watchers` count stars (a name kept from before it had watching); who watches is
+    // `subscribers_count`, of the repository's own answer only (see the API's GET /repos/{owner}/{repo}).
+    const stars = await countToggles(db, 'stars', repo.id);
     const openIssues = await keptCount(db, repo.id, 'issue', ['open']);
     return {
       id: repo.id,
@@ -475,9 +477,9 @@ export class GitHubShapes {
       updated_at: githubTime(repo.updated_at),
       pushed_at: null,
       size: 0,
-      stargazers_count: await countToggles(db, 'stars', repo.id),
-      watchers_count: watchers,
-      watchers,
+      stargazers_count: stars,
+      watchers_count: stars,
+      watchers: stars,
       open_issues_count: openIssues,
       open_issues: openIssues,
       forks: 0,

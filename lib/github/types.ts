@@ -117,6 +117,7 @@ export interface GitHubRepository {
   /** repohost does not measure repositories (GitHub's size in KiB). */
   size: 0;
   stargazers_count: number;
+  /** GitHub's: the stars again (who watches is `subscribers_count`, on the repository's own answer). */
   watchers_count: number;
   /** The same as `watchers_count`, as on GitHub. */
   watchers: number;

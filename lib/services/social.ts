@@ -2,12 +2,12 @@ import { writeToRepository } from './repository-write.js';
 import type { Db } from '../store/interface.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import { repositoriesWithIds, type RepositoryRow } from '../store/queries/repositories.js';
-import { countToggles, isToggled, setToggle, toggledBy, togglersOf, type ToggleTable } from '../store/queries/toggles.js';
+import { countToggles, isToggled, setToggle, toggledAt, toggledBy, togglersOf, type ToggleTable } from '../store/queries/toggles.js';
 import { usersByNames, type UserRow } from '../store/queries/users.js';
 import type { EventRecorder } from '../events/index.js';
 import { githubTime } from '../github/time.js';
 
-/** How a list of starred repositories is ordered: by when starred (GitHub's default) or by the repository's last change. */
+/** How a list of starred (or watched) repositories is ordered: by when starred (GitHub's default) or by the repository's last change. */
 export interface StarredOrder {
   sort: 'created' | 'updated';
   direction: 'asc' | 'desc';
@@ -50,21 +50,31 @@ export class SocialService {
     return { starred: await isToggled(this.store, 'stars', user.id, repo.id), watching: await isToggled(this.store, 'watches', user.id, repo.id) };
   }
 
-  /** Who starred the repository, first first, with when: a fixed three statements. */
-  async stargazers(repo: RepositoryRow, page: PageWindow): Promise<{ items: Array<{ user: UserRow; starred_at: string }>; total: number }> {
+  /** Watches the repository or stops watching it (nothing changes, and nothing is told, when it is so already). */
+  async setWatch(user: UserRow, repo: RepositoryRow, on: boolean): Promise<void> {
+    await this.change('watches', user, repo, on);
+  }
+
+  /** When the user started watching the repository; undefined when not watching. */
+  async watchingSince(user: UserRow, repo: RepositoryRow): Promise<string | undefined> {
+    return await toggledAt(this.store, 'watches', user.id, repo.id);
+  }
+
+  /** Who starred (`stars`) or watches (`watches`) the repository, first first, with when: a fixed three statements. */
+  async accountsOf(table: ToggleTable, repo: RepositoryRow, page: PageWindow): Promise<{ items: Array<{ user: UserRow; since: string }>; total: number }> {
     return await this.store.read(async (tx) => {
-      const rows = await togglersOf(tx, 'stars', repo.id, page);
+      const rows = await togglersOf(tx, table, repo.id, page);
       const users = await usersByNames(tx, rows.map((row) => row.username));
-      return { items: rows.flatMap((row) => { const user = users.get(row.username.toLowerCase()); return user ? [{ user, starred_at: row.toggled_at }] : []; }), total: await countToggles(tx, 'stars', repo.id) };
+      return { items: rows.flatMap((row) => { const user = users.get(row.username.toLowerCase()); return user ? [{ user, since: row.toggled_at }] : []; }), total: await countToggles(tx, table, repo.id) };
     });
   }
 
-  /** The repositories `user` starred that `viewer` may see, with when. */
-  async starredBy(user: UserRow, viewer: UserRow | undefined, order: StarredOrder, page: PageWindow): Promise<{ items: Array<{ repo: RepositoryRow; starred_at: string }>; total: number }> {
+  /** The repositories `user` starred or watches that `viewer` may see, with since when. */
+  async repositoriesOf(table: ToggleTable, user: UserRow, viewer: UserRow | undefined, order: StarredOrder, page: PageWindow): Promise<{ items: Array<{ repo: RepositoryRow; since: string }>; total: number }> {
     return await this.store.read(async (tx) => {
-      const { rows, total } = await toggledBy(tx, 'stars', user.id, viewer?.id, order, page);
+      const { rows, total } = await toggledBy(tx, table, user.id, viewer?.id, order, page);
       const repos = new Map((await repositoriesWithIds(tx, rows.map((row) => row.repo_id))).map((repo) => [repo.id, repo]));
-      return { items: rows.flatMap((row) => { const repo = repos.get(row.repo_id); return repo ? [{ repo, starred_at: row.toggled_at }] : []; }), total };
+      return { items: rows.flatMap((row) => { const repo = repos.get(row.repo_id); return repo ? [{ repo, since: row.toggled_at }] : []; }), total };
     });
   }
 

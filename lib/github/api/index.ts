@@ -27,6 +27,7 @@ import { mountReactions } from './reactions.js';
 import { mountDeployments } from './deployments.js';
 import { mountCommitComments } from './commit-comments.js';
 import { mountStars } from './stars.js';
+import { mountWatching } from './watching.js';
 import { REPO, V3 } from './lookup.js';
 import { bearerJwt, currentUser, refuseIntegration } from '../../http/auth.js';
 import { getRequestHeader } from 'h3';
@@ -74,6 +75,7 @@ export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) 
   mountDeployments(app, ctx);
   mountCommitComments(app, ctx);
   mountStars(app, ctx);
+  mountWatching(app, ctx);
   mountSearch(app, ctx);
   mountHooks(app, ctx);
   mountNotifications(app, ctx);

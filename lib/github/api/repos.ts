@@ -48,7 +48,11 @@ const CREATE_SETTLED: Readonly<Record<string, (value: unknown) => boolean>> = {
 
 /** Repositories: create (with `auto_init`), read, rename, delete; branches, tags, a collaborator's permission. */
 export function mountRepos(app: H3, ctx: AppContext): void {
-  app.get(REPO, async (event) => await repositoryFor(ctx, await repoOf(ctx, event), await currentUser(ctx, event)));
+  // The repository's own answer has GitHub's full repository fields besides: who watches it, and its (forkless) network.
+  app.get(REPO, async (event) => {
+    const repo = await repoOf(ctx, event);
+    return { ...(await repositoryFor(ctx, repo, await currentUser(ctx, event))), subscribers_count: await ctx.social.watchers(repo), network_count: 0 };
+  });
 
   app.post(`${V3}/user/repos`, async (event) => {
     const user = await requireUser(ctx, event);

@@ -29,17 +29,17 @@ export function mountStars(app: H3, ctx: AppContext): void {
   app.get(`${REPO}/stargazers`, async (event) => {
     const repo = await repoOf(ctx, event);
     const page = githubPage(ctx, event);
-    const { items, total } = await ctx.social.stargazers(repo, page);
+    const { items, total } = await ctx.social.accountsOf('stars', repo, page);
     const shapes = shapesOf(ctx);
     const timed = withStarTimes(event);
-    return page.respond(total, items.map(({ user, starred_at }) => (timed ? { starred_at: githubTime(starred_at), user: shapes.user(user) } : shapes.user(user))));
+    return page.respond(total, items.map(({ user, since }) => (timed ? { starred_at: githubTime(since), user: shapes.user(user) } : shapes.user(user))));
   });
 
   const starredList = async (event: H3Event, user: UserRow, viewer: UserRow | undefined) => {
     const page = githubPage(ctx, event);
-    const { items, total } = await ctx.social.starredBy(user, viewer, starredOrder(event), page);
+    const { items, total } = await ctx.social.repositoriesOf('stars', user, viewer, starredOrder(event), page);
     const timed = withStarTimes(event);
-    const shaped = await Promise.all(items.map(async ({ repo, starred_at }) => (timed ? { starred_at: githubTime(starred_at), repo: await repositoryFor(ctx, repo, viewer) } : await repositoryFor(ctx, repo, viewer))));
+    const shaped = await Promise.all(items.map(async ({ repo, since }) => (timed ? { starred_at: githubTime(since), repo: await repositoryFor(ctx, repo, viewer) } : await repositoryFor(ctx, repo, viewer))));
     return page.respond(total, shaped);
   };
 

@@ -14,6 +14,11 @@ export async function countToggles(db: ReadTx, table: ToggleTable, repoId: numbe
   return (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE repo_id = ?`, [repoId]))!.n;
 }
 
+/** When the account turned the toggle on; undefined while it is off. */
+export async function toggledAt(db: ReadTx, table: ToggleTable, userId: number, repoId: number): Promise<string | undefined> {
+  return (await db.get<{ created_at: string }>(`SELECT created_at FROM ${table} WHERE user_id = ? AND repo_id = ?`, [userId, repoId]))?.created_at;
+}
+
 export async function isToggled(db: ReadTx, table: ToggleTable, userId: number, repoId: number): Promise<boolean> {
   return await db.get(`SELECT 1 AS found FROM ${table} WHERE user_id = ? AND repo_id = ?`, [userId, repoId]) !== undefined;
 }
