@@ -99,6 +99,16 @@ describe('pull requests associated with a commit', () => {
     const all = await as.alice!.paginate(as.alice!.repos.listPullRequestsAssociatedWithCommit, { ...repo, commit_sha: 'stacked', per_page: 1 });
     expect(all.map((pull) => pull.number)).toEqual([again.number, ...first]);
 
+    // The branches whose tip a commit is (GitHub's branches-where-head), by name.
+    const tip = await history.tip('stacked');
+    await as.alice!.repos.updateBranchProtection({ ...repo, branch: 'again', required_status_checks: null, enforce_admins: false, required_pull_request_reviews: null, restrictions: null });
+    expect((await as.alice!.repos.listBranchesForHeadCommit({ ...repo, commit_sha: tip })).data).toEqual([
+      { name: 'again', commit: { sha: tip, url: `${host.url}/api/v3/repos/alice/associated/commits/${tip}` }, protected: true },
+      { name: 'stacked', commit: { sha: tip, url: `${host.url}/api/v3/repos/alice/associated/commits/${tip}` }, protected: false },
+    ]);
+    expect((await as.alice!.repos.listBranchesForHeadCommit({ ...repo, commit_sha: await history.tip('main') })).data.map((branch) => branch.name)).toEqual(['main']);
+    expect((await failure(as.alice!.repos.listBranchesForHeadCommit({ ...repo, commit_sha: 'e'.repeat(40) }))).status).toBe(422);
+
     const unknown = await failure(as.alice!.repos.listPullRequestsAssociatedWithCommit({ ...repo, commit_sha: 'f'.repeat(40) }));
     expect(unknown).toMatchObject({ status: 422, data: { message: `No commit found for SHA: ${'f'.repeat(40)}` } });
     await as.alice!.repos.createForAuthenticatedUser({ name: 'hidden', private: true, auto_init: true });

@@ -49,6 +49,18 @@ export function mountCommits(app: H3, ctx: AppContext): void {
     return await shapes.commit(ctx.store, repo, commit, page.respond(totalFiles, files));
   });
 
+  // The branches whose tip the commit is (GitHub's `branch-short`: name, commit, protected), by name.
+  app.get(`${REPO}/commits/:ref/branches-where-head`, async (event) => {
+    const repo = await repoOf(ctx, event);
+    await refuseEmpty(repo);
+    const sha = await ctx.gitData.resolve(repo, pathParam(event, 'ref')).catch(noCommitFor);
+    const ruleOf = await ctx.protection.rulesOf(repo);
+    return [...(await ctx.gitData.refsOf(repo))]
+      .flatMap(([ref, tip]) => (ref.startsWith('refs/heads/') && tip === sha ? [ref.slice('refs/heads/'.length)] : []))
+      .sort()
+      .map((name) => ({ name, commit: { sha, url: apiUrl(ctx, repo, `/commits/${sha}`) }, protected: ruleOf(name) !== undefined }));
+  });
+
   // The merged pull request that brought the commit (and while it is off the default branch, the open ones too).
   app.get(`${REPO}/commits/:ref/pulls`, async (event) => {
     const repo = await repoOf(ctx, event);
