@@ -15,6 +15,7 @@ import type { CommitIdentity, CommitObject } from '../git/objects.js';
 import type { IssueEventRow } from '../store/queries/issue-events.js';
 import { githubTime } from './time.js';
 import { commitCommentCounts } from '../store/queries/commit-comments.js';
+import { topicsOf } from '../store/queries/topics.js';
 import { reactionCounts, type ReactionCounts, type ReactionSubject } from '../store/queries/reactions.js';
 import { REACTION_CONTENTS } from '../services/reactions.js';
 import type {
@@ -484,7 +485,7 @@ export class GitHubShapes {
       open_issues: openIssues,
       forks: 0,
       forks_count: 0,
-      topics: [],
+      topics: await topicsOf(db, repo.id),
       has_issues: true,
       has_projects: false,
       has_wiki: false,

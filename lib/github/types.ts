@@ -127,7 +127,7 @@ export interface GitHubRepository {
   /** repohost has no forks. */
   forks: 0;
   forks_count: 0;
-  topics: [];
+  topics: string[];
   /** Issues are always on; projects, wikis, pages, downloads and discussions do not exist here. */
   has_issues: true;
   has_projects: false;

@@ -5,7 +5,7 @@
  * give the same schema and rows; after adding a migration, regenerate this list from a migrated database the way that
  * test says (until then fresh databases replay the steps: the image is made only while this version is the newest).
  */
-export const FRESH_SCHEMA_VERSION = 24;
+export const FRESH_SCHEMA_VERSION = 25;
 
 /** Table, index and trigger definitions first (`schema_version` among them), then the rows; the version row is added by `buildFreshImage`. */
 
@@ -591,5 +591,11 @@ export const FRESH_SCHEMA: readonly string[] = [
       )`,
   `CREATE INDEX commit_comments_by_commit ON commit_comments (repo_id, commit_id, id)`,
   `CREATE INDEX commit_comments_by_repo ON commit_comments (repo_id, id)`,
+  `CREATE TABLE repository_topics (
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        PRIMARY KEY (repo_id, position)
+      )`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
 ];

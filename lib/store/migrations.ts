@@ -889,6 +889,18 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       `CREATE INDEX commit_comments_by_repo ON commit_comments (repo_id, id)`,
     ],
   },
+  {
+    // A repository's topics, in their order (GitHub's `topics`, queries/topics.ts).
+    version: 25,
+    statements: [
+      `CREATE TABLE repository_topics (
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        PRIMARY KEY (repo_id, position)
+      )`,
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

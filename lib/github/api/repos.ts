@@ -115,6 +115,19 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     return page.respond(total, items.map((branch) => branchSummary(ctx, repo, branch.name, branch.commit_sha, ruleOf)));
   });
 
+  // A repository's topics (GitHub's `{ names }`), replaced whole by an admin; a topic GitHub would refuse is 422.
+  app.get(`${REPO}/topics`, async (event) => ({ names: await ctx.topics.get(await repoOf(ctx, event)) }));
+
+  app.put(`${REPO}/topics`, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    const body = await readJson(ctx, event);
+    if (body.names === undefined) throw validationFailed({ resource: 'Repository', field: 'names', code: 'missing_field' });
+    const names = await ctx.topics.replace(repo, user, body.names).catch((error: unknown) => {
+      throw isRepoHostError(error) && error.kind === 'invalid' ? validationFailed({ resource: 'Repository', field: 'topics', code: 'invalid', message: error.message }) : error;
+    });
+    return { names };
+  });
+
   // The default branch's authors, most commits first: accounts, and with `anon` the addresses none stands for. 204
   // for an empty repository, as on GitHub.
   app.get(`${REPO}/contributors`, async (event) => {

@@ -814,6 +814,18 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<{ version: number; statements: r
       `CREATE INDEX commit_comments_by_repo ON commit_comments (repo_id, id)`,
     ],
   },
+  {
+    // As SQLite's step 25: repository topics.
+    version: 25,
+    statements: [
+      `CREATE TABLE repository_topics (
+        repo_id BIGINT NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        name TEXT COLLATE "C" NOT NULL,
+        PRIMARY KEY (repo_id, position)
+      )`,
+    ],
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.at(-1)!.version;
