@@ -18,6 +18,7 @@ import type { DeploymentService } from './services/deployments.js';
 import type { CommitCommentService } from './services/commit-comments.js';
 import type { ContributorService } from './services/contributors.js';
 import type { TopicService } from './services/topics.js';
+import type { EnvironmentService } from './services/environments.js';
 import type { BranchMerges } from './services/branch-merges.js';
 import type { CredentialService } from './services/credentials.js';
 import type { AppService } from './services/apps.js';
@@ -86,6 +87,8 @@ export interface AppContext {
   readonly gitData: GitDataService;
   /** The pull requests that bring a commit (GitHub's `commits/{sha}/pulls`). */
   readonly commitPulls: CommitPullsService;
+  /** Deployment environments. */
+  readonly environments: EnvironmentService;
   /** A repository's topics. */
   readonly topics: TopicService;
   /** The authors of a repository's default branch (GitHub's contributors). */

@@ -33,6 +33,7 @@ import { DeploymentService } from './services/deployments.js';
 import { CommitCommentService } from './services/commit-comments.js';
 import { ContributorService } from './services/contributors.js';
 import { TopicService } from './services/topics.js';
+import { EnvironmentService } from './services/environments.js';
 import { CommitCommentShapes } from './github/commit-comment-shapes.js';
 import { DeploymentShapes } from './github/deployment-shapes.js';
 import { CredentialService } from './services/credentials.js';
@@ -201,6 +202,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     branchMerges,
     gitData,
     topics: new TopicService(store),
+    environments: new EnvironmentService(store, nowIso),
     contributors: new ContributorService(store, git, options.noreplyEmailDomain),
     commitComments: new CommitCommentService(store, gitData, recorder, new CommitCommentShapes(baseUrl, shapes), nowIso),
     deployments: new DeploymentService(store, gitData, branchMerges, recorder, new DeploymentShapes(baseUrl, shapes), nowIso),

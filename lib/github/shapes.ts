@@ -102,7 +102,7 @@ interface IssueFacts {
  */
 export const PULL_ISSUE_IDS = 2 ** 31;
 
-export function nodeId(type: 'Ref' | 'Integration' | 'IntegrationInstallation' | 'IssueEvent' | 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'PullRequestIssue' | 'IssueComment' | 'Label' | 'Release' | 'ReleaseAsset' | 'Commit' | 'CheckRun' | 'CheckSuite' | 'Tag' | 'PullRequestReview' | 'PullRequestReviewComment' | 'Milestone' | 'Reaction' | 'Deployment' | 'DeploymentStatus' | 'CommitComment', id: number | string): string {
+export function nodeId(type: 'Ref' | 'Integration' | 'IntegrationInstallation' | 'IssueEvent' | 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'PullRequestIssue' | 'IssueComment' | 'Label' | 'Release' | 'ReleaseAsset' | 'Commit' | 'CheckRun' | 'CheckSuite' | 'Tag' | 'PullRequestReview' | 'PullRequestReviewComment' | 'Milestone' | 'Reaction' | 'Deployment' | 'DeploymentStatus' | 'CommitComment' | 'Environment', id: number | string): string {
   return Buffer.from(`0${type.length}:${type}${id}`).toString('base64');
 }
 

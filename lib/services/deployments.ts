@@ -21,18 +21,20 @@ import {
   type DeploymentState,
   type DeploymentStatusRow,
 } from '../store/queries/deployments.js';
+import { ensureEnvironment } from '../store/queries/environments.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import type { UserRow } from '../store/queries/users.js';
 import type { BranchMerges } from './branch-merges.js';
+import { MAX_ENVIRONMENT_NAME } from './environments.js';
 import type { GitDataService } from './git-data.js';
 import { requireAccess, type Viewer } from './permissions.js';
 import { writeToRepository } from './repository-write.js';
 import { nullableText, optionalFlag, optionalHttpUrl, optionalText } from './text-fields.js';
 
 const STATES: readonly string[] = ['error', 'failure', 'inactive', 'in_progress', 'queued', 'pending', 'success'];
-/** Bounds repohost chose where GitHub documents none (a status's description is GitHub's 140). */
-const MAX_NAME = 255;
+/** Bounds repohost chose where GitHub documents none (a status's description is GitHub's 140, a name an environment's). */
+const MAX_NAME = MAX_ENVIRONMENT_NAME;
 const MAX_DESCRIPTION = 1024;
 const MAX_STATUS_DESCRIPTION = 140;
 const MAX_PAYLOAD_BYTES = 65_536;
@@ -73,7 +75,8 @@ export type DeploymentOutcome =
 /**
  * Deployments (GitHub's deployments API): requests to deploy a ref, which outside tools carry out and report on with
  * statuses. repohost deploys nothing itself; it keeps the records, checks what GitHub checks before making one (the
- * default branch merged in, the commit's statuses), and sends the `deployment` and `deployment_status` events.
+ * default branch merged in, the commit's statuses), makes the environments they name, and sends the `deployment`
+ * and `deployment_status` events.
  */
 export class DeploymentService {
   constructor(
@@ -116,6 +119,7 @@ export class DeploymentService {
         { repo_id: repo.id, sha, ref, task, payload, environment, description, creator_id: viewer!.id, transient_environment: transient ? 1 : 0, production_environment: production ? 1 : 0 },
         now,
       );
+      await ensureEnvironment(tx, repo.id, environment, now);
       await this.events.record(tx, repo, viewer!, 'deployment', async (current) => ({ action: 'created', deployment: await this.shapeOne(tx, current, id), workflow: null, workflow_run: null }));
       return id;
     });
@@ -199,6 +203,7 @@ export class DeploymentService {
   /** A status in the write, moving its deployment to the status's environment, with its `deployment_status` event. */
   private async recordStatus(tx: WriteTx, repo: RepositoryRow, sender: UserRow, fields: Parameters<typeof insertDeploymentStatus>[1], now: string): Promise<number> {
     await touchDeployment(tx, fields.deployment_id, fields.environment, now);
+    await ensureEnvironment(tx, repo.id, fields.environment, now);
     const id = await insertDeploymentStatus(tx, fields, now);
     await this.events.record(tx, repo, sender, 'deployment_status', async (current) => ({
       action: 'created',

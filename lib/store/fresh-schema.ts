@@ -5,7 +5,7 @@
  * give the same schema and rows; after adding a migration, regenerate this list from a migrated database the way that
  * test says (until then fresh databases replay the steps: the image is made only while this version is the newest).
  */
-export const FRESH_SCHEMA_VERSION = 25;
+export const FRESH_SCHEMA_VERSION = 26;
 
 /** Table, index and trigger definitions first (`schema_version` among them), then the rows; the version row is added by `buildFreshImage`. */
 
@@ -596,6 +596,15 @@ export const FRESH_SCHEMA: readonly string[] = [
         position INTEGER NOT NULL,
         name TEXT NOT NULL,
         PRIMARY KEY (repo_id, position)
+      )`,
+  `CREATE TABLE environments (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        name_lower TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (repo_id, name_lower)
       )`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
 ];

@@ -901,6 +901,24 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       )`,
     ],
   },
+  {
+    // Deployment environments (GitHub's environments API, queries/environments.ts).
+    version: 26,
+    statements: [
+      `CREATE TABLE environments (
+        id INTEGER PRIMARY KEY,
+        repo_id INTEGER NOT NULL REFERENCES repositories(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        name_lower TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        UNIQUE (repo_id, name_lower)
+      )`,
+      // Every environment a deployment already named, as GitHub makes one for a deployment.
+      `INSERT INTO environments (repo_id, name, name_lower, created_at, updated_at)
+        SELECT repo_id, MIN(environment), LOWER(environment), MIN(created_at), MAX(updated_at) FROM deployments GROUP BY repo_id, LOWER(environment)`,
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

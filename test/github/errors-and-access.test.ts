@@ -226,9 +226,9 @@ describe('GitHub-compatible errors, headers and access', () => {
   });
 
   it('names what it does not implement in a 404', async () => {
-    const result = await http(`${host.url}/api/v3/repos/alice/public/environments`, { headers: { authorization: `token ${aliceToken}` } });
+    const result = await http(`${host.url}/api/v3/repos/alice/public/actions/runs`, { headers: { authorization: `token ${aliceToken}` } });
     expect(result.status).toBe(404);
-    expect(result.json).toEqual({ message: 'Not Found: repohost does not implement GET /repos/alice/public/environments', documentation_url: DOCS });
+    expect(result.json).toEqual({ message: 'Not Found: repohost does not implement GET /repos/alice/public/actions/runs', documentation_url: DOCS });
     const method = await http(`${host.url}/api/v3/user`, { method: 'DELETE', headers: { authorization: `token ${aliceToken}` } });
     expect(method.json.message).toBe('Not Found: repohost does not implement DELETE /user');
   });

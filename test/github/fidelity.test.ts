@@ -425,7 +425,7 @@ describe('GitHub fidelity of /api/v3 (issue 20: what is wrong today)', () => {
       ['401 bad token', await v3('/', { headers: { authorization: 'token not-a-real-token' } })],
       ['403', await v3('/repos/alice/public/collaborators/bob', { headers: as('carol') })],
       ['404 hidden', await v3('/repos/alice/secret')],
-      ['404 not implemented', await v3('/repos/alice/public/environments', { headers: as('alice') })],
+      ['404 not implemented', await v3('/repos/alice/public/actions/runs', { headers: as('alice') })],
       ['400', await v3('/repos/alice/public/issues', { method: 'POST', headers: { ...as('alice'), 'content-type': 'application/json' }, body: '{nope' })],
       ['422', await v3('/repos/alice/public/issues', { method: 'POST', headers: { ...as('alice'), 'content-type': 'application/json' }, body: '{"title":""}' })],
       ['204', await v3('/repos/alice/public/collaborators/bob', { headers: as('alice') })],

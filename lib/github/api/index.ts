@@ -25,6 +25,7 @@ import { mountStatuses } from './statuses.js';
 import { mountUsers } from './users.js';
 import { mountReactions } from './reactions.js';
 import { mountDeployments } from './deployments.js';
+import { mountEnvironments } from './environments.js';
 import { mountCommitComments } from './commit-comments.js';
 import { mountStars } from './stars.js';
 import { mountWatching } from './watching.js';
@@ -73,6 +74,7 @@ export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) 
   mountReleases(app, ctx);
   mountReactions(app, ctx);
   mountDeployments(app, ctx);
+  mountEnvironments(app, ctx);
   mountCommitComments(app, ctx);
   mountStars(app, ctx);
   mountWatching(app, ctx);
