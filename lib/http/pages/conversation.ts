@@ -13,6 +13,8 @@ export interface ConversationEntry {
   body: string;
   /** Where the edit form posts, for a viewer the services let change this comment (its author or write access). */
   editAction?: string;
+  /** The element id links land on (`comment-<id>` unless given: GitHub's commit comments are `commitcomment-<id>`). */
+  anchor?: string;
 }
 
 /**
@@ -30,7 +32,8 @@ ${markdownBox('Comment', 'body', repository, item.body, { required: true })}<but
 }
 
 function entry(viewer: PageUser | undefined, item: ConversationEntry, repository: string): SafeHtml {
-  return html`<article class="comment"${item.id === undefined ? '' : html` id="comment-${item.id}"`}>
+  const anchor = item.anchor ?? (item.id === undefined ? undefined : `comment-${item.id}`);
+  return html`<article class="comment"${anchor === undefined ? '' : html` id="${anchor}"`}>
 <header class="comment-head"><a href="/${item.author}"><strong>${item.author}</strong></a> commented ${relativeTime(item.created_at)}</header>
 <div class="markdown">${item.body.trim() ? renderMarkdown(item.body, { repository }) : html`<p class="muted">No description provided.</p>`}</div>
 ${viewer && item.editAction ? editor(viewer, { ...item, editAction: item.editAction }, repository) : ''}</article>`;

@@ -3,6 +3,7 @@ import type { CombinedStatus } from '../../../services/statuses.js';
 import type { AccessLevel } from '../../../services/permissions.js';
 import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import { html, type PageUser, type SafeHtml } from '../html.js';
+import { commentForm, conversation, type ConversationEntry } from '../conversation.js';
 import { repoPage } from '../repo-layout.js';
 import { breadcrumbs, commitUrl, pager, refSwitcher, relativeTime, srcUrl, type RefTarget } from './links.js';
 
@@ -48,8 +49,20 @@ ${check.target_url ? html`<a href="${check.target_url}" rel="nofollow noopener n
   )}</ul></section>`;
 }
 
-/** A commit: message, author, parents (links), combined status, and what it changed (rendered by diff-view.ts). */
-export function commitView(viewer: PageUser | undefined, repo: RepositoryRow, access: AccessLevel, commit: CommitInfo, status: CombinedStatus, diff: SafeHtml): string {
+/**
+ * A commit: message, author, parents (links), combined status, what it changed (rendered by diff-view.ts), and its
+ * comments (the oldest `comments.shown`, of `comments.total`) with the form to add one.
+ */
+export function commitView(
+  viewer: PageUser | undefined,
+  repo: RepositoryRow,
+  access: AccessLevel,
+  commit: CommitInfo,
+  status: CombinedStatus,
+  diff: SafeHtml,
+  comments: { shown: readonly ConversationEntry[]; total: number },
+): string {
+  const repository = `${repo.owner_name}/${repo.name}`;
   const rest = commit.message.slice(commit.subject.length).replace(/^\n+/, '');
   return repoPage(
     viewer,
@@ -61,6 +74,9 @@ export function commitView(viewer: PageUser | undefined, repo: RepositoryRow, ac
 <p><strong>${commit.author_name}</strong> authored ${relativeTime(commit.authored_at)}${commit.committer_name !== commit.author_name ? html` · <strong>${commit.committer_name}</strong> committed ${relativeTime(commit.committed_at)}` : ''}</p>
 <p>Commit <code>${commit.sha}</code> · ${commit.parents.length ? html`${commit.parents.length === 1 ? 'parent' : 'parents'} ${commit.parents.map((parent, index) => html`${index ? ', ' : ''}<a href="${commitUrl(repo, parent)}"><code>${parent.slice(0, 10)}</code></a>`)}` : 'no parents (root commit)'}
 · <a href="${srcUrl(repo, { kind: 'commit', ref: commit.sha })}">Browse files</a></p></section>
-${statusBox(status)}${diff}`,
+${statusBox(status)}${diff}
+<section class="commit-comments" aria-label="Comments"><h3>${comments.total === 1 ? '1 comment' : `${comments.total} comments`}</h3>
+${conversation(viewer, comments.shown, repository)}${comments.total > comments.shown.length ? html`<p class="muted">Showing the first ${comments.shown.length}.</p>` : ''}
+${commentForm(viewer, `${commitUrl(repo, commit.sha)}/comments`, repository)}</section>`,
   );
 }

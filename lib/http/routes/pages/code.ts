@@ -25,6 +25,7 @@ import { exploreView, profileView } from '../../pages/code/people.js';
 import { FOLDER_PAGE_SIZE, folderView, sortEntries, type FolderContext, type ListedEntry } from '../../pages/code/tree.js';
 import { fullName, repoBase } from '../../pages/repo-layout.js';
 import { pathParam, queryString, readForm } from '../../validate.js';
+import { FIRST_HUNDRED } from '../../../store/queries/page-window.js';
 import { pageUserOf, repoPageRequest, textDownload, type RepoPageRequest } from './page-request.js';
 
 /** Items per page of history, branches, profiles and Explore. */
@@ -331,7 +332,18 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
       diff = await renderDiff(shown, { diff: `${base}.diff`, patch: `${base}.patch` }, undefined, choice, highlighting(ctx));
       if (diff.value.length <= MAX_KEPT_DIFF_CHARS) renderedDiffs.set(key, diff);
     }
-    return htmlResponse(commitView(user, repo, access, commit, await ctx.statuses.combinedOf(repo, commit.sha), diff));
+    const { items, total } = await ctx.commitComments.list(repo, commit.sha, FIRST_HUNDRED);
+    const shown = items.map((comment) => ({ id: comment.id, anchor: `commitcomment-${comment.id}`, author: comment.author, created_at: comment.created_at, body: comment.body }));
+    return htmlResponse(commitView(user, repo, access, commit, await ctx.statuses.combinedOf(repo, commit.sha), diff, { shown, total }));
+  });
+
+  // A comment on the commit, from its page's form (request-forgery token checked by readForm).
+  app.post('/:owner/:repo/commit/:sha/comments', async (event) => {
+    const form = await readForm(event, ctx.options.maxBodyBytes);
+    const { viewer, repo } = await openRepo(event);
+    if (!viewer) return new Response(null, { status: 303, headers: { location: '/login' } });
+    const comment = await ctx.commitComments.create(repo, viewer, pathParam(event, 'sha'), { body: form.body });
+    return new Response(null, { status: 303, headers: { location: `${commitUrl(repo, comment.commit_id)}#commitcomment-${comment.id}` } });
   });
 
   app.get('/:owner/:repo/branches', async (event) => {
