@@ -3,7 +3,7 @@ import type { Db, ReadTx } from '../store/interface.js';
 import { lockOfComment, lockOfNumber } from '../store/queries/conversations.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import { pullInRepository } from '../store/queries/pulls.js';
-import { deleteReaction, insertReaction, reactionById, reactionOf, reactionsTo, type ReactionRow, type ReactionSubject } from '../store/queries/reactions.js';
+import { deleteReaction, insertReaction, reactionById, reactionCounts, reactionOf, reactionsTo, type ReactionCounts, type ReactionRow, type ReactionSubject } from '../store/queries/reactions.js';
 import { releaseById } from '../store/queries/releases.js';
 import { commitCommentById } from '../store/queries/commit-comments.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
@@ -40,6 +40,11 @@ export class ReactionService {
     private readonly store: Db,
     private readonly now: () => string,
   ) {}
+
+  /** How many reactions of each content the objects of one kind have (the page already checked access): one query. */
+  async countsOf(repo: RepositoryRow, subject: ReactionSubject, ids: readonly number[]): Promise<Map<number, ReactionCounts>> {
+    return await reactionCounts(this.store, repo.id, subject, ids);
+  }
 
   /** The reactions to the target, oldest first; of one content when `content` is given. */
   async list(repo: RepositoryRow, viewer: Viewer, target: ReactionTarget, content: string | undefined, page: PageWindow): Promise<{ items: ReactionRow[]; total: number }> {

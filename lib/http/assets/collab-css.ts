@@ -21,6 +21,7 @@ export const COLLAB_CSS = `
 .comment{border:1px solid var(--border);border-radius:6px;overflow:hidden}
 .comment-head{background:var(--subtle);border-bottom:1px solid var(--border);padding:.4rem .75rem;overflow-wrap:anywhere}
 .comment .markdown{padding:0 .75rem;overflow-wrap:anywhere}.comment-edit{padding:0 .75rem .6rem}
+.reactions{padding:0 .75rem;margin:.2rem 0 .6rem}.reaction{display:inline-block;border:1px solid var(--border);border-radius:1rem;padding:0 .5rem;margin-right:.25rem}
 .timeline-event{margin:0 0 0 1rem;padding:.1rem 0 .1rem .9rem;border-left:2px solid var(--border);overflow-wrap:anywhere}.timeline-event del{color:var(--muted)}.timeline-event ins{text-decoration:none;font-weight:600}
 form.card.wide{max-width:48rem}form.card textarea{width:100%}form.card button{justify-self:start}
 fieldset{border:1px solid var(--border);border-radius:6px;display:flex;flex-wrap:wrap;gap:.3rem 1rem}

@@ -15,6 +15,33 @@ export interface ConversationEntry {
   editAction?: string;
   /** The element id links land on (`comment-<id>` unless given: GitHub's commit comments are `commitcomment-<id>`). */
   anchor?: string;
+  /** How many reactions of each content it has (GitHub's eight, by name). */
+  reactions?: ReadonlyMap<string, number>;
+}
+
+/** The reactions of a conversation's page: to its opening text, and to each comment shown by its id. */
+export interface ConversationReactions {
+  opening: ReadonlyMap<string, number> | undefined;
+  comments: ReadonlyMap<number, ReadonlyMap<string, number>>;
+}
+
+/** GitHub's reactions as its pages show them. */
+const REACTION_EMOJI: ReadonlyArray<readonly [string, string]> = [
+  ['+1', '👍'],
+  ['-1', '👎'],
+  ['laugh', '😄'],
+  ['hooray', '🎉'],
+  ['confused', '😕'],
+  ['heart', '❤️'],
+  ['rocket', '🚀'],
+  ['eyes', '👀'],
+];
+
+/** The reactions of a message, each emoji with its count; nothing when it has none. */
+function reactionsLine(counts: ReadonlyMap<string, number> | undefined): SafeHtml | '' {
+  const shown = REACTION_EMOJI.filter(([content]) => (counts?.get(content) ?? 0) > 0);
+  if (shown.length === 0) return '';
+  return html`<p class="reactions" aria-label="Reactions">${shown.map(([content, emoji]) => html`<span class="reaction" title="${content}: ${counts!.get(content)!}">${emoji} ${counts!.get(content)!}</span> `)}</p>`;
 }
 
 /**
@@ -36,7 +63,7 @@ function entry(viewer: PageUser | undefined, item: ConversationEntry, repository
   return html`<article class="comment"${anchor === undefined ? '' : html` id="${anchor}"`}>
 <header class="comment-head"><a href="/${item.author}"><strong>${item.author}</strong></a> commented ${relativeTime(item.created_at)}</header>
 <div class="markdown">${item.body.trim() ? renderMarkdown(item.body, { repository }) : html`<p class="muted">No description provided.</p>`}</div>
-${viewer && item.editAction ? editor(viewer, { ...item, editAction: item.editAction }, repository) : ''}</article>`;
+${reactionsLine(item.reactions)}${viewer && item.editAction ? editor(viewer, { ...item, editAction: item.editAction }, repository) : ''}</article>`;
 }
 
 /** The events a page shows between its comments, and the sources of their cross-references (see timeline-view.ts). */

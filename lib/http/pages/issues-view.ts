@@ -3,7 +3,7 @@ import type { IssueComment, IssueSummary } from '../../services/issues.js';
 import type { LabelRow } from '../../store/queries/labels.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { errorBox, labelChip, plural, stateBadge, stateTabs } from './components.js';
-import { commentForm, commentPager, conversation, type PageTimeline, editTextForm, markdownBox, stateToggle } from './conversation.js';
+import { commentForm, commentPager, conversation, type ConversationReactions, type PageTimeline, editTextForm, markdownBox, stateToggle } from './conversation.js';
 import { pager, relativeTime } from './code/links.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { fullName, repoBase, repoPage } from './repo-layout.js';
@@ -102,6 +102,8 @@ export interface IssueModel {
   /** Whether the viewer may edit a comment by this author (its author, or write access). */
   canEdit: (author: string) => boolean;
   triage: TriageModel;
+  /** The reactions to the issue and to the comments shown. */
+  reactions: ConversationReactions;
 }
 
 function labelEditor(viewer: PageUser, repo: RepositoryRow, model: IssueModel): SafeHtml {
@@ -130,7 +132,7 @@ ${issue.status === 'closed' && issue.closed_by ? html` · closed by ${issue.clos
 <p class="issue-labels">${issue.labels.length ? issue.labels.map(labelChip) : html`<span class="muted">No labels</span>`}</p>
 ${triageSection(viewer, repo, action, model.triage)}
 ${errorBox(error)}
-${conversation(viewer, [{ author: issue.author, created_at: issue.created_at, body: issue.body }, ...model.comments.map((comment) => ({ ...comment, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))], fullName(repo), model.timeline)}
+${conversation(viewer, [{ author: issue.author, created_at: issue.created_at, body: issue.body, reactions: model.reactions.opening }, ...model.comments.map((comment) => ({ ...comment, reactions: model.reactions.comments.get(comment.id), editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))], fullName(repo), model.timeline)}
 ${commentPager(action, model.commentPage, issue.comments)}
 ${commentForm(viewer, `${action}/comments`, fullName(repo), { ...issue, mayWrite: atLeast(access, 'write') })}
 ${stateForm}${viewer && model.canChangeState ? editTextForm(viewer, action, fullName(repo), { title: issue.title, text: issue.body, textField: 'body' }) : ''}

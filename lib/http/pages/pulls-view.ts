@@ -6,7 +6,7 @@ import type { CheckRunRow } from '../../store/queries/checks.js';
 import type { PullRow } from '../../store/queries/pulls.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
 import { errorBox, stateBadge, stateTabs } from './components.js';
-import { commentForm, commentPager, conversation, type PageTimeline, editTextForm, markdownBox, stateToggle } from './conversation.js';
+import { commentForm, commentPager, conversation, type ConversationReactions, type PageTimeline, editTextForm, markdownBox, stateToggle } from './conversation.js';
 import { pager, relativeTime } from './code/links.js';
 import { csrfInput, html, type PageUser, type SafeHtml } from './html.js';
 import { fullName, pathUrl, repoBase, repoPage } from './repo-layout.js';
@@ -108,6 +108,8 @@ export interface PullModel {
   comments?: PullComment[];
   /** What happened between those comments (labels, review requests, the merge, ...): on the conversation tab. */
   timeline?: PageTimeline;
+  /** The reactions to the pull request and to the comments shown: on the conversation tab. */
+  reactions?: ConversationReactions;
   /** The page of the conversation shown. */
   commentPage: number;
   commits?: CommitSummary[];
@@ -246,7 +248,7 @@ export function pullView(viewer: PageUser | undefined, repo: RepositoryRow, acce
   else {
     const stateForm = viewer && model.canChangeState && pull.status !== 'merged' ? stateToggle(viewer, action, pull.status, 'pull request') : '';
     const editText = viewer && model.canChangeState ? editTextForm(viewer, action, fullName(repo), { title: pull.title, text: pull.description, textField: 'description' }) : '';
-    content = html`${conversation(viewer, [{ author: pull.author, created_at: pull.created_at, body: pull.description }, ...(model.comments ?? []).map((comment) => ({ ...comment, body: comment.text, editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))], fullName(repo), model.timeline)}
+    content = html`${conversation(viewer, [{ author: pull.author, created_at: pull.created_at, body: pull.description, reactions: model.reactions?.opening }, ...(model.comments ?? []).map((comment) => ({ ...comment, body: comment.text, reactions: model.reactions?.comments.get(comment.id), editAction: model.canEdit(comment.author) ? `${action}/comments/${comment.id}` : undefined }))], fullName(repo), model.timeline)}
 ${commentPager(action, model.commentPage, pull.comments)}
 ${model.triage ? triageSection(viewer, repo, action, model.triage) : ''}${model.reviews ?? ''}${checksSection(model)}${mergeBox(viewer, repo, model)}
 ${commentForm(viewer, `${action}/comments`, fullName(repo), { ...pull, mayWrite: atLeast(access, 'write') })}${stateForm}${editText}`;

@@ -15,7 +15,7 @@ import { pageOf } from '../../pagination.js';
 import { idParam, queryString } from '../../validate.js';
 import { redirectTo } from '../web.js';
 import { mountConversationForms, type ConversationForm } from './conversation-forms.js';
-import { commentWindow, timelineOfCommentPage, repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
+import { commentWindow, conversationReactions, timelineOfCommentPage, repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
 import { triageOf } from './triage.js';
 import { readThread } from '../../notification-count.js';
 
@@ -61,6 +61,7 @@ async function renderIssue(ctx: AppContext, request: RepoPageRequest, number: nu
       canLabel: atLeast(access, 'write'),
       canEdit: (author) => viewer !== undefined && (viewer.username === author || atLeast(access, 'write')),
       triage: await triageOf(ctx, request, issue.number),
+      reactions: await conversationReactions(ctx, repo, issue.number, comments.map((comment) => comment.id)),
     },
     error,
   );

@@ -7,7 +7,7 @@ import type { RepositoryRow } from '../../../store/queries/repositories.js';
 import type { UserRow } from '../../../store/queries/users.js';
 import { currentUser } from '../../auth.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
-import { COMMENTS_PER_PAGE, type PageTimeline } from '../../pages/conversation.js';
+import { COMMENTS_PER_PAGE, type ConversationReactions, type PageTimeline } from '../../pages/conversation.js';
 import type { PageUser } from '../../pages/html.js';
 import { unreadOf } from '../../notification-count.js';
 import { pathParam, queryString, readForm, type FormFields } from '../../validate.js';
@@ -110,4 +110,10 @@ const TEXT_DOWNLOAD_HEADERS = {
 /** A diff or patch streamed from git as it writes it (`.diff` / `.patch` addresses of commits, pulls, comparisons). */
 export function textDownload(body: Readable): HTTPResponse {
   return new HTTPResponse(body as unknown as BodyInit, { headers: TEXT_DOWNLOAD_HEADERS });
+}
+
+/** The reactions a conversation page shows: to the issue or pull request (by number) and to its comments shown, two queries. */
+export async function conversationReactions(ctx: AppContext, repo: RepositoryRow, number: number, commentIds: readonly number[]): Promise<ConversationReactions> {
+  const [opening, comments] = await Promise.all([ctx.reactions.countsOf(repo, 'issue', [number]), ctx.reactions.countsOf(repo, 'comment', commentIds)]);
+  return { opening: opening.get(number), comments };
 }

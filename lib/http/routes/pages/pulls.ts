@@ -17,7 +17,7 @@ import { pageOf } from '../../pagination.js';
 import { checkedNames, idParam, pathParam, queryString, type FormFields } from '../../validate.js';
 import { redirectTo } from '../web.js';
 import { mountConversationForms, type ConversationForm } from './conversation-forms.js';
-import { commentWindow, timelineOfCommentPage, repoForm, repoPageRequest, textDownload, type RepoPageRequest } from './page-request.js';
+import { commentWindow, conversationReactions, timelineOfCommentPage, repoForm, repoPageRequest, textDownload, type RepoPageRequest } from './page-request.js';
 import { triageOf } from './triage.js';
 import { readThread } from '../../notification-count.js';
 
@@ -101,6 +101,7 @@ async function renderPull(ctx: AppContext, request: RepoPageRequest, number: num
     tab,
     comments,
     timeline: comments ? await timelineOfCommentPage(ctx, request, row.number, window, { comments, total: pull.comments }, commentAt) : undefined,
+    reactions: comments ? await conversationReactions(ctx, repo, row.number, comments.map((comment) => comment.id)) : undefined,
     commentPage: window.page,
     commits: tab === 'commits' ? commits : undefined,
     commitCount: pull.status === 'merged' ? commits?.length : undefined,
