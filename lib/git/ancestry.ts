@@ -1,4 +1,4 @@
-import { DEFAULT_GIT_TIMEOUT_MS, isGitError, runGit, spawnGit } from './run-git.js';
+import { isGitError, runGit } from './run-git.js';
 
 /** True when `ancestor` is reachable from `descendant` (or is it); `env` lets git see objects elsewhere (a push's quarantine). */
 export async function isAncestor(gitDir: string, ancestor: string, descendant: string, env?: Record<string, string>): Promise<boolean> {
@@ -13,33 +13,15 @@ export async function isAncestor(gitDir: string, ancestor: string, descendant: s
 
 /**
  * Which of `tips` (commit ids) have `commit` in their history (it included), in one walk: git lists the commits on
- * the ancestry paths from `commit` to the tips, and a tip is among them exactly when it descends from `commit`. The
- * walk stops once every tip is found; nothing else of its output is kept.
+ * the ancestry paths from `commit` to the tips, and a tip is among them exactly when it descends from `commit`. A tip
+ * git no longer has (a deleted branch's commits, pruned) is left out, not an error.
  */
 export async function tipsContaining(gitDir: string, commit: string, tips: Iterable<string>): Promise<Set<string>> {
   const wanted = new Set(tips);
   const found = new Set<string>();
   if (wanted.delete(commit)) found.add(commit);
   if (wanted.size === 0) return found;
-  const child = spawnGit(['rev-list', '--ancestry-path', '--stdin'], { gitDir, timeoutMs: DEFAULT_GIT_TIMEOUT_MS });
-  child.stdin.on('error', () => {
-    /* git may stop before reading every tip (killed once all are found); its exit tells what happened */
-  });
-  child.stdin.end(`^${commit}\n${[...wanted].join('\n')}\n`);
-  let rest = '';
-  let stopped = false;
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (text: string) => {
-    const lines = (rest + text).split('\n');
-    rest = lines.pop()!;
-    for (const line of lines) if (wanted.delete(line)) found.add(line);
-    if (wanted.size === 0 && !stopped) {
-      stopped = true;
-      child.kill('SIGTERM');
-    }
-  });
-  await child.done.catch((error: unknown) => {
-    if (!stopped) throw error;
-  });
+  const { stdout } = await runGit(['rev-list', '--ancestry-path', '--ignore-missing', '--stdin'], { gitDir, input: `^${commit}\n${[...wanted].join('\n')}\n` });
+  for (const line of stdout.toString('utf8').split('\n')) if (wanted.has(line)) found.add(line);
   return found;
 }

@@ -1,7 +1,7 @@
 import { invalid, notFound } from '../errors.js';
 import type { EventRecorder } from '../events/index.js';
 import type { CommitCommentShapes } from '../github/commit-comment-shapes.js';
-import type { Db } from '../store/interface.js';
+import type { Db, ReadTx } from '../store/interface.js';
 import { commitCommentById, commitComments, deleteCommitComment, insertCommitComment, updateCommitComment, type CommitCommentRow } from '../store/queries/commit-comments.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
@@ -23,7 +23,7 @@ export interface CommitCommentInput {
 
 /**
  * Comments on commits (GitHub's commit comments): anyone who can read the repository comments, on the commit or on a
- * file it changes (at a `position` of its diff, or a `line`); the author edits, the author or a writer deletes. Made
+ * file it changes (at a `position` of its diff, or a `line`); the author or a writer edits and deletes. Made
  * ones send GitHub's `commit_comment` event (`created`, the only action GitHub sends).
  */
 export class CommitCommentService {
@@ -73,13 +73,28 @@ export class CommitCommentService {
   async edit(repo: RepositoryRow, viewer: Viewer, id: number, body: unknown): Promise<CommitCommentRow> {
     const comment = await this.changeable(repo, viewer, id);
     const text = requiredText('body', body, MAX_BODY);
-    await writeToRepository(this.store, repo, async (tx) => await updateCommitComment(tx, repo.id, comment.id, text, this.now()));
+    await writeToRepository(this.store, repo, async (tx) => {
+      await this.requireUnchanged(tx, repo, comment);
+      await updateCommitComment(tx, repo.id, comment.id, text, this.now());
+    });
     return await this.get(repo, comment.id);
   }
 
   async remove(repo: RepositoryRow, viewer: Viewer, id: number): Promise<void> {
     const comment = await this.changeable(repo, viewer, id);
-    await writeToRepository(this.store, repo, async (tx) => await deleteCommitComment(tx, repo.id, comment.id));
+    await writeToRepository(this.store, repo, async (tx) => {
+      await this.requireUnchanged(tx, repo, comment);
+      await deleteCommitComment(tx, repo.id, comment.id);
+    });
+  }
+
+  /**
+   * Whether the comment checked before the write is still there: SQLite may give a deleted comment's id to the next
+   * one, which the check did not see (404 then).
+   */
+  private async requireUnchanged(tx: ReadTx, repo: RepositoryRow, checked: CommitCommentRow): Promise<void> {
+    const current = await commitCommentById(tx, repo.id, checked.id);
+    if (!current || current.author_id !== checked.author_id || current.created_at !== checked.created_at) throw notFound('Not Found');
   }
 
   /** The comment, when the viewer may change it: its author, or a writer (as for conversation comments). */

@@ -1,4 +1,4 @@
-import { invalid, notFound } from '../errors.js';
+import { forbidden, invalid, notFound } from '../errors.js';
 import type { EventRecorder } from '../events/index.js';
 import type { DeploymentShapes } from '../github/deployment-shapes.js';
 import type { Db, WriteTx } from '../store/interface.js';
@@ -28,7 +28,7 @@ import type { UserRow } from '../store/queries/users.js';
 import type { BranchMerges } from './branch-merges.js';
 import { MAX_ENVIRONMENT_NAME } from './environments.js';
 import type { GitDataService } from './git-data.js';
-import { requireAccess, type Viewer } from './permissions.js';
+import { integrationAllows, requireAccess, type Viewer } from './permissions.js';
 import { writeToRepository } from './repository-write.js';
 import { nullableText, optionalFlag, optionalHttpUrl, optionalText } from './text-fields.js';
 
@@ -104,6 +104,8 @@ export class DeploymentService {
     // GitHub merges the default branch into a branch behind it, and makes no deployment then.
     const refs = await this.gitData.refsOf(repo);
     if (autoMerge && ref !== repo.default_branch && refs.has(`refs/heads/${ref}`) && refs.has(`refs/heads/${repo.default_branch}`)) {
+      // The merge writes a branch: an app needs `contents` write for it, as for any other merge.
+      if (viewer?.installation && !integrationAllows(viewer.installation, repo, 'write', 'contents')) throw forbidden('Merging the default branch in on deployment needs contents write: ask with auto_merge false');
       const merged = await this.merges.mergeIntoBranch(repo, viewer, ref, repo.default_branch, `Auto-merged ${repo.default_branch} into ${ref} on deployment.`);
       if (merged === 'conflict') return { mergeConflict: repo.default_branch, into: ref };
       if (typeof merged === 'object') return { autoMerged: repo.default_branch, into: ref };

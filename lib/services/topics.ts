@@ -19,11 +19,12 @@ export class TopicService {
     return await topicsOf(this.store, repo.id);
   }
 
-  /** Replaces them all (each once, in the order given); the ones now kept. */
+  /** Replaces them all (in lower case, each once, in the order given); the ones now kept. */
   async replace(repo: RepositoryRow, viewer: Viewer, names: unknown): Promise<string[]> {
     await requireAccess(this.store, viewer, repo, 'admin', 'Changing topics needs admin access');
     if (!Array.isArray(names) || names.some((name) => typeof name !== 'string')) throw invalid('names must be an array of topics');
-    const topics = [...new Set(names as string[])];
+    // GitHub saves topic names in lower case.
+    const topics = [...new Set((names as string[]).map((name) => name.toLowerCase()))];
     if (topics.some((name) => !TOPIC.test(name))) throw invalid(TOPIC_RULE);
     if (topics.length > MAX_TOPICS) throw invalid(`A repository has at most ${MAX_TOPICS} topics`);
     await writeToRepository(this.store, repo, async (tx) => await replaceTopics(tx, repo.id, topics));

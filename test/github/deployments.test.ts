@@ -1,3 +1,4 @@
+import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
@@ -158,6 +159,21 @@ describe('deployments and their statuses', () => {
     expect((await as.alice!.repos.deleteDeployment({ ...repo, deployment_id: newer })).status).toBe(204);
     expect((await failure(as.alice!.repos.getDeployment({ ...repo, deployment_id: newer }))).status).toBe(404);
     expect((await failure(as.alice!.repos.listDeploymentStatuses({ ...repo, deployment_id: newer }))).status).toBe(404);
+  });
+
+  it('lets an app with deployments write deploy, but merge the default branch in only with contents write', async () => {
+    const app = await host.admin.createApp({ owner: 'alice', name: 'Deployer', permissions: { deployments: 'write' } });
+    const { id: installationId } = await host.admin.installApp(app.slug, 'alice');
+    const bot = new Octokit({ baseUrl: `${host.url}/api/v3`, authStrategy: createAppAuth, auth: { appId: app.id, privateKey: app.privateKey, installationId } });
+    await history.branchFrom('app-topic', 'main');
+    await history.write('app-topic', 'app.txt', 'app\n');
+    await history.write('main', 'main-moved.txt', 'moved\n');
+    const head = await history.tip('app-topic');
+    expect((await failure(bot.repos.createDeployment({ ...repo, ref: 'app-topic', required_contexts: [] }))).status).toBe(403);
+    expect(await history.tip('app-topic')).toBe(head);
+    const made = await bot.repos.createDeployment({ ...repo, ref: 'app-topic', required_contexts: [], auto_merge: false });
+    expect(made.status).toBe(201);
+    expect((made.data as { sha: string; creator: { login: string } })).toMatchObject({ sha: head, creator: { login: 'deployer[bot]' } });
   });
 
   it('answers GitHub’s errors, and keeps deployments of private repositories hidden', async () => {

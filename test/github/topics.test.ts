@@ -35,8 +35,11 @@ describe('repository topics', () => {
     expect((await as.bob!.repos.get(repo)).data.topics).toEqual([]);
   });
 
-  it('refuses topics GitHub refuses, in its words, and changes by anyone but an admin', async () => {
-    for (const names of [['Git'], ['-git'], ['x'.repeat(51)], ['a b']]) {
+  it('saves them in lower case, refuses topics GitHub refuses, in its words, and changes by anyone but an admin', async () => {
+    // Saved in lower case, as GitHub saves them.
+    expect((await as.alice!.repos.replaceAllTopics({ ...repo, names: ['Git', 'GIT', 'Forge'] })).data).toEqual({ names: ['git', 'forge'] });
+    await as.alice!.repos.replaceAllTopics({ ...repo, names: [] });
+    for (const names of [['-git'], ['x'.repeat(51)], ['a b'], ['é']]) {
       expect(await failure(as.alice!.repos.replaceAllTopics({ ...repo, names }))).toMatchObject({
         status: 422,
         data: { message: 'Validation Failed', errors: [{ resource: 'Repository', field: 'topics', code: 'invalid', message: 'Topics must start with a lowercase letter or number, consist of 50 characters or less, and can include hyphens.' }] },

@@ -132,8 +132,8 @@ export function mountRepos(app: H3, ctx: AppContext): void {
   // for an empty repository, as on GitHub.
   app.get(`${REPO}/contributors`, async (event) => {
     const repo = await repoOf(ctx, event);
+    // GitHub's: `1` or `true` include them, anything else does not.
     const anon = queryString(event, 'anon');
-    if (anon !== undefined && !['0', '1', 'true', 'false'].includes(anon)) throw validationFailed({ resource: 'Contributor', field: 'anon', code: 'invalid' });
     const page = githubPage(ctx, event);
     const contributors = await ctx.contributors.list(repo, anon === '1' || anon === 'true');
     if (!contributors) return noContent();
