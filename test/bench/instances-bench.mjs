@@ -117,13 +117,19 @@ try {
 
   const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   const base = setups['sql.js, one instance'];
+  // This machine's speed drifts by 2x within minutes: the ratio of each round's two figures (measured one after the
+  // other) cancels that drift, where the ratio of two medians taken over the whole run does not.
+  const paired = (rates, baseline) => {
+    const ratios = rates.map((rate, index) => rate / baseline[index]);
+    return ` (round by round ${median(ratios).toFixed(2)}x [${Math.min(...ratios).toFixed(2)} .. ${Math.max(...ratios).toFixed(2)}])`;
+  };
   console.log(`\n${CLIENTS} concurrent clients, ${REQUESTS} requests a round and kind, ${ROUNDS} rounds (medians, req/s)`);
   for (const kind of ['create', 'list']) {
     console.log(`  ${kind === 'create' ? 'POST issues' : 'GET issues (30 a page)'}`);
     for (const name of names) {
       const rates = setups[name].rates[kind];
       const ratio = name === 'sql.js, one instance' ? '' : `  = ${(median(rates) / median(base.rates[kind])).toFixed(2)}x sql.js`;
-      const vsOne = name.startsWith('PostgreSQL, three instances') ? `, ${(median(rates) / median(setups['PostgreSQL, one instance'].rates[kind])).toFixed(2)}x one instance` : '';
+      const vsOne = name.startsWith('PostgreSQL, three instances') ? `, ${(median(rates) / median(setups['PostgreSQL, one instance'].rates[kind])).toFixed(2)}x one instance${paired(rates, setups['PostgreSQL, one instance'].rates[kind])}` : '';
       console.log(`    ${name.padEnd(36)} ${median(rates).toFixed(0).padStart(6)}${ratio}${vsOne}  [${Math.min(...rates).toFixed(0)} .. ${Math.max(...rates).toFixed(0)}]`);
     }
   }
