@@ -1,4 +1,5 @@
-import initSqlJs, { type Database, type SqlJsStatic, type Statement } from 'sql.js';
+import { createRequire } from 'node:module';
+import type { Database, SqlJsStatic, Statement } from 'sql.js';
 import { CAPTURE_DIR, captureStatement } from './postgres/statement-capture.js';
 import type { SqlParam } from './write-log.js';
 
@@ -6,9 +7,13 @@ export type Row = Record<string, string | number | null | Uint8Array>;
 
 let engine: Promise<SqlJsStatic> | undefined;
 
-/** Loads the sql.js WebAssembly module once per process. */
+/**
+ * Loads the sql.js WebAssembly module once per process, when the first embedded database opens (a host on PostgreSQL
+ * never does). sql.js is CommonJS and is required rather than imported: an import has Node's ESM loader scan its
+ * source for the names it exports first, which cost ~15 ms of every start (issue 23).
+ */
 export function loadSqlJs(): Promise<SqlJsStatic> {
-  engine ??= initSqlJs();
+  engine ??= (createRequire(import.meta.url)('sql.js') as typeof import('sql.js').default)();
   return engine;
 }
 

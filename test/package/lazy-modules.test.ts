@@ -40,6 +40,8 @@ describe('modules a host loads on demand', () => {
   let steps: Map<string, string[]>;
   /** What CommonJS resolved up to each step (require and require.resolve). */
   let resolvedAt: Map<string, string[]>;
+  /** What passed the ESM loader up to each step (bundle chunks as they are). */
+  let importedAt: Map<string, string[]>;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'repohost-lazy-'));
@@ -51,9 +53,10 @@ describe('modules a host loads on demand', () => {
     const lines = stdout
       .split('\n')
       .filter(Boolean)
-      .map((line) => JSON.parse(line) as { step: string; modules: string[]; resolved: string[] });
+      .map((line) => JSON.parse(line) as { step: string; modules: string[]; imported: string[]; resolved: string[] });
     steps = new Map(lines.map(({ step, modules }) => [step, unbundled(modules)]));
     resolvedAt = new Map(lines.map(({ step, resolved }) => [step, resolved]));
+    importedAt = new Map(lines.map(({ step, imported }) => [step, imported]));
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
@@ -77,6 +80,12 @@ describe('modules a host loads on demand', () => {
     expect(resolvedAt.get('git and spec API')!.length).toBeGreaterThan(0);
     expect(highlightJs('git and spec API')).toEqual([]);
     expect(highlightJs('GitHub API')).toEqual([]);
+  });
+
+  it('requires sql.js rather than importing it (an import has the ESM loader scan its 47 KB for export names, ~15 ms)', () => {
+    const sqlJs = [/\/node_modules\/sql\.js\//];
+    expect(matching(steps.get('git and spec API')!, sqlJs)).not.toEqual([]);
+    expect(matching(importedAt.get('git and spec API')!, sqlJs)).toEqual([]);
   });
 
   it('loads formidable with the first upload, and nothing of the pages or the GitHub API', () => {
