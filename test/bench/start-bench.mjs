@@ -4,9 +4,10 @@
 // In-process (one child per round, timed inside it): import('repohost'), the first createRepoHost({ port: 0 }),
 // its first answered request (GET /api/v1/users/nobody, a 404 of the spec API, asked with node:http), RSS after that, further hosts in the
 // same process (the second, and the median of the next four), close() of the first host.
-// Baselines in the same run: a bare `node` process (spawn to exit), a bare node:http server (spawn to first
-// answered request), and `git http-backend` behind a bare node:http server (spawn to first answered info/refs),
-// against `repohost serve` on an existing database (spawn to first answered info/refs).
+// Baselines in the same run: the chosen stack alone (STACK_FLOOR, timed as in-process), a bare `node` process (spawn
+// to exit), a bare node:http server (spawn to first answered request), and `git http-backend` behind a bare node:http
+// server (spawn to first answered info/refs), against `repohost serve` on an existing database (spawn to first
+// answered info/refs).
 // Once each, in their own processes: reset() between tests with 10 repositories of 100 commits in the fixtures, and
 // memory (heap used, RSS) over 10,000 mixed reads.
 import { spawn } from 'node:child_process';
@@ -83,10 +84,10 @@ async function untilAnswered(args, port, path, env = process.env) {
   }
 }
 
-function runNode(args) {
+function runNode(args, cwd) {
   return new Promise((resolveRun, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], cwd });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.on('error', reject);
@@ -121,6 +122,31 @@ await host.close();
 const t7 = performance.now();
 const later = further.slice(1).sort((a, b) => a - b);
 console.log(JSON.stringify({ import: t1 - t0, firstHost: t2 - t1, firstRequest: t3 - t2, total: t3 - t0, secondHost: further[0], laterHost: (later[1] + later[2]) / 2, close: t7 - t6, rss }));
+process.exit(0);
+`;
+
+// The floor of the chosen stack, timed as IN_PROCESS is, with none of repohost's code: h3 v2 served by node:http, and
+// sql.js (required, as repohost does) opening the fresh database image the build ships and answering one query, one
+// request. What a target below this cannot be met by any code of ours.
+const STACK_FLOOR = `
+const t0 = performance.now();
+const { H3 } = await import('h3');
+const { toNodeHandler } = await import('h3/node');
+const { createRequire } = process.getBuiltinModule('node:module');
+const initSqlJs = createRequire(${JSON.stringify(join(root, 'package.json'))})('sql.js');
+const SQL = await initSqlJs();
+const { readFileSync, readdirSync } = process.getBuiltinModule('node:fs');
+const image = readdirSync(${JSON.stringify(join(root, 'dist'))}).find((name) => /^fresh-image-v\\d+\\.sqlite$/.test(name));
+const db = new SQL.Database(new Uint8Array(readFileSync(${JSON.stringify(join(root, 'dist'))} + '/' + image)));
+const app = new H3().get('/users/:name', (event) => db.exec('SELECT id FROM users WHERE username = ?', [event.context.params.name])[0] ?? null);
+const { createServer, request } = process.getBuiltinModule('node:http');
+const server = createServer(toNodeHandler(app));
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+await new Promise((resolve, reject) => {
+  request('http://127.0.0.1:' + server.address().port + '/users/nobody', { agent: false }, (res) => res.resume().on('end', resolve)).on('error', reject).end();
+});
+const t1 = performance.now();
+console.log(JSON.stringify({ total: t1 - t0, rss: process.memoryUsage().rss / 1048576 }));
 process.exit(0);
 `;
 
@@ -225,7 +251,7 @@ try {
   await git(['clone', '-q', '--bare', source, join(projectRoot, 'owner', 'project.git')]);
   const infoRefs = '/owner/project.git/info/refs?service=git-upload-pack';
 
-  const results = { bareNode: [], bareHttp: [], gitBackend: [], serve: [], inProcess: [] };
+  const results = { bareNode: [], bareHttp: [], gitBackend: [], serve: [], inProcess: [], stackFloor: [] };
   const kinds = [
     async () => results.bareNode.push((await runNode(['-e', ''])).ms),
     async () => {
@@ -241,6 +267,7 @@ try {
       results.serve.push(await untilAnswered([join(root, 'bin/repohost'), 'serve', '--port', String(port), '--db', dbPath], port, infoRefs));
     },
     async () => results.inProcess.push(JSON.parse((await runNode(['--input-type=module', '-e', IN_PROCESS])).out)),
+    async () => results.stackFloor.push(JSON.parse((await runNode(['--input-type=module', '-e', STACK_FLOOR], root)).out)),
   ];
   // One warm-up round (file caches), then alternating rounds, each starting with a different kind.
   for (const kind of kinds) await kind();
@@ -264,6 +291,9 @@ try {
   console.log(`  hosts 3-6, median of each run (target 20 ms)         ${fmt(of('laterHost'))}`);
   console.log(`  close() (target 10 ms)                               ${fmt(of('close'))}`);
   console.log(`  RSS after start (target 70 MB)                       ${fmt(of('rss'), 'MB')}`);
+  console.log('the chosen stack alone (h3 on node:http, sql.js opening the image, one request; none of our code)');
+  console.log(`  first line to first answer                           ${fmt(results.stackFloor.map((r) => r.total))}`);
+  console.log(`  RSS then                                             ${fmt(results.stackFloor.map((r) => r.rss), 'MB')}`);
   console.log(`  reset(), fixtures of 10 repositories of 100 commits (target 20 ms)  ${fmt(JSON.parse((await runNode(['--input-type=module', '-e', RESET])).out))}`);
   const memory = JSON.parse((await runNode(['--expose-gc', '--input-type=module', '-e', MEMORY])).out);
   const at = (n) => memory[n - 1];
@@ -274,6 +304,8 @@ try {
   console.log(`  spawn to first answered info/refs                    ${fmt(results.serve)}`);
   const ratio = median(results.serve) / median(results.gitBackend);
   console.log(`  against git http-backend behind node:http: ${ratio.toFixed(2)}x (target <= 1.5x)`);
+  const floor = median(results.bareNode) + median(results.stackFloor.map((r) => r.total));
+  console.log(`  a bare node process and the stack alone, no git yet: ${(floor / median(results.gitBackend)).toFixed(2)}x git http-backend`);
 } finally {
   await rm(dir, { recursive: true, force: true });
 }
