@@ -25,3 +25,17 @@ export async function tipsContaining(gitDir: string, commit: string, tips: Itera
   for (const line of stdout.toString('utf8').split('\n')) if (wanted.has(line)) found.add(line);
   return found;
 }
+
+/**
+ * The commit that merged `head` into a branch now at `tip` (`head` one of its ancestors), as a pull request merged by a
+ * push records it: the oldest commit of the branch's first-parent line that descends from `head`, or `head` itself
+ * when that commit's first parent is `head` (a fast-forward). Commits pushed after the merge are not it, so the pull
+ * request is not said to have brought them.
+ */
+export async function mergingCommit(gitDir: string, head: string, tip: string): Promise<string> {
+  if (head === tip) return head;
+  const { stdout } = await runGit(['rev-list', '--first-parent', '--ancestry-path', '--parents', `${head}..${tip}`], { gitDir });
+  const lines = stdout.toString('utf8').trim().split('\n').filter(Boolean);
+  const [oldest, firstParent] = (lines.at(-1) ?? tip).split(' ');
+  return firstParent === head ? head : oldest!;
+}

@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { conflict, invalid, notAllowed, notFound, tooLarge } from '../errors.js';
 import { GitBrowser } from './browse.js';
 import { changedFiles, commitsBetween, diffStats, streamDiff, streamFormatPatch, type ChangedFile, type CommitSummary, type DiffStats } from './diff.js';
-import { isAncestor } from './ancestry.js';
+import { isAncestor, mergingCommit } from './ancestry.js';
 import { merge, MergeRefusedError, mergeTree, type MergedTree, type MergeOptions, type MergeResult } from './merge.js';
 import { checkImportSource } from './import-guard.js';
 import { LruCache, remembered } from './lru.js';
@@ -536,6 +536,11 @@ export class GitRepositories {
 
   async isAncestor(owner: string, name: string, ancestor: string, descendant: string): Promise<boolean> {
     return isAncestor(await this.#existing(owner, name), ancestor, descendant);
+  }
+
+  /** The commit of a branch at `tip` that merged `head` into it (see `mergingCommit`). */
+  async mergingCommit(owner: string, name: string, head: string, tip: string): Promise<string> {
+    return mergingCommit(await this.#existing(owner, name), head, tip);
   }
 
   /** Deletes the branch if it still points at `expectedSha`; false when it moved or is gone. */

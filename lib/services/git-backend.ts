@@ -26,6 +26,8 @@ export interface PullGit {
    */
   merge(owner: string, name: string, options: MergeOptions): Promise<MergeResult>;
   isAncestor(owner: string, name: string, ancestor: string, descendant: string): Promise<boolean>;
+  /** The commit of a branch at `tip` that merged `head` into it: a merge commit, or `head` when fast-forwarded. */
+  mergingCommit(owner: string, name: string, head: string, tip: string): Promise<string>;
   /** How many commits `head` has that `base` has not (`git rev-list --count base..head`). */
   countCommitsBetween(owner: string, name: string, base: string, head: string): Promise<number>;
   /** The branches whose tips are reachable from `commit` (one git run for all of them). */

@@ -427,7 +427,8 @@ export class PullService {
     };
     const tipOf = tipsIn(this.store);
     const mergedInto = new Map<string, Promise<Set<string>>>();
-    const merged = new Set<number>();
+    /** The pull requests this merged, each with the commit that merged it. */
+    const merged = new Map<number, string>();
     for (const pull of pulls) {
       const base = await tipOf(pull.base);
       if (!base || base === pull.base_sha) continue;
@@ -442,7 +443,7 @@ export class PullService {
       const isMerged = head
         ? (await mergedInto.get(base)!).has(pull.head)
         : pull.head_sha !== '' && (await this.git.isAncestor(repo.owner_name, repo.name, pull.head_sha, base));
-      if (isMerged) merged.add(pull.id);
+      if (isMerged) merged.set(pull.id, await this.git.mergingCommit(repo.owner_name, repo.name, head ?? pull.head_sha, base).catch(() => base));
     }
     if (pulls.length === 0) return;
     // Heads moved to a commit their last one is not part of: force-pushed; else how many commits came (read from git
@@ -466,10 +467,11 @@ export class PullService {
         if (!current || current.status !== 'open') continue;
         const base = (await tipNow(pull.base)) ?? current.base_sha;
         const head = (await tipNow(pull.head)) ?? current.head_sha;
-        if (merged.has(pull.id)) {
-          await markPullMerged(tx, pull.id, { byUserId: pusher?.id ?? null, sha: base, headSha: head, baseSha: current.base_sha, now });
+        const mergedBy = merged.get(pull.id);
+        if (mergedBy !== undefined) {
+          await markPullMerged(tx, pull.id, { byUserId: pusher?.id ?? null, sha: mergedBy, headSha: head, baseSha: current.base_sha, now });
           await this.recordPullEvent(tx, repo, pusher, pull.id, countsOf, { action: 'closed' });
-          await this.noteMerged(tx, repo, current.number, pusher?.id, head, now);
+          await this.noteMerged(tx, repo, current.number, pusher?.id, mergedBy, now);
         } else {
           await setPullShas(tx, pull.id, head, base, now);
           if (head !== current.head_sha) await this.recordPullEvent(tx, repo, pusher, pull.id, countsOf, { action: 'synchronize', before: current.head_sha, after: head });

@@ -118,4 +118,33 @@ describe('pull requests associated with a commit', () => {
     await as.alice!.repos.createForAuthenticatedUser({ name: 'empty' });
     expect(await failure(as.alice!.repos.listPullRequestsAssociatedWithCommit({ owner: 'alice', repo: 'empty', commit_sha: 'main' }))).toMatchObject({ status: 409, data: { message: 'Git Repository is empty.' } });
   });
+
+  it('a pull request merged by a push brings its own commits and its merge commit, not what the same push added after', async () => {
+    const commitOn = async (message: string, parents: string[]) => {
+      const { tree } = (await as.alice!.git.getCommit({ ...repo, commit_sha: parents.at(-1)! })).data;
+      return (await as.alice!.git.createCommit({ ...repo, message, tree: tree.sha, parents })).data.sha;
+    };
+    // Fast-forwarded to a commit past the head: the head is what merged it.
+    await history.branchFrom('pushed', 'main');
+    const head = await history.write('pushed', 'pushed.txt');
+    const pushed = (await as.alice!.pulls.create({ ...repo, title: 'Pushed', head: 'pushed', base: 'main' })).data;
+    const after = await commitOn('After the head', [head]);
+    await as.alice!.git.updateRef({ ...repo, ref: 'heads/main', sha: after });
+    expect((await as.alice!.pulls.get({ ...repo, pull_number: pushed.number })).data).toMatchObject({ merged: true, merge_commit_sha: head });
+    expect(await associated(head)).toEqual([pushed.number]);
+    expect(await associated(after)).toEqual([]);
+
+    // Merged with a merge commit made elsewhere, and a commit after it.
+    await history.branchFrom('joined', 'main');
+    const joinedOnly = await history.write('joined', 'joined.txt');
+    const joined = (await as.alice!.pulls.create({ ...repo, title: 'Joined', head: 'joined', base: 'main' })).data;
+    const mainTip = await history.write('main', 'meanwhile.txt');
+    const merge = await commitOn('Merge joined', [mainTip, joinedOnly]);
+    const later = await commitOn('After the merge', [merge]);
+    await as.alice!.git.updateRef({ ...repo, ref: 'heads/main', sha: later });
+    expect((await as.alice!.pulls.get({ ...repo, pull_number: joined.number })).data).toMatchObject({ merged: true, merge_commit_sha: merge });
+    expect(await associated(joinedOnly)).toEqual([joined.number]);
+    expect(await associated(merge)).toEqual([joined.number]);
+    expect(await associated(later)).toEqual([]);
+  });
 });
