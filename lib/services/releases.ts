@@ -126,7 +126,7 @@ export class ReleaseService {
   constructor(
     private readonly store: Db,
     private readonly git: Pick<GitRepositories, 'gitDirOf' | 'refsOf'>,
-    private readonly gitData: Pick<GitDataService, 'resolve' | 'commitIdsSince'>,
+    private readonly gitData: Pick<GitDataService, 'resolve' | 'commitIdsSince' | 'commit'>,
     private readonly refs: Pick<RefUpdateService, 'apply'>,
     private readonly files: ReleaseFiles,
     private readonly now: () => string,
@@ -175,11 +175,11 @@ export class ReleaseService {
     const fields = this.fields(repo, undefined, input);
     const makeLatest = this.makeLatest(fields, input);
     if (await releaseByTag(this.store, repo.id, fields.tag_name)) throw conflict('tag_name already_exists');
-    if (!fields.draft) await this.ensureTag(repo, viewer, fields);
+    const tagged = fields.draft ? undefined : await this.ensureTag(repo, viewer, fields);
     const now = this.now();
     const id = await writeToRepository(this.store, repo, async (tx) => {
       if (await releaseByTag(tx, repo.id, fields.tag_name)) throw conflict('tag_name already_exists');
-      const id = await insertRelease(tx, repo.id, viewer!.id, { ...fields, published_at: fields.draft ? null : now }, now);
+      const id = await insertRelease(tx, repo.id, viewer!.id, { ...fields, published_at: fields.draft ? null : now, created_at: tagged }, now);
       if (!fields.draft && !fields.prerelease) await this.applyMakeLatest(tx, repo, id, makeLatest ?? 'true');
       // As GitHub: `created` (a draft saved, or a release published at once), then `published` and `released` or
       // `prereleased` for one published.
@@ -194,16 +194,16 @@ export class ReleaseService {
     const current = await this.get(repo, viewer, id);
     const fields = this.fields(repo, current, input);
     const makeLatest = this.makeLatest(fields, input);
-    if (!fields.draft) await this.ensureTag(repo, viewer, fields);
+    const tagged = fields.draft ? undefined : await this.ensureTag(repo, viewer, fields);
     const now = this.now();
     await writeToRepository(this.store, repo, async (tx) => {
       const clash = await releaseByTag(tx, repo.id, fields.tag_name);
       if (clash && clash.id !== current.id) throw conflict('tag_name already_exists');
       if (!(await releaseById(tx, repo.id, current.id))) throw notFound('Not Found');
       // Published once: a release made a draft again keeps no publication date, and gets a new one when published.
-      await updateRelease(tx, current.id, { ...fields, published_at: fields.draft ? null : (current.published_at ?? now) }, now);
       // A release published now is made latest unless told otherwise, as on GitHub; one published before only when told.
       const published = current.draft === 1 && !fields.draft;
+      await updateRelease(tx, current.id, { ...fields, published_at: fields.draft ? null : (current.published_at ?? now), created_at: published ? tagged : undefined }, now);
       if (!fields.draft && !fields.prerelease && (makeLatest ?? (published ? 'true' : undefined))) await this.applyMakeLatest(tx, repo, current.id, makeLatest ?? 'true');
       const changes: ReleaseChanges = {};
       for (const field of ['name', 'body', 'tag_name'] as const) if (fields[field] !== current[field]) changes[field] = { from: current[field] ?? '' };
@@ -379,16 +379,28 @@ export class ReleaseService {
     else await markLatest(tx, repo.id, (await latestRelease(tx, repo.id, id))?.id ?? null);
   }
 
-  /** Creates the release's tag at its target when the tag does not exist yet (publishing needs one). */
-  private async ensureTag(repo: RepositoryRow, viewer: Viewer, fields: Pick<ReleaseFields, 'tag_name' | 'target_commitish'>): Promise<void> {
+  /**
+   * Creates the release's tag at its target when the tag does not exist yet (publishing needs one). Answers the date
+   * of the tag's commit, as stored: GitHub's `created_at` of a published release ("the date of the commit used for
+   * the release, and not the date when the release was drafted or published"), which tools such as release-drafter
+   * read as the point since which commits are new.
+   */
+  private async ensureTag(repo: RepositoryRow, viewer: Viewer, fields: Pick<ReleaseFields, 'tag_name' | 'target_commitish'>): Promise<string | undefined> {
     // git reads the folder before the tag is made: a rename or a delete must not move it meanwhile (409 or 404 instead).
-    await this.whileUnchanged(repo, async (current) => {
+    return await this.whileUnchanged(repo, async (current) => {
       const ref = `refs/tags/${fields.tag_name}`;
-      if ((await this.git.refsOf(current.owner_name, current.name)).has(ref)) return;
-      const target = await this.gitData.resolve(current, fields.target_commitish).catch(() => {
-        throw invalid('target_commitish must name a branch or commit of the repository');
-      });
-      await this.refs.apply(current, viewer, { ref, after: target, mustExist: false });
+      let commit: string | undefined;
+      // A tag pushed before may name something other than a commit: the release is dated when made then.
+      if ((await this.git.refsOf(current.owner_name, current.name)).has(ref)) commit = await this.gitData.resolve(current, ref).catch(() => undefined);
+      else {
+        commit = await this.gitData.resolve(current, fields.target_commitish).catch(() => {
+          throw invalid('target_commitish must name a branch or commit of the repository');
+        });
+        await this.refs.apply(current, viewer, { ref, after: commit, mustExist: false });
+      }
+      if (commit === undefined) return undefined;
+      const { committer } = await this.gitData.commit(current, commit);
+      return new Date(Number(committer.date.split(' ')[0]) * 1000).toISOString();
     });
   }
 }

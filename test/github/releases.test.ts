@@ -353,4 +353,24 @@ describe('releases through the GitHub-compatible API', () => {
     const withToken = await fetch(asset.data.browser_download_url, { headers: { authorization: `token ${await host.admin.createToken(owner, 'download')}` } });
     expect(await withToken.text()).toBe('secret bytes');
   });
+
+  it('dates a published release by its commit, as GitHub documents, and a draft by when it was saved', async () => {
+    const main = (await alice.git.getRef({ owner, repo, ref: 'heads/main' })).data.object.sha;
+    const { tree } = (await alice.git.getCommit({ owner, repo, commit_sha: main })).data;
+    const dated = async (date: string) =>
+      (await alice.git.createCommit({ owner, repo, message: `Dated ${date}`, tree: tree.sha, parents: [main], author: { name: 'A', email: 'a@example.com', date: '2001-01-01T00:00:00Z' }, committer: { name: 'C', email: 'c@example.com', date } })).data.sha;
+    const published = await alice.repos.createRelease({ owner, repo, tag_name: 'dated-1', target_commitish: await dated('2020-01-02T03:04:05Z') });
+    // The committer's date, not the author's; published now.
+    expect(published.data.created_at).toBe('2020-01-02T03:04:05Z');
+    expect(Date.parse(published.data.published_at!)).toBeGreaterThan(Date.parse('2025-01-01'));
+    // A tag pushed before: its commit's date too.
+    await alice.git.createRef({ owner, repo, ref: 'refs/tags/dated-2', sha: await dated('2021-05-06T07:08:09Z') });
+    expect((await alice.repos.createRelease({ owner, repo, tag_name: 'dated-2' })).data.created_at).toBe('2021-05-06T07:08:09Z');
+    // A draft is dated when saved, and by its commit once published.
+    const draft = await alice.repos.createRelease({ owner, repo, tag_name: 'dated-3', target_commitish: await dated('2019-09-09T09:09:09Z'), draft: true });
+    expect(Date.parse(draft.data.created_at)).toBeGreaterThan(Date.parse('2025-01-01'));
+    expect((await alice.repos.updateRelease({ owner, repo, release_id: draft.data.id, draft: false })).data.created_at).toBe('2019-09-09T09:09:09Z');
+    for (const release of [published.data.id, draft.data.id]) await alice.repos.deleteRelease({ owner, repo, release_id: release });
+    await alice.repos.deleteRelease({ owner, repo, release_id: (await alice.repos.getReleaseByTag({ owner, repo, tag: 'dated-2' })).data.id });
+  });
 });

@@ -95,17 +95,19 @@ export interface ReleaseFields {
   published_at: string | null;
 }
 
-export async function insertRelease(tx: WriteTx, repoId: number, authorId: number, fields: ReleaseFields, now: string): Promise<number> {
+/** `created_at`: GitHub's, the date of the tag's commit for a release published; `now` (a draft's) when not given. */
+export async function insertRelease(tx: WriteTx, repoId: number, authorId: number, fields: ReleaseFields & { created_at?: string }, now: string): Promise<number> {
   const { rows } = await tx.run<{ id: number }>(
     `INSERT INTO releases (repo_id, tag_name, target_commitish, name, body, draft, prerelease, author_id, created_at, updated_at, published_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-    [repoId, fields.tag_name, fields.target_commitish, fields.name, fields.body, fields.draft ? 1 : 0, fields.prerelease ? 1 : 0, authorId, now, now, fields.published_at],
+    [repoId, fields.tag_name, fields.target_commitish, fields.name, fields.body, fields.draft ? 1 : 0, fields.prerelease ? 1 : 0, authorId, fields.created_at ?? now, now, fields.published_at],
   );
   return rows[0]!.id;
 }
 
-export async function updateRelease(tx: WriteTx, id: number, fields: ReleaseFields, now: string): Promise<void> {
-  await tx.run('UPDATE releases SET tag_name = ?, target_commitish = ?, name = ?, body = ?, draft = ?, prerelease = ?, published_at = ?, updated_at = ? WHERE id = ?', [
+/** `created_at` given (a draft published: its tag's commit date) replaces the one it had. */
+export async function updateRelease(tx: WriteTx, id: number, fields: ReleaseFields & { created_at?: string }, now: string): Promise<void> {
+  await tx.run('UPDATE releases SET tag_name = ?, target_commitish = ?, name = ?, body = ?, draft = ?, prerelease = ?, published_at = ?, created_at = COALESCE(?, created_at), updated_at = ? WHERE id = ?', [
     fields.tag_name,
     fields.target_commitish,
     fields.name,
@@ -113,6 +115,7 @@ export async function updateRelease(tx: WriteTx, id: number, fields: ReleaseFiel
     fields.draft ? 1 : 0,
     fields.prerelease ? 1 : 0,
     fields.published_at,
+    fields.created_at ?? null,
     now,
     id,
   ]);
