@@ -161,7 +161,9 @@ async function xssRan(page: Page): Promise<unknown> {
 }
 
 describe('code pages in headless Chromium', () => {
-  it('shows the repository home: clone URL, star and watch, root listing with last commits, README rendered', async () => {
+  it('shows the repository home: topics, clone URL, star and watch, root listing with last commits, README rendered', async () => {
+    const topics = await http(`${host.url}/api/v3/repos/alice/code/topics`, { method: 'PUT', headers: bearer(await host.admin.createToken('alice', 'topics')), json: { names: ['forge', 'git-hosting'] } });
+    expect(topics.status).toBe(200);
     const { page, dialogs, status } = await open(visitor, '/alice/code');
     expect(status).toBe(200);
     expect(await page.textContent('#clone-url')).toBe(`${host.url}/alice/code.git`);
@@ -182,6 +184,7 @@ describe('code pages in headless Chromium', () => {
     expect(await page.locator('.readme a[href^="javascript:"], .readme a[href^="data:"], .readme img[src^="data:"]').count()).toBe(0);
     expect(await page.textContent('main')).toContain(XSS.fileName);
     expect(await page.textContent('.description')).toBe(XSS.description);
+    expect(await page.locator('.topics li').allTextContents()).toEqual(['forge', 'git-hosting']);
 
     // Star and watch through the page's forms (request-forgery token included); the counts follow.
     expect(await page.textContent('button[aria-pressed]:has-text("Star")')).toContain('0');

@@ -32,6 +32,7 @@ a code{text-decoration:inherit}
 main:focus{outline:none}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid var(--border);padding:.3rem;text-align:left;vertical-align:top}
 .badge{display:inline-block;font-size:.75rem;font-weight:600;border:1px solid var(--muted);color:var(--muted);border-radius:2em;padding:0 .5em;vertical-align:middle}
+.topics{list-style:none;display:flex;flex-wrap:wrap;gap:.3rem;padding:0;margin:.3rem 0 .8rem}.topics li{font-size:.75rem;font-weight:600;color:var(--accent);background:var(--accent-bg);border-radius:2em;padding:.1em .7em}
 .muted{color:var(--muted)}.sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .repo-head h1{font-size:1.35rem;margin:.2rem 0;overflow-wrap:anywhere}
 .tabs{display:flex;gap:.25rem;overflow-x:auto;border-bottom:1px solid var(--border);margin:.5rem 0 1rem;padding:0;list-style:none}

@@ -8,6 +8,8 @@ export interface HomeDetails {
   /** The SSH clone URL; '' when the host does not serve SSH. */
   sshUrl: string;
   social: { stars: number; watchers: number; starred: boolean; watching: boolean };
+  /** The repository's topics (GitHub's), in their order. */
+  topics: readonly string[];
   /** The default branch's root listing; undefined for an empty repository. */
   listing?: { folder: FolderContext; entries: ListedEntry[]; paging?: ListingPage };
   readme: SafeHtml | '';
@@ -34,7 +36,7 @@ git push -u origin ${branch}</code></pre>
 <p>Or push an existing repository: <code>git push ${cloneUrl} ${branch}</code></p></section>`;
 }
 
-/** The repository home: description, clone URL with a copy button, star/watch, the root listing and README. */
+/** The repository home: description, topics, clone URL with a copy button, star/watch, the root listing and README. */
 export function homeView(viewer: PageUser | undefined, folder: Pick<FolderContext, 'repo' | 'access'>, details: HomeDetails): string {
   const { repo } = folder;
   const listing = details.listing;
@@ -44,7 +46,7 @@ export function homeView(viewer: PageUser | undefined, folder: Pick<FolderContex
     folder.access,
     'code',
     '',
-    html`${repo.description ? html`<p class="description">${repo.description}</p>` : ''}
+    html`${repo.description ? html`<p class="description">${repo.description}</p>` : ''}${details.topics.length > 0 ? html`<ul class="topics" aria-label="Topics">${details.topics.map((topic) => html`<li>${topic}</li>`)}</ul>` : ''}
 <div class="toolbar"><div class="clone"><span class="muted">Clone</span> <code id="clone-url">${details.cloneUrl}</code>
 <button type="button" data-copy="clone-url">Copy</button>${details.sshUrl ? html` <span class="muted">SSH</span> <code id="ssh-url">${details.sshUrl}</code>
 <button type="button" data-copy="ssh-url">Copy</button>` : ''}</div><span class="spacer"></span>${listing ? html`<form class="search inline" method="get" action="${repoBase(repo)}/search" role="search"><label><span class="sr-only">Search code</span><input type="search" name="q" placeholder="Search code" minlength="2" maxlength="200" required></label></form>` : ''}${listing ? html`<span class="downloads"><a class="button" href="${repoBase(repo)}/archive/${pathUrl(repo.default_branch)}.zip" download>Download ZIP</a> <a class="button" href="${repoBase(repo)}/archive/${pathUrl(repo.default_branch)}.tar.gz" download aria-label="Download tar.gz">tar.gz</a></span> ` : ''}${socialButtons(viewer, repoBase(repo), details.social)}</div>

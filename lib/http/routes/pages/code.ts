@@ -184,13 +184,14 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
   app.get('/:owner/:repo', async (event) => {
     const { viewer, user, repo, access } = await openRepo(event);
     const social = { stars: await ctx.social.stars(repo), watchers: await ctx.social.watchers(repo), ...await ctx.social.stateOf(viewer, repo) };
+    const topics = await ctx.topics.get(repo);
     const { clone_url: cloneUrl, ssh_url: sshUrl } = await ctx.repos.summary(repo);
     const at = await browse.resolveRefPath(repo.owner_name, repo.name, 'branch', repo.default_branch);
     const tree = at && (await browse.objectAt(repo.owner_name, repo.name, at.commit, ''));
-    if (!at || !tree) return htmlResponse(homeView(user, { repo, access }, { cloneUrl, sshUrl, social, readme: '' }));
+    if (!at || !tree) return htmlResponse(homeView(user, { repo, access }, { cloneUrl, sshUrl, social, topics, readme: '' }));
     const [folder, { entries, paging, readme }] = await Promise.all([folderContext(repo, access, at), folderContents(repo, at, tree, 1)]);
     const pageUrl = (page: number) => `${srcUrl(repo, at)}?page=${page}`;
-    return htmlResponse(homeView(user, { repo, access }, { cloneUrl, sshUrl, social, listing: { folder, entries, paging: { ...paging, url: pageUrl } }, readme }));
+    return htmlResponse(homeView(user, { repo, access }, { cloneUrl, sshUrl, social, topics, listing: { folder, entries, paging: { ...paging, url: pageUrl } }, readme }));
   });
 
   for (const toggle of ['star', 'watch'] as const) {
