@@ -1,9 +1,9 @@
 import type { ReadTx } from '../store/interface.js';
 import type { IssueCommentRow, IssueRow } from '../store/queries/issues.js';
-import { keptCount } from '../store/queries/list-counts.js';
+import { keptCountsOf } from '../store/queries/list-counts.js';
 import type { PullCommentRow, PullRow } from '../store/queries/pulls.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
-import { countToggles } from '../store/queries/toggles.js';
+import { countTogglesOf } from '../store/queries/toggles.js';
 import { userByName, usersByNames, type UserRow } from '../store/queries/users.js';
 import { collaboratorsAmong } from '../store/queries/collaborators.js';
 import { reviewFactsOfPulls } from '../store/queries/reviews.js';
@@ -15,7 +15,7 @@ import type { CommitIdentity, CommitObject } from '../git/objects.js';
 import type { IssueEventRow } from '../store/queries/issue-events.js';
 import { githubTime } from './time.js';
 import { commitCommentCounts } from '../store/queries/commit-comments.js';
-import { topicsOf } from '../store/queries/topics.js';
+import { topicsOfRepositories } from '../store/queries/topics.js';
 import { reactionCounts, type ReactionCounts, type ReactionSubject } from '../store/queries/reactions.js';
 import { REACTION_CONTENTS } from '../services/reactions.js';
 import type {
@@ -410,13 +410,31 @@ export class GitHubShapes {
 
   /** The repository; `permissions` (the caller's, see permissions.ts) only where an API caller asks for it. */
   async repository(db: ReadTx, repo: RepositoryRow, permissions?: GitHubRepository['permissions']): Promise<GitHubRepository> {
+    return (await this.repositories(db, [repo], permissions && (() => permissions)))[0]!;
+  }
+
+  /** Several repositories (a list's) in four queries, whatever their number; `permissionsOf` as `repository` takes. */
+  async repositories(db: ReadTx, repos: readonly RepositoryRow[], permissionsOf?: (repo: RepositoryRow) => GitHubRepository['permissions']): Promise<GitHubRepository[]> {
+    if (repos.length === 0) return [];
+    const ids = repos.map((repo) => repo.id);
+    const owners = await usersByNames(db, [...new Set(repos.map((repo) => repo.owner_name))]);
+    const stars = await countTogglesOf(db, 'stars', ids);
+    const openIssues = await keptCountsOf(db, ids, 'issue', ['open']);
+    const topics = await topicsOfRepositories(db, ids);
+    return repos.map((repo) =>
+      this.repositoryFrom(repo, { owner: owners.get(repo.owner_name.toLowerCase())!, stars: stars.get(repo.id) ?? 0, openIssues: openIssues.get(repo.id) ?? 0, topics: topics.get(repo.id) ?? [] }, permissionsOf?.(repo)),
+    );
+  }
+
+  private repositoryFrom(
+    repo: RepositoryRow,
+    { owner, stars, openIssues, topics }: { owner: UserRow; stars: number; openIssues: number; topics: string[] },
+    permissions: GitHubRepository['permissions'] | undefined,
+  ): GitHubRepository {
     const fullName = `${repo.owner_name}/${repo.name}`;
-    const owner = (await userByName(db, repo.owner_name))!;
     const url = this.api(`/repos/${fullName}`);
     // GitHub's `watchers_count` and `watchers` count stars (a name kept from before it had watching); who watches is
     // `subscribers_count`, of the repository's own answer only (see the API's GET /repos/{owner}/{repo}).
-    const stars = await countToggles(db, 'stars', repo.id);
-    const openIssues = await keptCount(db, repo.id, 'issue', ['open']);
     return {
       id: repo.id,
       node_id: nodeId('Repository', repo.id),
@@ -485,7 +503,7 @@ export class GitHubShapes {
       open_issues: openIssues,
       forks: 0,
       forks_count: 0,
-      topics: await topicsOf(db, repo.id),
+      topics,
       has_issues: true,
       has_projects: false,
       has_wiki: false,

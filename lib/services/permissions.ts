@@ -1,6 +1,6 @@
 import { forbidden, notFound, unauthorized } from '../errors.js';
 import type { ReadTx } from '../store/interface.js';
-import { collaboratorPermission } from '../store/queries/collaborators.js';
+import { collaboratorPermission, collaboratorPermissions } from '../store/queries/collaborators.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import type { UserRow } from '../store/queries/users.js';
 
@@ -37,9 +37,25 @@ export function atLeast(level: AccessLevel, needed: AccessLevel): boolean {
  * nobody else sees a private one. Every path (API, git transport, pages) asks this, never the row itself.
  */
 export async function accessLevel(db: ReadTx, viewer: Viewer, repo: RepositoryRow): Promise<AccessLevel> {
+  return levelOf(viewer, repo, asksGrant(viewer, repo) ? await collaboratorPermission(db, repo.id, viewer!.id) : undefined);
+}
+
+/** `accessLevel` of several repositories (a list's), by repository id, with one query for every grant. */
+export async function accessLevels(db: ReadTx, viewer: Viewer, repos: readonly RepositoryRow[]): Promise<Map<number, AccessLevel>> {
+  const asked = repos.filter((repo) => asksGrant(viewer, repo)).map((repo) => repo.id);
+  const granted = viewer ? await collaboratorPermissions(db, viewer.id, asked) : new Map<number, AccessLevel>();
+  return new Map(repos.map((repo) => [repo.id, levelOf(viewer, repo, granted.get(repo.id))]));
+}
+
+/** Whether the viewer's level on the repository depends on what it was granted as a collaborator. */
+function asksGrant(viewer: Viewer, repo: RepositoryRow): boolean {
+  return viewer !== undefined && !viewer.installation && viewer.id !== repo.owner_id;
+}
+
+/** The one rule, given what the viewer was granted on the repository (see `asksGrant`). */
+function levelOf(viewer: Viewer, repo: RepositoryRow, granted: AccessLevel | undefined): AccessLevel {
   if (viewer?.installation) return installationAccess(viewer.installation, repo);
   if (viewer && viewer.id === repo.owner_id) return 'admin';
-  const granted = viewer ? await collaboratorPermission(db, repo.id, viewer.id) : undefined;
   if (granted) return granted;
   return repo.is_private === 1 ? 'none' : 'read';
 }

@@ -34,7 +34,7 @@ import { NameReservations } from './name-reservations.js';
 import { closeReferencedIssues } from './closing-keywords.js';
 import { keptCount } from '../store/queries/list-counts.js';
 import { writeToRepository } from './repository-write.js';
-import { accessLevel, permissionFlags, requireAccess, type AccessLevel, type Viewer } from './permissions.js';
+import { accessLevel, accessLevels, permissionFlags, requireAccess, type AccessLevel, type Viewer } from './permissions.js';
 
 /** The repository summary of the API (spec §2), with a few Gitea-style extras. */
 export interface RepositorySummary {
@@ -237,6 +237,11 @@ export class RepositoryService {
   /** What the viewer may do with the repository (see permissions.ts). */
   async access(viewer: Viewer, repo: RepositoryRow): Promise<AccessLevel> {
     return await accessLevel(this.store, viewer, repo);
+  }
+
+  /** `access` to each of several repositories (a list's), by id, in one query. */
+  async accessToEach(viewer: Viewer, repos: readonly RepositoryRow[]): Promise<Map<number, AccessLevel>> {
+    return await accessLevels(this.store, viewer, repos);
   }
 
   /**

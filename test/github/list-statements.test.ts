@@ -30,6 +30,14 @@ function fixtures(): Fixtures {
         })),
         pulls: Array.from({ length: 8 }, (_, i) => ({ title: `Pull ${i}`, head: `topic-${i}`, base: 'main', author: authors[i % 3], comments: Array.from({ length: 12 }, (_, c) => ({ author: authors[c % 3]!, body: `comment ${c}` })) })),
       },
+      // Repositories of three owners, one private with alice a collaborator, for the lists of repositories.
+      ...Array.from({ length: 6 }, (_, i) => ({
+        owner: authors[i % 3]!,
+        name: `lib-${i}`,
+        private: i === 4,
+        ...(i === 4 ? { collaborators: { alice: 'read' as const } } : {}),
+        issues: [{ title: 'open', author: authors[i % 3]! }],
+      })),
     ],
   };
 }
@@ -72,10 +80,23 @@ describe('statements per list', () => {
     await core?.close();
   });
 
+  beforeAll(async () => {
+    // alice stars and watches every repository she sees, and gives each topics.
+    const authorization = `Bearer ${TOKEN}`;
+    for (const [owner, name] of [['alice', 'app'], ...Array.from({ length: 6 }, (_, i) => [['alice', 'bob', 'carol'][i % 3]!, `lib-${i}`])] as const) {
+      for (const path of [`/api/v3/user/starred/${owner}/${name}`, `/api/v3/repos/${owner}/${name}/subscription`]) {
+        const response = await app.fetch(new Request(`http://repohost.test${path}`, { method: 'PUT', headers: { authorization, 'content-type': 'application/json' }, body: '{}' }));
+        expect(response.status).toBeLessThan(300);
+      }
+    }
+    const topics = await app.fetch(new Request('http://repohost.test/api/v3/repos/alice/app/topics', { method: 'PUT', headers: { authorization, 'content-type': 'application/json' }, body: JSON.stringify({ names: ['forge'] }) }));
+    expect(topics.status).toBe(200);
+  });
+
   /** What one GET costs in statements, with the answer's length. */
-  const cost = async (path: string) => {
+  const cost = async (path: string, headers: Record<string, string> = {}) => {
     const before = core.ctx.store.statementsRun();
-    const response = await app.fetch(new Request(`http://repohost.test${path}`, { headers: { authorization: `Bearer ${TOKEN}` } }));
+    const response = await app.fetch(new Request(`http://repohost.test${path}`, { headers: { authorization: `Bearer ${TOKEN}`, ...headers } }));
     const body = (await response.json()) as unknown[];
     expect(response.status).toBe(200);
     return { statements: core.ctx.store.statementsRun() - before, length: body.length };
@@ -91,6 +112,9 @@ describe('statements per list', () => {
     ['/api/v3 branches (each says whether it is protected)', '/api/v3/repos/alice/app/branches?per_page=PAGE', 2],
     ['/api/v1 CI runs (each with its reports)', '/api/v1/repos/alice/app/ci/runs?limit=PAGE', 2],
     ['/api/v3 releases (each with its assets)', '/api/v3/repos/alice/app/releases?per_page=PAGE', 2],
+    ['/api/v3 repositories of the caller', '/api/v3/user/repos?per_page=PAGE', 1],
+    ['/api/v3 repositories the caller starred', '/api/v3/user/starred?per_page=PAGE', 2],
+    ['/api/v3 repositories the caller watches', '/api/v3/user/subscriptions?per_page=PAGE', 2],
   ] as const) {
     it(`${label}: a long page costs what a short one does`, async () => {
       const short = await cost(path.replace('PAGE', String(shortPage)));
@@ -100,6 +124,23 @@ describe('statements per list', () => {
       expect(long.statements).toBe(short.statements);
     });
   }
+
+  it('shows each repository of a list with its own owner, counts, topics and the caller’s permissions', async () => {
+    const response = await app.fetch(new Request('http://repohost.test/api/v3/user/starred?per_page=100', { headers: { authorization: `Bearer ${TOKEN}` } }));
+    const repos = (await response.json()) as Array<{ full_name: string; owner: { login: string }; permissions: object; stargazers_count: number; open_issues_count: number; topics: string[] }>;
+    const byName = new Map(repos.map((repo) => [repo.full_name, repo]));
+    expect(byName.get('alice/app')).toMatchObject({ owner: { login: 'alice' }, permissions: { admin: true, push: true, pull: true }, stargazers_count: 1, topics: ['forge'] });
+    expect(byName.get('bob/lib-1')).toMatchObject({ owner: { login: 'bob' }, permissions: { admin: false, push: false, pull: true }, open_issues_count: 1, topics: [] });
+    expect(byName.get('bob/lib-4')).toMatchObject({ private: true, permissions: { admin: false, push: false, pull: true } });
+  });
+
+  it('/api/v3 repositories the caller starred, with when (star+json): a long page costs what a short one does', async () => {
+    const star = { accept: 'application/vnd.github.star+json' };
+    const short = await cost('/api/v3/user/starred?per_page=2', star);
+    const long = await cost('/api/v3/user/starred?per_page=100', star);
+    expect([short.length, long.length]).toEqual([2, 7]);
+    expect(long.statements).toBe(short.statements);
+  });
 });
 
 /**

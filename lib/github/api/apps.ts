@@ -7,7 +7,7 @@ import { integrationAllows } from '../../services/permissions.js';
 import type { AppRow } from '../../store/queries/apps.js';
 import { AppShapes } from '../app-shapes.js';
 import { created, GitHubApiError, githubPage, noContent, readJson } from './http.js';
-import { REPO, repositoryFor, shapesOf, V3 } from './lookup.js';
+import { REPO, repositoriesFor, shapesOf, V3 } from './lookup.js';
 
 /**
  * The permissions that govern a path under `/repos/:owner/:repo` (GitHub's, per endpoint family): any of the first list
@@ -104,7 +104,7 @@ export function mountApps(app: H3, ctx: AppContext): void {
     const found = await appOf(event);
     const token = await ctx.apps.createToken(found, installationId(event), await readJson(ctx, event));
     const bot = await ctx.apps.viewerOfToken(token.token);
-    const repositories = token.repositories && (await Promise.all(token.repositories.map(async (repo) => await repositoryFor(ctx, repo, bot))));
+    const repositories = token.repositories && (await repositoriesFor(ctx, token.repositories, bot));
     return created(event, shapes.token(token, repositories));
   });
 
@@ -127,7 +127,7 @@ export function mountApps(app: H3, ctx: AppContext): void {
     const page = githubPage(ctx, event);
     const { items, total } = await ctx.apps.repositories(installation, grant.repoIds, page);
     page.respond(total, items); // GitHub's paging headers; the body is an object, not the list
-    return { total_count: total, repository_selection: installation.repository_selection, repositories: await Promise.all(items.map(async (repo) => await repositoryFor(ctx, repo, viewer))) };
+    return { total_count: total, repository_selection: installation.repository_selection, repositories: await repositoriesFor(ctx, items, viewer) };
   });
 
   app.delete(`${V3}/installation/token`, async (event) => {

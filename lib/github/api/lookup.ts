@@ -40,6 +40,12 @@ export async function repositoryFor(ctx: AppContext, repo: RepositoryRow, viewer
   return await shapesOf(ctx).repository(ctx.store, repo, permissionFlags(await ctx.repos.access(viewer, repo)));
 }
 
+/** Several repositories (a list's) as `repositoryFor` shows each, in a fixed number of statements. */
+export async function repositoriesFor(ctx: AppContext, repos: readonly RepositoryRow[], viewer: UserRow | undefined): Promise<GitHubRepository[]> {
+  const levels = await ctx.repos.accessToEach(viewer, repos);
+  return await shapesOf(ctx).repositories(ctx.store, repos, (repo) => permissionFlags(levels.get(repo.id)!));
+}
+
 /** A per-repository number (issue or pull request) from the path; anything else names nothing. */
 export function numberParam(event: H3Event, name = 'number'): number {
   const raw = pathParam(event, name);

@@ -9,7 +9,7 @@ import type { UserRow } from '../../store/queries/users.js';
 import { githubTime } from '../time.js';
 import type { GitHubRepository } from '../types.js';
 import { githubPage, readJson, validationFailed } from './http.js';
-import { apiUrl, REPO, repoOf, repositoryFor, V3 } from './lookup.js';
+import { apiUrl, REPO, repoOf, repositoriesFor, V3 } from './lookup.js';
 
 /** GitHub's answer to marking threads read: 205 Reset Content, no body. */
 const resetContent = () => new Response(null, { status: 205 });
@@ -55,8 +55,7 @@ export function mountNotifications(app: H3, ctx: AppContext): void {
   /** The page's threads as GitHub shows them: each repository shaped once (the rows are only of readable ones). */
   const threads = async (rows: readonly NotificationRow[], user: UserRow) => {
     const repos = await ctx.notifications.repositoriesOf(rows);
-    const shaped = new Map<number, GitHubRepository>();
-    for (const [id, repo] of repos) shaped.set(id, await repositoryFor(ctx, repo, user));
+    const shaped = new Map((await repositoriesFor(ctx, [...repos.values()], user)).map((repository) => [repository.id, repository]));
     return rows.flatMap((row) => (repos.has(row.repo_id) ? [thread(row, repos.get(row.repo_id)!, shaped.get(row.repo_id)!)] : []));
   };
   const list = async (event: H3Event, user: UserRow, repoId?: number) => {

@@ -8,7 +8,7 @@ import type { StarredOrder } from '../../services/social.js';
 import type { UserRow } from '../../store/queries/users.js';
 import { githubTime } from '../time.js';
 import { githubPage, noContent, validationFailed } from './http.js';
-import { REPO, repoAndUser, repoOf, repositoryFor, shapesOf, V3 } from './lookup.js';
+import { REPO, repoAndUser, repoOf, repositoriesFor, shapesOf, V3 } from './lookup.js';
 
 const STARRED = `${V3}/user/starred/:owner/:repo`;
 
@@ -39,7 +39,8 @@ export function mountStars(app: H3, ctx: AppContext): void {
     const page = githubPage(ctx, event);
     const { items, total } = await ctx.social.repositoriesOf('stars', user, viewer, starredOrder(event), page);
     const timed = withStarTimes(event);
-    const shaped = await Promise.all(items.map(async ({ repo, since }) => (timed ? { starred_at: githubTime(since), repo: await repositoryFor(ctx, repo, viewer) } : await repositoryFor(ctx, repo, viewer))));
+    const repos = await repositoriesFor(ctx, items.map(({ repo }) => repo), viewer);
+    const shaped: unknown[] = timed ? items.map(({ since }, index) => ({ starred_at: githubTime(since), repo: repos[index]! })) : repos;
     return page.respond(total, shaped);
   };
 

@@ -5,7 +5,7 @@ import { currentUser, requireUser } from '../../http/auth.js';
 import { pathParam } from '../../http/validate.js';
 import type { UserRow } from '../../store/queries/users.js';
 import { githubPage, refuseUnsupportedParams } from './http.js';
-import { repositoryFor, shapesOf, V3 } from './lookup.js';
+import { repositoriesFor, shapesOf, V3 } from './lookup.js';
 
 /** How repositories are listed: by full name, A to Z (GitHub's `sort=full_name`, ascending by default for it). */
 const BY_FULL_NAME = { sort: ['full_name'], direction: ['asc'] } as const;
@@ -68,5 +68,5 @@ async function userNamed(ctx: AppContext, username: string): Promise<UserRow> {
 async function repositoriesOf(ctx: AppContext, event: Parameters<typeof githubPage>[1], owner: UserRow, viewer: UserRow | undefined) {
   const page = githubPage(ctx, event);
   const { items, total } = await ctx.repos.listOfOwner(viewer, owner, page);
-  return page.respond(total, (await Promise.all(items.map(async (repo) => await repositoryFor(ctx, repo, viewer)))));
+  return page.respond(total, await repositoriesFor(ctx, items, viewer));
 }

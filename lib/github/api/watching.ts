@@ -7,7 +7,7 @@ import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { UserRow } from '../../store/queries/users.js';
 import { githubTime } from '../time.js';
 import { githubPage, noContent, readJson, unprocessable } from './http.js';
-import { apiUrl, REPO, repoAndUser, repoOf, repositoryFor, shapesOf, V3 } from './lookup.js';
+import { apiUrl, REPO, repoAndUser, repoOf, repositoriesFor, shapesOf, V3 } from './lookup.js';
 
 /** Watched repositories are listed as GitHub does: newest watch first. */
 const NEWEST_FIRST = { sort: 'created', direction: 'desc' } as const;
@@ -60,7 +60,7 @@ export function mountWatching(app: H3, ctx: AppContext): void {
   const watchedBy = async (event: H3Event, user: UserRow, viewer: UserRow | undefined) => {
     const page = githubPage(ctx, event);
     const { items, total } = await ctx.social.repositoriesOf('watches', user, viewer, NEWEST_FIRST, page);
-    return page.respond(total, await Promise.all(items.map(async ({ repo }) => await repositoryFor(ctx, repo, viewer))));
+    return page.respond(total, await repositoriesFor(ctx, items.map(({ repo }) => repo), viewer));
   };
 
   app.get(`${V3}/user/subscriptions`, async (event) => {

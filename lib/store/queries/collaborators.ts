@@ -22,6 +22,14 @@ export async function collaboratorPermission(db: ReadTx, repoId: number, userId:
     ?.permission;
 }
 
+/** What the account was granted on each of several repositories, in one query (none asked, none sent). */
+export async function collaboratorPermissions(db: ReadTx, userId: number, repoIds: readonly number[]): Promise<Map<number, CollaboratorPermission>> {
+  if (repoIds.length === 0) return new Map();
+  const ids = inList(repoIds);
+  const rows = await db.all<{ repo_id: number; permission: CollaboratorPermission }>(`SELECT repo_id, permission FROM collaborators WHERE user_id = ? AND repo_id ${ids.sql}`, [userId, ...ids.params]);
+  return new Map(rows.map((row) => [row.repo_id, row.permission]));
+}
+
 export async function collaboratorsOf(db: ReadTx, repoId: number, page: PageWindow): Promise<CollaboratorRow[]> {
   return await db.all<CollaboratorRow>(`${SELECT} WHERE c.repo_id = ? ORDER BY u.username_lower LIMIT ? OFFSET ?`, [repoId, page.limit, page.offset]);
 }

@@ -14,6 +14,18 @@ export async function keptCount(db: ReadTx, repoId: number, kind: CountedKind, s
   return (await db.get<{ n: number }>(`SELECT COALESCE(SUM(n), 0) AS n FROM list_counts WHERE repo_id = ? AND kind = ? AND status ${list.sql}`, [repoId, kind, ...list.params]))!.n;
 }
 
+/** `keptCount` of several repositories in one query (those with none left out). */
+export async function keptCountsOf(db: ReadTx, repoIds: readonly number[], kind: CountedKind, statuses: readonly string[]): Promise<Map<number, number>> {
+  const ids = inList(repoIds);
+  const list = inList(statuses);
+  const rows = await db.all<{ repo_id: number; n: number }>(`SELECT repo_id, SUM(n) AS n FROM list_counts WHERE repo_id ${ids.sql} AND kind = ? AND status ${list.sql} GROUP BY repo_id`, [
+    ...ids.params,
+    kind,
+    ...list.params,
+  ]);
+  return new Map(rows.map((row) => [row.repo_id, Number(row.n)]));
+}
+
 /*
  * The counts are kept by the functions that insert issues and pull requests or change their status, in the same
  * transaction (until schema version 9 SQLite triggers kept them; PostgreSQL has no triggers of that form). They are

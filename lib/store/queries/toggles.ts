@@ -1,4 +1,5 @@
 import type { WriteTx, ReadTx } from '../interface.js';
+import { inList } from './in-list.js';
 import type { PageWindow } from './page-window.js';
 
 /** Stars and watches: one row per (user, repository) while the toggle is on. */
@@ -12,6 +13,13 @@ export async function setToggle(tx: WriteTx, table: ToggleTable, userId: number,
 
 export async function countToggles(db: ReadTx, table: ToggleTable, repoId: number): Promise<number> {
   return (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE repo_id = ?`, [repoId]))!.n;
+}
+
+/** How many accounts turned the toggle on, of each of several repositories (those with none left out), in one query. */
+export async function countTogglesOf(db: ReadTx, table: ToggleTable, repoIds: readonly number[]): Promise<Map<number, number>> {
+  const ids = inList(repoIds);
+  const rows = await db.all<{ repo_id: number; n: number }>(`SELECT repo_id, COUNT(*) AS n FROM ${table} WHERE repo_id ${ids.sql} GROUP BY repo_id`, ids.params);
+  return new Map(rows.map((row) => [row.repo_id, Number(row.n)]));
 }
 
 /** When the account turned the toggle on; undefined while it is off. */
