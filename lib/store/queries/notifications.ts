@@ -1,6 +1,7 @@
 import type { ReadTx, WriteTx } from '../interface.js';
 import { inList } from './in-list.js';
 import type { PageWindow } from './page-window.js';
+import { readableBy } from './readable.js';
 
 /** Why an account hears of a thread (GitHub's reasons). */
 export type NotificationReason = 'assign' | 'author' | 'comment' | 'mention' | 'review_requested' | 'state_change' | 'subscribed';
@@ -41,8 +42,7 @@ const THREAD = `SELECT n.id, n.user_id, n.repo_id, n.number, n.reason, n.unread,
  * The account's threads it may still read (a repository made private since, or a collaboration that ended, hides
  * them; counts too), not marked done.
  */
-const READABLE = `n.done = 0 AND EXISTS (SELECT 1 FROM repositories r WHERE r.id = n.repo_id
-  AND (r.is_private = 0 OR r.owner_id = n.user_id OR EXISTS (SELECT 1 FROM collaborators c WHERE c.repo_id = r.id AND c.user_id = n.user_id)))`;
+const READABLE = `n.done = 0 AND EXISTS (SELECT 1 FROM repositories r WHERE r.id = n.repo_id AND ${readableBy('n.user_id')})`;
 
 function where(userId: number, filter: NotificationFilter): { sql: string; params: Array<string | number> } {
   let sql = `n.user_id = ? AND ${READABLE}`;

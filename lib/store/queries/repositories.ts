@@ -2,6 +2,7 @@ import type { ReadTx, WriteTx } from '../interface.js';
 import { addHooksOfNewRepository, forgetRepositoryInTokens } from './apps.js';
 import { inList } from './in-list.js';
 import type { PageWindow } from './page-window.js';
+import { readableBy } from './readable.js';
 
 export interface RepositoryRow {
   id: number;
@@ -48,8 +49,7 @@ export async function repositoryByFullName(db: ReadTx, ownerName: string, name: 
   ]);
 }
 
-const READABLE_BY = `r.owner_id = ? AND (r.is_private = 0 OR r.owner_id = ?
-  OR EXISTS (SELECT 1 FROM collaborators c WHERE c.repo_id = r.id AND c.user_id = ?))`;
+const READABLE_BY = `r.owner_id = ? AND ${readableBy('?')}`;
 
 /** The owner's repositories that `viewerId` may read: public ones, and private ones it owns or collaborates on. */
 export async function repositoriesOfOwner(db: ReadTx, ownerId: number, viewerId: number | undefined, page: PageWindow): Promise<RepositoryRow[]> {

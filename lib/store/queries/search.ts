@@ -1,6 +1,7 @@
 import type { ReadTx } from '../interface.js';
 import { inList } from './in-list.js';
 import type { PageWindow } from './page-window.js';
+import { readableBy } from './readable.js';
 
 /** What a search for issues and pull requests asks (GitHub's `q` qualifiers, parsed by services/search.ts). */
 export interface ConversationSearch {
@@ -53,7 +54,7 @@ function conditions(search: ConversationSearch): { where: string; params: Array<
     params.push(...(list.params as number[]));
   }
   // What the viewer may read: public repositories, their own, and those they collaborate on.
-  parts.push('(r.is_private = 0 OR r.owner_id = ? OR EXISTS (SELECT 1 FROM collaborators k WHERE k.repo_id = r.id AND k.user_id = ?))');
+  parts.push(readableBy('?'));
   params.push(search.viewerId ?? 0, search.viewerId ?? 0);
   if (search.kind) {
     parts.push('c.kind = ?');

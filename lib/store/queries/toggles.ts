@@ -1,6 +1,7 @@
 import type { WriteTx, ReadTx } from '../interface.js';
 import { inList } from './in-list.js';
 import type { PageWindow } from './page-window.js';
+import { readableBy } from './readable.js';
 
 /** Stars and watches: one row per (user, repository) while the toggle is on. */
 export type ToggleTable = 'stars' | 'watches';
@@ -40,8 +41,8 @@ export async function togglersOf(db: ReadTx, table: ToggleTable, repoId: number,
   ]);
 }
 
-/** Whose repositories `viewerId` may read among those joined as `r`: public ones, and private ones it owns or collaborates on. */
-const READABLE = '(r.is_private = 0 OR r.owner_id = ? OR EXISTS (SELECT 1 FROM collaborators c WHERE c.repo_id = r.id AND c.user_id = ?))';
+/** Whose repositories `viewerId` may read among those joined as `r`. */
+const READABLE = readableBy('?');
 
 /**
  * The repositories the account's toggle is on for that `viewerId` may read, with when it was turned on, by that time
