@@ -175,7 +175,7 @@ export class ReleaseService {
     const fields = this.fields(repo, undefined, input);
     const makeLatest = this.makeLatest(fields, input);
     if (await releaseByTag(this.store, repo.id, fields.tag_name)) throw conflict('tag_name already_exists');
-    const tagged = fields.draft ? undefined : await this.ensureTag(repo, viewer, fields);
+    const tagged = fields.draft ? undefined : await this.ensureTagAndDate(repo, viewer, fields);
     const now = this.now();
     const id = await writeToRepository(this.store, repo, async (tx) => {
       if (await releaseByTag(tx, repo.id, fields.tag_name)) throw conflict('tag_name already_exists');
@@ -194,16 +194,16 @@ export class ReleaseService {
     const current = await this.get(repo, viewer, id);
     const fields = this.fields(repo, current, input);
     const makeLatest = this.makeLatest(fields, input);
-    const tagged = fields.draft ? undefined : await this.ensureTag(repo, viewer, fields);
+    const tagged = fields.draft ? undefined : await this.ensureTagAndDate(repo, viewer, fields);
     const now = this.now();
     await writeToRepository(this.store, repo, async (tx) => {
       const clash = await releaseByTag(tx, repo.id, fields.tag_name);
       if (clash && clash.id !== current.id) throw conflict('tag_name already_exists');
       if (!(await releaseById(tx, repo.id, current.id))) throw notFound('Not Found');
-      // Published once: a release made a draft again keeps no publication date, and gets a new one when published.
-      // A release published now is made latest unless told otherwise, as on GitHub; one published before only when told.
       const published = current.draft === 1 && !fields.draft;
+      // Published once: a release made a draft again keeps no publication date, and gets a new one when published.
       await updateRelease(tx, current.id, { ...fields, published_at: fields.draft ? null : (current.published_at ?? now), created_at: published ? tagged : undefined }, now);
+      // A release published now is made latest unless told otherwise, as on GitHub; one published before only when told.
       if (!fields.draft && !fields.prerelease && (makeLatest ?? (published ? 'true' : undefined))) await this.applyMakeLatest(tx, repo, current.id, makeLatest ?? 'true');
       const changes: ReleaseChanges = {};
       for (const field of ['name', 'body', 'tag_name'] as const) if (fields[field] !== current[field]) changes[field] = { from: current[field] ?? '' };
@@ -385,7 +385,7 @@ export class ReleaseService {
    * the release, and not the date when the release was drafted or published"), which tools such as release-drafter
    * read as the point since which commits are new.
    */
-  private async ensureTag(repo: RepositoryRow, viewer: Viewer, fields: Pick<ReleaseFields, 'tag_name' | 'target_commitish'>): Promise<string | undefined> {
+  private async ensureTagAndDate(repo: RepositoryRow, viewer: Viewer, fields: Pick<ReleaseFields, 'tag_name' | 'target_commitish'>): Promise<string | undefined> {
     // git reads the folder before the tag is made: a rename or a delete must not move it meanwhile (409 or 404 instead).
     return await this.whileUnchanged(repo, async (current) => {
       const ref = `refs/tags/${fields.tag_name}`;
