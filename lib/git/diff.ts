@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { DEFAULT_GIT_TIMEOUT_MS, gitOutput, runGit, spawnGit } from './run-git.js';
+import { ownValue } from '../own-value.js';
 
 /** A commit of a pull request, oldest first. */
 export interface CommitSummary {
@@ -199,7 +200,7 @@ const C_ESCAPES: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\t': '\
 /** A path as git writes it in a `diff --git` line with `core.quotePath=false`: quoted only when it holds `"`, `\` or control characters. */
 function quotedPath(path: string): string {
   if (!/["\\\x00-\x1f\x7f]/.test(path)) return path;
-  return `"${path.replace(/["\\\x00-\x1f\x7f]/g, (char) => C_ESCAPES[char] ?? `\\${char.charCodeAt(0).toString(8).padStart(3, '0')}`)}"`;
+  return `"${path.replace(/["\\\x00-\x1f\x7f]/g, (char) => ownValue(C_ESCAPES, char) ?? `\\${char.charCodeAt(0).toString(8).padStart(3, '0')}`)}"`;
 }
 
 class DiffReader {
@@ -287,7 +288,7 @@ class DiffReader {
         // With `-w`, a file whose patch never comes changed only in white space: an empty patch says so.
         // ":<old mode> <new mode> <old id> <new id> <status>"
         const [, , before = '', after = ''] = this.#fields[0]!.split(' ');
-        const status = STATUS_NAMES[letter] ?? 'modified';
+        const status = ownValue(STATUS_NAMES, letter) ?? 'modified';
         const blob = status === 'deleted' ? before : after;
         this.#files.push({ filename: to, status, additions: 0, deletions: 0, changes: 0, previous_filename: twoPaths ? from : null, blob, ...(this.#headers ? { patch: '' } : {}) });
       }

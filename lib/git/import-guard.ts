@@ -2,6 +2,7 @@ import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 import { invalid } from '../errors.js';
 import { isLocalAddress } from '../net/address-guard.js';
+import { ownValue } from '../own-value.js';
 
 
 /** A checked import source: the URL to give git and the `-c` options that pin it. */
@@ -25,7 +26,7 @@ export async function checkImportSource(raw: string, allowLocal: boolean): Promi
   } catch {
     throw invalid('clone_url is not a valid URL');
   }
-  if (!(url.protocol in DEFAULT_PORT)) throw invalid('clone_url must be an http, https or git URL');
+  if (!Object.hasOwn(DEFAULT_PORT, url.protocol)) throw invalid('clone_url must be an http, https or git URL');
   if (url.username || url.password) throw invalid('clone_url must not contain credentials');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!host) throw invalid('clone_url has no host');
@@ -42,7 +43,7 @@ export async function checkImportSource(raw: string, allowLocal: boolean): Promi
   if (!allowLocal && addresses.some(isLocalAddress)) throw invalid('clone_url points to a local or private address');
   const address = addresses[0]!;
   const bracketed = isIP(address) === 6 ? `[${address}]` : address;
-  const port = url.port || DEFAULT_PORT[url.protocol]!;
+  const port = url.port || ownValue(DEFAULT_PORT, url.protocol)!;
   const gitConfig = [
     '-c', 'http.followRedirects=false',
     '-c', 'protocol.allow=never',

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { invalid } from '../errors.js';
 import { DEFAULT_GIT_TIMEOUT_MS, isGitError, runGit, spawnGit } from './run-git.js';
+import { ownValue } from '../own-value.js';
 
 // Low-level object plumbing for commits made without a work tree or a push: blobs, trees, commits and
 // guarded ref updates, each a stock git command over an argument array. Callers that move refs with it
@@ -120,7 +121,7 @@ const MODE_TYPES: Record<string, EntryType> = { '100644': 'blob', '100755': 'blo
 /** The canonical six-digit mode ('40000' → '040000'), or a GitObjectError for a mode git would not store. */
 export function normaliseMode(mode: string): string {
   const six = mode.padStart(6, '0');
-  if (!(six in MODE_TYPES)) throw new GitObjectError(`unsupported file mode: ${JSON.stringify(mode)}`);
+  if (!Object.hasOwn(MODE_TYPES, six)) throw new GitObjectError(`unsupported file mode: ${JSON.stringify(mode)}`);
   return six;
 }
 
@@ -184,7 +185,7 @@ export async function writeTree(gitDir: string, entries: readonly Pick<TreeEntry
     const mode = normaliseMode(entry.mode);
     requireId(entry.id, `entry ${JSON.stringify(entry.path)}`);
     if (!isEntryName(entry.path)) throw new GitObjectError(`not a tree entry name: ${JSON.stringify(entry.path)}`);
-    return `${mode} ${MODE_TYPES[mode]} ${entry.id}\t${entry.path}\0`;
+    return `${mode} ${ownValue(MODE_TYPES, mode)} ${entry.id}\t${entry.path}\0`;
   });
   try {
     return trimmed((await runGit(['mktree', '-z'], { gitDir, input: lines.join('') })).stdout);
@@ -261,7 +262,7 @@ async function writeBlobs(gitDir: string, root: Node): Promise<void> {
   const worker = async () => {
     for (let job = pending.shift(); job; job = pending.shift()) {
       const [own, name, change] = job;
-      if (change.mode !== undefined && MODE_TYPES[normaliseMode(change.mode)] !== 'blob') throw new GitObjectError(`${name}: content needs a file mode, not ${change.mode}`);
+      if (change.mode !== undefined && ownValue(MODE_TYPES, normaliseMode(change.mode)) !== 'blob') throw new GitObjectError(`${name}: content needs a file mode, not ${change.mode}`);
       const written = { id: await writeBlob(gitDir, change.content), ...(change.mode !== undefined ? { mode: change.mode } : {}) };
       WRITTEN_BLOBS.add(written);
       own.set(name, written);
@@ -282,7 +283,7 @@ async function writeNode(gitDir: string, base: string | undefined, node: Node, a
     // Content was written as a blob by writeBlobs; an entry keeps its mode (executable, link) unless told.
     const id = (change as { id: string }).id;
     const previous = current.get(name);
-    const keeps = previous && (!WRITTEN_BLOBS.has(change) || MODE_TYPES[previous.mode] === 'blob');
+    const keeps = previous && (!WRITTEN_BLOBS.has(change) || ownValue(MODE_TYPES, previous.mode) === 'blob');
     const mode = normaliseMode(change.mode ?? (keeps ? previous.mode : '100644'));
     current.set(name, { mode, id, path: name });
   }
@@ -555,7 +556,7 @@ export async function importCommits(gitDir: string, commits: readonly HistoryCom
         continue;
       }
       const mode = normaliseMode(change.mode ?? before ?? '100644');
-      if (MODE_TYPES[mode] !== 'blob') throw new GitObjectError(`${path}: content needs a file mode, not ${mode}`);
+      if (ownValue(MODE_TYPES, mode) !== 'blob') throw new GitObjectError(`${path}: content needs a file mode, not ${mode}`);
       line(`M ${mode} inline ${quotedPath(path)}`);
       stream.push(...data(change.content));
       if (mode !== '100644') modes.set(path, mode);

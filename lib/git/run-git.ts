@@ -50,8 +50,11 @@ export function gitEnv(extra: Record<string, string | undefined> = {}): NodeJS.P
     GIT_NO_REPLACE_OBJECTS: '1',
   };
   if (process.env.SYSTEMROOT) env.SYSTEMROOT = process.env.SYSTEMROOT;
+  // The caller's own names (GIT_DIR, GIT_PROTOCOL, ...), never a user's.
   for (const [key, value] of Object.entries(extra)) {
+    // eslint-disable-next-line repohost/own-keys
     if (value === undefined) delete env[key];
+    // eslint-disable-next-line repohost/own-keys
     else env[key] = value;
   }
   return env;

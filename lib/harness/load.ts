@@ -43,8 +43,10 @@ export async function loadFixtures(ctx: AppContext, fixtures: unknown): Promise<
   const apps: FixtureResult['apps'] = [];
   for (const planned of plan.apps) {
     const { app, privateKey } = await ctx.apps.create(planned.input);
-    const installations: Record<string, number> = {};
-    for (const { account, repositories: names } of planned.installations) installations[account] = (await ctx.apps.install(app.slug, account, names)).id;
+    // Built from entries: an account may be named '__proto__', which an assignment would not keep.
+    const installed: Array<[string, number]> = [];
+    for (const { account, repositories: names } of planned.installations) installed.push([account, (await ctx.apps.install(app.slug, account, names)).id]);
+    const installations: Record<string, number> = Object.fromEntries(installed);
     apps.push({ id: app.id, slug: app.slug, privateKey, installations });
   }
   return { users: plan.users.map((user) => user.username), repositories, apps };

@@ -10,6 +10,7 @@ import { validateRepositoryName, validateUsername } from '../services/names.js';
 import { optionalText, requiredText } from '../services/text-fields.js';
 import { validateEmail, validatePassword } from '../services/users.js';
 import type { FixtureComment, FixtureFile, FixturePerson } from './fixtures.js';
+import { ownValue } from '../own-value.js';
 
 // Checks a whole fixture description before anything is written, and turns it into a plan the loader follows
 // without further checks: every problem is reported with its path in the description.
@@ -480,10 +481,10 @@ function fileContent(problems: Problems, path: string, value: unknown): { conten
   if ((file.content === undefined) === (file.base64 === undefined)) problems.add(path, 'give exactly one of content or base64');
   else if (file.content !== undefined && typeof file.content !== 'string') problems.add(`${path}.content`, 'must be a string');
   else if (file.base64 !== undefined && (typeof file.base64 !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(file.base64))) problems.add(`${path}.base64`, 'must be base64');
-  else if (file.mode !== undefined && !(file.mode in MODES)) problems.add(`${path}.mode`, "must be 'file', 'executable' or 'symlink'");
+  else if (file.mode !== undefined && (typeof file.mode !== 'string' || !Object.hasOwn(MODES, file.mode))) problems.add(`${path}.mode`, "must be 'file', 'executable' or 'symlink'");
   else {
     const content = file.content ?? Buffer.from(file.base64!, 'base64');
-    return file.mode ? { content, mode: MODES[file.mode] } : { content };
+    return file.mode ? { content, mode: ownValue(MODES, file.mode) } : { content };
   }
   return undefined;
 }

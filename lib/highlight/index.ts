@@ -15,14 +15,15 @@ const LANGUAGES = [
 ] as const;
 type Language = (typeof LANGUAGES)[number];
 
-const BY_EXTENSION: Readonly<Record<string, Language>> = {
+// Maps, not object literals: a file name is the user's, and 'constructor' or '__proto__' must not reach Object.prototype.
+const BY_EXTENSION: ReadonlyMap<string, Language> = new Map(Object.entries({
   sh: 'bash', bash: 'bash', zsh: 'bash', c: 'c', h: 'c', cc: 'cpp', cpp: 'cpp', cxx: 'cpp', hpp: 'cpp', hh: 'cpp', cs: 'csharp',
   css: 'css', diff: 'diff', patch: 'diff', go: 'go', ini: 'ini', toml: 'ini', cfg: 'ini', java: 'java', js: 'javascript',
   mjs: 'javascript', cjs: 'javascript', jsx: 'javascript', json: 'json', kt: 'kotlin', kts: 'kotlin', mk: 'makefile', md: 'markdown',
   markdown: 'markdown', php: 'php', py: 'python', rb: 'ruby', rs: 'rust', sql: 'sql', swift: 'swift', ts: 'typescript', mts: 'typescript',
   cts: 'typescript', tsx: 'typescript', html: 'xml', htm: 'xml', xml: 'xml', svg: 'xml', vue: 'xml', yml: 'yaml', yaml: 'yaml',
-};
-const BY_NAME: Readonly<Record<string, Language>> = { dockerfile: 'dockerfile', makefile: 'makefile', gnumakefile: 'makefile' };
+} satisfies Record<string, Language>));
+const BY_NAME: ReadonlyMap<string, Language> = new Map([['dockerfile', 'dockerfile'], ['makefile', 'makefile'], ['gnumakefile', 'makefile']]);
 
 /** Source larger than this is shown plain: highlighting cost stays bounded per file. */
 export const MAX_HIGHLIGHT_BYTES = 256 * 1024;
@@ -37,10 +38,10 @@ export const HIGHLIGHT_TIME_LIMIT_MS = 5000;
 /** The language highlight.js should use for a file name, or undefined (plain text). */
 export function languageOf(fileName: string): Language | undefined {
   const base = fileName.slice(fileName.lastIndexOf('/') + 1).toLowerCase();
-  const byName = BY_NAME[base];
+  const byName = BY_NAME.get(base);
   if (byName) return byName;
   const dot = base.lastIndexOf('.');
-  return dot > 0 ? BY_EXTENSION[base.slice(dot + 1)] : undefined;
+  return dot > 0 ? BY_EXTENSION.get(base.slice(dot + 1)) : undefined;
 }
 
 // highlight.js is loaded in the worker by absolute paths resolved here, wherever repohost is installed.

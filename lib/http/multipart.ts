@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import type formidable from 'formidable';
 import type { H3Event } from 'h3';
 import { invalid, isRepoHostError, tooLarge, unsupported } from '../errors.js';
+import { ownValue } from '../own-value.js';
 
 /** Room for multipart boundaries, part headers and the small fields a form may carry besides its files. */
 const MULTIPART_SLACK = 64 * 1024;
@@ -96,7 +97,7 @@ export async function readMultipart(event: H3Event, options: MultipartOptions): 
     if (code === formidableErrors.maxFilesExceeded) throw invalid(options.messages.tooManyFiles);
     throw invalid('malformed multipart body');
   }
-  const received = (files[options.field] ?? []).map((file) => ({
+  const received = (ownValue(files, options.field) ?? []).map((file) => ({
     name: file.originalFilename ?? '',
     mimetype: file.mimetype,
     size: file.size,

@@ -2,6 +2,7 @@ import { getQuery, getRequestHeader, getRouterParam, type H3Event } from 'h3';
 import { invalid, notFound, tooLarge, unsupported } from '../errors.js';
 import { RequestForgeryGuard } from './csrf.js';
 import { parseRequestJson } from './request-json.js';
+import { ownValue } from '../own-value.js';
 
 /** Reads the request body as text, refusing more than `limit` bytes without buffering past it. */
 export async function readLimitedText(event: H3Event, limit: number): Promise<string> {
@@ -48,9 +49,10 @@ function parseForm(text: string, type: string): FormFields {
   if (text.length === 0) return {};
   if (type === 'application/json') return parseJsonObject(text, 'request body must be a JSON object');
   if (type === 'application/x-www-form-urlencoded' || type === '') {
-    const fields: FormFields = {};
-    for (const [key, value] of new URLSearchParams(text)) if (!(key in fields)) fields[key] = value;
-    return fields;
+    // The first value of each name, kept by a Map: a field may be called 'constructor' or '__proto__'.
+    const fields = new Map<string, string>();
+    for (const [key, value] of new URLSearchParams(text)) if (!fields.has(key)) fields.set(key, value);
+    return Object.fromEntries(fields);
   }
   throw unsupported('request body must be application/x-www-form-urlencoded or application/json');
 }
@@ -97,7 +99,7 @@ export function idParam(event: H3Event, name: string): number {
 
 /** A single string query parameter (the first when repeated), or undefined. */
 export function queryString(event: H3Event, name: string): string | undefined {
-  const value = getQuery(event)[name];
+  const value = ownValue(getQuery(event), name);
   const first = Array.isArray(value) ? value[0] : value;
   return typeof first === 'string' ? first : undefined;
 }

@@ -33,6 +33,7 @@ import { readAppJwt, signedBy } from './app-jwt.js';
 import type { PasswordHasher } from './password-hasher.js';
 import type { AccessLevel, InstallationGrant, Viewer } from './permissions.js';
 import { hashToken, newToken } from './secrets.js';
+import { ownValue } from '../own-value.js';
 
 /** The repository permissions an app may ask for, and what each level lets it do (see `levelOf`). */
 export const APP_PERMISSIONS = ['administration', 'checks', 'contents', 'deployments', 'issues', 'metadata', 'pull_requests', 'statuses'] as const;
@@ -85,14 +86,14 @@ export function levelOf(permissions: AppPermissions): AccessLevel {
 export function permissionsOf(value: unknown, field = 'permissions'): AppPermissions {
   if (value === undefined || value === null) return { metadata: 'read' };
   if (typeof value !== 'object' || Array.isArray(value)) throw invalid(`${field} must be an object of permission names and levels`);
-  const result: AppPermissions = {};
+  const result = new Map<string, 'read' | 'write'>();
   for (const [name, level] of Object.entries(value)) {
     if (!(APP_PERMISSIONS as readonly string[]).includes(name)) throw invalid(`${field} may only name ${APP_PERMISSIONS.join(', ')}; not ${name}`);
     if (typeof level !== 'string' || !PERMISSION_LEVELS.includes(level)) throw invalid(`${field}.${name} must be read or write`);
     if (name === 'metadata' && level !== 'read') throw invalid(`${field}.metadata can only be read`);
-    result[name] = level as 'read' | 'write';
+    result.set(name, level as 'read' | 'write');
   }
-  return { metadata: 'read', ...result };
+  return { metadata: 'read', ...Object.fromEntries(result) };
 }
 
 /** The events an app's webhook receives, checked. */
@@ -291,7 +292,7 @@ export class AppService {
     const installation = await this.installation(app, installationId);
     const granted = permissionsOf(JSON.parse(app.permissions));
     const asked = body.permissions === undefined ? granted : permissionsOf(body.permissions);
-    if (Object.entries(asked).some(([name, level]) => !granted[name] || (level === 'write' && granted[name] !== 'write'))) {
+    if (Object.entries(asked).some(([name, level]) => !ownValue(granted, name) || (level === 'write' && ownValue(granted, name) !== 'write'))) {
       throw invalid('The permissions requested are not granted to this installation.');
     }
     const narrowed = await this.narrowedTo(installation, body);

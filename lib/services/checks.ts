@@ -29,6 +29,7 @@ import { headCommitOf, withStates, type CheckEvents, type CheckSuite } from './c
 import { requireAccess, type Viewer } from './permissions.js';
 import { writeToRepository } from './repository-write.js';
 import { nullableText } from './text-fields.js';
+import { ownValue } from '../own-value.js';
 
 export type { CheckSuite } from './check-events.js';
 
@@ -73,11 +74,11 @@ function annotation(value: unknown, index: number): Omit<CheckAnnotationRow, 'id
   const field = `output.annotations[${index}]`;
   if (!isObject(value)) throw invalid(`${field} must be an object`);
   const line = (name: string) => {
-    const n = value[name];
+    const n = ownValue(value, name);
     if (!Number.isSafeInteger(n) || (n as number) < 1) throw invalid(`${field}.${name} must be a line number`);
     return n as number;
   };
-  const column = (name: string) => (value[name] === undefined || value[name] === null ? null : line(name));
+  const column = (name: string) => (ownValue(value, name) === undefined || ownValue(value, name) === null ? null : line(name));
   const path = nullableText(`${field}.path`, value.path, 1024);
   const message = nullableText(`${field}.message`, value.message, 64 * 1024);
   if (!path) throw invalid(`${field}.path is required`);

@@ -8,6 +8,7 @@ import type { StatusState } from '../store/queries/commit-statuses.js';
 import type { StatusGit } from './git-backend.js';
 import { accessLevel, atLeast, requireAccess, type Viewer } from './permissions.js';
 import type { CommitStatusService } from './statuses.js';
+import { ownValue } from '../own-value.js';
 
 const FIELDS = ['run_id', 'repo_id', 'commit_hash', 'branch', 'status'] as const;
 const LIMITS: Record<(typeof FIELDS)[number], number> = { run_id: 128, repo_id: 20, commit_hash: 64, branch: 255, status: 32 };
@@ -26,7 +27,7 @@ const STATUS_STATES: Readonly<Record<string, StatusState>> = { pending: 'pending
  * are themselves, and any other word is an `error` whose description keeps the word.
  */
 function statusOfReport(runId: string, word: string): { state: StatusState; context: string; description: string } {
-  const state = STATUS_STATES[word.toLowerCase()];
+  const state = ownValue(STATUS_STATES, word.toLowerCase());
   const context = `ci/${runId}`.slice(0, 255);
   return state ? { state, context, description: `CI run ${runId}: ${word}` } : { state: 'error', context, description: `CI run ${runId} reported '${word}'` };
 }

@@ -5,6 +5,7 @@ import type { PageWindow } from '../store/queries/page-window.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { requireAccess, type Viewer } from './permissions.js';
 import { writeToRepository } from './repository-write.js';
+import { ownValue } from '../own-value.js';
 
 /** GitHub's bound on an environment's name. */
 export const MAX_ENVIRONMENT_NAME = 255;
@@ -46,7 +47,11 @@ export class EnvironmentService {
   async put(repo: RepositoryRow, viewer: Viewer, name: string, settings: EnvironmentSettings): Promise<EnvironmentRow> {
     await requireAccess(this.store, viewer, repo, 'admin', 'Changing environments needs admin access');
     if (name === '' || name.length > MAX_ENVIRONMENT_NAME) throw invalid(`an environment's name has 1 to ${MAX_ENVIRONMENT_NAME} characters`);
-    const refused = Object.keys(settings).filter((field) => UNSUPPORTED[field] !== undefined && settings[field] !== null && !UNSUPPORTED[field](settings[field]));
+    const refused = Object.keys(settings).filter((field) => {
+      const supported = ownValue(UNSUPPORTED, field);
+      const value = ownValue(settings, field);
+      return supported !== undefined && value !== null && !supported(value);
+    });
     if (refused.length > 0) throw invalid(`repohost does not support environment protection: ${refused.join(', ')}`);
     const now = this.now();
     return await writeToRepository(this.store, repo, async (tx) => {

@@ -3,6 +3,7 @@ import type { ReadTx } from '../store/interface.js';
 import { collaboratorPermission, collaboratorPermissions } from '../store/queries/collaborators.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import type { UserRow } from '../store/queries/users.js';
+import { ownValue } from '../own-value.js';
 
 /** What a caller may do with a repository, in increasing order. */
 export type AccessLevel = 'none' | 'read' | 'write' | 'admin';
@@ -79,7 +80,10 @@ export function installationCovers(grant: InstallationGrant, repo: Pick<Reposito
  */
 export function integrationAllows(grant: InstallationGrant, repo: Pick<RepositoryRow, 'id' | 'owner_id'>, kind: 'read' | 'write', ...permissions: string[]): boolean {
   if (!installationCovers(grant, repo)) return kind === 'read';
-  return permissions.some((name) => grant.permissions[name] === 'write' || (kind === 'read' && grant.permissions[name] === 'read'));
+  return permissions.some((name) => {
+    const level = ownValue(grant.permissions, name);
+    return level === 'write' || (kind === 'read' && level === 'read');
+  });
 }
 
 /** What a deploy key may do with a repository: read (write when the key is writable) its own, nothing elsewhere. */

@@ -44,6 +44,7 @@ import type { PullService } from './pulls.js';
 import { requireCommentable } from './conversation-locks.js';
 import { writeToRepository } from './repository-write.js';
 import { notifyThread } from './notifications.js';
+import { ownValue } from '../own-value.js';
 
 const MAX_BODY = 65_536;
 const MAX_COMMENTS = 100;
@@ -423,7 +424,7 @@ export class ReviewService {
 
   private state(event: unknown, viewerId: number, pull: PullRow): ReviewState {
     if (event === undefined || event === null || event === '') return 'PENDING';
-    const state = typeof event === 'string' ? EVENTS[event] : undefined;
+    const state = typeof event === 'string' ? ownValue(EVENTS, event) : undefined;
     if (!state) throw invalid("event must be 'APPROVE', 'REQUEST_CHANGES' or 'COMMENT'");
     if (viewerId === pull.author_id && state !== 'COMMENTED') throw refusedByRule(state === 'APPROVED' ? 'Can not approve your own pull request' : 'Can not request changes on your own pull request');
     return state;

@@ -5,7 +5,7 @@
  * give the same schema and rows; after adding a migration, regenerate this list from a migrated database the way that
  * test says (until then fresh databases replay the steps: the image is made only while this version is the newest).
  */
-export const FRESH_SCHEMA_VERSION = 26;
+export const FRESH_SCHEMA_VERSION = 27;
 
 /** Table, index and trigger definitions first (`schema_version` among them), then the rows; the version row is added by `buildFreshImage`. */
 
@@ -607,4 +607,6 @@ export const FRESH_SCHEMA: readonly string[] = [
         UNIQUE (repo_id, name_lower)
       )`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
+  `INSERT INTO id_sequences (name, next_id) VALUES ('repository', 1)`,
+  `INSERT INTO id_sequences (name, next_id) VALUES ('ssh_key', 1)`,
 ];

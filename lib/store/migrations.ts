@@ -345,7 +345,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
     //   the counts are taken again from the rows;
     // - issue and pull request comments take their shared ids from a row of `id_sequences` (UPDATE … RETURNING), not
     //   from MAX(id) + 1 inside the INSERT, which two concurrent PostgreSQL transactions would both compute alike; it
-    //   starts where MAX(id) + 1 was (see queries/comment-ids.ts).
+    //   starts where MAX(id) + 1 was (see queries/id-sequences.ts).
     version: 9,
     statements: [
       'DROP TRIGGER IF EXISTS issues_count_insert',
@@ -917,6 +917,14 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       // Every environment a deployment already named, as GitHub makes one for a deployment.
       `INSERT INTO environments (repo_id, name, name_lower, created_at, updated_at)
         SELECT repo_id, MIN(environment), LOWER(environment), MIN(created_at), MAX(updated_at) FROM deployments GROUP BY repo_id, LOWER(environment)`,
+    ],
+  },
+  {
+    // Repositories and SSH keys take ids never given twice (queries/id-sequences.ts): an LFS token names them by id.
+    version: 27,
+    statements: [
+      `INSERT INTO id_sequences (name, next_id) SELECT 'repository', COALESCE(MAX(id), 0) + 1 FROM repositories`,
+      `INSERT INTO id_sequences (name, next_id) SELECT 'ssh_key', COALESCE(MAX(id), 0) + 1 FROM ssh_keys`,
     ],
   },
 ];

@@ -49,9 +49,10 @@ async function checkedAddress(hostname: string, allowLocal: boolean): Promise<Lo
 }
 
 function flatHeaders(headers: IncomingHttpHeaders): Record<string, string> {
-  const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(', ') : value;
-  return flat;
+  // Built from entries: the receiver names the headers, '__proto__' included.
+  const flat: Array<[string, string]> = [];
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) flat.push([name, Array.isArray(value) ? value.join(', ') : value]);
+  return Object.fromEntries(flat);
 }
 
 /** Posts one webhook request: no redirects followed, a time limit over the whole exchange, the body kept up to 64 KiB. */

@@ -204,4 +204,30 @@ describe('Git LFS', () => {
     expect((await batch('small', { operation: 'upload', objects: [] }, headers)).status).toBe(403);
     expect((await batch('media', { operation: 'download', objects: [] }, headers)).status).toBe(401);
   }, 120_000);
+
+  it('refuses a deploy key\'s token once its repository and key are deleted, also for the next ones made (issue 38)', async () => {
+    const deployKey = join(work.path, 'id_deploy');
+    await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', deployKey]);
+    await newRepo(host, alice, 'doomed', 'private');
+    const added = await http(`${host.url}/api/v3/repos/alice/doomed/keys`, { headers: bearer(alice.token), json: { title: 'deploy', key: await readFile(`${deployKey}.pub`, 'utf8'), read_only: false } });
+    expect(added.status).toBe(201);
+    const sshOptions = ['-i', deployKey, '-o', 'IdentitiesOnly=yes', '-o', 'IdentityAgent=none', '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR'];
+    const { stdout } = await run('ssh', [...sshOptions, '-p', String(host.sshPort), 'git@127.0.0.1', 'git-lfs-authenticate alice/doomed.git upload']);
+    const headers = JSON.parse(stdout).header as Record<string, string>;
+    const upload = { operation: 'upload', objects: [{ oid: sha256(Buffer.from('x')), size: 1 }] };
+    expect((await http(`${host.url}/alice/doomed.git/info/lfs/objects/batch`, { headers: { ...headers, accept: 'application/vnd.git-lfs+json' }, json: upload })).status).toBe(200);
+    const doomed = (await http(`${host.url}/api/v3/repos/alice/doomed`, { headers: bearer(alice.token) })).json as { id: number };
+    expect((await http(`${host.url}/api/v3/repos/alice/doomed/keys/${added.json.id}`, { method: 'DELETE', headers: bearer(alice.token) })).status).toBe(204);
+    expect((await http(`${host.url}/api/v3/repos/alice/doomed`, { method: 'DELETE', headers: bearer(alice.token) })).status).toBe(204);
+    // Another account's new private repository and deploy key: SQLite used to give them the ids just freed.
+    const fresh = await newRepo(host, bob, 'fresh', 'private');
+    const otherKey = join(work.path, 'id_other');
+    await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', otherKey]);
+    const other = await http(`${host.url}/api/v3/repos/bob/fresh/keys`, { headers: bearer(bob.token), json: { title: 'deploy', key: await readFile(`${otherKey}.pub`, 'utf8'), read_only: false } });
+    expect(other.status).toBe(201);
+    expect(fresh.id).toBeGreaterThan(doomed.id);
+    expect(other.json.id).toBeGreaterThan(added.json.id);
+    const stolen = await http(`${host.url}/bob/fresh.git/info/lfs/objects/batch`, { headers: { ...headers, accept: 'application/vnd.git-lfs+json' }, json: upload });
+    expect(stolen.status).toBe(401);
+  }, 120_000);
 });

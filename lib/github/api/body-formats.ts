@@ -1,6 +1,7 @@
 import { getRequestHeader, HTTPResponse, type H3Event, type Middleware } from 'h3';
 import type { AppContext } from '../../context.js';
 import { PreparedJson } from '../../http/answer-cache.js';
+import { ownValue } from '../../own-value.js';
 
 /** GitHub's media types of Markdown bodies: raw (the default), text, html, or all three (full). */
 type BodyFormat = 'raw' | 'text' | 'html' | 'full';
@@ -16,7 +17,7 @@ const ENTITIES: Readonly<Record<string, string>> = { '&amp;': '&', '&lt;': '<', 
 
 /** The text of rendered HTML: its tags dropped, its entities read, as GitHub's `body_text` gives it. */
 function textOf(rendered: string): string {
-  return rendered.replace(/<[^>]*>/g, '').replace(/&(?:amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity]!).trim();
+  return rendered.replace(/<[^>]*>/g, '').replace(/&(?:amp|lt|gt|quot|#39);/g, (entity) => ownValue(ENTITIES, entity)!).trim();
 }
 
 type Shape = Record<string, unknown>;

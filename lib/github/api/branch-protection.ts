@@ -8,6 +8,7 @@ import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { UserRow } from '../../store/queries/users.js';
 import { GitHubApiError, noContent, readJson, validationFailed } from './http.js';
 import { apiUrl, REPO, repoOf, shapesOf } from './lookup.js';
+import { ownValue } from '../../own-value.js';
 
 type Body = Record<string, unknown>;
 
@@ -36,7 +37,7 @@ function flag(field: string, value: unknown, fallback: boolean): boolean {
  * restrictions, linear history, ...) is refused with 422 naming it, never dropped.
  */
 export function protectionFromGitHub(body: Body): ProtectionInput {
-  const missing = ['required_status_checks', 'enforce_admins', 'required_pull_request_reviews', 'restrictions'].filter((key) => !(key in body));
+  const missing = ['required_status_checks', 'enforce_admins', 'required_pull_request_reviews', 'restrictions'].filter((key) => !Object.hasOwn(body, key));
   // GitHub's words for it (tools match them): the first key missing.
   if (missing.length > 0) throw new GitHubApiError(422, `Invalid request.\n\n"${missing[0]}" wasn't supplied.`);
 
@@ -55,7 +56,7 @@ export function protectionFromGitHub(body: Body): ProtectionInput {
     if (!Number.isInteger(count) || (count as number) < 0 || (count as number) > 6) throw refused('required_pull_request_reviews.required_approving_review_count', 'a whole number from 0 to 6');
     approvals = count as number;
     for (const key of ['dismiss_stale_reviews', 'require_code_owner_reviews', 'require_last_push_approval']) {
-      if (reviews[key] === true) throw refused(`required_pull_request_reviews.${key}`, `repohost does not support ${key}`);
+      if (ownValue(reviews, key) === true) throw refused(`required_pull_request_reviews.${key}`, `repohost does not support ${key}`);
     }
     const dismissal = reviews.dismissal_restrictions;
     if (isObject(dismissal) && Object.values(dismissal).some((list) => Array.isArray(list) && list.length > 0)) {
@@ -71,7 +72,7 @@ export function protectionFromGitHub(body: Body): ProtectionInput {
 
   if (body.restrictions !== null) throw refused('restrictions', 'repohost does not restrict who may push to a branch (only who may bypass pull requests)');
   for (const key of ['required_linear_history', 'block_creations', 'required_conversation_resolution', 'lock_branch', 'allow_fork_syncing']) {
-    if (flag(key, body[key], false)) throw refused(key, `repohost does not support ${key}`);
+    if (flag(key, ownValue(body, key), false)) throw refused(key, `repohost does not support ${key}`);
   }
   return {
     required_status_contexts: contexts,

@@ -10,6 +10,7 @@ import { nodeId } from '../shapes.js';
 import { githubTime } from '../time.js';
 import { created, GitHubApiError, githubPage, noContent, readJson, unprocessable, validationFailed } from './http.js';
 import { apiUrl, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
+import { ownValue } from '../../own-value.js';
 
 /** What GitHub says of an object without a signature (repohost verifies none). */
 const UNSIGNED = { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null } as const;
@@ -200,8 +201,8 @@ export function mountGitData(app: H3, ctx: AppContext): void {
 /** Fields that must be present strings: GitHub's `missing_field` / `invalid` otherwise. */
 function requireStrings(resource: string, body: Record<string, unknown>, fields: readonly string[]): void {
   const errors = fields
-    .filter((field) => typeof body[field] !== 'string')
-    .map((field) => ({ resource, field, code: body[field] === undefined ? ('missing_field' as const) : ('invalid' as const) }));
+    .filter((field) => typeof ownValue(body, field) !== 'string')
+    .map((field) => ({ resource, field, code: ownValue(body, field) === undefined ? ('missing_field' as const) : ('invalid' as const) }));
   if (errors.length > 0) throw validationFailed(...errors);
 }
 

@@ -13,6 +13,7 @@ import { GITHUB_API_PREFIX } from '../shapes.js';
 import { UPLOADS_PREFIX } from '../release-shapes.js';
 import { unlimitedRate, type GitHubRateLimits, type RateLimit } from '../rate-limit.js';
 import { parseRequestJson } from '../../http/request-json.js';
+import { ownValue } from '../../own-value.js';
 
 /** Where GitHub's error bodies point; the REST reference is the contract this API follows. */
 export const DOCUMENTATION_URL = 'https://docs.github.com/rest';
@@ -145,7 +146,8 @@ const GITHUB_FIELD: Readonly<Record<string, Readonly<Record<string, string>>>> =
 function validationOf(error: RepoHostError, resource: string): ValidationError {
   const match = /^([a-z_][a-z_.]*) (is required|must\b)/.exec(error.message);
   if (!match) return { resource, code: 'custom', message: error.message };
-  const field = GITHUB_FIELD[resource]?.[match[1]!] ?? match[1]!;
+  const names = ownValue(GITHUB_FIELD, resource);
+  const field = (names && ownValue(names, match[1]!)) ?? match[1]!;
   return { resource, field, code: match[2] === 'is required' ? 'missing_field' : 'invalid', message: error.message.replace(match[1]!, field) };
 }
 

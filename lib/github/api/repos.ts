@@ -13,6 +13,7 @@ import type { BranchProtection } from '../../services/branch-protection.js';
 import { nodeId } from '../shapes.js';
 import { conflictAs, created, GitHubApiError, githubPage, noContent, readJson, unprocessable, validationFailed } from './http.js';
 import { apiUrl, REPO, repoAndUser, repoOf, repositoryFor, shapesOf, V3 } from './lookup.js';
+import { ownValue } from '../../own-value.js';
 
 /** Fields of `PATCH /repos/:owner/:repo` this host can change (the rest are refused, never silently dropped). */
 const EDITABLE = new Set(['name']);
@@ -58,11 +59,14 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     const user = await requireUser(ctx, event);
     const body = await readJson(ctx, event);
     if (body.name === undefined) throw validationFailed({ resource: 'Repository', field: 'name', code: 'missing_field' });
-    const refused = Object.keys(body).filter((field) => CREATE_SETTLED[field] !== undefined && !CREATE_SETTLED[field](body[field]));
+    const refused = Object.keys(body).filter((field) => {
+      const settled = ownValue(CREATE_SETTLED, field);
+      return settled !== undefined && !settled(ownValue(body, field));
+    });
     const isPrivate = optionalFlag('private', body.private, body.visibility === 'private');
     if (body.visibility !== undefined && (body.visibility === 'private') !== isPrivate && !refused.includes('visibility')) refused.push('visibility');
     if (refused.length > 0) {
-      throw validationFailed(...refused.map((field) => ({ resource: 'Repository', field, code: 'custom' as const, message: `repohost does not support ${field}: ${JSON.stringify(body[field])}` })));
+      throw validationFailed(...refused.map((field) => ({ resource: 'Repository', field, code: 'custom' as const, message: `repohost does not support ${field}: ${JSON.stringify(ownValue(body, field))}` })));
     }
     const autoInit = optionalFlag('auto_init', body.auto_init, false);
     const input = { name: body.name, description: body.description ?? undefined, visibility: isPrivate ? 'private' : 'public' } as const;
@@ -90,7 +94,7 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     const user = await requireUser(ctx, event);
     const repo = await repoOf(ctx, event);
     const body = await readJson(ctx, event);
-    const refused = Object.keys(body).filter((field) => !EDITABLE.has(field) && !unchanged(repo, field, body[field]));
+    const refused = Object.keys(body).filter((field) => !EDITABLE.has(field) && !unchanged(repo, field, ownValue(body, field)));
     if (refused.length > 0) {
       throw validationFailed(...refused.map((field) => ({ resource: 'Repository', field, code: 'custom' as const, message: `repohost cannot change ${field} through this API` })));
     }
@@ -238,7 +242,7 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     const repo = await repoOf(ctx, event);
     const body = await readJson(ctx, event);
     const permission = body.permission ?? 'push';
-    const level = ({ pull: 'read', push: 'write', admin: 'admin' } as Record<string, string | undefined>)[String(permission)];
+    const level = ownValue<string>({ pull: 'read', push: 'write', admin: 'admin' }, String(permission));
     if (!level) throw validationFailed({ resource: 'Repository', field: 'permission', code: 'invalid', message: "repohost's permissions are pull, push and admin" });
     await ctx.collaborators.set(repo, viewer, pathParam(event, 'username'), level);
     return noContent();

@@ -1,4 +1,5 @@
 import { CSRF_FIELD } from '../csrf.js';
+import { ownValue } from '../../own-value.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -11,7 +12,7 @@ export class SafeHtml {
 }
 
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => ESCAPES[char]!);
+  return text.replace(/[&<>"']/g, (char) => ownValue(ESCAPES, char)!);
 }
 
 type Interpolation = string | number | SafeHtml | undefined | null | false | readonly Interpolation[];

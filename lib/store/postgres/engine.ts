@@ -4,6 +4,7 @@ import { unavailable } from '../../errors.js';
 import type { ChangeFeed, HostDatabase, ReadTx, Row, SqlParam, SharedLocks, WriteTx } from '../interface.js';
 import { freshPostgresSchema, POSTGRES_MIGRATIONS, POSTGRES_SCHEMA_VERSION } from './migrations.js';
 import { toPostgresPlaceholders } from './placeholders.js';
+import { ownValue } from '../../own-value.js';
 
 /** How often a write that failed on a serialization failure (40001) or a deadlock (40P01) is run again. */
 const WRITE_ATTEMPTS = 5;
@@ -260,9 +261,9 @@ export class PostgresStore implements HostDatabase {
   async exportBytes(): Promise<Uint8Array> {
     const tables = await this.tables();
     const rows = await this.read(async (tx) => {
-      const all: Record<string, Row[]> = {};
-      for (const table of tables) all[table] = await tx.all(`SELECT * FROM ${table}`);
-      return all;
+      const all: Array<[string, Row[]]> = [];
+      for (const table of tables) all.push([table, await tx.all(`SELECT * FROM ${table}`)]);
+      return Object.fromEntries(all);
     });
     return Buffer.from(JSON.stringify({ engine: 'postgres', rows }));
   }
@@ -278,9 +279,9 @@ export class PostgresStore implements HostDatabase {
     await this.write(async (tx) => {
       await tx.run(`TRUNCATE ${tables.join(', ')}`);
       for (const table of tables) {
-        for (const row of saved[table] ?? []) {
+        for (const row of ownValue(saved, table) ?? []) {
           const columns = Object.keys(row);
-          await tx.run(`INSERT INTO ${table} (${columns.join(', ')}) OVERRIDING SYSTEM VALUE VALUES (${columns.map(() => '?').join(', ')})`, columns.map((column) => row[column] ?? null));
+          await tx.run(`INSERT INTO ${table} (${columns.join(', ')}) OVERRIDING SYSTEM VALUE VALUES (${columns.map(() => '?').join(', ')})`, columns.map((column) => ownValue(row, column) ?? null));
         }
         // Identity columns go on from the highest id restored, as they would have.
         if (identities.has(table)) await tx.run(`SELECT setval(pg_get_serial_sequence('${table}', 'id'), COALESCE((SELECT MAX(id) FROM ${table}), 0) + 1, false)`);

@@ -844,6 +844,14 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<{ version: number; statements: r
         SELECT repo_id, MIN(environment), LOWER(environment), MIN(created_at), MAX(updated_at) FROM deployments GROUP BY repo_id, LOWER(environment)`,
     ],
   },
+  {
+    // As SQLite's step 27: repositories and SSH keys take ids from `id_sequences`.
+    version: 27,
+    statements: [
+      `INSERT INTO id_sequences (name, next_id) SELECT 'repository', COALESCE(MAX(id), 0) + 1 FROM repositories`,
+      `INSERT INTO id_sequences (name, next_id) SELECT 'ssh_key', COALESCE(MAX(id), 0) + 1 FROM ssh_keys`,
+    ],
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.at(-1)!.version;

@@ -3,7 +3,7 @@ import type { PageWindow } from './page-window.js';
 import { countAdded, countMoved, keptCount } from './list-counts.js';
 import { labelsOfIssues, type LabelRow } from './labels.js';
 import { inList } from './in-list.js';
-import { takeCommentId } from './comment-ids.js';
+import { takeId } from './id-sequences.js';
 import { deleteReactionsTo } from './reactions.js';
 import type { SqlParam } from '../write-log.js';
 
@@ -278,7 +278,7 @@ export async function issueComment(db: ReadTx, issueId: number, commentId: numbe
 
 /** Adds a comment (its id shared with pull request comments) and keeps the issue's comment count and updated time in step. */
 export async function insertIssueComment(tx: WriteTx, comment: { issueId: number; authorId: number; body: string; now: string }): Promise<number> {
-  const id = await takeCommentId(tx);
+  const id = await takeId(tx, 'comment');
   await tx.run('INSERT INTO issue_comments (id, issue_id, author_id, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [
     id,
     comment.issueId,

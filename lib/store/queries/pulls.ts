@@ -1,5 +1,5 @@
 import type { ReadTx, WriteTx } from '../interface.js';
-import { takeCommentId } from './comment-ids.js';
+import { takeId } from './id-sequences.js';
 import { deleteReactionsTo } from './reactions.js';
 import { inChunks, inList } from './in-list.js';
 import { countAdded, countMoved, keptCount } from './list-counts.js';
@@ -205,7 +205,7 @@ export async function pullComment(db: ReadTx, pullId: number, commentId: number)
 
 /** Adds a comment (its id shared with issue comments) and keeps the pull request's comment count and updated time in step. */
 export async function insertComment(tx: WriteTx, comment: { pullId: number; authorId: number; text: string; now: string }): Promise<number> {
-  const id = await takeCommentId(tx);
+  const id = await takeId(tx, 'comment');
   await tx.run('INSERT INTO pull_comments (id, pull_id, author_id, text, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)', [
     id,
     comment.pullId,

@@ -1,5 +1,6 @@
 import type { ReadTx, WriteTx } from '../interface.js';
 import { addHooksOfNewRepository, forgetRepositoryInTokens } from './apps.js';
+import { takeId } from './id-sequences.js';
 import { inList } from './in-list.js';
 import type { PageWindow } from './page-window.js';
 import { readableBy } from './readable.js';
@@ -89,11 +90,12 @@ export async function insertRepository(
   tx: WriteTx,
   repo: { ownerId: number; name: string; description: string; isPrivate: boolean; defaultBranch: string; now: string },
 ): Promise<number> {
-  const id = (await tx.run<{ id: number }>(
-    `INSERT INTO repositories (owner_id, name, name_lower, description, is_private, default_branch, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-    [repo.ownerId, repo.name, repo.name.toLowerCase(), repo.description, repo.isPrivate ? 1 : 0, repo.defaultBranch, repo.now, repo.now],
-  )).rows[0]!.id;
+  const id = await takeId(tx, 'repository');
+  await tx.run(
+    `INSERT INTO repositories (id, owner_id, name, name_lower, description, is_private, default_branch, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [id, repo.ownerId, repo.name, repo.name.toLowerCase(), repo.description, repo.isPrivate ? 1 : 0, repo.defaultBranch, repo.now, repo.now],
+  );
   // Apps installed on all of the owner's repositories hear of this one too.
   await addHooksOfNewRepository(tx, id, repo.ownerId, repo.now);
   return id;
@@ -101,7 +103,7 @@ export async function insertRepository(
 
 /**
  * Deletes the repository and, by ON DELETE CASCADE, everything of it: issues, pull requests and their comments, its
- * rows of `list_counts`. The comment id sequence then follows the newest comment left (see comment-ids.ts).
+ * rows of `list_counts`. Its id and its comments' ids are never given again (see id-sequences.ts).
  */
 export async function deleteRepository(tx: WriteTx, id: number): Promise<void> {
   await tx.run('DELETE FROM repositories WHERE id = ?', [id]);

@@ -1,4 +1,5 @@
 import type { ReadTx, WriteTx } from '../interface.js';
+import { takeId } from './id-sequences.js';
 import type { PageWindow } from './page-window.js';
 
 /** A public SSH key: a user's (`user_id`) or a repository's deploy key (`repo_id`), one of the two. */
@@ -60,8 +61,8 @@ export async function insertSshKey(tx: WriteTx, key: NewSshKey): Promise<SshKeyR
   const repoId = 'repo_id' in key.owner ? key.owner.repo_id : null;
   const readOnly = 'read_only' in key.owner && key.owner.read_only ? 1 : 0;
   const inserted = await tx.run<SshKeyRow>(
-    `INSERT INTO ssh_keys (user_id, repo_id, title, key, fingerprint, read_only, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
-    [userId, repoId, key.title, key.key, key.fingerprint, readOnly, key.created_at],
+    `INSERT INTO ssh_keys (id, user_id, repo_id, title, key, fingerprint, read_only, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+    [await takeId(tx, 'ssh_key'), userId, repoId, key.title, key.key, key.fingerprint, readOnly, key.created_at],
   );
   return inserted.rows[0];
 }

@@ -3,6 +3,7 @@ import { HIGHLIGHT_TIME_LIMIT_MS, type Highlighter } from '../../../highlight/in
 import { escapeHtml, html, type SafeHtml } from '../html.js';
 import { renderMarkdown, type RelativeBase } from '../markdown.js';
 import { numberedLines, type BlobContent } from './blob.js';
+import { ownValue } from '../../../own-value.js';
 
 /** Files larger than this are offered as downloads, never read into a page. */
 export const MAX_SHOWN_BYTES = 1024 * 1024;
@@ -16,7 +17,7 @@ const IMAGE_TYPES: Readonly<Record<string, string>> = {
 /** The image type a file name says (raster formats only: SVG can carry script, so it is shown as text). */
 export function imageTypeOf(name: string): string | undefined {
   const dot = name.lastIndexOf('.');
-  return dot >= 0 ? IMAGE_TYPES[name.slice(dot + 1).toLowerCase()] : undefined;
+  return dot >= 0 ? ownValue(IMAGE_TYPES, name.slice(dot + 1).toLowerCase()) : undefined;
 }
 
 export function looksBinary(bytes: Buffer): boolean {

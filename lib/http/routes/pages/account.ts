@@ -12,6 +12,7 @@ import { apiTokensView } from '../../pages/views.js';
 import { readAvatarUpload } from '../api/avatar.js';
 import { formAction, redirectTo, signedInOrLogin } from '../web.js';
 import { pageUserOf } from './page-request.js';
+import { ownValue } from '../../../own-value.js';
 
 /** Confirmations a success redirect may ask for, by key (the page never shows text taken from the query). */
 const NOTICES: Readonly<Record<string, string>> = {
@@ -50,7 +51,7 @@ export function mountAccountPages(app: H3, ctx: AppContext, guard: RequestForger
   app.get('/user/settings', async (event) => {
     const user = await signedInOrLogin(ctx, event);
     if (user instanceof Response) return user;
-    return htmlResponse(await render(event, user, undefined, NOTICES[queryString(event, 'done') ?? '']));
+    return htmlResponse(await render(event, user, undefined, ownValue(NOTICES, queryString(event, 'done') ?? '')));
   });
 
   // Multipart: the same reader and service as the spec's avatar endpoint; the token is checked before anything is kept.

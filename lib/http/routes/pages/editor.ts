@@ -21,6 +21,7 @@ import { pathUrl, repoBase } from '../../pages/repo-layout.js';
 import { pathParam, type FormFields } from '../../validate.js';
 import { formAction, redirectTo, signedInOrLogin } from '../web.js';
 import { repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
+import { ownValue } from '../../../own-value.js';
 
 /** Files larger than this are not edited in a text box (GitHub's editor stops at about 1 MB too). */
 const MAX_EDITABLE_BYTES = 1024 * 1024;
@@ -30,7 +31,10 @@ type Writer = RepoPageRequest & { viewer: NonNullable<RepoPageRequest['viewer']>
 const badRefName = (kind: 'branch' | 'tag') => invalid(`The new ${kind} needs a name git accepts (no spaces, no ~ ^ : ? * [ \\, no ..)`);
 
 /** A form's text field ('' when absent). */
-const field = (form: FormFields, name: string) => (typeof form[name] === 'string' ? (form[name] as string) : '');
+const field = (form: FormFields, name: string) => {
+  const value = ownValue(form, name);
+  return typeof value === 'string' ? value : '';
+};
 
 /**
  * Text as a browser posts it (every line ended by CRLF) in the line endings the file had: CRLF only where the file

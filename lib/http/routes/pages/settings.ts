@@ -9,6 +9,7 @@ import { collaboratorsView, deployKeysView, hookView, hooksView, optionsView, pr
 import { idParam, pathParam, queryString, type FormFields } from '../../validate.js';
 import { redirectTo } from '../web.js';
 import { repoForm, repoPageRequest, type RepoPageRequest } from './page-request.js';
+import { ownValue } from '../../../own-value.js';
 
 /** The one confirmation a success redirect may ask the next page to show (never text from the query itself). */
 const SAVED = 'saved';
@@ -55,7 +56,7 @@ export function mountSettingsPages(app: H3, ctx: AppContext, guard: RequestForge
   /** The note a settings page shows after a form: which one by key, never text taken from the query. */
   const notice = (event: H3Event) => {
     const key = queryString(event, SAVED) ?? '';
-    return Object.hasOwn(NOTICES, key) ? NOTICES[key] : undefined;
+    return ownValue(NOTICES, key);
   };
   /** A settings form: admin only, back to `where` with the saved note, or the section again with the error. */
   const settingsForm = (
