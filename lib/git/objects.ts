@@ -5,6 +5,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { invalid } from '../errors.js';
 import { DEFAULT_GIT_TIMEOUT_MS, isGitError, runGit, spawnGit } from './run-git.js';
 import { ownValue } from '../own-value.js';
+import { isDotGitName } from './dot-git.js';
 
 // Low-level object plumbing for commits made without a work tree or a push: blobs, trees, commits and
 // guarded ref updates, each a stock git command over an argument array. Callers that move refs with it
@@ -195,9 +196,9 @@ export async function writeTree(gitDir: string, entries: readonly Pick<TreeEntry
   }
 }
 
-/** A name git accepts inside a tree and that cannot escape a checkout. */
+/** A name git accepts inside a tree and that cannot escape a checkout (see dot-git.ts). */
 function isEntryName(name: string): boolean {
-  return name !== '' && name !== '.' && name !== '..' && name.toLowerCase() !== '.git' && !/[/\0]/.test(name);
+  return name !== '' && name !== '.' && name !== '..' && !isDotGitName(name) && !/[/\0]/.test(name);
 }
 
 /**
@@ -206,7 +207,7 @@ function isEntryName(name: string): boolean {
  */
 export type TreeChange = null | { content: string | Uint8Array; mode?: string } | { id: string; mode?: string };
 
-/** Splits "a/b/c" into names, rejecting empty, dot and .git segments. */
+/** Splits "a/b/c" into names, rejecting empty, dot and .git segments (as git's `verify_path` does). */
 export function splitTreePath(path: string): string[] {
   const names = path.split('/');
   if (names.some((name) => !isEntryName(name))) throw new GitObjectError(`not a valid path in a tree: ${JSON.stringify(path)}`);

@@ -66,11 +66,13 @@ export function gitProtocolFor(service: string, requested: string | null | undef
 
 /**
  * The settings each service runs with, over any transport. As Gitea: partial clone filters and wants by object id work
- * over protocol v0 as they do over v2 (which accepts any want); pushes may carry options (`git push -o`).
+ * over protocol v0 as they do over v2 (which accepts any want); pushes may carry options (`git push -o`). As GitHub,
+ * pushed objects are checked (`receive.fsckObjects`, strict): a tree holding `.git` in any spelling a file system
+ * takes for it, a malformed commit or a bad mode is refused with git's own message (issue 38).
  */
 export function serviceConfig(service: GitService): string[] {
   return service === 'git-receive-pack'
-    ? ['-c', 'receive.denyDeletes=false', '-c', 'receive.denyNonFastForwards=false', '-c', 'receive.autogc=false', '-c', 'receive.advertisePushOptions=true']
+    ? ['-c', 'receive.denyDeletes=false', '-c', 'receive.denyNonFastForwards=false', '-c', 'receive.autogc=false', '-c', 'receive.advertisePushOptions=true', '-c', 'receive.fsckObjects=true']
     : ['-c', 'uploadpack.allowFilter=true', '-c', 'uploadpack.allowAnySHA1InWant=true'];
 }
 
