@@ -4,7 +4,7 @@ import { getQuery, getRequestHeader, HTTPResponse, type H3, type H3Event } from 
 import type { AppContext } from '../context.js';
 import { isRepoHostError } from '../errors.js';
 import { currentUser } from '../http/auth.js';
-import { readLimitedText, parseJsonObject } from '../http/validate.js';
+import { readLimitedText, parseJsonObject, queryString } from '../http/validate.js';
 import { retryAfterOf } from '../http/retry-after.js';
 import { atLeast, integrationAllows, type AccessLevel } from '../services/permissions.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
@@ -31,6 +31,10 @@ function lfsFailure(error: unknown): Response {
   if (retryAfter !== undefined) headers['Retry-After'] = String(retryAfter);
   const extra = error instanceof LockTaken ? { lock: lockShape(error.lock) } : {};
   return lfsJson(status, { message: error.message, ...extra }, headers);
+}
+
+function credentialsNeeded(): Response {
+  return lfsJson(401, { message: 'Credentials needed' }, { 'LFS-Authenticate': 'Basic realm="repohost"' });
 }
 
 function lockShape(lock: LfsLockRow) {
@@ -79,20 +83,25 @@ async function callerOf(ctx: AppContext, event: H3Event, repo: RepositoryRow | u
  */
 export function mountLfsRoutes(app: H3, ctx: AppContext): void {
   /** The repository of the path and its caller; a refusal when the caller may not even read it. */
-  const open = async (event: H3Event): Promise<{ repo: RepositoryRow; caller: LfsCaller } | Response> => {
+  const open = async (event: H3Event): Promise<{ repo: RepositoryRow; caller: LfsCaller & { anonymous: boolean } } | Response> => {
     const params = event.context.params ?? {};
     const repo = await ctx.repos.findByName(params.owner ?? '', (params.repo ?? '').replace(/\.git$/i, ''));
     const caller = await callerOf(ctx, event, repo ?? undefined);
     if (repo && atLeast(caller.access, 'read')) return { repo, caller };
-    if (caller.anonymous) return lfsJson(401, { message: 'Credentials needed' }, { 'LFS-Authenticate': 'Basic realm="repohost"' });
+    if (caller.anonymous) return credentialsNeeded();
     return lfsJson(404, { message: 'Repository not found' });
   };
   const handle = (work: (event: H3Event, repo: RepositoryRow, caller: LfsCaller) => Promise<Response | HTTPResponse>) => async (event: H3Event) => {
+    let anonymous = false;
     try {
       const opened = await open(event);
       if (opened instanceof Response) return opened;
+      anonymous = opened.caller.anonymous;
       return await work(event, opened.repo, opened.caller);
     } catch (error) {
+      // An anonymous caller refused (an upload to a public repository) is asked for credentials, as GitHub asks:
+      // git-lfs sends them only after a 401 with LFS-Authenticate, and a 403 would end the push.
+      if (anonymous && isRepoHostError(error) && error.status === 403) return credentialsNeeded();
       return lfsFailure(error);
     }
   };
@@ -110,7 +119,8 @@ export function mountLfsRoutes(app: H3, ctx: AppContext): void {
       const object = `${base(repo)}/objects/${answer.oid}`;
       const actions: Record<string, unknown> = {};
       if (answer.actions?.download) actions.download = action(object);
-      if (answer.actions?.upload) actions.upload = action(object);
+      // The size the batch was answered for travels with the upload, which must send exactly that many bytes.
+      if (answer.actions?.upload) actions.upload = action(`${object}?size=${answer.size}`);
       if (answer.actions?.verify) actions.verify = action(`${base(repo)}/verify`);
       return { oid: answer.oid, size: answer.size, authenticated: true, ...(Object.keys(actions).length ? { actions } : {}) };
     });
@@ -118,10 +128,14 @@ export function mountLfsRoutes(app: H3, ctx: AppContext): void {
   }));
 
   app.put('/:owner/:repo/info/lfs/objects/:oid', handle(async (event, repo, caller) => {
-    const declared = getRequestHeader(event, 'content-length');
+    const length = getRequestHeader(event, 'content-length');
+    const size = queryString(event, 'size');
     const nodeRequest = event.runtime?.node?.req as IncomingMessage | undefined;
     const body = nodeRequest ?? (event.req.body ? Readable.fromWeb(event.req.body as import('node:stream/web').ReadableStream) : Readable.from([]));
-    await ctx.lfs.upload(repo, caller, event.context.params?.oid ?? '', body, declared === undefined ? undefined : Number(declared));
+    await ctx.lfs.upload(repo, caller, event.context.params?.oid ?? '', body, {
+      length: length === undefined ? undefined : Number(length),
+      batch: size === undefined ? undefined : /^\d{1,15}$/.test(size) ? Number(size) : NaN,
+    });
     return new Response(null, { status: 200 });
   }));
 

@@ -116,12 +116,16 @@ export class LfsService {
   }
 
   /**
-   * Receives an object's bytes: streamed to disk, its SHA-256 and (when the client said) its length checked against
-   * the oid before it is kept; recorded once it is on disk. A second upload of an object it holds is read and dropped.
+   * Receives an object's bytes: streamed to disk, its SHA-256 checked against the oid, and its size against what was
+   * declared (the request's length, and the size its batch was answered for) before it is kept; recorded once it is
+   * on disk. A second upload of an object it holds is read and dropped.
    */
-  async upload(repo: RepositoryRow, caller: LfsCaller, oid: string, body: Readable, declaredLength: number | undefined): Promise<void> {
+  async upload(repo: RepositoryRow, caller: LfsCaller, oid: string, body: Readable, declared: { length?: number; batch?: number }): Promise<void> {
     this.require(caller, 'write');
     if (!OID.test(oid)) throw notFound('Object does not exist');
+    if (declared.batch !== undefined && !Number.isSafeInteger(declared.batch)) throw invalid('size must be a non-negative integer');
+    const declaredLength = declared.length ?? declared.batch;
+    if (declared.batch !== undefined && declaredLength !== declared.batch) throw invalid(`the batch declared ${declared.batch} bytes, the upload ${declaredLength}`);
     const used = await lfsBytesOf(this.store, repo.id);
     const limit = Math.min(this.limits.maxObjectBytes, this.limits.maxRepositoryBytes - used);
     if (declaredLength !== undefined && declaredLength > this.limits.maxObjectBytes) throw new RepoHostError('too_large', `objects may be at most ${this.limits.maxObjectBytes} bytes`);

@@ -160,6 +160,32 @@ describe('Git LFS', () => {
     expect(over.json.objects[0].error).toMatchObject({ code: 507 });
   });
 
+  it('asks an anonymous uploader to a public repository for credentials (401 with LFS-Authenticate), as GitHub does (issue 38)', async () => {
+    await newRepo(host, alice, 'open');
+    const upload = { operation: 'upload', objects: [{ oid: sha256(Buffer.from('x')), size: 1 }] };
+    const anonymous = await batch('open', upload, {});
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers['lfs-authenticate']).toBe('Basic realm="repohost"');
+    // Reading stays open to everyone; bob, signed in without write access, is refused.
+    expect((await batch('open', { operation: 'download', objects: [] }, {})).status).toBe(200);
+    expect((await batch('open', upload, bearer(bob.token))).status).toBe(403);
+  });
+
+  it('refuses at upload the bytes of an object whose batch declared another size (issue 38)', async () => {
+    const bytes = Buffer.from('two');
+    const oid = sha256(bytes);
+    const answered = await batch('small', { operation: 'upload', objects: [{ oid, size: 1 }] });
+    const href = answered.json.objects[0].actions.upload.href as string;
+    expect(href).toBe(`${host.url}/alice/small.git/info/lfs/objects/${oid}?size=1`);
+    const sent = await http(href, { method: 'PUT', headers: bearer(alice.token), body: bytes });
+    expect(sent.status).toBe(422);
+    expect(sent.json.message).toBe('the batch declared 1 bytes, the upload 3');
+    expect((await http(`${host.url}/alice/small.git/info/lfs/objects/${oid}`, { headers: bearer(alice.token) })).status).toBe(404);
+    // Sent with the size it was declared with, the same bytes are taken.
+    const right = (await batch('small', { operation: 'upload', objects: [{ oid, size: 3 }] })).json.objects[0].actions.upload.href as string;
+    expect((await http(right, { method: 'PUT', headers: bearer(alice.token), body: bytes })).status).toBe(200);
+  });
+
   it('locks files, verifies and unlocks them, and lets only an admin force another account\'s lock', async () => {
     const bobs = join(work.path, 'media-bob');
     await ok(work.path, ['clone', '-q', remote(bob, 'media'), bobs], { GIT_LFS_SKIP_SMUDGE: '1' });
