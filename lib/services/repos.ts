@@ -228,7 +228,7 @@ export class RepositoryService {
   }
 
   /** Settings need admin: others see 404 for a private repository they cannot read and 403 otherwise. */
-  private async administeredBy(viewer: Viewer, ownerName: string, repoName: string): Promise<RepositoryRow> {
+  async administeredBy(viewer: Viewer, ownerName: string, repoName: string): Promise<RepositoryRow> {
     const repo = await this.visibleByName(viewer, ownerName, repoName);
     await requireAccess(this.store, viewer, repo, 'admin', 'Only admins may change this repository');
     return repo;

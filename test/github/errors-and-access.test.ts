@@ -161,6 +161,15 @@ describe('GitHub-compatible errors, headers and access', () => {
     expect(cached.text).toBe('');
   });
 
+  it('refuses an edit of a repository by a non-admin even when it changes nothing: 403 where readable, 404 where not (issue 38)', async () => {
+    for (const data of [{}, { name: 'public' }]) {
+      expect((await failure(bob.request('PATCH /repos/{owner}/{repo}', { owner: 'alice', repo: 'public', ...data }))).status).toBe(403);
+      expect((await failure(bob.request('PATCH /repos/{owner}/{repo}', { owner: 'alice', repo: 'secret', ...data }))).status).toBe(404);
+      expect((await failure(anonymous.request('PATCH /repos/{owner}/{repo}', { owner: 'alice', repo: 'public', ...data }))).status).toBe(401);
+      expect((await alice.request('PATCH /repos/{owner}/{repo}', { owner: 'alice', repo: 'public', ...data })).status).toBe(200);
+    }
+  });
+
   it('answers malformed input with a 4xx in GitHub shape, never a 500', async () => {
     const repo = `${host.url}/api/v3/repos/alice/public`;
     const targets: Array<[string, string]> = [

@@ -92,7 +92,9 @@ export function mountRepos(app: H3, ctx: AppContext): void {
 
   app.patch(REPO, async (event) => {
     const user = await requireUser(ctx, event);
-    const repo = await repoOf(ctx, event);
+    // Admin first: an edit that changes nothing is still an edit (it answered 200 to readers, issue 38).
+    const found = await repoOf(ctx, event);
+    const repo = await ctx.repos.administeredBy(user, found.owner_name, found.name);
     const body = await readJson(ctx, event);
     const refused = Object.keys(body).filter((field) => !EDITABLE.has(field) && !unchanged(repo, field, ownValue(body, field)));
     if (refused.length > 0) {
