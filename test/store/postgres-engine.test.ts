@@ -10,6 +10,7 @@ import type { RepositoryRow } from '../../lib/store/queries/repositories.js';
 import { insertUser } from '../../lib/store/queries/users.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres.js';
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { openHostCore, type HostCore } from '../../lib/host.js';
@@ -239,6 +240,31 @@ describe('the PostgreSQL engine (issue 19)', () => {
     } finally {
       await locksA.close();
       await locksB.close();
+    }
+  });
+
+  it('runs one query at a time on its lock connection, however many callers share it (pg 9 refuses more; issue 38)', async () => {
+    const url = await server.createDatabase();
+    const locks = new AdvisoryLocks(url);
+    const query = pg.Client.prototype.query;
+    const running = new Map<object, number>();
+    let most = 0;
+    pg.Client.prototype.query = function (this: object, ...args: unknown[]) {
+      running.set(this, (running.get(this) ?? 0) + 1);
+      most = Math.max(most, running.get(this)!);
+      const result = (query as (...given: unknown[]) => unknown).apply(this, args);
+      void Promise.resolve(result).finally(() => running.set(this, running.get(this)! - 1)).catch(() => undefined);
+      return result;
+    } as typeof query;
+    try {
+      await locks.hold();
+      const releases = await Promise.all(Array.from({ length: 20 }, (_, index) => locks.tryLock([[7, `name-${index}`], [7, `other-${index}`]], 'exclusive')));
+      expect(releases.every((release) => release !== undefined)).toBe(true);
+      await Promise.all([...releases.map((release) => release!()), locks.isRunning(randomUUID()), locks.isRunning(randomUUID())]);
+      expect(most).toBe(1);
+    } finally {
+      pg.Client.prototype.query = query;
+      await locks.close();
     }
   });
 

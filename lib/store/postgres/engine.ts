@@ -337,6 +337,8 @@ export class PostgresStore implements HostDatabase {
  */
 export class AdvisoryLocks implements SharedLocks {
   #client: Promise<pg.Client> | undefined;
+  /** The last query asked for: each waits for the one before (see `#query`). */
+  #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
   readonly instance = randomUUID();
 
@@ -349,22 +351,20 @@ export class AdvisoryLocks implements SharedLocks {
 
   async isRunning(instance: string): Promise<boolean> {
     if (instance === this.instance) return true;
-    const client = await this.#connection();
-    const { rows } = await client.query<{ free: boolean }>(`SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS free`, [instanceKey(instance)]);
+    const { rows } = await this.#query<{ free: boolean }>(`SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS free`, [instanceKey(instance)]);
     if (!rows[0]?.free) return true;
-    await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [instanceKey(instance)]);
+    await this.#query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [instanceKey(instance)]);
     return false;
   }
 
   async tryLock(names: ReadonlyArray<readonly [number, string]>, mode: 'exclusive' | 'shared'): Promise<(() => Promise<void>) | undefined> {
-    const client = await this.#connection();
     const [lock, unlock] = mode === 'shared' ? ['pg_try_advisory_lock_shared', 'pg_advisory_unlock_shared'] : ['pg_try_advisory_lock', 'pg_advisory_unlock'];
     const taken: Array<readonly [number, string]> = [];
     const releaseTaken = async () => {
-      for (const [number, text] of taken) await client.query(`SELECT ${unlock}($1::int, hashtext($2))`, [number, text]).catch(() => undefined);
+      for (const [number, text] of taken) await this.#query(`SELECT ${unlock}($1::int, hashtext($2))`, [number, text]).catch(() => undefined);
     };
     for (const name of names) {
-      const { rows } = await client.query<{ ok: boolean }>(`SELECT ${lock}($1::int, hashtext($2)) AS ok`, [name[0], name[1]]);
+      const { rows } = await this.#query<{ ok: boolean }>(`SELECT ${lock}($1::int, hashtext($2)) AS ok`, [name[0], name[1]]);
       if (!rows[0]?.ok) {
         await releaseTaken();
         return undefined;
@@ -372,6 +372,16 @@ export class AdvisoryLocks implements SharedLocks {
       taken.push(name);
     }
     return releaseTaken;
+  }
+
+  /**
+   * One query at a time on the connection, in the order asked (issue 38): concurrent callers share it, and
+   * node-postgres refuses a query while another runs from its next major on (8.x only warns and queues).
+   */
+  #query<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+    const turn = this.#queue.then(async () => await (await this.#connection()).query<R>(sql, params));
+    this.#queue = turn.catch(() => undefined);
+    return turn;
   }
 
   #connection(): Promise<pg.Client> {
