@@ -207,7 +207,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     commitComments: new CommitCommentService(store, gitData, recorder, new CommitCommentShapes(baseUrl, shapes), nowIso),
     deployments: new DeploymentService(store, gitData, branchMerges, recorder, new DeploymentShapes(baseUrl, shapes), nowIso),
     commitPulls: new CommitPullsService(store, gitData),
-    releases: new ReleaseService(store, git, gitData, refUpdates, new ReleaseFiles(options.maxReleaseAssetBytes), nowIso, recorder, new ReleaseShapes(baseUrl, shapes), (repo, work) => repos.whileUnchanged(repo, work)),
+    releases: new ReleaseService(store, git, gitData, refUpdates, new ReleaseFiles(options.maxReleaseAssetBytes, options.maxReleaseBytesPerRepository), nowIso, recorder, new ReleaseShapes(baseUrl, shapes), (repo, work) => repos.whileUnchanged(repo, work)),
     lfs: new LfsService(store, git, { maxObjectBytes: options.maxLfsObjectBytes, maxRepositoryBytes: options.maxLfsBytesPerRepository }, nowIso, (repo, work) => repos.whileUnchanged(repo, work)),
     social: new SocialService(store, nowIso, recorder),
     search: new SearchService(store),

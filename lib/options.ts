@@ -76,10 +76,12 @@ export interface RepoHostOptions {
    */
   maxBodyBytes?: number;
   /**
-   * Largest accepted release asset, in bytes (streamed to disk, never held in memory). GitHub's limit is 2 GiB.
-   * @default 2147483648 (2 GiB)
+   * Largest accepted release asset, and most bytes of release assets one repository may hold (an upload beyond is
+   * refused with 413), in bytes (streamed to disk, never held in memory). GitHub's limit per asset is 2 GiB.
+   * @default 2147483648 (2 GiB) and 10737418240 (10 GiB)
    */
   maxReleaseAssetBytes?: number;
+  maxReleaseBytesPerRepository?: number;
   /**
    * Let outgoing requests (imports with clone_url, webhook deliveries) reach loopback, private and link-local
    * addresses. Off by default so nobody with an account can make the host probe its own network; test harnesses,
@@ -231,6 +233,7 @@ export interface ResolvedOptions {
   readonly maxAvatarBytes: number;
   readonly maxBodyBytes: number;
   readonly maxReleaseAssetBytes: number;
+  readonly maxReleaseBytesPerRepository: number;
   readonly allowLocalNetwork: boolean;
   readonly allowLocalImport: boolean;
   readonly webhookTimeoutMs: number;
@@ -322,6 +325,7 @@ export function resolveOptions(options: RepoHostOptions, tempDir: () => string):
     maxAvatarBytes: positiveInteger('maxAvatarBytes', options.maxAvatarBytes, 1024 * 1024),
     maxBodyBytes: positiveInteger('maxBodyBytes', options.maxBodyBytes, 1024 * 1024),
     maxReleaseAssetBytes: positiveInteger('maxReleaseAssetBytes', options.maxReleaseAssetBytes, 2 * 1024 * 1024 * 1024),
+    maxReleaseBytesPerRepository: positiveInteger('maxReleaseBytesPerRepository', options.maxReleaseBytesPerRepository, 10 * 1024 ** 3),
     allowLocalNetwork: options.allowLocalNetwork ?? false,
     allowLocalImport: options.allowLocalImport ?? options.allowLocalNetwork ?? false,
     webhookTimeoutMs: positiveInteger('webhookTimeoutMs', options.webhookTimeoutMs, 10_000),

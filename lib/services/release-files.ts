@@ -16,15 +16,19 @@ export const ASSET_FOLDER = 'repohost-assets';
 const FILE_NAME = /^[0-9a-f]{32}$/;
 
 export class ReleaseFiles {
-  constructor(private readonly maxBytes: number) {}
+  /** `maxBytes`: of one asset; `maxBytesPerRepository`: of all the assets of one repository. */
+  constructor(private readonly maxBytes: number, readonly maxBytesPerRepository: number) {}
 
   /**
    * Streams an upload into the repository's asset folder and syncs it to disk; returns its file name and size. A
-   * body longer than the limit (or cut off) leaves nothing behind.
+   * body longer than the limit of one asset or than the room left in the repository's quota (`used`: what its
+   * assets take), or cut off, leaves nothing behind.
    */
-  async receive(gitDir: string, body: Readable): Promise<{ file: string; size: number; digest: string }> {
+  async receive(gitDir: string, body: Readable, used: number): Promise<{ file: string; size: number; digest: string }> {
+    const room = this.maxBytesPerRepository - used;
+    const [maxBytes, what] = room < this.maxBytes ? [Math.max(0, room), `a release asset (a repository's assets may take ${this.maxBytesPerRepository} bytes in all)`] : [this.maxBytes, 'a release asset'];
     const file = randomBytes(16).toString('hex');
-    const received = await receiveFile(join(gitDir, ASSET_FOLDER), file, body, { maxBytes: this.maxBytes, what: 'a release asset', syncAlso: [gitDir] });
+    const received = await receiveFile(join(gitDir, ASSET_FOLDER), file, body, { maxBytes, what, syncAlso: [gitDir] });
     return { file, size: received.size, digest: `sha256:${received.sha256}` };
   }
 

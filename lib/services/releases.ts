@@ -19,6 +19,7 @@ import {
   latestRelease,
   markLatest,
   releaseById,
+  releaseAssetBytesOf,
   releaseByTag,
   releasesOfRepository,
   updateAsset,
@@ -254,7 +255,7 @@ export class ReleaseService {
     // The repository can be neither renamed nor deleted while its folder receives the file.
     const id = await this.whileUnchanged(repo, async (current) => {
       const gitDir = await this.git.gitDirOf(current.owner_name, current.name);
-      const stored = await this.files.receive(gitDir, upload.body);
+      const stored = await this.files.receive(gitDir, upload.body, await releaseAssetBytesOf(this.store, current.id));
       const now = this.now();
       try {
         return await writeToRepository(this.store, current, async (tx) => {

@@ -373,4 +373,25 @@ describe('releases through the GitHub-compatible API', () => {
     for (const release of [published.data.id, draft.data.id]) await alice.repos.deleteRelease({ owner, repo, release_id: release });
     await alice.repos.deleteRelease({ owner, repo, release_id: (await alice.repos.getReleaseByTag({ owner, repo, tag: 'dated-2' })).data.id });
   });
+
+  it('keeps the release assets of a repository within its quota, as LFS objects are (issue 38)', async () => {
+    const small = await startHost({ maxReleaseAssetBytes: 4096, maxReleaseBytesPerRepository: 6000 });
+    try {
+      await small.admin.createUser({ username: owner, email: 'alice@example.com', password: 'password123' });
+      const client = new Octokit({ baseUrl: `${small.url}/api/v3`, auth: await small.admin.createToken(owner, 'quota') });
+      await client.repos.createForAuthenticatedUser({ name: repo, auto_init: true });
+      const release = (await client.repos.createRelease({ owner, repo, tag_name: 'v1' })).data;
+      const upload = (name: string, size: number) => client.request({ method: 'POST', url: release.upload_url, name, data: Buffer.alloc(size), headers: { 'content-type': 'application/octet-stream' } });
+      const first = await upload('first.bin', 4000);
+      expect(first.status).toBe(201);
+      const over = await failure(upload('second.bin', 3000));
+      expect(over.status).toBe(413);
+      expect(over.data.message).toBe("a release asset (a repository's assets may take 6000 bytes in all) may be at most 2000 bytes");
+      expect((await upload('fits.bin', 2000)).status).toBe(201);
+      await client.repos.deleteReleaseAsset({ owner, repo, asset_id: (first.data as { id: number }).id });
+      expect((await upload('second.bin', 3000)).status).toBe(201);
+    } finally {
+      await small.close();
+    }
+  });
 });

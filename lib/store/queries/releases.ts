@@ -146,6 +146,11 @@ export async function assetById(db: ReadTx, repoId: number, id: number): Promise
   return await db.get<ReleaseAssetRow>(`${ASSET} WHERE r.repo_id = ? AND a.id = ?`, [repoId, id]);
 }
 
+/** The bytes the release assets of a repository take, for its quota. */
+export async function releaseAssetBytesOf(db: ReadTx, repoId: number): Promise<number> {
+  return (await db.get<{ n: number | null }>('SELECT SUM(a.size) AS n FROM release_assets a JOIN releases r ON r.id = a.release_id WHERE r.repo_id = ?', [repoId]))?.n ?? 0;
+}
+
 export async function assetByName(db: ReadTx, releaseId: number, name: string): Promise<ReleaseAssetRow | undefined> {
   return await db.get<ReleaseAssetRow>(`${ASSET} WHERE a.release_id = ? AND a.name = ?`, [releaseId, name]);
 }
