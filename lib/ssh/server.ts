@@ -1,4 +1,4 @@
-import { createServer, type Server as NetServer, type Socket } from 'node:net';
+import { createServer, isIPv6, type Server as NetServer, type Socket } from 'node:net';
 import ssh2, { type AuthContext, type CipherAlgorithm, type ClientInfo, type Connection, type Server as SshServer, type ServerChannel, type Session } from 'ssh2';
 import type { AppContext } from '../context.js';
 import { atLeast } from '../services/permissions.js';
@@ -16,6 +16,12 @@ const STOP_GRACE_MS = 5000;
 const HANG_UP_MS = 200;
 /** How long a token from git-lfs-authenticate is valid, in seconds. */
 const LFS_TOKEN_SECONDS = 3600;
+/**
+ * How long a connection that has asked nothing (no sign-in request) may stay, at most: real clients ask within
+ * milliseconds, and slots held by silent sockets keep others out (issue 38). The full login grace starts with the
+ * first request.
+ */
+const SILENT_GRACE_MS = 5000;
 /** Ciphers offered: those Node's own crypto runs fast (no JavaScript ChaCha20-Poly1305). */
 const CIPHERS: CipherAlgorithm[] = ['aes128-gcm@openssh.com', 'aes256-gcm@openssh.com', 'aes128-ctr', 'aes192-ctr', 'aes256-ctr'];
 
@@ -32,6 +38,11 @@ export interface SshServerSettings {
 interface ClientState {
   socket: Socket;
   address: string;
+  /** What connections are counted by: the address, or its /64 for IPv6 (one host holds a whole /64). */
+  source: string;
+  /** When it connected, and the timer that closes it unless it authenticates (see SILENT_GRACE_MS). */
+  since: number;
+  grace?: NodeJS.Timeout;
   principal?: SshPrincipal;
   /** The fingerprint of the key it authenticated with: each command looks the key up again (it may be gone since). */
   fingerprint?: string;
@@ -47,6 +58,29 @@ function greeting(name: string): string {
   return `Hi ${name}! You've successfully authenticated, but repohost does not provide shell access.\n`;
 }
 
+/** The source connections are counted by: an IPv4 address as it is, an IPv6 one by its /64. */
+export function sourceOf(address: string): string {
+  if (!isIPv6(address)) return address;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  const [head = '', tail = ''] = address.toLowerCase().split('::');
+  const front = head === '' ? [] : head.split(':');
+  const back = tail === '' ? [] : tail.split(':');
+  const groups = address.includes('::') ? [...front, ...Array<string>(8 - front.length - back.length).fill('0'), ...back] : front;
+  return `${groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
+/**
+ * A channel ssh2 opened, or undefined when it opened none. Its streams get error listeners: ssh2 ends a channel's
+ * stderr when the client closes it, and a write still queued then (git's messages) would otherwise be an uncaught
+ * error that ends the process.
+ */
+function opened(channel: ServerChannel | undefined): ServerChannel | undefined {
+  channel?.on('error', () => undefined);
+  channel?.stderr.on('error', () => undefined);
+  return channel;
+}
+
 /** Ends a connection politely (SSH's disconnect), and for certain a moment later. */
 function hangUp(client: ClientState): void {
   client.connection?.end();
@@ -59,14 +93,17 @@ function hangUp(client: ClientState): void {
  * repositories' deploy keys, then only `git-upload-pack`, `git-receive-pack` and `git-upload-archive` on a repository,
  * through the same permission check, transfer limits, push rules and push recording as smart HTTP. No shell, no
  * forwarding, no other command. Connections are counted and timed from the first byte (our own TCP server hands
- * sockets to ssh2): limited in number in all and per address, closed unless authenticated within a grace time and a
- * number of offered keys, and closed cleanly when the server stops.
+ * sockets to ssh2): limited in number in all and per address (IPv6 per /64), closed unless authenticated within a grace
+ * time (shorter while nothing is asked) and a number of offered keys, and closed cleanly when the server stops. When
+ * every slot is taken, a newcomer takes the place of the oldest unauthenticated connection of the source that holds
+ * the most of them, if that is more than the newcomer's own: a few sources of silent sockets cannot keep everyone else
+ * out, and connections that authenticated are never pushed out (issue 38).
  */
 export class SshGitServer {
   readonly #tcp: NetServer;
   readonly #ssh: SshServer;
   readonly #clients = new Map<string, ClientState>();
-  readonly #perAddress = new Map<string, number>();
+  readonly #perSource = new Map<string, number>();
   #stopping = false;
 
   private constructor(
@@ -114,29 +151,55 @@ export class SshGitServer {
   #connected(socket: Socket): void {
     socket.on('error', () => undefined);
     const address = socket.remoteAddress ?? '';
-    const fromAddress = this.#perAddress.get(address) ?? 0;
-    const full = this.#clients.size >= this.ctx.options.maxSshConnections || fromAddress >= this.ctx.options.maxSshConnectionsPerAddress;
+    const source = sourceOf(address);
+    const full = (this.#perSource.get(source) ?? 0) >= this.ctx.options.maxSshConnectionsPerAddress;
     // An address that failed to sign in too often (keys or passwords) is closed before it may try again.
-    if (this.#stopping || full || this.ctx.loginThrottle.addressUsedUp(address)) {
+    if (this.#stopping || full || this.ctx.loginThrottle.addressUsedUp(address) || !this.#roomFor(source)) {
       socket.destroy();
       return;
     }
     const key = `${address}\0${socket.remotePort ?? ''}`;
-    const client: ClientState = { socket, address, running: 0, stop: new AbortController() };
+    const client: ClientState = { socket, address, source, since: Date.now(), running: 0, stop: new AbortController() };
     this.#clients.set(key, client);
-    this.#perAddress.set(address, fromAddress + 1);
-    const grace = setTimeout(() => client.principal === undefined && socket.destroy(), this.ctx.options.sshLoginGraceMs);
-    grace.unref();
+    this.#perSource.set(source, (this.#perSource.get(source) ?? 0) + 1);
+    this.#closeUnlessAuthenticated(client, Math.min(SILENT_GRACE_MS, this.ctx.options.sshLoginGraceMs));
     socket.once('close', () => {
-      clearTimeout(grace);
+      clearTimeout(client.grace);
       if (client.offeredKey && !client.principal) this.ctx.loginThrottle.failedFromAddress(address);
       client.stop.abort();
       this.#clients.delete(key);
-      const left = (this.#perAddress.get(address) ?? 1) - 1;
-      if (left > 0) this.#perAddress.set(address, left);
-      else this.#perAddress.delete(address);
+      const left = (this.#perSource.get(source) ?? 1) - 1;
+      if (left > 0) this.#perSource.set(source, left);
+      else this.#perSource.delete(source);
     });
     this.#ssh.injectSocket(socket);
+  }
+
+  /** Closes the connection unless it has authenticated `ms` from now. */
+  #closeUnlessAuthenticated(client: ClientState, ms: number): void {
+    clearTimeout(client.grace);
+    client.grace = setTimeout(() => client.principal === undefined && client.socket.destroy(), Math.max(0, ms));
+    client.grace.unref();
+  }
+
+  /**
+   * Whether a connection from `source` may have a slot: one is free, or the oldest unauthenticated connection of the
+   * source holding the most of them (more than `source` holds) gives its own up.
+   */
+  #roomFor(source: string): boolean {
+    if (this.#clients.size < this.ctx.options.maxSshConnections) return true;
+    const waiting = new Map<string, ClientState[]>();
+    for (const client of this.#clients.values()) {
+      if (client.principal === undefined && !client.socket.destroyed) waiting.set(client.source, [...(waiting.get(client.source) ?? []), client]);
+    }
+    let crowded: ClientState[] = [];
+    for (const clients of waiting.values()) if (clients.length > crowded.length) crowded = clients;
+    if (crowded.length <= (waiting.get(source)?.length ?? 0) + 1) return false;
+    const oldest = crowded.reduce((first, client) => (client.since < first.since ? client : first));
+    // Gone from the count now; its socket's close event comes later.
+    for (const [key, client] of this.#clients) if (client === oldest) this.#clients.delete(key);
+    oldest.socket.destroy();
+    return true;
   }
 
   /** ssh2 has read the client's version line: authentication, then sessions. */
@@ -147,24 +210,30 @@ export class SshGitServer {
     client.connection = connection;
     let attempts = 0;
     connection.on('authentication', (auth) => {
+      // Asking something earns the rest of the login grace (see SILENT_GRACE_MS), counted from the connection's start.
+      this.#closeUnlessAuthenticated(client, this.ctx.options.sshLoginGraceMs - (Date.now() - client.since));
       if (auth.method === 'publickey') client.offeredKey = true;
       if (auth.method !== 'none' && ++attempts > this.ctx.options.maxSshAuthAttempts) {
         auth.reject();
         hangUp(client);
         return;
       }
-      void this.#authenticate(auth).then(
-        (principal) => {
-          if (!principal) return auth.reject(['publickey']);
-          // A key offered without a signature is only a question: "would you take this one?"
-          if (auth.method === 'publickey' && auth.signature) {
-            client.principal = principal;
-            client.fingerprint = fingerprintOf(auth.key.data);
-          }
-          auth.accept();
-        },
-        () => auth.reject(['publickey']),
-      );
+      this.#authenticate(auth)
+        .then(
+          (principal) => {
+            if (!principal) return auth.reject(['publickey']);
+            // A key offered without a signature is only a question: "would you take this one?"
+            if (auth.method === 'publickey' && auth.signature) {
+              client.principal = principal;
+              client.fingerprint = fingerprintOf(auth.key.data);
+            }
+            auth.accept();
+          },
+          () => auth.reject(['publickey']),
+        )
+        // ssh2 throws when a client's requests come out of step with its answers (a key question answered after
+        // another request): that connection ends, never the process.
+        .catch(() => hangUp(client));
     });
     connection.on('ready', () => {
       connection.on('session', (acceptSession) => this.#session(client, acceptSession()));
@@ -194,25 +263,33 @@ export class SshGitServer {
     });
     // A terminal is granted (so `ssh git@host` gets its one line), but no shell runs in it.
     session.on('pty', (accept) => accept?.());
-    session.on('shell', (accept) => this.#refuse(accept(), greeting(this.#name(client.principal!))));
+    session.on('shell', (accept) => {
+      const channel = opened(accept());
+      if (channel) this.#refuse(channel, greeting(this.#name(client.principal!)));
+    });
     session.on('exec', (accept, _reject, info) => {
-      const channel = accept();
+      // ssh2 gives no channel to a second command on a session that has one: nothing to run it on.
+      const channel = opened(accept());
+      if (!channel) return;
       client.running++;
       void this.#exec(client, channel, info.command, protocol)
         .catch((error: Error) => {
           this.settings.log(`ssh: ${error.message}`);
           this.#refuse(channel, 'ERROR: the server could not run the command\n');
         })
+        .catch(() => undefined)
         .finally(() => client.running--);
     });
-    session.on('subsystem', (_accept, reject) => reject());
+    session.on('subsystem', (_accept, reject) => reject?.());
   }
 
   #name(principal: SshPrincipal): string {
     return principal.kind === 'user' ? principal.user.username : `deploy key ${principal.key.title}`;
   }
 
+  /** Refuses on a channel the client may have closed already (writing to it then is harmless). */
   #refuse(channel: ServerChannel, message: string): void {
+    if (channel.destroyed || channel.stderr.writableEnded) return;
     channel.stderr.write(message);
     channel.exit(1);
     channel.end();

@@ -61,7 +61,12 @@ export async function postWebhook(outgoing: OutgoingRequest, options: SendOption
   const elapsed = () => Math.round(performance.now() - started);
   const failed = (error: unknown): SendResult => ({ statusCode: null, headers: null, body: null, error: (error as Error).message || String(error), durationMs: elapsed() });
   let target: LookupAddress;
-  const url = new URL(outgoing.url);
+  let url: URL;
+  try {
+    url = new URL(outgoing.url);
+  } catch {
+    return failed(new Error('the hook URL is not a valid URL'));
+  }
   try {
     target = await checkedAddress(url.hostname, options.allowLocal);
   } catch (error) {

@@ -97,10 +97,14 @@ export class DeliveryWorker {
         this.#wokenWhileDraining.add(hookId);
         continue;
       }
-      const drain = this.#drainAlone(hookId).finally(() => {
-        this.#draining.delete(hookId);
-        if (this.#wokenWhileDraining.delete(hookId)) this.wake([hookId]);
-      });
+      // A failure outside a delivery's own handling (the store, a malformed stored URL) tries again later; it never
+      // reaches the process as an unhandled rejection.
+      const drain = this.#drainAlone(hookId)
+        .catch(() => this.#wakeAt(hookId, Date.now() + STORE_RETRY_MS))
+        .finally(() => {
+          this.#draining.delete(hookId);
+          if (this.#wokenWhileDraining.delete(hookId)) this.wake([hookId]);
+        });
       this.#draining.set(hookId, drain);
     }
   }

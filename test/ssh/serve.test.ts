@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepoHost, type RepoHost } from '../../lib/index.js';
+import { sourceOf } from '../../lib/ssh/server.js';
 import { newUser } from '../helpers/api.js';
 import { bearer, http, tempDir } from '../helpers/host.js';
 import { runCli, startCliServer, type ServerProcess } from '../cli/processes.js';
@@ -15,9 +16,9 @@ import { runCli, startCliServer, type ServerProcess } from '../cli/processes.js'
 const run = promisify(execFile);
 
 /** A raw TCP connection to the SSH port: what it was sent before it closed, and when it closed. */
-function rawConnection(port: number): { socket: Socket; received: () => string; closed: Promise<number> } {
+function rawConnection(port: number, localAddress?: string): { socket: Socket; received: () => string; closed: Promise<number> } {
   const started = performance.now();
-  const socket = connect(port, '127.0.0.1');
+  const socket = connect({ port, host: '127.0.0.1', localAddress });
   let received = '';
   socket.setEncoding('latin1').on('data', (text: string) => (received += text));
   socket.on('error', () => undefined);
@@ -111,6 +112,52 @@ describe('SSH connection limits', () => {
     const fourth = rawConnection(host.sshPort!);
     await expect.poll(() => fourth.received()).toMatch(/^SSH-2\.0-repohost/);
     fourth.socket.destroy();
+  });
+
+  it('counts IPv6 addresses by their /64, IPv4 ones (mapped too) by themselves (issue 38)', () => {
+    expect(sourceOf('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(sourceOf('2001:0db8:0001:0002:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
+    expect(sourceOf('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(sourceOf('::1')).toBe('0:0:0:0::/64');
+    expect(sourceOf('::ffff:192.0.2.7')).toBe('192.0.2.7');
+    expect(sourceOf('192.0.2.7')).toBe('192.0.2.7');
+  });
+
+  it('lets a newcomer in when silent sockets of other addresses hold every slot, pushing out the most crowded source (issue 38)', async () => {
+    const small = await createRepoHost({ port: 0, bcryptCost: 4, sshPort: 0, maxSshConnections: 4, maxSshConnectionsPerAddress: 3 });
+    try {
+      const greeted = (connection: ReturnType<typeof rawConnection>) => expect.poll(() => connection.received()).toMatch(/^SSH-2\.0-repohost/);
+      const crowd = [rawConnection(small.sshPort!, '127.0.0.2'), rawConnection(small.sshPort!, '127.0.0.2'), rawConnection(small.sshPort!, '127.0.0.2')];
+      const other = rawConnection(small.sshPort!, '127.0.0.3');
+      for (const connection of [...crowd, other]) await greeted(connection);
+      // Every slot is taken: a newcomer from another address takes the place of the oldest of the crowded address.
+      const newcomer = rawConnection(small.sshPort!, '127.0.0.4');
+      await greeted(newcomer);
+      expect(await crowd[0]!.closed).toBeGreaterThan(0);
+      // The crowded address holds two now, 127.0.0.5 none: that one gets in too, and the crowded address's oldest goes.
+      const next = rawConnection(small.sshPort!, '127.0.0.5');
+      await greeted(next);
+      await crowd[1]!.closed;
+      // Now no source holds more than one more than a newcomer: the slots are shared fairly, the newcomer is refused.
+      const refused = rawConnection(small.sshPort!, '127.0.0.6');
+      await refused.closed;
+      expect(refused.received()).toBe('');
+      for (const connection of [crowd[2]!, other, newcomer, next]) connection.socket.destroy();
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('closes a connection that asks nothing within five seconds, well before the login grace (issue 38)', async () => {
+    const patient = await createRepoHost({ port: 0, bcryptCost: 4, sshPort: 0, sshLoginGraceMs: 20_000 });
+    try {
+      const silent = rawConnection(patient.sshPort!);
+      const closedAfter = await silent.closed;
+      expect(closedAfter).toBeGreaterThan(4500);
+      expect(closedAfter).toBeLessThan(8000);
+    } finally {
+      await patient.close();
+    }
   });
 
   it('closes its connections promptly when the host stops', async () => {

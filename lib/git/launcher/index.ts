@@ -46,7 +46,7 @@ function startLauncher(held: Shared, restarting: boolean): Promise<Launcher | un
   return Launcher.start((dead, death) => onDeath(held, dead, death)).then(
     (started) => {
       if (shared !== held) {
-        void started.close();
+        started.close().catch(() => undefined);
         return undefined;
       }
       current = started;
