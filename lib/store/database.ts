@@ -580,6 +580,18 @@ async function replayLogs(
     }
     if (tail.loss !== undefined && !acceptLoss) throw new LogLossError(log.path, tail.loss);
   }
+  if (torn === -1) {
+    // Whole records to the end prove nothing about the length: a log cut at a record's end looks whole. Only the mark
+    // vouches for it, and it names the newest log holding bytes (named before its first byte), or a newer, empty one.
+    const index = parsed.findLastIndex((log) => log.totalBytes > 0);
+    const written = logs[index];
+    if (written && !(mark && mark.firstSeq >= written.firstSeq)) {
+      const why = mark ? `the durable mark ${files.markPath} names an older log (${files.logPath(mark.firstSeq)})` : `the durable mark ${files.markPath} is missing or damaged`;
+      const problem = `holds ${parsed[index]!.totalBytes} bytes, and ${why}, so nothing shows how many of them were acknowledged (a log cut at a record's end looks whole)`;
+      if (!acceptLoss) throw new LogLossError(written.path, problem);
+      accepted.push(`write log ${written.path} ${problem}; starting anyway as asked (acceptLogLoss) with its ${parsed[index]!.records.length} records`);
+    }
+  }
   let seq = snapshotSeq;
   for (const [index, log] of logs.entries()) {
     for (const record of parsed[index]!.records) {

@@ -345,7 +345,7 @@ describe('a damaged log tail that no durable mark vouches for (issue 17, defect 
     expect(await again.kill('SIGTERM')).toBe(0);
   });
 
-  it('makes createRepoHost reject with a LogLossError naming both files, opens an intact log without its mark, and opens the cut one with acceptLogLoss', async () => {
+  it('makes createRepoHost reject with a LogLossError naming both files, refuses a whole log without its mark, and opens either with acceptLogLoss', async () => {
     const { log, bytes, cut } = await twentyIssuesThenKill();
     const killed = await everything();
     /** The files as the kill left them, with `logBytes` for the log and no mark. */
@@ -372,9 +372,22 @@ describe('a damaged log tail that no durable mark vouches for (issue 17, defect 
     expect((error as Error).message).toContain('acceptLogLoss');
     expect(await everything()).toEqual(before);
 
-    // The same log intact with its mark gone (as a database from before marks): opens with everything, no flag needed.
+    // The same log with its mark gone, whole or cut at a record's end: whole records prove nothing about what was
+    // acknowledged, so both are refused (issue 38: the cut one started with 15 of 20 issues and said nothing).
+    const ends: number[] = [];
+    for (let at = 0; at < bytes.length; at += 16 + bytes.readUInt32LE(at + 8)) ends.push(at + 16 + bytes.readUInt32LE(at + 8));
+    for (const logBytes of [bytes, bytes.subarray(0, ends.at(-6))]) {
+      await markless(logBytes);
+      const unchanged = await everything();
+      await expect(createRepoHost({ port: 0, dbPath: dbPath(), bcryptCost: 4 })).rejects.toThrow(
+        new RegExp(`write log ${log} holds ${logBytes.length} bytes, and the durable mark .* is missing or damaged, so nothing shows how many of them were acknowledged`),
+      );
+      expect(await everything()).toEqual(unchanged);
+    }
+    // Accepted knowingly, the whole log opens with everything.
     await markless(bytes);
-    const intact = await createRepoHost({ port: 0, dbPath: dbPath(), bcryptCost: 4 });
+    const quiet = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const intact = await createRepoHost({ port: 0, dbPath: dbPath(), bcryptCost: 4, acceptLogLoss: true }).finally(() => quiet.mockRestore());
     try {
       expect(await titles(intact.url)).toEqual(firstTitles(20));
     } finally {
