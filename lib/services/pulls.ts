@@ -28,7 +28,7 @@ import {
   type PullListStatus,
   type PullRow,
 } from '../store/queries/pulls.js';
-import { branchTip, deleteBranch, takeNextNumber, upsertBranch, type RepositoryRow } from '../store/queries/repositories.js';
+import { branchTip, branchTipsNamed, deleteBranch, takeNextNumber, upsertBranch, type RepositoryRow } from '../store/queries/repositories.js';
 import { NOTHING_PUSHED, type EditChanges, type EventRecorder, type IssueCommentEvent, type PullRequestEvent } from '../events/index.js';
 import type { StatusState } from '../store/queries/commit-statuses.js';
 import { userById, type UserRow } from '../store/queries/users.js';
@@ -266,17 +266,23 @@ export class PullService {
 
   /** The summary with mergeability computed from the commits the pull request joins now. */
   async summary(repo: RepositoryRow, pull: PullRow): Promise<PullSummary> {
-    const { author_id: _authorId, ...fields } = pull;
-    return {
-      ...fields,
-      mergeable: await this.mergeable(repo, pull),
-      merged: pull.status === 'merged',
-      checks_state: (await this.statuses.combinedOf(repo, pull.head_sha)).state,
-    };
+    return (await this.summaries(repo, [pull]))[0]!;
   }
 
-  summaries(repo: RepositoryRow, pulls: readonly PullRow[]): Promise<PullSummary[]> {
-    return Promise.all(pulls.map((pull) => this.summary(repo, pull)));
+  /**
+   * The summaries of a list, in a fixed number of statements whatever its length (issue 39): the branch tips and the
+   * head commits' statuses of all of them at once; mergeability comes from git, cached by commit id.
+   */
+  async summaries(repo: RepositoryRow, pulls: readonly PullRow[]): Promise<PullSummary[]> {
+    const open = pulls.filter((pull) => pull.status === 'open');
+    const tips = await branchTipsNamed(this.store, repo.id, open.flatMap((pull) => [pull.head, pull.base]));
+    const checks = await this.statuses.combinedOfEach(repo, pulls.map((pull) => pull.head_sha));
+    return await Promise.all(
+      pulls.map(async (pull) => {
+        const { author_id: _authorId, ...fields } = pull;
+        return { ...fields, mergeable: await this.mergeable(repo, pull, tips), merged: pull.status === 'merged', checks_state: checks.get(pull.head_sha)!.state };
+      }),
+    );
   }
 
   async commits(repo: RepositoryRow, id: number): Promise<CommitSummary[]> {
@@ -739,11 +745,11 @@ export class PullService {
     await this.afterRefsMoved(repo, [change], deleter);
   }
 
-  private async mergeable(repo: RepositoryRow, pull: PullRow): Promise<boolean | null> {
+  /** Whether an open pull request merges cleanly now (`tips`: the branches' commits, by name). */
+  private async mergeable(repo: RepositoryRow, pull: PullRow, tips: ReadonlyMap<string, string>): Promise<boolean | null> {
     if (pull.status !== 'open') return null;
-    const tips = branchTips(this.store, repo.id);
-    const head = await tips.get(pull.head);
-    const base = await tips.get(pull.base);
+    const head = tips.get(pull.head);
+    const base = tips.get(pull.base);
     // A deleted branch closes nothing, but there is nothing to merge until it is back.
     if (!head || !base) return false;
     return this.git.mergeable(repo.owner_name, repo.name, base, head);

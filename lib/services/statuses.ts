@@ -6,6 +6,7 @@ import {
   countStatusesOfContext,
   insertCommitStatus,
   latestStatusPerContext,
+  latestStatusesPerContextOf,
   statusesOfCommit,
   type CommitStatusRow,
   type StatusState,
@@ -126,6 +127,12 @@ export class CommitStatusService {
   async combinedOf(repo: RepositoryRow, sha: string): Promise<CombinedStatus> {
     const statuses = await latestStatusPerContext(this.store, repo.id, sha);
     return { state: combineStates(statuses.map((status) => status.state)), sha, total_count: statuses.length, statuses };
+  }
+
+  /** `combinedOf` for each of several commits (a list's heads), in one statement: by commit id. */
+  async combinedOfEach(repo: RepositoryRow, shas: readonly string[]): Promise<Map<string, CombinedStatus>> {
+    const latest = await latestStatusesPerContextOf(this.store, repo.id, shas);
+    return new Map([...latest].map(([sha, statuses]) => [sha, { state: combineStates(statuses.map((status) => status.state)), sha, total_count: statuses.length, statuses }]));
   }
 
   private async resolve(repo: RepositoryRow, ref: string): Promise<string> {

@@ -109,6 +109,7 @@ describe('statements per list', () => {
     ['/api/v3 pull requests', '/api/v3/repos/alice/app/pulls?state=all&per_page=PAGE', 2],
     ['/api/v3 comments of a pull request', '/api/v3/repos/alice/app/issues/68/comments?per_page=PAGE', 2],
     ['/api/v1 issues', '/api/v1/repos/alice/app/issues?status=all&limit=PAGE', 2],
+    ['/api/v1 pull requests (each with its mergeability and checks; issue 39)', '/api/v1/repos/alice/app/pulls?status=all&limit=PAGE', 2],
     ['/api/v3 branches (each says whether it is protected)', '/api/v3/repos/alice/app/branches?per_page=PAGE', 2],
     ['/api/v1 CI runs (each with its reports)', '/api/v1/repos/alice/app/ci/runs?limit=PAGE', 2],
     ['/api/v3 releases (each with its assets)', '/api/v3/repos/alice/app/releases?per_page=PAGE', 2],

@@ -1,5 +1,6 @@
 import type { ReadTx, WriteTx } from '../interface.js';
 import type { PageWindow } from './page-window.js';
+import { inList } from './in-list.js';
 
 export type StatusState = 'pending' | 'success' | 'error' | 'failure';
 
@@ -49,6 +50,18 @@ export async function statusesOfCommit(db: ReadTx, repoId: number, sha: string, 
 
 export async function countStatusesOfCommit(db: ReadTx, repoId: number, sha: string): Promise<number> {
   return (await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM commit_statuses WHERE repo_id = ? AND sha = ?', [repoId, sha]))!.n;
+}
+
+/** `latestStatusPerContext` of each of several commits (a list's heads), in one statement: by commit id. */
+export async function latestStatusesPerContextOf(db: ReadTx, repoId: number, shas: readonly string[]): Promise<Map<string, CommitStatusRow[]>> {
+  const list = inList([...new Set(shas)]);
+  const rows = await db.all<CommitStatusRow>(
+    `${SELECT} WHERE s.id IN (SELECT MAX(id) FROM commit_statuses WHERE repo_id = ? AND sha ${list.sql} GROUP BY sha, context) ORDER BY s.context`,
+    [repoId, ...list.params],
+  );
+  const bySha = new Map<string, CommitStatusRow[]>(shas.map((sha) => [sha, []]));
+  for (const row of rows) bySha.get(row.sha)?.push(row);
+  return bySha;
 }
 
 /** The newest status of each context of a commit, by context name. */

@@ -175,6 +175,13 @@ export async function branchTip(db: ReadTx, repoId: number, name: string): Promi
   return (await db.get<{ commit_sha: string }>('SELECT commit_sha FROM branches WHERE repo_id = ? AND name = ?', [repoId, name]))?.commit_sha;
 }
 
+/** The commits several branches point to, by name, in one statement (a branch not recorded is left out). */
+export async function branchTipsNamed(db: ReadTx, repoId: number, names: readonly string[]): Promise<Map<string, string>> {
+  const list = inList([...new Set(names)]);
+  const rows = await db.all<{ name: string; commit_sha: string }>(`SELECT name, commit_sha FROM branches WHERE repo_id = ? AND name ${list.sql}`, [repoId, ...list.params]);
+  return new Map(rows.map((row) => [row.name, row.commit_sha]));
+}
+
 export async function upsertBranch(tx: WriteTx, repoId: number, name: string, commitSha: string, now: string): Promise<void> {
   await tx.run(
     `INSERT INTO branches (repo_id, name, commit_sha, updated_at) VALUES (?, ?, ?, ?)
