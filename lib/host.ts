@@ -74,6 +74,7 @@ import { hasUsers } from './store/queries/users.js';
 import { RepoHostError } from './errors.js';
 import { Snapshots, type HostSnapshot } from './harness/snapshots.js';
 import type { SshGitServer } from './ssh/server.js';
+import { unsupportedNode } from './node-support.js';
 
 /** A running repohost instance. */
 export interface RepoHost {
@@ -322,6 +323,8 @@ export async function openHostCore(input: RepoHostOptions = {}): Promise<HostCor
  * await host.close();
  */
 export async function createRepoHost(input: RepoHostOptions = {}): Promise<RepoHost> {
+  const refused = unsupportedNode();
+  if (refused) throw new Error(refused);
   const core = await openHostCore(input);
   const { options, ctx } = core;
   // git runs through a small launcher process once it is up (see git/launcher): forking the host blocks its loop.

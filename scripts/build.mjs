@@ -23,10 +23,11 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const out = fileURLToPath(new URL('../dist/bundle', import.meta.url));
 await rm(out, { recursive: true, force: true });
 const { output } = await build({
-  input: { index: 'dist/index.js', cli: 'dist/cli/index.js' },
+  // node-support: what the command checks before it loads anything else (bin/repohost).
+  input: { index: 'dist/index.js', cli: 'dist/cli/index.js', 'node-support': 'dist/node-support.js' },
   platform: 'node',
-  // The code stays as tsc wrote it: no lowering for syntax Node 20 has.
-  transform: { target: 'node20' },
+  // The code stays as tsc wrote it: no lowering for syntax Node 22 has.
+  transform: { target: 'node22' },
   // Bare specifiers (packages, node: builtins) stay imports; our modules are bundled, and the bundler's own helpers.
   external: (id) => !id.startsWith('.') && !isAbsolute(id) && !id.startsWith('@oxc-project/runtime'),
   output: { dir: out, format: 'esm', chunkFileNames: '[name]-[hash].js' },

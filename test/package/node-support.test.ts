@@ -1,0 +1,49 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { createRepoHost } from '../../lib/index.js';
+import { unsupportedNode } from '../../lib/node-support.js';
+import { BIN } from '../cli/processes.js';
+import packageJson from '../../package.json' with { type: 'json' };
+
+const run = promisify(execFile);
+
+/** Makes the process report another Node.js version before anything else runs (as an older Node would). */
+const pretend = (version: string) => `data:text/javascript,Object.defineProperty(process.versions,"node",{value:"${version}"})`;
+
+// Issue 39: repohost runs on the LTS lines 22 (from 22.12) and 24; an older Node is refused with a sentence.
+describe('the Node.js releases repohost runs on', () => {
+  it.each(['22.12.0', '22.23.5', '24.0.0', '24.22.3', '26.1.0'])('runs on Node.js %s', (version) => {
+    expect(unsupportedNode(version)).toBeUndefined();
+  });
+
+  it.each(['20.19.0', '22.11.9', '21.7.3', '18.20.8'])('refuses Node.js %s, saying which it needs', (version) => {
+    expect(unsupportedNode(version)).toBe(`repohost needs Node.js 22.12 or later (the LTS lines 22 and 24 are supported); this is Node.js ${version}`);
+  });
+
+  it('says the same in package.json\'s engines', () => {
+    expect(packageJson.engines.node).toBe('>=22.12');
+  });
+
+  it('makes the command refuse an older Node.js with one line and exit code 1, before it loads anything else', async () => {
+    const refused = await run(process.execPath, ['--import', pretend('20.19.0'), BIN, '--version']).then(
+      () => undefined,
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    expect(refused?.code).toBe(1);
+    expect(refused?.stdout).toBe('');
+    expect(refused?.stderr).toBe('repohost needs Node.js 22.12 or later (the LTS lines 22 and 24 are supported); this is Node.js 20.19.0\n');
+    // The same command on this Node answers.
+    expect((await run(process.execPath, [BIN, '--version'])).stdout.trim()).toBe(packageJson.version);
+  });
+
+  it('makes createRepoHost refuse an older Node.js with the same sentence, starting nothing', async () => {
+    const actual = process.versions.node;
+    Object.defineProperty(process.versions, 'node', { value: '20.19.0' });
+    try {
+      await expect(createRepoHost({ port: 0 })).rejects.toThrow('repohost needs Node.js 22.12 or later');
+    } finally {
+      Object.defineProperty(process.versions, 'node', { value: actual });
+    }
+  });
+});
