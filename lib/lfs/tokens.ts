@@ -6,7 +6,14 @@ import { createOnce } from '../ssh/secret-file.js';
 /** Whom a token speaks for: an account, or a deploy key (by its key id). */
 export type TokenPrincipal = { kind: 'user'; id: number } | { kind: 'deploy'; id: number };
 
+/**
+ * The claims' format. 2: since repositories and keys take ids never given twice (schema 27, issue 38); tokens of
+ * format 1, minted while a deleted repository's or key's id could still go to the next one made, are refused.
+ */
+const FORMAT = 2;
+
 interface Claims {
+  v: typeof FORMAT;
   p: 'u' | 'k';
   i: number;
   r: number;
@@ -44,7 +51,7 @@ export class LfsTokens {
   }
 
   mint(principal: TokenPrincipal, repoId: number, operation: 'upload' | 'download', expiresAt: number): string {
-    const claims: Claims = { p: principal.kind === 'user' ? 'u' : 'k', i: principal.id, r: repoId, o: operation, e: Math.floor(expiresAt / 1000) };
+    const claims: Claims = { v: FORMAT, p: principal.kind === 'user' ? 'u' : 'k', i: principal.id, r: repoId, o: operation, e: Math.floor(expiresAt / 1000) };
     const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
     return `${payload}.${this.#sign(payload)}`;
   }
@@ -61,7 +68,7 @@ export class LfsTokens {
     } catch {
       return undefined;
     }
-    if (claims.r !== repoId || claims.e * 1000 < now) return undefined;
+    if (claims.v !== FORMAT || claims.r !== repoId || claims.e * 1000 < now) return undefined;
     return { principal: { kind: claims.p === 'u' ? 'user' : 'deploy', id: claims.i }, operation: claims.o === 'upload' ? 'upload' : 'download' };
   }
 }

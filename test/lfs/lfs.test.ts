@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -158,6 +158,22 @@ describe('Git LFS', () => {
     // bob may write to media, but not past the repository's quota (60 MB, of which 50 are used).
     const over = await batch('media', { operation: 'upload', objects: [{ oid: 'a'.repeat(64), size: 20 * MB }] }, bearer(bob.token));
     expect(over.json.objects[0].error).toMatchObject({ code: 507 });
+  });
+
+  it('refuses tokens of the format minted before ids were never given twice (issue 38)', async () => {
+    // Any token asked about makes the data folder's key, if no SSH sign-in has yet.
+    await batch('small', { operation: 'download', objects: [] }, { authorization: 'RemoteAuth x.y' });
+    const key = await readFile(join(host.options.dataDir, 'ssh', 'lfs-token-key'));
+    const small = (await http(`${host.url}/api/v3/repos/alice/small`, { headers: bearer(alice.token) })).json as { id: number };
+    const user = (await http(`${host.url}/api/v3/user`, { headers: bearer(alice.token) })).json as { id: number };
+    const tokenOf = (claims: object) => {
+      const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
+      return `RemoteAuth ${payload}.${createHmac('sha256', key).update(payload).digest('base64url')}`;
+    };
+    const claims = { p: 'u', i: user.id, r: small.id, o: 'download', e: Math.floor(Date.now() / 1000) + 3600 };
+    const download = { operation: 'download', objects: [] };
+    expect((await batch('small', download, { authorization: tokenOf({ v: 2, ...claims }) })).status).toBe(200);
+    expect((await batch('small', download, { authorization: tokenOf(claims) })).status).toBe(401);
   });
 
   it('asks an anonymous uploader to a public repository for credentials (401 with LFS-Authenticate), as GitHub does (issue 38)', async () => {

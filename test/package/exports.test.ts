@@ -14,7 +14,7 @@ describe('the package', () => {
     // The bundle (scripts/build.mjs) runs; the compiled tree beside it gives the types.
     expect(pkg.exports['.']).toEqual({ types: './dist/index.d.ts', import: './dist/bundle/index.js' });
     expect(pkg.bin).toEqual({ repohost: 'bin/repohost' });
-    expect(pkg.engines.node).toBe('>=20.19');
+    expect(pkg.engines.node).toBe('>=22.12');
   });
 
   it('is importable by name once built, as a harness would import it', async () => {

@@ -243,6 +243,39 @@ describe('the PostgreSQL engine (issue 19)', () => {
     }
   });
 
+  it('goes on past the identity\'s last id when it migrates to ids never given twice (schema 27, issue 38)', async () => {
+    const url = await server.createDatabase();
+    const data = await tempDir();
+    try {
+      const before = await startHost({ databaseUrl: url, dataDir: data.path });
+      const alice = await newUser(before, 'alice');
+      for (const name of ['one', 'two', 'three']) await newRepo(before, alice, name);
+      const three = (await http(`${before.url}/api/v1/repos/alice/three`)).json.id as number;
+      expect((await http(`${before.url}/api/v3/repos/alice/three`, { method: 'DELETE', headers: bearer(alice.token) })).status).toBe(204);
+      await before.close();
+      // Taken back to what version 26 left, with the newest repository deleted: MAX(id) is two, the identity gave three.
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query("DELETE FROM id_sequences WHERE name IN ('repository', 'ssh_key')");
+        // Before step 27 the identity gave the ids: it had given the deleted one's.
+        await client.query("SELECT setval(pg_get_serial_sequence('repositories', 'id'), $1)", [three]);
+        await client.query('UPDATE schema_version SET version = 26');
+      } finally {
+        await client.end();
+      }
+      const after = await startHost({ databaseUrl: url, dataDir: data.path });
+      try {
+        await newRepo(after, alice, 'four');
+        expect((await http(`${after.url}/api/v1/repos/alice/four`)).json.id).toBe(three + 1);
+      } finally {
+        await after.close();
+      }
+    } finally {
+      await data.cleanup();
+    }
+  });
+
   it('runs one query at a time on its lock connection, however many callers share it (pg 9 refuses more; issue 38)', async () => {
     const url = await server.createDatabase();
     const locks = new AdvisoryLocks(url);
