@@ -71,6 +71,11 @@ export class WorkerPool<In, Out> {
   async close(): Promise<void> {
     this.#closed = true;
     for (const job of this.#queue.splice(0)) job.reject(new Error(`${this.#name} closed`));
+    for (const job of this.#running.values()) {
+      clearTimeout(job.timer);
+      job.reject(new Error(`${this.#name} closed`));
+    }
+    this.#running.clear();
     const workers = [...this.#all];
     this.#all.clear();
     this.#idle.length = 0;

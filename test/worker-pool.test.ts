@@ -38,6 +38,16 @@ describe('WorkerPool', () => {
     expect(await Promise.all([pool.run(2), pool.run(3)])).toEqual([4, 6]);
   });
 
+  it('fails the jobs running and waiting when it closes', async () => {
+    const closing = new WorkerPool<unknown, number>({ source: SOURCE, size: 1, name: 'closing' });
+    const running = closing.run('spin');
+    const waiting = closing.run(1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await closing.close();
+    await expect(running).rejects.toThrow('closing closed');
+    await expect(waiting).rejects.toThrow('closing closed');
+  });
+
   it('asks for its workers\' data when the first worker starts, and once', async () => {
     let asked = 0;
     const lazy = new WorkerPool<number, number>({

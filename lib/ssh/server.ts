@@ -1,4 +1,4 @@
-import { createServer, isIPv6, type Server as NetServer, type Socket } from 'node:net';
+import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import ssh2, { type AuthContext, type CipherAlgorithm, type ClientInfo, type Connection, type Server as SshServer, type ServerChannel, type Session } from 'ssh2';
 import type { AppContext } from '../context.js';
 import { atLeast } from '../services/permissions.js';
@@ -6,6 +6,7 @@ import type { SshPrincipal } from '../services/ssh-keys.js';
 import { parseGitCommand, parseLfsAuthenticate } from './command.js';
 import { LfsTokens } from '../lfs/tokens.js';
 import { fingerprintOf } from './keys.js';
+import { SshSlots, sourceOf, type Admission, type SlotHolder } from './slots.js';
 
 // ssh2 is CommonJS: Node's ESM loader sees only its default export.
 const { Server, utils } = ssh2;
@@ -17,9 +18,9 @@ const HANG_UP_MS = 200;
 /** How long a token from git-lfs-authenticate is valid, in seconds. */
 const LFS_TOKEN_SECONDS = 3600;
 /**
- * How long a connection that has asked nothing (no sign-in request) may stay, at most: real clients ask within
- * milliseconds, and slots held by silent sockets keep others out (issue 38). The full login grace starts with the
- * first request.
+ * How long a connection that has sent nothing (not even SSH's version line) may stay, at most: real clients send it
+ * at once, and slots held by silent sockets keep others out (issue 38). The full login grace (time to answer
+ * OpenSSH's host key question included) starts with that line, except in a slot kept for known keys (slots.ts).
  */
 const SILENT_GRACE_MS = 5000;
 /** Ciphers offered: those Node's own crypto runs fast (no JavaScript ChaCha20-Poly1305). */
@@ -35,13 +36,12 @@ export interface SshServerSettings {
 }
 
 /** One client connection: its socket and address, who it authenticated as, and the git sessions it runs. */
-interface ClientState {
+interface ClientState extends SlotHolder {
   socket: Socket;
   address: string;
-  /** What connections are counted by: the address, or its /64 for IPv6 (one host holds a whole /64). */
-  source: string;
-  /** When it connected, and the timer that closes it unless it authenticates (see SILENT_GRACE_MS). */
-  since: number;
+  /** How it was let in (slots.ts): a reserved slot is for keys that authenticated before. */
+  admission?: Admission;
+  /** The timer that closes it unless it authenticates (see SILENT_GRACE_MS). */
   grace?: NodeJS.Timeout;
   principal?: SshPrincipal;
   /** The fingerprint of the key it authenticated with: each command looks the key up again (it may be gone since). */
@@ -56,18 +56,6 @@ interface ClientState {
 /** What the refusals of a shell and of unknown commands say, naming whom the key authenticated (as GitHub does). */
 function greeting(name: string): string {
   return `Hi ${name}! You've successfully authenticated, but repohost does not provide shell access.\n`;
-}
-
-/** The source connections are counted by: an IPv4 address as it is, an IPv6 one by its /64. */
-export function sourceOf(address: string): string {
-  if (!isIPv6(address)) return address;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return mapped[1]!;
-  const [head = '', tail = ''] = address.toLowerCase().split('::');
-  const front = head === '' ? [] : head.split(':');
-  const back = tail === '' ? [] : tail.split(':');
-  const groups = address.includes('::') ? [...front, ...Array<string>(8 - front.length - back.length).fill('0'), ...back] : front;
-  return `${groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 
 /**
@@ -94,22 +82,21 @@ function hangUp(client: ClientState): void {
  * through the same permission check, transfer limits, push rules and push recording as smart HTTP. No shell, no
  * forwarding, no other command. Connections are counted and timed from the first byte (our own TCP server hands
  * sockets to ssh2): limited in number in all and per address (IPv6 per /64), closed unless authenticated within a grace
- * time (shorter while nothing is asked) and a number of offered keys, and closed cleanly when the server stops. When
- * every slot is taken, a newcomer takes the place of the oldest unauthenticated connection of the source that holds
- * the most of them, if that is more than the newcomer's own: a few sources of silent sockets cannot keep everyone else
- * out, and connections that authenticated are never pushed out (issue 38).
+ * time (shorter while nothing is sent) and a number of offered keys, and closed cleanly when the server stops. Who
+ * gets a slot when they run short, so that a few sources of silent sockets cannot keep everyone out: slots.ts.
  */
 export class SshGitServer {
   readonly #tcp: NetServer;
   readonly #ssh: SshServer;
   readonly #clients = new Map<string, ClientState>();
-  readonly #perSource = new Map<string, number>();
+  readonly #slots: SshSlots;
   #stopping = false;
 
   private constructor(
     private readonly ctx: AppContext,
     private readonly settings: SshServerSettings,
   ) {
+    this.#slots = new SshSlots({ total: ctx.options.maxSshConnections, perSource: ctx.options.maxSshConnectionsPerAddress });
     this.#ssh = new Server({ hostKeys: settings.hostKeys, ident: 'repohost', algorithms: { cipher: CIPHERS } }, (connection, info) => this.#accept(connection, info));
     this.#ssh.on('error', () => undefined);
     this.#tcp = createServer((socket) => this.#connected(socket));
@@ -151,26 +138,31 @@ export class SshGitServer {
   #connected(socket: Socket): void {
     socket.on('error', () => undefined);
     const address = socket.remoteAddress ?? '';
-    const source = sourceOf(address);
-    const full = (this.#perSource.get(source) ?? 0) >= this.ctx.options.maxSshConnectionsPerAddress;
+    const key = `${address}\0${socket.remotePort ?? ''}`;
+    const client: ClientState = {
+      socket,
+      address,
+      source: sourceOf(address),
+      since: Date.now(),
+      running: 0,
+      stop: new AbortController(),
+      authenticated: () => client.principal !== undefined,
+      end: () => socket.destroy(),
+    };
     // An address that failed to sign in too often (keys or passwords) is closed before it may try again.
-    if (this.#stopping || full || this.ctx.loginThrottle.addressUsedUp(address) || !this.#roomFor(source)) {
+    client.admission = this.#stopping || this.ctx.loginThrottle.addressUsedUp(address) ? undefined : this.#slots.admit(client);
+    if (!client.admission) {
       socket.destroy();
       return;
     }
-    const key = `${address}\0${socket.remotePort ?? ''}`;
-    const client: ClientState = { socket, address, source, since: Date.now(), running: 0, stop: new AbortController() };
     this.#clients.set(key, client);
-    this.#perSource.set(source, (this.#perSource.get(source) ?? 0) + 1);
     this.#closeUnlessAuthenticated(client, Math.min(SILENT_GRACE_MS, this.ctx.options.sshLoginGraceMs));
     socket.once('close', () => {
       clearTimeout(client.grace);
       if (client.offeredKey && !client.principal) this.ctx.loginThrottle.failedFromAddress(address);
       client.stop.abort();
-      this.#clients.delete(key);
-      const left = (this.#perSource.get(source) ?? 1) - 1;
-      if (left > 0) this.#perSource.set(source, left);
-      else this.#perSource.delete(source);
+      if (this.#clients.get(key) === client) this.#clients.delete(key);
+      this.#slots.release(client);
     });
     this.#ssh.injectSocket(socket);
   }
@@ -182,37 +174,25 @@ export class SshGitServer {
     client.grace.unref();
   }
 
-  /**
-   * Whether a connection from `source` may have a slot: one is free, or the oldest unauthenticated connection of the
-   * source holding the most of them (more than `source` holds) gives its own up.
-   */
-  #roomFor(source: string): boolean {
-    if (this.#clients.size < this.ctx.options.maxSshConnections) return true;
-    const waiting = new Map<string, ClientState[]>();
-    for (const client of this.#clients.values()) {
-      if (client.principal === undefined && !client.socket.destroyed) waiting.set(client.source, [...(waiting.get(client.source) ?? []), client]);
-    }
-    let crowded: ClientState[] = [];
-    for (const clients of waiting.values()) if (clients.length > crowded.length) crowded = clients;
-    if (crowded.length <= (waiting.get(source)?.length ?? 0) + 1) return false;
-    const oldest = crowded.reduce((first, client) => (client.since < first.since ? client : first));
-    // Gone from the count now; its socket's close event comes later.
-    for (const [key, client] of this.#clients) if (client === oldest) this.#clients.delete(key);
-    oldest.socket.destroy();
-    return true;
-  }
-
   /** ssh2 has read the client's version line: authentication, then sessions. */
   #accept(connection: Connection, info: ClientInfo): void {
     connection.on('error', () => undefined);
     const client = this.#clients.get(`${info.ip}\0${info.port}`);
     if (!client) return void connection.end();
     client.connection = connection;
+    // Its version line earns the rest of the login grace (see SILENT_GRACE_MS), but not in a slot kept for known keys.
+    if (client.admission === 'open') this.#closeUnlessAuthenticated(client, this.ctx.options.sshLoginGraceMs - (Date.now() - client.since));
     let attempts = 0;
     connection.on('authentication', (auth) => {
-      // Asking something earns the rest of the login grace (see SILENT_GRACE_MS), counted from the connection's start.
-      this.#closeUnlessAuthenticated(client, this.ctx.options.sshLoginGraceMs - (Date.now() - client.since));
-      if (auth.method === 'publickey') client.offeredKey = true;
+      if (auth.method === 'publickey') {
+        client.offeredKey = true;
+        // A slot kept for keys that authenticated before is not for trying others.
+        if (!this.#slots.mayUse(client.admission!, fingerprintOf(auth.key.data))) {
+          auth.reject();
+          hangUp(client);
+          return;
+        }
+      }
       if (auth.method !== 'none' && ++attempts > this.ctx.options.maxSshAuthAttempts) {
         auth.reject();
         hangUp(client);
@@ -226,6 +206,7 @@ export class SshGitServer {
             if (auth.method === 'publickey' && auth.signature) {
               client.principal = principal;
               client.fingerprint = fingerprintOf(auth.key.data);
+              this.#slots.remember(client.fingerprint);
             }
             auth.accept();
           },

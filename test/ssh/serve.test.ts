@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRepoHost, type RepoHost } from '../../lib/index.js';
-import { sourceOf } from '../../lib/ssh/server.js';
+import { sourceOf } from '../../lib/ssh/slots.js';
 import { newUser } from '../helpers/api.js';
 import { bearer, http, tempDir } from '../helpers/host.js';
 import { runCli, startCliServer, type ServerProcess } from '../cli/processes.js';
@@ -16,9 +16,11 @@ import { runCli, startCliServer, type ServerProcess } from '../cli/processes.js'
 const run = promisify(execFile);
 
 /** A raw TCP connection to the SSH port: what it was sent before it closed, and when it closed. */
-function rawConnection(port: number, localAddress?: string): { socket: Socket; received: () => string; closed: Promise<number> } {
+/** A TCP connection to the SSH port that reads what comes; `hello` sends an SSH version line (and nothing more). */
+function rawConnection(port: number, localAddress?: string, hello = false): { socket: Socket; received: () => string; closed: Promise<number> } {
   const started = performance.now();
   const socket = connect({ port, host: '127.0.0.1', localAddress });
+  if (hello) socket.write('SSH-2.0-test\r\n');
   let received = '';
   socket.setEncoding('latin1').on('data', (text: string) => (received += text));
   socket.on('error', () => undefined);
@@ -123,38 +125,78 @@ describe('SSH connection limits', () => {
     expect(sourceOf('192.0.2.7')).toBe('192.0.2.7');
   });
 
-  it('lets a newcomer in when silent sockets of other addresses hold every slot, pushing out the most crowded source (issue 38)', async () => {
+  it('lets a newcomer in when unauthenticated sockets of other addresses hold every slot, pushing out the most crowded source (issue 38)', async () => {
+    // Linux routes all of 127.0.0.0/8 to loopback: each address stands for another client.
     const small = await createRepoHost({ port: 0, bcryptCost: 4, sshPort: 0, maxSshConnections: 4, maxSshConnectionsPerAddress: 3 });
     try {
       const greeted = (connection: ReturnType<typeof rawConnection>) => expect.poll(() => connection.received()).toMatch(/^SSH-2\.0-repohost/);
-      const crowd = [rawConnection(small.sshPort!, '127.0.0.2'), rawConnection(small.sshPort!, '127.0.0.2'), rawConnection(small.sshPort!, '127.0.0.2')];
-      const other = rawConnection(small.sshPort!, '127.0.0.3');
+      const open = (address: string) => rawConnection(small.sshPort!, address, true);
+      const crowd = [open('127.0.0.2'), open('127.0.0.2'), open('127.0.0.2')];
+      const other = open('127.0.0.3');
       for (const connection of [...crowd, other]) await greeted(connection);
+      let closed = 0;
+      for (const connection of [...crowd, other]) void connection.closed.then(() => closed++);
       // Every slot is taken: a newcomer from another address takes the place of the oldest of the crowded address.
-      const newcomer = rawConnection(small.sshPort!, '127.0.0.4');
+      const newcomer = open('127.0.0.4');
       await greeted(newcomer);
-      expect(await crowd[0]!.closed).toBeGreaterThan(0);
+      await crowd[0]!.closed;
+      expect(closed).toBe(1);
       // The crowded address holds two now, 127.0.0.5 none: that one gets in too, and the crowded address's oldest goes.
-      const next = rawConnection(small.sshPort!, '127.0.0.5');
+      const next = open('127.0.0.5');
       await greeted(next);
       await crowd[1]!.closed;
-      // Now no source holds more than one more than a newcomer: the slots are shared fairly, the newcomer is refused.
-      const refused = rawConnection(small.sshPort!, '127.0.0.6');
+      expect(closed).toBe(2);
+      // No address holds more than one above a newcomer's none now: the newcomer is refused, nobody is pushed out.
+      const refused = open('127.0.0.6');
       await refused.closed;
       expect(refused.received()).toBe('');
+      expect(closed).toBe(2);
       for (const connection of [crowd[2]!, other, newcomer, next]) connection.socket.destroy();
     } finally {
       await small.close();
     }
   });
 
-  it('closes a connection that asks nothing within five seconds, well before the login grace (issue 38)', async () => {
-    const patient = await createRepoHost({ port: 0, bcryptCost: 4, sshPort: 0, sshLoginGraceMs: 20_000 });
+  it('keeps the last slots for keys that authenticated before: a key never seen is refused there, a known one signs in (issue 38)', async () => {
+    const small = await createRepoHost({ port: 0, bcryptCost: 4, sshPort: 0, maxSshConnections: 8, maxSshConnectionsPerAddress: 8 });
+    const work = await tempDir('repohost-ssh-slots-');
+    try {
+      const keyOf = async (user: Awaited<ReturnType<typeof newUser>>) => {
+        const key = join(work.path, user.username);
+        await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
+        expect((await http(`${small.url}/api/v3/user/keys`, { headers: bearer(user.token), json: { key: await readFile(`${key}.pub`, 'utf8') } })).status).toBe(201);
+        return key;
+      };
+      const [alice, bob] = [await keyOf(await newUser(small, 'alice')), await keyOf(await newUser(small, 'bob'))];
+      const ssh = (key: string) =>
+        run('ssh', ['-i', key, '-o', 'IdentitiesOnly=yes', '-o', 'IdentityAgent=none', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'BatchMode=yes', '-p', String(small.sshPort), 'git@127.0.0.1']).then(
+          () => '',
+          (error: { stderr: string }) => error.stderr,
+        );
+      // alice signs in once while slots are free: her key is known from then on.
+      expect(await ssh(alice)).toContain('Hi alice!');
+      // Seven of eight slots taken by connections that never sign in: the eighth is kept for known keys.
+      const holders = Array.from({ length: 7 }, () => rawConnection(small.sshPort!, '127.0.0.2', true));
+      for (const holder of holders) await expect.poll(() => holder.received()).toMatch(/^SSH-2\.0-repohost/);
+      expect(await ssh(bob)).not.toContain('Hi bob!');
+      expect(await ssh(alice)).toContain('Hi alice!');
+      for (const holder of holders) holder.socket.destroy();
+    } finally {
+      await small.close();
+      await work.cleanup();
+    }
+  });
+
+  it('closes a connection that sends nothing within five seconds, one that sent its version line only at the login grace (issue 38)', async () => {
+    const patient = await createRepoHost({ port: 0, bcryptCost: 4, sshPort: 0, sshLoginGraceMs: 8000 });
     try {
       const silent = rawConnection(patient.sshPort!);
-      const closedAfter = await silent.closed;
-      expect(closedAfter).toBeGreaterThan(4500);
-      expect(closedAfter).toBeLessThan(8000);
+      const greeting = rawConnection(patient.sshPort!, undefined, true);
+      const [silentClosed, greetingClosed] = await Promise.all([silent.closed, greeting.closed]);
+      expect(silentClosed).toBeGreaterThan(4500);
+      expect(silentClosed).toBeLessThan(6500);
+      // Time to answer OpenSSH's host key question, say: the whole login grace.
+      expect(greetingClosed).toBeGreaterThan(7500);
     } finally {
       await patient.close();
     }
