@@ -7,6 +7,7 @@ import { gitEnvDate } from '../git/objects.js';
 import { diffRefs } from '../git/refs.js';
 import { isGitError, runGit } from '../git/run-git.js';
 import type { AdminSeedInput, SeedResult } from '../services/admin.js';
+import { CHECK_RECEIVED_OBJECTS } from '../git/dot-git.js';
 
 const SEED_AUTHOR = { GIT_AUTHOR_NAME: 'repohost', GIT_AUTHOR_EMAIL: 'repohost@localhost', GIT_COMMITTER_NAME: 'repohost', GIT_COMMITTER_EMAIL: 'repohost@localhost' };
 const IMPORT_TIMEOUT_MS = 600_000;
@@ -49,7 +50,7 @@ async function commitFolder(gitDir: string, dir: string, branch: string, message
 /** Fetches every branch and tag; returns the branch the source's HEAD names, if it tells. */
 async function importAll(gitDir: string, source: string): Promise<string | undefined> {
   // No '+': an existing branch only moves forward; the import never rewrites history that is already here.
-  await runGit(['fetch', '--quiet', '--update-head-ok', '--', source, 'refs/heads/*:refs/heads/*', 'refs/tags/*:refs/tags/*'], {
+  await runGit([...CHECK_RECEIVED_OBJECTS, 'fetch', '--quiet', '--update-head-ok', '--', source, 'refs/heads/*:refs/heads/*', 'refs/tags/*:refs/tags/*'], {
     gitDir,
     timeoutMs: IMPORT_TIMEOUT_MS,
     env: SOURCE_PROTOCOLS,

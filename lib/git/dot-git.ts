@@ -10,6 +10,13 @@
 const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
 const NTFS_DOT_GIT = /^(?:\.git|git~1)[. ]*(?::.*)?$/i;
 
+/**
+ * The git settings that check every object a repository receives (a push, an import, a seed fetch), as GitHub
+ * checks pushes: strict fsck, which refuses trees naming `.git` in any of the spellings above (`hasDotgit`) besides
+ * malformed commits, trees and modes, with git's own message.
+ */
+export const CHECK_RECEIVED_OBJECTS: readonly string[] = ['-c', 'transfer.fsckObjects=true'];
+
 /** Whether one name of a path (between slashes) is one that a checkout would take for `.git`. */
 export function isDotGitName(name: string): boolean {
   if (name.replace(HFS_IGNORED, '').toLowerCase() === '.git') return true;

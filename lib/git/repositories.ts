@@ -22,6 +22,7 @@ import { handleSmartHttp, type GitHttpResult, type ReceiveSetup, type SmartHttpR
 import { serveGitStream, type GitStreamIo, type StreamService } from './stream-transport.js';
 import { ObjectCache, repositoryScope } from './object-cache.js';
 import { TreeListing, type FileEntry } from './tree-listing.js';
+import { CHECK_RECEIVED_OBJECTS } from './dot-git.js';
 
 export type { FileEntry } from './tree-listing.js';
 
@@ -287,6 +288,8 @@ export class GitRepositories {
               ...source.gitConfig,
               // A server that stops sending (or trickles) is given up on, not waited for until the time limit.
               ...['-c', `http.lowSpeedLimit=${limits.lowSpeedBytes}`, '-c', `http.lowSpeedTime=${limits.lowSpeedSeconds}`],
+              // What it brings is checked as a push is: no tree naming .git (a clone of it would write into .git).
+              ...CHECK_RECEIVED_OBJECTS,
               ...['clone', '--bare', '--quiet', '--no-local', '--template=', '--', source.url, temp],
             ],
             { cwd: dirname(temp), timeoutMs: this.#importTimeoutMs, env: { GIT_ALLOW_PROTOCOL: 'http:https:git' }, signal: tooBig.signal },
@@ -303,7 +306,10 @@ export class GitRepositories {
       } catch (error) {
         if (tooBig.signal.aborted) throw tooLarge(`the repository at clone_url is larger than ${limits.maxBytes} bytes`);
         if (isGitError(error)) {
-          const reason = error.timedOut ? 'timed out' : (error.stderr.trim().split('\n').pop() ?? '').replace(/^fatal: /, '').slice(0, 200);
+          // git's last line, or the object check's own where one failed (the last then says only that one did).
+          const lines = error.stderr.trim().split('\n');
+          const line = lines.find((text) => /^error: object [0-9a-f]+: \w+: /.test(text)) ?? lines.pop() ?? '';
+          const reason = error.timedOut ? 'timed out' : line.replace(/^(?:fatal|error): /, '').slice(0, 200);
           throw invalid(`import from clone_url failed${reason ? `: ${reason}` : ''}`);
         }
         throw error;

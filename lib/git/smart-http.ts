@@ -5,6 +5,7 @@ import { spawnGit, type GitChild } from './run-git.js';
 import { peekCommands, type PeekedPush } from './push/commands.js';
 import { ReportStatusReader, type ReceiveReport } from './push/report-status.js';
 import type { RefChange } from './refs.js';
+import { CHECK_RECEIVED_OBJECTS } from './dot-git.js';
 
 /** The two git services smart HTTP serves. */
 export type GitService = 'git-upload-pack' | 'git-receive-pack';
@@ -67,12 +68,11 @@ export function gitProtocolFor(service: string, requested: string | null | undef
 /**
  * The settings each service runs with, over any transport. As Gitea: partial clone filters and wants by object id work
  * over protocol v0 as they do over v2 (which accepts any want); pushes may carry options (`git push -o`). As GitHub,
- * pushed objects are checked (`receive.fsckObjects`, strict): a tree holding `.git` in any spelling a file system
- * takes for it, a malformed commit or a bad mode is refused with git's own message (issue 38).
+ * pushed objects are checked (see CHECK_RECEIVED_OBJECTS, issue 38).
  */
 export function serviceConfig(service: GitService): string[] {
   return service === 'git-receive-pack'
-    ? ['-c', 'receive.denyDeletes=false', '-c', 'receive.denyNonFastForwards=false', '-c', 'receive.autogc=false', '-c', 'receive.advertisePushOptions=true', '-c', 'receive.fsckObjects=true']
+    ? ['-c', 'receive.denyDeletes=false', '-c', 'receive.denyNonFastForwards=false', '-c', 'receive.autogc=false', '-c', 'receive.advertisePushOptions=true', ...CHECK_RECEIVED_OBJECTS]
     : ['-c', 'uploadpack.allowFilter=true', '-c', 'uploadpack.allowAnySHA1InWant=true'];
 }
 

@@ -1,4 +1,7 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
@@ -8,6 +11,17 @@ import { multipart, newRepo, newUser, type TestUser } from '../helpers/api.js';
 import { git, pushFiles, remoteUrl } from '../helpers/git-cli.js';
 
 const run = promisify(execFile);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 // Issue 38: names git's own verify_path refuses (HFS+ and NTFS spellings of `.git` included) are refused by every
 // way a file is written: the contents API, the editor, uploads, and pushes (receive.fsckObjects, as GitHub).
@@ -62,6 +76,38 @@ describe('names git refuses as .git', () => {
       });
       expect(uploaded.status, uploaded.text.slice(0, 200)).toBe(400);
       expect(await exists(dotGit)).toBe(404);
+    });
+
+    it('refuses to import a repository whose tree holds .git (served by git daemon), leaving nothing behind', async () => {
+      const work = await tempDir('repohost-dotgit-import-');
+      let daemon: ChildProcess | undefined;
+      try {
+        const dir = work.path;
+        await git(dir, ['init', '-q', '--bare', 'evil.git'], dir);
+        await git(dir, ['init', '-q', '-b', 'main', 'w'], dir);
+        const w = join(dir, 'w');
+        await writeFile(join(w, 'f'), 'hi\n');
+        await git(w, ['add', 'f'], dir);
+        await git(w, ['commit', '-q', '-m', 'one'], dir);
+        const blob = await git(w, ['hash-object', '-w', 'f'], dir);
+        const inner = (await run('sh', ['-c', `printf '100644 blob ${blob}\\tconfig\\n' | git mktree`], { cwd: w })).stdout.trim();
+        const tree = (await run('sh', ['-c', `(git ls-tree HEAD; printf '040000 tree ${inner}\\tgit~1\\n') | git mktree`], { cwd: w })).stdout.trim();
+        const commit = await git(w, ['commit-tree', tree, '-p', 'HEAD', '-m', 'Into .git'], dir);
+        await git(w, ['push', '-q', join(dir, 'evil.git'), `${commit}:refs/heads/main`], dir);
+        const port = await freePort();
+        daemon = spawn('git', ['daemon', '--export-all', `--base-path=${dir}`, `--port=${port}`, '--listen=127.0.0.1', '--reuseaddr'], { stdio: 'ignore' });
+        await expect.poll(async () => (await run('git', ['ls-remote', `git://127.0.0.1:${port}/evil.git`]).catch(() => ({ stdout: '' }))).stdout, { timeout: 10_000 }).toMatch(/refs\/heads\/main/);
+        const imported = await http(`${host.url}/new`, {
+          headers: { cookie: `token=${alice.session}` },
+          form: { name: 'evil', description: '', clone_url: `git://127.0.0.1:${port}/evil.git`, repo_visibility: 'public', no_redirect: '1' },
+        });
+        expect(imported.status, imported.text).toBe(400);
+        expect(imported.text).toMatch(/hasDotgit/);
+        expect((await http(`${host.url}/api/v1/repos/alice/evil`)).status).toBe(404);
+      } finally {
+        daemon?.kill();
+        await work.cleanup();
+      }
     });
 
     it('refuses a push whose tree holds .git, with the message git gives, and moves no branch', async () => {
