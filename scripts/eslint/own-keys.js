@@ -8,18 +8,25 @@ import { ESLintUtils } from '@typescript-eslint/utils';
 
 const createRule = ESLintUtils.RuleCreator(() => 'lib/own-value.ts');
 
-/** A key type that can hold any string: `string`, a template literal, or a union with either. */
+/** A key type that can hold any string: `string`, a template literal, `any` or `unknown`, or a union with one. */
 function isWideString(type) {
   if (type.isUnion()) return type.types.some(isWideString);
-  return (type.flags & (ts.TypeFlags.String | ts.TypeFlags.TemplateLiteral)) !== 0;
+  return (type.flags & (ts.TypeFlags.String | ts.TypeFlags.TemplateLiteral | ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0;
 }
 
-/** A plain object looked up by string: one with a string index signature, or `{}`-like, not an array or tuple. */
+/** A plain object looked up by string: one with a string index signature (or `any`), not an array or tuple. */
 function isStringIndexedObject(checker, type) {
   if (type.isUnion()) return type.types.some((member) => isStringIndexedObject(checker, member));
-  if ((type.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0) return false;
+  if ((type.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) !== 0) return true;
   if (checker.isArrayType(type) || checker.isTupleType(type)) return false;
   return checker.getIndexInfoOfType(type, ts.IndexKind.String) !== undefined;
+}
+
+/** An object that `in` would search up its prototype chain: any object type but an array, or a union with one. */
+function isObjectLike(checker, type) {
+  if (type.isUnion()) return type.types.some((member) => isObjectLike(checker, member));
+  if ((type.flags & ts.TypeFlags.Any) !== 0) return true;
+  return (type.flags & ts.TypeFlags.Object) !== 0 && !checker.isArrayType(type) && !checker.isTupleType(type);
 }
 
 export const ownKeys = createRule({
@@ -45,8 +52,7 @@ export const ownKeys = createRule({
       },
       BinaryExpression(node) {
         if (node.operator !== 'in' || node.left.type === 'PrivateIdentifier') return;
-        const target = typeOf(node.right);
-        if (isWideString(typeOf(node.left)) && !checker.isArrayType(target) && (target.flags & ts.TypeFlags.Object) !== 0) context.report({ node, messageId: 'in' });
+        if (isWideString(typeOf(node.left)) && isObjectLike(checker, typeOf(node.right))) context.report({ node, messageId: 'in' });
       },
     };
   },

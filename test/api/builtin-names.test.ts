@@ -32,10 +32,11 @@ interface Route {
   route: string;
 }
 
-function pathOf(route: string, value: string, ids: string): string {
+/** `route` with its parameters filled: the owner and repository given, `value` for names, `ids` for ids. */
+function pathOf(route: string, place: { owner: string; repo: string }, value: string, ids: string): string {
   return route
-    .replace(/:owner\b/g, 'alice')
-    .replace(/:repo\b/g, 'project')
+    .replace(/:owner\b/g, place.owner)
+    .replace(/:repo\b/g, place.repo)
     .replace(/\*\*:\w+|:(\w+)/g, (whole, name: string | undefined) => {
       if (whole.startsWith('**')) return `main/${encodeURIComponent(value)}`;
       return encodeURIComponent(name && NUMERIC_PARAM.test(name) ? ids : value);
@@ -81,6 +82,8 @@ describe('names of JavaScript built-ins chosen by users (issue 38)', () => {
     alice = await newUser(host, 'alice');
     await newUser(host, 'bob');
     await newRepo(host, alice, 'project');
+    // An account and a repository named after built-ins, for the sweep's paths.
+    await newRepo(host, await newUser(host, 'constructor'), 'toString');
     const work = await tempDir('repohost-builtins-');
     try {
       const dir = work.path;
@@ -176,10 +179,11 @@ describe('names of JavaScript built-ins chosen by users (issue 38)', () => {
     const order = (route: Route) => (route.method === 'DELETE' || ENDS_THE_SETUP.test(route.route) ? 2 : route.method === 'GET' ? 0 : 1);
     const sorted = [...routes].sort((a, b) => order(a) - order(b));
     const failures: string[] = [];
+    const places = [{ owner: 'alice', repo: 'project' }, { owner: 'constructor', repo: 'toString' }];
     for (const route of sorted) {
       for (const value of BUILTINS) {
-        for (const ids of ['1', value]) {
-          const path = `${pathOf(route.route, value, ids)}?${queryOf(value)}`;
+        for (const [ids, place] of [['1', places[0]!], [value, places[0]!], ['1', places[1]!]] as const) {
+          const path = `${pathOf(route.route, place, value, ids)}?${queryOf(value)}`;
           const api = route.route.startsWith('/api/');
           const body = route.method === 'GET' || route.method === 'HEAD' ? undefined : api ? jsonBody(value) : formBody(value);
           const type = api ? 'application/json' : 'application/x-www-form-urlencoded';
