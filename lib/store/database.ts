@@ -2,7 +2,7 @@ import { mkdir, open, readdir, readFile, rename, rm, truncate } from 'node:fs/pr
 import { basename, dirname, join } from 'node:path';
 import type { Database } from 'sql.js';
 import { unavailable } from '../errors.js';
-import { DurableMark } from './durable-mark.js';
+import { DurableMark, type Mark } from './durable-mark.js';
 import { freshImage } from './fresh-image.js';
 import { readIfExists } from './read-if-exists.js';
 import { runMigrations } from './migrations.js';
@@ -538,6 +538,11 @@ async function loadState(files: DatabaseFiles, acceptLoss: boolean, base: 'fresh
   }
 }
 
+/** Why the durable mark cannot vouch for a log's length: there is none (or it is damaged), or it names `which`. */
+function markCannotVouch(files: DatabaseFiles, mark: Mark | undefined, which: string, after: string): string {
+  return mark ? `the durable mark ${files.markPath} names ${which} (${files.logPath(mark.firstSeq)})${after}` : `the durable mark ${files.markPath} is missing or damaged`;
+}
+
 async function replayLogs(
   files: DatabaseFiles,
   runner: StatementRunner,
@@ -573,10 +578,7 @@ async function replayLogs(
     const log = logs[torn]!;
     const tail = parsed[torn]!;
     if (mark?.firstSeq !== log.firstSeq && tail.loss === undefined) {
-      const why = mark
-        ? `the durable mark ${files.markPath} names another log (${files.logPath(mark.firstSeq)}), not this one`
-        : `the durable mark ${files.markPath} is missing or damaged`;
-      tail.loss = `ends in ${tail.totalBytes - tail.validBytes} damaged bytes from byte ${tail.validBytes}, and ${why}, so nothing shows that they held no acknowledged writes`;
+      tail.loss = `ends in ${tail.totalBytes - tail.validBytes} damaged bytes from byte ${tail.validBytes}, and ${markCannotVouch(files, mark, 'another log', ', not this one')}, so nothing shows that they held no acknowledged writes`;
     }
     if (tail.loss !== undefined && !acceptLoss) throw new LogLossError(log.path, tail.loss);
   }
@@ -586,8 +588,7 @@ async function replayLogs(
     const index = parsed.findLastIndex((log) => log.totalBytes > 0);
     const written = logs[index];
     if (written && !(mark && mark.firstSeq >= written.firstSeq)) {
-      const why = mark ? `the durable mark ${files.markPath} names an older log (${files.logPath(mark.firstSeq)})` : `the durable mark ${files.markPath} is missing or damaged`;
-      const problem = `holds ${parsed[index]!.totalBytes} bytes, and ${why}, so nothing shows how many of them were acknowledged (a log cut at a record's end looks whole)`;
+      const problem = `holds ${parsed[index]!.totalBytes} bytes, and ${markCannotVouch(files, mark, 'an older log', '')}, so nothing shows how many of them were acknowledged (a log cut at a record's end looks whole)`;
       if (!acceptLoss) throw new LogLossError(written.path, problem);
       accepted.push(`write log ${written.path} ${problem}; starting anyway as asked (acceptLogLoss) with its ${parsed[index]!.records.length} records`);
     }

@@ -1,5 +1,7 @@
 // Start-up benchmark (issue 23): fresh node processes, kinds run alternately, medians with spread (min–max).
-// Run with `npm run bench:start` (builds first). BENCH_ROUNDS sets the rounds (default 11).
+// Run with `npm run bench:start` (builds first). BENCH_ROUNDS sets the rounds (default 11); NODE names the node
+// binary the measured processes run on (default: the one running this script), e.g. each LTS line from
+// scripts/node-line.sh (issue 39).
 //
 // In-process (one child per round, timed inside it): import('repohost'), the first createRepoHost({ port: 0 }),
 // its first answered request (GET /api/v1/users/nobody, a 404 of the spec API, asked with node:http), RSS after that, further hosts in the
@@ -20,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 11);
+const NODE = process.env.NODE ?? process.execPath;
 const root = resolve(fileURLToPath(import.meta.url), '../../..');
 const dist = join(root, 'dist/bundle/index.js');
 const gitEnv = { PATH: process.env.PATH ?? '', HOME: tmpdir(), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', LANG: 'C' };
@@ -59,7 +62,7 @@ function get(port, path) {
 /** Spawns `args` and polls `path` on `port` until it is answered: ms from spawn to that answer. */
 async function untilAnswered(args, port, path, env = process.env) {
   const started = performance.now();
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'], env });
+  const child = spawn(NODE, args, { stdio: ['ignore', 'ignore', 'inherit'], env });
   let exited = false;
   child.on('exit', () => (exited = true));
   try {
@@ -87,7 +90,7 @@ async function untilAnswered(args, port, path, env = process.env) {
 function runNode(args, cwd) {
   return new Promise((resolveRun, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], cwd });
+    const child = spawn(NODE, args, { stdio: ['ignore', 'pipe', 'inherit'], cwd });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.on('error', reject);
@@ -277,7 +280,8 @@ try {
   }
 
   const of = (key) => results.inProcess.map((r) => r[key]);
-  console.log(`start-up, ${ROUNDS} rounds of fresh processes, alternating (node ${process.version})\n`);
+  const version = JSON.parse((await runNode(['-p', 'JSON.stringify(process.version)'])).out);
+  console.log(`start-up, ${ROUNDS} rounds of fresh processes, alternating (node ${version})\n`);
   console.log('baselines');
   console.log(`  bare node process (spawn to exit)                    ${fmt(results.bareNode)}`);
   console.log(`  bare node:http (spawn to first answer)               ${fmt(results.bareHttp)}`);
@@ -294,6 +298,8 @@ try {
   console.log('the chosen stack alone (h3 on node:http, sql.js opening the image, one request; none of our code)');
   console.log(`  first line to first answer                           ${fmt(results.stackFloor.map((r) => r.total))}`);
   console.log(`  RSS then                                             ${fmt(results.stackFloor.map((r) => r.rss), 'MB')}`);
+  const floorTotal = median(results.stackFloor.map((r) => r.total));
+  console.log(`  our code's part: (in-process total - floor) / floor  ${(((median(of('total')) - floorTotal) / floorTotal) * 100).toFixed(0)} % (target <= 25 %)`);
   console.log(`  reset(), fixtures of 10 repositories of 100 commits (target 20 ms)  ${fmt(JSON.parse((await runNode(['--input-type=module', '-e', RESET])).out))}`);
   const memory = JSON.parse((await runNode(['--expose-gc', '--input-type=module', '-e', MEMORY])).out);
   const at = (n) => memory[n - 1];
