@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { conflict, invalid, notFound } from '../errors.js';
+import { conflict, invalid, notFound, tooLarge } from '../errors.js';
 import type { GitRepositories } from '../git/repositories.js';
 import { isSafeBranchName } from '../git/names.js';
 import type { EventRecorder, ReleaseAction, ReleaseChanges } from '../events/index.js';
@@ -261,6 +261,10 @@ export class ReleaseService {
         return await writeToRepository(this.store, current, async (tx) => {
           if (!(await releaseById(tx, current.id, release.id))) throw notFound('Not Found');
           if (await assetByName(tx, release.id, name)) throw conflict('name already_exists');
+          // Again here: uploads running side by side each saw the room before the others' bytes were counted.
+          if ((await releaseAssetBytesOf(tx, current.id)) + stored.size > this.files.maxBytesPerRepository) {
+            throw tooLarge(`a repository's release assets may take ${this.files.maxBytesPerRepository} bytes in all`);
+          }
           return await insertAsset(tx, release.id, viewer!.id, { name, label, content_type: contentType, ...stored }, now);
         });
       } catch (error) {

@@ -390,6 +390,9 @@ describe('releases through the GitHub-compatible API', () => {
       expect((await upload('fits.bin', 2000)).status).toBe(201);
       await client.repos.deleteReleaseAsset({ owner, repo, asset_id: (first.data as { id: number }).id });
       expect((await upload('second.bin', 3000)).status).toBe(201);
+      // Side by side, two uploads that each fit what is left but not together: one is kept, the other refused.
+      const both = await Promise.allSettled([upload('a.bin', 800), upload('b.bin', 800)]);
+      expect(both.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value.status : (outcome.reason as { status: number }).status)).sort()).toEqual([201, 413]);
     } finally {
       await small.close();
     }
