@@ -40,12 +40,13 @@ describe('WorkerPool', () => {
 
   it('fails the jobs running and waiting when it closes', async () => {
     const closing = new WorkerPool<unknown, number>({ source: SOURCE, size: 1, name: 'closing' });
-    const running = closing.run('spin');
-    const waiting = closing.run(1);
+    // Awaited as refusals from the start: they fail inside close(), before the lines below it run.
+    const running = expect(closing.run('spin')).rejects.toThrow('closing closed');
+    const waiting = expect(closing.run(1)).rejects.toThrow('closing closed');
     await new Promise((resolve) => setTimeout(resolve, 50));
     await closing.close();
-    await expect(running).rejects.toThrow('closing closed');
-    await expect(waiting).rejects.toThrow('closing closed');
+    await running;
+    await waiting;
   });
 
   it('asks for its workers\' data when the first worker starts, and once', async () => {
