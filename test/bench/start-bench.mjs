@@ -13,7 +13,7 @@
 // Once each, in their own processes: reset() between tests with 10 repositories of 100 commits in the fixtures, and
 // memory (heap used, RSS) over 10,000 mixed reads.
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -301,9 +301,11 @@ try {
   const floorTotal = median(results.stackFloor.map((r) => r.total));
   console.log(`  our code's part: (in-process total - floor) / floor  ${(((median(of('total')) - floorTotal) / floorTotal) * 100).toFixed(0)} % (target <= 25 %)`);
   console.log(`  reset(), fixtures of 10 repositories of 100 commits (target 20 ms)  ${fmt(JSON.parse((await runNode(['--input-type=module', '-e', RESET])).out))}`);
-  const memory = JSON.parse((await runNode(['--expose-gc', '--input-type=module', '-e', MEMORY])).out);
+  // With the V8 flags the command gives its own process (bin/repohost's first line): what `repohost serve` holds.
+  const commandFlags = (await readFile(join(root, 'bin/repohost'), 'utf8')).split('\n')[0].split(' ').slice(3);
+  const memory = JSON.parse((await runNode([...commandFlags, '--expose-gc', '--input-type=module', '-e', MEMORY])).out);
   const at = (n) => memory[n - 1];
-  console.log('memory over 10,000 mixed reads (after a full collection; target: flat)');
+  console.log(`memory over 10,000 mixed reads (after a full collection; node ${commandFlags.join(' ')} as the command runs; target: flat)`);
   for (const n of [1, 2, 5, 10]) console.log(`  after ${String(n * 1000).padStart(6)} requests   heap used ${at(n).heap.toFixed(1).padStart(6)} MB   RSS ${at(n).rss.toFixed(0).padStart(4)} MB`);
   console.log(`  growth from 2,000 to 10,000: heap ${(at(10).heap - at(2).heap).toFixed(1)} MB, RSS ${(at(10).rss - at(2).rss).toFixed(0)} MB`);
   console.log('repohost serve on an existing database');

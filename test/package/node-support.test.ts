@@ -1,9 +1,12 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { createRepoHost } from '../../lib/index.js';
 import { unsupportedNode } from '../../lib/node-support.js';
 import { BIN } from '../cli/processes.js';
+import { tempDir } from '../helpers/host.js';
 import packageJson from '../../package.json' with { type: 'json' };
 
 const run = promisify(execFile);
@@ -35,6 +38,27 @@ describe('the Node.js releases repohost runs on', () => {
     expect(refused?.stderr).toBe('repohost needs Node.js 22.12 or later (the LTS lines 22 and 24 are supported); this is Node.js 20.19.0\n');
     // The same command on this Node answers.
     expect((await run(process.execPath, [BIN, '--version'])).stdout.trim()).toBe(packageJson.version);
+  });
+
+  it('runs the command with 16 MB semi-spaces, so a server\'s memory levels off as on Node 22 (run as an executable)', async () => {
+    const work = await tempDir('repohost-node-flags-');
+    // The executable through its first line, as `npx repohost` and an installed `repohost` run it, on this Node.
+    const server = spawn(BIN, ['serve', '--port', '0', '--db', join(work.path, 'data.db')], {
+      env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.stdout.on('data', (chunk: Buffer) => String(chunk).includes('http://') && resolve());
+        server.once('exit', (code) => reject(new Error(`repohost serve exited with ${code}`)));
+      });
+      const commandLine = (await readFile(`/proc/${server.pid}/cmdline`, 'utf8')).split('\0');
+      expect(commandLine).toContain('--max-semi-space-size=16');
+    } finally {
+      server.kill('SIGTERM');
+      await new Promise((resolve) => server.once('close', resolve));
+      await work.cleanup();
+    }
   });
 
   it('makes createRepoHost refuse an older Node.js with the same sentence, starting nothing', async () => {
