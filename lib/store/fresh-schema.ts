@@ -609,4 +609,5 @@ export const FRESH_SCHEMA: readonly string[] = [
   `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('repository', 1)`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('ssh_key', 1)`,
+  `INSERT INTO id_sequences (name, next_id) VALUES ('installation', 1)`,
 ];

@@ -920,11 +920,13 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
     ],
   },
   {
-    // Repositories and SSH keys take ids never given twice (queries/id-sequences.ts): an LFS token names them by id.
+    // Repositories, SSH keys and app installations take ids never given twice (queries/id-sequences.ts): LFS tokens and
+    // apps name them by id.
     version: 27,
     statements: [
       `INSERT INTO id_sequences (name, next_id) SELECT 'repository', COALESCE(MAX(id), 0) + 1 FROM repositories`,
       `INSERT INTO id_sequences (name, next_id) SELECT 'ssh_key', COALESCE(MAX(id), 0) + 1 FROM ssh_keys`,
+      `INSERT INTO id_sequences (name, next_id) SELECT 'installation', COALESCE(MAX(id), 0) + 1 FROM app_installations`,
     ],
   },
 ];

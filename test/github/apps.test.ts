@@ -202,6 +202,20 @@ describe('GitHub Apps', () => {
     expect((await bot.apps.listReposAccessibleToInstallation()).data.repositories).toEqual([]);
   });
 
+  it('ends every token of an installation when it is deleted, and a new installation gets an id never given before (issue 38)', async () => {
+    const made = await host.admin.createApp({ owner: 'alice', name: 'Short Lived', permissions: { metadata: 'read' } });
+    const { id } = await host.admin.installApp('short-lived', 'alice');
+    const jwt = new Octokit({ baseUrl: api(), authStrategy: createAppAuth, auth: { appId: made.id, privateKey: made.privateKey } });
+    const token = (await jwt.apps.createInstallationAccessToken({ installation_id: id })).data.token;
+    const bot = new Octokit({ baseUrl: api(), auth: token });
+    expect((await bot.apps.listReposAccessibleToInstallation()).status).toBe(200);
+    expect((await jwt.apps.deleteInstallation({ installation_id: id })).status).toBe(204);
+    expect((await failure(bot.apps.listReposAccessibleToInstallation())).status).toBe(401);
+    const again = await host.admin.installApp('short-lived', 'alice');
+    expect(again.id).not.toBe(id);
+    expect((await failure(bot.apps.listReposAccessibleToInstallation())).status).toBe(401);
+  });
+
   it('covers repositories made later when installed on all of an account\'s repositories', async () => {
     const made = await host.admin.createApp({ owner: 'bob', name: 'All Seeing', webhookUrl: `${receiver.url}/all`, events: ['issues'], permissions: { issues: 'write' } });
     expect(made.bot).toBe('all-seeing[bot]');

@@ -27,7 +27,7 @@ describe('migrating deployments to environments (schema 26)', () => {
     // Taken back to what version 25 left: no environments (nor the sequences of step 27).
     const store = await Store.open(dbPath, { snapshotThresholdBytes: 1 << 30 });
     await store.write(async (tx) => {
-      await tx.run("DELETE FROM id_sequences WHERE name IN ('repository', 'ssh_key')");
+      await tx.run("DELETE FROM id_sequences WHERE name IN ('repository', 'ssh_key', 'installation')");
       await tx.run('DROP TABLE environments');
       await tx.run('UPDATE schema_version SET version = 25');
     });

@@ -27,7 +27,7 @@ describe('ids never given twice (schema 27)', () => {
     // Taken back to what version 26 left: no sequences for repositories and keys.
     const store = await Store.open(dbPath, { snapshotThresholdBytes: 1 << 30 });
     await store.write(async (tx) => {
-      await tx.run("DELETE FROM id_sequences WHERE name IN ('repository', 'ssh_key')");
+      await tx.run("DELETE FROM id_sequences WHERE name IN ('repository', 'ssh_key', 'installation')");
       await tx.run('UPDATE schema_version SET version = 26');
     });
     await store.close();

@@ -845,12 +845,13 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<{ version: number; statements: r
     ],
   },
   {
-    // As SQLite's step 27: repositories and SSH keys take ids from `id_sequences`, going on from the identity's last
+    // As SQLite's step 27: repositories, SSH keys and installations take ids from `id_sequences`, going on from the identity's last
     // value (past ids of rows deleted since, which the identity never gave again either).
     version: 27,
     statements: [
       `INSERT INTO id_sequences (name, next_id) SELECT 'repository', GREATEST(COALESCE(MAX(id), 0), COALESCE(pg_sequence_last_value(pg_get_serial_sequence('repositories', 'id')), 0)) + 1 FROM repositories`,
       `INSERT INTO id_sequences (name, next_id) SELECT 'ssh_key', GREATEST(COALESCE(MAX(id), 0), COALESCE(pg_sequence_last_value(pg_get_serial_sequence('ssh_keys', 'id')), 0)) + 1 FROM ssh_keys`,
+      `INSERT INTO id_sequences (name, next_id) SELECT 'installation', GREATEST(COALESCE(MAX(id), 0), COALESCE(pg_sequence_last_value(pg_get_serial_sequence('app_installations', 'id')), 0)) + 1 FROM app_installations`,
     ],
   },
 ];

@@ -1,6 +1,7 @@
 import type { ReadTx, WriteTx } from '../interface.js';
 import { inList } from './in-list.js';
 import type { PageWindow } from './page-window.js';
+import { takeId } from './id-sequences.js';
 
 export interface AppRow {
   id: number;
@@ -114,8 +115,8 @@ export async function countInstallations(db: ReadTx, appId: number): Promise<num
 
 export async function insertInstallation(tx: WriteTx, appId: number, accountId: number, selection: RepositorySelection, now: string): Promise<InstallationRow> {
   return (await tx.run<InstallationRow>(
-    `INSERT INTO app_installations (app_id, account_id, repository_selection, created_at, updated_at) VALUES (?, ?, ?, ?, ?) RETURNING ${INSTALLATION_COLUMNS}`,
-    [appId, accountId, selection, now, now],
+    `INSERT INTO app_installations (id, app_id, account_id, repository_selection, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING ${INSTALLATION_COLUMNS}`,
+    [await takeId(tx, 'installation'), appId, accountId, selection, now, now],
   )).rows[0]!;
 }
 

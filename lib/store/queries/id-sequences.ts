@@ -10,9 +10,10 @@ import type { WriteTx } from '../interface.js';
  *
  * - `comment`: issue and pull request comments share one sequence (schema version 9), so a comment id names one
  *   comment of either kind (GitHub's `/issues/comments/:id` serves both).
- * - `repository`, `ssh_key` (schema version 27): what LFS tokens name.
+ * - `repository`, `ssh_key`, `installation` (schema version 27): what LFS tokens name, and what apps know
+ *   installations by (GitHub never gives an installation's id to another).
  */
-export type IdSequence = 'comment' | 'repository' | 'ssh_key';
+export type IdSequence = 'comment' | 'repository' | 'ssh_key' | 'installation';
 
 /** Takes the next id of a sequence. */
 export async function takeId(tx: WriteTx, sequence: IdSequence): Promise<number> {
