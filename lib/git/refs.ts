@@ -55,6 +55,8 @@ export class RefCache {
   readonly #entries: LruCache<string, Promise<Map<string, string>>>;
   /** Commit ids seen to exist, per repository, until it is forgotten (bounded per repository). */
   readonly #commits: LruCache<string, Set<string>>;
+  /** The reads that succeeded: a repository whose refs were read and not forgotten since is on disk. */
+  readonly #read = new WeakSet<Promise<Map<string, string>>>();
 
   /** `announce`: tells other instances of the database that a repository's refs changed (see `forget`). */
   constructor(
@@ -79,7 +81,20 @@ export class RefCache {
 
   /** The refs of the repository at `gitDir` (shared: do not change the map). */
   refs(gitDir: string): Promise<ReadonlyMap<string, string>> {
-    return remembered(this.#entries, gitDir, () => readRefs(gitDir));
+    return remembered(this.#entries, gitDir, () => {
+      const read = readRefs(gitDir);
+      read.then(() => this.#read.add(read), () => undefined);
+      return read;
+    });
+  }
+
+  /**
+   * True when the refs of `gitDir` were read and not forgotten since: the folder is there, as every move and removal
+   * forgets it (so a warm read needs no look at the disk to know the repository exists).
+   */
+  knowsRefs(gitDir: string): boolean {
+    const entry = this.#entries.get(gitDir);
+    return entry !== undefined && this.#read.has(entry);
   }
 
   /** Drops what is known of every repository (the repositories were replaced on disk, see host.restore). */

@@ -178,6 +178,7 @@ export class GitRepositories {
 
   async #existing(owner: string, name: string): Promise<string> {
     const path = this.pathOf(owner, name);
+    if (this.#refs.knowsRefs(path)) return path;
     try {
       await access(`${path}/HEAD`);
     } catch {
@@ -262,6 +263,8 @@ export class GitRepositories {
   }
 
   #forgetGoneHere(path: string): void {
+    // Again after the move or removal: refs read while it ran would otherwise vouch for a folder that is gone.
+    this.#refs.forgetHere(path);
     this.browse.forget(path);
     const prefix = `${path}\0`;
     const mine = (key: string) => key.startsWith(prefix);

@@ -44,6 +44,25 @@ describe('warm git-backed reads of /api/v3', () => {
     expect(Buffer.from(first[2].content, 'base64').toString('utf8')).toBe('# warm\n');
   });
 
+  // Issue 39: the repository's home page and a file's page, warm, are served from what is kept by commit and object
+  // id too (a small file's LFS pointer check included), so they cost no process either.
+  it('runs no git for the repository page or a file page once they were shown', async () => {
+    const pages = ['/alice/warm', '/alice/warm/src/branch/main/README.md', '/alice/warm/src/branch/feature/feature.txt'];
+    const first = [];
+    for (const page of pages) {
+      const shown = await http(`${host.url}${page}`, { headers: { ...bearer(alice.token), accept: 'text/html' } });
+      expect(shown.status, page).toBe(200);
+      first.push(shown.text);
+    }
+    await host.idle();
+    const before = processesLaunched();
+    for (let round = 0; round < 3; round++) {
+      for (const [index, page] of pages.entries()) expect((await http(`${host.url}${page}`, { headers: { ...bearer(alice.token), accept: 'text/html' } })).text).toBe(first[index]);
+    }
+    expect(processesLaunched() - before).toBe(0);
+    expect(first[1]).toContain('warm');
+  });
+
   it('follows a push, and a repository made again under the same name is read afresh', async () => {
     const work = await tempDir('repohost-warm-');
     try {

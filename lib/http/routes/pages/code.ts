@@ -11,7 +11,7 @@ import type { RequestForgeryGuard } from '../../csrf.js';
 import { htmlResponse } from '../../html-response.js';
 import { escapeHtml, type SafeHtml } from '../../pages/html.js';
 import { type DiffView, diffViewOf, highlighting, PAGE_DIFF_LIMITS, renderDiff, viewQuery } from '../../pages/diff-view.js';
-import { LruCache } from '../../../git/lru.js';
+import { LruCache, remembered } from '../../../git/lru.js';
 import { blameView, type BlameContent } from '../../pages/code/blame-view.js';
 import { blobView } from '../../pages/code/blob.js';
 import { branchesView, tagsView, type BranchRowView } from '../../pages/code/branches.js';
@@ -75,6 +75,8 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
   const contents = new FileContents(ctx.highlighter);
   const renderedDiffs = new LruCache<string, SafeHtml>(32);
   const folderOrders = new LruCache<string, FolderOrder>(64);
+  /** Whether a small blob is an LFS pointer, and to what, by the blob's id (what its bytes say never changes). */
+  const pointers = new LruCache<string, Promise<LfsPointer | undefined>>(1024);
 
   const pageUser = (event: H3Event, viewer: UserRow | undefined) => pageUserOf(forgery, event, viewer);
 
@@ -111,7 +113,7 @@ export function mountCodePages(app: H3, ctx: AppContext, forgery: RequestForgery
   /** The LFS object a file stands for: when it is a pointer to an object the repository holds. */
   async function lfsObjectOf(repo: RepositoryRow, object: { oid: string; size: number }): Promise<LfsPointer | undefined> {
     if (object.size > MAX_POINTER_BYTES) return undefined;
-    const pointer = parseLfsPointer(await browse.readBlob(repo.owner_name, repo.name, object.oid, MAX_POINTER_BYTES));
+    const pointer = await remembered(pointers, object.oid, async () => parseLfsPointer(await browse.readBlob(repo.owner_name, repo.name, object.oid, MAX_POINTER_BYTES)));
     return pointer && (await ctx.lfs.holds(repo, pointer.oid)) ? pointer : undefined;
   }
 
