@@ -1,9 +1,9 @@
 import type { ConcurrencyGate } from './concurrency-gate.js';
-import type { AnswerCache } from './http/answer-cache.js';
+import type { AnswerCache } from './answer-cache.js';
 import type { GitRepositories } from './git/repositories.js';
 import type { GitHubRateLimits } from './github/rate-limit.js';
 import type { Highlighter } from './highlight/index.js';
-import type { LfsService } from './lfs/service.js';
+import type { LfsService } from './services/lfs.js';
 import type { ResolvedOptions } from './options.js';
 import type { AssigneeService } from './services/assignees.js';
 import type { AvatarService } from './services/avatars.js';

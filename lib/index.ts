@@ -1,6 +1,6 @@
 export { createRepoHost, PortInUseError, type RepoHost } from './host.js';
 export type { RepoHostOptions, ResolvedOptions } from './options.js';
-export type { AdminOperations, AdminUserInput, AdminRepoInput, AdminSeedInput, AdminUserListing, SeedResult } from './services/admin.js';
+export type { AdminOperations, AdminUserInput, AdminRepoInput, AdminSeedInput, AdminUserListing, SeedResult } from './admin/operations.js';
 export { DatabaseLockedError } from './store/lock.js';
 export type { UserSummary } from './services/users.js';
 export type { RepositorySummary } from './services/repos.js';
@@ -44,7 +44,7 @@ export type {
   FixtureIssue,
   FixturePull,
   FixtureComment,
-} from './harness/fixtures.js';
+} from './fixtures.js';
 export { FixtureError } from './harness/validate.js';
 export type { FixtureResult } from './harness/load.js';
 export type { RateLimitSimulation } from './github/rate-limit.js';

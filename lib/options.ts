@@ -1,5 +1,5 @@
 import { dirname, join, resolve, basename } from 'node:path';
-import type { Fixtures } from './harness/fixtures.js';
+import type { Fixtures } from './fixtures.js';
 
 /** Options accepted by `createRepoHost`. */
 export interface RepoHostOptions {

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isRepoHostError } from '../errors.js';
-import type { AdminOperations } from '../services/admin.js';
+import type { AdminOperations } from './operations.js';
 import { removeChannelFile, writeChannelFile } from './channel-file.js';
 import { isOperationName, type AdminRequest, type AdminResponse } from './protocol.js';
 

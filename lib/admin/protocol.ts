@@ -1,4 +1,4 @@
-import type { AdminOperations } from '../services/admin.js';
+import type { AdminOperations } from './operations.js';
 
 /** The admin operations callable through the admin channel (an allow-list: nothing else is dispatched). */
 export const ADMIN_OPERATION_NAMES = [

@@ -6,8 +6,26 @@ import { invalid } from '../errors.js';
 import { gitEnvDate } from '../git/objects.js';
 import { diffRefs } from '../git/refs.js';
 import { isGitError, runGit } from '../git/run-git.js';
-import type { AdminSeedInput, SeedResult } from '../services/admin.js';
 import { CHECK_RECEIVED_OBJECTS } from '../git/dot-git.js';
+import type { RepositorySummary } from '../services/repos.js';
+
+export interface AdminSeedInput {
+  owner: string;
+  name: string;
+  /** A folder (committed as one commit of its files), or a git URL or repository path (all branches and tags imported). */
+  from?: string;
+  /** Used only when the repository is created. */
+  private?: boolean;
+  description?: string;
+}
+
+export interface SeedResult {
+  repository: RepositorySummary;
+  /** False when the repository already existed. */
+  created: boolean;
+  /** Refs the seed created or moved. */
+  refsUpdated: string[];
+}
 
 const SEED_AUTHOR = { GIT_AUTHOR_NAME: 'repohost', GIT_AUTHOR_EMAIL: 'repohost@localhost', GIT_COMMITTER_NAME: 'repohost', GIT_COMMITTER_EMAIL: 'repohost@localhost' };
 const IMPORT_TIMEOUT_MS = 600_000;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { withAdmin } from '../admin/run.js';
+import { withAdmin } from './admin-run.js';
 import type { AsyncAdminOperations } from '../admin/protocol.js';
 import { errorLine, paint, readPassword, readStdin, table, UsageError, useColour, type CliIO } from './output.js';
 import { MAX_DATABASE_POOL_SIZE } from '../options.js';

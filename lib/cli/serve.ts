@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import type { Fixtures } from '../harness/fixtures.js';
+import type { Fixtures } from '../fixtures.js';
 import { FixtureError } from '../harness/validate.js';
 import { HarnessClock } from '../harness/clock.js';
 import { mountHarnessControl } from '../harness/control.js';

@@ -1,10 +1,23 @@
-import type { NewInstallationToken } from '../services/apps.js';
 import type { ReadTx } from '../store/interface.js';
 import { appsOfBots, appsWithIds, type AppRow, type InstallationRow } from '../store/queries/apps.js';
+import type { RepositoryRow } from '../store/queries/repositories.js';
 import { userById, type UserRow } from '../store/queries/users.js';
 import { githubTime } from './time.js';
 import { GITHUB_API_PREFIX, nodeId, type GitHubShapes } from './shapes.js';
 import type { GitHubRepository } from './types.js';
+
+/** An app's permissions by name (GitHub's `permissions` object). */
+export type AppPermissions = Record<string, 'read' | 'write'>;
+
+/** An installation token as made, before GitHub's shape shows it (the secret itself only this once). */
+export interface NewInstallationToken {
+  token: string;
+  expiresAt: string;
+  permissions: AppPermissions;
+  repositorySelection: 'all' | 'selected';
+  /** The repositories the token was narrowed to, or null when it covers its installation's. */
+  repositories: RepositoryRow[] | null;
+}
 
 /** The `installation` of an app's webhook payloads. */
 export function installationField(id: number): { id: number; node_id: string } {

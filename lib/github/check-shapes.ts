@@ -1,6 +1,5 @@
-import type { CheckSuite } from '../services/checks.js';
 import type { GitHubApp } from './app-shapes.js';
-import type { CheckAnnotationRow, CheckPullRow, CheckRunRow } from '../store/queries/checks.js';
+import type { CheckAnnotationRow, CheckPullRow, CheckRunRow, CheckSuite } from '../store/queries/checks.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { GITHUB_API_PREFIX, nodeId } from './shapes.js';
 import { githubTime } from './time.js';

@@ -1,6 +1,5 @@
-import type { Release } from '../services/releases.js';
 import type { ReadTx } from '../store/interface.js';
-import type { ReleaseAssetRow } from '../store/queries/releases.js';
+import type { Release, ReleaseAssetRow } from '../store/queries/releases.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { usersByNames } from '../store/queries/users.js';
 import { reactionCounts, type ReactionCounts } from '../store/queries/reactions.js';

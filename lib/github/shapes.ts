@@ -16,8 +16,7 @@ import type { IssueEventRow } from '../store/queries/issue-events.js';
 import { githubTime } from './time.js';
 import { commitCommentCounts } from '../store/queries/commit-comments.js';
 import { topicsOfRepositories } from '../store/queries/topics.js';
-import { reactionCounts, type ReactionCounts, type ReactionSubject } from '../store/queries/reactions.js';
-import { REACTION_CONTENTS } from '../services/reactions.js';
+import { REACTION_CONTENTS, reactionCounts, type ReactionCounts, type ReactionSubject } from '../store/queries/reactions.js';
 import type {
   GitHubCommit,
   GitHubContent,

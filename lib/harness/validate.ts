@@ -9,7 +9,7 @@ import { parseColor } from '../services/labels.js';
 import { validateRepositoryName, validateUsername } from '../services/names.js';
 import { optionalText, requiredText } from '../services/text-fields.js';
 import { validateEmail, validatePassword } from '../services/users.js';
-import type { FixtureComment, FixtureFile, FixturePerson } from './fixtures.js';
+import type { FixtureComment, FixtureFile, FixturePerson } from '../fixtures.js';
 import { ownValue } from '../own-value.js';
 
 // Checks a whole fixture description before anything is written, and turns it into a plan the loader follows

@@ -8,7 +8,7 @@ import { readLimitedText, parseJsonObject, queryString } from '../http/validate.
 import { retryAfterOf } from '../http/retry-after.js';
 import { atLeast, integrationAllows, type AccessLevel } from '../services/permissions.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
-import { LfsError, LockTaken, type BatchAnswer, type LfsCaller, type LfsLockRow } from './service.js';
+import { LfsError, LockTaken, type BatchAnswer, type LfsCaller, type LfsLockRow } from '../services/lfs.js';
 import { LfsTokens } from './tokens.js';
 
 const LFS_TYPE = 'application/vnd.git-lfs+json';

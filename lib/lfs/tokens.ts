@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createOnce } from '../ssh/secret-file.js';
+import { createOnce } from '../secret-file.js';
 
 /** Whom a token speaks for: an account, or a deploy key (by its key id). */
 export type TokenPrincipal = { kind: 'user'; id: number } | { kind: 'deploy'; id: number };

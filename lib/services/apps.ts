@@ -25,10 +25,11 @@ import {
   type AppRow,
   type InstallationRow,
 } from '../store/queries/apps.js';
+import type { AppPermissions, NewInstallationToken } from '../github/app-shapes.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import { repositoriesWithIds, repositoryByFullName, repositoryByName, type RepositoryRow } from '../store/queries/repositories.js';
 import { insertUser, userById, userByName, type UserRow } from '../store/queries/users.js';
-import { hookTargetUrl } from '../webhooks/target-url.js';
+import { hookTargetUrl } from '../net/target-url.js';
 import { readAppJwt, signedBy } from './app-jwt.js';
 import type { PasswordHasher } from './password-hasher.js';
 import type { AccessLevel, InstallationGrant, Viewer } from './permissions.js';
@@ -43,8 +44,6 @@ const PERMISSION_LEVELS = ['read', 'write'];
 const TOKEN_LIFETIME_MS = 3_600_000;
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,32}[a-z0-9])?$/;
 const MAX_NAME = 34;
-
-export type AppPermissions = Record<string, 'read' | 'write'>;
 
 export interface AppInput {
   /** The account that owns the app (manages it). */
@@ -64,14 +63,8 @@ export interface AppInput {
   privateKey?: string;
 }
 
-export interface NewInstallationToken {
-  token: string;
-  expiresAt: string;
-  permissions: AppPermissions;
-  repositorySelection: 'all' | 'selected';
-  /** The repositories the token was narrowed to, or null when it covers its installation's. */
-  repositories: RepositoryRow[] | null;
-}
+
+export type { AppPermissions, NewInstallationToken };
 
 const generateRsaKey = promisify(generateKeyPair);
 

@@ -6,17 +6,12 @@ import type { AppShapes } from '../github/app-shapes.js';
 import type { CheckShapes, GitHubCheckRun, GitHubHeadCommit } from '../github/check-shapes.js';
 import type { ReadTx, WriteTx } from '../store/interface.js';
 import { appById, installationById, installationOfRepository } from '../store/queries/apps.js';
-import { latestRunsOfSuites, openPullsAt, suiteById, suiteOf, type CheckRunRow, type CheckSuiteRow } from '../store/queries/checks.js';
+import { latestRunsOfSuites, openPullsAt, suiteById, suiteOf, type CheckRunRow, type CheckSuite, type CheckSuiteRow } from '../store/queries/checks.js';
 import type { HookRow } from '../store/queries/webhooks.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import type { UserRow } from '../store/queries/users.js';
 
 /** A suite with the state its runs give it. */
-export interface CheckSuite extends CheckSuiteRow {
-  status: 'queued' | 'in_progress' | 'completed';
-  conclusion: string | null;
-  runs: number;
-}
 
 /** A suite concludes with the worst conclusion of its runs, in this order. */
 const WORST_FIRST = ['action_required', 'cancelled', 'timed_out', 'failure', 'stale', 'neutral', 'skipped', 'success'];

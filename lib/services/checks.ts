@@ -22,16 +22,17 @@ import {
   type CheckRunFields,
   type CheckRunFilter,
   type CheckRunRow,
+  type CheckSuite,
 } from '../store/queries/checks.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import { branchesAt, type RepositoryRow } from '../store/queries/repositories.js';
-import { headCommitOf, withStates, type CheckEvents, type CheckSuite } from './check-events.js';
+import { headCommitOf, withStates, type CheckEvents } from './check-events.js';
 import { requireAccess, type Viewer } from './permissions.js';
 import { writeToRepository } from './repository-write.js';
 import { nullableText } from './text-fields.js';
 import { ownValue } from '../own-value.js';
 
-export type { CheckSuite } from './check-events.js';
+export type { CheckSuite };
 
 export const CHECK_STATUSES = ['queued', 'in_progress', 'completed', 'waiting', 'requested', 'pending'] as const;
 export const CHECK_CONCLUSIONS = ['action_required', 'cancelled', 'failure', 'neutral', 'success', 'skipped', 'stale', 'timed_out'] as const;

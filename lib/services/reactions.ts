@@ -3,7 +3,7 @@ import type { Db, ReadTx } from '../store/interface.js';
 import { lockOfComment, lockOfNumber } from '../store/queries/conversations.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import { pullInRepository } from '../store/queries/pulls.js';
-import { deleteReaction, insertReaction, reactionById, reactionCounts, reactionOf, reactionsTo, type ReactionCounts, type ReactionRow, type ReactionSubject } from '../store/queries/reactions.js';
+import { deleteReaction, insertReaction, REACTION_CONTENTS, reactionById, reactionCounts, reactionOf, reactionsTo, type ReactionContent, type ReactionCounts, type ReactionRow, type ReactionSubject } from '../store/queries/reactions.js';
 import { releaseById } from '../store/queries/releases.js';
 import { commitCommentById } from '../store/queries/commit-comments.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
@@ -13,8 +13,6 @@ import { atLeast, requireAccess, type AccessLevel, type Viewer } from './permiss
 import { writeToRepository } from './repository-write.js';
 
 /** GitHub's reactions, in the order its rollups list them. */
-export const REACTION_CONTENTS = ['+1', '-1', 'laugh', 'hooray', 'confused', 'heart', 'rocket', 'eyes'] as const;
-export type ReactionContent = (typeof REACTION_CONTENTS)[number];
 /** A release takes fewer (GitHub's: no -1 and no confused). */
 const RELEASE_CONTENTS: readonly string[] = ['+1', 'laugh', 'heart', 'hooray', 'rocket', 'eyes'];
 

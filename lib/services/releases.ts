@@ -24,6 +24,7 @@ import {
   releasesOfRepository,
   updateAsset,
   updateRelease,
+  type Release,
   type ReleaseAssetRow,
   type ReleaseFields,
   type ReleaseRow,
@@ -38,9 +39,7 @@ import { writeToRepository } from './repository-write.js';
 import { nullableText, optionalFlag } from './text-fields.js';
 
 /** A release with its assets. */
-export interface Release extends ReleaseRow {
-  assets: ReleaseAssetRow[];
-}
+export type { Release };
 
 /** What a request may set on a release (create needs `tag_name`). */
 export interface ReleaseInput {

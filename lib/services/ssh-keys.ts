@@ -1,5 +1,5 @@
 import { invalid, notFound } from '../errors.js';
-import { parsePublicKey } from '../ssh/keys.js';
+import { parsePublicKey } from './ssh-key-format.js';
 import type { Db } from '../store/interface.js';
 import type { PageWindow } from '../store/queries/page-window.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';

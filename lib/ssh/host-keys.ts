@@ -1,7 +1,7 @@
 import { mkdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import ssh2 from 'ssh2';
-import { createOnce } from './secret-file.js';
+import { createOnce } from '../secret-file.js';
 
 /** The host key files, as OpenSSH names them, and how each is made. */
 const HOST_KEYS: ReadonlyArray<{ file: string; make: () => Promise<string> }> = [

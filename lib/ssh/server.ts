@@ -5,7 +5,7 @@ import { atLeast } from '../services/permissions.js';
 import type { SshPrincipal } from '../services/ssh-keys.js';
 import { parseGitCommand, parseLfsAuthenticate } from './command.js';
 import { LfsTokens } from '../lfs/tokens.js';
-import { fingerprintOf } from './keys.js';
+import { fingerprintOf } from '../services/ssh-key-format.js';
 import { SshSlots, sourceOf, type Admission, type SlotHolder } from './slots.js';
 
 // ssh2 is CommonJS: Node's ESM loader sees only its default export.

@@ -1,4 +1,4 @@
-import type { Store } from './database.js';
+import type { Db } from './interface.js';
 
 /**
  * Triggers that keep `list_counts` (per repository, kind and status) in step with `table`, then the counts of the
@@ -934,7 +934,7 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;
 
 /** Brings the schema to the newest version; a database newer than this code is refused. */
-export async function runMigrations(store: Store): Promise<void> {
+export async function runMigrations(store: Db): Promise<void> {
   const exists = await store.get<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'");
   let current = exists ? ((await store.get<{ version: number }>('SELECT version FROM schema_version'))?.version ?? 0) : 0;
   if (current > SCHEMA_VERSION) {

@@ -27,7 +27,7 @@ import {
   type HookRow,
 } from '../store/queries/webhooks.js';
 import { enqueueFor } from './outbox.js';
-import { hookTargetUrl } from './target-url.js';
+import { hookTargetUrl } from '../net/target-url.js';
 import type { DeliveryWorker } from './worker.js';
 
 /** Hooks one repository may have (GitHub's limit too). */

@@ -2,7 +2,7 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openHostCore, type HostCore } from '../../lib/host.js';
 import { createApp } from '../../lib/http/app.js';
-import { AnswerCache, PreparedJson } from '../../lib/http/answer-cache.js';
+import { AnswerCache, PreparedJson } from '../../lib/answer-cache.js';
 import type { RepoHost } from '../../lib/index.js';
 import { request } from 'undici';
 import { http, startHost } from '../helpers/host.js';

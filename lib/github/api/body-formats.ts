@@ -1,6 +1,6 @@
 import { getRequestHeader, HTTPResponse, type H3Event, type Middleware } from 'h3';
 import type { AppContext } from '../../context.js';
-import { PreparedJson } from '../../http/answer-cache.js';
+import { PreparedJson } from '../../answer-cache.js';
 import { ownValue } from '../../own-value.js';
 
 /** GitHub's media types of Markdown bodies: raw (the default), text, html, or all three (full). */

@@ -4,7 +4,7 @@ import { getRequestHeader, getRouterParam, HTTPResponse } from 'h3';
 import { notFound } from '../../errors.js';
 import { queryString } from '../../http/validate.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
-import { parseLfsPointer } from '../../lfs/pointer.js';
+import { parseLfsPointer } from '../../git/lfs-pointer.js';
 import { identityField } from './git-data.js';
 import { created, GitHubApiError, readJson, validationFailed } from './http.js';
 import { REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';

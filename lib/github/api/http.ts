@@ -2,7 +2,8 @@ import { getRequestHeader, HTTPError, HTTPResponse, type H3Event, type Middlewar
 import type { AppContext } from '../../context.js';
 import { isRepoHostError, NoSuchCommit, RepositoryMoved, RuleRefusal, type RepoHostError } from '../../errors.js';
 import { retryAfterOf } from '../../http/retry-after.js';
-import { PreparedJson, rememberedAnswer } from '../../http/answer-cache.js';
+import { PreparedJson } from '../../answer-cache.js';
+import { rememberedAnswer } from '../../http/answer-cache.js';
 import { formatBodies } from './body-formats.js';
 import { RequestForgeryGuard } from '../../http/csrf.js';
 import { queryString, readLimitedText, type FormFields } from '../../http/validate.js';

@@ -41,6 +41,13 @@ export interface CheckSuiteRow {
   updated_at: string;
 }
 
+/** A suite with the state its newest runs give it (services/check-events.ts: withStates). */
+export interface CheckSuite extends CheckSuiteRow {
+  status: 'queued' | 'in_progress' | 'completed';
+  conclusion: string | null;
+  runs: number;
+}
+
 export interface CheckAnnotationRow {
   id: number;
   path: string;

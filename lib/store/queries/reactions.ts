@@ -6,6 +6,10 @@ import type { PageWindow } from './page-window.js';
  * What a reaction is to (GitHub's five kinds): an issue or a pull request by its number (they share one numbering), a
  * conversation comment of either by its id (one sequence), a review comment, a commit comment or a release by its id.
  */
+/** GitHub's reaction contents, in the order its rollups list them. */
+export const REACTION_CONTENTS = ['+1', '-1', 'laugh', 'hooray', 'confused', 'heart', 'rocket', 'eyes'] as const;
+export type ReactionContent = (typeof REACTION_CONTENTS)[number];
+
 export type ReactionSubject = 'issue' | 'comment' | 'review_comment' | 'commit_comment' | 'release';
 
 export interface ReactionRow {

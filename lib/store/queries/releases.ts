@@ -43,6 +43,11 @@ export interface ReleaseAssetRow extends AssetFields {
   updated_at: string;
 }
 
+/** A release with its assets, as services hand it out and GitHub's shape shows it. */
+export interface Release extends ReleaseRow {
+  assets: ReleaseAssetRow[];
+}
+
 const RELEASE = `SELECT r.id, r.repo_id, r.tag_name, r.target_commitish, r.name, r.body, r.draft, r.prerelease, r.author_id,
   u.username AS author, r.created_at, r.updated_at, r.published_at FROM releases r JOIN users u ON u.id = r.author_id`;
 

@@ -20,7 +20,7 @@ import { commitView, historyView } from '../../pages/code/history.js';
 import { homeView } from '../../pages/code/home.js';
 import { searchView } from '../../pages/code/search-view.js';
 import { commitUrl, historyUrl, rawUrl, srcUrl } from '../../pages/code/links.js';
-import { MAX_POINTER_BYTES, parseLfsPointer, type LfsPointer } from '../../../lfs/pointer.js';
+import { MAX_POINTER_BYTES, parseLfsPointer, type LfsPointer } from '../../../git/lfs-pointer.js';
 import { exploreView, profileView } from '../../pages/code/people.js';
 import { FOLDER_PAGE_SIZE, folderView, sortEntries, type FolderContext, type ListedEntry } from '../../pages/code/tree.js';
 import { fullName, repoBase } from '../../pages/repo-layout.js';

@@ -6,7 +6,7 @@ import type { AppContext } from '../../../context.js';
 import { conflict, invalid, isRepoHostError, notFound } from '../../../errors.js';
 import type { RefPath } from '../../../git/browse.js';
 import { isSafeBranchName } from '../../../git/names.js';
-import { MAX_POINTER_BYTES, parseLfsPointer } from '../../../lfs/pointer.js';
+import { MAX_POINTER_BYTES, parseLfsPointer } from '../../../git/lfs-pointer.js';
 import { writablePath } from '../../../services/git-data.js';
 import { utf8Text } from '../../../services/suggestions.js';
 import { requiredText } from '../../../services/text-fields.js';

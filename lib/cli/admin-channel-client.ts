@@ -1,6 +1,6 @@
 import { RepoHostError, type ErrorKind } from '../errors.js';
-import type { ChannelInfo } from './channel-file.js';
-import { ADMIN_OPERATION_NAMES, type AdminResponse, type AsyncAdminOperations } from './protocol.js';
+import type { ChannelInfo } from '../admin/channel-file.js';
+import { ADMIN_OPERATION_NAMES, type AdminResponse, type AsyncAdminOperations } from '../admin/protocol.js';
 
 /** The server could not be reached at the address of its channel file (it may have just stopped). */
 export class ChannelUnreachableError extends Error {}

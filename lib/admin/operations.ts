@@ -1,12 +1,25 @@
-import { seedRepository } from '../admin/seed.js';
-import type { Fixtures } from '../harness/fixtures.js';
+import { seedRepository, type AdminSeedInput, type SeedResult } from './seed.js';
+import type { Fixtures } from '../fixtures.js';
 import { loadFixtures, type FixtureResult } from '../harness/load.js';
 import type { AppContext } from '../context.js';
 import type { RateLimitSimulation } from '../github/rate-limit.js';
-import type { AppInput } from './apps.js';
-import { tokenSummary } from './credentials.js';
-import type { RepositorySummary } from './repos.js';
-import type { UserSummary } from './users.js';
+import type { AppInput } from '../services/apps.js';
+import { tokenSummary } from '../services/credentials.js';
+import type { RepositorySummary } from '../services/repos.js';
+import type { UserSummary } from '../services/users.js';
+
+export type { AdminSeedInput, SeedResult };
+
+/** An app as the admin operations answer: its ids and, once, its private key. */
+export interface CreatedApp {
+  id: number;
+  slug: string;
+  name: string;
+  /** The bot account the app acts as (`<slug>[bot]`). */
+  bot: string;
+  /** PEM; shown only here (repohost keeps the public key). */
+  privateKey: string;
+}
 
 export interface AdminUserInput {
   username: string;
@@ -29,35 +42,6 @@ export interface AdminUserListing extends UserSummary {
   email: string;
   admin: boolean;
   created_at: string;
-}
-
-export interface AdminSeedInput {
-  owner: string;
-  name: string;
-  /** A folder (committed as one commit of its files), or a git URL or repository path (all branches and tags imported). */
-  from?: string;
-  /** Used only when the repository is created. */
-  private?: boolean;
-  description?: string;
-}
-
-/** An app as the admin operations answer: its ids and, once, its private key. */
-export interface CreatedApp {
-  id: number;
-  slug: string;
-  name: string;
-  /** The bot account the app acts as (`<slug>[bot]`). */
-  bot: string;
-  /** PEM; shown only here (repohost keeps the public key). */
-  privateKey: string;
-}
-
-export interface SeedResult {
-  repository: RepositorySummary;
-  /** False when the repository already existed. */
-  created: boolean;
-  /** Refs the seed created or moved. */
-  refsUpdated: string[];
 }
 
 /** Administrative operations shared by the `createRepoHost` handle and the command line. */

@@ -1,7 +1,7 @@
 import { promises as dns } from 'node:dns';
 import { isIP } from 'node:net';
 import { invalid } from '../errors.js';
-import { isLocalAddress } from '../net/address-guard.js';
+import { isLocalAddress } from './address-guard.js';
 
 /**
  * A hook's target (a repository's hook or an app's webhook): http or https without credentials, and unless local

@@ -1,11 +1,11 @@
 import { openHostCore } from '../host.js';
 import type { RepoHostOptions } from '../options.js';
-import type { AdminOperations } from '../services/admin.js';
+import type { AdminOperations } from '../admin/operations.js';
 import { realDatabasePath } from '../store/database-path.js';
 import { DatabaseLockedError, lockHolder } from '../store/lock.js';
-import { ChannelUnreachableError, remoteAdmin } from './channel-client.js';
-import { readChannelFile } from './channel-file.js';
-import { ADMIN_OPERATION_NAMES, type AsyncAdminOperations } from './protocol.js';
+import { ChannelUnreachableError, remoteAdmin } from './admin-channel-client.js';
+import { readChannelFile } from '../admin/channel-file.js';
+import { ADMIN_OPERATION_NAMES, type AsyncAdminOperations } from '../admin/protocol.js';
 
 /**
  * How long to keep trying when the database is locked but nobody answers for it yet: a server that is
