@@ -28,6 +28,7 @@ import type { LabelService } from './services/labels.js';
 import type { LoginThrottle } from './services/login-throttle.js';
 import type { GitDataService } from './services/git-data.js';
 import type { MilestoneService } from './services/milestones.js';
+import type { PullCommentService } from './services/pull-comments.js';
 import type { PullService } from './services/pulls.js';
 import type { ReleaseService } from './services/releases.js';
 import type { ReviewService } from './services/reviews.js';
@@ -77,6 +78,8 @@ export interface AppContext {
   readonly reactions: ReactionService;
   readonly branchMerges: BranchMerges;
   readonly pulls: PullService;
+  /** The conversation comments of pull requests. */
+  readonly pullComments: PullCommentService;
   /** Reviews of pull requests, their comments on diff lines, requested reviewers. */
   readonly reviews: ReviewService;
   /** Review comments' suggested changes committed to the head branch. */

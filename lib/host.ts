@@ -51,6 +51,7 @@ import { ReleaseService } from './services/releases.js';
 import { ReviewService } from './services/reviews.js';
 import { ReviewShapes } from './github/review-shapes.js';
 import { ReleaseShapes } from './github/release-shapes.js';
+import { PullCommentService } from './services/pull-comments.js';
 import { PullService } from './services/pulls.js';
 import { RefJournal } from './services/ref-journal.js';
 import { RefUpdateService } from './services/ref-updates.js';
@@ -197,6 +198,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     dispatches: new DispatchService(store, recorder),
     reactions: new ReactionService(store, nowIso),
     pulls,
+    pullComments: new PullCommentService(store, pulls, nowIso, recorder),
     reviews,
     suggestions: new SuggestionService(reviews, gitData),
     refUpdates,

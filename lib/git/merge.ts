@@ -1,5 +1,6 @@
 import { isAncestor } from './ancestry.js';
-import { commitTree, GitObjectError, readCommit, RefMovedError, updateRef, type GitIdentity } from './objects.js';
+import { commitTree, GitObjectError, readCommit, type GitIdentity } from './objects.js';
+import { RefMovedError, updateRef } from './ref-writes.js';
 import { madeCommit, newCommits, MAX_PUSH_COMMITS, type PushedCommit } from './push-commits.js';
 import { DEFAULT_GIT_TIMEOUT_MS, isGitError, runGit, spawnGit } from './run-git.js';
 

@@ -1,5 +1,3 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { invalid } from '../errors.js';
@@ -7,9 +5,10 @@ import { DEFAULT_GIT_TIMEOUT_MS, isGitError, runGit, spawnGit } from './run-git.
 import { ownValue } from '../own-value.js';
 import { isDotGitName } from './dot-git.js';
 
-// Low-level object plumbing for commits made without a work tree or a push: blobs, trees, commits and
-// guarded ref updates, each a stock git command over an argument array. Callers that move refs with it
-// then do the post-push bookkeeping themselves (GitRepositories.afterPush, ReposService.recordPush).
+// Low-level object plumbing for commits made without a work tree or a push: ids, identities and dates, blobs, trees,
+// commits and tags, each a stock git command over an argument array. Trees from changes: tree-builder.ts; ref
+// updates: ref-writes.ts (callers that move refs do the post-push bookkeeping themselves: GitRepositories.afterPush,
+// ReposService.recordPush); series of commits: history-import.ts.
 
 const OBJECT_ID = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
 
@@ -68,7 +67,7 @@ export function identityEnv(author: GitIdentity, committer: GitIdentity): Record
   };
 }
 
-function requireId(id: string, what: string): void {
+export function requireId(id: string, what: string): void {
   if (!isObjectId(id)) throw new GitObjectError(`${what} is not an object id: ${JSON.stringify(id)}`);
 }
 
@@ -117,7 +116,7 @@ export interface TreeEntry {
 }
 
 /** Modes git writes into trees, with the object type each names. */
-const MODE_TYPES: Record<string, EntryType> = { '100644': 'blob', '100755': 'blob', '120000': 'blob', '040000': 'tree', '160000': 'commit' };
+export const MODE_TYPES: Record<string, EntryType> = { '100644': 'blob', '100755': 'blob', '120000': 'blob', '040000': 'tree', '160000': 'commit' };
 
 /** The canonical six-digit mode ('40000' → '040000'), or a GitObjectError for a mode git would not store. */
 export function normaliseMode(mode: string): string {
@@ -197,106 +196,8 @@ export async function writeTree(gitDir: string, entries: readonly Pick<TreeEntry
 }
 
 /** A name git accepts inside a tree and that cannot escape a checkout (see dot-git.ts). */
-function isEntryName(name: string): boolean {
+export function isEntryName(name: string): boolean {
   return name !== '' && name !== '.' && name !== '..' && !isDotGitName(name) && !/[/\0]/.test(name);
-}
-
-/**
- * What becomes of one path in `buildTree`: new content (a blob is written), an existing object by id
- * (a blob, or a folder with mode 040000), or `null` to delete it.
- */
-export type TreeChange = null | { content: string | Uint8Array; mode?: string } | { id: string; mode?: string };
-
-/** Splits "a/b/c" into names, rejecting empty, dot and .git segments (as git's `verify_path` does). */
-export function splitTreePath(path: string): string[] {
-  const names = path.split('/');
-  if (names.some((name) => !isEntryName(name))) throw new GitObjectError(`not a valid path in a tree: ${JSON.stringify(path)}`);
-  return names;
-}
-
-interface Node {
-  /** Changes to entries directly in this folder, by name. */
-  own: Map<string, TreeChange>;
-  /** Changes further down, by the name of the sub-folder. */
-  below: Map<string, Node>;
-}
-
-/**
- * A new tree: `base` (a tree id, or undefined for an empty one) with each path of `changes` set or deleted.
- * Sub-folders are created as needed; a folder left empty disappears, as git has no empty folders. Only the
- * folders on changed paths are read and rewritten.
- */
-export async function buildTree(gitDir: string, base: string | undefined, changes: ReadonlyMap<string, TreeChange> | Readonly<Record<string, TreeChange>>): Promise<string> {
-  const root: Node = { own: new Map(), below: new Map() };
-  const entries = changes instanceof Map ? [...changes] : Object.entries(changes);
-  for (const [path, change] of entries) {
-    const names = splitTreePath(path);
-    let node = root;
-    for (const name of names.slice(0, -1)) {
-      if (node.own.has(name)) throw new GitObjectError(`path ${JSON.stringify(path)} runs through an entry that is changed itself`);
-      let next = node.below.get(name);
-      if (!next) node.below.set(name, (next = { own: new Map(), below: new Map() }));
-      node = next;
-    }
-    const last = names.at(-1)!;
-    if (node.below.has(last) || node.own.has(last)) throw new GitObjectError(`path ${JSON.stringify(path)} is changed twice`);
-    node.own.set(last, change);
-  }
-  await writeBlobs(gitDir, root);
-  return (await writeNode(gitDir, base, root, '')) ?? writeTree(gitDir, []);
-}
-
-/** Blobs written at once by buildTree: each is a git child, and a big change must not start hundreds together. */
-const BLOB_WRITERS = 4;
-
-/** Changes that were content before writeBlobs: without a mode they keep a file's mode, never a folder's. */
-const WRITTEN_BLOBS = new WeakSet<object>();
-
-/** Replaces every content change below `root` with the id of its written blob. */
-async function writeBlobs(gitDir: string, root: Node): Promise<void> {
-  const pending: [Map<string, TreeChange>, string, { content: string | Uint8Array; mode?: string }][] = [];
-  const collect = (node: Node) => {
-    for (const [name, change] of node.own) if (change && 'content' in change) pending.push([node.own, name, change]);
-    for (const child of node.below.values()) collect(child);
-  };
-  collect(root);
-  const worker = async () => {
-    for (let job = pending.shift(); job; job = pending.shift()) {
-      const [own, name, change] = job;
-      if (change.mode !== undefined && ownValue(MODE_TYPES, normaliseMode(change.mode)) !== 'blob') throw new GitObjectError(`${name}: content needs a file mode, not ${change.mode}`);
-      const written = { id: await writeBlob(gitDir, change.content), ...(change.mode !== undefined ? { mode: change.mode } : {}) };
-      WRITTEN_BLOBS.add(written);
-      own.set(name, written);
-    }
-  };
-  await Promise.all(Array.from({ length: BLOB_WRITERS }, worker));
-}
-
-/** Writes one folder of `buildTree`; undefined when it ends up empty. */
-async function writeNode(gitDir: string, base: string | undefined, node: Node, at: string): Promise<string | undefined> {
-  const current = new Map<string, Pick<TreeEntry, 'mode' | 'id' | 'path'>>();
-  for (const entry of base ? ((await readTree(gitDir, base)) ?? []) : []) current.set(entry.path, entry);
-  for (const [name, change] of node.own) {
-    if (change === null) {
-      current.delete(name);
-      continue;
-    }
-    // Content was written as a blob by writeBlobs; an entry keeps its mode (executable, link) unless told.
-    const id = (change as { id: string }).id;
-    const previous = current.get(name);
-    const keeps = previous && (!WRITTEN_BLOBS.has(change) || ownValue(MODE_TYPES, previous.mode) === 'blob');
-    const mode = normaliseMode(change.mode ?? (keeps ? previous.mode : '100644'));
-    current.set(name, { mode, id, path: name });
-  }
-  // One folder at a time: a wide change must not start a git child per folder at once.
-  for (const [name, child] of node.below) {
-    const existing = current.get(name);
-    if (existing && existing.mode !== '040000') throw new GitObjectError(`${at}${name} is a file, not a folder`);
-    const id = await writeNode(gitDir, existing?.id, child, `${at}${name}/`);
-    if (id === undefined) current.delete(name);
-    else current.set(name, { mode: '040000', id, path: name });
-  }
-  return current.size === 0 ? undefined : writeTree(gitDir, [...current.values()]);
 }
 
 export interface CommitInput {
@@ -425,164 +326,5 @@ export async function writeTag(gitDir: string, input: TagInput): Promise<string>
   } catch (error) {
     if (isGitError(error)) throw new GitObjectError(`cannot write the tag: ${error.stderr.trim().split('\n').pop() ?? error.message}`);
     throw error;
-  }
-}
-
-/** A guarded ref update found the ref somewhere else than expected (someone moved it meanwhile). */
-export class RefMovedError extends Error {
-  constructor(readonly ref: string) {
-    super(`${ref} moved meanwhile`);
-    this.name = 'RefMovedError';
-  }
-}
-
-/** The ref to use with update-ref: only full names under refs/, which git itself validates further. */
-function requireRefName(ref: string): void {
-  if (!/^refs\/[^\0\s]+$/.test(ref) || ref.includes('..')) throw new GitObjectError(`not a full ref name: ${JSON.stringify(ref)}`);
-}
-
-/**
- * Points `ref` at `id` only if it still points at `expected` (`null`: only if it does not exist yet;
- * undefined: unguarded). Throws RefMovedError when the guard fails.
- */
-export async function updateRef(gitDir: string, ref: string, id: string, expected: string | null | undefined, reason = 'repohost'): Promise<void> {
-  requireRefName(ref);
-  requireId(id, 'new value');
-  if (expected) requireId(expected, 'expected value');
-  const old = expected === undefined ? [] : [expected ?? ''];
-  await guarded(ref, () => runGit(['update-ref', '-m', reason, ref, id, ...old], { gitDir }));
-}
-
-/** Deletes `ref` only if it still points at `expected` (undefined: unguarded); RefMovedError when not. */
-export async function deleteRef(gitDir: string, ref: string, expected: string | undefined, reason = 'repohost'): Promise<void> {
-  requireRefName(ref);
-  if (expected !== undefined) requireId(expected, 'expected value');
-  await guarded(ref, () => runGit(['update-ref', '-m', reason, '-d', ref, ...(expected ? [expected] : [])], { gitDir }));
-}
-
-async function guarded(ref: string, update: () => Promise<unknown>): Promise<void> {
-  try {
-    await update();
-  } catch (error) {
-    if (!isGitError(error)) throw error;
-    // git's wording for a failed guard or a lock held by a concurrent update of the same ref.
-    if (/but expected|already exists|unable to resolve reference|cannot lock ref|does not exist/i.test(error.stderr)) throw new RefMovedError(ref);
-    throw new GitObjectError(`cannot update ${ref}: ${error.stderr.trim().split('\n').pop() ?? error.message}`);
-  }
-}
-
-/** Points HEAD (the default branch) at `refs/heads/<branch>`, which may not exist yet. */
-export async function setHeadBranch(gitDir: string, branch: string): Promise<void> {
-  requireRefName(`refs/heads/${branch}`);
-  await runGit(['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { gitDir });
-}
-
-/** One commit of `importCommits`. */
-export interface HistoryCommit {
-  /** The parent: the index of an earlier commit of the same call, a commit id of the repository, or none (a root). */
-  parent?: number | string;
-  message: string;
-  author: GitIdentity;
-  committer?: GitIdentity;
-  /** Changes to the parent's tree, as for buildTree. */
-  changes: ReadonlyMap<string, TreeChange>;
-}
-
-/** A path as fast-import reads it: C-style quoted, so any name git allows survives. */
-function quotedPath(path: string): string {
-  const escaped = [...Buffer.from(path, 'utf8')].map((byte) => {
-    if (byte === 0x22) return '\\"';
-    if (byte === 0x5c) return '\\\\';
-    if (byte < 0x20 || byte >= 0x7f) return `\\${byte.toString(8).padStart(3, '0')}`;
-    return String.fromCharCode(byte);
-  });
-  return `"${escaped.join('')}"`;
-}
-
-/** `data` of a fast-import stream: the exact bytes. */
-function data(content: string | Uint8Array): Buffer[] {
-  const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
-  return [Buffer.from(`data ${bytes.length}\n`), bytes, Buffer.from('\n')];
-}
-
-/** The files of a tree (under `prefix`) whose mode is not 100644: executables, links, submodules. */
-async function specialModes(gitDir: string, tree: string, prefix: string): Promise<Map<string, string>> {
-  const entries = (await readTree(gitDir, tree, { recursive: true })) ?? [];
-  return new Map(entries.filter((entry) => entry.type !== 'tree' && entry.mode !== '100644').map((entry) => [`${prefix}${entry.path}`, entry.mode]));
-}
-
-/** Where `importCommits` builds its commits; deleted once their ids are known. */
-const IMPORT_REF = 'refs/repohost/import';
-
-/**
- * Writes a whole series of commits in one `git fast-import` run (one pack, no child per object) and returns their
- * ids in order; no branch moves. The commits are the very objects `buildTree` and `commitTree` would make from the
- * same input (same trees, identities, dates and message bytes), so the ids are the same.
- */
-export async function importCommits(gitDir: string, commits: readonly HistoryCommit[]): Promise<string[]> {
-  const stream: Buffer[] = [];
-  const line = (text: string) => stream.push(Buffer.from(`${text}\n`));
-  const person = (identity: GitIdentity) => `${identity.name} <${identity.email}> ${gitDate(identity.date)}`;
-  // Files whose mode is not 100644, after each commit: new content keeps a file's mode, as buildTree does.
-  const modesAfter: Map<string, string>[] = [];
-  for (const [index, commit] of commits.entries()) {
-    if (typeof commit.parent === 'number' && !(commit.parent >= 0 && commit.parent < index)) throw new GitObjectError(`commit ${index}: its parent must come before it`);
-    if (typeof commit.parent === 'string') requireId(commit.parent, 'parent');
-    const modes =
-      commit.parent === undefined ? new Map<string, string>() : typeof commit.parent === 'number' ? new Map(modesAfter[commit.parent]) : await specialModes(gitDir, commit.parent, '');
-    // A root commit starts from nothing: the import ref is reset first.
-    if (commit.parent === undefined) line(`reset ${IMPORT_REF}`);
-    line(`commit ${IMPORT_REF}`);
-    line(`mark :${index + 1}`);
-    line(`author ${person(commit.author)}`);
-    line(`committer ${person(commit.committer ?? commit.author)}`);
-    stream.push(...data(commit.message));
-    if (commit.parent !== undefined) line(`from ${typeof commit.parent === 'number' ? `:${commit.parent + 1}` : commit.parent}`);
-    for (const [path, change] of commit.changes) {
-      splitTreePath(path);
-      const before = modes.get(path);
-      // Whatever was at or below the path goes; what comes is noted again.
-      for (const known of [...modes.keys()]) if (known === path || known.startsWith(`${path}/`)) modes.delete(known);
-      if (change === null) {
-        line(`D ${quotedPath(path)}`);
-        continue;
-      }
-      if ('id' in change) {
-        requireId(change.id, quotedPath(path));
-        if (change.mode === undefined) throw new GitObjectError(`${path}: an entry given by id needs its mode here`);
-        const mode = normaliseMode(change.mode);
-        line(`M ${mode} ${change.id} ${quotedPath(path)}`);
-        if (mode === '040000') for (const [below, special] of await specialModes(gitDir, change.id, `${path}/`)) modes.set(below, special);
-        else if (mode !== '100644') modes.set(path, mode);
-        continue;
-      }
-      const mode = normaliseMode(change.mode ?? before ?? '100644');
-      if (ownValue(MODE_TYPES, mode) !== 'blob') throw new GitObjectError(`${path}: content needs a file mode, not ${mode}`);
-      line(`M ${mode} inline ${quotedPath(path)}`);
-      stream.push(...data(change.content));
-      if (mode !== '100644') modes.set(path, mode);
-    }
-    modesAfter.push(modes);
-    line('');
-  }
-  line('done');
-  const scratch = await mkdtemp(join(tmpdir(), 'repohost-import-'));
-  try {
-    const marks = join(scratch, 'marks');
-    try {
-      await runGit(['fast-import', '--quiet', '--done', '--force', `--export-marks=${marks}`], { gitDir, input: Buffer.concat(stream) });
-    } catch (error) {
-      if (isGitError(error)) throw new GitObjectError(`cannot write the commits: ${error.stderr.trim().split('\n').pop() ?? error.message}`);
-      throw error;
-    }
-    const ids = new Map<number, string>();
-    for (const entry of (await readFile(marks, 'utf8')).split('\n')) {
-      const match = /^:(\d+) ([0-9a-f]+)$/.exec(entry);
-      if (match) ids.set(Number(match[1]), match[2]!);
-    }
-    return commits.map((_, index) => ids.get(index + 1)!);
-  } finally {
-    await runGit(['update-ref', '-d', IMPORT_REF], { gitDir }).catch(() => undefined);
-    await rm(scratch, { recursive: true, force: true });
   }
 }

@@ -1,28 +1,24 @@
 import { access, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { ChangeFeed } from '../store/interface.js';
-import type { Readable } from 'node:stream';
-import { conflict, invalid, notAllowed, notFound, tooLarge } from '../errors.js';
+import { conflict, notFound } from '../errors.js';
 import { GitBrowser } from './browse.js';
-import { changedFiles, commitsBetween, diffStats, streamDiff, streamFormatPatch, type ChangedFile, type CommitSummary, type DiffStats } from './diff.js';
-import { isAncestor, mergingCommit } from './ancestry.js';
-import { merge, MergeRefusedError, mergeTree, type MergedTree, type MergeOptions, type MergeResult } from './merge.js';
+import { GitComparisons } from './comparisons.js';
 import { checkImportSource } from './import-guard.js';
-import { LruCache, remembered } from './lru.js';
+import { cloneBare } from './import-clone.js';
+import { LruCache } from './lru.js';
 import { Maintenance } from './maintenance.js';
 import { isSafeBranchName, normaliseTreePath, repositoryPath } from './names.js';
-import { newCommits, pushedRef, type PushedCommit, type PushedRef } from './push-commits.js';
+import { pushedRef, type PushedRef } from './push-commits.js';
 import { HookChannel } from './push/channel.js';
 import { readCommit, type CommitObject } from './objects.js';
 import { ReceiveSessions, type RefCheck } from './push/session.js';
 import { RefCache, type RefChange } from './refs.js';
-import { folderBytes, watchFolderSize } from './size-watch.js';
 import { isGitError, runGit } from './run-git.js';
 import { handleSmartHttp, type GitHttpResult, type ReceiveSetup, type SmartHttpRequest } from './smart-http.js';
 import { serveGitStream, type GitStreamIo, type StreamService } from './stream-transport.js';
 import { ObjectCache, repositoryScope } from './object-cache.js';
 import { TreeListing, type FileEntry } from './tree-listing.js';
-import { CHECK_RECEIVED_OBJECTS } from './dot-git.js';
 
 export type { FileEntry } from './tree-listing.js';
 
@@ -105,16 +101,8 @@ export class GitRepositories {
   readonly #refs: RefCache;
   /** The receive-packs running, their hooks and what they leave behind. */
   readonly #receives: ReceiveSessions;
-  /**
-   * What merging a pair gives, by the pair of commit ids: nothing (head is already in base), or merge-tree's tree
-   * or conflicts. Mergeability reads it, and the merge itself then commits the tree it found.
-   */
-  readonly #mergePreviews = new LruCache<string, Promise<MergedTree | 'up-to-date'>>(1024);
-  /** A pull request's own commits as the push event of its merge lists them, by the pair (see `#commitsOfHead`). */
-  readonly #pullCommits = new LruCache<string, Promise<PushedCommit[]>>(256);
-  /** Changed files of a pair of commits: what two commit ids give never changes (patches are bounded in size). */
-  readonly #changedFiles = new LruCache<string, Promise<ChangedFile[]>>(64);
-  readonly #diffStats = new LruCache<string, Promise<DiffStats>>(256);
+  /** Comparisons and merges of pairs of commits (see comparisons.ts), sharing this instance's ref cache. */
+  readonly compare: GitComparisons;
   readonly #maintenance: Maintenance;
   readonly #importTimeoutMs: number;
   readonly #import: { maxBytes: number; lowSpeedBytes: number; lowSpeedSeconds: number };
@@ -151,6 +139,13 @@ export class GitRepositories {
     this.#transferIdleTimeoutMs = options.transferIdleTimeoutMs ?? 0;
     this.#receives = new ReceiveSessions(this.root, new HookChannel(), feed !== undefined);
     this.browse = new GitBrowser({ gitDir: (owner, name) => this.#existing(owner, name), refs: (gitDir) => this.#refs.refs(gitDir), listing: this.#listing });
+    this.compare = new GitComparisons({
+      gitDir: (owner, name) => this.#existing(owner, name),
+      afterMerge: (gitDir) => {
+        this.#refs.forget(gitDir);
+        this.#maintenance.schedule(gitDir);
+      },
+    });
   }
 
   /** `<root>/<owner>/<name>.git`; throws `invalid` for a name that could leave the root. */
@@ -266,9 +261,7 @@ export class GitRepositories {
     // Again after the move or removal: refs read while it ran would otherwise vouch for a folder that is gone.
     this.#refs.forgetHere(path);
     this.browse.forget(path);
-    const prefix = `${path}\0`;
-    const mine = (key: string) => key.startsWith(prefix);
-    for (const cache of [this.#pullCommits, this.#changedFiles, this.#diffStats, this.#mergePreviews] as Array<LruCache<string, unknown>>) cache.deleteWhere(mine);
+    this.compare.forget(path);
   }
 
   /**
@@ -278,45 +271,9 @@ export class GitRepositories {
    */
   async importFrom(owner: string, name: string, url: string): Promise<void> {
     const source = await checkImportSource(url, this.allowLocalImport);
-    const limits = this.#import;
-    const tooBig = new AbortController();
     await this.#buildInPlace(owner, name, async (temp) => {
-      try {
-        // git clone wants to make the folder itself.
-        await rm(temp, { recursive: true });
-        const watch = watchFolderSize(temp, limits.maxBytes, () => tooBig.abort());
-        try {
-          await runGit(
-            [
-              ...source.gitConfig,
-              // A server that stops sending (or trickles) is given up on, not waited for until the time limit.
-              ...['-c', `http.lowSpeedLimit=${limits.lowSpeedBytes}`, '-c', `http.lowSpeedTime=${limits.lowSpeedSeconds}`],
-              // What it brings is checked as a push is: no tree naming .git (a clone of it would write into .git).
-              ...CHECK_RECEIVED_OBJECTS,
-              ...['clone', '--bare', '--quiet', '--no-local', '--template=', '--', source.url, temp],
-            ],
-            { cwd: dirname(temp), timeoutMs: this.#importTimeoutMs, env: { GIT_ALLOW_PROTOCOL: 'http:https:git' }, signal: tooBig.signal },
-          );
-        } finally {
-          watch.stop();
-        }
-        // A clone quicker than the watch's first look is measured once done.
-        if ((await folderBytes(temp)) > limits.maxBytes) tooBig.abort();
-        if (tooBig.signal.aborted) throw tooLarge(`the repository at clone_url is larger than ${limits.maxBytes} bytes`);
-        await runGit(['config', '--unset-all', 'remote.origin.url'], { gitDir: temp }).catch(() => {});
-        await runGit(['config', '--remove-section', 'remote.origin'], { gitDir: temp }).catch(() => {});
-        await this.#fixHead(temp, []);
-      } catch (error) {
-        if (tooBig.signal.aborted) throw tooLarge(`the repository at clone_url is larger than ${limits.maxBytes} bytes`);
-        if (isGitError(error)) {
-          // git's last line, or the object check's own where one failed (the last then says only that one did).
-          const lines = error.stderr.trim().split('\n');
-          const line = lines.find((text) => /^error: object [0-9a-f]+: \w+: /.test(text)) ?? lines.pop() ?? '';
-          const reason = error.timedOut ? 'timed out' : line.replace(/^(?:fatal|error): /, '').slice(0, 200);
-          throw invalid(`import from clone_url failed${reason ? `: ${reason}` : ''}`);
-        }
-        throw error;
-      }
+      await cloneBare(source, temp, { ...this.#import, timeoutMs: this.#importTimeoutMs });
+      await this.#fixHead(temp, []);
     });
     this.#maintenance.schedule(this.pathOf(owner, name));
   }
@@ -460,98 +417,6 @@ export class GitRepositories {
     }, commands);
   }
 
-  commitsBetween(owner: string, name: string, base: string, head: string): Promise<CommitSummary[]> {
-    return this.#existing(owner, name).then((gitDir) => commitsBetween(gitDir, base, head));
-  }
-
-  /** What head changes against their merge base, cached by the pair (`ignoreWhitespace`: white space changes left out). */
-  async changedFiles(owner: string, name: string, base: string, head: string, ignoreWhitespace = false): Promise<ChangedFile[]> {
-    const gitDir = await this.#existing(owner, name);
-    return remembered(this.#changedFiles, `${gitDir}\0${base}\0${head}\0${ignoreWhitespace}`, () => changedFiles(gitDir, base, head, { ignoreWhitespace }));
-  }
-
-  /** One file of `changedFiles` with every line as context (a page's "show all lines"), cached as the others. */
-  async changedFileWithAllLines(owner: string, name: string, base: string, head: string, file: Pick<ChangedFile, 'filename' | 'previous_filename'>, ignoreWhitespace = false): Promise<ChangedFile | undefined> {
-    const gitDir = await this.#existing(owner, name);
-    const paths = [file.filename, ...(file.previous_filename ? [file.previous_filename] : [])];
-    const key = `${gitDir}\0${base}\0${head}\0${ignoreWhitespace}\0${paths.join('\0')}`;
-    const files = await remembered(this.#changedFiles, key, () => changedFiles(gitDir, base, head, { ignoreWhitespace, allLines: true, paths }));
-    return files.find((changed) => changed.filename === file.filename);
-  }
-
-  /** What head changes against base, counted (commits, files, lines); cached by the pair of commit ids. */
-  async diffStats(owner: string, name: string, base: string, head: string): Promise<DiffStats> {
-    const gitDir = await this.#existing(owner, name);
-    return remembered(this.#diffStats, `${gitDir}\0${base}\0${head}`, () => diffStats(gitDir, base, head));
-  }
-
-  async diffStream(owner: string, name: string, base: string, head: string, kind: 'diff' | 'patch'): Promise<Readable> {
-    const gitDir = await this.#existing(owner, name);
-    return kind === 'diff' ? streamDiff(gitDir, base, head) : streamFormatPatch(gitDir, base, head);
-  }
-
-  /** Whether head merges into base cleanly; cached by the pair of commit ids, which is all it depends on. */
-  async mergeable(owner: string, name: string, base: string, head: string): Promise<boolean> {
-    const gitDir = await this.#existing(owner, name);
-    const preview = await this.#mergePreview(gitDir, base, head);
-    return preview !== 'up-to-date' && 'tree' in preview;
-  }
-
-  #mergePreview(gitDir: string, base: string, head: string, fresh = false): Promise<MergedTree | 'up-to-date'> {
-    const key = `${gitDir}\0${base}\0${head}`;
-    if (fresh) this.#mergePreviews.delete(key);
-    return remembered(this.#mergePreviews, key, () => isAncestor(gitDir, head, base).then<MergedTree | 'up-to-date'>((merged) => (merged ? 'up-to-date' : mergeTree(gitDir, base, head))));
-  }
-
-  /** Works out ahead of a merge of the pair what it will need: mergeability (with the merged tree) and the commits its push event lists. */
-  async prepareMerge(owner: string, name: string, base: string, head: string): Promise<void> {
-    const gitDir = await this.#existing(owner, name);
-    await Promise.all([this.#mergePreview(gitDir, base, head), this.#commitsOfHead(gitDir, base, head)]);
-  }
-
-  /** Merges as `merge` in merge.ts does; refusals become 405 (cannot merge) or 409 (base moved meanwhile). */
-  async merge(owner: string, name: string, options: MergeOptions): Promise<MergeResult> {
-    const gitDir = await this.#existing(owner, name);
-    const { baseSha, headSha } = options;
-    try {
-      return await merge(gitDir, options, {
-        headCommits: () => this.#commitsOfHead(gitDir, baseSha, headSha),
-        // Head already in base (not yet marked merged): git's tree of the pair, which is base's own.
-        mergedTree: async (fresh) => {
-          const preview = await this.#mergePreview(gitDir, baseSha, headSha, fresh);
-          return preview === 'up-to-date' ? mergeTree(gitDir, baseSha, headSha) : preview;
-        },
-      });
-    } catch (error) {
-      if (error instanceof MergeRefusedError) throw error.reason === 'base_moved' ? conflict(error.message) : notAllowed(error.message);
-      throw error;
-    } finally {
-      this.#refs.forget(gitDir);
-      this.#maintenance.schedule(gitDir);
-    }
-  }
-
-  /** The commits of head that base lacks (newest MAX_PUSH_COMMITS, oldest first), cached by the pair of commit ids. */
-  #commitsOfHead(gitDir: string, base: string, head: string): Promise<PushedCommit[]> {
-    return remembered(this.#pullCommits, `${gitDir}\0${base}\0${head}`, () => newCommits(gitDir, head, [base]));
-  }
-
-  async branchesMergedInto(owner: string, name: string, commit: string): Promise<Set<string>> {
-    if (!/^[0-9a-f]{40,64}$/.test(commit)) return new Set();
-    const gitDir = await this.#existing(owner, name);
-    const { stdout } = await runGit(['for-each-ref', `--merged=${commit}`, '--format=%(refname)', 'refs/heads/'], { gitDir });
-    return new Set(stdout.toString('utf8').split('\n').filter(Boolean).map((ref) => ref.slice(BRANCH_PREFIX.length)));
-  }
-
-  async isAncestor(owner: string, name: string, ancestor: string, descendant: string): Promise<boolean> {
-    return isAncestor(await this.#existing(owner, name), ancestor, descendant);
-  }
-
-  /** The commit of a branch at `tip` that merged `head` into it (see `mergingCommit`). */
-  async mergingCommit(owner: string, name: string, head: string, tip: string): Promise<string> {
-    return mergingCommit(await this.#existing(owner, name), head, tip);
-  }
-
   /** Deletes the branch if it still points at `expectedSha`; false when it moved or is gone. */
   async deleteBranch(owner: string, name: string, branch: string, expectedSha: string): Promise<boolean> {
     if (!isSafeBranchName(branch)) return false;
@@ -616,7 +481,7 @@ export class GitRepositories {
   #forgetAll(): void {
     this.#refs.clear();
     // Trees merge-tree wrote since the copy was taken are gone with the old repositories, and so may objects be.
-    this.#mergePreviews.clear();
+    this.compare.clear();
     this.objects.clear();
   }
 

@@ -3,7 +3,8 @@ import { appsOfBots, appsWithIds, type AppRow, type InstallationRow } from '../s
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { userById, type UserRow } from '../store/queries/users.js';
 import { githubTime } from './time.js';
-import { GITHUB_API_PREFIX, nodeId, type GitHubShapes } from './shapes.js';
+import { type GitHubShapes } from './shapes.js';
+import { GITHUB_API_PREFIX, nodeId } from './api-ids.js';
 import type { GitHubRepository } from './types.js';
 
 /** An app's permissions by name (GitHub's `permissions` object). */

@@ -1,7 +1,7 @@
 import type { GitHubApp } from './app-shapes.js';
 import type { CheckAnnotationRow, CheckPullRow, CheckRunRow, CheckSuite } from '../store/queries/checks.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
-import { GITHUB_API_PREFIX, nodeId } from './shapes.js';
+import { GITHUB_API_PREFIX, nodeId } from './api-ids.js';
 import { githubTime } from './time.js';
 
 /** GitHub's `pull-request-minimal`: an open pull request whose head is the check's commit. */

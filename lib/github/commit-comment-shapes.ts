@@ -1,7 +1,8 @@
 import type { ReadTx } from '../store/interface.js';
 import type { CommitCommentRow } from '../store/queries/commit-comments.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
-import { GITHUB_API_PREFIX, nodeId, reactionRollup, type GitHubShapes } from './shapes.js';
+import { reactionRollup, type GitHubShapes } from './shapes.js';
+import { GITHUB_API_PREFIX, nodeId } from './api-ids.js';
 import { githubTime } from './time.js';
 import type { GitHubCommitComment } from './types.js';
 

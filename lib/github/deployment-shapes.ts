@@ -2,7 +2,8 @@ import type { ReadTx } from '../store/interface.js';
 import type { DeploymentRow, DeploymentStatusRow } from '../store/queries/deployments.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { usersByNames, type UserRow } from '../store/queries/users.js';
-import { GITHUB_API_PREFIX, nodeId, type GitHubShapes } from './shapes.js';
+import { type GitHubShapes } from './shapes.js';
+import { GITHUB_API_PREFIX, nodeId } from './api-ids.js';
 import { githubTime } from './time.js';
 import type { GitHubDeployment, GitHubDeploymentStatus } from './types.js';
 

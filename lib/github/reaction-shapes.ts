@@ -1,5 +1,5 @@
 import type { ReactionRow } from '../store/queries/reactions.js';
-import { nodeId } from './shapes.js';
+import { nodeId } from './api-ids.js';
 import { githubTime } from './time.js';
 import type { GitHubReaction, GitHubUser } from './types.js';
 

@@ -3,7 +3,8 @@ import type { Release, ReleaseAssetRow } from '../store/queries/releases.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { usersByNames } from '../store/queries/users.js';
 import { reactionCounts, type ReactionCounts } from '../store/queries/reactions.js';
-import { GITHUB_API_PREFIX, nodeId, reactionRollup, type GitHubShapes } from './shapes.js';
+import { reactionRollup, type GitHubShapes } from './shapes.js';
+import { GITHUB_API_PREFIX, nodeId } from './api-ids.js';
 import { githubTime } from './time.js';
 import type { GitHubReactions, GitHubUser } from './types.js';
 

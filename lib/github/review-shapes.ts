@@ -4,7 +4,8 @@ import type { ReviewCommentRow, ReviewRow } from '../store/queries/reviews.js';
 import { usersByNames } from '../store/queries/users.js';
 import { collaboratorsAmong } from '../store/queries/collaborators.js';
 import { reactionCounts } from '../store/queries/reactions.js';
-import { GITHUB_API_PREFIX, nodeId, reactionRollup, type GitHubShapes } from './shapes.js';
+import { reactionRollup, type GitHubShapes } from './shapes.js';
+import { GITHUB_API_PREFIX, nodeId } from './api-ids.js';
 import { githubTime } from './time.js';
 import type { GitHubAuthorAssociation, GitHubPullRequest, GitHubUser } from './types.js';
 

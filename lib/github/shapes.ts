@@ -1,34 +1,19 @@
 import type { ReadTx } from '../store/interface.js';
 import type { IssueCommentRow, IssueRow } from '../store/queries/issues.js';
-import { keptCountsOf } from '../store/queries/list-counts.js';
 import type { PullCommentRow, PullRow } from '../store/queries/pulls.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
-import { countTogglesOf } from '../store/queries/toggles.js';
-import { userByName, usersByNames, type UserRow } from '../store/queries/users.js';
+import { usersByNames, type UserRow } from '../store/queries/users.js';
 import { collaboratorsAmong } from '../store/queries/collaborators.js';
 import { reviewFactsOfPulls } from '../store/queries/reviews.js';
 import { labelsOfPulls, type LabelRow } from '../store/queries/labels.js';
 import { assigneesOf } from '../store/queries/assignees.js';
-import { milestonesOfNumbers, type MilestoneRow } from '../store/queries/milestones.js';
-import type { ChangedFile } from '../git/diff.js';
-import type { CommitIdentity, CommitObject } from '../git/objects.js';
+import { milestonesOfNumbers } from '../store/queries/milestones.js';
 import type { IssueEventRow } from '../store/queries/issue-events.js';
 import { githubTime } from './time.js';
-import { commitCommentCounts } from '../store/queries/commit-comments.js';
-import { topicsOfRepositories } from '../store/queries/topics.js';
 import { REACTION_CONTENTS, reactionCounts, type ReactionCounts, type ReactionSubject } from '../store/queries/reactions.js';
-import type {
-  GitHubCommit,
-  GitHubContent,
-  GitHubFile,
-  GitHubGitActor,
-  GitHubGitCommit,
-  GitHubParentRef,
-  GitHubPullStats,
-  GitHubReactions,
-  GitHubVerification,
-  GitHubAuthorAssociation,
-  GitHubBranchRef, GitHubComment, GitHubFullUser, GitHubIssue, GitHubIssueEvent, GitHubLabel, GitHubMilestone, GitHubPullRequest, GitHubRepository, GitHubUser } from './types.js';
+import type { GitHubPullStats, GitHubReactions, GitHubAuthorAssociation, GitHubBranchRef, GitHubComment, GitHubIssue, GitHubIssueEvent, GitHubMilestone, GitHubPullRequest, GitHubRepository, GitHubUser } from './types.js';
+import { nodeId } from './api-ids.js';
+import { RepositoryShapes } from './repository-shapes.js';
 
 /** What shaping reads besides the rows it is given: accounts by name, and the repository's own shape. */
 interface ShapeReads {
@@ -101,17 +86,6 @@ interface IssueFacts {
  */
 export const PULL_ISSUE_IDS = 2 ** 31;
 
-export function nodeId(type: 'Ref' | 'Integration' | 'IntegrationInstallation' | 'IssueEvent' | 'User' | 'Repository' | 'Issue' | 'PullRequest' | 'PullRequestIssue' | 'IssueComment' | 'Label' | 'Release' | 'ReleaseAsset' | 'Commit' | 'CheckRun' | 'CheckSuite' | 'Tag' | 'PullRequestReview' | 'PullRequestReviewComment' | 'Milestone' | 'Reaction' | 'Deployment' | 'DeploymentStatus' | 'CommitComment' | 'Environment', id: number | string): string {
-  return Buffer.from(`0${type.length}:${type}${id}`).toString('base64');
-}
-
-/** What GitHub says of a commit's signature, which repohost does not verify (see GitHubVerification). */
-function verificationOf(signature: NonNullable<CommitObject['signature']> | null): GitHubVerification {
-  return signature
-    ? { verified: false, reason: 'gpgverify_unavailable', signature: signature.signature, payload: signature.payload, verified_at: null }
-    : { verified: false, reason: 'unsigned', signature: null, payload: null, verified_at: null };
-}
-
 /** GitHub's reaction rollup of the object at `url`: how many of each reaction it has (`counts`: none when absent). */
 export function reactionRollup(url: string, counts: ReactionCounts | undefined): GitHubReactions {
   const rollup = { url: `${url}/reactions`, total_count: 0 } as GitHubReactions;
@@ -129,79 +103,21 @@ const lockOf = (row: { locked: boolean; lock_reason: string | null }) => ({ lock
 /** GitHub's `assignee` (the first) and `assignees` of an issue or a pull request. */
 const assigned = (users: GitHubUser[]) => ({ assignee: users[0] ?? null, assignees: users });
 
-/** Where the GitHub-compatible API lives: the `url` fields of GitHub's objects point there. */
-export const GITHUB_API_PREFIX = '/api/v3';
-
 /**
  * Builds GitHub's objects from repohost's rows: the shapes of webhook payloads (and of the GitHub-compatible API).
+ * This class adds issues, pull requests, their comments and events to RepositoryShapes (repository-shapes.ts).
  * Every method reads through the `db` it is given, so inside a write it sees the write's own changes.
  */
-export class GitHubShapes {
+export class GitHubShapes extends RepositoryShapes {
   constructor(
-    private readonly baseUrl: () => string,
-    private readonly avatarUrl: (user: Pick<UserRow, 'avatar_file' | 'username'>) => string,
-    /** The domain of the addresses the host's own commits use (`<username>@<domain>`), to name their accounts. */
-    private readonly noreplyDomain = '',
-    /** The SSH clone URL of a repository by its full name ('' without SSH). */
-    private readonly sshUrl: (fullName: string) => string = () => '',
+    baseUrl: () => string,
+    avatarUrl: (user: Pick<UserRow, 'avatar_file' | 'username'>) => string,
+    noreplyDomain = '',
+    sshUrl: (fullName: string) => string = () => '',
     /** What a pair of commits changes when already counted (a pull request's stats, never counted here). */
     private readonly knownStats: (base: string, head: string) => GitHubPullStats | undefined = () => undefined,
-  ) {}
-
-  private api(path: string): string {
-    return `${this.baseUrl()}${GITHUB_API_PREFIX}${path}`;
-  }
-
-  user(user: UserRow): GitHubUser {
-    const url = this.api(`/users/${user.username}`);
-    return {
-      login: user.username,
-      id: user.id,
-      node_id: nodeId('User', user.id),
-      avatar_url: this.avatarUrl(user),
-      gravatar_id: '',
-      html_url: `${this.baseUrl()}/${user.username}`,
-      url,
-      followers_url: `${url}/followers`,
-      following_url: `${url}/following{/other_user}`,
-      gists_url: `${url}/gists{/gist_id}`,
-      starred_url: `${url}/starred{/owner}{/repo}`,
-      subscriptions_url: `${url}/subscriptions`,
-      organizations_url: `${url}/orgs`,
-      repos_url: `${url}/repos`,
-      events_url: `${url}/events{/privacy}`,
-      received_events_url: `${url}/received_events`,
-      // An app's bot account (`<slug>[bot]`; no one else may have brackets in a name).
-      type: user.username.endsWith('[bot]') ? 'Bot' : 'User',
-      site_admin: user.is_admin === 1,
-      ...(user.full_name ? { name: user.full_name } : {}),
-    };
-  }
-
-  /**
-   * An account as its own page shows it (`GET /users/{username}`), with what it owns (`repos`); `self` adds what only
-   * the account itself is shown (`GET /user`).
-   */
-  fullUser(user: UserRow, repos: { public: number; private: number }, self: boolean): GitHubFullUser {
-    const created = githubTime(user.created_at);
-    return {
-      ...this.user(user),
-      name: user.full_name || null,
-      company: null,
-      blog: '',
-      location: null,
-      email: null,
-      hireable: null,
-      bio: null,
-      twitter_username: null,
-      public_repos: repos.public,
-      public_gists: 0,
-      followers: 0,
-      following: 0,
-      created_at: created,
-      updated_at: created,
-      ...(self ? { private_gists: 0 as const, total_private_repos: repos.private, owned_private_repos: repos.private, disk_usage: 0 as const, collaborators: 0 as const, two_factor_authentication: false as const } : {}),
-    };
+  ) {
+    super(baseUrl, avatarUrl, noreplyDomain, sshUrl);
   }
 
   /** Reads for one object: each account and the repository's shape when it is needed. */
@@ -227,29 +143,6 @@ export class GitHubShapes {
     return (number) => {
       const row = byNumber.get(number);
       return row ? this.milestone(repo, row, users.get(row.creator.toLowerCase())) : null;
-    };
-  }
-
-  /** A milestone as GitHub shows it (`creator` given when its account is known). */
-  milestone(repo: RepositoryRow, row: MilestoneRow, creator: UserRow | undefined): GitHubMilestone {
-    const url = this.api(`/repos/${repo.owner_name}/${repo.name}/milestones/${row.number}`);
-    return {
-      url,
-      html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/milestone/${row.number}`,
-      labels_url: `${url}/labels`,
-      id: row.id,
-      node_id: nodeId('Milestone', row.id),
-      number: row.number,
-      state: row.state,
-      title: row.title,
-      description: row.description,
-      creator: creator ? this.user(creator) : null,
-      open_issues: row.open_issues,
-      closed_issues: row.closed_issues,
-      created_at: githubTime(row.created_at),
-      updated_at: githubTime(row.updated_at),
-      closed_at: githubTime(row.closed_at),
-      due_on: githubTime(row.due_on),
     };
   }
 
@@ -390,142 +283,6 @@ export class GitHubShapes {
       }
       return event;
     });
-  }
-
-  /** A user named by a row's joined username (authors, closers); undefined when the account is gone. */
-  async userNamed(db: ReadTx, username: string | null): Promise<GitHubUser | null> {
-    const user = username ? await userByName(db, username) : undefined;
-    return user ? this.user(user) : null;
-  }
-
-  /** The accounts of several names, in their order (unknown ones left out), in one query. */
-  async usersNamed(db: ReadTx, usernames: readonly string[]): Promise<GitHubUser[]> {
-    const rows = await usersByNames(db, usernames);
-    return usernames.flatMap((name) => {
-      const row = rows.get(name.toLowerCase());
-      return row ? [this.user(row)] : [];
-    });
-  }
-
-  /** The repository; `permissions` (the caller's, see permissions.ts) only where an API caller asks for it. */
-  async repository(db: ReadTx, repo: RepositoryRow, permissions?: GitHubRepository['permissions']): Promise<GitHubRepository> {
-    return (await this.repositories(db, [repo], permissions && (() => permissions)))[0]!;
-  }
-
-  /** Several repositories (a list's) in four queries, whatever their number; `permissionsOf` as `repository` takes. */
-  async repositories(db: ReadTx, repos: readonly RepositoryRow[], permissionsOf?: (repo: RepositoryRow) => GitHubRepository['permissions']): Promise<GitHubRepository[]> {
-    if (repos.length === 0) return [];
-    const ids = repos.map((repo) => repo.id);
-    const owners = await usersByNames(db, [...new Set(repos.map((repo) => repo.owner_name))]);
-    const stars = await countTogglesOf(db, 'stars', ids);
-    const openIssues = await keptCountsOf(db, ids, 'issue', ['open']);
-    const topics = await topicsOfRepositories(db, ids);
-    return repos.map((repo) =>
-      this.repositoryFrom(repo, { owner: owners.get(repo.owner_name.toLowerCase())!, stars: stars.get(repo.id) ?? 0, openIssues: openIssues.get(repo.id) ?? 0, topics: topics.get(repo.id) ?? [] }, permissionsOf?.(repo)),
-    );
-  }
-
-  private repositoryFrom(
-    repo: RepositoryRow,
-    { owner, stars, openIssues, topics }: { owner: UserRow; stars: number; openIssues: number; topics: string[] },
-    permissions: GitHubRepository['permissions'] | undefined,
-  ): GitHubRepository {
-    const fullName = `${repo.owner_name}/${repo.name}`;
-    const url = this.api(`/repos/${fullName}`);
-    // GitHub's `watchers_count` and `watchers` count stars (a name kept from before it had watching); who watches is
-    // `subscribers_count`, of the repository's own answer only (see the API's GET /repos/{owner}/{repo}).
-    return {
-      id: repo.id,
-      node_id: nodeId('Repository', repo.id),
-      name: repo.name,
-      full_name: fullName,
-      private: repo.is_private === 1,
-      visibility: repo.is_private === 1 ? 'private' : 'public',
-      owner: this.user(owner),
-      html_url: `${this.baseUrl()}/${fullName}`,
-      description: repo.description || null,
-      fork: false,
-      url,
-      clone_url: `${this.baseUrl()}/${fullName}.git`,
-      git_url: `${this.baseUrl()}/${fullName}.git`,
-      ssh_url: this.sshUrl(fullName),
-      svn_url: `${this.baseUrl()}/${fullName}`,
-      mirror_url: null,
-      homepage: null,
-      language: null,
-      license: null,
-      archive_url: `${url}/{archive_format}{/ref}`,
-      assignees_url: `${url}/assignees{/user}`,
-      blobs_url: `${url}/git/blobs{/sha}`,
-      branches_url: `${url}/branches{/branch}`,
-      collaborators_url: `${url}/collaborators{/collaborator}`,
-      comments_url: `${url}/comments{/number}`,
-      commits_url: `${url}/commits{/sha}`,
-      compare_url: `${url}/compare/{base}...{head}`,
-      contents_url: `${url}/contents/{+path}`,
-      contributors_url: `${url}/contributors`,
-      deployments_url: `${url}/deployments`,
-      downloads_url: `${url}/downloads`,
-      events_url: `${url}/events`,
-      forks_url: `${url}/forks`,
-      git_commits_url: `${url}/git/commits{/sha}`,
-      git_refs_url: `${url}/git/refs{/sha}`,
-      git_tags_url: `${url}/git/tags{/sha}`,
-      hooks_url: `${url}/hooks`,
-      issue_comment_url: `${url}/issues/comments{/number}`,
-      issue_events_url: `${url}/issues/events{/number}`,
-      issues_url: `${url}/issues{/number}`,
-      keys_url: `${url}/keys{/key_id}`,
-      labels_url: `${url}/labels{/name}`,
-      languages_url: `${url}/languages`,
-      merges_url: `${url}/merges`,
-      milestones_url: `${url}/milestones{/number}`,
-      notifications_url: `${url}/notifications{?since,all,participating}`,
-      pulls_url: `${url}/pulls{/number}`,
-      releases_url: `${url}/releases{/id}`,
-      stargazers_url: `${url}/stargazers`,
-      statuses_url: `${url}/statuses/{sha}`,
-      subscribers_url: `${url}/subscribers`,
-      subscription_url: `${url}/subscription`,
-      tags_url: `${url}/tags`,
-      teams_url: `${url}/teams`,
-      trees_url: `${url}/git/trees{/sha}`,
-      default_branch: repo.default_branch,
-      created_at: githubTime(repo.created_at),
-      updated_at: githubTime(repo.updated_at),
-      pushed_at: null,
-      size: 0,
-      stargazers_count: stars,
-      watchers_count: stars,
-      watchers: stars,
-      open_issues_count: openIssues,
-      open_issues: openIssues,
-      forks: 0,
-      forks_count: 0,
-      topics,
-      has_issues: true,
-      has_projects: false,
-      has_wiki: false,
-      has_pages: false,
-      has_downloads: false,
-      has_discussions: false,
-      archived: false,
-      disabled: false,
-      is_template: false,
-      ...(permissions ? { permissions } : {}),
-    };
-  }
-
-  label(repo: RepositoryRow, label: LabelRow): GitHubLabel {
-    return {
-      id: label.id,
-      node_id: nodeId('Label', label.id),
-      url: this.api(`/repos/${repo.owner_name}/${repo.name}/labels/${encodeURIComponent(label.name)}`),
-      name: label.name,
-      color: label.color.replace(/^#/, ''),
-      description: label.description || null,
-      default: false,
-    };
   }
 
   async issue(db: ReadTx, repo: RepositoryRow, issue: IssueRow, reads: ShapeReads = this.reads(db, repo)): Promise<GitHubIssue> {
@@ -715,141 +472,6 @@ export class GitHubShapes {
       performed_via_github_app: null,
       created_at: githubTime(comment.created_at),
       updated_at: githubTime(comment.updated_at),
-    };
-  }
-
-  private repoPath(repo: RepositoryRow): string {
-    return `/repos/${repo.owner_name}/${repo.name}`;
-  }
-
-  private actor(identity: CommitIdentity): GitHubGitActor {
-    return { name: identity.name, email: identity.email, date: githubTime(identity.iso) };
-  }
-
-  private parents(repo: RepositoryRow, commit: CommitObject, kind: 'git/commits' | 'commits'): GitHubParentRef[] {
-    return commit.parents.map((sha) => ({ sha, url: this.api(`${this.repoPath(repo)}/${kind}/${sha}`), html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/commit/${sha}` }));
-  }
-
-  /** The addresses of a repository's webhook in the GitHub-compatible API (as its `hook` object shows them). */
-  hookUrls(repo: RepositoryRow, hookId: number): { url: string; test_url: string; ping_url: string; deliveries_url: string } {
-    const url = this.api(`${this.repoPath(repo)}/hooks/${hookId}`);
-    return { url, test_url: `${url}/tests`, ping_url: `${url}/pings`, deliveries_url: `${url}/deliveries` };
-  }
-
-  /** The API URL of a commit (`/repos/:o/:r/commits/:sha`). */
-  commitApiUrl(repo: RepositoryRow, sha: string): string {
-    return this.api(`${this.repoPath(repo)}/commits/${sha}`);
-  }
-
-  /** A commit of the git data API. */
-  gitCommit(repo: RepositoryRow, commit: CommitObject): GitHubGitCommit {
-    const path = this.repoPath(repo);
-    return {
-      sha: commit.id,
-      node_id: nodeId('Commit', `${repo.id}:${commit.id}`),
-      url: this.api(`${path}/git/commits/${commit.id}`),
-      html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/commit/${commit.id}`,
-      author: this.actor(commit.author),
-      committer: this.actor(commit.committer),
-      message: commit.message,
-      tree: { sha: commit.tree, url: this.api(`${path}/git/trees/${commit.tree}`) },
-      parents: this.parents(repo, commit, 'git/commits'),
-      // What git holds of its signature (not read: as an unsigned one); repohost verifies none.
-      verification: verificationOf(commit.signature ?? null),
-    };
-  }
-
-  /** The account behind one of the host's no-reply addresses (commits the host made for it); null for any other. */
-  private async userOfAddress(db: ReadTx, email: string): Promise<GitHubUser | null> {
-    const suffix = `@${this.noreplyDomain}`;
-    return this.noreplyDomain && email.toLowerCase().endsWith(suffix.toLowerCase()) ? await this.userNamed(db, email.slice(0, -suffix.length)) : null;
-  }
-
-  /** Commits of the commits API (a list: their comment counts read in one query). */
-  async commits(db: ReadTx, repo: RepositoryRow, commits: readonly CommitObject[]): Promise<GitHubCommit[]> {
-    const comments = await commitCommentCounts(db, repo.id, commits.map((commit) => commit.id));
-    return await Promise.all(commits.map(async (commit) => await this.commit(db, repo, commit, undefined, comments.get(commit.id) ?? 0)));
-  }
-
-  /** A commit of the commits API, with its files when given; its comments counted unless `commentCount` says. */
-  async commit(db: ReadTx, repo: RepositoryRow, commit: CommitObject, files?: readonly ChangedFile[], commentCount?: number): Promise<GitHubCommit> {
-    const git = this.gitCommit(repo, commit);
-    const url = this.commitApiUrl(repo, commit.id);
-    const shaped: GitHubCommit = {
-      sha: commit.id,
-      node_id: nodeId('Commit', `${repo.id}:${commit.id}`),
-      url,
-      html_url: git.html_url,
-      comments_url: `${url}/comments`,
-      commit: {
-        url: git.url,
-        author: git.author,
-        committer: git.committer,
-        message: git.message,
-        tree: git.tree,
-        comment_count: commentCount ?? (await commitCommentCounts(db, repo.id, [commit.id])).get(commit.id) ?? 0,
-        ...(commit.signature !== undefined ? { verification: verificationOf(commit.signature) } : {}),
-      },
-      author: await this.userOfAddress(db, commit.author.email),
-      committer: await this.userOfAddress(db, commit.committer.email),
-      parents: this.parents(repo, commit, 'commits'),
-    };
-    if (files) {
-      const additions = files.reduce((sum, file) => sum + file.additions, 0);
-      const deletions = files.reduce((sum, file) => sum + file.deletions, 0);
-      shaped.stats = { additions, deletions, total: additions + deletions };
-      shaped.files = files.map((file) => this.file(repo, commit.id, file));
-    }
-    return shaped;
-  }
-
-  /** A file a commit (or a comparison, or a pull request, whose head is `commit`) changed, with where to read it. */
-  file(repo: RepositoryRow, commit: string, file: ChangedFile): GitHubFile {
-    const path = file.filename.split('/').map(encodeURIComponent).join('/');
-    const site = `${this.baseUrl()}/${repo.owner_name}/${repo.name}`;
-    return {
-      sha: file.blob,
-      filename: file.filename,
-      status: file.status === 'deleted' ? 'removed' : file.status,
-      additions: file.additions,
-      deletions: file.deletions,
-      changes: file.changes,
-      // The pages of this host serve what GitHub's blob and raw URLs do, under their own paths.
-      blob_url: `${site}/src/commit/${commit}/${path}`,
-      raw_url: `${site}/raw/commit/${commit}/${path}`,
-      contents_url: `${this.api(`/repos/${repo.owner_name}/${repo.name}/contents/${path}`)}?ref=${commit}`,
-      ...(file.patch !== undefined ? { patch: file.patch } : {}),
-      ...(file.previous_filename ? { previous_filename: file.previous_filename } : {}),
-    };
-  }
-
-  /**
-   * An entry of the contents API on `ref`: with `content` (base64) for a file read whole, `null` for one too large to
-   * include (GitHub's empty content with encoding `none`), nothing for listings and write answers.
-   */
-  /**
-   * A file or folder of the contents API. `raw`: how the host's raw route names the ref (`branch`, `tag` or `commit`),
-   * for a file's `download_url`; `media`: the file is stored with Git LFS and its download is the object's (GitHub's
-   * media URL, the same route here).
-   */
-  content(repo: RepositoryRow, entry: { type: GitHubContent['type']; name: string; path: string; sha: string; size: number }, ref: string, content?: Buffer | null, raw?: { kind: string; media?: boolean }): GitHubContent {
-    const path = this.repoPath(repo);
-    const encoded = entry.path.split('/').map(encodeURIComponent).join('/');
-    const self = this.api(`${path}/contents/${encoded}?ref=${encodeURIComponent(ref)}`);
-    const git = this.api(`${path}/git/${entry.type === 'dir' ? 'trees' : 'blobs'}/${entry.sha}`);
-    const html = `${this.baseUrl()}/${repo.owner_name}/${repo.name}/${entry.type === 'dir' ? 'tree' : 'blob'}/${encodeURIComponent(ref)}/${encoded}`;
-    return {
-      type: entry.type,
-      name: entry.name,
-      path: entry.path,
-      sha: entry.sha,
-      size: entry.size,
-      url: self,
-      html_url: html,
-      git_url: git,
-      download_url: entry.type === 'file' && raw ? `${this.baseUrl()}/${repo.owner_name}/${repo.name}/${raw.media ? 'media' : 'raw'}/${raw.kind}/${ref.split('/').map(encodeURIComponent).join('/')}/${encoded}` : null,
-      ...(content ? { content: content.toString('base64'), encoding: 'base64' as const } : content === null ? { content: '', encoding: 'none' as const } : {}),
-      _links: { self, git, html },
     };
   }
 }

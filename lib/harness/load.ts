@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
-import { importCommits, setHeadBranch, updateRef, type HistoryCommit } from '../git/objects.js';
+import { importCommits, type HistoryCommit } from '../git/history-import.js';
+import { setHeadBranch, updateRef } from '../git/ref-writes.js';
 import { diffRefs } from '../git/refs.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import type { UserRow } from '../store/queries/users.js';
@@ -87,7 +88,7 @@ async function writeConversations(ctx: AppContext, repo: RepositoryRow, owner: U
   }
   for (const planPull of planned.pulls) {
     const pull = await ctx.pulls.create(repo, await user(planPull.author), { title: planPull.title, description: planPull.body, head: planPull.head, base: planPull.base });
-    for (const comment of planPull.comments) await ctx.pulls.comment(repo, pull.id, await user(comment.author), comment.body);
+    for (const comment of planPull.comments) await ctx.pullComments.comment(repo, pull.id, await user(comment.author), comment.body);
     if (planPull.closed) await ctx.pulls.update(repo, owner, pull.id, { status: 'closed' });
   }
 }

@@ -1,7 +1,8 @@
 import { invalid, RepoHostError } from '../errors.js';
 import { SUBSCRIBABLE_EVENTS } from '../events/types.js';
 import { isSafeBranchName } from '../git/names.js';
-import { gitDate, GitObjectError, splitTreePath, type GitIdentity, type TreeChange } from '../git/objects.js';
+import { gitDate, GitObjectError, type GitIdentity } from '../git/objects.js';
+import { splitTreePath, type TreeChange } from '../git/tree-builder.js';
 import { eventsOf, keyPair, permissionsOf, type AppInput } from '../services/apps.js';
 import { MIN_FIXED_TOKEN } from '../services/credentials.js';
 import { MAX_BODY, MAX_TITLE } from '../services/issues.js';

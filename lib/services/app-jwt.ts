@@ -1,3 +1,8 @@
+// Our own reading of a GitHub App's JSON web token, rather than `jose` (issue 40). Only one form is ever accepted:
+// RS256, verified with the app's public key, which is always RSA (made by repohost, or checked to be RSA when given:
+// services/apps.ts keyPair), so there is no algorithm to confuse: any other `alg` is refused before a key is touched.
+// The claims are checked with GitHub's own error messages, which a library's errors would have to be mapped back to;
+// node:crypto does the signature, the only hard part.
 import { createPublicKey, verify } from 'node:crypto';
 import { unauthorized } from '../errors.js';
 

@@ -8,8 +8,8 @@ import type { PushedRef } from '../git/push-commits.js';
 
 export type { ChangedFile, CommitSummary, DiffStats, FileEntry, MergeMethod, MergeOptions, MergeResult, PushedRef, RefChange };
 
-/** What pull requests need from git (implemented by `GitRepositories`). */
-export interface PullGit {
+/** What pull requests need of comparisons and merges of commit pairs (implemented by `GitComparisons`). */
+export interface PullComparisons {
   commitsBetween(owner: string, name: string, base: string, head: string): Promise<CommitSummary[]>;
   changedFiles(owner: string, name: string, base: string, head: string, ignoreWhitespace?: boolean): Promise<ChangedFile[]>;
   changedFileWithAllLines(owner: string, name: string, base: string, head: string, file: Pick<ChangedFile, 'filename' | 'previous_filename'>, ignoreWhitespace?: boolean): Promise<ChangedFile | undefined>;
@@ -28,10 +28,15 @@ export interface PullGit {
   isAncestor(owner: string, name: string, ancestor: string, descendant: string): Promise<boolean>;
   /** The commit of a branch at `tip` that merged `head` into it: a merge commit, or `head` when fast-forwarded. */
   mergingCommit(owner: string, name: string, head: string, tip: string): Promise<string>;
-  /** How many commits `head` has that `base` has not (`git rev-list --count base..head`). */
-  countCommitsBetween(owner: string, name: string, base: string, head: string): Promise<number>;
   /** The branches whose tips are reachable from `commit` (one git run for all of them). */
   branchesMergedInto(owner: string, name: string, commit: string): Promise<Set<string>>;
+}
+
+/** What pull requests need from git (implemented by `GitRepositories`). */
+export interface PullGit {
+  compare: PullComparisons;
+  /** How many commits `head` has that `base` has not (`git rev-list --count base..head`). */
+  countCommitsBetween(owner: string, name: string, base: string, head: string): Promise<number>;
   /** Deletes the branch if it still points at `expectedSha`; false when it moved or is gone. */
   deleteBranch(owner: string, name: string, branch: string, expectedSha: string): Promise<boolean>;
   /** What each ref change brought (commits, tip, forced), for push events. */

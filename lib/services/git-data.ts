@@ -5,24 +5,8 @@ import type { Db } from '../store/interface.js';
 import { streamArchive, type ArchiveFormat } from '../git/archive.js';
 import { EMPTY_TREE_ID, readDiff, type ChangedFile } from '../git/diff.js';
 import { countCommits, logCommits, mergeBase, type CommitFilter } from '../git/history.js';
-import {
-  buildTree,
-  commitTree,
-  gitDate,
-  GitObjectError,
-  objectInfo,
-  readBlob,
-  readCommit,
-  readTree,
-  writeBlob,
-  writeBlobsFromFiles,
-  writeTag,
-  type CommitIdentity,
-  type CommitObject,
-  type GitIdentity,
-  type TreeChange,
-  type TreeEntry,
-} from '../git/objects.js';
+import { commitTree, gitDate, GitObjectError, objectInfo, readBlob, readCommit, readTree, writeBlob, writeBlobsFromFiles, writeTag, type CommitIdentity, type CommitObject, type GitIdentity, type TreeEntry } from '../git/objects.js';
+import { buildTree, type TreeChange } from '../git/tree-builder.js';
 import type { GitRepositories } from '../git/repositories.js';
 import { repositoryScope } from '../git/object-cache.js';
 import { isSafeBranchName } from '../git/names.js';

@@ -1,4 +1,4 @@
-import { requireCommentable, setConversationLock, type LockChange } from './conversation-locks.js';
+import { setConversationLock, type LockChange } from './conversation-locks.js';
 import { noteCrossReferences } from './references.js';
 import { insertIssueEvent } from '../store/queries/issue-events.js';
 import type { Readable } from 'node:stream';
@@ -6,30 +6,9 @@ import { conflict, invalid, notAllowed, notFound } from '../errors.js';
 import type { Db, ReadTx, WriteTx } from '../store/interface.js';
 import { closeReferencedIssues } from './closing-keywords.js';
 import { writeToRepository } from './repository-write.js';
-import {
-  commentsOfPull,
-  countPulls,
-  deleteComment,
-  insertComment,
-  insertPull,
-  markPullMerged,
-  openPullJoining,
-  openPullsTouching,
-  pullByNumber,
-  pullComment,
-  pullInRepository,
-  pullsOfRepository,
-  setPullOpen,
-  setPullShas,
-  updateComment,
-  updatePull,
-  type PullCommentRow,
-  type PullListFilter,
-  type PullListStatus,
-  type PullRow,
-} from '../store/queries/pulls.js';
+import { countPulls, insertPull, markPullMerged, openPullJoining, openPullsTouching, pullByNumber, pullInRepository, pullsOfRepository, setPullOpen, setPullShas, updatePull, type PullListFilter, type PullListStatus, type PullRow } from '../store/queries/pulls.js';
 import { branchTip, branchTipsNamed, deleteBranch, takeNextNumber, upsertBranch, type RepositoryRow } from '../store/queries/repositories.js';
-import { NOTHING_PUSHED, type EditChanges, type EventRecorder, type IssueCommentEvent, type PullRequestEvent } from '../events/index.js';
+import { NOTHING_PUSHED, type EditChanges, type EventRecorder, type PullRequestEvent } from '../events/index.js';
 import type { StatusState } from '../store/queries/commit-statuses.js';
 import { userById, type UserRow } from '../store/queries/users.js';
 import type { ChangedFile, CommitSummary, DiffStats, MergeMethod, MergeResult, PullGit, RefChange } from './git-backend.js';
@@ -76,9 +55,6 @@ export interface PullSummary extends Omit<PullRow, 'author_id'> {
   /** The combined commit status of the head commit (see statuses.ts); `status` stays open/closed/merged. */
   checks_state: StatusState;
 }
-
-/** A conversation comment: the spec's `{ id, author, text }` plus times. */
-export type PullComment = Omit<PullCommentRow, 'author_id'>;
 
 /** Two branches compared before a pull request joins them. */
 export interface BranchComparison {
@@ -287,24 +263,24 @@ export class PullService {
 
   async commits(repo: RepositoryRow, id: number): Promise<CommitSummary[]> {
     const pull = await this.get(repo, id);
-    return this.git.commitsBetween(repo.owner_name, repo.name, pull.base_sha, pull.head_sha);
+    return this.git.compare.commitsBetween(repo.owner_name, repo.name, pull.base_sha, pull.head_sha);
   }
 
   /** The files the pull request changes (`ignoreWhitespace`: changes of white space alone left out of the patches). */
   async files(repo: RepositoryRow, id: number, ignoreWhitespace = false): Promise<ChangedFile[]> {
     const pull = await this.get(repo, id);
-    return this.git.changedFiles(repo.owner_name, repo.name, pull.base_sha, pull.head_sha, ignoreWhitespace);
+    return this.git.compare.changedFiles(repo.owner_name, repo.name, pull.base_sha, pull.head_sha, ignoreWhitespace);
   }
 
   /** The files the pull request changed up to `commit`, one of its commits (what a review comment on it is placed in). */
   async filesAt(repo: RepositoryRow, pull: PullRow, commit: string): Promise<ChangedFile[]> {
-    return this.git.changedFiles(repo.owner_name, repo.name, pull.base_sha, commit);
+    return this.git.compare.changedFiles(repo.owner_name, repo.name, pull.base_sha, commit);
   }
 
   /** One of the pull request's files with all its lines (`files` shows the lines around each change). */
   async fileWithAllLines(repo: RepositoryRow, id: number, file: ChangedFile, ignoreWhitespace = false): Promise<ChangedFile | undefined> {
     const pull = await this.get(repo, id);
-    return this.git.changedFileWithAllLines(repo.owner_name, repo.name, pull.base_sha, pull.head_sha, file, ignoreWhitespace);
+    return this.git.compare.changedFileWithAllLines(repo.owner_name, repo.name, pull.base_sha, pull.head_sha, file, ignoreWhitespace);
   }
 
   /**
@@ -318,9 +294,9 @@ export class PullService {
     if (!baseSha || !headSha) throw notFound('Branch not found');
     if (base === head) return { baseSha, headSha, commits: [], files: [], mergeable: true };
     const [commits, files, mergeable] = await Promise.all([
-      this.git.commitsBetween(repo.owner_name, repo.name, baseSha, headSha),
-      this.git.changedFiles(repo.owner_name, repo.name, baseSha, headSha),
-      this.git.mergeable(repo.owner_name, repo.name, baseSha, headSha),
+      this.git.compare.commitsBetween(repo.owner_name, repo.name, baseSha, headSha),
+      this.git.compare.changedFiles(repo.owner_name, repo.name, baseSha, headSha),
+      this.git.compare.mergeable(repo.owner_name, repo.name, baseSha, headSha),
     ]);
     return { baseSha, headSha, commits, files, mergeable };
   }
@@ -328,7 +304,7 @@ export class PullService {
   /** The whole unified diff or the format-patch series, streamed from git. */
   async diff(repo: RepositoryRow, id: number, kind: 'diff' | 'patch'): Promise<Readable> {
     const pull = await this.get(repo, id);
-    return this.git.diffStream(repo.owner_name, repo.name, pull.base_sha, pull.head_sha, kind);
+    return this.git.compare.diffStream(repo.owner_name, repo.name, pull.base_sha, pull.head_sha, kind);
   }
 
   /**
@@ -367,7 +343,7 @@ export class PullService {
     const intent = await this.journal.open(repo);
     let result: MergeResult;
     try {
-      result = await this.git.merge(repo.owner_name, repo.name, {
+      result = await this.git.compare.merge(repo.owner_name, repo.name, {
         base: pull.base,
         baseSha,
         headSha,
@@ -439,7 +415,7 @@ export class PullService {
       const base = await tipOf(pull.base);
       if (!base || base === pull.base_sha) continue;
       if (!mergedInto.has(base)) {
-        const merged = this.git.branchesMergedInto(repo.owner_name, repo.name, base);
+        const merged = this.git.compare.branchesMergedInto(repo.owner_name, repo.name, base);
         // Not awaited when every head of this base is gone: its failure must not go unhandled then.
         merged.catch(() => undefined);
         mergedInto.set(base, merged);
@@ -448,8 +424,8 @@ export class PullService {
       // A deleted head is judged by its last known commit.
       const isMerged = head
         ? (await mergedInto.get(base)!).has(pull.head)
-        : pull.head_sha !== '' && (await this.git.isAncestor(repo.owner_name, repo.name, pull.head_sha, base));
-      if (isMerged) merged.set(pull.id, await this.git.mergingCommit(repo.owner_name, repo.name, head ?? pull.head_sha, base).catch(() => base));
+        : pull.head_sha !== '' && (await this.git.compare.isAncestor(repo.owner_name, repo.name, pull.head_sha, base));
+      if (isMerged) merged.set(pull.id, await this.git.compare.mergingCommit(repo.owner_name, repo.name, head ?? pull.head_sha, base).catch(() => base));
     }
     if (pulls.length === 0) return;
     // Heads moved to a commit their last one is not part of: force-pushed; else how many commits came (read from git
@@ -459,7 +435,7 @@ export class PullService {
     for (const pull of pulls) {
       const head = moved.get(pull.head);
       if (head === undefined || /^0+$/.test(head) || merged.has(pull.id) || pull.head_sha === '' || head === pull.head_sha) continue;
-      if (!(await this.git.isAncestor(repo.owner_name, repo.name, pull.head_sha, head).catch(() => true))) forced.add(pull.id);
+      if (!(await this.git.compare.isAncestor(repo.owner_name, repo.name, pull.head_sha, head).catch(() => true))) forced.add(pull.id);
       else gained.set(pull.id, await this.git.countCommitsBetween(repo.owner_name, repo.name, pull.head_sha, head).catch(() => 0));
     }
     const now = this.now();
@@ -502,60 +478,7 @@ export class PullService {
   private prepareMerges(repo: RepositoryRow, pairs: ReadonlyArray<{ base: string | undefined; head: string | undefined }>): void {
     if (pairs.length === 0) return;
     this.background(async () => {
-      for (const { base, head } of pairs) if (base && head) await this.git.prepareMerge(repo.owner_name, repo.name, base, head).catch(() => undefined);
-    });
-  }
-
-  /** A page of a pull request's comments; with `since` (ISO 8601 as stored), only those updated at or after it. */
-  async comments(repo: RepositoryRow, pullId: number, page: PageWindow, since?: string): Promise<{ items: PullComment[]; total: number }> {
-    const pull = await this.get(repo, pullId);
-    const found = await this.store.read(async (tx) => await commentsOfPull(tx, pull.id, page, since));
-    return { items: found.rows.map(publicComment), total: found.matching ?? pull.comments };
-  }
-
-  async getComment(repo: RepositoryRow, pullId: number, commentId: number): Promise<PullComment> {
-    const comment = Number.isSafeInteger(commentId) ? await pullComment(this.store, (await this.get(repo, pullId)).id, commentId) : undefined;
-    if (!comment) throw notFound('Comment not found');
-    return publicComment(comment);
-  }
-
-  async comment(repo: RepositoryRow, pullId: number, author: UserRow, text: unknown): Promise<PullComment> {
-    await requireAccess(this.store, author, repo, 'read');
-    const pull = await this.get(repo, pullId);
-    const body = requiredText('text', text, MAX_BODY);
-    const now = this.now();
-    const id = await writeToRepository(this.store, repo, async (tx) => {
-      await requireCommentable(tx, repo, author, (await this.recordIn(tx, repo, pull.id)).locked);
-      const commentId = await insertComment(tx, { pullId: pull.id, authorId: author.id, text: body, now });
-      await noteCrossReferences(tx, repo, pull.number, author, body, now);
-      await notifyThread(tx, repo, pull.number, author.id, { text: body, everyone: true }, now);
-      await this.recordCommentEvent(tx, repo, author, pull.id, (await pullComment(tx, pull.id, commentId))!, 'created');
-      return commentId;
-    });
-    return publicComment((await pullComment(this.store, pull.id, id))!);
-  }
-
-  async editComment(repo: RepositoryRow, pullId: number, commentId: number, viewer: Viewer, text: unknown): Promise<PullComment> {
-    const { pull, comment } = await this.editableComment(repo, pullId, commentId, viewer);
-    const body = requiredText('text', text, MAX_BODY);
-    const now = this.now();
-    await writeToRepository(this.store, repo, async (tx) => {
-      const current = await pullComment(tx, pull.id, comment.id);
-      if (!current) throw notFound('Comment not found');
-      await updateComment(tx, comment.id, body, now);
-      await noteCrossReferences(tx, repo, pull.number, viewer!, body, now);
-      await this.recordCommentEvent(tx, repo, viewer!, pull.id, (await pullComment(tx, pull.id, comment.id))!, 'edited', { body: { from: current.text } });
-    });
-    return publicComment((await pullComment(this.store, pull.id, comment.id))!);
-  }
-
-  async deleteComment(repo: RepositoryRow, pullId: number, commentId: number, viewer: Viewer): Promise<void> {
-    const { pull, comment } = await this.editableComment(repo, pullId, commentId, viewer);
-    await writeToRepository(this.store, repo, async (tx) => {
-      const current = await pullComment(tx, pull.id, comment.id);
-      if (!current) return;
-      await deleteComment(tx, repo.id, pull.id, comment.id);
-      await this.recordCommentEvent(tx, repo, viewer!, pull.id, current, 'deleted');
+      for (const { base, head } of pairs) if (base && head) await this.git.compare.prepareMerge(repo.owner_name, repo.name, base, head).catch(() => undefined);
     });
   }
 
@@ -589,14 +512,14 @@ export class PullService {
    * commits; zeros only where git cannot tell (a pull request recorded without its commits).
    */
   async stats(repo: RepositoryRow, pull: PullRow): Promise<DiffStats> {
-    return await this.git.diffStats(repo.owner_name, repo.name, pull.base_sha, pull.head_sha).catch(() => NO_COUNTS);
+    return await this.git.compare.diffStats(repo.owner_name, repo.name, pull.base_sha, pull.head_sha).catch(() => NO_COUNTS);
   }
 
   /** Counts a pair of commits into `counted`, where writes find it (a failure is not kept: the pair stays uncounted). */
   private async count(repo: RepositoryRow, base: string, head: string): Promise<void> {
     const key = pullStatsKey(base, head);
     if (this.counted.get(key)) return;
-    const counts = await this.git.diffStats(repo.owner_name, repo.name, base, head).catch(() => undefined);
+    const counts = await this.git.compare.diffStats(repo.owner_name, repo.name, base, head).catch(() => undefined);
     if (counts) this.counted.set(key, counts);
   }
 
@@ -629,27 +552,6 @@ export class PullService {
         await this.count(repo, error.base, error.head);
       }
     }
-  }
-
-  /** GitHub reports conversation comments of a pull request as `issue_comment` on its issue. */
-  private async recordCommentEvent(
-    tx: WriteTx,
-    repo: RepositoryRow,
-    sender: UserRow,
-    pullId: number,
-    comment: PullCommentRow,
-    action: IssueCommentEvent['action'],
-    changes?: IssueCommentEvent['changes'],
-  ): Promise<void> {
-    await this.events.record(tx, repo, sender, 'issue_comment', async (current) => {
-      const pull = (await pullInRepository(tx, repo.id, pullId))!;
-      return {
-        action,
-        issue: await this.events.github.pullAsIssue(tx, current, pull),
-        comment: await this.events.github.comment(tx, current, pull.number, comment),
-        ...(changes ? { changes } : {}),
-      };
-    });
   }
 
   /**
@@ -752,16 +654,7 @@ export class PullService {
     const base = tips.get(pull.base);
     // A deleted branch closes nothing, but there is nothing to merge until it is back.
     if (!head || !base) return false;
-    return this.git.mergeable(repo.owner_name, repo.name, base, head);
-  }
-
-  private async editableComment(repo: RepositoryRow, pullId: number, commentId: number, viewer: Viewer): Promise<{ pull: PullRow; comment: PullCommentRow }> {
-    await requireAccess(this.store, viewer, repo, 'read');
-    const pull = await this.get(repo, pullId);
-    const comment = Number.isSafeInteger(commentId) ? await pullComment(this.store, pull.id, commentId) : undefined;
-    if (!comment) throw notFound('Comment not found');
-    await mayChange(this.store, repo, viewer, comment.author_id, 'Only the author or a collaborator with write access may change this comment');
-    return { pull, comment };
+    return this.git.compare.mergeable(repo.owner_name, repo.name, base, head);
   }
 
   private async recordIn(tx: WriteTx, repo: RepositoryRow, id: number): Promise<PullRow> {
@@ -774,8 +667,4 @@ export class PullService {
 /** The commit each of the repository's branches points to, as recorded after the last ref change. */
 function branchTips(db: ReadTx, repoId: number): { get(branch: string): Promise<string | undefined>; has(branch: string): Promise<boolean> } {
   return { get: async (branch) => await branchTip(db, repoId, branch), has: async (branch) => await branchTip(db, repoId, branch) !== undefined };
-}
-
-function publicComment({ author_id: _authorId, ...comment }: PullCommentRow): PullComment {
-  return comment;
 }

@@ -1,7 +1,8 @@
 import { conflict, forbidden, invalid, RepoHostError } from '../errors.js';
 import type { Db, ReadTx, SharedLocks, WriteTx } from '../store/interface.js';
 import { isAncestor } from '../git/ancestry.js';
-import { deleteRef, objectInfo, RefMovedError, updateRef } from '../git/objects.js';
+import { objectInfo } from '../git/objects.js';
+import { deleteRef, RefMovedError, updateRef } from '../git/ref-writes.js';
 import { isSafeBranchName } from '../git/names.js';
 import { defaultBranchRefusal, pushRefusal, type UnmetChecks } from '../git/push-rules.js';
 import type { RefCheck } from '../git/push/session.js';

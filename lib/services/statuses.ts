@@ -104,8 +104,8 @@ export class CommitStatusService {
         // As GitHub: at most 10, each with its commit's URL and whether it is protected.
         branches: (await branchesAt(tx, status.repoId, row.sha))
           .slice(0, 10)
-          .map((name) => ({ name, commit: { sha: row.sha, url: this.events.github.commitApiUrl(repo, row.sha) }, protected: ruleOf(name) !== undefined })),
-        ...(commit ? { commit: await this.events.github.commit(tx, repo, commit) } : {}),
+          .map((name) => ({ name, commit: { sha: row.sha, url: this.events.github.code.commitApiUrl(repo, row.sha) }, protected: ruleOf(name) !== undefined })),
+        ...(commit ? { commit: await this.events.github.code.commit(tx, repo, commit) } : {}),
         created_at: githubTime(row.created_at),
         updated_at: githubTime(row.updated_at),
       };

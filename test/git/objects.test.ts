@@ -1,21 +1,10 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildTree,
-  commitTree,
-  deleteRef,
-  GitObjectError,
-  importCommits,
-  readBlob,
-  readCommit,
-  readTag,
-  readTree,
-  RefMovedError,
-  updateRef,
-  writeBlob,
-  writeTree,
-} from '../../lib/git/objects.js';
+import { commitTree, GitObjectError, readBlob, readCommit, readTag, readTree, writeBlob, writeTree } from '../../lib/git/objects.js';
+import { importCommits } from '../../lib/git/history-import.js';
+import { deleteRef, RefMovedError, updateRef } from '../../lib/git/ref-writes.js';
+import { buildTree } from '../../lib/git/tree-builder.js';
 import { runGit } from '../../lib/git/run-git.js';
 import { tempDir } from '../helpers/host.js';
 import { sh } from './fixtures.js';

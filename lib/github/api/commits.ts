@@ -29,7 +29,7 @@ export function mountCommits(app: H3, ctx: AppContext): void {
     const filter = await commitFilter(ctx, event);
     if (filter === 'nobody') return page.respond(0, []);
     const { items, total } = await ctx.gitData.history(repo, { ref: queryString(event, 'sha') || undefined, path: queryString(event, 'path') || undefined, filter }, page).catch(noCommitFor);
-    return page.respond(total, await shapes.commits(ctx.store, repo, items));
+    return page.respond(total, await shapes.code.commits(ctx.store, repo, items));
   });
 
   // GitHub: "If there are more than 300 files in the commit diff ..., the response will include pagination link
@@ -46,7 +46,7 @@ export function mountCommits(app: H3, ctx: AppContext): void {
     }
     const page = pageOf(ctx, event, 'per_page', COMMIT_FILE_PAGES);
     const { commit, files, totalFiles } = await ctx.gitData.commitWithFiles(repo, pathParam(event, 'ref'), page).catch(noCommitFor);
-    return await shapes.commit(ctx.store, repo, commit, page.respond(totalFiles, files));
+    return await shapes.code.commit(ctx.store, repo, commit, page.respond(totalFiles, files));
   });
 
   // The branches whose tip the commit is (GitHub's `branch-short`: name, commit, protected), by name.
@@ -84,7 +84,7 @@ export function mountCommits(app: H3, ctx: AppContext): void {
     if (!comparison.mergeBase) throw new GitHubApiError(404, `No common ancestor between ${match[1]} and ${match[2]}.`);
     // As on GitHub: what head brings since the merge base (the diff), or head's commits base lacks (the patch).
     const kind = requestedDiff(event);
-    if (kind) return diffResponse(kind, await ctx.git.diffStream(repo.owner_name, repo.name, comparison.base.id, comparison.head.id, kind));
+    if (kind) return diffResponse(kind, await ctx.git.compare.diffStream(repo.owner_name, repo.name, comparison.base.id, comparison.head.id, kind));
     const html = `${ctx.baseUrl()}/${repo.owner_name}/${repo.name}/compare/${match[1]}...${match[2]}`;
     const commits = page ? page.respond(comparison.aheadBy, comparison.commits) : comparison.commits;
     return {
@@ -93,14 +93,14 @@ export function mountCommits(app: H3, ctx: AppContext): void {
       permalink_url: `${ctx.baseUrl()}/${repo.owner_name}/${repo.name}/compare/${comparison.base.id}...${comparison.head.id}`,
       diff_url: `${html}.diff`,
       patch_url: `${html}.patch`,
-      base_commit: await shapes.commit(ctx.store, repo, comparison.base),
-      ...(comparison.mergeBase ? { merge_base_commit: await shapes.commit(ctx.store, repo, comparison.mergeBase) } : {}),
+      base_commit: await shapes.code.commit(ctx.store, repo, comparison.base),
+      ...(comparison.mergeBase ? { merge_base_commit: await shapes.code.commit(ctx.store, repo, comparison.mergeBase) } : {}),
       status: comparison.status,
       ahead_by: comparison.aheadBy,
       behind_by: comparison.behindBy,
       total_commits: comparison.aheadBy,
-      commits: await shapes.commits(ctx.store, repo, commits),
-      ...(page && page.page > 1 ? {} : { files: comparison.files.map((file) => shapes.file(repo, comparison.head.id, file)) }),
+      commits: await shapes.code.commits(ctx.store, repo, commits),
+      ...(page && page.page > 1 ? {} : { files: comparison.files.map((file) => shapes.code.file(repo, comparison.head.id, file)) }),
     };
   });
 }

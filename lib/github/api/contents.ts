@@ -44,10 +44,10 @@ export function mountContents(app: H3, ctx: AppContext): void {
     // A folder lists its first 1,000 entries and no more, as GitHub's does ("If the directory has more than 1,000
     // files, only the first 1,000 are returned"): no pages, `per_page` means nothing here; the git trees API has all.
     const kind = await rawKindOf(repo, ref);
-    if ('folder' in found) return found.folder.map((entry) => shapes.content(repo, entry, ref, undefined, { kind }));
+    if ('folder' in found) return found.folder.map((entry) => shapes.code.content(repo, entry, ref, undefined, { kind }));
     const pointer = found.content ? parseLfsPointer(found.content) : undefined;
     const media = pointer !== undefined && (await ctx.lfs.holds(repo, pointer.oid));
-    return shapes.content(repo, found.file, ref, found.content, { kind, media });
+    return shapes.code.content(repo, found.file, ref, found.content, { kind, media });
   };
   /** How the raw route names a ref: a branch, a commit id, or else a tag. */
   const rawKindOf = async (repo: RepositoryRow, ref: string) =>
@@ -59,7 +59,7 @@ export function mountContents(app: H3, ctx: AppContext): void {
     const repo = await repoOf(ctx, event);
     const ref = queryString(event, 'ref') || repo.default_branch;
     const { file, content } = await ctx.gitData.readme(repo, ref);
-    return shapes.content(repo, file, ref, content, { kind: await rawKindOf(repo, ref) });
+    return shapes.code.content(repo, file, ref, content, { kind: await rawKindOf(repo, ref) });
   });
 
   const change = async (event: H3Event, remove: boolean) => {
@@ -84,8 +84,8 @@ export function mountContents(app: H3, ctx: AppContext): void {
     return { result, repo, branch: typeof body.branch === 'string' ? body.branch : repo.default_branch };
   };
   const answer = (repo: RepositoryRow, branch: string, result: Awaited<ReturnType<typeof ctx.gitData.changeFile>>) => ({
-    content: result.file ? shapes.content(repo, result.file, branch, undefined, { kind: 'branch' }) : null,
-    commit: shapes.gitCommit(repo, result.commit),
+    content: result.file ? shapes.code.content(repo, result.file, branch, undefined, { kind: 'branch' }) : null,
+    commit: shapes.code.gitCommit(repo, result.commit),
   });
 
   app.put(`${REPO}/contents/**:path`, async (event) => {

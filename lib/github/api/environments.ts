@@ -4,7 +4,7 @@ import { isRepoHostError } from '../../errors.js';
 import { pathParam } from '../../http/validate.js';
 import type { EnvironmentRow } from '../../store/queries/environments.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
-import { nodeId } from '../shapes.js';
+import { nodeId } from '../api-ids.js';
 import { githubTime } from '../time.js';
 import { githubPage, noContent, readJson, unprocessable } from './http.js';
 import { apiUrl, REPO, repoAndUser, repoOf } from './lookup.js';

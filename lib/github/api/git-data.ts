@@ -6,7 +6,7 @@ import { MAX_API_BLOB_BYTES, type IdentityInput, type TreeEntryInput } from '../
 import type { TagObject } from '../../git/tags.js';
 import { optionalFlag } from '../../services/text-fields.js';
 import type { RepositoryRow } from '../../store/queries/repositories.js';
-import { nodeId } from '../shapes.js';
+import { nodeId } from '../api-ids.js';
 import { githubTime } from '../time.js';
 import { created, GitHubApiError, githubPage, noContent, readJson, unprocessable, validationFailed } from './http.js';
 import { apiUrl, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
@@ -150,7 +150,7 @@ export function mountGitData(app: H3, ctx: AppContext): void {
 
   app.get(`${REPO}/git/commits/:sha`, async (event) => {
     const repo = await repoOf(ctx, event);
-    return shapesOf(ctx).gitCommit(repo, await ctx.gitData.commit(repo, pathParam(event, 'sha')));
+    return shapesOf(ctx).code.gitCommit(repo, await ctx.gitData.commit(repo, pathParam(event, 'sha')));
   });
 
   app.post(`${REPO}/git/commits`, async (event) => {
@@ -166,7 +166,7 @@ export function mountGitData(app: H3, ctx: AppContext): void {
       author: identityField('author', body.author),
       committer: identityField('committer', body.committer),
     });
-    return created(event, shapesOf(ctx).gitCommit(repo, commit));
+    return created(event, shapesOf(ctx).code.gitCommit(repo, commit));
   });
 
   const tagShape = (repo: RepositoryRow, tag: TagObject) => {

@@ -10,7 +10,7 @@ import { queryString, readLimitedText, type FormFields } from '../../http/valida
 import { pageOf, type Page } from '../../http/pagination.js';
 import type { CommentOrder } from '../../store/queries/issues.js';
 import { RefUpdateRefused } from '../../services/ref-updates.js';
-import { GITHUB_API_PREFIX } from '../shapes.js';
+import { GITHUB_API_PREFIX } from '../api-ids.js';
 import { UPLOADS_PREFIX } from '../release-shapes.js';
 import { unlimitedRate, type GitHubRateLimits, type RateLimit } from '../rate-limit.js';
 import { parseRequestJson } from '../../http/request-json.js';

@@ -173,7 +173,7 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     const events = await ctx.issues.eventsOf(repo, number, reach, { viewer });
     const visible = await ctx.issues.visibleTimeline(viewer, events.items);
     const sources = await referencedIssues(visible.sources);
-    const comments = conversation.kind === 'issue' ? await ctx.issues.comments(repo, conversation.issue.id, reach) : await ctx.pulls.comments(repo, conversation.pull.id, reach);
+    const comments = conversation.kind === 'issue' ? await ctx.issues.comments(repo, conversation.issue.id, reach) : await ctx.pullComments.comments(repo, conversation.pull.id, reach);
     const shapedEvents = await shapes.issueEvents(ctx.store, repo, visible.events);
     const shapedComments = await shapes.comments(ctx.store, repo, number, comments.items);
     // Ordered by the stored times (milliseconds; the shapes' are whole seconds), events before comments at a tie.
@@ -193,7 +193,7 @@ export function mountIssues(app: H3, ctx: AppContext): void {
       const since = sinceOf(event, 'IssueComment');
       const page = githubPage(ctx, event);
       const number = numberOf(conversation);
-      const { items, total } = conversation.kind === 'issue' ? await ctx.issues.comments(repo, conversation.issue.id, page, since) : await ctx.pulls.comments(repo, conversation.pull.id, page, since);
+      const { items, total } = conversation.kind === 'issue' ? await ctx.issues.comments(repo, conversation.issue.id, page, since) : await ctx.pullComments.comments(repo, conversation.pull.id, page, since);
       return page.respond(total, await shapes.comments(ctx.store, repo, number, items));
     });
   });
@@ -210,7 +210,7 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     const { repo, user } = await repoAndUser(ctx, event);
     const body = await readJson(ctx, event);
     const conversation = await conversationOf(ctx, repo, numberParam(event));
-    const comment = conversation.kind === 'issue' ? await ctx.issues.comment(repo, conversation.issue.id, user, body.body) : await ctx.pulls.comment(repo, conversation.pull.id, user, body.body);
+    const comment = conversation.kind === 'issue' ? await ctx.issues.comment(repo, conversation.issue.id, user, body.body) : await ctx.pullComments.comment(repo, conversation.pull.id, user, body.body);
     return created(event, await shapes.comment(ctx.store, repo, numberOf(conversation), comment));
   });
 
@@ -229,7 +229,7 @@ export function mountIssues(app: H3, ctx: AppContext): void {
   app.get(COMMENT, async (event) => {
     const repo = await repoOf(ctx, event);
     const { conversation, id } = await commentOf(ctx, repo, event);
-    const comment = conversation.kind === 'issue' ? await ctx.issues.getComment(repo, conversation.issue.id, id) : await ctx.pulls.getComment(repo, conversation.pull.id, id);
+    const comment = conversation.kind === 'issue' ? await ctx.issues.getComment(repo, conversation.issue.id, id) : await ctx.pullComments.getComment(repo, conversation.pull.id, id);
     return await shapes.comment(ctx.store, repo, numberOf(conversation), comment);
   });
 
@@ -238,7 +238,7 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     const body = await readJson(ctx, event);
     const { conversation, id } = await commentOf(ctx, repo, event);
     const comment =
-      conversation.kind === 'issue' ? await ctx.issues.editComment(repo, conversation.issue.id, id, user, body.body) : await ctx.pulls.editComment(repo, conversation.pull.id, id, user, body.body);
+      conversation.kind === 'issue' ? await ctx.issues.editComment(repo, conversation.issue.id, id, user, body.body) : await ctx.pullComments.editComment(repo, conversation.pull.id, id, user, body.body);
     return await shapes.comment(ctx.store, repo, numberOf(conversation), comment);
   });
 
@@ -246,7 +246,7 @@ export function mountIssues(app: H3, ctx: AppContext): void {
     const { repo, user } = await repoAndUser(ctx, event);
     const { conversation, id } = await commentOf(ctx, repo, event);
     if (conversation.kind === 'issue') await ctx.issues.deleteComment(repo, conversation.issue.id, id, user);
-    else await ctx.pulls.deleteComment(repo, conversation.pull.id, id, user);
+    else await ctx.pullComments.deleteComment(repo, conversation.pull.id, id, user);
     return noContent();
   });
 

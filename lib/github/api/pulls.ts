@@ -110,14 +110,14 @@ export function mountPulls(app: H3, ctx: AppContext): void {
     const pull = await pullOf(ctx, repo, event);
     const page = githubPage(ctx, event);
     const commits = page.slice(await ctx.gitData.range(repo, pull.base_sha, pull.head_sha));
-    return await shapes.commits(ctx.store, repo, commits);
+    return await shapes.code.commits(ctx.store, repo, commits);
   });
 
   app.get(`${PULL}/files`, async (event) => {
     const repo = await repoOf(ctx, event);
     const pull = await pullOf(ctx, repo, event);
     const page = githubPage(ctx, event);
-    return page.slice(await ctx.pulls.files(repo, pull.id)).map((file) => shapes.file(repo, pull.head_sha, file));
+    return page.slice(await ctx.pulls.files(repo, pull.id)).map((file) => shapes.code.file(repo, pull.head_sha, file));
   });
 }
 

@@ -10,7 +10,7 @@ import type { RepositoryRow } from '../../store/queries/repositories.js';
 import type { UserRow } from '../../store/queries/users.js';
 import { branchProtection } from './branch-protection.js';
 import type { BranchProtection } from '../../services/branch-protection.js';
-import { nodeId } from '../shapes.js';
+import { nodeId } from '../api-ids.js';
 import { conflictAs, created, GitHubApiError, githubPage, noContent, readJson, unprocessable, validationFailed } from './http.js';
 import { apiUrl, REPO, repoAndUser, repoOf, repositoryFor, shapesOf, V3 } from './lookup.js';
 import { ownValue } from '../../own-value.js';
@@ -167,7 +167,7 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     if (outcome === 'no-head') throw new GitHubApiError(404, 'Head does not exist');
     if (outcome === 'conflict') throw new GitHubApiError(409, 'Merge conflict');
     const { commit, files } = await ctx.gitData.commitWithFiles(repo, outcome.merged, { offset: 0, limit: 300 });
-    return created(event, await shapesOf(ctx).commit(ctx.store, repo, commit, files));
+    return created(event, await shapesOf(ctx).code.commit(ctx.store, repo, commit, files));
   });
 
   // Branch names may hold slashes (`feature/x`): the rest of the path is the name.
@@ -183,7 +183,7 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     const commit = await ctx.gitData.commit(repo, sha);
     return {
       ...branchSummary(ctx, repo, name, sha, await ctx.protection.rulesOf(repo)),
-      commit: await shapesOf(ctx).commit(ctx.store, repo, commit),
+      commit: await shapesOf(ctx).code.commit(ctx.store, repo, commit),
       // `html`: the branch's page here (the code browser's `src/branch/…`, as Gitea's).
       _links: { self: apiUrl(ctx, repo, `/branches/${encodeURIComponent(name)}`), html: `${ctx.baseUrl()}/${repo.owner_name}/${repo.name}/src/branch/${pathOf(name)}` },
     };

@@ -1,6 +1,7 @@
 import type { CommitSummary } from '../../git/diff.js';
 import { atLeast, type AccessLevel } from '../../services/permissions.js';
-import type { BranchComparison, PullComment, PullSummary } from '../../services/pulls.js';
+import type { PullComment } from '../../services/pull-comments.js';
+import type { BranchComparison, PullSummary } from '../../services/pulls.js';
 import type { CombinedStatus } from '../../services/statuses.js';
 import type { CheckRunRow } from '../../store/queries/checks.js';
 import type { PullRow } from '../../store/queries/pulls.js';

@@ -80,7 +80,7 @@ export function mountPullRoutes(app: H3, ctx: AppContext): void {
   app.get(`${PULL}/comments`, async (event) => {
     const repo = await repoFromPath(ctx, event);
     const page = pageOf(ctx, event);
-    const { items, total } = await ctx.pulls.comments(repo, idParam(event, 'id'), page);
+    const { items, total } = await ctx.pullComments.comments(repo, idParam(event, 'id'), page);
     return page.respond(total, items);
   });
 
@@ -88,20 +88,20 @@ export function mountPullRoutes(app: H3, ctx: AppContext): void {
     const user = await requireUser(ctx, event);
     const repo = await repoFromPath(ctx, event);
     const form = await readForm(event, ctx.options.maxBodyBytes);
-    return ctx.pulls.comment(repo, idParam(event, 'id'), user, form.text ?? form.body);
+    return ctx.pullComments.comment(repo, idParam(event, 'id'), user, form.text ?? form.body);
   });
 
   app.patch(`${PULL}/comments/:comment_id`, async (event) => {
     const user = await requireUser(ctx, event);
     const repo = await repoFromPath(ctx, event);
     const form = await readForm(event, ctx.options.maxBodyBytes);
-    return ctx.pulls.editComment(repo, idParam(event, 'id'), idParam(event, 'comment_id'), user, form.text ?? form.body);
+    return ctx.pullComments.editComment(repo, idParam(event, 'id'), idParam(event, 'comment_id'), user, form.text ?? form.body);
   });
 
   app.delete(`${PULL}/comments/:comment_id`, async (event) => {
     const user = await requireUser(ctx, event);
     const repo = await repoFromPath(ctx, event);
-    await ctx.pulls.deleteComment(repo, idParam(event, 'id'), idParam(event, 'comment_id'), user);
+    await ctx.pullComments.deleteComment(repo, idParam(event, 'id'), idParam(event, 'comment_id'), user);
     return new Response(null, { status: 204 });
   });
 }

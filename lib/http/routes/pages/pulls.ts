@@ -16,7 +16,7 @@ import { diffReview, parseLineAsked, reviewBox, reviewSummaries, type LineAsked,
 import { pageOf } from '../../pagination.js';
 import { checkedNames, idParam, pathParam, queryString, type FormFields } from '../../validate.js';
 import { redirectTo } from '../web.js';
-import { mountConversationForms, type ConversationForm } from './conversation-forms.js';
+import { mountConversationForms, type ConversationForm, type ConversationService } from './conversation-forms.js';
 import { commentWindow, conversationReactions, timelineOfCommentPage, repoForm, repoPageRequest, textDownload, type RepoPageRequest } from './page-request.js';
 import { triageOf } from './triage.js';
 import { readThread } from '../../notification-count.js';
@@ -94,8 +94,8 @@ async function renderPull(ctx: AppContext, request: RepoPageRequest, number: num
   const files = tab === 'files' ? await filesTab(ctx, request, row, view) : undefined;
   // A merged pull request says how many commits it brought (its recorded base and head no longer move).
   const commits = tab === 'commits' || pull.status === 'merged' ? await ctx.pulls.commits(repo, row.id) : undefined;
-  const comments = tab === 'conversation' ? (await ctx.pulls.comments(repo, row.id, window)).items : undefined;
-  const commentAt = async (offset: number) => (await ctx.pulls.comments(repo, row.id, { limit: 1, offset })).items[0]?.created_at;
+  const comments = tab === 'conversation' ? (await ctx.pullComments.comments(repo, row.id, window)).items : undefined;
+  const commentAt = async (offset: number) => (await ctx.pullComments.comments(repo, row.id, { limit: 1, offset })).items[0]?.created_at;
   return pullView(user, repo, access, {
     pull,
     tab,
@@ -249,7 +249,14 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
   /** A form of the code review: its errors come back on the files tab. */
   const reviewForm = formOnPull('files');
 
-  mountConversationForms(app, 'pulls', ctx.pulls, pullForm, { assignees: ctx.assignees, milestones: ctx.milestones });
+  // A pull request's conversation: the pull request itself, its comments kept apart (services/pull-comments.ts).
+  const conversation: ConversationService = {
+    get: (repo, id) => ctx.pulls.get(repo, id),
+    update: (repo, viewer, id, changes) => ctx.pulls.update(repo, viewer, id, changes),
+    comment: (repo, id, author, body) => ctx.pullComments.comment(repo, id, author, body),
+    editComment: (repo, id, commentId, viewer, body) => ctx.pullComments.editComment(repo, id, commentId, viewer, body),
+  };
+  mountConversationForms(app, 'pulls', conversation, pullForm, { assignees: ctx.assignees, milestones: ctx.milestones });
 
   // A comment on a line or a whole file: alone (a review of its own, as GitHub makes it), kept in the viewer's pending review, or a
   // reply to a thread.
