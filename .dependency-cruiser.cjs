@@ -9,14 +9,14 @@ const FLOORS = [
   ['git', '^lib/(git|highlight)/'],
   // GitHub's representation: domain rows and git objects turned into GitHub's JSON. Below events and services, which
   // fix a payload inside the write that records its event (see docs/architecture.md for why not above them).
-  ['representation', '^lib/github/(?!api/)'],
+  ['representation', '^lib/github/'],
   ['events', '^lib/events/'],
   ['services', '^lib/services/'],
   ['webhooks', '^lib/webhooks/'],
   ['wiring', '^lib/(options|context)\\.ts$'],
   // The doors. They may use each other's helpers (the API its HTTP plumbing, pages the LFS pointer reader); cycles
   // between them are refused like any other.
-  ['doors', '^lib/(http|github/api|lfs|ssh|harness|admin)/'],
+  ['doors', '^lib/(http|github-api|lfs|ssh|harness|admin)/'],
   ['host', '^lib/host\\.ts$'],
   ['entries', '^lib/(index\\.ts$|cli/)'],
 ];

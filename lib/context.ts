@@ -28,6 +28,7 @@ import type { LabelService } from './services/labels.js';
 import type { LoginThrottle } from './services/login-throttle.js';
 import type { GitDataService } from './services/git-data.js';
 import type { MilestoneService } from './services/milestones.js';
+import type { MergeGates } from './services/merge-gates.js';
 import type { PullCommentService } from './services/pull-comments.js';
 import type { PullService } from './services/pulls.js';
 import type { ReleaseService } from './services/releases.js';
@@ -80,6 +81,8 @@ export interface AppContext {
   readonly pulls: PullService;
   /** The conversation comments of pull requests. */
   readonly pullComments: PullCommentService;
+  /** What a protected branch asks of a merge: required checks and approving reviews. */
+  readonly mergeGates: MergeGates;
   /** Reviews of pull requests, their comments on diff lines, requested reviewers. */
   readonly reviews: ReviewService;
   /** Review comments' suggested changes committed to the head branch. */

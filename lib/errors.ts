@@ -71,7 +71,7 @@ export class RepositoryMoved extends RepoHostError {
 
 /**
  * A ref or commit id that names no commit of the repository: 404 with the service's message; GitHub's API answers it
- * 422 `No commit found for SHA: <ref>` (github/api/http.ts, `noCommitFor`).
+ * 422 `No commit found for SHA: <ref>` (github-api/http.ts, `noCommitFor`).
  */
 export class NoSuchCommit extends RepoHostError {
   constructor(

@@ -51,6 +51,7 @@ import { ReleaseService } from './services/releases.js';
 import { ReviewService } from './services/reviews.js';
 import { ReviewShapes } from './github/review-shapes.js';
 import { ReleaseShapes } from './github/release-shapes.js';
+import { MergeGates } from './services/merge-gates.js';
 import { PullCommentService } from './services/pull-comments.js';
 import { PullService } from './services/pulls.js';
 import { RefJournal } from './services/ref-journal.js';
@@ -171,8 +172,9 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
   // Pushes ask installed apps for check suites, in the write that records them.
   recorder.branchHeadsListener = (tx, repo, sender, heads) => checkEvents.requestSuites(tx, repo, sender, heads);
   const checks = new CheckService(store, git, nowIso, recorder, checkEvents);
-  const pulls = new PullService(store, git, nowIso, publicEmail, statuses, checks, protection, recorder, journal, (repo, work) => repos.whileUnchanged(repo, work), pullStats);
-  const refUpdates = new RefUpdateService(store, git, repos, pulls, protection, journal, store.sharedLocks);
+  const mergeGates = new MergeGates(store, statuses, checks, protection);
+  const pulls = new PullService(store, git, nowIso, publicEmail, statuses, mergeGates, protection, recorder, journal, (repo, work) => repos.whileUnchanged(repo, work), pullStats);
+  const refUpdates = new RefUpdateService(store, git, repos, pulls, mergeGates, protection, journal, store.sharedLocks);
   const gitData = new GitDataService(store, git, refUpdates, nowIso, publicEmail, (repo, work) => repos.whileUnchanged(repo, work));
   const reviews = new ReviewService(store, pulls, nowIso, recorder, new ReviewShapes(baseUrl, shapes));
   const branchMerges = new BranchMerges(store, git, refUpdates, nowIso, publicEmail, (repo, work) => repos.whileUnchanged(repo, work));
@@ -198,6 +200,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     dispatches: new DispatchService(store, recorder),
     reactions: new ReactionService(store, nowIso),
     pulls,
+    mergeGates,
     pullComments: new PullCommentService(store, pulls, nowIso, recorder),
     reviews,
     suggestions: new SuggestionService(reviews, gitData),

@@ -45,7 +45,7 @@ function wantsHtml(event: H3Event): boolean {
   return !event.url.pathname.startsWith('/api/') && (event.req.headers.get('accept') ?? '').includes('text/html');
 }
 
-/** The GitHub-compatible API's paths, uploads included (github/api/http.ts, not imported: it loads on demand). */
+/** The GitHub-compatible API's paths, uploads included (github-api/http.ts, not imported: it loads on demand). */
 const isGitHubApiPath = (path: string) => /^\/api\/(?:v3|uploads)(?:\/|$)/.test(path);
 /** Paths only the routes mounted at once answer: the spec API, avatars and git smart HTTP. */
 const EAGER_PREFIX = /^\/(?:api\/v1|avatars)\//;
@@ -68,7 +68,7 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
   const mountLazy = () =>
     (lazyMounted ??= (async () => {
       const [github, web, code, editor, issues, milestones, pulls, releases, settings, account, notifications, notificationCount, assets] = await Promise.all([
-        import('../github/api/index.js'),
+        import('../github-api/index.js'),
         import('./routes/web.js'),
         import('./routes/pages/code.js'),
         import('./routes/pages/editor.js'),
@@ -123,7 +123,7 @@ export function createApp(ctx: AppContext, log: (message: string) => void): H3 {
     },
     onError: async (error, event) => {
       // /api/v3 speaks GitHub's error shape, also for what fails before its routes run.
-      if (isGitHubApiPath(event.url.pathname)) return (await import('../github/api/http.js')).githubErrorResponse(error, event, log);
+      if (isGitHubApiPath(event.url.pathname)) return (await import('../github-api/http.js')).githubErrorResponse(error, event, log);
       const moved = error.cause instanceof RepositoryMoved ? error.cause : undefined;
       if (moved) {
         // A renamed repository's former name: the same page or endpoint under its new name.

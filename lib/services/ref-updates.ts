@@ -16,6 +16,7 @@ import type { UserRow } from '../store/queries/users.js';
 import type { BranchProtectionService } from './branch-protection.js';
 import type { RefChange } from './git-backend.js';
 import { requireAccess, type Viewer } from './permissions.js';
+import type { MergeGates } from './merge-gates.js';
 import type { PullService } from './pulls.js';
 import type { RepositoryService } from './repos.js';
 
@@ -93,7 +94,8 @@ export class RefUpdateService {
     private readonly store: Db,
     private readonly git: RefGit,
     private readonly repos: RepositoryService,
-    private readonly pulls: PullService,
+    private readonly pulls: Pick<PullService, 'afterRefsMoved'>,
+    private readonly gates: Pick<MergeGates, 'unmetContexts'>,
     private readonly protection: BranchProtectionService,
     private readonly journal: RefJournal,
     /** Other instances of the database (PostgreSQL): at start, what a running one is doing is not reconciled. */
@@ -312,7 +314,7 @@ export class RefUpdateService {
 
   /** The protection's ask of a commit a branch moves to: which required checks it has not passed. */
   private unmetChecksOf(repo: RepositoryRow): UnmetChecks {
-    return (sha, contexts) => this.pulls.unmetContexts(repo, sha, contexts);
+    return (sha, contexts) => this.gates.unmetContexts(repo, sha, contexts);
   }
 
   private async applyHolding(repo: RepositoryRow, viewer: Viewer, update: RefUpdate): Promise<RefChange> {

@@ -27,7 +27,7 @@ const unbundled = (urls: string[]) =>
 /** What no host may load before a request needs it, by kind. */
 const PAGES = [/\/dist\/http\/pages\//, /\/dist\/http\/routes\/pages\//, /\/dist\/http\/routes\/web\.js$/, /\/dist\/http\/assets\//, /\/node_modules\/markdown-it\//];
 const UPLOADS = [/\/node_modules\/formidable\//];
-const GITHUB_API = [/\/dist\/github\/api\//];
+const GITHUB_API = [/\/dist\/github-api\//];
 /** What sends webhook deliveries: loaded by the first delivery (none is made here). */
 const DELIVERY = [/\/dist\/webhooks\/send\.js$/, /\/dist\/webhooks\/request\.js$/];
 /** Never needed by a host started from code on ':memory:' (listhen is not used at all any more; SSH only with sshPort). */

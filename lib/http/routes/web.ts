@@ -80,7 +80,7 @@ export function mountWebRoutes(app: H3, ctx: AppContext, guard: RequestForgeryGu
   app.get('/', async (event) => {
     // octokit.rb asks the host's root for GitHub's root document (its `root` resolves "/" against the API's address).
     if (/application\/vnd\.github/.test(getRequestHeader(event, 'accept') ?? '')) {
-      const { rootDocument } = await import('../../github/api/meta.js');
+      const { rootDocument } = await import('../../github-api/meta.js');
       return Response.json(rootDocument(`${ctx.baseUrl()}/api/v3`, ctx.baseUrl()));
     }
     const user = await currentUser(ctx, event);

@@ -1,7 +1,7 @@
 import type { H3 } from 'h3';
 import type { AppContext } from '../../../context.js';
 import { notFound } from '../../../errors.js';
-import { assetDownload } from '../../../github/api/releases.js';
+import { assetDownload } from '../../../github-api/releases.js';
 import type { RequestForgeryGuard } from '../../csrf.js';
 import { releasesView, releaseView } from '../../pages/releases-view.js';
 import { pathParam, queryString } from '../../validate.js';
