@@ -17,9 +17,9 @@ export interface CloneLimits {
 /**
  * Clones the checked `source` into the empty folder `temp` as a bare repository without its remote: what it brings
  * is checked as a push is, and a clone past `maxBytes` (watched while it runs), too slow or too long is stopped.
- * Failures are `invalid` with git's reason, or `tooLarge`.
+ * `settle` then fixes up what was cloned (its HEAD). Failures of either are `invalid` with git's reason, or `tooLarge`.
  */
-export async function cloneBare(source: ImportSource, temp: string, limits: CloneLimits): Promise<void> {
+export async function cloneBare(source: ImportSource, temp: string, limits: CloneLimits, settle: () => Promise<unknown>): Promise<void> {
   const tooBig = new AbortController();
   try {
     // git clone wants to make the folder itself.
@@ -45,6 +45,7 @@ export async function cloneBare(source: ImportSource, temp: string, limits: Clon
     if (tooBig.signal.aborted) throw tooLarge(`the repository at clone_url is larger than ${limits.maxBytes} bytes`);
     await runGit(['config', '--unset-all', 'remote.origin.url'], { gitDir: temp }).catch(() => {});
     await runGit(['config', '--remove-section', 'remote.origin'], { gitDir: temp }).catch(() => {});
+    await settle();
   } catch (error) {
     if (tooBig.signal.aborted) throw tooLarge(`the repository at clone_url is larger than ${limits.maxBytes} bytes`);
     if (isGitError(error)) {

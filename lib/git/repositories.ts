@@ -272,8 +272,7 @@ export class GitRepositories {
   async importFrom(owner: string, name: string, url: string): Promise<void> {
     const source = await checkImportSource(url, this.allowLocalImport);
     await this.#buildInPlace(owner, name, async (temp) => {
-      await cloneBare(source, temp, { ...this.#import, timeoutMs: this.#importTimeoutMs });
-      await this.#fixHead(temp, []);
+      await cloneBare(source, temp, { ...this.#import, timeoutMs: this.#importTimeoutMs }, () => this.#fixHead(temp, []));
     });
     this.#maintenance.schedule(this.pathOf(owner, name));
   }
