@@ -13,7 +13,10 @@ export default defineConfig({
     reporters: ['default', ['json', { outputFile: '.test-results/vitest.json' }]],
     // Every statement the store prepares is recorded (emptied first by the globalSetup), for the PostgreSQL check that
     // runs after the suite (vitest.postgres-check.config.ts).
-    globalSetup: ['test/helpers/sql-capture.ts'],
+    // Every answer under /api/v3 is checked against GitHub's OpenAPI description after each file (issue 41); the
+    // report of what the run covered is printed at the end.
+    globalSetup: ['test/helpers/sql-capture.ts', 'test/helpers/openapi/report.ts'],
+    setupFiles: ['test/helpers/openapi/record-answers.ts'],
     env: { REPOHOST_SQL_CAPTURE: SQL_CAPTURE_DIR },
   },
 });

@@ -22,6 +22,9 @@ export default defineConfig({
     maxWorkers: 2,
     pool: 'forks',
     reporters: ['default'],
-    globalSetup: ['test/helpers/postgres-suite.ts'],
+    // Every answer under /api/v3 is checked against GitHub's OpenAPI description after each file (issue 41); the
+    // report of what the run covered is printed at the end.
+    globalSetup: ['test/helpers/postgres-suite.ts', 'test/helpers/openapi/report.ts'],
+    setupFiles: ['test/helpers/openapi/record-answers.ts'],
   },
 });

@@ -108,7 +108,7 @@ export async function branchProtection(ctx: AppContext, repo: RepositoryRow, vie
   return {
     url,
     ...(rule.required_status_contexts.length > 0
-      ? { required_status_checks: { url: `${url}/required_status_checks`, strict: false, contexts: rule.required_status_contexts, checks: rule.required_status_contexts.map((context) => ({ context, app_id: null })) } }
+      ? { required_status_checks: { url: `${url}/required_status_checks`, contexts_url: `${url}/required_status_checks/contexts`, strict: false, contexts: rule.required_status_contexts, checks: rule.required_status_contexts.map((context) => ({ context, app_id: null })) } }
       : {}),
     ...(rule.require_pull_request
       ? {

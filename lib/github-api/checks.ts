@@ -30,11 +30,13 @@ export function mountChecks(app: H3, ctx: AppContext): void {
   const shapes = new CheckShapes(() => ctx.baseUrl());
   const runs = async (repo: RepositoryRow, rows: readonly CheckRunRow[]) => await ctx.checks.shapeRuns(ctx.store, repo, rows);
   const appShapes = new AppShapes(() => ctx.baseUrl(), shapesOf(ctx));
-  /** Suites as GitHub shows them, each with its app. */
+  /** Suites as GitHub shows them, each with its app, its head commit and its repository. */
   const suiteShapes = async (repo: RepositoryRow, suites: readonly CheckSuite[]) => {
     const pulls = await ctx.checks.pullsAt(repo, suites.map((suite) => suite.head_sha));
     const apps = await appShapes.appsByIds(ctx.store, suites.map((suite) => suite.app_id));
-    return suites.map((suite) => shapes.suite(repo, suite, pulls, apps.get(suite.app_id) ?? null));
+    const heads = await ctx.checks.headCommits(repo, suites.map((suite) => suite.head_sha));
+    const repository = await shapesOf(ctx).repository(ctx.store, repo);
+    return suites.map((suite) => ({ ...shapes.suite(repo, suite, pulls, apps.get(suite.app_id) ?? null), head_commit: heads.get(suite.head_sha) ?? null, repository }));
   };
   const RUN = `${REPO}/check-runs/:check_run_id`;
   const SUITE = `${REPO}/check-suites/:check_suite_id`;

@@ -100,7 +100,7 @@ export function mountGitData(app: H3, ctx: AppContext): void {
     if (/application\/vnd\.github(?:\.v3)?\.raw/.test(getRequestHeader(event, 'accept') ?? '')) {
       return new HTTPResponse(bytes as unknown as BodyInit, { headers: { 'content-type': 'application/vnd.github.raw; charset=utf-8', 'x-content-type-options': 'nosniff' } });
     }
-    return { sha, size: bytes.length, url: api(repo, `/git/blobs/${sha}`), content: bytes.toString('base64'), encoding: 'base64' };
+    return { sha, node_id: nodeId('Blob', `${repo.id}:${sha}`), size: bytes.length, url: api(repo, `/git/blobs/${sha}`), content: bytes.toString('base64'), encoding: 'base64' };
   });
 
   app.post(`${REPO}/git/blobs`, async (event) => {

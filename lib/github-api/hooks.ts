@@ -41,6 +41,7 @@ export function mountHooks(app: H3, ctx: AppContext): void {
       test_url: api(repo, `${path}/tests`),
       ping_url: api(repo, `${path}/pings`),
       deliveries_url: api(repo, `${path}/deliveries`),
+      last_response: hook.last_response,
     };
   };
   const deliveryShape = (repo: RepositoryRow, delivery: Delivery) => ({

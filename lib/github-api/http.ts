@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { getRequestHeader, HTTPError, HTTPResponse, type H3Event, type Middleware } from 'h3';
 import type { AppContext } from '../context.js';
 import { isRepoHostError, NoSuchCommit, RepositoryMoved, RuleRefusal, type RepoHostError } from '../errors.js';
@@ -175,6 +176,33 @@ export function githubError(error: unknown, path: string): { status: number; bod
   return { status: 500, body: { message: 'Server Error', documentation_url: DOCUMENTATION_URL } };
 }
 
+/**
+ * The operations whose 422 GitHub describes as `validation_failed_simple`: `errors` a list of plain messages rather
+ * than objects naming resource, field and code.
+ */
+const SIMPLE_ERRORS: ReadonlyArray<readonly [string, RegExp]> = [
+  ['PUT', /\/repos\/[^/]+\/[^/]+\/branches\/.+\/protection$/],
+  ['DELETE', /\/repos\/[^/]+\/[^/]+\/deployments\/[^/]+$/],
+  ['POST', /\/repos\/[^/]+\/[^/]+\/pulls\/[^/]+\/reviews$/],
+  ['PUT', /\/repos\/[^/]+\/[^/]+\/pulls\/[^/]+\/reviews\/[^/]+(?:\/dismissals)?$/],
+  ['DELETE', /\/repos\/[^/]+\/[^/]+\/pulls\/[^/]+\/reviews\/[^/]+$/],
+  ['POST', /\/repos\/[^/]+\/[^/]+\/pulls\/[^/]+\/reviews\/[^/]+\/events$/],
+  ['PUT', /\/repos\/[^/]+\/[^/]+\/topics$/],
+];
+
+const answersSimpleErrors = (method: string, path: string) => SIMPLE_ERRORS.some(([verb, pattern]) => verb === method && pattern.test(path));
+
+function simpleErrors(body: Record<string, unknown>): Record<string, unknown> {
+  if (!Array.isArray(body.errors)) return body;
+  // The field an error is about is named in its message when the message does not name it already.
+  const message = ({ field, resource, code, message: text }: ValidationError) => {
+    if (text === undefined) return `${field ?? resource} is ${code}`;
+    return field === undefined || text.toLowerCase().includes(field.toLowerCase()) ? text : `${field}: ${text}`;
+  };
+  const errors = body.errors.map((error: unknown) => (typeof error === 'string' ? error : message(error as ValidationError)));
+  return { ...body, errors };
+}
+
 /** The answer for any path or method of /api/v3 that no route serves: a 404 naming it, as the issue asks. */
 export function notImplemented(event: H3Event): Response {
   const path = event.url.pathname.startsWith(UPLOADS_PREFIX) ? event.url.pathname : event.url.pathname.slice(GITHUB_API_PREFIX.length) || '/';
@@ -186,7 +214,7 @@ export function notImplemented(event: H3Event): Response {
  * on the event to an error response, so it carries GitHub's headers itself.
  */
 function githubJson(status: number, body: unknown, headers: Record<string, string>, event: H3Event | undefined): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...githubHeaders(rateOf(event)), ...headers } });
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...githubHeaders(event), ...headers } });
 }
 
 /**
@@ -200,13 +228,28 @@ export function githubErrorResponse(error: unknown, event: H3Event, log: (messag
     const location = new URL(cause.locationFor(event.url), event.url).toString();
     return githubJson(RepositoryMoved.statusFor(event.req.method), { message: 'Moved Permanently', url: location, documentation_url: DOCUMENTATION_URL }, { location, 'cache-control': 'no-store' }, event);
   }
-  const { status, body, retryAfter } = githubError(error, event.url.pathname);
+  const { status, body: full, retryAfter } = githubError(error, event.url.pathname);
+  const body = status === 422 && answersSimpleErrors(event.req.method, event.url.pathname) ? simpleErrors(full) : full;
   // Expected refusals (a RepoHostError, a busy host's 503 included) are answers, not failures to log.
   if (status >= 500 && !isRepoHostError(error)) log(`repohost: ${event.req.method} ${event.url.pathname} failed: ${(error as Error)?.stack ?? String(error)}`);
   return githubJson(status, body, { 'cache-control': 'no-store', ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }) }, event);
 }
 
 const NOT_FOUND = Symbol.for('h3.notFound');
+
+/**
+ * GitHub's `X-GitHub-Request-Id` of the request in hand, made on first asking: five groups of hex, as GitHub's look
+ * (`C0DE:1A2B3C:4D5E6F:7A8B9C:6571B2C3`); what support would ask a user for, and what logs can be searched by.
+ */
+function requestIdOf(event: H3Event | undefined): string {
+  if (!event) return randomRequestId();
+  return (event.context.githubRequestId ??= randomRequestId()) as string;
+}
+
+const randomRequestId = () => {
+  const hex = randomBytes(16).toString('hex').toUpperCase();
+  return `${hex.slice(0, 4)}:${hex.slice(4, 10)}:${hex.slice(10, 16)}:${hex.slice(16, 22)}:${hex.slice(22, 30)}`;
+};
 /** The allowance of the request in hand, as the envelope counted it (unlimited before it did). */
 function rateOf(event: H3Event | undefined): RateLimit {
   return (event?.context.githubRateLimit as RateLimit | undefined) ?? unlimitedRate();
@@ -217,8 +260,10 @@ function rateOf(event: H3Event | undefined): RateLimit {
  * rate limit of the `core` resource. Clients that pace themselves (Octokit's throttling plugin, PyGithub's
  * `rate_limiting`, gh) read them from whatever answer they get.
  */
-export function githubHeaders(rate: RateLimit): Record<string, string> {
+export function githubHeaders(event: H3Event | undefined): Record<string, string> {
+  const rate = rateOf(event);
   return {
+    'x-github-request-id': requestIdOf(event),
     'x-github-media-type': 'github.v3; format=json',
     'x-ratelimit-limit': String(rate.limit),
     'x-ratelimit-remaining': String(rate.remaining),
@@ -241,7 +286,7 @@ export function githubEnvelope(limits: GitHubRateLimits, log: (message: string) 
     event.context.githubRateLimit = limits.current();
     if (refusal) return githubJson(refusal.status, { message: refusal.message, documentation_url: refusal.documentationUrl }, refusal.headers, event);
     // On answers below 400 (h3 adds these to a Response a route returns); failures carry them from githubJson.
-    for (const [name, value] of Object.entries(githubHeaders(rateOf(event)))) headers.set(name, value);
+    for (const [name, value] of Object.entries(githubHeaders(event))) headers.set(name, value);
     // Paths of /api/v3 that only another part of the app matches (a web page's `/:owner/:repo`) are not this API's.
     const route = (event.context.matchedRoute as { route?: string } | undefined)?.route;
     if (route !== undefined && !route.startsWith(GITHUB_API_PREFIX) && !route.startsWith(UPLOADS_PREFIX)) return notImplemented(event);
@@ -264,7 +309,7 @@ export function githubEnvelope(limits: GitHubRateLimits, log: (message: string) 
       // poll with ETags rely on).
       limits.refund();
       event.context.githubRateLimit = limits.current();
-      for (const [name, value] of Object.entries(githubHeaders(rateOf(event)))) headers.set(name, value);
+      for (const [name, value] of Object.entries(githubHeaders(event))) headers.set(name, value);
     }
     return answer;
   };

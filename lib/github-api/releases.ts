@@ -2,9 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { getQuery, getRequestHeader, HTTPResponse, type H3, type H3Event } from 'h3';
 import type { AppContext } from '../context.js';
-import { archiveResponse } from '../http/archive-response.js';
 import { unavailable } from '../errors.js';
-import { clientAddress, currentUser } from '../http/auth.js';
+import { currentUser } from '../http/auth.js';
 import { RequestForgeryGuard } from '../http/csrf.js';
 import { idParam, pathParam, queryString } from '../http/validate.js';
 import type { Release } from '../services/releases.js';
@@ -151,14 +150,17 @@ export function mountReleases(app: H3, ctx: AppContext): void {
     return noContent();
   });
 
-  // Archives take a place among the host's git transfers (lib/http/archive-response.ts).
+  // GitHub answers 302 to its download host; repohost's download is the repository's archive of the commit
+  // (lib/http/routes/pages/code.ts), which takes the same credentials and a place among the host's git transfers.
   for (const [kind, format] of [
     ['tarball', 'tar.gz'],
     ['zipball', 'zip'],
   ] as const) {
     const answer = async (event: H3Event, ref: string | undefined) => {
       const repo = await repoOf(ctx, event);
-      return await archiveResponse(ctx, repo, ref ?? repo.default_branch, format, clientAddress(event) ?? '');
+      const commit = await ctx.gitData.resolve(repo, ref ?? repo.default_branch);
+      const location = `${ctx.baseUrl()}/${repo.owner_name}/${repo.name}/archive/${commit}.${format}`;
+      return new HTTPResponse(null, { status: 302, headers: { location, 'cache-control': 'no-store' } });
     };
     app.get(`${REPO}/${kind}`, (event) => answer(event, undefined));
     app.get(`${REPO}/${kind}/**:ref`, (event) => answer(event, pathParam(event, 'ref')));

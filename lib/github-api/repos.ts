@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { isRepoHostError, notFound } from '../errors.js';
 import { currentUser, requireUser } from '../http/auth.js';
 import { pathParam, queryString } from '../http/validate.js';
-import { permissionFlags, requireAccess } from '../services/permissions.js';
+import { permissionFlags, requireAccess, type AccessLevel } from '../services/permissions.js';
 import { optionalFlag } from '../services/text-fields.js';
 import { collaboratorPermission } from '../store/queries/collaborators.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
@@ -49,11 +49,19 @@ const CREATE_SETTLED: Readonly<Record<string, (value: unknown) => boolean>> = {
 
 /** Repositories: create (with `auto_init`), read, rename, delete; branches, tags, a collaborator's permission. */
 export function mountRepos(app: H3, ctx: AppContext): void {
-  // The repository's own answer has GitHub's full repository fields besides: who watches it, and its (forkless) network.
-  app.get(REPO, async (event) => {
-    const repo = await repoOf(ctx, event);
-    return { ...(await repositoryFor(ctx, repo, await currentUser(ctx, event))), subscribers_count: await ctx.social.watchers(repo), network_count: 0 };
+  /** GitHub's collaborator: a user with what they may do in the repository and their role. */
+  const collaboratorShape = (user: UserRow, permission: AccessLevel) => {
+    const { admin, push, pull } = permissionFlags(permission);
+    return { ...shapesOf(ctx).user(user), permissions: { admin, maintain: admin, push, triage: push, pull }, role_name: permission };
+  };
+  // The repository's own answer (read, made, edited) has GitHub's full repository fields besides: who watches it, and its
+  // (forkless) network.
+  const fullRepository = async (repo: RepositoryRow, viewer: UserRow | undefined) => ({
+    ...(await repositoryFor(ctx, repo, viewer)),
+    subscribers_count: await ctx.social.watchers(repo),
+    network_count: 0,
   });
+  app.get(REPO, async (event) => fullRepository(await repoOf(ctx, event), await currentUser(ctx, event)));
 
   app.post(`${V3}/user/repos`, async (event) => {
     const user = await requireUser(ctx, event);
@@ -76,7 +84,7 @@ export function mountRepos(app: H3, ctx: AppContext): void {
       const readme = `# ${repo.name}\n${repo.description ? `\n${repo.description}\n` : ''}`;
       await ctx.gitData.changeFile(repo, user, { path: 'README.md', message: 'Initial commit', content: Buffer.from(readme) });
     }
-    return created(event, await repositoryFor(ctx, (await ctx.repos.findByName(repo.owner_name, repo.name))!, user));
+    return created(event, await fullRepository((await ctx.repos.findByName(repo.owner_name, repo.name))!, user));
   });
 
   /** A rename onto another repository's name is GitHub's 422; other conflicts (the repository is busy) stay 409. */
@@ -101,7 +109,7 @@ export function mountRepos(app: H3, ctx: AppContext): void {
       throw validationFailed(...refused.map((field) => ({ resource: 'Repository', field, code: 'custom' as const, message: `repohost cannot change ${field} through this API` })));
     }
     const renamed = body.name === undefined ? repo : await renameTo(user, repo, body.name);
-    return await repositoryFor(ctx, renamed, user);
+    return await fullRepository(renamed, user);
   });
 
   app.delete(REPO, async (event) => {
@@ -218,8 +226,7 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     return page.respond(
       total,
       items.map(({ user, permission }) => {
-        const { admin, push, pull } = permissionFlags(permission);
-        return { ...shapesOf(ctx).user(user), permissions: { admin, maintain: admin, push, triage: push, pull }, role_name: permission };
+        return collaboratorShape(user, permission);
       }),
     );
   });
@@ -271,7 +278,8 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     const user = await ctx.users.byName(pathParam(event, 'username'));
     if (!user) throw notFound();
     const level = await ctx.collaborators.permissionOf(repo, viewer, user);
-    return { permission: level, role_name: level, user: shapesOf(ctx).user(user) };
+    // GitHub's `user` here is a collaborator: with what they may do and their role.
+    return { permission: level, role_name: level, user: collaboratorShape(user, level) };
   });
 }
 

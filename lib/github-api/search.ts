@@ -36,6 +36,7 @@ export function mountSearch(app: H3, ctx: AppContext): void {
     }
     // GitHub's relevance `score` of each hit: repohost ranks by its sort alone, every hit alike.
     const found = items.map((hit) => shaped.get(`${hit.kind}:${hit.id}`)).filter((issue): issue is GitHubIssue => issue !== undefined).map((issue) => ({ ...issue, score: 1 }));
-    return { total_count: total, incomplete_results: false, items: page.respond(Math.min(total, MAX_RESULTS), found) };
+    // `search_type`: repohost matches words as they are written, GitHub's `lexical` search.
+    return { total_count: total, incomplete_results: false, search_type: 'lexical', items: page.respond(Math.min(total, MAX_RESULTS), found) };
   });
 }

@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { pathParam } from '../http/validate.js';
 import type { CommitStatusRow } from '../store/queries/commit-statuses.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
+import { nodeId } from '../github/api-ids.js';
 import { githubTime } from '../github/time.js';
 import { created, githubPage, noCommitFor, readJson, refuseTooLong } from './http.js';
 
@@ -14,17 +15,23 @@ import { apiUrl, REPO, repoAndUser, repoOf, shapesOf } from './lookup.js';
 export function mountStatuses(app: H3, ctx: AppContext): void {
   const shapes = shapesOf(ctx);
   const api = (repo: RepositoryRow, path: string) => apiUrl(ctx, repo, path);
-  const statusShape = async (repo: RepositoryRow, status: CommitStatusRow) => ({
+  const statusShape = async (repo: RepositoryRow, status: CommitStatusRow) => {
+    const creator = await shapes.userNamed(ctx.store, status.creator);
+    return {
     id: status.id,
+    node_id: nodeId('StatusContext', status.id),
     url: api(repo, `/statuses/${status.sha}`),
+    // GitHub's: the avatar of whoever posted the status (an app's, for an app's).
+    avatar_url: creator?.avatar_url ?? null,
     state: status.state,
     description: status.description || null,
     target_url: status.target_url,
     context: status.context,
     created_at: githubTime(status.created_at),
     updated_at: githubTime(status.updated_at),
-    creator: await shapes.userNamed(ctx.store, status.creator),
-  });
+    creator,
+    };
+  };
 
   app.post(`${REPO}/statuses/:sha`, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);

@@ -36,14 +36,16 @@ export class RepositoryShapes {
   }
 
   user(user: UserRow): GitHubUser {
-    const url = this.api(`/users/${user.username}`);
+    // A bot's name holds brackets, which a URL's path escapes (GitHub's `/users/dependabot%5Bbot%5D`).
+    const path = encodeURIComponent(user.username);
+    const url = this.api(`/users/${path}`);
     return {
       login: user.username,
       id: user.id,
       node_id: nodeId('User', user.id),
       avatar_url: this.avatarUrl(user),
       gravatar_id: '',
-      html_url: `${this.baseUrl()}/${user.username}`,
+      html_url: `${this.baseUrl()}/${path}`,
       url,
       followers_url: `${url}/followers`,
       following_url: `${url}/following{/other_user}`,
@@ -211,7 +213,7 @@ export class RepositoryShapes {
       default_branch: repo.default_branch,
       created_at: githubTime(repo.created_at),
       updated_at: githubTime(repo.updated_at),
-      pushed_at: null,
+      pushed_at: githubTime(repo.pushed_at),
       size: 0,
       stargazers_count: stars,
       watchers_count: stars,
@@ -244,6 +246,11 @@ export class RepositoryShapes {
       description: label.description || null,
       default: false,
     };
+  }
+
+  /** The label a webhook event is about (`label`): GitHub's webhook label tells its archiving (never, here). */
+  webhookLabel(repo: RepositoryRow, label: LabelRow): GitHubLabel & { archived_at: null; archived_by: null } {
+    return { ...this.label(repo, label), archived_at: null, archived_by: null };
   }
 
   protected repoPath(repo: RepositoryRow): string {

@@ -113,7 +113,7 @@ export interface GitHubRepository {
   created_at: string;
   updated_at: string;
   /** repohost does not record when a repository was last pushed to (null, as GitHub shows a repository never pushed). */
-  pushed_at: null;
+  pushed_at: string;
   /** repohost does not measure repositories (GitHub's size in KiB). */
   size: 0;
   stargazers_count: number;

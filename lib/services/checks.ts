@@ -117,6 +117,16 @@ export class CheckService {
     return await this.checkEvents.shapeRuns(db, repo, runs);
   }
 
+  /** The head commits of suites, as GitHub's check suites name them: read from git once per commit. */
+  async headCommits(repo: RepositoryRow, shas: readonly string[]): Promise<Map<string, GitHubHeadCommit>> {
+    const heads = new Map<string, GitHubHeadCommit>();
+    for (const sha of new Set(shas)) {
+      const commit = await this.git.readCommit(repo.owner_name, repo.name, sha);
+      if (commit) heads.set(sha, headCommitOf(commit));
+    }
+    return heads;
+  }
+
   /**
    * The head of an app's suite for its `check_suite` events, read from git (before the write) only if someone hears
    * them; suites of runs made with personal tokens (app 0) have no events.

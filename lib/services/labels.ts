@@ -120,7 +120,7 @@ export class LabelService {
   /** A new label of the repository, and its `label` event. */
   private async made(tx: WriteTx, repo: RepositoryRow, sender: UserRow, label: Omit<LabelRow, 'id'>): Promise<LabelRow> {
     const row = await insertLabel(tx, repo.id, label);
-    await this.events.record(tx, repo, sender, 'label', async (current) => ({ action: 'created' as const, label: this.events.github.label(current, row) }));
+    await this.events.record(tx, repo, sender, 'label', async (current) => ({ action: 'created' as const, label: this.events.github.webhookLabel(current, row) }));
     return row;
   }
 
@@ -141,7 +141,7 @@ export class LabelService {
       const changes: NonNullable<LabelEvent['changes']> = {};
       for (const field of ['name', 'color', 'description'] as const) if (before[field] !== label[field]) changes[field] = { from: before[field] };
       const after = { ...before, ...label };
-      await this.events.record(tx, repo, viewer!, 'label', async (current) => ({ action: 'edited' as const, label: this.events.github.label(current, after), changes }));
+      await this.events.record(tx, repo, viewer!, 'label', async (current) => ({ action: 'edited' as const, label: this.events.github.webhookLabel(current, after), changes }));
     });
     return await this.get(repo, id);
   }
@@ -153,7 +153,7 @@ export class LabelService {
       const gone = await labelById(tx, repo.id, id);
       if (!gone) throw notFound('Label not found');
       await deleteLabel(tx, id);
-      await this.events.record(tx, repo, viewer!, 'label', async (current) => ({ action: 'deleted' as const, label: this.events.github.label(current, gone) }));
+      await this.events.record(tx, repo, viewer!, 'label', async (current) => ({ action: 'deleted' as const, label: this.events.github.webhookLabel(current, gone) }));
     });
   }
 
@@ -234,7 +234,7 @@ export class LabelService {
         await this.events.record(tx, repo, sender, 'issues', async (current) => ({
           action,
           issue: await this.events.github.issue(tx, current, (await issueInRepository(tx, repo.id, issueId))!),
-          label: this.events.github.label(current, label),
+          label: this.events.github.webhookLabel(current, label),
         })),
     };
   }
@@ -254,7 +254,7 @@ export class LabelService {
       announce: async (tx, sender, action, label) =>
         await this.events.record(tx, repo, sender, 'pull_request', async (current) => {
           const pull = (await pullInRepository(tx, repo.id, pullId))!;
-          return { action, number: pull.number, pull_request: await this.events.github.pullForEvent(tx, current, pull), label: this.events.github.label(current, label) };
+          return { action, number: pull.number, pull_request: await this.events.github.pullForEvent(tx, current, pull), label: this.events.github.webhookLabel(current, label) };
         }),
     };
   }

@@ -7,7 +7,7 @@ import type { Db, ReadTx, WriteTx } from '../store/interface.js';
 import { closeReferencedIssues } from './closing-keywords.js';
 import { writeToRepository } from './repository-write.js';
 import { countPulls, insertPull, markPullMerged, openPullJoining, openPullsTouching, pullByNumber, pullInRepository, pullsOfRepository, setPullOpen, setPullShas, updatePull, type PullListFilter, type PullListStatus, type PullRow } from '../store/queries/pulls.js';
-import { branchTip, branchTipsNamed, deleteBranch, takeNextNumber, upsertBranch, type RepositoryRow } from '../store/queries/repositories.js';
+import { branchTip, branchTipsNamed, deleteBranch, markPushed, takeNextNumber, upsertBranch, type RepositoryRow } from '../store/queries/repositories.js';
 import { NOTHING_PUSHED, type EditChanges, type EventRecorder, type PullRequestEvent } from '../events/index.js';
 import type { StatusState } from '../store/queries/commit-statuses.js';
 import { userById, type UserRow } from '../store/queries/users.js';
@@ -364,7 +364,10 @@ export class PullService {
     try {
       // Its event counts the pair it merged (what `markPullMerged` records).
       await this.writeCounting(repo, async () => [[baseSha, headSha]], async (tx, countsOf) => {
-        if (moved.length > 0) await upsertBranch(tx, repo.id, pull.base, result.sha, now);
+        if (moved.length > 0) {
+          await upsertBranch(tx, repo.id, pull.base, result.sha, now);
+          await markPushed(tx, repo.id, now);
+        }
         // The base holds the merge now (git moved it last): the record follows git even when a close or a change of
         // base raced this merge since it read the pull request, as one merged by hand is marked merged (afterRefsMoved).
         const current = await this.recordIn(tx, repo, pull.id);

@@ -21,6 +21,7 @@ import {
   setDefaultBranch,
   setRepositoryDetails,
   upsertBranch,
+  markPushed,
   type RepositoryRow,
 } from '../store/queries/repositories.js';
 import type { PageWindow } from '../store/queries/page-window.js';
@@ -379,6 +380,7 @@ export class RepositoryService {
         else await upsertBranch(tx, repo.id, change.ref.slice(BRANCH_PREFIX.length), after, now);
       }
       if (headBranch !== repo.default_branch) await setDefaultBranch(tx, repo.id, headBranch, now);
+      if (changes.some((change) => !alreadyGone.has(change))) await markPushed(tx, repo.id, now);
       if (extra.intentId !== undefined && inOrder) await deleteRefIntent(tx, extra.intentId);
       if (extra.reconciling) {
         // Only intents of instances that no longer move refs (another instance's push may be under way).

@@ -5,7 +5,7 @@
  * give the same schema and rows; after adding a migration, regenerate this list from a migrated database the way that
  * test says (until then fresh databases replay the steps: the image is made only while this version is the newest).
  */
-export const FRESH_SCHEMA_VERSION = 27;
+export const FRESH_SCHEMA_VERSION = 28;
 
 /** Table, index and trigger definitions first (`schema_version` among them), then the rows; the version row is added by `buildFreshImage`. */
 
@@ -48,7 +48,7 @@ export const FRESH_SCHEMA: readonly string[] = [
         default_branch TEXT NOT NULL DEFAULT 'main',
         next_number INTEGER NOT NULL DEFAULT 1,
         created_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL, next_milestone INTEGER NOT NULL DEFAULT 1, latest_release_id INTEGER,
+        updated_at TEXT NOT NULL, next_milestone INTEGER NOT NULL DEFAULT 1, latest_release_id INTEGER, pushed_at TEXT,
         UNIQUE (owner_id, name_lower)
       )`,
   `CREATE TABLE branches (

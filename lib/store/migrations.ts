@@ -929,6 +929,14 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       `INSERT INTO id_sequences (name, next_id) SELECT 'installation', COALESCE(MAX(id), 0) + 1 FROM app_installations`,
     ],
   },
+  {
+    // GitHub's `pushed_at`: when a ref last moved; until now, the last branch move known, or the repository's creation.
+    version: 28,
+    statements: [
+      'ALTER TABLE repositories ADD COLUMN pushed_at TEXT',
+      'UPDATE repositories SET pushed_at = COALESCE((SELECT MAX(b.updated_at) FROM branches b WHERE b.repo_id = repositories.id), created_at)',
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -19,6 +19,7 @@ import {
   deliveryOfHook,
   hookInRepository,
   hooksOfRepository,
+  lastAttemptsOfHooks,
   insertHook,
   updateHook,
   type DeliveryRow,
@@ -55,6 +56,8 @@ export interface Hook {
   config: { url: string; content_type: HookContentType; insecure_ssl: '0' };
   created_at: string;
   updated_at: string;
+  /** GitHub's `last_response`: how the last delivery attempted went (`unused` before any). */
+  last_response: { code: number | null; status: string; message: string | null };
 }
 
 /** One delivery with its last attempt, as `GET /hooks/:id/deliveries` lists it (GitHub's fields and the attempt count). */
@@ -77,7 +80,16 @@ export interface Delivery {
   response: { headers: Record<string, string> | null; payload: string | null };
 }
 
-function hookOf(row: HookRow): Hook {
+type LastAttempt = Pick<DeliveryRow, 'state' | 'status_code' | 'error'>;
+
+/** GitHub's words for a hook's last response: `unused`, `active` after a success, `failed` (repohost's) otherwise. */
+function lastResponseOf(attempt: LastAttempt | undefined): Hook['last_response'] {
+  if (!attempt) return { code: null, status: 'unused', message: null };
+  if (attempt.state === 'delivered') return { code: attempt.status_code, status: 'active', message: 'OK' };
+  return { code: attempt.status_code, status: 'failed', message: attempt.status_code !== null ? `Invalid HTTP Response: ${attempt.status_code}` : attempt.error };
+}
+
+function hookOf(row: HookRow, attempt?: LastAttempt): Hook {
   return {
     id: row.id,
     type: 'Repository',
@@ -90,6 +102,7 @@ function hookOf(row: HookRow): Hook {
     config: { url: row.url, content_type: row.content_type, insecure_ssl: '0' },
     created_at: row.created_at,
     updated_at: row.updated_at,
+    last_response: lastResponseOf(attempt),
   };
 }
 
@@ -146,11 +159,17 @@ export class WebhookService {
 
   async list(repo: RepositoryRow, viewer: Viewer): Promise<Hook[]> {
     await requireAccess(this.store, viewer, repo, 'admin', ADMIN_ONLY);
-    return (await hooksOfRepository(this.store, repo.id)).map(hookOf);
+    const rows = await hooksOfRepository(this.store, repo.id);
+    const attempts = await lastAttemptsOfHooks(this.store, rows.map((row) => row.id));
+    return rows.map((row) => hookOf(row, attempts.get(row.id)));
   }
 
   async get(repo: RepositoryRow, viewer: Viewer, id: number): Promise<Hook> {
-    return hookOf(await this.hook(repo, viewer, id));
+    return await this.withLastResponse(await this.hook(repo, viewer, id));
+  }
+
+  private async withLastResponse(row: HookRow): Promise<Hook> {
+    return hookOf(row, (await lastAttemptsOfHooks(this.store, [row.id])).get(row.id));
   }
 
   /** Creates a hook and, if it is active, pings it (as GitHub does) in the same write. */
@@ -188,7 +207,7 @@ export class WebhookService {
       // Deliveries waiting for an inactive hook go out once it is active again.
       return { result: await updateHook(tx, id, fields, now), wake: fields.active ? id : undefined };
     });
-    return hookOf(row);
+    return await this.withLastResponse(row);
   }
 
   async remove(repo: RepositoryRow, viewer: Viewer, id: number): Promise<void> {

@@ -132,16 +132,17 @@ describe('branch protection through the GitHub-compatible API', () => {
     expect((await clients.alice!.pulls.merge({ ...repo, pull_number: pull.number })).data.merged).toBe(true);
   });
 
+  // GitHub's errors of this operation are plain messages (`validation_failed_simple`): each names its field.
   it('refuses with 422 what its rules cannot hold, naming it', async () => {
     const refused = async (body: Record<string, unknown>) => (await failure(clients.alice!.request(`PUT ${protection}`, body))).data;
     // GitHub's answer to a key it requires left out (what octokit.rb's protect_branch sends without
     // required_pull_request_reviews), word for word.
     expect(await refused({ required_status_checks: null })).toEqual({ message: 'Invalid request.\n\n"enforce_admins" wasn\'t supplied.', documentation_url: DOCS });
     expect((await refused({ required_status_checks: null, enforce_admins: false, restrictions: null })).message).toBe('Invalid request.\n\n"required_pull_request_reviews" wasn\'t supplied.');
-    expect((await refused({ ...rule(false), required_status_checks: { strict: true, contexts: [] } })).errors[0]).toMatchObject({ field: 'required_status_checks.strict', code: 'invalid' });
-    expect((await refused({ ...rule(false), restrictions: { users: ['bob'], teams: [] } })).errors[0]).toMatchObject({ field: 'restrictions', code: 'invalid' });
-    expect((await refused({ ...rule(false), required_pull_request_reviews: { required_approving_review_count: 7 } })).errors[0]).toMatchObject({ field: 'required_pull_request_reviews.required_approving_review_count' });
-    expect((await refused({ ...rule(false), required_linear_history: true })).errors[0]).toMatchObject({ field: 'required_linear_history' });
+    expect((await refused({ ...rule(false), required_status_checks: { strict: true, contexts: [] } })).errors[0]).toMatch(/^required_status_checks\.strict: /);
+    expect((await refused({ ...rule(false), restrictions: { users: ['bob'], teams: [] } })).errors[0]).toMatch(/^restrictions: /);
+    expect((await refused({ ...rule(false), required_pull_request_reviews: { required_approving_review_count: 7 } })).errors[0]).toMatch(/^required_pull_request_reviews\.required_approving_review_count: /);
+    expect((await refused({ ...rule(false), required_linear_history: true })).errors[0]).toMatch(/required_linear_history/);
   });
 
   it('removes a rule (204), then answers 404 Branch not protected', async () => {

@@ -315,7 +315,10 @@ describe('GitHub fidelity of /api/v3 (issue 20: what is wrong today)', () => {
     await alice.git.createRef({ ...repo, ref: 'refs/tags/v1.0', sha: main });
     const tag = (await alice.repos.listTags(repo)).data.find((entry) => entry.name === 'v1.0')!;
     expect(tag).toMatchObject({ zipball_url: `${api}/repos/alice/public/zipball/v1.0`, tarball_url: `${api}/repos/alice/public/tarball/v1.0`, node_id: Buffer.from('03:Refrefs/tags/v1.0').toString('base64') });
-    expect((await http(tag.zipball_url, { headers: { authorization: `Bearer ${tokens.alice}` } })).status).toBe(200);
+    // As GitHub's, the archive answers 302 to its download.
+    const archive = await http(tag.zipball_url, { headers: { authorization: `Bearer ${tokens.alice}` } });
+    expect(archive.status).toBe(302);
+    expect((await http(String(archive.headers.location), { headers: { authorization: `Bearer ${tokens.alice}` } })).status).toBe(200);
     const branch = (await alice.repos.getBranch({ ...repo, branch: 'main' })).data;
     expect(branch._links).toEqual({ self: `${api}/repos/alice/public/branches/main`, html: `${host.url}/alice/public/src/branch/main` });
     expect((await http(branch._links.html, { headers: { accept: 'text/html' } })).status).toBe(200);

@@ -299,15 +299,23 @@ describe('releases through the GitHub-compatible API', () => {
     });
     try {
       const { request } = await import('undici');
+      // As GitHub's, the API answers 302 to the download (the archive of the commit the ref names).
+      const download = async (kind: 'tarball' | 'zipball') => {
+        const redirect = await request(`${small.url}/api/v3/repos/dora/big/${kind}/main`);
+        await redirect.body.text();
+        expect(redirect.statusCode).toBe(302);
+        expect(redirect.headers.location).toMatch(new RegExp(`^${small.url}/dora/big/archive/[0-9a-f]{40}\\.${kind === 'tarball' ? 'tar\\.gz' : 'zip'}$`));
+        return await request(String(redirect.headers.location));
+      };
       // The first archive is answered but not read: its git process holds the only place.
-      const first = await request(`${small.url}/api/v3/repos/dora/big/tarball/main`);
+      const first = await download('tarball');
       expect(first.statusCode).toBe(200);
-      const second = await request(`${small.url}/api/v3/repos/dora/big/zipball/main`);
+      const second = await download('zipball');
       expect(second.statusCode).toBe(503);
       expect(second.headers['retry-after']).toBe('5');
       await second.body.text();
       await first.body.arrayBuffer();
-      const third = await request(`${small.url}/api/v3/repos/dora/big/zipball/main`);
+      const third = await download('zipball');
       expect(third.statusCode).toBe(200);
       await third.body.arrayBuffer();
     } finally {

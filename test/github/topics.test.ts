@@ -42,7 +42,7 @@ describe('repository topics', () => {
     for (const names of [['-git'], ['x'.repeat(51)], ['a b'], ['é']]) {
       expect(await failure(as.alice!.repos.replaceAllTopics({ ...repo, names }))).toMatchObject({
         status: 422,
-        data: { message: 'Validation Failed', errors: [{ resource: 'Repository', field: 'topics', code: 'invalid', message: 'Topics must start with a lowercase letter or number, consist of 50 characters or less, and can include hyphens.' }] },
+        data: { message: 'Validation Failed', errors: ['Topics must start with a lowercase letter or number, consist of 50 characters or less, and can include hyphens.'] },
       });
     }
     expect((await failure(as.alice!.repos.replaceAllTopics({ ...repo, names: Array.from({ length: 21 }, (_, i) => `topic-${i}`) }))).status).toBe(422);

@@ -854,6 +854,14 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<{ version: number; statements: r
       `INSERT INTO id_sequences (name, next_id) SELECT 'installation', GREATEST(COALESCE(MAX(id), 0), COALESCE(pg_sequence_last_value(pg_get_serial_sequence('app_installations', 'id')), 0)) + 1 FROM app_installations`,
     ],
   },
+  {
+    // As SQLite's step 28: GitHub's `pushed_at`.
+    version: 28,
+    statements: [
+      'ALTER TABLE repositories ADD COLUMN pushed_at TEXT',
+      'UPDATE repositories SET pushed_at = COALESCE((SELECT MAX(b.updated_at) FROM branches b WHERE b.repo_id = repositories.id), created_at)',
+    ],
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.at(-1)!.version;

@@ -1,4 +1,5 @@
 import type { ReadTx, WriteTx } from '../interface.js';
+import { inList } from './in-list.js';
 import type { PageWindow } from './page-window.js';
 
 export type HookContentType = 'json' | 'form';
@@ -154,6 +155,18 @@ export async function deliveriesOfHook(db: ReadTx, hookId: number, page: PageWin
     page.limit,
     page.offset,
   ]);
+}
+
+/** The last delivery each hook attempted (one attempt at least), by hook: what its `last_response` tells. */
+export async function lastAttemptsOfHooks(db: ReadTx, hookIds: readonly number[]): Promise<Map<number, Pick<DeliveryRow, 'state' | 'status_code' | 'error'>>> {
+  if (hookIds.length === 0) return new Map();
+  const list = inList([...new Set(hookIds)]);
+  const rows = await db.all<{ hook_id: number; state: DeliveryRow['state']; status_code: number | null; error: string | null }>(
+    `SELECT hook_id, state, status_code, error FROM webhook_deliveries
+     WHERE id IN (SELECT MAX(id) FROM webhook_deliveries WHERE hook_id ${list.sql} AND attempts > 0 GROUP BY hook_id)`,
+    list.params,
+  );
+  return new Map(rows.map(({ hook_id, ...attempt }) => [hook_id, attempt]));
 }
 
 export async function countDeliveries(db: ReadTx, hookId: number): Promise<number> {

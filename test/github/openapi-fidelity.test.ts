@@ -1,0 +1,111 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Octokit } from '@octokit/rest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RepoHost } from '../../lib/index.js';
+import { bearer, http, startHost } from '../helpers/host.js';
+import { HookReceiver } from '../helpers/receiver.js';
+
+/**
+ * Issue 41: what GitHub's OpenAPI description found wrong in /api/v3 answers, each asserted on its own (the check in
+ * test/helpers/openapi/ finds them too, in every file's answers).
+ */
+describe('/api/v3 answers as GitHub describes them', () => {
+  let host: RepoHost;
+  let receiver: HookReceiver;
+  let token: string;
+  let alice: Octokit;
+  const owner = 'alice';
+  const repo = 'described';
+
+  beforeAll(async () => {
+    host = await startHost({ allowLocalNetwork: true });
+    receiver = await HookReceiver.start();
+    await host.admin.createUser({ username: owner, email: 'alice@example.com', password: 'password123' });
+    token = await host.admin.createToken(owner, 'fidelity');
+    alice = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: token });
+    await alice.repos.createForAuthenticatedUser({ name: repo, auto_init: true });
+  });
+
+  afterAll(async () => {
+    await host?.close();
+    await receiver?.close();
+  });
+
+  it('answers pushed_at, moved by a push, and the watchers of a repository it makes or edits', async () => {
+    const made = await alice.repos.get({ owner, repo });
+    expect(made.data.pushed_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    await sleep(1100);
+    await alice.repos.createOrUpdateFileContents({ owner, repo, path: 'later.txt', message: 'Later', content: Buffer.from('later\n').toString('base64') });
+    const pushed = await alice.repos.get({ owner, repo });
+    expect(Date.parse(pushed.data.pushed_at!)).toBeGreaterThan(Date.parse(made.data.pushed_at!));
+    const created = await alice.repos.createForAuthenticatedUser({ name: 'fresh' });
+    const watchers = (await alice.repos.get({ owner, repo: 'fresh' })).data.subscribers_count;
+    expect(watchers).toEqual(expect.any(Number));
+    expect(created.data).toMatchObject({ subscribers_count: watchers, network_count: 0, pushed_at: created.data.created_at });
+    const edited = await alice.repos.update({ owner, repo: 'fresh', name: 'fresher' });
+    expect(edited.data).toMatchObject({ name: 'fresher', subscribers_count: watchers, network_count: 0 });
+  });
+
+  it("tells a hook's last response: unused, then how its last delivery went", async () => {
+    const hook = await alice.repos.createWebhook({ owner, repo, config: { url: receiver.url, content_type: 'json' }, events: ['push'] });
+    expect(hook.data.last_response).toEqual({ code: null, status: 'unused', message: null });
+    await receiver.waitFor((received) => received.headers['x-github-event'] === 'ping');
+    // The ping's attempt is recorded once the receiver has answered.
+    await expect.poll(async () => (await alice.repos.getWebhook({ owner, repo, hook_id: hook.data.id })).data.last_response, { timeout: 5000 }).toEqual({ code: 200, status: 'active', message: 'OK' });
+    expect((await alice.repos.listWebhooks({ owner, repo })).data[0]!.last_response).toEqual({ code: 200, status: 'active', message: 'OK' });
+  });
+
+  it('gives statuses and blobs their node ids, statuses their avatar, suites their head commit and repository', async () => {
+    const sha = (await alice.repos.getBranch({ owner, repo, branch: 'main' })).data.commit.sha;
+    const status = await alice.repos.createCommitStatus({ owner, repo, sha, state: 'success', context: 'ci' });
+    expect(status.data.node_id).toEqual(expect.any(String));
+    const combined = await alice.repos.getCombinedStatusForRef({ owner, repo, ref: sha });
+    expect(combined.data.statuses[0]).toMatchObject({ node_id: status.data.node_id, avatar_url: status.data.creator!.avatar_url });
+    const tree = await alice.git.getTree({ owner, repo, tree_sha: sha });
+    const blob = await alice.git.getBlob({ owner, repo, file_sha: tree.data.tree.find((entry) => entry.type === 'blob')!.sha! });
+    expect(blob.data.node_id).toEqual(expect.any(String));
+    await alice.checks.create({ owner, repo, name: 'ci', head_sha: sha });
+    const [suite] = (await alice.checks.listSuitesForRef({ owner, repo, ref: sha })).data.check_suites;
+    expect(suite!.head_commit).toMatchObject({ id: sha, message: expect.any(String) });
+    expect(suite!.repository).toMatchObject({ full_name: `${owner}/${repo}` });
+  });
+
+  it("answers a collaborator's role, search's kind, and the protection's contexts URL", async () => {
+    const permission = await alice.repos.getCollaboratorPermissionLevel({ owner, repo, username: owner });
+    expect(permission.data.user).toMatchObject({ login: owner, role_name: 'admin', permissions: { admin: true } });
+    await alice.issues.create({ owner, repo, title: 'Findable' });
+    const found = await alice.search.issuesAndPullRequests({ q: `repo:${owner}/${repo} Findable` });
+    expect(found.data).toMatchObject({ search_type: 'lexical', total_count: 1 });
+    const protection = await alice.repos.updateBranchProtection({ owner, repo, branch: 'main', required_status_checks: { strict: false, contexts: ['ci'] }, enforce_admins: false, required_pull_request_reviews: null, restrictions: null });
+    expect(protection.data.required_status_checks?.contexts_url).toBe(`${host.url}/api/v3/repos/${owner}/${repo}/branches/main/protection/required_status_checks/contexts`);
+  });
+
+  it('names every answer with a request id of its own, failures too', async () => {
+    const ids = await Promise.all(['/user', '/repos/alice/no-such-repository', '/rate_limit'].map(async (path) => (await http(`${host.url}/api/v3${path}`, { headers: bearer(token) })).headers['x-github-request-id']));
+    for (const id of ids) expect(id).toMatch(/^[0-9A-F]{4}(?::[0-9A-F]+){4}$/);
+    expect(new Set(ids).size).toBe(3);
+  });
+
+  it('words the 422 of the operations GitHub gives plain error messages', async () => {
+    const topics = await http(`${host.url}/api/v3/repos/${owner}/${repo}/topics`, { method: 'PUT', headers: bearer(token), json: { names: ['Not A Topic!'] } });
+    expect(topics.status).toBe(422);
+    expect(topics.json.errors).toEqual([expect.any(String)]);
+  });
+
+  it("redirects a tarball to the download of the commit its ref names", async () => {
+    const sha = (await alice.repos.getBranch({ owner, repo, branch: 'main' })).data.commit.sha;
+    const answer = await http(`${host.url}/api/v3/repos/${owner}/${repo}/tarball/main`, { headers: bearer(token) });
+    expect(answer.status).toBe(302);
+    expect(answer.headers.location).toBe(`${host.url}/${owner}/${repo}/archive/${sha}.tar.gz`);
+    expect((await http(`${host.url}/api/v3/repos/${owner}/${repo}/zipball/no-such-ref`, { headers: bearer(token) })).status).toBe(404);
+  });
+
+  it("escapes a bot's brackets in its URLs", async () => {
+    const app = await host.admin.createApp({ owner, name: 'Described App', permissions: { issues: 'write' }, events: [] });
+    const installation = await host.admin.installApp(app.slug, owner);
+    const { createAppAuth } = await import('@octokit/auth-app');
+    const bot = new Octokit({ baseUrl: `${host.url}/api/v3`, authStrategy: createAppAuth, auth: { appId: app.id, privateKey: app.privateKey, installationId: installation.id } });
+    const issue = await bot.issues.create({ owner, repo, title: 'By the bot' });
+    expect(issue.data.user).toMatchObject({ login: `${app.slug}[bot]`, url: `${host.url}/api/v3/users/${app.slug}%5Bbot%5D`, type: 'Bot' });
+  });
+});
