@@ -91,8 +91,10 @@ export function mountChecks(app: H3, ctx: AppContext): void {
     const appId = queryString(event, 'app_id');
     if (appId !== undefined && !/^\d{1,15}$/.test(appId)) throw validationFailed({ resource: 'CheckSuite', field: 'app_id', code: 'invalid' });
     if (queryString(event, 'check_name') !== undefined) throw validationFailed({ resource: 'CheckSuite', field: 'check_name', code: 'invalid', message: 'repohost does not filter check suites by check name' });
+    const page = githubPage(ctx, event);
     const suites = await ctx.checks.suitesForRef(repo, pathParam(event, 'ref'), appId === undefined ? undefined : Number(appId));
-    return { total_count: suites.length, check_suites: await suiteShapes(repo, suites) };
+    // A commit has a suite per app: few enough to page in memory (with GitHub's Link).
+    return { total_count: suites.length, check_suites: await suiteShapes(repo, page.slice(suites)) };
   });
 
   // An app makes its suite of a commit (201), or finds the one it has (200).

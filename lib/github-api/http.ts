@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { getRequestHeader, HTTPError, HTTPResponse, type H3Event, type Middleware } from 'h3';
 import type { AppContext } from '../context.js';
+import { lastModifiedOf } from '../github/time.js';
 import { isRepoHostError, NoSuchCommit, RepositoryMoved, RuleRefusal, type RepoHostError } from '../errors.js';
 import { retryAfterOf } from '../http/retry-after.js';
 import { PreparedJson } from '../answer-cache.js';
@@ -270,8 +271,24 @@ export function githubHeaders(event: H3Event | undefined): Record<string, string
     'x-ratelimit-used': String(rate.used),
     'x-ratelimit-reset': String(rate.reset),
     'x-ratelimit-resource': 'core',
+    ...(event?.context.personalToken ? { 'x-oauth-scopes': PERSONAL_TOKEN_SCOPES } : {}),
   };
 }
+
+/**
+ * The scopes of a personal token, as GitHub names those of a classic token: a repohost token may do whatever its
+ * account may (it has no narrower kind), which GitHub's scopes for the parts repohost has say. gh prints them
+ * (`gh auth status`) and checks for `repo`.
+ */
+const PERSONAL_TOKEN_SCOPES = 'admin:public_key, admin:repo_hook, delete_repo, notifications, repo, user';
+
+/**
+ * The REST API version whose shapes repohost answers. A client asking for another (GitHub's newer `2026-03-10`
+ * included) is refused in GitHub's words rather than answered in shapes it did not ask for.
+ */
+const API_VERSION = '2022-11-28';
+const unsupportedVersion = (version: string) =>
+  `The version you specified in the "X-GitHub-API-Version" request header, ${JSON.stringify(version.slice(0, 100))}, is not a supported version. The following versions are currently supported: "${API_VERSION}" (most recent).`;
 
 /**
  * What every /api/v3 answer carries and how it fails: GitHub's media type and rate-limit headers, errors in GitHub's
@@ -281,6 +298,8 @@ export function githubHeaders(event: H3Event | undefined): Record<string, string
 export function githubEnvelope(limits: GitHubRateLimits, log: (message: string) => void): Middleware {
   return async (event, next) => {
     const headers = event.res.headers;
+    const version = getRequestHeader(event, 'x-github-api-version');
+    if (version !== undefined && version !== API_VERSION) return githubJson(400, { message: unsupportedVersion(version), documentation_url: DOCUMENTATION_URL }, {}, event);
     // Every request counts against a simulated limit but the one that asks about it (as on GitHub).
     const refusal = event.url.pathname === `${GITHUB_API_PREFIX}/rate_limit` ? undefined : limits.take();
     event.context.githubRateLimit = limits.current();
@@ -298,10 +317,12 @@ export function githubEnvelope(limits: GitHubRateLimits, log: (message: string) 
       return githubErrorResponse(error, event, log);
     }
     if (result === undefined || result === NOT_FOUND) return notImplemented(event);
+    // Known once the route has read its caller.
+    if (event.context.personalToken) headers.set('x-oauth-scopes', PERSONAL_TOKEN_SCOPES);
     // A prepared answer (`remembered`) is one to GET or HEAD, which answers the same headers.
     const plain = event.req.method !== 'GET' || result instanceof Response || result instanceof HTTPResponse || typeof result !== 'object' || result === null || (event.res.status ?? 200) !== 200;
     if (plain && !(result instanceof PreparedJson)) return result;
-    const prepared = result instanceof PreparedJson ? result : new PreparedJson(Buffer.from(JSON.stringify(result)), []);
+    const prepared = result instanceof PreparedJson ? result : new PreparedJson(Buffer.from(JSON.stringify(result)), lastModifiedOf(result));
     for (const [name, value] of prepared.headers) headers.set(name, value);
     const answer = withEtag(event, prepared);
     if (answer.status === 304) {
@@ -316,10 +337,14 @@ export function githubEnvelope(limits: GitHubRateLimits, log: (message: string) 
 }
 
 /** A JSON answer with the weak ETag of its bytes; 304 when the client already holds it. */
-function withEtag(event: H3Event, { bytes, etag }: PreparedJson): Response | HTTPResponse {
+function withEtag(event: H3Event, { bytes, etag, headers }: PreparedJson): Response | HTTPResponse {
   const known = getRequestHeader(event, 'if-none-match');
   const cache = { etag, 'cache-control': 'private, max-age=0, must-revalidate', vary: 'Accept, Authorization, Cookie' };
-  if (known && known.split(',').some((tag) => tag.trim() === etag || tag.trim() === etag.slice(2))) return new Response(null, { status: 304, headers: cache });
+  // If-None-Match decides when sent (HTTP's rule); otherwise If-Modified-Since, against the answer's Last-Modified.
+  const modified = headers.find(([name]) => name === 'last-modified')?.[1];
+  const since = Date.parse(getRequestHeader(event, 'if-modified-since') ?? '');
+  const unchanged = known ? known.split(',').some((tag) => tag.trim() === etag || tag.trim() === etag.slice(2)) : modified !== undefined && since >= Date.parse(modified);
+  if (unchanged) return new Response(null, { status: 304, headers: cache });
   // h3's own response with the text in hand: no web stream between it and the socket (or the compression).
   return new HTTPResponse(bytes as unknown as BodyInit, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', ...cache } });
 }

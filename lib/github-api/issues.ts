@@ -32,7 +32,10 @@ export function mountIssues(app: H3, ctx: AppContext): void {
   app.get(`${REPO}/issues`, async (event) => {
     const repo = await repoOf(ctx, event);
     return await remembered(ctx, event, async () => {
-      const filter = { ...parseIssueFilter({ status: queryString(event, 'state'), labels: queryString(event, 'labels'), sort: queryString(event, 'sort'), direction: queryString(event, 'direction') }), ...await githubFilters(ctx, event) };
+      // GitHub's sorts: the spec's two, and by comments.
+      const sort = queryString(event, 'sort');
+      const parsed = parseIssueFilter({ status: queryString(event, 'state'), labels: queryString(event, 'labels'), sort: sort === 'comments' ? undefined : sort, direction: queryString(event, 'direction') });
+      const filter = { ...parsed, ...(sort === 'comments' ? { sort: 'comments' as const } : {}), ...await githubFilters(ctx, event) };
       const page = githubPage(ctx, event);
       const { items, total } = await ctx.issues.listWithPulls(repo, filter, page);
       return page.respond(total, await shapes.conversations(ctx.store, repo, items));

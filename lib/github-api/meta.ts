@@ -59,11 +59,15 @@ const RATE_LIMITED_RESOURCES = [
   'code_search',
 ] as const;
 
-/** The API's root document and `GET /rate_limit`. */
+/** The API's root document, `GET /meta` and `GET /rate_limit`. */
 export function mountMeta(app: H3, ctx: AppContext): void {
   const root = () => rootDocument(`${ctx.baseUrl()}${V3}`, ctx.baseUrl());
   app.get(V3, root);
   app.get(`${V3}/`, root);
+
+  // GitHub's `GET /meta`: what it says of itself. repohost publishes no address ranges (it runs where it is put); git
+  // over HTTP takes an account's password, so a password can be checked.
+  app.get(`${V3}/meta`, () => ({ verifiable_password_authentication: true }));
 
   // Clients that pace themselves (Octokit's throttling plugin, CI tools) ask this before a burst of calls.
   app.get(`${V3}/rate_limit`, () => {

@@ -34,7 +34,7 @@ export function mountPulls(app: H3, ctx: AppContext): void {
     return await remembered(ctx, event, async () => {
       const page = githubPage(ctx, event);
       // GitHub's `closed` holds merged pull requests too, as the service's does.
-      const { items, total } = await ctx.pulls.list(repo, parsePullStatus(queryString(event, 'state')), page, pullListFilter(repo, event));
+      const { items, total } = await ctx.pulls.list(repo, parsePullStatus(queryString(event, 'state')), page, pullListFilter(ctx, repo, event));
       return page.respond(total, await shapes.pulls(ctx.store, repo, items));
     });
   });
@@ -121,24 +121,28 @@ export function mountPulls(app: H3, ctx: AppContext): void {
   });
 }
 
+const PULL_SORTS = ['created', 'updated', 'popularity', 'long-running'] as const;
+/** How long GitHub's `long-running` pull requests have been open, and how recently they were active: a month. */
+const LONG_RUNNING_MS = 30 * 24 * 60 * 60 * 1000;
+
 /**
- * GitHub's `sort` (created or updated; popularity and long-running are refused) and `direction` (desc by default for
- * created, asc for updated, as GitHub's).
+ * GitHub's `sort` (created, updated, popularity: by comments, long-running: open for over a month and active within
+ * it, by creation) and `direction` (desc by default for created, asc for the others, as GitHub's).
  */
-function pullOrder(event: H3Event): Pick<PullListFilter, 'sort' | 'direction'> {
-  const sort = queryString(event, 'sort') || 'created';
-  if (sort !== 'created' && sort !== 'updated') throw validationFailed({ resource: 'PullRequest', field: 'sort', code: 'invalid' });
+function pullOrder(ctx: AppContext, event: H3Event): Pick<PullListFilter, 'sort' | 'direction' | 'activeSince'> {
+  const sort = (queryString(event, 'sort') || 'created') as (typeof PULL_SORTS)[number];
+  if (!PULL_SORTS.includes(sort)) throw validationFailed({ resource: 'PullRequest', field: 'sort', code: 'invalid' });
   const direction = queryString(event, 'direction') || (sort === 'created' ? 'desc' : 'asc');
   if (direction !== 'asc' && direction !== 'desc') throw validationFailed({ resource: 'PullRequest', field: 'direction', code: 'invalid' });
-  return { sort, direction };
+  return { sort, direction, ...(sort === 'long-running' ? { activeSince: new Date(ctx.options.now().getTime() - LONG_RUNNING_MS).toISOString() } : {}) };
 }
 
 /**
  * GitHub's `head` (`user:ref`, pull requests of that user's branch: here only the repository's owner has branches in
  * it) and `base` filters of the pull request list. A head of another user matches nothing.
  */
-function pullListFilter(repo: RepositoryRow, event: H3Event): PullListFilter {
-  const filter: PullListFilter = { ...pullOrder(event) };
+function pullListFilter(ctx: AppContext, repo: RepositoryRow, event: H3Event): PullListFilter {
+  const filter: PullListFilter = { ...pullOrder(ctx, event) };
   const head = queryString(event, 'head');
   if (head) {
     const colon = head.indexOf(':');

@@ -54,12 +54,14 @@ export function mountStatuses(app: H3, ctx: AppContext): void {
 
   app.get(`${REPO}/commits/:ref/status`, async (event) => {
     const repo = await repoOf(ctx, event);
+    const page = githubPage(ctx, event);
     const combined = await ctx.statuses.combined(repo, pathParam(event, 'ref'));
+    // The state is of every context; the statuses are paged (with GitHub's Link), as GitHub's.
     return {
       state: combined.state,
       sha: combined.sha,
       total_count: combined.total_count,
-      statuses: (await Promise.all(combined.statuses.map(async (status) => await statusShape(repo, status)))),
+      statuses: await Promise.all(page.slice(combined.statuses).map(async (status) => await statusShape(repo, status))),
       repository: await shapes.repository(ctx.store, repo),
       commit_url: api(repo, `/commits/${combined.sha}`),
       url: api(repo, `/commits/${combined.sha}/status`),

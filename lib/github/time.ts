@@ -19,3 +19,14 @@ export function githubTime(value: string | null | undefined): string | null | un
   if (Number.isNaN(millis)) return value;
   return new Date(millis - (((millis % 1000) + 1000) % 1000)).toISOString().replace(/\.000Z$/, 'Z');
 }
+
+/**
+ * HTTP's `Last-Modified` of an answer, as GitHub sends it: an object's `updated_at`, as an HTTP date (a list has
+ * none). `If-Modified-Since` at or after it answers 304 (lib/github-api/http.ts).
+ */
+export function lastModifiedOf(answer: unknown): Array<readonly [string, string]> {
+  if (!answer || typeof answer !== 'object' || Array.isArray(answer)) return [];
+  const updated = (answer as { updated_at?: unknown }).updated_at;
+  const millis = typeof updated === 'string' ? Date.parse(updated) : Number.NaN;
+  return Number.isNaN(millis) ? [] : [['last-modified', new Date(millis).toUTCString()]];
+}

@@ -1,6 +1,7 @@
 import { getRequestHeader, HTTPResponse, type H3Event } from 'h3';
 import { PreparedJson } from '../answer-cache.js';
 import type { AppContext } from '../context.js';
+import { lastModifiedOf } from '../github/time.js';
 import { currentUser } from './auth.js';
 
 /** The headers a page sets (pagination.ts), kept with its answer. */
@@ -18,13 +19,13 @@ export async function rememberedAnswer(ctx: AppContext, event: H3Event, make: ()
   return await ctx.answers.answer(key, async () => {
     const answer = await make();
     const headers = event.res.headers;
-    return new PreparedJson(
-      Buffer.from(JSON.stringify(answer)),
-      PAGE_HEADERS.flatMap((name) => {
+    return new PreparedJson(Buffer.from(JSON.stringify(answer)), [
+      ...PAGE_HEADERS.flatMap((name) => {
         const value = headers.get(name);
         return value === null ? [] : [[name, value] as const];
       }),
-    );
+      ...lastModifiedOf(answer),
+    ]);
   });
 }
 

@@ -63,7 +63,10 @@ async function userOfToken(ctx: AppContext, event: H3Event, token: string): Prom
     if (bot) return APP_TOKEN_PATHS.test(event.url.pathname) ? bot : undefined;
   }
   // A personal token may have any shape, `ghs_` too (fixtures choose theirs).
-  return await ctx.credentials.userOfApiToken(token);
+  const user = await ctx.credentials.userOfApiToken(token);
+  // GitHub's answers to a personal token name its scopes (`X-OAuth-Scopes`, lib/github-api/http.ts).
+  if (user) event.context.personalToken = true;
+  return user;
 }
 
 /** Where installation tokens are taken: the GitHub API and its uploads, git over HTTP and Git LFS. */

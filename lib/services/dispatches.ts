@@ -2,6 +2,7 @@ import { invalid } from '../errors.js';
 import type { EventRecorder } from '../events/index.js';
 import type { Db } from '../store/interface.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
+import type { HookRow } from '../store/queries/webhooks.js';
 import { requireAccess, type Viewer } from './permissions.js';
 import { writeToRepository } from './repository-write.js';
 
@@ -12,8 +13,8 @@ const MAX_PAYLOAD_BYTES = 65_536;
 
 /**
  * Repository dispatches (GitHub's `repository_dispatch`): a writer asks for an event of a type of its own naming, with
- * a payload of its own, which the repository's webhooks (and apps) receive. Nothing else happens here: GitHub runs
- * workflows on it, repohost has none.
+ * a payload of its own, which the apps installed on the repository that subscribe to it receive. Nothing else happens
+ * here: GitHub runs workflows on it, repohost has none.
  */
 export class DispatchService {
   constructor(
@@ -31,7 +32,10 @@ export class DispatchService {
     if (Buffer.byteLength(JSON.stringify(payload)) >= MAX_PAYLOAD_BYTES) throw invalid('client_payload must be less than 64 KB');
     const clientPayload = payload as Record<string, unknown> | null;
     await writeToRepository(this.store, repo, async (tx) => {
-      await this.events.record(tx, repo, viewer!, 'repository_dispatch', async (current) => ({ action: type, branch: current.default_branch, client_payload: clientPayload }));
+      // GitHub sends `repository_dispatch` to GitHub Apps alone (their hooks, with `installation`), never to a
+      // repository's own webhooks.
+      const toApps = (hook: HookRow) => hook.installation_id !== null;
+      await this.events.record(tx, repo, viewer!, 'repository_dispatch', async (current) => ({ action: type, branch: current.default_branch, client_payload: clientPayload }), toApps);
     });
   }
 }

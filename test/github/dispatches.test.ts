@@ -6,13 +6,15 @@ import { failure } from '../helpers/octokit.js';
 import { HookReceiver } from '../helpers/receiver.js';
 
 // GitHub's repository dispatches (`POST /repos/{owner}/{repo}/dispatches`, octokit's `repos.createDispatchEvent`):
-// a writer's own event, which the repository's webhooks receive as `repository_dispatch`.
+// a writer's own event, which the apps installed on the repository receive as `repository_dispatch` (GitHub sends it
+// to apps only: a repository's own webhook never hears it).
 describe('repository dispatches', () => {
   let host: RepoHost;
   let receiver: HookReceiver;
   const as: Record<string, Octokit> = {};
   const repo = { owner: 'alice', repo: 'dispatched' };
-  let dispatchHook: number;
+  let repositoryHook: number;
+  let installation: number;
 
   beforeAll(async () => {
     host = await startHost({ allowLocalNetwork: true });
@@ -23,8 +25,9 @@ describe('repository dispatches', () => {
     }
     await as.alice!.repos.createForAuthenticatedUser({ name: 'dispatched', auto_init: true });
     await as.alice!.repos.addCollaborator({ ...repo, username: 'bob', permission: 'pull' });
-    dispatchHook = (await as.alice!.repos.createWebhook({ ...repo, config: { url: receiver.url, content_type: 'json' }, events: ['repository_dispatch'] })).data.id;
-    await as.alice!.repos.createWebhook({ ...repo, config: { url: `${receiver.url}/pushes-only`, content_type: 'json' }, events: ['push'] });
+    repositoryHook = (await as.alice!.repos.createWebhook({ ...repo, config: { url: `${receiver.url}/repository`, content_type: 'json' }, events: ['*'] })).data.id;
+    const app = await host.admin.createApp({ owner: 'alice', name: 'Dispatch App', webhookUrl: receiver.url, permissions: { contents: 'read' }, events: ['repository_dispatch'] });
+    installation = (await host.admin.installApp(app.slug, 'alice')).id;
   });
 
   afterAll(async () => {
@@ -32,17 +35,18 @@ describe('repository dispatches', () => {
     await receiver?.close();
   });
 
-  it('sends the hooks that subscribe to it the event type as the action, the default branch and the payload', async () => {
+  it('sends the apps that subscribe to it the event type as the action, the default branch and the payload', async () => {
     const answer = await as.alice!.repos.createDispatchEvent({ ...repo, event_type: 'deploy-staging', client_payload: { ref: 'main', nested: { ok: true } } });
     expect(answer.status).toBe(204);
     const [hook] = await receiver.waitForEvent('repository_dispatch');
     expect(hook!.headers['x-github-event']).toBe('repository_dispatch');
-    expect(hook!.json).toMatchObject({ action: 'deploy-staging', branch: 'main', client_payload: { ref: 'main', nested: { ok: true } }, repository: { full_name: 'alice/dispatched' }, sender: { login: 'alice' } });
+    expect(hook!.json).toMatchObject({ action: 'deploy-staging', branch: 'main', client_payload: { ref: 'main', nested: { ok: true } }, repository: { full_name: 'alice/dispatched' }, sender: { login: 'alice' }, installation: { id: installation } });
     await as.alice!.repos.createDispatchEvent({ ...repo, event_type: 'bare' });
     expect((await receiver.waitFor((received) => received.json?.action === 'bare'))[0]!.json.client_payload).toBeNull();
-    // The hook for pushes alone heard none of it.
+    // The repository's own webhook, though it asks for every event, heard neither.
     await host.idle();
-    expect(receiver.ofEvent('repository_dispatch').map((received) => Number(received.headers['x-github-hook-id']))).toEqual([dispatchHook, dispatchHook]);
+    expect(receiver.ofEvent('repository_dispatch')).toHaveLength(2);
+    expect(receiver.ofEvent('repository_dispatch').map((received) => Number(received.headers['x-github-hook-id']))).not.toContain(repositoryHook);
   });
 
   it('needs write access, and refuses what GitHub refuses', async () => {

@@ -86,7 +86,17 @@ describe('filters of the /api/v3 lists', () => {
     // `updated` sorts oldest first unless asked otherwise, as on GitHub.
     expect(await ordered({ sort: 'updated' })).toEqual([4, 3]);
     expect(await ordered({ sort: 'updated', direction: 'desc' })).toEqual([3, 4]);
-    expect((await failure(alice.pulls.list({ ...repo, sort: 'popularity' }))).status).toBe(422);
+    // `popularity`: by comments, fewest first unless asked otherwise; issues sort by comments too.
+    await alice.issues.createComment({ ...repo, issue_number: 4, body: 'popular' });
+    expect(await ordered({ sort: 'popularity' })).toEqual([3, 4]);
+    expect(await ordered({ sort: 'popularity', direction: 'desc' })).toEqual([4, 3]);
+    expect((await alice.issues.listForRepo({ ...repo, state: 'all', sort: 'comments', direction: 'desc' })).data[0]!.number).toBe(4);
+    // `long-running`: open for over a month and active within it, oldest first.
+    expect(await ordered({ sort: 'long-running' })).toEqual([]);
+    clock += 31 * 24 * 3_600_000;
+    await alice.pulls.update({ ...repo, pull_number: 3, body: 'still going' });
+    expect(await ordered({ sort: 'long-running' })).toEqual([3]);
+    expect((await failure(alice.pulls.list({ ...repo, sort: 'nonsense' as 'created' }))).status).toBe(422);
   });
 
   it('commits: since, until, author (username or address) and path', async () => {

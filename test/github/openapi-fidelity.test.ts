@@ -70,6 +70,18 @@ describe('/api/v3 answers as GitHub describes them', () => {
     expect(suite!.repository).toMatchObject({ full_name: `${owner}/${repo}` });
   });
 
+  it("pages a commit's combined statuses and its check suites with GitHub's Link", async () => {
+    const sha = (await alice.repos.getBranch({ owner, repo, branch: 'main' })).data.commit.sha;
+    for (const context of ['lint', 'test']) await alice.repos.createCommitStatus({ owner, repo, sha, state: 'pending', context });
+    const combined = await http(`${host.url}/api/v3/repos/${owner}/${repo}/commits/${sha}/status?per_page=1`, { headers: bearer(token) });
+    expect(combined.json.statuses).toHaveLength(1);
+    expect(combined.json.total_count).toBeGreaterThan(1);
+    expect(combined.headers.link).toContain('rel="next"');
+    const suites = await http(`${host.url}/api/v3/repos/${owner}/${repo}/commits/${sha}/check-suites?per_page=1&page=2`, { headers: bearer(token) });
+    expect(suites.json.check_suites).toEqual([]);
+    expect(suites.headers.link).toContain('rel="prev"');
+  });
+
   it("answers a collaborator's role, search's kind, and the protection's contexts URL", async () => {
     const permission = await alice.repos.getCollaboratorPermissionLevel({ owner, repo, username: owner });
     expect(permission.data.user).toMatchObject({ login: owner, role_name: 'admin', permissions: { admin: true } });
@@ -78,6 +90,37 @@ describe('/api/v3 answers as GitHub describes them', () => {
     expect(found.data).toMatchObject({ search_type: 'lexical', total_count: 1 });
     const protection = await alice.repos.updateBranchProtection({ owner, repo, branch: 'main', required_status_checks: { strict: false, contexts: ['ci'] }, enforce_admins: false, required_pull_request_reviews: null, restrictions: null });
     expect(protection.data.required_status_checks?.contexts_url).toBe(`${host.url}/api/v3/repos/${owner}/${repo}/branches/main/protection/required_status_checks/contexts`);
+  });
+
+  it('refuses an API version it does not answer, in GitHub\'s words', async () => {
+    expect((await http(`${host.url}/api/v3/user`, { headers: { ...bearer(token), 'x-github-api-version': '2022-11-28' } })).status).toBe(200);
+    const refused = await http(`${host.url}/api/v3/user`, { headers: { ...bearer(token), 'x-github-api-version': 'v3' } });
+    expect(refused.status).toBe(400);
+    expect(refused.json.message).toBe('The version you specified in the "X-GitHub-API-Version" request header, "v3", is not a supported version. The following versions are currently supported: "2022-11-28" (most recent).');
+  });
+
+  it("names a personal token's scopes, as gh reads them", async () => {
+    const me = await http(`${host.url}/api/v3/user`, { headers: bearer(token) });
+    expect(me.headers['x-oauth-scopes']).toBe('admin:public_key, admin:repo_hook, delete_repo, notifications, repo, user');
+    expect((await http(`${host.url}/api/v3/repos/${owner}/no-such-repository`, { headers: bearer(token) })).headers['x-oauth-scopes']).toContain('repo');
+    expect((await http(`${host.url}/api/v3/repos/${owner}/${repo}`)).headers['x-oauth-scopes']).toBeUndefined();
+  });
+
+  it('sends Last-Modified of an object, and answers 304 to If-Modified-Since from then on', async () => {
+    const url = `${host.url}/api/v3/repos/${owner}/${repo}`;
+    const first = await http(url, { headers: bearer(token) });
+    expect(first.headers['last-modified']).toBe(new Date(first.json.updated_at).toUTCString());
+    const since = String(first.headers['last-modified']);
+    const unchanged = await http(url, { headers: { ...bearer(token), 'if-modified-since': since } });
+    expect(unchanged.status).toBe(304);
+    expect(unchanged.text).toBe('');
+    const before = new Date(Date.parse(since) - 1000).toUTCString();
+    expect((await http(url, { headers: { ...bearer(token), 'if-modified-since': before } })).status).toBe(200);
+    expect((await http(`${host.url}/api/v3/repos/${owner}/${repo}/branches`, { headers: bearer(token) })).headers['last-modified']).toBeUndefined();
+  });
+
+  it('answers GET /meta', async () => {
+    expect((await alice.meta.get()).data).toEqual({ verifiable_password_authentication: true });
   });
 
   it('names every answer with a request id of its own, failures too', async () => {

@@ -31,18 +31,19 @@ export async function conversationsOfRepository(db: ReadTx, repoId: number, filt
   const issues = filterClause(repoId, filter);
   const pulls = pullClause(repoId, filter);
   const direction = filter.direction === 'asc' ? 'ASC' : 'DESC';
-  const order = filter.sort === 'updated' ? `updated_at ${direction}, number ${direction}` : `number ${direction}`;
+  const order =
+    filter.sort === 'updated' ? `updated_at ${direction}, number ${direction}` : filter.sort === 'comments' ? `comments ${direction}, number ${direction}` : `number ${direction}`;
   // Each side walks its own index only as far as the page reaches (offset + limit), then the two are merged: the
-  // cost follows the page, not the repository's size.
+  // cost follows the page, not the repository's size (by comments, each side is sorted whole: no index has them).
   const reach = page.offset + page.limit;
   return await db.all<ConversationKey>(
     `SELECT kind, id FROM (
-       SELECT kind, id, number, updated_at FROM (
-         SELECT 'issue' AS kind, i.id AS id, i.number AS number, i.updated_at AS updated_at FROM issues i WHERE ${issues.where}
+       SELECT kind, id, number, updated_at, comments FROM (
+         SELECT 'issue' AS kind, i.id AS id, i.number AS number, i.updated_at AS updated_at, i.comment_count AS comments FROM issues i WHERE ${issues.where}
          ORDER BY ${order} LIMIT ?) AS newest_issues
        UNION ALL
-       SELECT kind, id, number, updated_at FROM (
-         SELECT 'pull' AS kind, p.id AS id, p.number AS number, p.updated_at AS updated_at FROM pull_requests p WHERE ${pulls.where}
+       SELECT kind, id, number, updated_at, comments FROM (
+         SELECT 'pull' AS kind, p.id AS id, p.number AS number, p.updated_at AS updated_at, p.comment_count AS comments FROM pull_requests p WHERE ${pulls.where}
          ORDER BY ${order} LIMIT ?) AS newest_pulls
      ) AS conversations ORDER BY ${order} LIMIT ? OFFSET ?`,
     [...issues.params, reach, ...pulls.params, reach, page.limit, page.offset],

@@ -47,7 +47,8 @@ export interface IssueFilter {
   status?: 'open' | 'closed';
   /** Lower-cased label names that must all be on the issue. */
   labels: readonly string[];
-  sort: 'created' | 'updated';
+  /** By creation (the number), last update, or comments (`/api/v3`'s alone: the spec's list takes the first two). */
+  sort: 'created' | 'updated' | 'comments';
   direction: 'asc' | 'desc';
   /** Only those opened by this account (GitHub's `creator`). */
   creatorId?: number;
@@ -147,7 +148,8 @@ export async function issuesOfRepository(db: ReadTx, repoId: number, filter: Iss
   const { where, params } = filterClause(repoId, filter);
   const direction = filter.direction === 'asc' ? 'ASC' : 'DESC';
   // Numbers grow with creation time: ordering by them walks the (repo_id[, status], number) indexes.
-  const order = filter.sort === 'updated' ? `i.updated_at ${direction}, i.id ${direction}` : `i.number ${direction}`;
+  const order =
+    filter.sort === 'updated' ? `i.updated_at ${direction}, i.id ${direction}` : filter.sort === 'comments' ? `i.comment_count ${direction}, i.number ${direction}` : `i.number ${direction}`;
   const records = (await db.all<IssueSqlRow>(`${SELECT} WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, [...params, page.limit, page.offset])).map(recordFrom);
   return await withLabels(db, records);
 }

@@ -58,9 +58,14 @@ export type PullListStatus = 'open' | 'closed' | 'merged' | undefined;
 export interface PullListFilter {
   head?: string;
   base?: string;
-  /** By creation (the number) or by last update. @default created, newest first */
-  sort?: 'created' | 'updated';
+  /**
+   * By creation (the number), by last update, by comments (GitHub's `popularity`), or GitHub's `long-running`: by
+   * creation, only those opened before `activeSince` and updated since. @default created, newest first
+   */
+  sort?: 'created' | 'updated' | 'popularity' | 'long-running';
   direction?: 'asc' | 'desc';
+  /** For `long-running`: a month before now, as stored. */
+  activeSince?: string;
 }
 
 function listClause(status: PullListStatus, branches: PullListFilter): { where: string; params: string[] } {
@@ -71,18 +76,23 @@ function listClause(status: PullListStatus, branches: PullListFilter): { where: 
     where += ` AND p.${column} = ?`;
     params.push(value);
   }
+  if (branches.sort === 'long-running' && branches.activeSince !== undefined) {
+    where += ' AND p.created_at < ? AND p.updated_at >= ?';
+    params.push(branches.activeSince, branches.activeSince);
+  }
   return { where, params };
 }
 
 export async function pullsOfRepository(db: ReadTx, repoId: number, status: PullListStatus, page: PageWindow, branches: PullListFilter = {}): Promise<PullRow[]> {
   const clause = listClause(status, branches);
   const direction = branches.direction === 'asc' ? 'ASC' : 'DESC';
-  const order = branches.sort === 'updated' ? `p.updated_at ${direction}, p.id ${direction}` : `p.number ${direction}`;
+  const order =
+    branches.sort === 'updated' ? `p.updated_at ${direction}, p.id ${direction}` : branches.sort === 'popularity' ? `p.comment_count ${direction}, p.number ${direction}` : `p.number ${direction}`;
   return (await db.all<PullSqlRow>(`${SELECT} WHERE p.repo_id = ?${clause.where} ORDER BY ${order} LIMIT ? OFFSET ?`, [repoId, ...clause.params, page.limit, page.offset])).map(pullFrom);
 }
 
 export async function countPulls(db: ReadTx, repoId: number, status: PullListStatus, branches: PullListFilter = {}): Promise<number> {
-  if (branches.head === undefined && branches.base === undefined) {
+  if (branches.head === undefined && branches.base === undefined && branches.sort !== 'long-running') {
     return await keptCount(db, repoId, 'pull', status === undefined ? undefined : status === 'closed' ? ['closed', 'merged'] : [status]);
   }
   const clause = listClause(status, branches);

@@ -17,6 +17,12 @@ interface FileSummary {
   mismatches: Array<{ operation: string; status: number; field: string; rule: string; message: string }>;
 }
 
+/** Whether this vitest run is the whole suite of its config: no file filter, no test name pattern. */
+function isWholeRun(): boolean {
+  const args = process.argv.slice(2);
+  return !args.some((arg) => /\.test\.|^test\/|^-t$|^--testNamePattern/.test(arg));
+}
+
 /** vitest globalSetup: every run starts with no summaries. */
 export function setup(): void {
   rmSync(ANSWERS_DIR, { recursive: true, force: true });
@@ -49,6 +55,11 @@ export function teardown(): void {
   ];
   if (unknown.length > 0) lines.push(`  listed but not GitHub's: ${unknown.join(', ')}`);
   if (notValidated.length > 0) lines.push(`  served, no answer seen: ${notValidated.length}${notValidated.length > 20 ? ' (a part of the suite ran)' : `: ${notValidated.join(', ')}`}`);
+  // A whole run must see every served operation answered at least once: one that no test reaches is unchecked.
+  if (notValidated.length > 0 && isWholeRun()) {
+    lines.push('  FAILED: every operation repohost serves must be validated by an answer of the suite (add a test that calls it)');
+    process.exitCode = 1;
+  }
   const mismatches = new Map(summaries.flatMap((summary) => summary.mismatches.map((m) => [`${m.operation} ${m.status} ${m.field} ${m.rule}`, m] as const)));
   if (mismatches.size > 0) lines.push(`  mismatches (${mismatches.size}):`, ...[...mismatches.values()].map((m) => `    ${m.operation} → ${m.status}: ${m.field || '(answer)'} [${m.rule}] ${m.message}`));
   writeFileSync(REPORT_FILE, JSON.stringify({ served: served.length, validated: served.length - notValidated.length, conforming, notValidated, mismatches: [...mismatches.values()] }, null, 1));
