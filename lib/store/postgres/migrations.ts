@@ -858,7 +858,7 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<{ version: number; statements: r
     // As SQLite's step 28: GitHub's `pushed_at`.
     version: 28,
     statements: [
-      'ALTER TABLE repositories ADD COLUMN pushed_at TEXT',
+      'ALTER TABLE repositories ADD COLUMN pushed_at TEXT COLLATE "C"',
       'UPDATE repositories SET pushed_at = COALESCE((SELECT MAX(b.updated_at) FROM branches b WHERE b.repo_id = repositories.id), created_at)',
     ],
   },
