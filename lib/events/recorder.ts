@@ -76,6 +76,15 @@ export class EventRecorder {
     });
   }
 
+  /** The payload fields of the push of `change`, bringing `pushed`, by `pusher`: for a hook's test delivery (lib/webhooks). */
+  pushFields(repo: RepositoryRow, pusher: UserRow, change: RefChange, pushed: PushedRef): EventFields<'push'> {
+    return refEvents(repo, this.baseUrl(), change, pushed, this.pusherIdentity(pusher)).push;
+  }
+
+  private pusherIdentity(actor: UserRow): { name: string; email: string } {
+    return { name: actor.username, email: this.publicEmail(actor) };
+  }
+
   /** The installations (ids) whose app's hook on the repository subscribes to the event. */
   async installationsHearing(db: ReadTx, repoId: number, name: RepoEventName): Promise<number[]> {
     return (await this.outbox.subscribers(db, repoId, name)).flatMap((hook) => (hook.installation_id === null ? [] : [hook.installation_id]));
@@ -110,7 +119,7 @@ export class EventRecorder {
     const current = await repositoryById(tx, repo.id);
     if (!current) return;
     const actor = pusher ?? (await userById(tx, current.owner_id))!;
-    const identity = { name: actor.username, email: this.publicEmail(actor) };
+    const identity = this.pusherIdentity(actor);
     const branches = changes.filter((change) => change.ref.startsWith('refs/heads/')).length;
     const tags = changes.filter((change) => change.ref.startsWith('refs/tags/')).length;
     const mark = options.reconciled ? { repohost_reconciled: true as const } : {};

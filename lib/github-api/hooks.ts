@@ -5,6 +5,9 @@ import type { Delivery, Hook, HookInput } from '../webhooks/service.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import type { FormFields } from '../http/validate.js';
 import { githubTime } from '../github/time.js';
+import { NOTHING_PUSHED, type EventFields } from '../events/recorder.js';
+import { ZERO_ID } from '../git/refs.js';
+import type { UserRow } from '../store/queries/users.js';
 import { created, githubPage, noContent, readJson, refuseUnsupportedParams, validationFailed } from './http.js';
 import { apiUrl, REPO, repoAndUser } from './lookup.js';
 
@@ -20,6 +23,19 @@ function hookInput(body: FormFields): HookInput {
     throw validationFailed({ resource: 'Hook', field: 'config.insecure_ssl', code: 'custom', message: 'repohost always verifies TLS certificates; insecure_ssl must be 0' });
   }
   return { url: fields.url, content_type: fields.content_type, secret: fields.secret, events: body.events, active: body.active };
+}
+
+/**
+ * GitHub's "latest push" for a hook test, as a push event's fields: the default branch's last commit, pushed onto its
+ * first parent (repohost keeps no push payloads); undefined for an empty repository.
+ */
+async function latestPush(ctx: AppContext, repo: RepositoryRow, pusher: UserRow): Promise<EventFields<'push'> | undefined> {
+  const head = await ctx.git.resolveCommit(repo.owner_name, repo.name, repo.default_branch);
+  if (!head) return undefined;
+  const commit = await ctx.git.readCommit(repo.owner_name, repo.name, head);
+  const change = { ref: `refs/heads/${repo.default_branch}`, before: commit?.parents[0] ?? ZERO_ID, after: head };
+  const [pushed] = await ctx.git.pushedRefs(repo.owner_name, repo.name, [change]);
+  return ctx.recorder.pushFields(repo, pusher, change, pushed ?? NOTHING_PUSHED);
 }
 
 /** Repository webhooks with GitHub's `config` object, their deliveries, redeliveries and pings. */
@@ -106,6 +122,14 @@ export function mountHooks(app: H3, ctx: AppContext): void {
   app.post(`${HOOK}/pings`, async (event) => {
     const { repo, user } = await repoAndUser(ctx, event);
     await ctx.webhooks.ping(repo, user, hookId(event));
+    return noContent();
+  });
+
+  app.post(`${HOOK}/tests`, async (event) => {
+    const { repo, user } = await repoAndUser(ctx, event);
+    // The hook and the caller's admin access are checked before git is read.
+    await ctx.webhooks.get(repo, user, hookId(event));
+    await ctx.webhooks.test(repo, user, hookId(event), await latestPush(ctx, repo, user!));
     return noContent();
   });
 

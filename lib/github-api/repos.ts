@@ -8,7 +8,7 @@ import { optionalFlag } from '../services/text-fields.js';
 import { collaboratorPermission } from '../store/queries/collaborators.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import type { UserRow } from '../store/queries/users.js';
-import { branchProtection } from './branch-protection.js';
+import { branchProtection, protectionPath } from './branch-protection.js';
 import type { BranchProtection } from '../services/branch-protection.js';
 import { nodeId } from '../github/api-ids.js';
 import { conflictAs, created, GitHubApiError, githubPage, noContent, readJson, unprocessable, validationFailed } from './http.js';
@@ -184,9 +184,10 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     const name = pathParam(event, 'branch');
     const refs = await ctx.gitData.refsOf(repo);
     const sha = refs.get(`refs/heads/${name}`);
-    // `/branches/:branch/protection`, where a branch of that whole name does not exist (the `protection_url` of a branch).
-    const protectionOf = /^(.+)\/protection$/.exec(name)?.[1];
-    if (!sha && protectionOf !== undefined && refs.has(`refs/heads/${protectionOf}`)) return await branchProtection(ctx, repo, await currentUser(ctx, event), protectionOf);
+    // `/branches/:branch/protection` or one of its parts, where a branch of that whole name does not exist (the
+    // `protection_url` of a branch).
+    const protection = protectionPath(name);
+    if (!sha && protection && refs.has(`refs/heads/${protection.branch}`)) return await branchProtection(ctx, repo, await currentUser(ctx, event), protection.branch, protection.part);
     if (!sha) throw notFound('Branch not found');
     const commit = await ctx.gitData.commit(repo, sha);
     return {

@@ -65,7 +65,7 @@ export class ReviewShapes {
     const person = await this.people(db, repo, reviews.map((review) => review.author));
     return reviews.map((review) => {
       const { user, association } = person(review.author);
-      const html = this.html(repo, `/pulls/${pullNumber}#pullrequestreview-${review.id}`);
+      const html = this.html(repo, `/pull/${pullNumber}#pullrequestreview-${review.id}`);
       const pull = this.api(repo, `/pulls/${pullNumber}`);
       return {
         id: review.id,
@@ -89,7 +89,7 @@ export class ReviewShapes {
     return comments.map((comment) => {
       const { user, association } = person(comment.author);
       const url = this.api(repo, `/pulls/comments/${comment.id}`);
-      const html = this.html(repo, `/pulls/${comment.pull_number}#discussion_r${comment.id}`);
+      const html = this.html(repo, `/pull/${comment.pull_number}#discussion_r${comment.id}`);
       const pull = this.api(repo, `/pulls/${comment.pull_number}`);
       return {
         url,

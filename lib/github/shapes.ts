@@ -341,9 +341,10 @@ export class GitHubShapes extends RepositoryShapes {
     const shaped = await this.pull(db, repo, pull, reads);
     return {
       // Pull requests have ids of their own, which issues' ids may equal: their issues have ids above every issue's
-      // (bots know an issue by its id), and a node id of their own kind.
+      // (bots know an issue by its id). On GitHub too a pull request's issue has an id and an `Issue` node id of its
+      // own, not the pull request's (microsoft/ghcrawler#163).
       id: PULL_ISSUE_IDS + pull.id,
-      node_id: nodeId('PullRequestIssue', pull.id),
+      node_id: nodeId('Issue', PULL_ISSUE_IDS + pull.id),
       number: pull.number,
       title: pull.title,
       body: shaped.body,
@@ -381,7 +382,7 @@ export class GitHubShapes extends RepositoryShapes {
   async pull(db: ReadTx, repo: RepositoryRow, pull: PullRow, reads: ShapeReads = this.reads(db, repo), stats?: GitHubPullStats): Promise<GitHubPullRequest> {
     const repository = await reads.repository();
     const reviews = await reads.reviews(pull.id);
-    const html = `${this.baseUrl()}/${repo.owner_name}/${repo.name}/pulls/${pull.number}`;
+    const html = `${this.baseUrl()}/${repo.owner_name}/${repo.name}/pull/${pull.number}`;
     const branch = (ref: string, sha: string): GitHubBranchRef => ({ label: `${repo.owner_name}:${ref}`, ref, sha, user: repository.owner, repo: repository });
     const url = this.api(`/repos/${repo.owner_name}/${repo.name}/pulls/${pull.number}`);
     const issueUrl = this.api(`/repos/${repo.owner_name}/${repo.name}/issues/${pull.number}`);

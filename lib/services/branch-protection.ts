@@ -51,6 +51,19 @@ function approvals(value: unknown): number {
   return value as number;
 }
 
+/** A rule's input checked and with its defaults, as the store keeps it. */
+function fieldsOf(input: ProtectionInput) {
+  return {
+    allowForcePush: optionalFlag('allow_force_push', input.allow_force_push, false),
+    allowDeletion: optionalFlag('allow_deletion', input.allow_deletion, false),
+    requirePullRequest: optionalFlag('require_pull_request', input.require_pull_request, false),
+    requiredStatusContexts: names('required_status_contexts', input.required_status_contexts),
+    pushAllowlist: names('push_allowlist', input.push_allowlist),
+    enforceAdmins: optionalFlag('enforce_admins', input.enforce_admins, true),
+    requiredApprovals: approvals(input.required_approvals),
+  };
+}
+
 /** A branch glob as a regular expression: `*` within one path segment, `**` across segments, the rest literal. */
 function globSource(pattern: string): string {
   const parts = pattern.split(/(\*\*|\*)/).map((part) => (part === '**' ? '.*' : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')));
@@ -120,18 +133,29 @@ export class BranchProtectionService {
   async set(repo: RepositoryRow, viewer: Viewer, pattern: string, input: ProtectionInput): Promise<BranchProtection> {
     await requireAccess(this.store, viewer, repo, 'admin', 'Branch protection needs admin access');
     if (!PATTERN.test(pattern) || pattern.includes('..')) throw invalid('branch must be a branch name or a glob such as release/*');
-    const fields = {
-      allowForcePush: optionalFlag('allow_force_push', input.allow_force_push, false),
-      allowDeletion: optionalFlag('allow_deletion', input.allow_deletion, false),
-      requirePullRequest: optionalFlag('require_pull_request', input.require_pull_request, false),
-      requiredStatusContexts: names('required_status_contexts', input.required_status_contexts),
-      pushAllowlist: names('push_allowlist', input.push_allowlist),
-      enforceAdmins: optionalFlag('enforce_admins', input.enforce_admins, true),
-      requiredApprovals: approvals(input.required_approvals),
-    };
+    const fields = fieldsOf(input);
     const now = this.now();
     await writeToRepository(this.store, repo, async (tx) => await upsertProtection(tx, repo.id, pattern, fields, now));
-    // In force once the pushes admitted without a rule are over (see admitWithoutRules).
+    return await this.inForce(repo, pattern);
+  }
+
+  /**
+   * Changes the rule that covers `branch` (GitHub's protection sub-resources): `edit` is given that rule inside the
+   * write and answers the rule to keep under the branch's own name, so edits racing each other each see the other's.
+   */
+  async change(repo: RepositoryRow, viewer: Viewer, branch: string, edit: (current: BranchProtection) => ProtectionInput): Promise<BranchProtection> {
+    await requireAccess(this.store, viewer, repo, 'admin', 'Branch protection needs admin access');
+    const now = this.now();
+    await writeToRepository(this.store, repo, async (tx) => {
+      const current = (await this.rulesOf(repo, tx))(branch);
+      if (!current) throw notFound('Branch not protected');
+      await upsertProtection(tx, repo.id, branch, fieldsOf(edit(current)), now);
+    });
+    return await this.inForce(repo, branch);
+  }
+
+  /** A rule just written, once in force: after the pushes admitted without a rule are over (see admitWithoutRules). */
+  private async inForce(repo: RepositoryRow, pattern: string): Promise<BranchProtection> {
     await Promise.all([...(this.#admitted.get(repo.id) ?? new Set<Promise<void>>())]);
     return summary((await protectionByPattern(this.store, repo.id, pattern))!);
   }

@@ -75,7 +75,8 @@ function releaseNotes(repoUrl: string, merged: readonly MergedPull[], included: 
   const inRange = merged.filter((pull) => pull.merge_commit_sha !== null && included.has(pull.merge_commit_sha));
   const firstOf = new Map<string, MergedPull>();
   for (const pull of merged) if (pull.author && !firstOf.has(pull.author)) firstOf.set(pull.author, pull);
-  const link = (pull: MergedPull) => `${repoUrl}/pulls/${pull.number}`;
+  // GitHub writes `/pull/N` (the pages send it on to `/pulls/N`).
+  const link = (pull: MergedPull) => `${repoUrl}/pull/${pull.number}`;
   const sections: string[] = [];
   if (inRange.length > 0) sections.push(["## What's Changed", ...inRange.map((pull) => `* ${pull.title} by @${pull.author ?? 'ghost'} in ${link(pull)}`)].join('\n'));
   const newcomers = inRange.filter((pull) => pull.author && firstOf.get(pull.author) === pull);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { invalid, notFound } from '../errors.js';
+import type { EventFields } from '../events/recorder.js';
 import type { PingEvent } from '../events/types.js';
 import { SUBSCRIBABLE_EVENTS } from '../events/types.js';
 import type { GitHubShapes } from '../github/shapes.js';
@@ -27,7 +28,7 @@ import {
   type HookFields,
   type HookRow,
 } from '../store/queries/webhooks.js';
-import { enqueueFor } from './outbox.js';
+import { enqueueFor, subscribes } from './outbox.js';
 import { hookTargetUrl } from '../net/target-url.js';
 import type { DeliveryWorker } from './worker.js';
 
@@ -223,6 +224,23 @@ export class WebhookService {
       const hook = await hookInRepository(tx, repo.id, id);
       if (!hook) throw notFound('Hook not found');
       await this.enqueuePing(tx, hook, viewer!);
+      return { result: undefined, wake: id };
+    });
+  }
+
+  /**
+   * GitHub's hook test: `push` (the latest push, built by the caller from git) delivered to this hook alone, when it
+   * hears `push`; nothing otherwise (GitHub answers 204 either way). No listener in the process hears it: nothing moved.
+   */
+  async test(repo: RepositoryRow, viewer: Viewer, id: number, push: EventFields<'push'> | undefined): Promise<void> {
+    await this.hook(repo, viewer, id);
+    await this.writeWaking(repo, async (tx) => {
+      const hook = await hookInRepository(tx, repo.id, id);
+      if (!hook) throw notFound('Hook not found');
+      const current = await repositoryById(tx, repo.id);
+      if (!push || !current || !subscribes(hook, 'push')) return { result: undefined, wake: undefined };
+      const payload = { ...push, repository: await this.shapes.repository(tx, current), sender: this.shapes.user(viewer!) };
+      await enqueueFor(tx, hook.id, { event: 'push', action: null, payload: JSON.stringify(payload), guid: randomUUID, now: this.now() }, false);
       return { result: undefined, wake: id };
     });
   }

@@ -145,6 +145,65 @@ describe('branch protection through the GitHub-compatible API', () => {
     expect((await refused({ ...rule(false), required_linear_history: true })).errors[0]).toMatch(/required_linear_history/);
   });
 
+  it('serves the parts of a rule at their own URLs: status checks, their contexts, enforce admins, required reviews', async () => {
+    const alice = clients.alice!;
+    await alice.request(`PUT ${protection}`, rule(true));
+    const branch = { ...repo, branch: 'main' };
+    expect((await alice.repos.getStatusChecksProtection(branch)).data).toEqual({
+      url: `${host.url}/api/v3${protection}/required_status_checks`,
+      contexts_url: `${host.url}/api/v3${protection}/required_status_checks/contexts`,
+      strict: false,
+      contexts: ['ci/build'],
+      checks: [{ context: 'ci/build', app_id: null }],
+    });
+    expect((await alice.repos.addStatusCheckContexts({ ...branch, contexts: ['ci/lint', 'ci/build'] })).data).toEqual(['ci/build', 'ci/lint']);
+    expect((await alice.repos.getAllStatusCheckContexts(branch)).data).toEqual(['ci/build', 'ci/lint']);
+    expect((await alice.repos.removeStatusCheckContexts({ ...branch, contexts: ['ci/build'] })).data).toEqual(['ci/lint']);
+    expect((await alice.repos.setStatusCheckContexts({ ...branch, contexts: ['ci/test'] })).data).toEqual(['ci/test']);
+    expect((await alice.repos.updateStatusCheckProtection({ ...branch, contexts: ['ci/test', 'ci/e2e'] })).data.contexts).toEqual(['ci/test', 'ci/e2e']);
+    expect((await failure(alice.repos.updateStatusCheckProtection({ ...branch, strict: true }))).status).toBe(422);
+    // The parts hold the branch's rule: bob may skip pull requests, not the checks.
+    expect((await failure(edit('bob', 'unchecked.txt'))).data.message).toContain('ci/test (missing), ci/e2e (missing)');
+
+    expect((await alice.repos.getAdminBranchProtection(branch)).data).toEqual({ url: `${host.url}/api/v3${protection}/enforce_admins`, enabled: true });
+    expect((await alice.repos.deleteAdminBranchProtection(branch)).status).toBe(204);
+    expect((await alice.repos.getBranchProtection(branch)).data.enforce_admins!.enabled).toBe(false);
+    expect((await alice.repos.setAdminBranchProtection(branch)).data.enabled).toBe(true);
+
+    const reviews = await alice.repos.updatePullRequestReviewProtection({ ...branch, required_approving_review_count: 2 });
+    expect(reviews.data).toMatchObject({ url: `${host.url}/api/v3${protection}/required_pull_request_reviews`, required_approving_review_count: 2, bypass_pull_request_allowances: { users: [{ login: 'bob' }] } });
+    expect((await alice.repos.getPullRequestReviewProtection(branch)).data.required_approving_review_count).toBe(2);
+    expect((await failure(alice.repos.updatePullRequestReviewProtection({ ...branch, dismiss_stale_reviews: true }))).status).toBe(422);
+    expect((await alice.repos.deletePullRequestReviewProtection(branch)).status).toBe(204);
+    expect(await failure(alice.repos.getPullRequestReviewProtection(branch))).toEqual({ status: 404, data: { message: 'Required pull request reviews not enabled', documentation_url: DOCS } });
+
+    expect((await alice.repos.removeStatusCheckContexts({ ...branch, contexts: ['ci/test', 'ci/e2e'] })).data).toEqual([]);
+    await alice.repos.setStatusCheckContexts({ ...branch, contexts: ['ci/test'] }).then(
+      () => expect.unreachable('no contexts: status checks are off'),
+      (error: { status: number }) => expect(error.status).toBe(404),
+    );
+    await alice.request(`PUT ${protection}`, rule(true, ['ci/test', 'ci/e2e']));
+    expect((await alice.repos.removeStatusCheckProtection(branch)).status).toBe(204);
+    expect(await failure(alice.repos.getStatusChecksProtection(branch))).toEqual({ status: 404, data: { message: 'Required status checks not enabled', documentation_url: DOCS } });
+    expect((await failure(alice.repos.addStatusCheckContexts({ ...branch, contexts: ['ci/x'] }))).status).toBe(404);
+    expect((await edit('bob', 'unchecked.txt')).status).toBe(201);
+    // Admins only, as the whole rule; a branch that does not exist is 404.
+    expect((await failure(clients.bob!.repos.getAdminBranchProtection(branch))).status).toBe(404);
+    expect((await failure(clients.bob!.repos.setAdminBranchProtection(branch))).status).toBe(404);
+    expect((await failure(alice.repos.setAdminBranchProtection({ ...repo, branch: 'no-such' }))).status).toBe(404);
+  });
+
+  it('edits the parts of a rule racing each other without losing one', async () => {
+    const alice = clients.alice!;
+    await alice.request(`PUT ${protection}`, rule(true, ['ci/a']));
+    const branch = { ...repo, branch: 'main' };
+    const names = Array.from({ length: 8 }, (_, index) => `ci/${index}`);
+    await Promise.all([...names.map((name) => alice.repos.addStatusCheckContexts({ ...branch, contexts: [name] })), alice.repos.deleteAdminBranchProtection(branch)]);
+    const now = (await alice.repos.getBranchProtection(branch)).data;
+    expect([...now.required_status_checks!.contexts].sort()).toEqual(['ci/a', ...names].sort());
+    expect(now.enforce_admins!.enabled).toBe(false);
+  });
+
   it('removes a rule (204), then answers 404 Branch not protected', async () => {
     expect((await clients.alice!.repos.deleteBranchProtection({ ...repo, branch: 'main' })).status).toBe(204);
     expect(await failure(clients.alice!.repos.getBranchProtection({ ...repo, branch: 'main' }))).toEqual({ status: 404, data: { message: 'Branch not protected', documentation_url: DOCS } });

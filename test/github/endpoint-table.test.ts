@@ -17,6 +17,15 @@ function notation(method: string, route: string): string {
 
 // Issue 20: the table of GitHub endpoints (docs/github-api.md since issue 40) is the routes the app serves, no more
 // and no less.
+/** The protection parts each method of the branch route serves (lib/github-api/branch-protection.ts). */
+const PROTECTION_PARTS = {
+  GET: ['', '/required_status_checks', '/required_status_checks/contexts', '/enforce_admins', '/required_pull_request_reviews'],
+  PUT: ['', '/required_status_checks/contexts'],
+  POST: ['/required_status_checks/contexts', '/enforce_admins'],
+  PATCH: ['/required_status_checks', '/required_pull_request_reviews'],
+  DELETE: ['', '/required_status_checks', '/required_status_checks/contexts', '/enforce_admins', '/required_pull_request_reviews'],
+};
+
 describe("docs/github-api.md's table of /api/v3 endpoints", () => {
   let core: HostCore;
   let routes: string[];
@@ -37,9 +46,15 @@ describe("docs/github-api.md's table of /api/v3 endpoints", () => {
 
   it('lists every route, and only routes', async () => {
     const readme = await readFile(join(import.meta.dirname, '..', '..', 'docs', 'github-api.md'), 'utf8');
-    // The branch route answers `/branches/{branch}/protection` too (branch names hold slashes), for GET, PUT and DELETE.
-    const served = new Set(routes.flatMap((route) => (/^(PUT|DELETE) .*\/branches\/\{branch\}$/.test(route) ? [`${route}/protection`] : [route])));
-    served.add('GET /repos/{owner}/{repo}/branches/{branch}/protection');
+    // The branch route answers `/branches/{branch}/protection` and its parts too (branch names hold slashes).
+    const served = new Set(
+      routes.flatMap((route) => {
+        const branch = /^(GET|PUT|POST|PATCH|DELETE) (.*\/branches\/\{branch\})$/.exec(route);
+        if (!branch) return [route];
+        const [, method, path] = branch as unknown as [string, keyof typeof PROTECTION_PARTS, string];
+        return [...(method === 'GET' ? [route] : []), ...PROTECTION_PARTS[method].map((part) => `${method} ${path}/protection${part}`)];
+      }),
+    );
     expect(documented(readme)).toEqual([...served].sort());
   });
 });

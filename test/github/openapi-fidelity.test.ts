@@ -143,6 +143,53 @@ describe('/api/v3 answers as GitHub describes them', () => {
     expect((await http(`${host.url}/api/v3/repos/${owner}/${repo}/zipball/no-such-ref`, { headers: bearer(token) })).status).toBe(404);
   });
 
+  it("tests a hook with the latest push, to that hook alone and only when it hears pushes", async () => {
+    const hook = (await alice.repos.createWebhook({ owner, repo, config: { url: receiver.url, content_type: 'json' }, events: ['push'] })).data;
+    const deaf = (await alice.repos.createWebhook({ owner, repo, config: { url: receiver.url, content_type: 'json' }, events: ['issues'] })).data;
+    const fromHook = (id: number) => (received: { headers: Record<string, unknown> }) => received.headers['x-github-hook-id'] === String(id) && received.headers['x-github-event'] === 'push';
+    const head = (await alice.repos.getBranch({ owner, repo, branch: 'main' })).data.commit;
+    const answer = await http(hook.test_url, { method: 'POST', headers: bearer(token) });
+    expect(answer.status).toBe(204);
+    const [push] = await receiver.waitFor(fromHook(hook.id));
+    expect(push!.json).toMatchObject({
+      ref: 'refs/heads/main',
+      before: head.parents[0]!.sha,
+      after: head.sha,
+      head_commit: { id: head.sha, message: head.commit.message },
+      commits: [{ id: head.sha }],
+      repository: { full_name: `${owner}/${repo}` },
+      sender: { login: owner },
+      pusher: { name: owner },
+    });
+    expect((await alice.repos.testPushWebhook({ owner, repo, hook_id: deaf.id })).status).toBe(204);
+    expect((await http(`${host.url}/api/v3/repos/${owner}/${repo}/hooks/${deaf.id}/deliveries`, { headers: bearer(token) })).json.map((delivery: { event: string }) => delivery.event)).toEqual(['ping']);
+    expect(receiver.received.filter(fromHook(hook.id))).toHaveLength(1);
+    expect((await http(`${host.url}/api/v3/repos/${owner}/${repo}/hooks/999999/tests`, { method: 'POST', headers: bearer(token) })).status).toBe(404);
+  });
+
+  it("reads a pull request through /issues as GitHub: an issue's id and Issue node id of its own; html_url at /pull/N", async () => {
+    const sha = (await alice.repos.getBranch({ owner, repo, branch: 'main' })).data.commit.sha;
+    await alice.git.createRef({ owner, repo, ref: 'refs/heads/topic', sha });
+    await alice.repos.createOrUpdateFileContents({ owner, repo, branch: 'topic', path: 'topic.txt', message: 'Topic', content: Buffer.from('topic\n').toString('base64') });
+    const pull = (await alice.pulls.create({ owner, repo, title: 'Topic', head: 'topic', base: 'main' })).data;
+    const issue = (await alice.issues.get({ owner, repo, issue_number: pull.number })).data;
+    expect(issue.id).not.toBe(pull.id);
+    expect(issue.node_id).not.toBe(pull.node_id);
+    expect(Buffer.from(issue.node_id, 'base64').toString()).toBe(`05:Issue${issue.id}`);
+    expect(issue.pull_request).toMatchObject({ url: pull.url, html_url: pull.html_url });
+    expect(pull.html_url).toBe(`${host.url}/${owner}/${repo}/pull/${pull.number}`);
+    for (const tab of ['', '/files']) {
+      const page = await http(`${pull.html_url}${tab}?diff=split`, { headers: bearer(token) });
+      expect(page.status).toBe(301);
+      expect(page.headers.location).toBe(`/${owner}/${repo}/pulls/${pull.number}${tab}?diff=split`);
+      expect((await fetch(`${pull.html_url}${tab}`)).status).toBe(200);
+    }
+    const review = (await alice.pulls.createReview({ owner, repo, pull_number: pull.number, event: 'COMMENT', body: 'Noted' })).data;
+    expect(review.html_url).toBe(`${pull.html_url}#pullrequestreview-${review.id}`);
+    await alice.repos.createForAuthenticatedUser({ name: 'hidden', private: true });
+    expect((await http(`${host.url}/${owner}/hidden/pull/1`)).status).toBe(404);
+  });
+
   it("escapes a bot's brackets in its URLs", async () => {
     const app = await host.admin.createApp({ owner, name: 'Described App', permissions: { issues: 'write' }, events: [] });
     const installation = await host.admin.installApp(app.slug, owner);

@@ -155,7 +155,7 @@ describe('releases through the GitHub-compatible API', () => {
       await author.repos.createOrUpdateFileContents({ owner, repo: notes, path: `${branch}.txt`, branch, message: title, content: Buffer.from(branch).toString('base64') });
       const pull = (await author.pulls.create({ owner, repo: notes, title, head: branch, base: 'main' })).data;
       await alice.pulls.merge({ owner, repo: notes, pull_number: pull.number });
-      return `${host.url}/${owner}/${notes}/pulls/${pull.number}`;
+      return `${host.url}/${owner}/${notes}/pull/${pull.number}`;
     };
     const first = await merge(bob, 'b1', 'Add b1');
     const second = await merge(alice, 'a1', 'Add a1');

@@ -228,6 +228,16 @@ export function mountPullPages(app: H3, ctx: AppContext, guard: RequestForgeryGu
     });
   }
 
+  // GitHub's address of a pull request (`/pull/N`, what /api/v3's `html_url` names): the page lives at Gitea's
+  // `/pulls/N`, where it has always been; GitHub's leads there, tab and query kept.
+  for (const suffix of ['', '/commits', '/files']) {
+    app.get(`/:owner/:repo/pull/:number${suffix}`, async (event) => {
+      const request = await repoPageRequest(ctx, guard, event);
+      const location = `${repoBase(request.repo)}/pulls/${idParam(event, 'number')}${suffix}${event.url.search}`;
+      return new Response(null, { status: 301, headers: { location } });
+    });
+  }
+
   /**
    * A form on the pull request page: back to it at what `action` answers (an anchor, or a tab and an anchor), or
    * `tab` with the service's message.
