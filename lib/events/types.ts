@@ -157,10 +157,13 @@ export interface WatchEvent extends RepositoryEventBase {
   action: 'started';
 }
 
-export interface RepositoryEvent extends RepositoryEventBase {
-  action: 'renamed';
-  changes: { repository: { name: { from: string } } };
-}
+/** What a `repository` event says happened: a rename, an edit (of what, and from what), a change of visibility. */
+export type RepositoryEvent = RepositoryEventBase &
+  (
+    | { action: 'renamed'; changes: { repository: { name: { from: string } } } }
+    | { action: 'edited'; changes: { description?: { from: string | null }; default_branch?: { from: string } } }
+    | { action: 'privatized' | 'publicized' }
+  );
 
 /** What a `release` event says happened (see ReleaseService for when each is sent). */
 export type ReleaseAction = 'created' | 'published' | 'released' | 'prereleased' | 'edited' | 'unpublished' | 'deleted';

@@ -1,3 +1,4 @@
+import { setHeadBranch } from './ref-writes.js';
 import { access, mkdir, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { ChangeFeed } from '../store/interface.js';
@@ -349,6 +350,11 @@ export class GitRepositories {
     const tipsBefore = new Set([...after].filter(([ref]) => !changed.has(ref)).map(([, sha]) => sha));
     for (const change of changes) if (!/^0+$/.test(change.before)) tipsBefore.add(change.before);
     return Promise.all(changes.map((change) => pushedRef(path, change, [...tipsBefore])));
+  }
+
+  /** Points HEAD, the default branch, at `branch`. */
+  async setHeadBranch(owner: string, name: string, branch: string): Promise<void> {
+    await setHeadBranch(await this.#existing(owner, name), branch);
   }
 
   /** The branch HEAD points to (the default branch), e.g. `main`, even before it exists. */

@@ -16,7 +16,18 @@ import { apiUrl, REPO, repoAndUser, repoOf, repositoryFor, shapesOf, V3 } from '
 import { ownValue } from '../own-value.js';
 
 /** Fields of `PATCH /repos/:owner/:repo` this host can change (the rest are refused, never silently dropped). */
-const EDITABLE = new Set(['name']);
+const EDITABLE = new Set(['name', 'description', 'private', 'visibility', 'default_branch']);
+
+/** GitHub's `private` (a boolean) or `visibility` of a repository edit, as `public`/`private`; undefined when absent. */
+function visibilityOf(body: Record<string, unknown>): 'public' | 'private' | undefined {
+  if (body.private !== undefined && typeof body.private !== 'boolean') throw validationFailed({ resource: 'Repository', field: 'private', code: 'invalid' });
+  if (body.visibility !== undefined && body.visibility !== 'public' && body.visibility !== 'private') {
+    throw validationFailed({ resource: 'Repository', field: 'visibility', code: 'invalid', message: "visibility must be 'public' or 'private' (repohost has no internal repositories)" });
+  }
+  const fromPrivate = body.private === undefined ? undefined : body.private ? 'private' : 'public';
+  if (fromPrivate && body.visibility !== undefined && fromPrivate !== body.visibility) throw validationFailed({ resource: 'Repository', field: 'visibility', code: 'invalid', message: 'private and visibility disagree' });
+  return (body.visibility as 'public' | 'private' | undefined) ?? fromPrivate;
+}
 
 const empty = (value: unknown) => value === null || value === '';
 /**
@@ -108,8 +119,16 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     if (refused.length > 0) {
       throw validationFailed(...refused.map((field) => ({ resource: 'Repository', field, code: 'custom' as const, message: `repohost cannot change ${field} through this API` })));
     }
-    const renamed = body.name === undefined ? repo : await renameTo(user, repo, body.name);
-    return await fullRepository(renamed, user);
+    const visibility = visibilityOf(body);
+    // Checked before anything changes, so a bad field never leaves half an edit behind.
+    if (body.description !== undefined && body.description !== null && typeof body.description !== 'string') throw validationFailed({ resource: 'Repository', field: 'description', code: 'invalid' });
+    if (body.default_branch !== undefined && (typeof body.default_branch !== 'string' || !(await ctx.gitData.refsOf(repo)).has(`refs/heads/${body.default_branch}`))) {
+      throw validationFailed({ resource: 'Repository', field: 'default_branch', code: 'invalid', message: `Cannot update default branch for this repository to ${JSON.stringify(body.default_branch)}: no such branch` });
+    }
+    let edited = body.name === undefined ? repo : await renameTo(user, repo, body.name);
+    if (body.description !== undefined || visibility !== undefined) edited = await ctx.repos.updateDetails(user, edited.owner_name, edited.name, { description: body.description, visibility });
+    if (body.default_branch !== undefined) edited = await ctx.repos.setDefaultBranch(user, edited.owner_name, edited.name, body.default_branch);
+    return await fullRepository(edited, user);
   });
 
   app.delete(REPO, async (event) => {

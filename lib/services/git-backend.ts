@@ -58,6 +58,8 @@ export interface GitBackend {
   refsOf(owner: string, name: string): Promise<Map<string, string>>;
   /** The branch HEAD points to (`main` for a new repository; the source's for an import). */
   headBranch(owner: string, name: string): Promise<string>;
+  /** Points HEAD, the default branch, at `branch`. */
+  setHeadBranch(owner: string, name: string, branch: string): Promise<void>;
   pushedRefs: PullGit['pushedRefs'];
   close(): Promise<void>;
 }

@@ -218,13 +218,39 @@ export class RepositoryService {
     return repo;
   }
 
-  /** Changes the description and visibility (the settings page). */
+  /**
+   * Changes the description and visibility (the settings page), telling hooks as GitHub does: `repository` `edited`
+   * with the description it had, `privatized` or `publicized`.
+   */
   async updateDetails(viewer: Viewer, ownerName: string, repoName: string, input: { description?: unknown; visibility?: unknown }): Promise<RepositoryRow> {
     const repo = await this.administeredBy(viewer, ownerName, repoName);
     const description = input.description === undefined ? repo.description : optionalText('description', input.description, MAX_DESCRIPTION);
     const isPrivate = input.visibility === undefined ? repo.is_private === 1 : parseVisibility(input.visibility);
     const now = this.now();
-    await writeToRepository(this.store, repo, async (tx) => await setRepositoryDetails(tx, repo.id, { description, isPrivate }, now));
+    await writeToRepository(this.store, repo, async (tx) => {
+      const before = (await repositoryById(tx, repo.id))!;
+      await setRepositoryDetails(tx, repo.id, { description, isPrivate }, now);
+      if (description !== before.description) await this.events.record(tx, repo, viewer, 'repository', { action: 'edited', changes: { description: { from: before.description || null } } });
+      if (isPrivate !== (before.is_private === 1)) await this.events.record(tx, repo, viewer, 'repository', { action: isPrivate ? 'privatized' : 'publicized' });
+    });
+    return (await repositoryById(this.store, repo.id))!;
+  }
+
+  /**
+   * Makes an existing branch the default (GitHub's `default_branch`): git's HEAD first, which the record follows
+   * (a crash between the two is mended by the next push: recordPush takes HEAD's branch).
+   */
+  async setDefaultBranch(viewer: Viewer, ownerName: string, repoName: string, branch: unknown): Promise<RepositoryRow> {
+    const repo = await this.administeredBy(viewer, ownerName, repoName);
+    if (typeof branch !== 'string' || !(await this.git.refsOf(repo.owner_name, repo.name)).has(`${BRANCH_PREFIX}${branch}`)) throw invalid('default_branch must name a branch of the repository');
+    if (branch === repo.default_branch) return repo;
+    await this.git.setHeadBranch(repo.owner_name, repo.name, branch);
+    const now = this.now();
+    await writeToRepository(this.store, repo, async (tx) => {
+      const before = (await repositoryById(tx, repo.id))!;
+      await setDefaultBranch(tx, repo.id, branch, now);
+      await this.events.record(tx, repo, viewer, 'repository', { action: 'edited', changes: { default_branch: { from: before.default_branch } } });
+    });
     return (await repositoryById(this.store, repo.id))!;
   }
 

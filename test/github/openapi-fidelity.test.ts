@@ -190,6 +190,27 @@ describe('/api/v3 answers as GitHub describes them', () => {
     expect((await http(`${host.url}/${owner}/hidden/pull/1`)).status).toBe(404);
   });
 
+  it('edits a repository\'s description, visibility and default branch as GitHub does, refusing the rest clearly', async () => {
+    const edit = 'edited';
+    await alice.repos.createForAuthenticatedUser({ name: edit, auto_init: true });
+    const sha = (await alice.repos.getBranch({ owner, repo: edit, branch: 'main' })).data.commit.sha;
+    await alice.git.createRef({ owner, repo: edit, ref: 'refs/heads/trunk', sha });
+    const edited = (await alice.repos.update({ owner, repo: edit, description: 'Edited', private: true, default_branch: 'trunk' })).data;
+    expect(edited).toMatchObject({ description: 'Edited', private: true, visibility: 'private', default_branch: 'trunk' });
+    expect((await http(`${host.url}/api/v3/repos/${owner}/${edit}`)).status).toBe(404);
+    // git's HEAD moved with it: what a clone checks out, and what a ref left out names.
+    const head = await http(`${host.url}/${owner}/${edit}.git/info/refs?service=git-upload-pack`, { headers: bearer(token) });
+    expect(head.text).toContain('symref=HEAD:refs/heads/trunk');
+    expect((await alice.repos.update({ owner, repo: edit, visibility: 'public', description: null as unknown as string })).data).toMatchObject({ private: false, description: null });
+    const refused = async (body: Record<string, unknown>) => (await http(`${host.url}/api/v3/repos/${owner}/${edit}`, { method: 'PATCH', headers: bearer(token), json: body })).json;
+    expect((await refused({ default_branch: 'nope', description: 'not this' })).errors[0]).toMatchObject({ field: 'default_branch', code: 'invalid' });
+    expect((await refused({ visibility: 'internal' })).errors[0]).toMatchObject({ field: 'visibility' });
+    expect((await refused({ private: true, visibility: 'public' })).errors[0]).toMatchObject({ field: 'visibility' });
+    expect((await refused({ has_issues: false })).errors[0]).toMatchObject({ field: 'has_issues', code: 'custom' });
+    // Nothing of a refused edit was made.
+    expect((await alice.repos.get({ owner, repo: edit })).data).toMatchObject({ description: null, default_branch: 'trunk', private: false });
+  });
+
   it("escapes a bot's brackets in its URLs", async () => {
     const app = await host.admin.createApp({ owner, name: 'Described App', permissions: { issues: 'write' }, events: [] });
     const installation = await host.admin.installApp(app.slug, owner);

@@ -416,6 +416,14 @@ describe('collaboration pages in headless Chromium', () => {
       expect([summary.description, summary.private]).toEqual(['Tools and pots', true]);
       expect((await http(`${host.url}/api/v1/repos/olive/shed`)).status).toBe(404);
 
+      // The default branch: only one that exists; then back to main for what follows.
+      for (const [branch, shown] of [['no-such', 'default_branch must name a branch'], ['feature', 'Saved'], ['main', 'Saved']] as const) {
+        await page.fill('input[name=default_branch]', branch);
+        await page.click('main button:has-text("Change default branch")');
+        expect(await page.textContent(branch === 'no-such' ? '[role=alert]' : '[role=status]')).toContain(shown);
+        if (branch === 'feature') expect((await http(`${host.url}/api/v3/repos/olive/shed`, { headers: bearer(olive.token) })).json.default_branch).toBe('feature');
+      }
+
       // A webhook: added, pinged at once, the delivery listed; redelivered from the history.
       await page.goto(`${host.url}/olive/shed/settings/hooks`);
       await page.fill('input[name=url]', receiver.url);

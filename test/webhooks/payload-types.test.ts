@@ -202,10 +202,12 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
     const later = await deploy();
     await alice.repos.createDeploymentStatus({ ...ids, deployment_id: later.id, state: 'success', environment_url: 'https://staging.example.com' });
 
-    // star (created, deleted), watch (started), repository (renamed)
+    // star (created, deleted), watch (started), repository (edited, privatized, publicized, renamed)
     const repoId = (await alice.repos.get(ids)).data.id;
     for (let toggle = 0; toggle < 2; toggle++) expect((await http(`${host.url}/api/v1/repos/${repoId}/star`, { method: 'POST', headers: bearer(tokens.carol) })).status).toBe(200);
     expect((await http(`${host.url}/api/v1/repos/${repoId}/watch`, { method: 'POST', headers: bearer(tokens.carol) })).status).toBe(200);
+    await alice.repos.update({ ...ids, description: 'Payloads, typed', private: true });
+    await alice.repos.update({ ...ids, visibility: 'public' });
     await alice.repos.update({ ...ids, name: 'payloads-renamed' });
     await host.idle();
     return { signed, merged };
@@ -294,6 +296,9 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
         'release.published',
         'release.released',
         'release.unpublished',
+        'repository.edited',
+        'repository.privatized',
+        'repository.publicized',
         'repository.renamed',
         'star.created',
         'star.deleted',

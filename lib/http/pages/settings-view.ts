@@ -43,7 +43,7 @@ function settingsPage(frame: SettingsFrame, section: SettingsSection, title: str
   );
 }
 
-/** `/:owner/:repo/settings`: description and visibility, rename, delete (typing the full name to confirm). */
+/** `/:owner/:repo/settings`: description and visibility, default branch, rename, delete (typing the full name to confirm). */
 export function optionsView(frame: SettingsFrame): string {
   const { repo, viewer } = frame;
   const base = `${repoBase(repo)}/settings`;
@@ -56,6 +56,10 @@ export function optionsView(frame: SettingsFrame): string {
 <label>Description <input name="description" maxlength="2048" value="${repo.description}"></label>
 <label>Visibility <select name="visibility"><option value="public"${repo.is_private ? '' : ' selected'}>Public</option><option value="private"${repo.is_private ? ' selected' : ''}>Private</option></select></label>
 <button type="submit">Save</button></form>
+<h3>Default branch</h3>
+<form class="card" method="post" action="${base}/default-branch">${csrfInput(viewer)}
+<label>Default branch <input name="default_branch" required value="${repo.default_branch}"></label>
+<button type="submit">Change default branch</button></form>
 <h3>Rename</h3>
 <form class="card" method="post" action="${base}/rename">${csrfInput(viewer)}
 <label>New name <input name="name" required value="${repo.name}"></label>

@@ -74,7 +74,7 @@ export function mountSettingsPages(app: H3, ctx: AppContext, guard: RequestForge
       'admin',
     );
 
-  // Options: description and visibility, rename, delete.
+  // Options: description and visibility, default branch, rename, delete.
   const renderOptions = (request: RepoPageRequest, error?: string, saved?: string) => optionsView(frameOf(request, error, saved));
   app.get('/:owner/:repo/settings', async (event) => htmlResponse(renderOptions(await admin(event), undefined, notice(event))));
   app.post('/:owner/:repo/settings', (event) =>
@@ -84,6 +84,13 @@ export function mountSettingsPages(app: H3, ctx: AppContext, guard: RequestForge
         await ctx.repos.updateDetails(viewer, repo.owner_name, repo.name, { description: form.description, visibility: form.visibility });
         return `${repoBase(repo)}/settings`;
       },
+      renderOptions,
+    ),
+  );
+  app.post('/:owner/:repo/settings/default-branch', (event) =>
+    settingsForm(
+      event,
+      async ({ viewer, repo }, form) => `${repoBase(await ctx.repos.setDefaultBranch(viewer, repo.owner_name, repo.name, form.default_branch))}/settings`,
       renderOptions,
     ),
   );
