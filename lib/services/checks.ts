@@ -97,11 +97,17 @@ function annotation(value: unknown, index: number): Omit<CheckAnnotationRow, 'id
   };
 }
 
+/** Check runs are written by GitHub Apps only: a personal token is refused in GitHub's words. */
+function requireApp(viewer: Viewer): void {
+  if (!viewer?.installation) throw forbidden('You must authenticate via a GitHub App.');
+}
+
 /**
  * Check runs (GitHub's Checks API), grouped in one check suite per commit: what CI reports with more than a status
- * (a summary, a text, annotations on lines). Creating and updating them needs write access: an app's installation
- * token (as on GitHub), or a personal token (which GitHub refuses). The newest run of a name counts: for required
- * checks of branch protection, as statuses do, and for a suite's state. Runs made and finished are `check_run` events.
+ * (a summary, a text, annotations on lines). Creating and updating them needs an app's installation token with write
+ * access, as on GitHub (runs made with personal tokens before repohost refused them, app 0, are still shown). The
+ * newest run of a name counts: for required checks of branch protection, as statuses do, and for a suite's state.
+ * Runs made and finished are `check_run` events.
  */
 export class CheckService {
   constructor(
@@ -144,6 +150,7 @@ export class CheckService {
 
   async create(repo: RepositoryRow, viewer: Viewer, input: CheckRunInput): Promise<CheckRunRow> {
     await requireAccess(this.store, viewer, repo, 'write', 'Creating check runs needs write access');
+    requireApp(viewer);
     const name = nullableText('name', input.name, 255);
     if (!name?.trim()) throw invalid('name is required');
     const sha = input.head_sha;
@@ -168,6 +175,7 @@ export class CheckService {
 
   async update(repo: RepositoryRow, viewer: Viewer, id: number, input: CheckRunInput): Promise<CheckRunRow> {
     await requireAccess(this.store, viewer, repo, 'write', 'Updating check runs needs write access');
+    requireApp(viewer);
     const current = await this.get(repo, id);
     const now = this.now();
     const fields = this.fields(current, input, now);

@@ -5,7 +5,7 @@ import { generateKeyPairSync, createSign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
 import { startHost } from '../helpers/host.js';
-import { failure } from '../helpers/octokit.js';
+import { failure, installationOctokit } from '../helpers/octokit.js';
 import { HookReceiver } from '../helpers/receiver.js';
 import { git } from '../helpers/git-cli.js';
 import { tempDir } from '../helpers/host.js';
@@ -237,14 +237,15 @@ describe('GitHub Apps', () => {
     const run = (await bot.checks.create({ owner: 'alice', repo: 'tool', name: 'app-check', head_sha: head })).data;
     expect(run.app).toMatchObject({ id: app.id, slug: 'triage-bot', owner: { login: 'alice' } });
     expect(run.details_url).toBe(`${host.url}/apps/triage-bot`);
-    await alice.checks.create({ owner: 'alice', repo: 'tool', name: 'token-check', head_sha: head, conclusion: 'success', output: { title: 't', summary: 's' } });
+    // GitHub takes check runs from apps only: a personal token's is refused in its words.
+    expect((await failure(alice.checks.create({ owner: 'alice', repo: 'tool', name: 'token-check', head_sha: head }))).data.message).toBe('You must authenticate via a GitHub App.');
     await bot.checks.update({ owner: 'alice', repo: 'tool', check_run_id: run.id, conclusion: 'failure', output: { title: 'Failed', summary: 'x' } });
     const byApp = await alice.checks.listForRef({ owner: 'alice', repo: 'tool', ref: head, app_id: app.id });
     expect(byApp.data.check_runs.map((found) => found.name)).toEqual(['app-check']);
     const events = await receiver.waitFor((hook) => receiver.received.indexOf(hook) >= seen && hook.headers['x-github-event'] === 'check_run' && hook.json.action === 'completed' && hook.json.check_run.name === 'app-check');
     expect(events[0]!.json.check_run).toMatchObject({ conclusion: 'failure', app: { slug: 'triage-bot' } });
     const actions = receiver.received.slice(seen).filter((hook) => hook.headers['x-github-event'] === 'check_run').map((hook) => `${hook.json.check_run.name}.${hook.json.action}`);
-    expect(actions).toEqual(expect.arrayContaining(['app-check.created', 'token-check.created', 'token-check.completed', 'app-check.completed']));
+    expect(actions).toEqual(expect.arrayContaining(['app-check.created', 'app-check.completed']));
   });
 
   it('asks the app for a check suite on a push, keeps its runs in it, and tells it when the suite completes or is asked again', async () => {
@@ -261,13 +262,13 @@ describe('GitHub Apps', () => {
       check_suite: { head_sha: head, head_branch: 'main', before, after: head, status: 'queued', conclusion: null, app: { id: app.id, slug: 'triage-bot' }, head_commit: { id: head, message: 'For the suite' } },
     });
     const suiteId = requested.json.check_suite.id as number;
-    // The app's run goes in the suite it was asked for; a personal token's run goes in another.
+    // The app's run goes in the suite it was asked for; another app's run goes in that app's own.
     const run = (await bot.checks.create({ owner: 'alice', repo: 'tool', name: 'ci', head_sha: head, status: 'in_progress' })).data;
     expect(run.check_suite?.id).toBe(suiteId);
-    const tokenRun = (await alice.checks.create({ owner: 'alice', repo: 'tool', name: 'manual', head_sha: head })).data;
-    expect(tokenRun.check_suite?.id).not.toBe(suiteId);
+    const otherRun = (await (await installationOctokit(host, 'alice', 'Other CI')).checks.create({ owner: 'alice', repo: 'tool', name: 'manual', head_sha: head })).data;
+    expect(otherRun.check_suite?.id).not.toBe(suiteId);
     const suites = (await alice.checks.listSuitesForRef({ owner: 'alice', repo: 'tool', ref: head })).data;
-    expect(suites.check_suites.map((suite) => [suite.id, suite.app?.slug ?? null])).toEqual([[suiteId, 'triage-bot'], [tokenRun.check_suite!.id, null]]);
+    expect(suites.check_suites.map((suite) => [suite.id, suite.app?.slug ?? null])).toEqual([[suiteId, 'triage-bot'], [otherRun.check_suite!.id, 'other-ci']]);
     expect((await alice.checks.listSuitesForRef({ owner: 'alice', repo: 'tool', ref: head, app_id: app.id })).data.check_suites.map((suite) => suite.id)).toEqual([suiteId]);
     await bot.checks.update({ owner: 'alice', repo: 'tool', check_run_id: run.id, conclusion: 'success', output: { title: 'ok', summary: 'ok' } });
     const completed = await suiteEvent('completed');

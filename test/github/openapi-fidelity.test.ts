@@ -3,6 +3,7 @@ import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
 import { bearer, http, startHost } from '../helpers/host.js';
+import { installationOctokit } from '../helpers/octokit.js';
 import { HookReceiver } from '../helpers/receiver.js';
 
 /**
@@ -64,7 +65,7 @@ describe('/api/v3 answers as GitHub describes them', () => {
     const tree = await alice.git.getTree({ owner, repo, tree_sha: sha });
     const blob = await alice.git.getBlob({ owner, repo, file_sha: tree.data.tree.find((entry) => entry.type === 'blob')!.sha! });
     expect(blob.data.node_id).toEqual(expect.any(String));
-    await alice.checks.create({ owner, repo, name: 'ci', head_sha: sha });
+    await (await installationOctokit(host, owner)).checks.create({ owner, repo, name: 'ci', head_sha: sha });
     const [suite] = (await alice.checks.listSuitesForRef({ owner, repo, ref: sha })).data.check_suites;
     expect(suite!.head_commit).toMatchObject({ id: sha, message: expect.any(String) });
     expect(suite!.repository).toMatchObject({ full_name: `${owner}/${repo}` });

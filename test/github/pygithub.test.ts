@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
 import { startHost, tempDir } from '../helpers/host.js';
+import { installationOctokit, installationToken } from '../helpers/octokit.js';
 
 /** Debian's python3, which Debian's python3-github (PyGithub 1.55) is installed for (.ci/run installs it). */
 const PYTHON = '/usr/bin/python3';
@@ -29,9 +30,11 @@ describe('PyGithub against /api/v3', () => {
   it('runs the whole workflow script without an error', async () => {
     const token = await host.admin.createToken('alice', 'pygithub');
     const reviewer = await host.admin.createToken('bob', 'pygithub');
+    // alice's CI, an app installed on her repositories: GitHub takes check runs from apps only.
+    const ci = await installationToken(await installationOctokit(host, 'alice'));
     // Asynchronous: the host answers in this process while the script runs.
     const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(PYTHON, [SCRIPT, `${host.url}/api/v3`, token, work.path, reviewer], { encoding: 'utf8', timeout: 120_000 }, (error, stdout, stderr) =>
+      execFile(PYTHON, [SCRIPT, `${host.url}/api/v3`, token, work.path, reviewer, ci], { encoding: 'utf8', timeout: 120_000 }, (error, stdout, stderr) =>
         resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
       ),
     );

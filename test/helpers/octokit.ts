@@ -1,5 +1,7 @@
+import { createAppAuth } from '@octokit/auth-app';
 import { RequestError } from '@octokit/request-error';
-import type { Octokit } from '@octokit/rest';
+import { Octokit } from '@octokit/rest';
+import type { RepoHost } from '../../lib/index.js';
 
 /** Where GitHub's error bodies point (`documentation_url`), as the host answers them. */
 export const DOCS = 'https://docs.github.com/rest';
@@ -38,4 +40,19 @@ export function historyOf(octokit: Octokit, repo: RepoIds) {
       await octokit.git.createRef({ ...repo, ref: `refs/heads/${branch}`, sha: await tip(from) });
     },
   };
+}
+
+/**
+ * An Octokit of a GitHub App installed on all of `account`'s repositories, as CI reports check runs (GitHub takes
+ * them from apps only); `checks: write` and `statuses: write` unless `permissions` says otherwise.
+ */
+export async function installationOctokit(host: RepoHost, account: string, name = `CI of ${account}`, permissions: Record<string, string> = { checks: 'write', statuses: 'write', contents: 'read' }): Promise<Octokit> {
+  const app = await host.admin.createApp({ owner: account, name, permissions, events: [] });
+  const installation = await host.admin.installApp(app.slug, account);
+  return new Octokit({ baseUrl: `${host.url}/api/v3`, authStrategy: createAppAuth, auth: { appId: app.id, privateKey: app.privateKey, installationId: installation.id } });
+}
+
+/** The installation access token an `installationOctokit` sends (for clients in other languages). */
+export async function installationToken(octokit: Octokit): Promise<string> {
+  return ((await octokit.auth({ type: 'installation' })) as { token: string }).token;
 }

@@ -4,6 +4,7 @@ import type { RepoHost } from '../../lib/index.js';
 import { newRepo, newUser, type TestUser } from '../helpers/api.js';
 import { pushTwoBranches } from '../helpers/git-cli.js';
 import { bearer, http, startHost } from '../helpers/host.js';
+import { installationOctokit } from '../helpers/octokit.js';
 
 // Issue 20: check runs appear on the pull request page beside commit statuses (the newest run of each name), a
 // required check named by protection is marked, and what a check run says is shown as text.
@@ -12,6 +13,8 @@ describe('check runs on the pull request page', () => {
   let host: RepoHost;
   let alice: TestUser;
   let octokit: Octokit;
+  /** alice's CI: an app installed on her repositories (GitHub takes check runs from apps only). */
+  let ci: Octokit;
   let head: string;
   let number: number;
 
@@ -21,6 +24,7 @@ describe('check runs on the pull request page', () => {
     await newRepo(host, alice, 'app');
     head = (await pushTwoBranches(host, 'alice', alice.token, 'app')).feature;
     octokit = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: alice.token });
+    ci = await installationOctokit(host, 'alice');
     number = (await octokit.pulls.create({ owner: 'alice', repo: 'app', head: 'feature', base: 'main', title: 'Feature' })).data.number;
   });
 
@@ -32,9 +36,9 @@ describe('check runs on the pull request page', () => {
 
   it('lists the newest run of each name with its state, title and details link, required ones marked', async () => {
     expect(await page()).toContain('No status checks reported');
-    await octokit.checks.create({ owner: 'alice', repo: 'app', name: 'build', head_sha: head, status: 'completed', conclusion: 'failure', output: { title: 'Old failure', summary: 'x' } });
-    await octokit.checks.create({ owner: 'alice', repo: 'app', name: 'build', head_sha: head, status: 'completed', conclusion: 'success', details_url: 'https://ci.example.com/build/2', output: { title: 'All <b>green</b>', summary: 'x' } });
-    await octokit.checks.create({ owner: 'alice', repo: 'app', name: 'lint', head_sha: head, status: 'in_progress' });
+    await ci.checks.create({ owner: 'alice', repo: 'app', name: 'build', head_sha: head, status: 'completed', conclusion: 'failure', output: { title: 'Old failure', summary: 'x' } });
+    await ci.checks.create({ owner: 'alice', repo: 'app', name: 'build', head_sha: head, status: 'completed', conclusion: 'success', details_url: 'https://ci.example.com/build/2', output: { title: 'All <b>green</b>', summary: 'x' } });
+    await ci.checks.create({ owner: 'alice', repo: 'app', name: 'lint', head_sha: head, status: 'in_progress' });
     await octokit.repos.updateBranchProtection({ owner: 'alice', repo: 'app', branch: 'main', required_status_checks: { strict: false, contexts: ['lint', 'docs'] }, enforce_admins: true, required_pull_request_reviews: null, restrictions: null });
     const text = await page();
     const section = /<section aria-label="Checks"[\s\S]*?<\/section>/.exec(text)?.[0] ?? '';

@@ -131,12 +131,11 @@ describe('webhook payloads against @octokit/openapi-webhooks-types', () => {
     const signed = await signedCommit(tree, head);
     await git(tree, ['push', '-q', 'origin', `${signed.sha}:refs/heads/signed`], work.path);
     await bob.repos.createCommitStatus({ ...ids, sha: signed.sha, state: 'failure', context: 'ci/build' });
-    // check_run: created and completed, by the app's installation (with its app) and by a personal token (without)
+    // check_run: created and completed, by the app's installation (GitHub takes check runs from apps only)
     const installation = (await new Octokit({ baseUrl: `${host.url}/api/v3`, authStrategy: createAppAuth, auth: { appId: app.id, privateKey: app.privateKey } }).apps.getRepoInstallation(ids)).data.id;
     const asApp = new Octokit({ baseUrl: `${host.url}/api/v3`, authStrategy: createAppAuth, auth: { appId: app.id, privateKey: app.privateKey, installationId: installation } });
     const run = (await asApp.checks.create({ ...ids, name: 'app/check', head_sha: head, status: 'in_progress' })).data;
     await asApp.checks.update({ ...ids, check_run_id: run.id, conclusion: 'success', output: { title: 'Fine', summary: 'All good' } });
-    await bob.checks.create({ ...ids, name: 'token/check', head_sha: head, conclusion: 'neutral', output: { title: 'Skipped', summary: 'Nothing to do' } });
     // check_suite: requested by the pushes above, completed with the app's run, rerequested; check_run rerequested
     await alice.checks.rerequestSuite({ ...ids, check_suite_id: run.check_suite!.id });
     await alice.checks.rerequestRun({ ...ids, check_run_id: run.id });

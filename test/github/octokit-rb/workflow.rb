@@ -1,7 +1,8 @@
 # A release tool's and a bot's day with octokit.rb (Debian's ruby-octokit 4.20), against repohost's /api/v3.
 #
 # Run by test/github/octokit-rb.test.ts: ruby workflow.rb <api base url> <token> <folder for a file> <reviewer's token>
-# (the reviewer is bob, whom the script makes a collaborator). Each step prints `ok <step>`; any failure raises (a
+# <CI's token> (the reviewer is bob, whom the script makes a collaborator; CI's is an app installation's, as GitHub
+# takes check runs from apps only). Each step prints `ok <step>`; any failure raises (a
 # message and exit status 1).
 require 'base64'
 require 'octokit'
@@ -9,9 +10,10 @@ require 'octokit'
 # octokit.rb 4.20 warns on stderr of the preview media types it sends for checks; the test reads stderr for failures.
 ENV['OCTOKIT_SILENT'] = 'true'
 
-base_url, token, folder, reviewer_token = ARGV
+base_url, token, folder, reviewer_token, ci_token = ARGV
 client = Octokit::Client.new(access_token: token, api_endpoint: "#{base_url}/", per_page: 2, auto_paginate: true)
 reviewer = Octokit::Client.new(access_token: reviewer_token, api_endpoint: "#{base_url}/")
+ci = Octokit::Client.new(access_token: ci_token, api_endpoint: "#{base_url}/")
 
 def ok(step)
   puts "ok #{step}"
@@ -79,7 +81,7 @@ check(client.statuses(name, head).map(&:context) == ['ci/rb'], 'statuses')
 check(client.combined_status(name, head).state == 'success', 'combined status')
 ok 'statuses'
 
-run = client.create_check_run(name, 'ci/lint', head, status: 'completed', conclusion: 'success', output: { title: 'Lint', summary: 'No problems' })
+run = ci.create_check_run(name, 'ci/lint', head, status: 'completed', conclusion: 'success', output: { title: 'Lint', summary: 'No problems' })
 check(run.conclusion == 'success' && run.output.title == 'Lint', run.conclusion)
 check(client.check_runs_for_ref(name, head).check_runs.map(&:name) == ['ci/lint'], 'check runs')
 check(client.check_suites_for_ref(name, head).check_suites.map(&:conclusion) == ['success'], 'check suites')

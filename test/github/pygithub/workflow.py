@@ -1,7 +1,8 @@
 """A release tool's and a bot's day with PyGithub (Debian's python3-github), against repohost's /api/v3.
 
 Run by test/github/pygithub.test.ts: python3 workflow.py <api base url> <token> <folder for a file> <reviewer's token>
-(the reviewer is bob, whom the script makes a collaborator).
+<CI's token> (the reviewer is bob, whom the script makes a collaborator; CI's is an app installation's, as GitHub
+takes check runs from apps only).
 Each step prints `ok <step>`; any failure raises (a traceback and exit status 1).
 """
 import os
@@ -9,9 +10,10 @@ import sys
 
 from github import Github, GithubException
 
-base_url, token, folder, reviewer_token = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+base_url, token, folder, reviewer_token, ci_token = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
 gh = Github(base_url=base_url, login_or_token=token, per_page=2)
 reviewer = Github(base_url=base_url, login_or_token=reviewer_token)
+ci = Github(base_url=base_url, login_or_token=ci_token)
 
 
 def ok(step):
@@ -75,7 +77,7 @@ assert [status.context for status in head.get_statuses()] == ["ci/py"]
 assert head.get_combined_status().state == "success"
 ok("statuses")
 
-run = repo.create_check_run(name="ci/lint", head_sha=pull.head.sha, status="completed", conclusion="success", output={"title": "Lint", "summary": "No problems"})
+run = ci.get_repo("alice/pyrepo", lazy=True).create_check_run(name="ci/lint", head_sha=pull.head.sha, status="completed", conclusion="success", output={"title": "Lint", "summary": "No problems"})
 assert run.conclusion == "success" and run.output.title == "Lint", (run.conclusion, run.output.title)
 assert [each.name for each in head.get_check_runs()] == ["ci/lint"]
 assert [suite.conclusion for suite in head.get_check_suites()] == ["success"]
