@@ -5,7 +5,8 @@ import { userById, type UserRow } from '../store/queries/users.js';
 import { githubTime } from './time.js';
 import { type GitHubShapes } from './shapes.js';
 import { GITHUB_API_PREFIX, nodeId } from './api-ids.js';
-import type { GitHubRepository } from './types.js';
+import type { GitHubApp, GitHubRepository } from './types.js';
+import { githubApp } from './app-object.js';
 
 /** An app's permissions by name (GitHub's `permissions` object). */
 export type AppPermissions = Record<string, 'read' | 'write'>;
@@ -25,7 +26,7 @@ export function installationField(id: number): { id: number; node_id: string } {
   return { id, node_id: nodeId('IntegrationInstallation', id) };
 }
 
-export type GitHubApp = ReturnType<AppShapes['app']>;
+export type { GitHubApp };
 
 /** GitHub's objects of Apps: the app (`GET /app`), an installation, an installation token. */
 export class AppShapes {
@@ -34,23 +35,8 @@ export class AppShapes {
     private readonly shapes: GitHubShapes,
   ) {}
 
-  app(app: AppRow, owner: UserRow, installationsCount?: number) {
-    return {
-      id: app.id,
-      slug: app.slug,
-      node_id: nodeId('Integration', app.id),
-      client_id: `Iv1.${app.id.toString(16).padStart(16, '0')}`,
-      owner: this.shapes.user(owner),
-      name: app.name,
-      description: app.description,
-      external_url: `${this.baseUrl()}/apps/${app.slug}`,
-      html_url: `${this.baseUrl()}/apps/${app.slug}`,
-      created_at: githubTime(app.created_at),
-      updated_at: githubTime(app.updated_at),
-      permissions: JSON.parse(app.permissions) as Record<string, string>,
-      events: JSON.parse(app.events) as string[],
-      ...(installationsCount === undefined ? {} : { installations_count: installationsCount }),
-    };
+  app(app: AppRow, owner: UserRow, installationsCount?: number): GitHubApp {
+    return githubApp(this.baseUrl(), app, this.shapes.user(owner), installationsCount);
   }
 
   /** The apps that made objects, by the account that made them (an app's bot); accounts that are no bot are absent. */

@@ -2,7 +2,9 @@ import type { ReadTx } from '../store/interface.js';
 import type { IssueCommentRow, IssueRow } from '../store/queries/issues.js';
 import type { PullCommentRow, PullRow } from '../store/queries/pulls.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
-import { usersByNames, type UserRow } from '../store/queries/users.js';
+import { userByName, usersByIds, usersByNames, type UserRow } from '../store/queries/users.js';
+import { appsOfBots } from '../store/queries/apps.js';
+import { githubApp } from './app-object.js';
 import { collaboratorsAmong } from '../store/queries/collaborators.js';
 import { reviewFactsOfPulls } from '../store/queries/reviews.js';
 import { labelsOfPulls, type LabelRow } from '../store/queries/labels.js';
@@ -11,7 +13,7 @@ import { milestonesOfNumbers } from '../store/queries/milestones.js';
 import type { IssueEventRow } from '../store/queries/issue-events.js';
 import { githubTime } from './time.js';
 import { REACTION_CONTENTS, reactionCounts, type ReactionCounts, type ReactionSubject } from '../store/queries/reactions.js';
-import type { GitHubPullStats, GitHubReactions, GitHubAuthorAssociation, GitHubBranchRef, GitHubComment, GitHubIssue, GitHubIssueEvent, GitHubMilestone, GitHubPullRequest, GitHubRepository, GitHubUser } from './types.js';
+import type { GitHubPullStats, GitHubReactions, GitHubAuthorAssociation, GitHubBranchRef, GitHubComment, GitHubIssue, GitHubIssueEvent, GitHubMilestone, GitHubPullRequest, GitHubRepository, GitHubUser, GitHubApp } from './types.js';
 import { nodeId } from './api-ids.js';
 import { RepositoryShapes } from './repository-shapes.js';
 
@@ -30,6 +32,8 @@ interface ShapeReads {
   pullLabels(pullId: number): Promise<LabelRow[]>;
   /** The reaction counts of an object: an issue or pull request by its number, a comment by its id. */
   reactions(subject: ReactionSubject, id: number): Promise<ReactionCounts | undefined>;
+  /** The app whose bot `username` is (what it made was `performed_via_github_app`), or null. */
+  app(username: string | null): Promise<GitHubApp | null>;
 }
 
 /** What GitHub's `author_association` says of an account: the owner, a collaborator (`collaborators`: lower-cased names), or neither. */
@@ -58,6 +62,8 @@ export interface PageFacts {
   reactions(subject: ReactionSubject, id: number): ReactionCounts | undefined;
   /** Whether `reactions` knows the object's counts (those nobody reacted to included). */
   knowsReactions(subject: ReactionSubject, id: number): boolean;
+  /** The app whose bot an account of the page is, or null. */
+  app(username: string | null): GitHubApp | null;
 }
 
 /** Which of a page's objects its reaction counts are read for: all of one kind. */
@@ -73,6 +79,7 @@ interface IssueFacts {
   milestone: GitHubMilestone | null;
   association: GitHubAuthorAssociation;
   reactions: ReactionCounts | undefined;
+  app: GitHubApp | null;
 }
 
 /**
@@ -133,7 +140,19 @@ export class GitHubShapes extends RepositoryShapes {
       milestone: async (number) => (await this.milestonesOfPage(db, repo, [number]))(number),
       pullLabels: async (pullId) => (await labelsOfPulls(db, [pullId])).get(pullId) ?? [],
       reactions: async (subject, id) => (await reactionCounts(db, repo.id, subject, [id])).get(id),
+      app: async (username) => {
+        const bot = username?.endsWith('[bot]') ? await userByName(db, username) : undefined;
+        return bot ? ((await this.appsOfBots(db, [bot])).get(bot.id) ?? null) : null;
+      },
     };
+  }
+
+  /** The apps whose bots are among `users`, by the bot's id: none read when no account is a bot, two queries else. */
+  private async appsOfBots(db: ReadTx, users: Iterable<UserRow>): Promise<Map<number, GitHubApp>> {
+    const bots = [...users].filter((user) => user.username.endsWith('[bot]')).map((user) => user.id);
+    const apps = await appsOfBots(db, bots);
+    const owners = await usersByIds(db, [...apps.values()].map((app) => app.owner_id));
+    return new Map([...apps].map(([botId, app]) => [botId, githubApp(this.baseUrl(), app, this.user(owners.get(app.owner_id)!))]));
   }
 
   /** The milestones of several numbers of a repository, in two queries. */
@@ -173,6 +192,7 @@ export class GitHubShapes extends RepositoryShapes {
     const milestones = await this.milestonesOfPage(db, repo, numbers);
     const collaborators = await collaboratorsAmong(db, repo.id, nonOwners(repo, named));
     const reactions = reacted ? await reactionCounts(db, repo.id, reacted.subject, reacted.ids) : new Map<number, ReactionCounts>();
+    const apps = await this.appsOfBots(db, users.values());
     const knowsReactions = (subject: ReactionSubject, id: number) => subject === reacted?.subject && reacted.ids.includes(id);
     // One shape per account: the author of every issue of a page is often the same person.
     const shaped = new Map<string, GitHubUser>();
@@ -190,6 +210,10 @@ export class GitHubShapes extends RepositoryShapes {
       milestone: milestones,
       reactions: (subject, id) => (knowsReactions(subject, id) ? reactions.get(id) : undefined),
       knowsReactions,
+      app: (username) => {
+        const row = username ? users.get(username.toLowerCase()) : undefined;
+        return (row && apps.get(row.id)) ?? null;
+      },
     };
   }
 
@@ -210,6 +234,7 @@ export class GitHubShapes extends RepositoryShapes {
       user: async (username) => facts.user(username),
       repository: async () => await (repository ??= this.repository(db, repo)),
       reactions: async (subject, id) => (facts.knowsReactions(subject, id) ? facts.reactions(subject, id) : (await reactionCounts(db, repo.id, subject, [id])).get(id)),
+      app: async (username) => facts.app(username),
     };
   }
 
@@ -231,6 +256,7 @@ export class GitHubShapes extends RepositoryShapes {
       milestone: facts.milestone(issue.number),
       association: facts.association(issue.author),
       reactions: facts.reactions('issue', issue.number),
+      app: facts.app(issue.author),
     };
   }
 
@@ -289,7 +315,7 @@ export class GitHubShapes extends RepositoryShapes {
     const user = (await reads.user(issue.author))!;
     const assignees = await reads.assignees(issue.number);
     const milestone = await reads.milestone(issue.number);
-    return this.issueFrom(repo, issue, { user, assignees, milestone, association: await reads.association(issue.author), reactions: await reads.reactions('issue', issue.number) });
+    return this.issueFrom(repo, issue, { user, assignees, milestone, association: await reads.association(issue.author), reactions: await reads.reactions('issue', issue.number), app: await reads.app(issue.author) });
   }
 
   private issueFrom(repo: RepositoryRow, issue: IssueRow, facts: IssueFacts): GitHubIssue {
@@ -309,18 +335,19 @@ export class GitHubShapes extends RepositoryShapes {
       author_association: facts.association,
       comments: issue.comments,
       html_url: `${this.baseUrl()}/${repo.owner_name}/${repo.name}/issues/${issue.number}`,
-      ...this.issueUrls(repo, issue.number, facts.reactions),
+      ...this.issueUrls(repo, issue.number, facts.reactions, facts.app),
       created_at: githubTime(issue.created_at),
       updated_at: githubTime(issue.updated_at),
       closed_at: githubTime(issue.closed_at),
     };
   }
 
-  /** The URL fields of an issue (or of a pull request as an issue), with its reactions and app (none). */
+  /** The URL fields of an issue (or of a pull request as an issue), with its reactions and the app that made it. */
   private issueUrls(
     repo: RepositoryRow,
     number: number,
     reactions: ReactionCounts | undefined,
+    app: GitHubApp | null,
   ): Pick<GitHubIssue, 'url' | 'repository_url' | 'labels_url' | 'comments_url' | 'events_url' | 'timeline_url' | 'reactions' | 'performed_via_github_app'> {
     const repository = this.api(`/repos/${repo.owner_name}/${repo.name}`);
     const url = `${repository}/issues/${number}`;
@@ -332,7 +359,7 @@ export class GitHubShapes extends RepositoryShapes {
       events_url: `${url}/events`,
       timeline_url: `${url}/timeline`,
       reactions: reactionRollup(url, reactions),
-      performed_via_github_app: null,
+      performed_via_github_app: app,
     };
   }
 
@@ -358,7 +385,7 @@ export class GitHubShapes extends RepositoryShapes {
       author_association: shaped.author_association,
       comments: pull.comments,
       html_url: shaped.html_url,
-      ...this.issueUrls(repo, pull.number, await reads.reactions('issue', pull.number)),
+      ...this.issueUrls(repo, pull.number, await reads.reactions('issue', pull.number), await reads.app(pull.author)),
       created_at: githubTime(pull.created_at),
       updated_at: githubTime(pull.updated_at),
       closed_at: githubTime(pull.closed_at),
@@ -470,7 +497,7 @@ export class GitHubShapes extends RepositoryShapes {
       url,
       issue_url: this.api(issuePath),
       reactions: reactionRollup(url, await reads.reactions('comment', comment.id)),
-      performed_via_github_app: null,
+      performed_via_github_app: await reads.app(comment.author),
       created_at: githubTime(comment.created_at),
       updated_at: githubTime(comment.updated_at),
     };

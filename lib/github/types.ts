@@ -264,8 +264,8 @@ export interface GitHubIssue {
   events_url: string;
   timeline_url: string;
   reactions: GitHubReactions;
-  /** Nothing here is done by a GitHub App. */
-  performed_via_github_app: null;
+  /** The app whose bot made it (GitHub's `performed_via_github_app`), else null. */
+  performed_via_github_app: GitHubApp | null;
   created_at: string;
   updated_at: string;
   closed_at: string | null;
@@ -352,7 +352,7 @@ export interface GitHubComment {
   url: string;
   issue_url: string;
   reactions: GitHubReactions;
-  performed_via_github_app: null;
+  performed_via_github_app: GitHubApp | null;
   created_at: string;
   updated_at: string;
 }
@@ -522,4 +522,22 @@ export interface GitHubMilestone {
   updated_at: string;
   closed_at: string | null;
   due_on: string | null;
+}
+
+/** A GitHub App as GitHub shows it (`GET /app`, a check run's `app`, `performed_via_github_app`). */
+export interface GitHubApp {
+  id: number;
+  slug: string;
+  node_id: string;
+  client_id: string;
+  owner: GitHubUser;
+  name: string;
+  description: string;
+  external_url: string;
+  html_url: string;
+  created_at: string;
+  updated_at: string;
+  permissions: Record<string, string>;
+  events: string[];
+  installations_count?: number;
 }

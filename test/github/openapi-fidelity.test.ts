@@ -219,5 +219,16 @@ describe('/api/v3 answers as GitHub describes them', () => {
     const bot = new Octokit({ baseUrl: `${host.url}/api/v3`, authStrategy: createAppAuth, auth: { appId: app.id, privateKey: app.privateKey, installationId: installation.id } });
     const issue = await bot.issues.create({ owner, repo, title: 'By the bot' });
     expect(issue.data.user).toMatchObject({ login: `${app.slug}[bot]`, url: `${host.url}/api/v3/users/${app.slug}%5Bbot%5D`, type: 'Bot' });
+    // What an app's installation makes names the app, as GitHub's `performed_via_github_app`; a person's names none.
+    const performedBy = { id: app.id, slug: app.slug, owner: { login: owner }, name: 'Described App' };
+    expect(issue.data.performed_via_github_app).toMatchObject(performedBy);
+    const comment = await bot.issues.createComment({ owner, repo, issue_number: issue.data.number, body: 'By the bot too' });
+    expect(comment.data.performed_via_github_app).toMatchObject(performedBy);
+    await alice.issues.createComment({ owner, repo, issue_number: issue.data.number, body: 'By alice' });
+    const comments = (await alice.issues.listComments({ owner, repo, issue_number: issue.data.number })).data;
+    expect(comments.map((each) => each.performed_via_github_app?.slug ?? null)).toEqual([app.slug, null]);
+    const issues = (await alice.issues.listForRepo({ owner, repo, state: 'all', per_page: 100 })).data;
+    expect(issues.find((each) => each.number === issue.data.number)!.performed_via_github_app).toMatchObject(performedBy);
+    expect(issues.filter((each) => each.user!.login === owner).every((each) => each.performed_via_github_app === null)).toBe(true);
   });
 });

@@ -29,6 +29,13 @@ export async function usersByNames(db: ReadTx, usernames: readonly string[]): Pr
   return users;
 }
 
+/** The accounts with these ids, by id: one query. */
+export async function usersByIds(db: ReadTx, ids: readonly number[]): Promise<Map<number, UserRow>> {
+  if (ids.length === 0) return new Map();
+  const list = inList([...new Set(ids)]);
+  return new Map((await db.all<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id ${list.sql}`, list.params)).map((user) => [user.id, user]));
+}
+
 /** Usernames are unique regardless of case. */
 export async function userByName(db: ReadTx, username: string): Promise<UserRow | undefined> {
   return await db.get<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE username_lower = ?`, [username.toLowerCase()]);
