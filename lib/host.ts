@@ -224,7 +224,7 @@ function buildContext(options: ResolvedOptions, store: HostDatabase, baseUrl: ()
     protection,
     events,
     answers: new AnswerCache(() => store.dataVersion()),
-    githubRateLimits: new GitHubRateLimits(options.now),
+    githubRateLimits: new GitHubRateLimits(options.now, options.rateLimit),
     recorder,
     webhooks: webhooks.service,
     deliveries: webhooks.worker,

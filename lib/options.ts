@@ -1,5 +1,6 @@
 import { dirname, join, resolve, basename } from 'node:path';
 import type { Fixtures } from './fixtures.js';
+import type { RateLimitOptions } from './github/rate-limit.js';
 
 /** Options accepted by `createRepoHost`. */
 export interface RepoHostOptions {
@@ -89,6 +90,13 @@ export interface RepoHostOptions {
    * @default false
    */
   allowLocalNetwork?: boolean;
+  /**
+   * `/api/v3`'s rate limits, counted per caller (account, installation, or address) with GitHub's allowances and
+   * reported in `X-RateLimit-*` and `GET /rate_limit`. A host started from code counts but refuses nothing unless
+   * `enforce` is set, so a test suite is never throttled by accident; `repohost serve` enforces them.
+   * @default { enforce: false } and GitHub's allowances
+   */
+  rateLimit?: RateLimitOptions;
   /**
    * Allow `/new` imports (clone_url) from loopback, private and link-local addresses, webhooks left guarded.
    * @default the value of `allowLocalNetwork`
@@ -235,6 +243,7 @@ export interface ResolvedOptions {
   readonly maxReleaseAssetBytes: number;
   readonly maxReleaseBytesPerRepository: number;
   readonly allowLocalNetwork: boolean;
+  readonly rateLimit: RateLimitOptions;
   readonly allowLocalImport: boolean;
   readonly webhookTimeoutMs: number;
   readonly webhookMaxAttempts: number;
@@ -327,6 +336,7 @@ export function resolveOptions(options: RepoHostOptions, tempDir: () => string):
     maxReleaseAssetBytes: positiveInteger('maxReleaseAssetBytes', options.maxReleaseAssetBytes, 2 * 1024 * 1024 * 1024),
     maxReleaseBytesPerRepository: positiveInteger('maxReleaseBytesPerRepository', options.maxReleaseBytesPerRepository, 10 * 1024 ** 3),
     allowLocalNetwork: options.allowLocalNetwork ?? false,
+    rateLimit: { ...options.rateLimit },
     allowLocalImport: options.allowLocalImport ?? options.allowLocalNetwork ?? false,
     webhookTimeoutMs: positiveInteger('webhookTimeoutMs', options.webhookTimeoutMs, 10_000),
     webhookMaxAttempts: positiveInteger('webhookMaxAttempts', options.webhookMaxAttempts, 1),

@@ -86,12 +86,13 @@ function buildProgram(io: CliIO, exit: (code: number) => void): Command {
     .option('--fixtures <file>', 'load users, repositories, issues and pull requests from this JSON file first (see Fixtures)')
     .option('--harness', 'serve reset, snapshots, idle and the clock over HTTP under /-/harness (see README); deliveries are not retried')
     .addOption(new Option('--harness-token <token>', 'the bearer token /-/harness needs (printed when generated)').env('REPOHOST_HARNESS_TOKEN'))
+    .option('--no-rate-limit', "count /api/v3 requests against GitHub's rate limits but refuse none (with --harness, never refused)")
     .option(
       '--accept-log-loss',
       'start even if the end of the write log is damaged and may have held acknowledged writes: keep the records before the damage, move the rest aside (use once, after deciding they cannot be restored)',
       false,
     );
-  type ServeCommandFlags = DbFlags & { port: string; sshPort?: string; databasePoolSize?: string; host: string | true; allowLocalNetwork: boolean; allowLocalImport: boolean; fixtures?: string; acceptLogLoss: boolean; harness?: boolean; harnessToken?: string };
+  type ServeCommandFlags = DbFlags & { port: string; sshPort?: string; databasePoolSize?: string; host: string | true; allowLocalNetwork: boolean; allowLocalImport: boolean; fixtures?: string; acceptLogLoss: boolean; harness?: boolean; harnessToken?: string; rateLimit: boolean };
   dbOptions(serveCommand).action(async (flags: ServeCommandFlags) => {
     exit(
       await serve(
@@ -108,6 +109,7 @@ function buildProgram(io: CliIO, exit: (code: number) => void): Command {
           fixtures: flags.fixtures === undefined ? undefined : resolve(flags.fixtures),
           acceptLogLoss: flags.acceptLogLoss,
           harnessToken: harnessToken(flags, io),
+          rateLimit: flags.rateLimit,
         },
         io,
       ),

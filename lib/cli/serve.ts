@@ -31,6 +31,8 @@ export interface ServeFlags {
   acceptLogLoss?: boolean;
   /** Serve the harness operations over HTTP under `/-/harness`, guarded by this token (harness/control.ts). */
   harnessToken?: string;
+  /** Refuse `/api/v3` requests past GitHub's rate limits (a harness's server only counts them). @default true */
+  rateLimit?: boolean;
 }
 
 /** The parsed fixtures file; a usage error names the file and what is wrong with it. */
@@ -79,6 +81,8 @@ export async function serve(flags: ServeFlags, io: CliIO): Promise<number> {
       // A server retries deliveries a receiver missed; a harness's host does not, as GitHub does not (nor does a host
       // started from code).
       webhookMaxAttempts: clock ? 1 : SERVED_WEBHOOK_ATTEMPTS,
+      // A forge holds its callers to GitHub's limits; a harness's server counts but never throttles a test suite.
+      rateLimit: { enforce: !clock && flags.rateLimit !== false },
     });
     if (clock) mountHarnessControl(host, flags.harnessToken!, clock);
     io.stdout.write(`repohost listening on ${host.url} (database ${host.options.databaseUrl === undefined ? host.options.dbPath : withoutPassword(host.options.databaseUrl)})\n`);

@@ -14,7 +14,8 @@ import type { CommentOrder } from '../store/queries/issues.js';
 import { RefUpdateRefused } from '../services/ref-updates.js';
 import { GITHUB_API_PREFIX } from '../github/api-ids.js';
 import { UPLOADS_PREFIX } from '../github/release-shapes.js';
-import { unlimitedRate, type GitHubRateLimits, type RateLimit } from '../github/rate-limit.js';
+import { unusedRate, type GitHubRateLimits, type RateCaller, type RateLimit, type RateResource } from '../github/rate-limit.js';
+import { bearerJwt, clientAddress, currentUser } from '../http/auth.js';
 import { parseRequestJson } from '../http/request-json.js';
 import { ownValue } from '../own-value.js';
 
@@ -251,9 +252,23 @@ const randomRequestId = () => {
   const hex = randomBytes(16).toString('hex').toUpperCase();
   return `${hex.slice(0, 4)}:${hex.slice(4, 10)}:${hex.slice(10, 16)}:${hex.slice(16, 22)}:${hex.slice(22, 30)}`;
 };
-/** The allowance of the request in hand, as the envelope counted it (unlimited before it did). */
+/** The allowance of the request in hand, as the envelope counted it (an anonymous caller's, whole, before it did). */
 function rateOf(event: H3Event | undefined): RateLimit {
-  return (event?.context.githubRateLimit as RateLimit | undefined) ?? unlimitedRate();
+  return (event?.context.githubRateLimit as RateLimit | undefined) ?? unusedRate(60);
+}
+
+/** The resource a request counts against: GitHub's `search` for searches, `core` for the rest. */
+const rateResourceOf = (event: H3Event | undefined): RateResource => (event?.url.pathname.startsWith(`${GITHUB_API_PREFIX}/search/`) ? 'search' : 'core');
+
+/**
+ * Who a request counts against: its app installation, its account (a token, a password or a session), or the
+ * address of its client. An app's JSON web token is counted by address (it speaks for no account).
+ */
+export async function rateCallerOf(ctx: AppContext, event: H3Event): Promise<RateCaller> {
+  const viewer = bearerJwt(event) ? undefined : await currentUser(ctx, event);
+  if (viewer?.installation) return { kind: 'installation', id: String(viewer.installation.installationId) };
+  if (viewer) return { kind: 'user', id: String(viewer.id) };
+  return { kind: 'anonymous', id: clientAddress(event) ?? 'unknown' };
 }
 
 /**
@@ -270,7 +285,7 @@ export function githubHeaders(event: H3Event | undefined): Record<string, string
     'x-ratelimit-remaining': String(rate.remaining),
     'x-ratelimit-used': String(rate.used),
     'x-ratelimit-reset': String(rate.reset),
-    'x-ratelimit-resource': 'core',
+    'x-ratelimit-resource': rateResourceOf(event),
     ...(event?.context.personalToken ? { 'x-oauth-scopes': PERSONAL_TOKEN_SCOPES } : {}),
   };
 }
@@ -295,15 +310,17 @@ const unsupportedVersion = (version: string) =>
  * shape (the app's own handler keeps `/api/v1`'s), a 404 naming what is not implemented, and for JSON answers to GET
  * an ETag that `If-None-Match` turns into 304.
  */
-export function githubEnvelope(limits: GitHubRateLimits, log: (message: string) => void): Middleware {
+export function githubEnvelope(ctx: AppContext, limits: GitHubRateLimits, log: (message: string) => void): Middleware {
   return async (event, next) => {
     const headers = event.res.headers;
+    // Every request counts against its caller's allowance but the one that asks about it (as on GitHub).
+    const caller = await rateCallerOf(ctx, event);
+    const resource = rateResourceOf(event);
+    const refusal = event.url.pathname === `${GITHUB_API_PREFIX}/rate_limit` ? undefined : limits.take(caller, resource);
+    event.context.githubRateLimit = limits.current(caller, resource);
+    if (refusal) return githubJson(refusal.status, { message: refusal.message, documentation_url: refusal.documentationUrl }, refusal.headers, event);
     const version = getRequestHeader(event, 'x-github-api-version');
     if (version !== undefined && version !== API_VERSION) return githubJson(400, { message: unsupportedVersion(version), documentation_url: DOCUMENTATION_URL }, {}, event);
-    // Every request counts against a simulated limit but the one that asks about it (as on GitHub).
-    const refusal = event.url.pathname === `${GITHUB_API_PREFIX}/rate_limit` ? undefined : limits.take();
-    event.context.githubRateLimit = limits.current();
-    if (refusal) return githubJson(refusal.status, { message: refusal.message, documentation_url: refusal.documentationUrl }, refusal.headers, event);
     // On answers below 400 (h3 adds these to a Response a route returns); failures carry them from githubJson.
     for (const [name, value] of Object.entries(githubHeaders(event))) headers.set(name, value);
     // Paths of /api/v3 that only another part of the app matches (a web page's `/:owner/:repo`) are not this API's.
@@ -328,8 +345,8 @@ export function githubEnvelope(limits: GitHubRateLimits, log: (message: string) 
     if (answer.status === 304) {
       // A conditional request answered 304 does not count against the rate limit (GitHub's rule, which clients that
       // poll with ETags rely on).
-      limits.refund();
-      event.context.githubRateLimit = limits.current();
+      limits.refund(caller, resource);
+      event.context.githubRateLimit = limits.current(caller, resource);
       for (const [name, value] of Object.entries(githubHeaders(event))) headers.set(name, value);
     }
     return answer;

@@ -40,7 +40,7 @@ import { UPLOADS_PREFIX } from '../github/release-shapes.js';
  * GitHub's field names and shapes, GitHub's errors. Anything else under /api/v3 is a 404 naming what is missing.
  */
 export function mountGitHubApi(app: H3, ctx: AppContext, log: (message: string) => void): void {
-  const envelope = githubEnvelope(ctx.githubRateLimits, log);
+  const envelope = githubEnvelope(ctx, ctx.githubRateLimits, log);
   app.use(`${V3}/**`, envelope);
   app.use(`${UPLOADS_PREFIX}/**`, envelope);
   app.use(`${V3}/**`, bodyFormats(ctx));

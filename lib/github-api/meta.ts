@@ -1,6 +1,7 @@
 import type { H3 } from 'h3';
 import type { AppContext } from '../context.js';
 import { V3 } from './lookup.js';
+import { rateCallerOf } from './http.js';
 
 /**
  * GitHub's root document (`GET /`): URL templates of the API's main resources, here pointing at this host. gh asks
@@ -45,10 +46,8 @@ export function rootDocument(api: string, web: string): Record<string, string> {
   };
 }
 
-/** The resources of GitHub's `GET /rate_limit`; repohost limits none of them, so each reports the same allowance. */
-const RATE_LIMITED_RESOURCES = [
-  'core',
-  'search',
+/** GitHub's resources of `GET /rate_limit` besides `core` and `search`: nothing here counts against them. */
+const UNCOUNTED_RESOURCES = [
   'graphql',
   'integration_manifest',
   'source_import',
@@ -70,8 +69,11 @@ export function mountMeta(app: H3, ctx: AppContext): void {
   app.get(`${V3}/meta`, () => ({ verifiable_password_authentication: true }));
 
   // Clients that pace themselves (Octokit's throttling plugin, CI tools) ask this before a burst of calls.
-  app.get(`${V3}/rate_limit`, () => {
-    const core = ctx.githubRateLimits.current();
-    return { resources: Object.fromEntries(RATE_LIMITED_RESOURCES.map((name) => [name, { ...core }])), rate: core };
+  app.get(`${V3}/rate_limit`, async (event) => {
+    const caller = await rateCallerOf(ctx, event);
+    const limits = ctx.githubRateLimits;
+    const core = limits.current(caller, 'core');
+    const uncounted = Object.fromEntries(UNCOUNTED_RESOURCES.map((name) => [name, limits.uncounted(caller)]));
+    return { resources: { core, search: limits.current(caller, 'search'), ...uncounted }, rate: core };
   });
 }

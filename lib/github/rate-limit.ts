@@ -9,7 +9,7 @@ export interface RateLimit {
 
 /**
  * How a harness makes the host answer as a rate-limited GitHub, so that back-off code can be tested
- * (`host.admin.simulateRateLimit`):
+ * (`host.admin.simulateRateLimit`), whoever asks:
  * - `remaining`: requests left before the primary limit; at 0 every `/api/v3` answer is GitHub's 403 "API rate limit
  *   exceeded" with `x-ratelimit-remaining: 0` until `resetAt` (then the allowance is `limit` again);
  * - `secondary`: every answer is GitHub's 403 for a secondary rate limit, with `retry-after`.
@@ -31,18 +31,57 @@ export interface RateLimitRefusal {
   headers: Record<string, string>;
 }
 
-/** The API does not limit requests unless a simulation says so: one generous, constant allowance. */
-const UNLIMITED = 1_000_000;
-
-/**
- * The allowance reported when nothing is simulated: never used up, renewed an hour from the real now (clients compute
- * waits from their own clock, not the host's).
- */
-export function unlimitedRate(): RateLimit {
-  return { limit: UNLIMITED, remaining: UNLIMITED, used: 0, reset: Math.ceil(Date.now() / 1000) + 3600 };
+/** Who a request counts against: its account, its app installation, or (anonymous) its client address. */
+export interface RateCaller {
+  kind: 'anonymous' | 'user' | 'installation';
+  /** The account's or installation's id, or the client's address. */
+  id: string;
 }
 
-/** The rate limit of one host's `/api/v3`: never used up, unless a harness simulates one. */
+/** The allowances GitHub documents, per caller kind: `core` an hour, `search` a minute. */
+export type RateLimitAllowances = Record<RateCaller['kind'], number>;
+export type RateResource = 'core' | 'search';
+
+/** How a host counts `/api/v3` requests (HostOptions.rateLimit). */
+export interface RateLimitOptions {
+  /** Refuse requests past the allowance (403, as GitHub); otherwise only count and report. */
+  enforce?: boolean;
+  /** Requests an hour, per caller kind. @default GitHub's: 60 anonymous, 5,000 a user, 15,000 an installation */
+  core?: Partial<RateLimitAllowances>;
+  /** Searches a minute, per caller kind. @default GitHub's: 10 anonymous, 30 otherwise */
+  search?: Partial<RateLimitAllowances>;
+}
+
+const DEFAULTS: Record<RateResource, RateLimitAllowances> = {
+  core: { anonymous: 60, user: 5000, installation: 15000 },
+  search: { anonymous: 10, user: 30, installation: 30 },
+};
+const WINDOW_SECONDS: Record<RateResource, number> = { core: 3600, search: 60 };
+
+/**
+ * Windows kept at most: one per caller and resource. Anonymous callers are addresses, which anyone can make many of;
+ * past this, windows that ended go first, then the oldest.
+ */
+const MAX_WINDOWS = 50_000;
+
+interface Window {
+  used: number;
+  /** Seconds since the epoch when the window ends and its allowance is renewed. */
+  reset: number;
+}
+
+/** GitHub's words for a caller past its allowance. */
+function exceeded(caller: RateCaller): string {
+  if (caller.kind === 'anonymous') return `API rate limit exceeded for ${caller.id}. (But here's the good news: Authenticated requests get a higher rate limit. Check out the documentation for more details.)`;
+  return `API rate limit exceeded for ${caller.kind === 'user' ? 'user' : 'installation'} ID ${caller.id}.`;
+}
+
+/** An allowance nothing counted against (GitHub's resources repohost does not serve): all of it left. */
+export function unusedRate(limit: number): RateLimit {
+  return { limit, remaining: limit, used: 0, reset: Math.ceil(Date.now() / 1000) + 3600 };
+}
+
+/** Simulated by a harness (RateLimitSimulation): the same allowance for every caller. */
 interface Simulated {
   limit: number;
   used: number;
@@ -50,12 +89,32 @@ interface Simulated {
   secondary?: { retryAfterSeconds: number };
 }
 
+/**
+ * The rate limits of one host's `/api/v3`, counted per caller (its account, its installation, or its address) in
+ * windows that start with its first request, as GitHub's do. Kept in memory (our own: a map and a clock are all it
+ * needs): each instance of several counts its own callers. The windows run on the real clock, not a harness's
+ * (clients compute their waits from their own clock); a harness may simulate a limit instead, on its clock.
+ */
 export class GitHubRateLimits {
   #simulation: Simulated | undefined;
+  readonly #windows = new Map<string, Window>();
+  readonly #allowances: Record<RateResource, RateLimitAllowances>;
+  readonly #enforce: boolean;
 
-  constructor(private readonly now: () => Date) {}
+  constructor(
+    private readonly now: () => Date,
+    options: RateLimitOptions = {},
+  ) {
+    this.#enforce = options.enforce === true;
+    this.#allowances = { core: { ...DEFAULTS.core, ...options.core }, search: { ...DEFAULTS.search, ...options.search } };
+    for (const resource of ['core', 'search'] as const) {
+      for (const [kind, limit] of Object.entries(this.#allowances[resource])) {
+        if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`rateLimit.${resource}.${kind} must be a whole number above 0`);
+      }
+    }
+  }
 
-  /** Starts simulating a limit, or stops (`undefined`: unlimited again). */
+  /** Starts simulating a limit, or stops (`undefined`: real counting again). */
   simulate(simulation: RateLimitSimulation | undefined): void {
     if (!simulation) return void (this.#simulation = undefined);
     const limit = simulation.limit ?? 5000;
@@ -64,40 +123,88 @@ export class GitHubRateLimits {
     this.#simulation = { limit, used: limit - simulation.remaining, reset, secondary: simulation.secondary };
   }
 
-  /** The allowance as it stands. */
-  current(): RateLimit {
-    const simulation = this.#renewed();
-    if (!simulation) return unlimitedRate();
-    return { limit: simulation.limit, remaining: simulation.limit - simulation.used, used: simulation.used, reset: simulation.reset };
+  /** The caller's allowance of `resource` as it stands. */
+  current(caller: RateCaller, resource: RateResource = 'core'): RateLimit {
+    const simulation = this.#renewedSimulation();
+    if (simulation) return { limit: simulation.limit, remaining: simulation.limit - simulation.used, used: simulation.used, reset: simulation.reset };
+    const limit = this.#allowances[resource][caller.kind];
+    const window = this.#window(caller, resource, false);
+    if (!window) return unusedRate(limit);
+    return { limit, remaining: Math.max(0, limit - window.used), used: window.used, reset: window.reset };
   }
 
-  /** Counts one request; the refusal GitHub would answer it with when the simulated limit is reached. */
-  take(): RateLimitRefusal | undefined {
-    const simulation = this.#renewed();
-    if (!simulation) return undefined;
-    if (simulation.secondary) {
-      return {
-        status: 403,
-        message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
-        documentationUrl: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits',
-        headers: { 'retry-after': String(simulation.secondary.retryAfterSeconds) },
-      };
+  /** The caller's allowance of a resource nothing counts (GitHub's others, e.g. `graphql`): its core limit, unused. */
+  uncounted(caller: RateCaller): RateLimit {
+    return unusedRate(this.current(caller).limit);
+  }
+
+  /** Counts one request; the refusal GitHub would answer when the caller is past its allowance (and limits hold). */
+  take(caller: RateCaller, resource: RateResource = 'core'): RateLimitRefusal | undefined {
+    const simulation = this.#renewedSimulation();
+    if (simulation) return this.#takeSimulated(simulation);
+    const limit = this.#allowances[resource][caller.kind];
+    const window = this.#window(caller, resource, true)!;
+    if (window.used >= limit && this.#enforce) {
+      const wait = Math.max(1, window.reset - Math.floor(Date.now() / 1000));
+      return { status: 403, message: exceeded(caller), documentationUrl: DOCUMENTATION, headers: { 'retry-after': String(wait) } };
     }
-    if (simulation.used >= simulation.limit) {
-      return { status: 403, message: 'API rate limit exceeded.', documentationUrl: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api', headers: {} };
-    }
-    simulation.used += 1;
+    window.used += 1;
     return undefined;
   }
 
   /** Gives back what `take` counted for a request that does not count after all (a conditional one answered 304). */
-  refund(): void {
-    const simulation = this.#renewed();
-    if (simulation && !simulation.secondary && simulation.used > 0) simulation.used -= 1;
+  refund(caller: RateCaller, resource: RateResource = 'core'): void {
+    const simulation = this.#renewedSimulation();
+    if (simulation) {
+      if (!simulation.secondary && simulation.used > 0) simulation.used -= 1;
+      return;
+    }
+    const window = this.#window(caller, resource, false);
+    if (window && window.used > 0) window.used -= 1;
+  }
+
+  #takeSimulated(simulation: Simulated): RateLimitRefusal | undefined {
+    if (simulation.secondary) {
+      return {
+        status: 403,
+        message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+        documentationUrl: `${DOCUMENTATION}#about-secondary-rate-limits`,
+        headers: { 'retry-after': String(simulation.secondary.retryAfterSeconds) },
+      };
+    }
+    if (simulation.used >= simulation.limit) return { status: 403, message: 'API rate limit exceeded.', documentationUrl: DOCUMENTATION, headers: {} };
+    simulation.used += 1;
+    return undefined;
+  }
+
+  /** The caller's window of a resource, renewed once it ended; made (with `create`) when it has none. */
+  #window(caller: RateCaller, resource: RateResource, create: boolean): Window | undefined {
+    const key = `${resource}:${caller.kind}:${caller.id}`;
+    const seconds = Date.now() / 1000;
+    let window = this.#windows.get(key);
+    if (window && seconds >= window.reset) {
+      this.#windows.delete(key);
+      window = undefined;
+    }
+    if (!window && create) {
+      if (this.#windows.size >= MAX_WINDOWS) this.#prune(seconds);
+      window = { used: 0, reset: Math.ceil(seconds) + WINDOW_SECONDS[resource] };
+      this.#windows.set(key, window);
+    }
+    return window;
+  }
+
+  #prune(seconds: number): void {
+    for (const [key, window] of this.#windows) if (seconds >= window.reset) this.#windows.delete(key);
+    // Still full: the oldest windows go (a Map keeps insertion order).
+    for (const key of this.#windows.keys()) {
+      if (this.#windows.size < MAX_WINDOWS) break;
+      this.#windows.delete(key);
+    }
   }
 
   /** The simulation, its allowance renewed once its reset time has passed. */
-  #renewed(): Simulated | undefined {
+  #renewedSimulation(): Simulated | undefined {
     const simulation = this.#simulation;
     if (simulation && !simulation.secondary && this.now().getTime() / 1000 >= simulation.reset) {
       simulation.used = 0;
@@ -106,3 +213,5 @@ export class GitHubRateLimits {
     return simulation;
   }
 }
+
+const DOCUMENTATION = 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api';

@@ -72,6 +72,22 @@ describe('repohost serve', () => {
     expect((await call(`${again.url}/api/v1/repos/fay/slow/issues`)).json).toMatchObject([{ title: 'sent slowly' }]);
   });
 
+  it("holds /api/v3 callers to GitHub's rate limits, unless --no-rate-limit", async () => {
+    const enforced = await serve();
+    const statuses: number[] = [];
+    for (let i = 0; i < 61; i++) statuses.push((await call(`${enforced.url}/api/v3/meta`)).status);
+    expect(statuses.slice(0, 60).every((status) => status === 200)).toBe(true);
+    const refused = await call(`${enforced.url}/api/v3/meta`);
+    expect(refused.status).toBe(403);
+    expect(refused.headers['x-ratelimit-remaining']).toBe('0');
+    expect(refused.json.message).toMatch(/^API rate limit exceeded for 127\.0\.0\.1\./);
+    expect(await enforced.kill('SIGTERM')).toBe(0);
+    const counting = await serve(['--db', dbFile, '--no-rate-limit']);
+    for (let i = 0; i < 61; i++) await call(`${counting.url}/api/v3/meta`);
+    const counted = await call(`${counting.url}/api/v3/meta`);
+    expect([counted.status, counted.headers['x-ratelimit-remaining'], counted.headers['x-ratelimit-used']]).toEqual([200, '0', '62']);
+  });
+
   it('exits 0 on SIGINT and binds all interfaces with a bare --host', async () => {
     const server = await serve(['--db', dbFile, '--host']);
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:/);

@@ -70,3 +70,55 @@ describe('a simulated rate limit', () => {
     expect(Number(free.headers['x-ratelimit-remaining'])).toBeGreaterThan(1000);
   });
 });
+
+/** Issue 41: GitHub's limits counted for real, per caller, reported always and enforced when asked. */
+describe('rate limits counted per caller', () => {
+  const TOKENS = { alice: 'ghp_alicecounted0123456789abcdef0123', bob: 'ghp_bobcounted0123456789abcdef01234' };
+  const fixtures = { users: (['alice', 'bob'] as const).map((username) => ({ username, email: `${username}@example.com`, password: 'password123', tokens: [{ name: 't', token: TOKENS[username] }] })) };
+  const as = (who?: keyof typeof TOKENS): Record<string, string> => (who ? { authorization: `token ${TOKENS[who]}` } : {});
+
+  it('counts each caller apart and reports it, refusing nothing from a host started from code', async () => {
+    const host = await startHost({ fixtures, rateLimit: { core: { anonymous: 3, user: 5 } } });
+    try {
+      const get = async (who?: keyof typeof TOKENS, path = '/users/alice') => await http(`${host.url}/api/v3${path}`, { headers: as(who) });
+      const anonymous = [];
+      for (let i = 0; i < 4; i++) anonymous.push(await get());
+      expect(anonymous.map((answer) => [answer.status, answer.headers['x-ratelimit-limit'], answer.headers['x-ratelimit-remaining']])).toEqual([
+        [200, '3', '2'],
+        [200, '3', '1'],
+        [200, '3', '0'],
+        [200, '3', '0'],
+      ]);
+      expect((await get('alice')).headers['x-ratelimit-remaining']).toBe('4');
+      expect((await get('alice')).headers['x-ratelimit-remaining']).toBe('3');
+      expect((await get('bob')).headers['x-ratelimit-remaining']).toBe('4');
+      // GET /rate_limit does not count, and tells the caller's own allowance; searches count apart, by the minute.
+      const rate = (await get('alice', '/rate_limit')).json;
+      expect(rate.rate).toMatchObject({ limit: 5, remaining: 3, used: 2 });
+      expect(rate.resources.search).toMatchObject({ limit: 30, remaining: 30, used: 0 });
+      const search = await get('alice', '/search/issues?q=repo:alice/none');
+      expect([search.headers['x-ratelimit-resource'], search.headers['x-ratelimit-limit'], search.headers['x-ratelimit-remaining']]).toEqual(['search', '30', '29']);
+      expect((await get('alice', '/rate_limit')).json.resources).toMatchObject({ core: { used: 2 }, search: { used: 1 } });
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('refuses a caller past its allowance in GitHub\'s words when the harness asks, others going on', async () => {
+    const host = await startHost({ fixtures, rateLimit: { enforce: true, core: { anonymous: 2, user: 2 } } });
+    try {
+      for (let i = 0; i < 2; i++) expect((await http(`${host.url}/api/v3/users/alice`)).status).toBe(200);
+      const refused = await http(`${host.url}/api/v3/users/alice`);
+      expect(refused.status).toBe(403);
+      expect(refused.json.message).toBe("API rate limit exceeded for 127.0.0.1. (But here's the good news: Authenticated requests get a higher rate limit. Check out the documentation for more details.)");
+      expect(refused.headers['x-ratelimit-remaining']).toBe('0');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(3000);
+      for (let i = 0; i < 2; i++) expect((await http(`${host.url}/api/v3/users/alice`, { headers: as('alice') })).status).toBe(200);
+      const octokit = new Octokit({ baseUrl: `${host.url}/api/v3`, auth: TOKENS.alice });
+      await expect(octokit.users.getByUsername({ username: 'alice' })).rejects.toMatchObject({ status: 403, response: { data: { message: `API rate limit exceeded for user ID ${(await host.admin.listUsers()).find((user) => user.username === 'alice')!.id}.` } } });
+      expect((await http(`${host.url}/api/v3/users/alice`, { headers: as('bob') })).status).toBe(200);
+    } finally {
+      await host.close();
+    }
+  });
+});
