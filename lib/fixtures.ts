@@ -42,6 +42,8 @@ export interface FixtureUser {
   admin?: boolean;
   /** API tokens with values known in advance (16-200 of A-Z a-z 0-9 _ -), e.g. for a bot under test. */
   tokens?: Array<{ name: string; token: string }>;
+  /** The address is confirmed: commits by it are the account's (GitHub's verified addresses). @default false */
+  emailVerified?: boolean;
 }
 
 export interface FixtureRepository {

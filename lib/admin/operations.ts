@@ -50,6 +50,8 @@ export interface AdminOperations {
   /** Every user: the public summary plus what only an administrator sees. */
   listUsers(): Promise<AdminUserListing[]>;
   setPassword(username: string, password: string): Promise<void>;
+  /** Confirms the user's address: commits by it are theirs from then on (GitHub's verified addresses). */
+  verifyEmail(username: string): Promise<void>;
   /** Mints an API token and returns the plain value (shown only here). */
   createToken(username: string, name?: string): Promise<string>;
   listTokens(username: string): Promise<Array<{ id: number; name: string; last_eight: string; created_at: string }>>;
@@ -123,6 +125,9 @@ export function createAdminOperations(ctx: AppContext): AdminOperations {
         tokens.push(...items.map(tokenSummary));
         if (offset + 100 >= total) return tokens;
       }
+    },
+    async verifyEmail(username) {
+      await ctx.users.verifyEmail(username);
     },
     async revokeToken(username, idOrName) {
       await ctx.credentials.revokeApiToken((await ctx.users.requireByName(username)).id, idOrName);

@@ -5,6 +5,7 @@ export const ADMIN_OPERATION_NAMES = [
   'createUser',
   'listUsers',
   'setPassword',
+  'verifyEmail',
   'createToken',
   'listTokens',
   'revokeToken',

@@ -139,6 +139,10 @@ function buildProgram(io: CliIO, exit: (code: number) => void): Command {
     const rows = users.map((u) => [u.username, u.email, u.full_name, u.admin ? 'admin' : '']);
     io.stdout.write(table(aligned ? [['USERNAME', 'EMAIL', 'FULL NAME', 'ROLE'], ...rows] : rows, aligned));
   });
+  dbOptions(user.command('verify-email <username>').description("confirm a user's e-mail address: commits by it are theirs from then on")).action(async (username: string, flags: DbFlags) => {
+    await admin(flags, (ops) => ops.verifyEmail(username));
+    io.stdout.write(`e-mail address of ${username} verified\n`);
+  });
   dbOptions(user.command('passwd <username>').description("set a user's password, read from standard input")).action(async (username: string, flags: DbFlags) => {
     const password = await readPassword(io, `New password for ${username}: `);
     await admin(flags, (ops) => ops.setPassword(username, password));

@@ -26,7 +26,7 @@ export function mountUsers(app: H3, ctx: AppContext): void {
   app.get(`${V3}/user/emails`, async (event) => {
     const user = await requireUser(ctx, event);
     const page = githubPage(ctx, event);
-    return page.respond(1, [{ email: user.email, primary: true, verified: false, visibility: 'private' }].slice(page.offset, page.offset + page.limit));
+    return page.respond(1, [{ email: user.email, primary: true, verified: user.email_verified === 1, visibility: 'private' }].slice(page.offset, page.offset + page.limit));
   });
 
   // Addresses shown on one's profile: none, as every address here is private.

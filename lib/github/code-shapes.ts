@@ -18,9 +18,8 @@ function verificationOf(signature: NonNullable<CommitObject['signature']> | null
 export class CodeShapes {
   constructor(
     private readonly baseUrl: () => string,
-    /** The domain of the addresses the host's own commits use (`<username>@<domain>`), to name their accounts. */
-    private readonly noreplyDomain: string,
-    private readonly userNamed: (db: ReadTx, username: string) => Promise<GitHubUser | null>,
+    /** The accounts commits by these addresses are, by lower-cased address (queries/users.ts: accountsOfAddresses). */
+    private readonly accountsOf: (db: ReadTx, emails: readonly string[]) => Promise<ReadonlyMap<string, GitHubUser>>,
   ) {}
 
   private api(path: string): string {
@@ -62,20 +61,24 @@ export class CodeShapes {
     };
   }
 
-  /** The account behind one of the host's no-reply addresses (commits the host made for it); null for any other. */
-  private async userOfAddress(db: ReadTx, email: string): Promise<GitHubUser | null> {
-    const suffix = `@${this.noreplyDomain}`;
-    return this.noreplyDomain && email.toLowerCase().endsWith(suffix.toLowerCase()) ? await this.userNamed(db, email.slice(0, -suffix.length)) : null;
+  /** The accounts of the commits' authors and committers, by lower-cased address. */
+  private async accountsOfCommits(db: ReadTx, commits: readonly CommitObject[]): Promise<ReadonlyMap<string, GitHubUser>> {
+    return await this.accountsOf(db, commits.flatMap((commit) => [commit.author.email, commit.committer.email]));
   }
 
-  /** Commits of the commits API (a list: their comment counts read in one query). */
+  /** Commits of the commits API (a list: their comment counts and their accounts read in a fixed number of queries). */
   async commits(db: ReadTx, repo: RepositoryRow, commits: readonly CommitObject[]): Promise<GitHubCommit[]> {
     const comments = await commitCommentCounts(db, repo.id, commits.map((commit) => commit.id));
-    return await Promise.all(commits.map(async (commit) => await this.commit(db, repo, commit, undefined, comments.get(commit.id) ?? 0)));
+    const accounts = await this.accountsOfCommits(db, commits);
+    return await Promise.all(commits.map(async (commit) => await this.commit(db, repo, commit, undefined, comments.get(commit.id) ?? 0, accounts)));
   }
 
-  /** A commit of the commits API, with its files when given; its comments counted unless `commentCount` says. */
-  async commit(db: ReadTx, repo: RepositoryRow, commit: CommitObject, files?: readonly ChangedFile[], commentCount?: number): Promise<GitHubCommit> {
+  /**
+   * A commit of the commits API, with its files when given; its comments counted unless `commentCount` says, its
+   * author's and committer's accounts read unless `accounts` has them.
+   */
+  async commit(db: ReadTx, repo: RepositoryRow, commit: CommitObject, files?: readonly ChangedFile[], commentCount?: number, accounts?: ReadonlyMap<string, GitHubUser>): Promise<GitHubCommit> {
+    const accountOf = accounts ?? (await this.accountsOfCommits(db, [commit]));
     const git = this.gitCommit(repo, commit);
     const url = this.commitApiUrl(repo, commit.id);
     const shaped: GitHubCommit = {
@@ -93,8 +96,8 @@ export class CodeShapes {
         comment_count: commentCount ?? (await commitCommentCounts(db, repo.id, [commit.id])).get(commit.id) ?? 0,
         ...(commit.signature !== undefined ? { verification: verificationOf(commit.signature) } : {}),
       },
-      author: await this.userOfAddress(db, commit.author.email),
-      committer: await this.userOfAddress(db, commit.committer.email),
+      author: accountOf.get(commit.author.email.toLowerCase()) ?? null,
+      committer: accountOf.get(commit.committer.email.toLowerCase()) ?? null,
       parents: this.parents(repo, commit, 'commits'),
     };
     if (files) {

@@ -2,7 +2,7 @@ import type { ReadTx } from '../store/interface.js';
 import { keptCountsOf } from '../store/queries/list-counts.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import { countTogglesOf } from '../store/queries/toggles.js';
-import { userByName, usersByNames, type UserRow } from '../store/queries/users.js';
+import { accountsOfAddresses, userByName, usersByNames, type UserRow } from '../store/queries/users.js';
 import { type LabelRow } from '../store/queries/labels.js';
 import { type MilestoneRow } from '../store/queries/milestones.js';
 import { githubTime } from './time.js';
@@ -25,7 +25,10 @@ export class RepositoryShapes {
     /** The SSH clone URL of a repository by its full name ('' without SSH). */
     private readonly sshUrl: (fullName: string) => string = () => '',
   ) {
-    this.code = new CodeShapes(baseUrl, noreplyDomain, (db, username) => this.userNamed(db, username));
+    this.code = new CodeShapes(baseUrl, async (db, emails) => {
+      const accounts = await accountsOfAddresses(db, emails, noreplyDomain);
+      return new Map([...accounts].map(([email, user]) => [email, this.user(user)]));
+    });
   }
 
   /** Commits, changed files and contents (code-shapes.ts). */

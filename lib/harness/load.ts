@@ -27,7 +27,7 @@ export async function loadFixtures(ctx: AppContext, fixtures: unknown): Promise<
     repositoryExists: async (owner, name) => await ctx.repos.findByName(owner, name) !== undefined,
   });
   for (const user of plan.users) {
-    const row = await ctx.users.register({ username: user.username, email: user.email, password: user.password, fullName: user.fullName, isAdmin: user.admin });
+    const row = await ctx.users.register({ username: user.username, email: user.email, password: user.password, fullName: user.fullName, isAdmin: user.admin, emailVerified: user.emailVerified });
     for (const token of user.tokens) await ctx.credentials.storeApiToken(row.id, token.name, token.token);
   }
   const repositories: FixtureResult['repositories'] = [];

@@ -64,6 +64,7 @@ export interface PlannedUser {
   fullName: string;
   admin: boolean;
   tokens: Array<{ name: string; token: string }>;
+  emailVerified: boolean;
 }
 
 export interface PlannedApp {
@@ -206,13 +207,14 @@ async function planApp(problems: Problems, path: string, raw: unknown, people: P
 }
 
 function planUser(problems: Problems, path: string, raw: unknown, tokens: Set<string>): PlannedUser | undefined {
-  const user = problems.object(path, raw, ['username', 'email', 'password', 'fullName', 'admin', 'tokens']);
+  const user = problems.object(path, raw, ['username', 'email', 'password', 'fullName', 'admin', 'tokens', 'emailVerified']);
   if (!user) return undefined;
   const username = problems.check(`${path}.username`, () => validateUsername(user.username));
   const email = problems.check(`${path}.email`, () => validateEmail(user.email));
   const password = problems.check(`${path}.password`, () => validatePassword(user.password));
   const fullName = problems.check(`${path}.fullName`, () => optionalText('fullName', user.fullName, 100)) ?? '';
   const admin = problems.flag(`${path}.admin`, user.admin);
+  const emailVerified = problems.flag(`${path}.emailVerified`, user.emailVerified);
   const planned: PlannedUser['tokens'] = [];
   for (const [index, rawToken] of problems.array(`${path}.tokens`, user.tokens).entries()) {
     const at = `${path}.tokens[${index}]`;
@@ -229,7 +231,7 @@ function planUser(problems: Problems, path: string, raw: unknown, tokens: Set<st
     }
   }
   if (username === undefined || email === undefined || password === undefined) return undefined;
-  return { username, email, password, fullName, admin, tokens: planned };
+  return { username, email, password, fullName, admin, tokens: planned, emailVerified };
 }
 
 interface People {

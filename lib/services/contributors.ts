@@ -3,7 +3,7 @@ import { LruCache, remembered } from '../git/lru.js';
 import type { GitRepositories } from '../git/repositories.js';
 import type { Db } from '../store/interface.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
-import { usersByNames, type UserRow } from '../store/queries/users.js';
+import { accountsOfAddresses, type UserRow } from '../store/queries/users.js';
 
 /** Histories whose authors are kept counted (by repository and tip: a count never changes for a commit id). */
 const COUNTED_HISTORIES = 64;
@@ -13,9 +13,9 @@ export type Contributor = { user: UserRow; contributions: number } | { user: und
 
 /**
  * The contributors of a repository (GitHub's `GET /repos/{owner}/{repo}/contributors`): the authors of the default
- * branch's commits by address, most commits first. An address is an account's only when it is the host's no-reply
- * address of it (what the host's own commits use), as the commits API names authors: repohost does not verify the
- * addresses accounts give, so none of them claims commits. The others are anonymous contributors.
+ * branch's commits by address, most commits first. An address is an account's when the account confirmed it or it is
+ * the host's no-reply address of it, as the commits API names authors (queries/users.ts: accountsOfAddresses). The
+ * others are anonymous contributors.
  */
 export class ContributorService {
   private readonly counted = new LruCache<string, Promise<AuthorCount[]>>(COUNTED_HISTORIES);
@@ -32,13 +32,11 @@ export class ContributorService {
     if (!tip) return undefined;
     const gitDir = await this.git.gitDirOf(repo.owner_name, repo.name);
     const authors = await remembered(this.counted, `${gitDir}\0${tip}`, () => authorCounts(gitDir, tip));
-    const suffix = `@${this.noreplyDomain}`.toLowerCase();
-    const accountOf = (author: AuthorCount) => (author.email.toLowerCase().endsWith(suffix) ? author.email.slice(0, -suffix.length) : undefined);
-    const users = await usersByNames(this.store, authors.flatMap((author) => accountOf(author) ?? []));
+    const accounts = await accountsOfAddresses(this.store, authors.map((author) => author.email), this.noreplyDomain);
     const byAccount = new Map<number, { user: UserRow; contributions: number }>();
     const anonymous: Contributor[] = [];
     for (const author of authors) {
-      const user = users.get(accountOf(author)?.toLowerCase() ?? '');
+      const user = accounts.get(author.email.toLowerCase());
       if (user) {
         const known = byAccount.get(user.id);
         if (known) known.contributions += author.commits;

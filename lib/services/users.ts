@@ -1,7 +1,7 @@
 import { conflict, invalid, notFound } from '../errors.js';
 import type { Db } from '../store/interface.js';
 import { deleteSessionsOfUser } from '../store/queries/credentials.js';
-import { insertUser, listUsers, setPasswordHash, userByName, userById, type UserRow } from '../store/queries/users.js';
+import { insertUser, listUsers, setEmailVerified, setPasswordHash, userByName, userById, type UserRow } from '../store/queries/users.js';
 import { validateUsername } from './names.js';
 import { optionalText } from './text-fields.js';
 import type { LoginThrottle } from './login-throttle.js';
@@ -22,6 +22,8 @@ export interface NewUser {
   email: unknown;
   fullName?: unknown;
   isAdmin?: boolean;
+  /** The address is confirmed already (fixtures say so): commits by it are the account's. */
+  emailVerified?: boolean;
 }
 
 const MIN_PASSWORD = 6;
@@ -61,8 +63,20 @@ export class UserService {
     return await this.store.write(async (tx) => {
       // Checked again inside the transaction: another registration may have won while bcrypt ran.
       if (await userByName(tx, username)) throw conflict('username is already taken');
-      return await insertUser(tx, { username, email, fullName, passwordHash, isAdmin: input.isAdmin ?? false, now });
+      const user = await insertUser(tx, { username, email, fullName, passwordHash, isAdmin: input.isAdmin ?? false, now });
+      if (!input.emailVerified) return user;
+      await setEmailVerified(tx, user.id);
+      return { ...user, email_verified: 1 };
     });
+  }
+
+  /**
+   * Confirms an account's address, offline (the admin command `user verify-email`, fixtures): from then on commits by
+   * it are the account's, as GitHub links commits by verified addresses. repohost sends no mail to confirm one.
+   */
+  async verifyEmail(username: string): Promise<void> {
+    const user = await this.requireByName(username);
+    await this.store.write(async (tx) => await setEmailVerified(tx, user.id));
   }
 
   /** Forgets counted failed logins: the accounts were put back to an earlier state (host.restore). */

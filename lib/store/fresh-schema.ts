@@ -5,7 +5,7 @@
  * give the same schema and rows; after adding a migration, regenerate this list from a migrated database the way that
  * test says (until then fresh databases replay the steps: the image is made only while this version is the newest).
  */
-export const FRESH_SCHEMA_VERSION = 28;
+export const FRESH_SCHEMA_VERSION = 29;
 
 /** Table, index and trigger definitions first (`schema_version` among them), then the rows; the version row is added by `buildFreshImage`. */
 
@@ -21,7 +21,7 @@ export const FRESH_SCHEMA: readonly string[] = [
         is_admin INTEGER NOT NULL DEFAULT 0,
         avatar_file TEXT,
         created_at TEXT NOT NULL
-      )`,
+      , email_verified INTEGER NOT NULL DEFAULT 0)`,
   `CREATE TABLE sessions (
         id INTEGER PRIMARY KEY,
         user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
@@ -606,6 +606,7 @@ export const FRESH_SCHEMA: readonly string[] = [
         updated_at TEXT NOT NULL,
         UNIQUE (repo_id, name_lower)
       )`,
+  `CREATE INDEX users_by_email ON users (lower(email))`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('comment', 1)`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('repository', 1)`,
   `INSERT INTO id_sequences (name, next_id) VALUES ('ssh_key', 1)`,

@@ -937,6 +937,12 @@ export const MIGRATIONS: ReadonlyArray<{ version: number; statements: readonly s
       'UPDATE repositories SET pushed_at = COALESCE((SELECT MAX(b.updated_at) FROM branches b WHERE b.repo_id = repositories.id), created_at)',
     ],
   },
+  {
+    // An account's address once confirmed (admin CLI, fixtures): commits by it are the account's, as GitHub links
+    // commits by verified addresses (queries/users.ts: accountsOfAddresses).
+    version: 29,
+    statements: ['ALTER TABLE users ADD COLUMN email_verified INTEGER NOT NULL DEFAULT 0', 'CREATE INDEX users_by_email ON users (lower(email))'],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

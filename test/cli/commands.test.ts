@@ -94,6 +94,18 @@ describe('repohost (no server running: the command opens the database itself)', 
     }
   });
 
+  it("confirms a user's address, which /api/v3 then says is verified, and refuses an unknown user", async () => {
+    expect(await runCli(['user', 'verify-email', 'bob', ...db])).toMatchObject({ code: 0, stdout: 'e-mail address of bob verified\n' });
+    expectFailure(await runCli(['user', 'verify-email', 'nobody', ...db]), 1, /not found/i);
+    const token = (await runCli(['token', 'create', 'bob', '--name', 'emails', ...db])).stdout.trim();
+    const server = await startCliServer(db);
+    try {
+      expect((await call(`${server.url}/api/v3/user/emails`, { token })).json).toMatchObject([{ primary: true, verified: true }]);
+    } finally {
+      expect(await server.kill('SIGTERM')).toBe(0);
+    }
+  });
+
   it('creates, lists and revokes API tokens; create prints only the token', async () => {
     const created = await runCli(['token', 'create', 'alice', '--name', 'ci', ...db]);
     expect(created.code).toBe(0);

@@ -24,10 +24,12 @@ describe('migrating deployments to environments (schema 26)', () => {
     }
     await before.close();
 
-    // Taken back to what version 25 left: no environments (nor the sequences of step 27, nor step 28's pushed_at).
+    // Taken back to what version 25 left: no environments (nor the sequences of step 27, nor step 28's pushed_at, step 29's email_verified).
     const store = await Store.open(dbPath, { snapshotThresholdBytes: 1 << 30 });
     await store.write(async (tx) => {
       await tx.run('ALTER TABLE repositories DROP COLUMN pushed_at');
+      await tx.run('DROP INDEX users_by_email');
+      await tx.run('ALTER TABLE users DROP COLUMN email_verified');
       await tx.run("DELETE FROM id_sequences WHERE name IN ('repository', 'ssh_key', 'installation')");
       await tx.run('DROP TABLE environments');
       await tx.run('UPDATE schema_version SET version = 25');

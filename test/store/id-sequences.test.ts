@@ -24,11 +24,13 @@ describe('ids never given twice (schema 27)', () => {
     for (const name of ['one', 'two', 'three']) await client(before).repos.createForAuthenticatedUser({ name });
     await before.close();
 
-    // Taken back to what version 26 left: no sequences for repositories and keys (nor step 28's pushed_at).
+    // Taken back to what version 26 left: no sequences for repositories and keys (nor step 28's pushed_at, step 29's email_verified).
     const store = await Store.open(dbPath, { snapshotThresholdBytes: 1 << 30 });
     await store.write(async (tx) => {
       await tx.run("DELETE FROM id_sequences WHERE name IN ('repository', 'ssh_key', 'installation')");
       await tx.run('ALTER TABLE repositories DROP COLUMN pushed_at');
+      await tx.run('DROP INDEX users_by_email');
+      await tx.run('ALTER TABLE users DROP COLUMN email_verified');
       await tx.run('UPDATE schema_version SET version = 26');
     });
     await store.close();

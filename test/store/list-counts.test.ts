@@ -197,6 +197,8 @@ describe('kept counts of issues and pull requests (issue 18)', () => {
     const store = await Store.open(dbPath(), { snapshotThresholdBytes: 1 << 30 });
     await store.write(async (tx) => {
       await tx.run('ALTER TABLE repositories DROP COLUMN pushed_at');
+      await tx.run('DROP INDEX users_by_email');
+      await tx.run('ALTER TABLE users DROP COLUMN email_verified');
       await tx.run('DROP TABLE environments');
       await tx.run('DROP TABLE repository_topics');
       await tx.run('DROP TABLE commit_comments');

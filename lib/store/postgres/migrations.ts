@@ -862,6 +862,10 @@ export const POSTGRES_MIGRATIONS: ReadonlyArray<{ version: number; statements: r
       'UPDATE repositories SET pushed_at = COALESCE((SELECT MAX(b.updated_at) FROM branches b WHERE b.repo_id = repositories.id), created_at)',
     ],
   },
+  {
+    version: 29,
+    statements: ['ALTER TABLE users ADD COLUMN email_verified INTEGER NOT NULL DEFAULT 0', 'CREATE INDEX users_by_email ON users (lower(email))'],
+  },
 ];
 
 export const POSTGRES_SCHEMA_VERSION = POSTGRES_MIGRATIONS.at(-1)!.version;

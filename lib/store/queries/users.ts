@@ -10,10 +10,12 @@ export interface UserRow {
   is_admin: number;
   avatar_file: string | null;
   created_at: string;
+  /** 1 once the address was confirmed (admin CLI, fixtures): commits by it are the account's. */
+  email_verified: number;
 }
 
 /** The columns of a `UserRow`. */
-export const USER_COLUMNS = 'id, username, email, full_name, password_hash, is_admin, avatar_file, created_at';
+export const USER_COLUMNS = 'id, username, email, full_name, password_hash, is_admin, avatar_file, created_at, email_verified';
 
 export async function userById(db: ReadTx, id: number): Promise<UserRow | undefined> {
   return await db.get<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE id = ?`, [id]);
@@ -27,6 +29,35 @@ export async function usersByNames(db: ReadTx, usernames: readonly string[]): Pr
   const list = inList([...new Set(usernames.map((name) => name.toLowerCase()))]);
   for (const user of await db.all<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE username_lower ${list.sql}`, list.params)) users.set(user.username.toLowerCase(), user);
   return users;
+}
+
+/**
+ * The accounts commits by these addresses are, by lower-cased address (GitHub links commits by verified addresses):
+ * an account's confirmed address, or the host's no-reply address of it (`<username>@<noreplyDomain>`, which the host's
+ * own commits use). One query for each kind present, none for no address.
+ */
+export async function accountsOfAddresses(db: ReadTx, emails: readonly string[], noreplyDomain: string): Promise<Map<string, UserRow>> {
+  const addresses = [...new Set(emails.map((email) => email.toLowerCase()))];
+  const suffix = `@${noreplyDomain.toLowerCase()}`;
+  const noreply = noreplyDomain ? addresses.filter((email) => email.endsWith(suffix)) : [];
+  const others = addresses.filter((email) => !noreply.includes(email));
+  const accounts = new Map<string, UserRow>();
+  const named = await usersByNames(db, noreply.map((email) => email.slice(0, -suffix.length)));
+  for (const email of noreply) {
+    const user = named.get(email.slice(0, -suffix.length));
+    if (user) accounts.set(email, user);
+  }
+  if (others.length > 0) {
+    const list = inList(others);
+    // Newest first, so that should two accounts confirm one address, the older keeps its commits.
+    const verified = await db.all<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE lower(email) ${list.sql} AND email_verified = 1 ORDER BY id DESC`, list.params);
+    for (const user of verified) accounts.set(user.email.toLowerCase(), user);
+  }
+  return accounts;
+}
+
+export async function setEmailVerified(tx: WriteTx, userId: number): Promise<void> {
+  await tx.run('UPDATE users SET email_verified = 1 WHERE id = ?', [userId]);
 }
 
 /** The accounts with these ids, by id: one query. */
