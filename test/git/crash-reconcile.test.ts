@@ -146,13 +146,17 @@ describe('refs after a crash', () => {
         const url = server.url;
         const api = `${url}/api/v1/repos/owner/crash`;
         let stop = false;
+        let acknowledged = () => {};
+        const firstPush = new Promise<void>((resolve) => (acknowledged = resolve));
         const pushing = (async () => {
           for (let i = 0; !stop; i++) {
             const branch = `r${round}-p${i}`;
             await tree.git(['checkout', '-q', '-B', branch, 'main']);
             const sha = await tree.commit(`${branch}`, { [`${branch}.txt`]: `${branch}\n` });
-            if (await push(tree.dir, remoteOf(url), branch)) pushed.set(branch, sha);
-            else break;
+            if (await push(tree.dir, remoteOf(url), branch)) {
+              pushed.set(branch, sha);
+              acknowledged();
+            } else break;
           }
         })();
         const merging = (async () => {
@@ -179,7 +183,10 @@ describe('refs after a crash', () => {
             await new Promise((resolve) => setTimeout(resolve, 10));
           }
         })();
-        await new Promise((resolve) => setTimeout(resolve, 250 + Math.floor(Math.random() * 750)));
+        // Killed at a random point once the round had a push acknowledged (on a loaded machine one push may take more
+        // than a second): the kill falls among the round's later pushes, merges and writes.
+        await Promise.race([firstPush, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+        await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 750)));
         await server.kill('SIGKILL');
         stop = true;
         await Promise.all([pushing, merging, writing]);
