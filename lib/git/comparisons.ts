@@ -4,6 +4,7 @@ import { isAncestor, mergingCommit } from './ancestry.js';
 import { changedFiles, commitsBetween, diffStats, streamDiff, streamFormatPatch, type ChangedFile, type CommitSummary, type DiffStats } from './diff.js';
 import { LruCache, remembered } from './lru.js';
 import { merge, MergeRefusedError, mergeTree, type MergedTree, type MergeOptions, type MergeResult } from './merge.js';
+import { commitTree, readCommit } from './objects.js';
 import { newCommits, type PushedCommit } from './push-commits.js';
 import { runGit } from './run-git.js';
 
@@ -33,6 +34,8 @@ export class GitComparisons {
   /** Changed files of a pair of commits: what two commit ids give never changes (patches are bounded in size). */
   readonly #changedFiles = new LruCache<string, Promise<ChangedFile[]>>(64);
   readonly #diffStats = new LruCache<string, Promise<DiffStats>>(256);
+  /** GitHub's test merge commits of pairs (see `testMergeCommit`), by the pair. */
+  readonly #testMerges = new LruCache<string, Promise<string | undefined>>(256);
 
   readonly #deps: ComparisonDeps;
 
@@ -75,6 +78,22 @@ export class GitComparisons {
     const gitDir = await this.#deps.gitDir(owner, name);
     const preview = await this.#mergePreview(gitDir, base, head);
     return preview !== 'up-to-date' && 'tree' in preview;
+  }
+
+  /**
+   * GitHub's test merge of an open pull request (its `merge_commit_sha`): the pair's merged tree as a commit with
+   * both as parents, `Merge <head> into <base>`, by head's committer at head's date, so the same pair always makes
+   * the same commit (made again, to the same id, should upkeep have pruned it); undefined when they do not merge.
+   */
+  async testMergeCommit(owner: string, name: string, base: string, head: string): Promise<string | undefined> {
+    const gitDir = await this.#deps.gitDir(owner, name);
+    return remembered(this.#testMerges, `${gitDir}\0${base}\0${head}`, async () => {
+      const preview = await this.#mergePreview(gitDir, base, head);
+      const tip = await readCommit(gitDir, head);
+      if (preview === 'up-to-date' || !('tree' in preview) || !tip) return undefined;
+      const { name: who, email, date } = tip.committer;
+      return await commitTree(gitDir, { tree: preview.tree, parents: [base, head], message: `Merge ${head} into ${base}\n`, author: { name: who, email, date } });
+    });
   }
 
   #mergePreview(gitDir: string, base: string, head: string, fresh = false): Promise<MergedTree | 'up-to-date'> {
@@ -135,11 +154,15 @@ export class GitComparisons {
   forget(path: string): void {
     const prefix = `${path}\0`;
     const mine = (key: string) => key.startsWith(prefix);
-    for (const cache of [this.#pullCommits, this.#changedFiles, this.#diffStats, this.#mergePreviews] as Array<LruCache<string, unknown>>) cache.deleteWhere(mine);
+    for (const cache of [this.#pullCommits, this.#changedFiles, this.#diffStats, this.#mergePreviews, this.#testMerges] as Array<LruCache<string, unknown>>) cache.deleteWhere(mine);
   }
 
-  /** Forgets every merge preview (the repositories were replaced on disk: the trees merge-tree wrote may be gone). */
+  /**
+   * Forgets every merge preview and test merge (the repositories were replaced on disk: the trees merge-tree wrote,
+   * and the commits made of them, may be gone).
+   */
   clear(): void {
     this.#mergePreviews.clear();
+    this.#testMerges.clear();
   }
 }

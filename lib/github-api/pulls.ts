@@ -26,7 +26,10 @@ export function mountPulls(app: H3, ctx: AppContext): void {
     const blocked = mergeable === true && ((await ctx.mergeGates.unmetChecks(repo, pull.base, pull.head_sha)).length > 0 || (await ctx.mergeGates.unmetReviews(repo, pull.base, pull.id)) !== undefined);
     const state = mergeable === false ? 'dirty' : blocked ? 'blocked' : mergeable === true ? 'clean' : 'unknown';
     // A single pull request carries what it changes, counted (GitHub's lists leave the counts out).
-    return { ...await shapes.pull(ctx.store, repo, pull, undefined, await ctx.pulls.stats(repo, pull)), mergeable, mergeable_state: state };
+    // An open one's `merge_commit_sha` is GitHub's test merge of its branches (a single pull request only: lists leave
+    // the merges unmade).
+    const mergeCommit = mergeable === true ? await ctx.pulls.testMerge(repo, pull) : pull.status === 'open' ? null : pull.merge_commit_sha;
+    return { ...await shapes.pull(ctx.store, repo, pull, undefined, await ctx.pulls.stats(repo, pull)), mergeable, mergeable_state: state, merge_commit_sha: mergeCommit };
   };
 
   app.get(`${REPO}/pulls`, async (event) => {

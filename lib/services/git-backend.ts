@@ -18,6 +18,8 @@ export interface PullComparisons {
   diffStream(owner: string, name: string, base: string, head: string, kind: 'diff' | 'patch'): Promise<Readable>;
   /** Whether head merges into base without conflicts (cached by the pair). */
   mergeable(owner: string, name: string, base: string, head: string): Promise<boolean>;
+  /** GitHub's test merge commit of the pair (`Merge <head> into <base>`, the same for the same pair), or undefined when they do not merge. */
+  testMergeCommit(owner: string, name: string, base: string, head: string): Promise<string | undefined>;
   /** Computes ahead what a merge of the pair needs (mergeability, the commits of its push event); both are cached. */
   prepareMerge(owner: string, name: string, base: string, head: string): Promise<void>;
   /**

@@ -600,6 +600,18 @@ export class PullService {
   }
 
   /** Whether an open pull request merges cleanly now (`tips`: the branches' commits, by name). */
+  /**
+   * GitHub's `merge_commit_sha` of an open pull request: the test merge of its branches' tips, or null when they do not
+   * merge (or a branch is gone); a merged one's merge commit, as recorded.
+   */
+  async testMerge(repo: RepositoryRow, pull: PullRow): Promise<string | null> {
+    if (pull.status !== 'open') return pull.merge_commit_sha;
+    const tips = await branchTipsNamed(this.store, repo.id, [pull.head, pull.base]);
+    const head = tips.get(pull.head);
+    const base = tips.get(pull.base);
+    return (head && base && (await this.git.compare.testMergeCommit(repo.owner_name, repo.name, base, head))) || null;
+  }
+
   private async mergeable(repo: RepositoryRow, pull: PullRow, tips: ReadonlyMap<string, string>): Promise<boolean | null> {
     if (pull.status !== 'open') return null;
     const head = tips.get(pull.head);

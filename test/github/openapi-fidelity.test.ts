@@ -185,8 +185,17 @@ describe('/api/v3 answers as GitHub describes them', () => {
       expect(page.headers.location).toBe(`/${owner}/${repo}/pulls/${pull.number}${tab}?diff=split`);
       expect((await fetch(`${pull.html_url}${tab}`)).status).toBe(200);
     }
+    // An open mergeable pull request's merge_commit_sha is GitHub's test merge of its branches, the same when asked again.
+    const asked = (await alice.pulls.get({ owner, repo, pull_number: pull.number })).data;
+    expect(asked.merge_commit_sha).toMatch(/^[0-9a-f]{40}$/);
+    const testMerge = (await alice.git.getCommit({ owner, repo, commit_sha: asked.merge_commit_sha! })).data;
+    expect(testMerge.parents.map((parent) => parent.sha)).toEqual([asked.base.sha, asked.head.sha]);
+    expect(testMerge.message).toBe(`Merge ${asked.head.sha} into ${asked.base.sha}\n`);
+    expect((await alice.pulls.get({ owner, repo, pull_number: pull.number })).data.merge_commit_sha).toBe(asked.merge_commit_sha);
     const review = (await alice.pulls.createReview({ owner, repo, pull_number: pull.number, event: 'COMMENT', body: 'Noted' })).data;
     expect(review.html_url).toBe(`${pull.html_url}#pullrequestreview-${review.id}`);
+    const merged = await alice.pulls.merge({ owner, repo, pull_number: pull.number });
+    expect((await alice.pulls.get({ owner, repo, pull_number: pull.number })).data.merge_commit_sha).toBe(merged.data.sha);
     await alice.repos.createForAuthenticatedUser({ name: 'hidden', private: true });
     expect((await http(`${host.url}/${owner}/hidden/pull/1`)).status).toBe(404);
   });
