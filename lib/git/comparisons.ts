@@ -83,17 +83,20 @@ export class GitComparisons {
   /**
    * GitHub's test merge of an open pull request (its `merge_commit_sha`): the pair's merged tree as a commit with
    * both as parents, `Merge <head> into <base>`, by head's committer at head's date, so the same pair always makes
-   * the same commit (made again, to the same id, should upkeep have pruned it); undefined when they do not merge.
+   * the same commit (made again, to the same id, should upkeep have pruned it); undefined when they do not merge, or
+   * when git cannot make it (a committer without a name, which commit-tree refuses): it is a courtesy, never an error.
    */
   async testMergeCommit(owner: string, name: string, base: string, head: string): Promise<string | undefined> {
     const gitDir = await this.#deps.gitDir(owner, name);
-    return remembered(this.#testMerges, `${gitDir}\0${base}\0${head}`, async () => {
-      const preview = await this.#mergePreview(gitDir, base, head);
+    const make = async (fresh: boolean) => {
+      const preview = await this.#mergePreview(gitDir, base, head, fresh);
       const tip = await readCommit(gitDir, head);
       if (preview === 'up-to-date' || !('tree' in preview) || !tip) return undefined;
       const { name: who, email, date } = tip.committer;
       return await commitTree(gitDir, { tree: preview.tree, parents: [base, head], message: `Merge ${head} into ${base}\n`, author: { name: who, email, date } });
-    });
+    };
+    // A kept preview's tree may have been pruned since: made once more from a fresh one.
+    return remembered(this.#testMerges, `${gitDir}\0${base}\0${head}`, () => make(false).catch(() => make(true)).catch(() => undefined));
   }
 
   #mergePreview(gitDir: string, base: string, head: string, fresh = false): Promise<MergedTree | 'up-to-date'> {

@@ -238,7 +238,13 @@ export function mountBranchProtection(app: H3, ctx: AppContext): void {
     const target = await writeTo(event, ['/required_status_checks', '/required_pull_request_reviews']);
     const body = await readJson(ctx, event);
     if (target.part === '/required_status_checks') {
-      return await change(target, (rule) => (checksOn(rule), { ...rule, required_status_contexts: contextsFromGitHub(body, '', rule.required_status_contexts) }));
+      return await change(target, (rule) => {
+        checksOn(rule);
+        const contexts = contextsFromGitHub(body, '', rule.required_status_contexts);
+        // repohost's rule requires checks while it names one: none would turn them off, which DELETE does.
+        if (contexts.length === 0) throw refused('contexts', 'name at least one context; DELETE required_status_checks turns them off');
+        return { ...rule, required_status_contexts: contexts };
+      });
     }
     return await change(target, (rule) => {
       if (!rule.require_pull_request) throw new GitHubApiError(404, REVIEWS_OFF);

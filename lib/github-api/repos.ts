@@ -5,6 +5,7 @@ import { currentUser, requireUser } from '../http/auth.js';
 import { pathParam, queryString } from '../http/validate.js';
 import { permissionFlags, requireAccess, type AccessLevel } from '../services/permissions.js';
 import { optionalFlag } from '../services/text-fields.js';
+import { MAX_DESCRIPTION } from '../services/repos.js';
 import { collaboratorPermission } from '../store/queries/collaborators.js';
 import type { RepositoryRow } from '../store/queries/repositories.js';
 import type { UserRow } from '../store/queries/users.js';
@@ -121,7 +122,9 @@ export function mountRepos(app: H3, ctx: AppContext): void {
     }
     const visibility = visibilityOf(body);
     // Checked before anything changes, so a bad field never leaves half an edit behind.
-    if (body.description !== undefined && body.description !== null && typeof body.description !== 'string') throw validationFailed({ resource: 'Repository', field: 'description', code: 'invalid' });
+    if (body.description !== undefined && body.description !== null && (typeof body.description !== 'string' || body.description.length > MAX_DESCRIPTION)) {
+      throw validationFailed({ resource: 'Repository', field: 'description', code: 'invalid', message: `description must be a string of at most ${MAX_DESCRIPTION} characters` });
+    }
     if (body.default_branch !== undefined && (typeof body.default_branch !== 'string' || !(await ctx.gitData.refsOf(repo)).has(`refs/heads/${body.default_branch}`))) {
       throw validationFailed({ resource: 'Repository', field: 'default_branch', code: 'invalid', message: `Cannot update default branch for this repository to ${JSON.stringify(body.default_branch)}: no such branch` });
     }

@@ -59,10 +59,22 @@ const DEFAULTS: Record<RateResource, RateLimitAllowances> = {
 const WINDOW_SECONDS: Record<RateResource, number> = { core: 3600, search: 60 };
 
 /**
- * Windows kept at most: one per caller and resource. Anonymous callers are addresses, which anyone can make many of;
- * past this, windows that ended go first, then the oldest.
+ * Windows kept at most for each kind of caller: one per caller and resource. Anonymous callers are addresses, which
+ * anyone can make many of: they are kept apart, so that they never push out accounts' windows, and when full, windows
+ * that ended go first, then the oldest, down to nine tenths (one sweep makes room for many).
  */
 const MAX_WINDOWS = 50_000;
+
+/** The network an anonymous caller is counted by: its IPv4 address, or the /64 of its IPv6 one (GitHub's practice). */
+export function networkOf(address: string): string {
+  const plain = address.replace(/%.*$/, '').toLowerCase();
+  if (!plain.includes(':') || /^::ffff:\d+\.\d+\.\d+\.\d+$/.test(plain)) return plain;
+  const [head = '', tail = ''] = plain.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = plain.includes('::') ? [...left, ...new Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
+  return `${groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
 
 interface Window {
   used: number;
@@ -97,7 +109,7 @@ interface Simulated {
  */
 export class GitHubRateLimits {
   #simulation: Simulated | undefined;
-  readonly #windows = new Map<string, Window>();
+  readonly #windows: Record<RateCaller['kind'], Map<string, Window>> = { anonymous: new Map(), user: new Map(), installation: new Map() };
   readonly #allowances: Record<RateResource, RateLimitAllowances>;
   readonly #enforce: boolean;
 
@@ -179,28 +191,20 @@ export class GitHubRateLimits {
 
   /** The caller's window of a resource, renewed once it ended; made (with `create`) when it has none. */
   #window(caller: RateCaller, resource: RateResource, create: boolean): Window | undefined {
-    const key = `${resource}:${caller.kind}:${caller.id}`;
+    const windows = this.#windows[caller.kind];
+    const key = `${resource}:${caller.kind === 'anonymous' ? networkOf(caller.id) : caller.id}`;
     const seconds = Date.now() / 1000;
-    let window = this.#windows.get(key);
+    let window = windows.get(key);
     if (window && seconds >= window.reset) {
-      this.#windows.delete(key);
+      windows.delete(key);
       window = undefined;
     }
     if (!window && create) {
-      if (this.#windows.size >= MAX_WINDOWS) this.#prune(seconds);
+      if (windows.size >= MAX_WINDOWS) prune(windows, seconds);
       window = { used: 0, reset: Math.ceil(seconds) + WINDOW_SECONDS[resource] };
-      this.#windows.set(key, window);
+      windows.set(key, window);
     }
     return window;
-  }
-
-  #prune(seconds: number): void {
-    for (const [key, window] of this.#windows) if (seconds >= window.reset) this.#windows.delete(key);
-    // Still full: the oldest windows go (a Map keeps insertion order).
-    for (const key of this.#windows.keys()) {
-      if (this.#windows.size < MAX_WINDOWS) break;
-      this.#windows.delete(key);
-    }
   }
 
   /** The simulation, its allowance renewed once its reset time has passed. */
@@ -215,3 +219,12 @@ export class GitHubRateLimits {
 }
 
 const DOCUMENTATION = 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api';
+
+/** Makes room in a full map of windows: those that ended go, then the oldest (a Map keeps insertion order). */
+function prune(windows: Map<string, Window>, seconds: number): void {
+  for (const [key, window] of windows) if (seconds >= window.reset) windows.delete(key);
+  for (const key of windows.keys()) {
+    if (windows.size <= MAX_WINDOWS * 0.9) break;
+    windows.delete(key);
+  }
+}

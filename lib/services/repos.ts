@@ -62,7 +62,8 @@ export interface NewRepository {
 
 export type { Viewer } from './permissions.js';
 
-const MAX_DESCRIPTION = 2048;
+/** The longest description a repository takes. */
+export const MAX_DESCRIPTION = 2048;
 const IMPORT_RETRY_SECONDS = 10;
 const BUSY = 'another change to this repository is in progress; try again';
 const BUSY_OR_TAKEN = 'repository already exists, or another change to it is in progress';
@@ -224,11 +225,15 @@ export class RepositoryService {
    */
   async updateDetails(viewer: Viewer, ownerName: string, repoName: string, input: { description?: unknown; visibility?: unknown }): Promise<RepositoryRow> {
     const repo = await this.administeredBy(viewer, ownerName, repoName);
-    const description = input.description === undefined ? repo.description : optionalText('description', input.description, MAX_DESCRIPTION);
-    const isPrivate = input.visibility === undefined ? repo.is_private === 1 : parseVisibility(input.visibility);
+    const described = input.description === undefined ? undefined : optionalText('description', input.description, MAX_DESCRIPTION);
+    const privately = input.visibility === undefined ? undefined : parseVisibility(input.visibility);
     const now = this.now();
     await writeToRepository(this.store, repo, async (tx) => {
+      // What is not changed is kept as it is now, not as it was read before the write (an edit of the other may have
+      // come between).
       const before = (await repositoryById(tx, repo.id))!;
+      const description = described ?? before.description;
+      const isPrivate = privately ?? before.is_private === 1;
       await setRepositoryDetails(tx, repo.id, { description, isPrivate }, now);
       if (description !== before.description) await this.events.record(tx, repo, viewer, 'repository', { action: 'edited', changes: { description: { from: before.description || null } } });
       if (isPrivate !== (before.is_private === 1)) await this.events.record(tx, repo, viewer, 'repository', { action: isPrivate ? 'privatized' : 'publicized' });

@@ -162,6 +162,9 @@ describe('branch protection through the GitHub-compatible API', () => {
     expect((await alice.repos.setStatusCheckContexts({ ...branch, contexts: ['ci/test'] })).data).toEqual(['ci/test']);
     expect((await alice.repos.updateStatusCheckProtection({ ...branch, contexts: ['ci/test', 'ci/e2e'] })).data.contexts).toEqual(['ci/test', 'ci/e2e']);
     expect((await failure(alice.repos.updateStatusCheckProtection({ ...branch, strict: true }))).status).toBe(422);
+    // No context would turn the checks off, which DELETE does: refused, and nothing changed.
+    expect((await failure(alice.repos.updateStatusCheckProtection({ ...branch, contexts: [] }))).status).toBe(422);
+    expect((await alice.repos.getAllStatusCheckContexts(branch)).data).toEqual(['ci/test', 'ci/e2e']);
     // The parts hold the branch's rule: bob may skip pull requests, not the checks.
     expect((await failure(edit('bob', 'unchecked.txt'))).data.message).toContain('ci/test (missing), ci/e2e (missing)');
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Octokit } from '@octokit/rest';
@@ -84,4 +85,25 @@ describe('commits linked to the accounts whose confirmed addresses wrote them', 
     expect((await alice.users.listEmailsForAuthenticatedUser()).data[0]!.verified).toBe(true);
     await expect(host.admin.verifyEmail('nobody')).rejects.toThrow(/User not found/);
   });
+
+  it('lists the contributors of a history with more authors than a statement takes parameters', async () => {
+    // 33,000 authors, one commit each (git fast-import), pushed as a repository of its own.
+    const AUTHORS = 33_000;
+    const dir = join(work.path, 'many');
+    await git(work.path, ['init', '-q', '-b', 'main', dir], work.path);
+    const stream = ['blob', 'mark :1', 'data 2', 'x', ''];
+    for (let i = 0; i < AUTHORS; i++) {
+      stream.push('commit refs/heads/main', `author Author ${i} <author${i}@example.com> ${1_700_000_000 + i} +0000`, `committer Author ${i} <author${i}@example.com> ${1_700_000_000 + i} +0000`, 'data 1', 'c');
+      if (i === 0) stream.push('M 100644 :1 x.txt');
+      stream.push('');
+    }
+    // Synchronous: nothing else is asked of the host meanwhile.
+    execFileSync('git', ['fast-import', '--quiet'], { cwd: dir, input: `${stream.join('\n')}\n`, env: { PATH: process.env.PATH ?? '', HOME: work.path, GIT_CONFIG_NOSYSTEM: '1' } });
+    await alice.repos.createForAuthenticatedUser({ name: 'many' });
+    await git(dir, ['push', '-q', remoteUrl(host, 'alice', TOKENS.alice, 'many'), 'main'], work.path);
+    const first = await alice.repos.listContributors({ owner: 'alice', repo: 'many', anon: 'true', per_page: 100 });
+    expect(first.status).toBe(200);
+    expect(first.data).toHaveLength(100);
+    expect(first.headers.link).toContain('page=330');
+  }, 180_000);
 });

@@ -217,6 +217,8 @@ describe('/api/v3 answers as GitHub describes them', () => {
     expect((await refused({ visibility: 'internal' })).errors[0]).toMatchObject({ field: 'visibility' });
     expect((await refused({ private: true, visibility: 'public' })).errors[0]).toMatchObject({ field: 'visibility' });
     expect((await refused({ has_issues: false })).errors[0]).toMatchObject({ field: 'has_issues', code: 'custom' });
+    expect((await refused({ name: 'renamed-not', description: 'x'.repeat(2049) })).errors[0]).toMatchObject({ field: 'description' });
+    expect((await http(`${host.url}/api/v3/repos/${owner}/renamed-not`, { headers: bearer(token) })).status).toBe(404);
     // Nothing of a refused edit was made.
     expect((await alice.repos.get({ owner, repo: edit })).data).toMatchObject({ description: null, default_branch: 'trunk', private: false });
   });

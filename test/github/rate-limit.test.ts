@@ -1,6 +1,7 @@
 import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RepoHost } from '../../lib/index.js';
+import { GitHubRateLimits, networkOf } from '../../lib/github/rate-limit.js';
 import { http, startHost } from '../helpers/host.js';
 
 const TOKEN = 'ghp_ratelimit0123456789abcdef012345';
@@ -120,5 +121,29 @@ describe('rate limits counted per caller', () => {
     } finally {
       await host.close();
     }
+  });
+});
+
+describe('the windows rate limits keep', () => {
+  it('counts an IPv6 caller by its /64, an IPv4 one by its address', () => {
+    expect(networkOf('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(networkOf('2001:0db8:0001:0002:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
+    expect(networkOf('::1')).toBe('0:0:0:0::/64');
+    expect(networkOf('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(networkOf('::ffff:192.0.2.7')).toBe('::ffff:192.0.2.7');
+    expect(networkOf('192.0.2.7')).toBe('192.0.2.7');
+    const limits = new GitHubRateLimits(() => new Date(), { core: { anonymous: 2 } });
+    for (const address of ['2001:db8::1', '2001:db8::2']) limits.take({ kind: 'anonymous', id: address });
+    expect(limits.current({ kind: 'anonymous', id: '2001:db8::3' })).toMatchObject({ used: 2, remaining: 0 });
+  });
+
+  it('never lets a flood of anonymous addresses push out an account\'s window', () => {
+    const limits = new GitHubRateLimits(() => new Date());
+    const alice = { kind: 'user', id: '1' } as const;
+    for (let i = 0; i < 3; i++) limits.take(alice);
+    for (let i = 0; i < 60_000; i++) limits.take({ kind: 'anonymous', id: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` });
+    expect(limits.current(alice)).toMatchObject({ used: 3, remaining: 4997 });
+    // The newest addresses are still counted; the oldest made room for them.
+    expect(limits.current({ kind: 'anonymous', id: '10.0.234.95' }).used).toBe(1);
   });
 });

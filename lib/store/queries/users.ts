@@ -1,5 +1,5 @@
 import type { ReadTx, WriteTx } from '../interface.js';
-import { inList } from './in-list.js';
+import { inChunks, inList } from './in-list.js';
 
 export interface UserRow {
   id: number;
@@ -39,16 +39,18 @@ export async function usersByNames(db: ReadTx, usernames: readonly string[]): Pr
 export async function accountsOfAddresses(db: ReadTx, emails: readonly string[], noreplyDomain: string): Promise<Map<string, UserRow>> {
   const addresses = [...new Set(emails.map((email) => email.toLowerCase()))];
   const suffix = `@${noreplyDomain.toLowerCase()}`;
-  const noreply = noreplyDomain ? addresses.filter((email) => email.endsWith(suffix)) : [];
-  const others = addresses.filter((email) => !noreply.includes(email));
+  const isNoreply = (email: string) => noreplyDomain !== '' && email.endsWith(suffix);
   const accounts = new Map<string, UserRow>();
-  const named = await usersByNames(db, noreply.map((email) => email.slice(0, -suffix.length)));
-  for (const email of noreply) {
-    const user = named.get(email.slice(0, -suffix.length));
-    if (user) accounts.set(email, user);
+  // In slices: a history's authors (the contributors) may be tens of thousands of addresses.
+  for (const chunk of inChunks(addresses.filter(isNoreply))) {
+    const named = await usersByNames(db, chunk.map((email) => email.slice(0, -suffix.length)));
+    for (const email of chunk) {
+      const user = named.get(email.slice(0, -suffix.length));
+      if (user) accounts.set(email, user);
+    }
   }
-  if (others.length > 0) {
-    const list = inList(others);
+  for (const chunk of inChunks(addresses.filter((email) => !isNoreply(email)))) {
+    const list = inList(chunk);
     // Newest first, so that should two accounts confirm one address, the older keeps its commits.
     const verified = await db.all<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE lower(email) ${list.sql} AND email_verified = 1 ORDER BY id DESC`, list.params);
     for (const user of verified) accounts.set(user.email.toLowerCase(), user);
