@@ -56,7 +56,8 @@ const DEFAULTS: Record<RateResource, RateLimitAllowances> = {
   core: { anonymous: 60, user: 5000, installation: 15000 },
   search: { anonymous: 10, user: 30, installation: 30 },
 };
-const WINDOW_SECONDS: Record<RateResource, number> = { core: 3600, search: 60 };
+/** How long a window of each resource lasts, in seconds: `core` an hour, `search` a minute. */
+const windowSeconds = (resource: RateResource): number => (resource === 'search' ? 60 : 3600);
 
 /**
  * Windows kept at most for each kind of caller: one per caller and resource. Anonymous callers are addresses, which
@@ -201,7 +202,7 @@ export class GitHubRateLimits {
     }
     if (!window && create) {
       if (windows.size >= MAX_WINDOWS) prune(windows, seconds);
-      window = { used: 0, reset: Math.ceil(seconds) + WINDOW_SECONDS[resource] };
+      window = { used: 0, reset: Math.ceil(seconds) + windowSeconds(resource) };
       windows.set(key, window);
     }
     return window;
